@@ -1,0 +1,131 @@
+package warc
+
+import (
+	"crypto/sha1"
+	"encoding/base32"
+	"hash"
+	"strings"
+)
+
+// formatSHA1 renders a SHA-1 sum as the draft's "sha1:BASE32" (RFC 4648 base32; 20
+// bytes make exactly 32 characters, so there is no padding).
+func formatSHA1(sum []byte) string {
+	var b [5 + 32]byte
+	copy(b[:], "sha1:")
+	base32.StdEncoding.Encode(b[5:], sum)
+	return string(b[:])
+}
+
+// digestEqual compares a declared digest with a computed "sha1:BASE32" one. The
+// algorithm name is case-insensitive; a hex (40 digit) SHA-1, as some writers used, is
+// accepted too. It reports false, true when the algorithm is not SHA-1.
+func digestEqual(declared, computed string) (equal, known bool) {
+	alg, val, ok := strings.Cut(strings.TrimSpace(declared), ":")
+	if !ok || !strings.EqualFold(alg, "sha1") {
+		return false, false
+	}
+	want := computed[len("sha1:"):]
+	if len(val) == 40 {
+		raw := make([]byte, 20)
+		for i := range raw {
+			hi, ok1 := unhex(val[2*i])
+			lo, ok2 := unhex(val[2*i+1])
+			if !ok1 || !ok2 {
+				return false, true
+			}
+			raw[i] = hi<<4 | lo
+		}
+		return base32.StdEncoding.EncodeToString(raw) == want, true
+	}
+	return strings.EqualFold(strings.TrimRight(val, "="), want), true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// digester hashes a block as it streams by: the whole block, and for an HTTP message
+// also the payload, the bytes after the blank line that ends the message header.
+type digester struct {
+	block   hash.Hash
+	payload hash.Hash // nil when no payload digest is wanted
+	n       int64     // bytes seen
+	// newlines counts consecutive line ends (a CR does not break the run) while the
+	// HTTP header is being scanned; two of them end it.
+	newlines  int
+	inPayload bool
+	headerLen int64 // length of the HTTP header, blank line included, once found
+}
+
+func newDigester() *digester {
+	return &digester{block: sha1.New(), payload: sha1.New()}
+}
+
+// reset prepares d for a new block; http says whether to look for a payload.
+func (d *digester) reset(http bool) {
+	d.block.Reset()
+	d.payload.Reset()
+	d.n, d.newlines, d.inPayload, d.headerLen = 0, 0, false, -1
+	if !http {
+		d.inPayload = true // the payload is not split off; see payloadDigest
+		d.headerLen = -2
+	}
+}
+
+func (d *digester) Write(p []byte) (int, error) {
+	d.block.Write(p)
+	if d.headerLen == -2 {
+		d.n += int64(len(p))
+		return len(p), nil
+	}
+	if d.inPayload {
+		d.payload.Write(p)
+		d.n += int64(len(p))
+		return len(p), nil
+	}
+	for i, c := range p {
+		switch c {
+		case '\n':
+			d.newlines++
+			if d.newlines == 2 {
+				d.inPayload = true
+				d.headerLen = d.n + int64(i) + 1
+				d.payload.Write(p[i+1:])
+				d.n += int64(len(p))
+				return len(p), nil
+			}
+		case '\r':
+		default:
+			d.newlines = 0
+		}
+	}
+	d.n += int64(len(p))
+	return len(p), nil
+}
+
+// blockDigest returns the "sha1:BASE32" digest of everything written.
+func (d *digester) blockDigest() string {
+	var sum [sha1.Size]byte
+	return formatSHA1(d.block.Sum(sum[:0]))
+}
+
+// payloadDigest returns the digest of the HTTP payload, "" when the HTTP header never
+// ended; for a block that is not an HTTP message the payload is the whole block.
+func (d *digester) payloadDigest() string {
+	if d.headerLen == -2 {
+		return d.blockDigest()
+	}
+	if !d.inPayload {
+		return ""
+	}
+	var sum [sha1.Size]byte
+	return formatSHA1(d.payload.Sum(sum[:0]))
+}

@@ -1,0 +1,534 @@
+package warc
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// DefaultMaxBuffer is the largest block a Writer buffers by default. A block that is
+// not an io.ReadSeeker and is longer than this is written as segments (section 7.2).
+const DefaultMaxBuffer = 32 << 20
+
+// WriterOptions configure a Writer.
+type WriterOptions struct {
+	// Version is the version written: V09, V10 or V11. Zero means V11.
+	Version Version
+	// Gzip compresses each record as its own gzip member carrying the "sl" extra
+	// field (sections 9.1 and 9.2).
+	Gzip bool
+	// Level is the gzip level (as in compress/gzip); zero means the default.
+	Level int
+	// MaxBuffer bounds the memory the Writer uses for one block (and, with Gzip, one
+	// compressed member); zero means DefaultMaxBuffer. A longer block that cannot be
+	// read twice, or whose member cannot be patched in place because the destination
+	// is not an io.WriteSeeker, is written as segments of at most MaxBuffer bytes.
+	MaxBuffer int64
+	// TruncateAt, when positive, cuts longer blocks to this many bytes and marks
+	// them "Truncated: length" (section 7.1).
+	TruncateAt int64
+	// Dedup, when set, turns a response whose payload was already written into a
+	// revisit record that refers to the first one.
+	Dedup *Deduper
+	// Offset is the position in the file of the first byte written, when appending.
+	Offset int64
+	// NewID returns a fresh record-id URI; by default "urn:uuid:" and a random UUID.
+	NewID func() string
+}
+
+// RecordInfo tells where and how a record was written.
+type RecordInfo struct {
+	ID     string // record id of the (first segment of the) record
+	Type   string // record type written: "revisit" when the record was deduplicated
+	Offset int64  // offset of the record (its gzip member) in the file
+	Length int64  // bytes written, gzip members and all segments included
+	// BlockDigest and PayloadDigest are "sha1:BASE32" digests of the whole block and
+	// of its payload (for HTTP messages, the bytes after the HTTP header).
+	BlockDigest, PayloadDigest string
+	Segments                   int    // number of records written: 1, or the segment count
+	RefersTo                   string // for a deduplicated record, the id it refers to
+}
+
+// Writer writes WARC records to an io.Writer.
+type Writer struct {
+	w    io.Writer
+	ws   io.WriteSeeker // w, when it can seek (to patch a large member's sl field)
+	opts WriterOptions
+	off  int64
+	err  error
+
+	gz     *gzip.Writer
+	member bytes.Buffer // one compressed member, to fill in sl before writing it
+	hdr    []byte
+	buf    []byte // a buffered block
+	copy   []byte // copy buffer for seekable blocks
+	dig    *digester
+	ids    []byte // random bytes for record ids, drawn 16 at a time
+}
+
+// NewWriter returns a Writer that writes records to w.
+func NewWriter(w io.Writer, opts WriterOptions) *Writer {
+	if opts.Version == 0 {
+		opts.Version = V11
+	}
+	if opts.MaxBuffer <= 0 {
+		opts.MaxBuffer = DefaultMaxBuffer
+	}
+	if opts.Level == 0 {
+		opts.Level = gzip.DefaultCompression
+	}
+	ww := &Writer{w: w, opts: opts, off: opts.Offset, dig: newDigester()}
+	ww.ws, _ = w.(io.WriteSeeker)
+	return ww
+}
+
+// Offset returns the position in the file where the next record will start.
+func (w *Writer) Offset() int64 { return w.off }
+
+// Close finishes writing. It does not close the underlying io.Writer.
+func (w *Writer) Close() error {
+	if w.err == nil {
+		w.err = ErrClosed
+		return nil
+	}
+	if w.err == ErrClosed {
+		return nil
+	}
+	return w.err
+}
+
+// newID returns a new record id.
+func (w *Writer) newID() string {
+	if w.opts.NewID != nil {
+		return w.opts.NewID()
+	}
+	if len(w.ids) < 16 {
+		w.ids = make([]byte, 16*256)
+		rand.Read(w.ids)
+	}
+	var u [16]byte
+	copy(u[:], w.ids[:16])
+	w.ids = w.ids[16:]
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	var s [45]byte
+	copy(s[:], "urn:uuid:")
+	hex.Encode(s[9:17], u[0:4])
+	s[17] = '-'
+	hex.Encode(s[18:22], u[4:6])
+	s[22] = '-'
+	hex.Encode(s[23:27], u[6:8])
+	s[27] = '-'
+	hex.Encode(s[28:32], u[8:10])
+	s[32] = '-'
+	hex.Encode(s[33:45], u[10:16])
+	return string(s[:])
+}
+
+// block is a block ready to be written: buffered in data, or in a seekable source
+// at start.
+type block struct {
+	data  []byte
+	rs    io.ReadSeeker
+	start int64
+	n     int64
+}
+
+// WriteRecord writes r, reading r.BlockLength bytes from r.Block. It fills in the
+// record id and date when they are empty, and computes the block checksum (and, for
+// WARC/1.1 HTTP messages, the payload digest). r itself is not modified.
+func (w *Writer) WriteRecord(r *Record) (RecordInfo, error) {
+	if w.err != nil {
+		return RecordInfo{}, w.err
+	}
+	rec := *r
+	rec.Header = r.Header.Clone()
+	if rec.ID == "" {
+		rec.ID = w.newID()
+	}
+	if rec.Date.IsZero() {
+		rec.Date = time.Now().Truncate(time.Second)
+	}
+	if rec.Block == nil {
+		rec.Block = bytes.NewReader(nil)
+		if rec.BlockLength != 0 {
+			return RecordInfo{}, fmt.Errorf("warc: record %s: %w: no block for BlockLength %d", rec.ID, ErrLength, rec.BlockLength)
+		}
+	}
+	if rec.BlockLength < 0 {
+		return RecordInfo{}, fmt.Errorf("warc: record %s: %w: BlockLength %d", rec.ID, ErrLength, rec.BlockLength)
+	}
+	if rt, ok := recordTypes[rec.Type]; ok {
+		for _, name := range rt.required {
+			if !rec.Header.Has(name) {
+				return RecordInfo{}, fmt.Errorf("warc: %s record %s: %w: %s", rec.Type, rec.ID, ErrMissing, name)
+			}
+		}
+	}
+	if t := w.opts.TruncateAt; t > 0 && rec.BlockLength > t {
+		rec.BlockLength = t
+		rec.Header.Set(FieldTruncated, TruncatedLength)
+	}
+	rs, seekable := rec.Block.(io.ReadSeeker)
+	n := rec.BlockLength
+	if n > w.opts.MaxBuffer && !(seekable && (!w.opts.Gzip || w.ws != nil)) {
+		return w.writeSegments(&rec)
+	}
+	info := RecordInfo{ID: rec.ID, Type: rec.Type, Offset: w.off, Segments: 1}
+	blk, err := w.prepare(&rec, rs, seekable)
+	if err != nil {
+		return info, err
+	}
+	info.BlockDigest = w.dig.blockDigest()
+	info.PayloadDigest = w.dig.payloadDigest()
+	var extra Header
+	if w.opts.Dedup != nil && rec.Type == TypeResponse && info.PayloadDigest != "" && w.dig.headerLen >= 0 && w.dig.headerLen < n {
+		if orig, ok := w.opts.Dedup.Lookup(info.PayloadDigest); ok {
+			if err := w.toRevisit(&rec, &blk, orig, info.PayloadDigest); err != nil {
+				return info, err
+			}
+			info.Type, info.RefersTo = rec.Type, orig.ID
+			info.BlockDigest = w.dig.blockDigest()
+		} else {
+			w.opts.Dedup.Add(info.PayloadDigest, DedupEntry{ID: rec.ID, TargetURI: rec.TargetURI, Date: rec.Date})
+		}
+	}
+	if w.opts.Version != V09 {
+		extra = w.digestFields(&rec, info)
+	} else {
+		rec.Header.Del(FieldChecksum)
+		rec.Header.Add(FieldChecksum, info.BlockDigest)
+	}
+	info.Length, err = w.emit(&rec, rec.Header, extra, blk)
+	return info, err
+}
+
+// digestFields returns the WARC/1.1 digest fields of a record.
+func (w *Writer) digestFields(rec *Record, info RecordInfo) Header {
+	extra := Header{{"WARC-Block-Digest", info.BlockDigest}}
+	switch rec.Type {
+	case TypeResponse, TypeRequest, TypeResource, TypeConversion:
+		rec.Header.Del(FieldPayloadDigest)
+		if info.PayloadDigest != "" && (isHTTP(rec.ContentType) || rec.Type == TypeResource || rec.Type == TypeConversion) {
+			extra = append(extra, Field{FieldPayloadDigest, info.PayloadDigest})
+		}
+	case TypeRevisit:
+		if rec.Header.Has(FieldPayloadDigest) && !rec.Header.Has(FieldProfile) {
+			rec.Header.Add(FieldProfile, ProfileIdenticalPayload)
+		}
+	}
+	return extra
+}
+
+// prepare makes the block ready to write and digests it: a seekable block is read
+// once for the digests and rewound; any other block is buffered.
+func (w *Writer) prepare(rec *Record, rs io.ReadSeeker, seekable bool) (block, error) {
+	n := rec.BlockLength
+	w.dig.reset(isHTTP(rec.ContentType) && (rec.Type == TypeResponse || rec.Type == TypeRequest))
+	if seekable {
+		start, err := rs.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return block{}, fmt.Errorf("warc: record %s: %w", rec.ID, err)
+		}
+		if w.copy == nil {
+			w.copy = make([]byte, 64<<10)
+		}
+		got, err := io.CopyBuffer(w.dig, io.LimitReader(rs, n), w.copy)
+		if err != nil {
+			return block{}, fmt.Errorf("warc: record %s: reading block: %w", rec.ID, err)
+		}
+		if got != n {
+			return block{}, fmt.Errorf("warc: record %s: %w: block has %d bytes, BlockLength says %d", rec.ID, ErrLength, got, n)
+		}
+		if _, err := rs.Seek(start, io.SeekStart); err != nil {
+			return block{}, fmt.Errorf("warc: record %s: %w", rec.ID, err)
+		}
+		return block{rs: rs, start: start, n: n}, nil
+	}
+	if int64(cap(w.buf)) < n {
+		w.buf = make([]byte, n)
+	}
+	data := w.buf[:n]
+	if got, err := io.ReadFull(rec.Block, data); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return block{}, fmt.Errorf("warc: record %s: %w: block has %d bytes, BlockLength says %d", rec.ID, ErrLength, got, n)
+		}
+		return block{}, fmt.Errorf("warc: record %s: reading block: %w", rec.ID, err)
+	}
+	w.dig.Write(data)
+	return block{data: data, n: n}, nil
+}
+
+// toRevisit turns a response whose payload was already archived into a revisit
+// record: its block keeps only the HTTP header.
+func (w *Writer) toRevisit(rec *Record, blk *block, orig DedupEntry, payloadDigest string) error {
+	hl := w.dig.headerLen
+	if blk.data != nil {
+		blk.data = blk.data[:hl]
+	}
+	blk.n = hl
+	rec.Type = TypeRevisit
+	rec.BlockLength = hl
+	h := Header{{FieldRelatedRecordID, orig.ID}}
+	h = append(h, rec.Header...)
+	h.Set(FieldPayloadDigest, payloadDigest)
+	h.Set(FieldProfile, ProfileIdenticalPayload)
+	if orig.TargetURI != "" {
+		h.Set(FieldRefersToTargetURI, orig.TargetURI)
+	}
+	if !orig.Date.IsZero() {
+		h.Set(FieldRefersToDate, orig.Date.UTC().Format(layout10))
+	}
+	rec.Header = h
+	// Digest the header part again for the revisit's own block digest.
+	w.dig.reset(false)
+	if blk.data != nil {
+		w.dig.Write(blk.data)
+		return nil
+	}
+	if _, err := blk.rs.Seek(blk.start, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.CopyBuffer(w.dig, io.LimitReader(blk.rs, hl), w.copy); err != nil {
+		return err
+	}
+	_, err := blk.rs.Seek(blk.start, io.SeekStart)
+	return err
+}
+
+// slExtra is the gzip extra field of section 9.2 with both lengths still zero.
+var slExtra = []byte{'s', 'l', 8, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
+// slAt is where the two sl lengths start in a member written by this package:
+// 10 bytes of fixed header, XLEN (2), SI1 SI2 LEN (4).
+const slAt = 16
+
+// emit writes one record: header, block, CRLF CRLF; as a gzip member when asked.
+// It returns the number of bytes written to the file.
+func (w *Writer) emit(rec *Record, fields, extra Header, blk block) (int64, error) {
+	var err error
+	w.hdr = w.hdr[:0]
+	if w.opts.Version == V09 {
+		w.hdr, err = appendHeader09(w.hdr, rec, fields, blk.n)
+	} else {
+		w.hdr, err = appendHeader11(w.hdr, w.opts.Version, rec, fields, extra, blk.n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("warc: record %s: %w", rec.ID, err)
+	}
+	ulen := int64(len(w.hdr)) + blk.n + 4
+	if !w.opts.Gzip {
+		n, err := w.writeBody(w.w, blk)
+		w.off += n
+		if err != nil {
+			w.err = err
+		}
+		return n, err
+	}
+	if w.gz == nil {
+		w.gz, _ = gzip.NewWriterLevel(nil, w.opts.Level)
+	}
+	if blk.n > w.opts.MaxBuffer && w.ws != nil {
+		return w.emitSeek(blk, ulen)
+	}
+	w.member.Reset()
+	w.gz.Reset(&w.member)
+	w.gz.Extra = slExtra
+	w.gz.ModTime = time.Unix(0, 0)
+	if _, err := w.writeBody(w.gz, blk); err != nil {
+		return 0, err
+	}
+	if err := w.gz.Close(); err != nil {
+		return 0, err
+	}
+	m := w.member.Bytes()
+	if len(m) <= 0xffffffff && ulen <= 0xffffffff {
+		binary.LittleEndian.PutUint32(m[slAt:], uint32(len(m)))
+		binary.LittleEndian.PutUint32(m[slAt+4:], uint32(ulen))
+	}
+	n, err := w.w.Write(m)
+	w.off += int64(n)
+	if err != nil {
+		w.err = err
+	}
+	return int64(n), err
+}
+
+// emitSeek writes a member straight to a seekable destination and patches sl after.
+func (w *Writer) emitSeek(blk block, ulen int64) (int64, error) {
+	start, err := w.ws.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, err
+	}
+	cw := &countWriter{w: w.w}
+	w.gz.Reset(cw)
+	w.gz.Extra = slExtra
+	w.gz.ModTime = time.Unix(0, 0)
+	if _, err := w.writeBody(w.gz, blk); err != nil {
+		w.err = err
+		return cw.n, err
+	}
+	if err := w.gz.Close(); err != nil {
+		w.err = err
+		return cw.n, err
+	}
+	w.off += cw.n
+	if cw.n <= 0xffffffff && ulen <= 0xffffffff {
+		var sl [8]byte
+		binary.LittleEndian.PutUint32(sl[:], uint32(cw.n))
+		binary.LittleEndian.PutUint32(sl[4:], uint32(ulen))
+		if _, err := w.ws.Seek(start+slAt, io.SeekStart); err != nil {
+			w.err = err
+			return cw.n, err
+		}
+		if _, err := w.ws.Write(sl[:]); err != nil {
+			w.err = err
+			return cw.n, err
+		}
+		if _, err := w.ws.Seek(start+cw.n, io.SeekStart); err != nil {
+			w.err = err
+			return cw.n, err
+		}
+	}
+	return cw.n, nil
+}
+
+// writeBody writes the prepared header, the block and the closing CRLF CRLF to dst.
+func (w *Writer) writeBody(dst io.Writer, blk block) (int64, error) {
+	cw := countWriter{w: dst}
+	if _, err := cw.Write(w.hdr); err != nil {
+		return cw.n, err
+	}
+	if blk.data != nil || blk.n == 0 {
+		if _, err := cw.Write(blk.data); err != nil {
+			return cw.n, err
+		}
+	} else {
+		if _, err := blk.rs.Seek(blk.start, io.SeekStart); err != nil {
+			return cw.n, err
+		}
+		if w.copy == nil {
+			w.copy = make([]byte, 64<<10)
+		}
+		got, err := io.CopyBuffer(&cw, io.LimitReader(blk.rs, blk.n), w.copy)
+		if err != nil {
+			return cw.n, err
+		}
+		if got != blk.n {
+			return cw.n, fmt.Errorf("warc: %w: block changed between reads", ErrLength)
+		}
+	}
+	_, err := cw.Write(crlf2)
+	return cw.n, err
+}
+
+var crlf2 = []byte("\r\n\r\n")
+
+// writeSegments writes a block too large to buffer as a first segment that keeps the
+// record's type and "Segment-Number: 1", then continuation records (section 7.2).
+func (w *Writer) writeSegments(rec *Record) (RecordInfo, error) {
+	info := RecordInfo{ID: rec.ID, Type: rec.Type, Offset: w.off}
+	whole := newDigester()
+	whole.reset(isHTTP(rec.ContentType) && (rec.Type == TypeResponse || rec.Type == TypeRequest))
+	size := w.opts.MaxBuffer
+	if int64(cap(w.buf)) < size {
+		w.buf = make([]byte, size)
+	}
+	truncated := rec.Header.Get(FieldTruncated)
+	first := rec.Header.Clone()
+	first.Del(FieldTruncated)
+	first.Set(FieldSegmentNumber, "1")
+	remaining := rec.BlockLength
+	for seg := 1; remaining > 0; seg++ {
+		n := min(size, remaining)
+		data := w.buf[:n]
+		if got, err := io.ReadFull(rec.Block, data); err != nil {
+			return info, fmt.Errorf("warc: record %s segment %d: %w: block ended after %d of %d bytes", rec.ID, seg, ErrLength, rec.BlockLength-remaining+int64(got), rec.BlockLength)
+		}
+		remaining -= n
+		whole.Write(data)
+		w.dig.reset(false)
+		w.dig.Write(data)
+		s := *rec
+		s.BlockLength = n
+		var h Header
+		if seg == 1 {
+			h = first
+		} else {
+			s.Type = TypeContinuation
+			s.ID = w.newID()
+			h = Header{{FieldSegmentNumber, strconv.Itoa(seg)}, {FieldSegmentOriginID, rec.ID}}
+			if remaining == 0 {
+				h.Add(FieldEndLength, strconv.FormatInt(rec.BlockLength, 10))
+				if truncated != "" {
+					h.Add(FieldTruncated, truncated)
+				}
+			}
+		}
+		digest := w.dig.blockDigest()
+		var extra Header
+		if w.opts.Version == V09 {
+			h = append(h.Clone(), Field{FieldChecksum, digest})
+		} else {
+			extra = Header{{"WARC-Block-Digest", digest}}
+		}
+		n, err := w.emit(&s, h, extra, block{data: data, n: n})
+		info.Length += n
+		info.Segments++
+		if err != nil {
+			return info, err
+		}
+	}
+	info.BlockDigest = whole.blockDigest()
+	info.PayloadDigest = whole.payloadDigest()
+	return info, nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// DedupEntry is what a Deduper remembers of a payload's first record.
+type DedupEntry struct {
+	ID        string
+	TargetURI string
+	Date      time.Time
+}
+
+// Deduper remembers the payload digests already written, so that a Writer can write
+// a revisit record instead of a second copy. One Deduper may serve several Writers
+// (the files of a rotation) but not at the same time.
+type Deduper struct {
+	seen map[string]DedupEntry
+}
+
+// NewDeduper returns an empty Deduper.
+func NewDeduper() *Deduper { return &Deduper{seen: make(map[string]DedupEntry)} }
+
+// Lookup returns the first record written with the payload digest.
+func (d *Deduper) Lookup(payloadDigest string) (DedupEntry, bool) {
+	e, ok := d.seen[payloadDigest]
+	return e, ok
+}
+
+// Add remembers a payload digest, unless it is already known.
+func (d *Deduper) Add(payloadDigest string, e DedupEntry) {
+	if _, ok := d.seen[payloadDigest]; !ok {
+		d.seen[payloadDigest] = e
+	}
+}
