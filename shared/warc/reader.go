@@ -1,0 +1,809 @@
+package warc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// MaxHeaderBytes bounds the size of one record header; a longer one is damage.
+const MaxHeaderBytes = 1 << 20
+
+// DamageError reports a damaged part of a file: the bytes from Offset up to End were
+// skipped. For gzip files both are offsets in the compressed file. The Reader has
+// already moved on to the next record start when it returns one.
+type DamageError struct {
+	Offset, End int64
+	Err         error
+}
+
+func (e *DamageError) Error() string {
+	return fmt.Sprintf("warc: damaged bytes %d-%d: %v", e.Offset, e.End, e.Err)
+}
+
+func (e *DamageError) Unwrap() error { return e.Err }
+
+// countReader is the raw input: a bufio.Reader that counts what it hands out. It is an
+// io.ByteReader, so a gzip decompressor reads exactly up to the end of its member.
+type countReader struct {
+	br *bufio.Reader
+	n  int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.br.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countReader) ReadByte() (byte, error) {
+	b, err := c.br.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
+
+func (c *countReader) discard(n int64) (int64, error) {
+	var done int64
+	for done < n {
+		k := int(min(n-done, 1<<30))
+		d, err := c.br.Discard(k)
+		done += int64(d)
+		c.n += int64(d)
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// member is one gzip member: where it starts in the file and in the inflated stream,
+// and its sl skip-lengths (zero when absent).
+type member struct {
+	coff, uoff int64
+	slC, slU   uint32
+	hasSL      bool
+}
+
+// memberStream inflates a sequence of gzip members as one stream, remembering where
+// each member starts.
+type memberStream struct {
+	src      *countReader
+	gz       *gzip.Reader
+	in       bool   // inside a member
+	done     bool   // clean end of input
+	produced int64  // inflated bytes handed out
+	cur      member // the member being inflated
+	starts   []member
+	err      error
+}
+
+func (m *memberStream) Read(p []byte) (int, error) {
+	for {
+		if m.err != nil {
+			return 0, m.err
+		}
+		if m.done {
+			return 0, io.EOF
+		}
+		if !m.in {
+			if err := m.start(); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		n, err := m.gz.Read(p)
+		m.produced += int64(n)
+		if err == io.EOF {
+			m.in = false
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
+		if err != nil {
+			m.err = &DamageError{Offset: m.cur.coff, End: m.src.n, Err: fmt.Errorf("%w: %v", ErrGzip, err)}
+			return n, m.err
+		}
+		return n, nil
+	}
+}
+
+// start begins the member at the current input position.
+func (m *memberStream) start() error {
+	if _, err := m.src.br.Peek(1); err != nil {
+		if err == io.EOF {
+			m.done = true
+			return io.EOF
+		}
+		m.err = err
+		return err
+	}
+	at := m.src.n
+	var err error
+	if m.gz == nil {
+		m.gz, err = gzip.NewReader(m.src)
+	} else {
+		err = m.gz.Reset(m.src)
+	}
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		m.err = &DamageError{Offset: at, End: m.src.n, Err: fmt.Errorf("%w: %v", ErrGzip, err)}
+		return m.err
+	}
+	m.gz.Multistream(false)
+	m.in = true
+	m.cur = member{coff: at, uoff: m.produced}
+	m.cur.slC, m.cur.slU, m.cur.hasSL = parseSL(m.gz.Header.Extra)
+	m.starts = append(m.starts, m.cur)
+	return nil
+}
+
+// parseSL finds the "sl" subfield (section 9.2) in a gzip extra field.
+func parseSL(extra []byte) (c, u uint32, ok bool) {
+	for len(extra) >= 4 {
+		n := int(binary.LittleEndian.Uint16(extra[2:4]))
+		if 4+n > len(extra) {
+			return 0, 0, false
+		}
+		if extra[0] == 's' && extra[1] == 'l' && n == 8 {
+			return binary.LittleEndian.Uint32(extra[4:8]), binary.LittleEndian.Uint32(extra[8:12]), true
+		}
+		extra = extra[4+n:]
+	}
+	return 0, 0, false
+}
+
+// Reader reads WARC records, of any version, from a plain or gzip file.
+type Reader struct {
+	file   io.Reader
+	seeker io.Seeker // file, if it can seek
+	gzip   bool
+	src    *countReader
+	mem    *memberStream
+	br     *bufio.Reader // the (inflated) record stream
+	pos    int64         // position in the record stream of the next unread byte
+
+	cur        *Record
+	blk        *blockReader
+	recStart   int64 // stream position where cur starts
+	recMember  member
+	aligned    bool // cur starts at the start of a gzip member
+	damage     error
+	reassemble bool
+	segments   *segmentReader // the reassembled record being read
+	problems   []error
+}
+
+// NewReader returns a Reader for a WARC file, detecting gzip by its magic number.
+func NewReader(r io.Reader) (*Reader, error) {
+	rd := &Reader{file: r}
+	rd.seeker, _ = r.(io.Seeker)
+	rd.src = &countReader{br: bufio.NewReaderSize(r, 64<<10)}
+	head, err := rd.src.br.Peek(2)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	rd.gzip = len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b
+	rd.reset(0)
+	return rd, nil
+}
+
+// reset starts reading afresh at file offset off, where the input now is.
+func (r *Reader) reset(off int64) {
+	r.src.n = off
+	r.pos = 0
+	r.cur, r.blk, r.damage = nil, nil, nil
+	if r.gzip {
+		if r.mem == nil {
+			r.mem = &memberStream{src: r.src}
+		} else {
+			gz := r.mem.gz
+			*r.mem = memberStream{src: r.src, gz: gz}
+		}
+		if r.br == nil {
+			r.br = bufio.NewReaderSize(r.mem, 64<<10)
+		} else {
+			r.br.Reset(r.mem)
+		}
+	} else {
+		r.br = r.src.br
+		r.pos = off
+	}
+}
+
+// Gzip reports whether the file is gzip-compressed.
+func (r *Reader) Gzip() bool { return r.gzip }
+
+// Reassemble makes the Reader join segmented records (section 7.2): the Block of a
+// record with "Segment-Number: 1" continues through the continuation records that
+// follow it, which Next then does not return. Its BlockLength is -1 until the last
+// segment has been read, and then the total.
+func (r *Reader) Reassemble(on bool) { r.reassemble = on }
+
+// SeekRecord moves to the record that starts at file offset off (for gzip files, the offset
+// of its member). The input must be an io.Seeker.
+func (r *Reader) SeekRecord(off int64) error {
+	if r.seeker == nil {
+		return ErrNotSeekable
+	}
+	if _, err := r.seeker.Seek(off, io.SeekStart); err != nil {
+		return err
+	}
+	r.src.br.Reset(r.file)
+	r.reset(off)
+	return nil
+}
+
+// Problems returns what was wrong in the last record's header that did not stop it
+// being read (an unparsable date, a bad field line), each with its offset.
+func (r *Reader) Problems() []error { return r.problems }
+
+// fileOffset converts a position in the record stream to a file offset: for gzip
+// files, the start of the member that holds it.
+func (r *Reader) fileOffset(pos int64) (int64, bool) {
+	if !r.gzip {
+		return pos, true
+	}
+	starts := r.mem.starts
+	for i := len(starts) - 1; i >= 0; i-- {
+		if starts[i].uoff <= pos {
+			return starts[i].coff, starts[i].uoff == pos
+		}
+	}
+	return r.src.n, true
+}
+
+// memberAt returns the member that starts exactly at stream position pos.
+func (r *Reader) memberAt(pos int64) (member, bool) {
+	for i := len(r.mem.starts) - 1; i >= 0; i-- {
+		if r.mem.starts[i].uoff == pos {
+			return r.mem.starts[i], true
+		}
+		if r.mem.starts[i].uoff < pos {
+			break
+		}
+	}
+	return member{}, false
+}
+
+// prune forgets members that start before pos, keeping the one that holds it.
+func (r *Reader) prune(pos int64) {
+	s := r.mem.starts
+	i := 0
+	for i+1 < len(s) && s[i+1].uoff <= pos {
+		i++
+	}
+	if i > 0 {
+		r.mem.starts = append(s[:0], s[i:]...)
+	}
+}
+
+// Next returns the next record. Whatever was left unread of the previous record's
+// block is skipped (using sl, without inflating, when the record is a whole gzip
+// member). At the end it returns io.EOF. On damage it returns a *DamageError and
+// has moved on to the next record start: call Next again to continue.
+func (r *Reader) Next() (*Record, error) {
+	if s := r.segments; s != nil {
+		// Continuations of an unfinished reassembled record are not records of their own.
+		r.segments = nil
+		if _, err := io.Copy(io.Discard, s); err != nil {
+			return nil, err
+		}
+	}
+	rec, err := r.next()
+	if err != nil || !r.reassemble || rec.Type == TypeContinuation || rec.Header.Get(FieldSegmentNumber) != "1" {
+		return rec, err
+	}
+	r.segments = &segmentReader{r: r, origin: rec, seg: 1, block: rec.Block}
+	rec.Block = r.segments
+	rec.BlockLength = -1
+	return rec, nil
+}
+
+func (r *Reader) next() (*Record, error) {
+	r.problems = r.problems[:0]
+	if r.cur != nil {
+		if err := r.finish(); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.skipNewlines(); err != nil {
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+		return nil, r.resyncAfter(r.pos, err)
+	}
+	r.recStart = r.pos
+	if r.gzip {
+		r.prune(r.pos)
+		r.recMember, r.aligned = r.memberAt(r.pos)
+	}
+	rec, err := r.readHeader()
+	if err != nil {
+		return nil, r.resyncAfter(r.recStart, err)
+	}
+	rec.Offset, _ = r.fileOffset(r.recStart)
+	r.blk = &blockReader{r: r, rec: rec, remaining: rec.BlockLength, law: rec.Version == V09}
+	rec.Block = r.blk
+	r.cur = rec
+	return rec, nil
+}
+
+// finish skips what is left of the current record and checks what follows it.
+func (r *Reader) finish() error {
+	rec, blk := r.cur, r.blk
+	r.cur, r.blk = nil, nil
+	if blk.err != nil {
+		return r.resyncAfter(r.recStart, blk.err)
+	}
+	end := r.pos + blk.remaining - r.recMember.uoff // through the block
+	if blk.remaining > 0 && r.gzip && r.aligned && r.recMember.hasSL && r.recMember.slC > 0 &&
+		r.mem.in && r.mem.cur.coff == r.recMember.coff &&
+		(int64(r.recMember.slU) == end+4 || (blk.law && int64(r.recMember.slU) == end)) {
+		// Skip the rest of the member by its sl length, without inflating it.
+		target := r.recMember.coff + int64(r.recMember.slC)
+		if r.src.n <= target {
+			if _, err := r.src.discard(target - r.src.n); err != nil {
+				return r.resyncAfter(r.recStart, fmt.Errorf("%w: sl skip past end of file", ErrSkipLength))
+			}
+			r.mem.in = false
+			r.mem.produced = r.recMember.uoff + int64(r.recMember.slU)
+			r.br.Reset(r.mem)
+			r.pos = r.mem.produced
+			return nil
+		}
+	}
+	if blk.remaining > 0 {
+		if err := blk.skip(); err != nil {
+			return r.resyncAfter(r.recStart, err)
+		}
+	}
+	// The block must be followed by CRLF CRLF (readers may tolerate more or fewer
+	// newlines, section 5.1), then a record or the end.
+	if err := r.skipNewlines(); err != nil {
+		if err == io.EOF {
+			return nil
+		}
+		return r.resyncAfter(r.recStart, err)
+	}
+	if !r.atRecordStart() {
+		return r.resyncAfter(r.recStart, fmt.Errorf("%w: record %s at %d: no record start after its %d-byte block", ErrLength, rec.ID, rec.Offset, rec.BlockLength))
+	}
+	return nil
+}
+
+// skipNewlines consumes CR and LF bytes; io.EOF when the input ends.
+func (r *Reader) skipNewlines() error {
+	for {
+		b, err := r.br.ReadByte()
+		if err != nil {
+			return err
+		}
+		if b != '\r' && b != '\n' {
+			r.br.UnreadByte()
+			return nil
+		}
+		r.pos++
+	}
+}
+
+// atRecordStart reports whether the input continues with "warc/" (any case) and a
+// version number.
+func (r *Reader) atRecordStart() bool {
+	p, _ := r.br.Peek(7)
+	return looksLikeStart(p)
+}
+
+func looksLikeStart(p []byte) bool {
+	return len(p) >= 7 && (p[0]|0x20) == 'w' && (p[1]|0x20) == 'a' && (p[2]|0x20) == 'r' &&
+		(p[3]|0x20) == 'c' && p[4] == '/' && '0' <= p[5] && p[5] <= '9' && p[6] == '.'
+}
+
+// resyncAfter reports damage that began at stream position from, and moves to the
+// next plausible record start: "warc/" and a version at the start of a line (as
+// section 5.1 suggests), or, when a gzip member is broken, the next gzip member.
+func (r *Reader) resyncAfter(from int64, cause error) error {
+	r.cur, r.blk = nil, nil
+	var de *DamageError
+	if errors.As(cause, &de) && r.gzip && errors.Is(cause, ErrGzip) {
+		// The compressed data itself is broken: find the next member in the file.
+		start := de.Offset
+		end := r.resyncGzip()
+		return &DamageError{Offset: start, End: end, Err: de.Err}
+	}
+	start, _ := r.fileOffset(from)
+	err := r.scan()
+	var end int64
+	if err != nil && errors.As(err, &de) {
+		// The scan ran into a broken member; report both as one range.
+		end = r.resyncGzip()
+		return &DamageError{Offset: start, End: end, Err: cause}
+	}
+	if r.gzip {
+		if err == io.EOF {
+			end = r.src.n
+		} else {
+			end, _ = r.fileOffset(r.pos)
+		}
+	} else {
+		end = r.pos
+	}
+	return &DamageError{Offset: start, End: end, Err: cause}
+}
+
+// scan moves forward in the record stream to the next line that starts a record.
+func (r *Reader) scan() error {
+	for {
+		p, err := r.br.Peek(r.br.Size())
+		if len(p) == 0 {
+			if err == nil {
+				err = io.EOF
+			}
+			return err
+		}
+		i := 0
+		for ; i < len(p); i++ {
+			if (p[i]|0x20) != 'w' || (i > 0 && p[i-1] != '\n') {
+				continue
+			}
+			if i+7 > len(p) && err == nil {
+				break // too near the end of the window: look again from here
+			}
+			if looksLikeStart(p[i:]) {
+				r.br.Discard(i)
+				r.pos += int64(i)
+				return nil
+			}
+		}
+		r.br.Discard(i)
+		r.pos += int64(i)
+		if err != nil && i == len(p) {
+			return err
+		}
+	}
+}
+
+// resyncGzip abandons the current member and finds the next gzip member header in
+// the file; it returns the file offset where reading resumes.
+func (r *Reader) resyncGzip() int64 {
+	m := r.mem
+	m.in, m.err = false, nil
+	defer func() { r.br.Reset(m); r.pos = m.produced }()
+	for {
+		p, _ := r.src.br.Peek(3)
+		if len(p) < 3 {
+			r.src.discard(int64(len(p)))
+			m.done = true
+			return r.src.n
+		}
+		if p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 {
+			r.src.discard(1)
+			continue
+		}
+		at := r.src.n
+		if m.start() == nil {
+			return at
+		}
+		m.err, m.in = nil, false
+		if r.seeker != nil {
+			// Go on from the byte after the false magic number.
+			if _, err := r.seeker.Seek(at+1, io.SeekStart); err == nil {
+				r.src.br.Reset(r.file)
+				r.src.n = at + 1
+			}
+		}
+	}
+}
+
+// readHeader reads a record header, of any version, at the current position.
+func (r *Reader) readHeader() (*Record, error) {
+	first, err := r.readLine(false)
+	if err != nil {
+		return nil, err
+	}
+	lower := strings.ToLower(first)
+	switch {
+	case strings.HasPrefix(lower, "warc/0.9") && (len(lower) == 8 || lower[8] == ' ' || lower[8] == '\t'):
+		return r.readHeader09(first)
+	case lower == "warc/1.0" || lower == "warc/1.1":
+		return r.readHeader1(lower)
+	}
+	if len(first) > 40 {
+		first = first[:40] + "..."
+	}
+	if strings.HasPrefix(lower, "warc/") {
+		return nil, fmt.Errorf("%w: %q", ErrVersion, first)
+	}
+	return nil, fmt.Errorf("%w: %q is not a WARC record start", ErrHeader, first)
+}
+
+// readLine reads one header line without its line end. A WARC 0.9 line ends only at
+// CRLF: a bare LF is part of the text (the ruling on section 3's grammar).
+func (r *Reader) readLine(crlfOnly bool) (string, error) {
+	var line []byte
+	for {
+		frag, err := r.br.ReadSlice('\n')
+		r.pos += int64(len(frag))
+		line = append(line, frag...)
+		if len(line) > MaxHeaderBytes {
+			return "", fmt.Errorf("%w: more than %d bytes", ErrTooLong, MaxHeaderBytes)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return "", fmt.Errorf("%w: header cut short: %v", ErrHeader, err)
+		}
+		if crlfOnly && !bytes.HasSuffix(line, []byte("\r\n")) {
+			continue
+		}
+		line = bytes.TrimSuffix(line[:len(line)-1], []byte("\r"))
+		return string(line), nil
+	}
+}
+
+// readFields reads named fields up to the blank line, unfolding continuation lines.
+func (r *Reader) readFields(crlfOnly bool) (Header, error) {
+	var h Header
+	total := 0
+	for {
+		at := r.pos
+		line, err := r.readLine(crlfOnly)
+		if err != nil {
+			return nil, err
+		}
+		total += len(line)
+		if total > MaxHeaderBytes {
+			return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLong, MaxHeaderBytes)
+		}
+		if line == "" {
+			return h, nil
+		}
+		if (line[0] == ' ' || line[0] == '\t') && len(h) > 0 {
+			h[len(h)-1].Value += " " + strings.TrimLeft(line, " \t")
+			continue
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || checkFieldName(name) != nil {
+			off, _ := r.fileOffset(at)
+			r.problems = append(r.problems, fmt.Errorf("%w at %d: %q is not a named field", ErrField, off, truncate(line)))
+			continue
+		}
+		h = append(h, Field{name, strings.Trim(value, " \t")})
+	}
+}
+
+func truncate(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
+}
+
+// readHeader09 parses the positional parameters of a WARC 0.9 header-line
+// (section 5.1) and the named fields after it.
+func (r *Reader) readHeader09(line string) (*Record, error) {
+	tok := strings.FieldsFunc(line, func(c rune) bool { return c == ' ' || c == '\t' })
+	if len(tok) != 7 {
+		return nil, fmt.Errorf("%w: warc/0.9 header-line has %d parameters, want 7", ErrHeader, len(tok))
+	}
+	length, err := parseLength(tok[1])
+	if err != nil {
+		return nil, fmt.Errorf("%w: data-length %q", ErrHeader, tok[1])
+	}
+	rec := &Record{Version: V09, Type: tok[2], TargetURI: tok[3], ContentType: tok[5], ID: tok[6]}
+	// Heritrix (2006) wrote the record-id before the content-type: a record-id is a
+	// URI and has a scheme and ":"; a content-type has none.
+	if strings.Contains(rec.ContentType, ":") && !strings.Contains(rec.ID, ":") {
+		rec.ContentType, rec.ID = rec.ID, rec.ContentType
+	}
+	if rec.Date, err = time.Parse(layout09, tok[4]); err != nil {
+		off, _ := r.fileOffset(r.recStart)
+		r.problems = append(r.problems, fmt.Errorf("%w at %d: creation-date %q is not a 14-digit timestamp", ErrField, off, tok[4]))
+	}
+	if rec.Header, err = r.readFields(true); err != nil {
+		return nil, err
+	}
+	headerLen := r.pos - r.recStart
+	rec.BlockLength = length - headerLen
+	if rec.BlockLength < 0 {
+		return nil, fmt.Errorf("%w: data-length %d is shorter than the %d-byte header", ErrLength, length, headerLen)
+	}
+	return rec, nil
+}
+
+// parseLength parses a length of decimal digits (zero-padded ones included).
+func parseLength(s string) (int64, error) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, strconv.ErrSyntax
+	}
+	s = strings.TrimLeft(s, "0")
+	if s == "" {
+		return 0, nil
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+// readHeader1 parses a WARC/1.0 or 1.1 header and maps its fields to this package's
+// WARC 0.9 names.
+func (r *Reader) readHeader1(versionLine string) (*Record, error) {
+	rec := &Record{Version: V11}
+	if versionLine == "warc/1.0" {
+		rec.Version = V10
+	}
+	fields, err := r.readFields(false)
+	if err != nil {
+		return nil, err
+	}
+	length := int64(-1)
+	var filename string
+	refers := 0
+	for _, f := range fields {
+		lname := strings.ToLower(f.Name)
+		switch lname {
+		case "warc-type":
+			rec.Type = f.Value
+		case "warc-record-id":
+			rec.ID = unbracket(f.Value)
+		case "warc-date":
+			rec.Date, err = parseDate1(f.Value)
+			if err != nil {
+				off, _ := r.fileOffset(r.recStart)
+				r.problems = append(r.problems, fmt.Errorf("%w at %d: WARC-Date %q", ErrField, off, f.Value))
+			}
+		case "warc-target-uri":
+			rec.TargetURI = unbracket(f.Value)
+		case "content-type":
+			rec.ContentType = f.Value
+		case "content-length":
+			if length, err = parseLength(f.Value); err != nil {
+				return nil, fmt.Errorf("%w: Content-Length %q", ErrHeader, f.Value)
+			}
+		case "warc-filename":
+			filename = f.Value
+		case "warc-refers-to":
+			// The record a revisit or conversion derives from comes first.
+			rec.Header = append(rec.Header, Field{})
+			copy(rec.Header[refers+1:], rec.Header[refers:])
+			rec.Header[refers] = Field{FieldRelatedRecordID, unbracket(f.Value)}
+			refers++
+		default:
+			if name, ok := field09[lname]; ok {
+				v := f.Value
+				if idField11[lname] {
+					v = unbracket(v)
+				}
+				rec.Header = append(rec.Header, Field{name, v})
+			} else {
+				rec.Header = append(rec.Header, f)
+			}
+		}
+	}
+	if length < 0 {
+		return nil, fmt.Errorf("%w: no Content-Length", ErrHeader)
+	}
+	if rec.Type == TypeWarcinfo && rec.TargetURI == "" && filename != "" {
+		rec.TargetURI = "filedesc:" + filename
+	} else if filename != "" {
+		rec.Header = append(rec.Header, Field{FieldFilename, filename})
+	}
+	rec.BlockLength = length
+	return rec, nil
+}
+
+func unbracket(s string) string {
+	if len(s) >= 2 && s[0] == '<' && s[len(s)-1] == '>' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// parseDate1 parses a WARC/1.x date (W3C-ISO8601, to any precision); a 14-digit
+// timestamp is accepted too.
+func parseDate1(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04Z", "2006-01-02", "2006-01", "2006", layout09} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%w: date %q", ErrField, s)
+}
+
+// blockReader reads the current record's block from the record stream.
+type blockReader struct {
+	r         *Reader
+	rec       *Record
+	remaining int64
+	// law: WARC 0.9 only. The LAW library's data-length also counted the closing
+	// CRLF CRLF; the last 4 bytes are held back until what follows them shows which
+	// form the record has.
+	law bool
+	err error
+}
+
+func (b *blockReader) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.r.blk != b {
+		return 0, fmt.Errorf("warc: record %s: block read after Next", b.rec.ID)
+	}
+	if b.remaining == 0 {
+		return 0, io.EOF
+	}
+	if b.law {
+		if b.remaining <= 4 {
+			b.decide()
+			if b.remaining == 0 {
+				return 0, io.EOF
+			}
+		} else if int64(len(p)) > b.remaining-4 {
+			p = p[:b.remaining-4]
+		}
+	}
+	if int64(len(p)) > b.remaining {
+		p = p[:b.remaining]
+	}
+	n, err := b.r.br.Read(p)
+	b.r.pos += int64(n)
+	b.remaining -= int64(n)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		var de *DamageError
+		if !errors.As(err, &de) {
+			err = fmt.Errorf("%w: record %s: block cut short with %d bytes missing: %v", ErrLength, b.rec.ID, b.remaining, err)
+		}
+		b.err = err
+	}
+	return n, err
+}
+
+// decide settles the LAW form when the last 4 bytes of the declared block are next:
+// if they are CRLF CRLF and no CRLF CRLF follows them, they were the record end.
+func (b *blockReader) decide() {
+	b.law = false
+	p, _ := b.r.br.Peek(int(b.remaining) + 4)
+	if b.remaining == 4 && len(p) >= 4 && string(p[:4]) == "\r\n\r\n" {
+		rest := p[4:]
+		if len(rest) == 0 || !bytes.HasPrefix(rest, []byte("\r\n")) {
+			b.remaining = 0
+			b.rec.BlockLength -= 4
+		}
+	}
+}
+
+// skip discards the rest of the block, seeking over a long one in a plain file.
+func (b *blockReader) skip() error {
+	r := b.r
+	if !r.gzip && r.seeker != nil && b.remaining > 1<<20 {
+		target := r.pos + b.remaining - 4
+		if _, err := r.seeker.Seek(target, io.SeekStart); err == nil {
+			r.src.br.Reset(r.file)
+			r.src.n = target
+			r.pos = target
+			b.remaining = 4
+		}
+	}
+	_, err := io.Copy(io.Discard, b)
+	return err
+}
