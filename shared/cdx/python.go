@@ -1,0 +1,317 @@
+package cdx
+
+// The functions in this file reproduce the few Python 3 library functions whose
+// exact output ends up in pywb's keys: urllib.parse.quote_plus, unquote_plus,
+// float.__repr__, int() on a header value, and UTF-8 decoding with
+// errors="replace".
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+const upperHex = "0123456789ABCDEF"
+
+// quotePlusSafe reports whether b passes through urllib.parse.quote_plus
+// unchanged (Python >= 3.7 keeps "~").
+func quotePlusSafe(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' ||
+		b == '-' || b == '.' || b == '_' || b == '~'
+}
+
+// appendQuotePlus appends quote_plus(s) with safe="" to dst. s must be valid
+// UTF-8 (the caller checks: Python raises UnicodeEncodeError otherwise).
+func appendQuotePlus(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quotePlusSafe(c):
+			dst = append(dst, c)
+		case c == ' ':
+			dst = append(dst, '+')
+		default:
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&15])
+		}
+	}
+	return dst
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// unquoteToBytes is urllib.parse.unquote_to_bytes: every %XX with two hex
+// digits becomes the byte, anything else stays as it is.
+func unquoteToBytes(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			hi, ok1 := unhex(s[i+1])
+			lo, ok2 := unhex(s[i+2])
+			if ok1 && ok2 {
+				dst = append(dst, hi<<4|lo)
+				i += 2
+				continue
+			}
+		}
+		dst = append(dst, s[i])
+	}
+	return dst
+}
+
+// unquotePlus is urllib.parse.unquote_plus(s) for a valid UTF-8 s: "+" becomes
+// a space, then each run of ASCII characters is unquoted to bytes and decoded
+// as UTF-8 with errors="replace"; non-ASCII characters are kept as they are.
+func unquotePlus(s string) string {
+	s = strings.ReplaceAll(s, "+", " ")
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var out, run []byte
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] < utf8.RuneSelf {
+			j++
+		}
+		if j > i {
+			run = unquoteToBytes(run[:0], s[i:j])
+			out = appendDecodeReplace(out, run)
+			i = j
+			continue
+		}
+		for j < len(s) && s[j] >= utf8.RuneSelf {
+			j++
+		}
+		out = append(out, s[i:j]...)
+		i = j
+	}
+	return string(out)
+}
+
+// appendDecodeReplace appends b decoded as Python's UTF-8 codec with
+// errors="replace" does it: one U+FFFD for each maximal invalid subpart
+// (Unicode's "substitution of maximal subparts"), not one per byte.
+func appendDecodeReplace(dst, b []byte) []byte {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r != utf8.RuneError || size > 1 {
+			dst = append(dst, b[i:i+size]...)
+			i += size
+			continue
+		}
+		dst = append(dst, "\uFFFD"...)
+		i += invalidPrefix(b[i:])
+	}
+	return dst
+}
+
+// invalidPrefix returns the length of the maximal subpart of an ill-formed
+// UTF-8 sequence at the start of b: the lead byte and those continuation bytes
+// that could still have begun a well-formed sequence.
+func invalidPrefix(b []byte) int {
+	c := b[0]
+	var need int
+	lo, hi := byte(0x80), byte(0xBF)
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
+		need = 2
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	default:
+		return 1
+	}
+	n := 1
+	for k := 0; k < need && n < len(b); k++ {
+		if b[n] < lo || b[n] > hi {
+			break
+		}
+		lo, hi = 0x80, 0xBF
+		n++
+	}
+	return n
+}
+
+// pyIsSpace is str.isspace for one character, as int() uses it to strip.
+func pyIsSpace(r rune) bool {
+	return unicode.IsSpace(r) || r >= 0x1C && r <= 0x1F
+}
+
+// pyDigit returns the value of a Unicode decimal digit (category Nd).
+func pyDigit(r rune) (int, bool) {
+	if r >= '0' && r <= '9' {
+		return int(r - '0'), true
+	}
+	if r < utf8.RuneSelf || !unicode.Is(unicode.Nd, r) {
+		return 0, false
+	}
+	for _, rg := range unicode.Nd.R16 {
+		if rune(rg.Lo) <= r && r <= rune(rg.Hi) {
+			return int(r-rune(rg.Lo)) % 10, true
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if rune(rg.Lo) <= r && r <= rune(rg.Hi) {
+			return int(r-rune(rg.Lo)) % 10, true
+		}
+	}
+	return 0, false
+}
+
+// pyInt parses s as Python's int(s) does for a header value: surrounding
+// whitespace, an optional sign, decimal digits (any script) with single
+// underscores between them. Values beyond int64 saturate, which is enough to
+// compare with zero and to bound a read.
+func pyInt(s string) (int64, bool) {
+	s = strings.TrimFunc(s, pyIsSpace)
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	var n int64
+	prevUnderscore, digits := false, 0
+	for _, r := range s {
+		if r == '_' {
+			if prevUnderscore || digits == 0 {
+				return 0, false
+			}
+			prevUnderscore = true
+			continue
+		}
+		d, ok := pyDigit(r)
+		if !ok {
+			return 0, false
+		}
+		prevUnderscore = false
+		digits++
+		if n < math.MaxInt64/10 {
+			n = n*10 + int64(d)
+		} else {
+			n = math.MaxInt64
+		}
+	}
+	if prevUnderscore {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// pyFloatRepr is Python's repr(float) (= str(float)): the shortest digits that
+// round-trip, positional notation for exponents -4 <= e < 16 with at least one
+// digit after the point, scientific notation with a signed two-digit exponent
+// otherwise; "nan", "inf", "-inf".
+func pyFloatRepr(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case f == 0:
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64) // -d.ddddde±XX
+	sign := ""
+	if e[0] == '-' {
+		sign, e = "-", e[1:]
+	}
+	mant, exps, _ := strings.Cut(e, "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	exp, _ := strconv.Atoi(exps)
+	decpt := exp + 1
+	var b strings.Builder
+	b.WriteString(sign)
+	switch {
+	case decpt > -4 && decpt <= 16:
+		switch {
+		case decpt <= 0:
+			b.WriteString("0.")
+			b.WriteString(strings.Repeat("0", -decpt))
+			b.WriteString(digits)
+		case decpt >= len(digits):
+			b.WriteString(digits)
+			b.WriteString(strings.Repeat("0", decpt-len(digits)))
+			b.WriteString(".0")
+		default:
+			b.WriteString(digits[:decpt])
+			b.WriteByte('.')
+			b.WriteString(digits[decpt:])
+		}
+	default:
+		b.WriteString(digits[:1])
+		if len(digits) > 1 {
+			b.WriteByte('.')
+			b.WriteString(digits[1:])
+		}
+		b.WriteByte('e')
+		if exp < 0 {
+			b.WriteByte('-')
+			exp = -exp
+		} else {
+			b.WriteByte('+')
+		}
+		if exp < 10 {
+			b.WriteByte('0')
+		}
+		b.WriteString(strconv.Itoa(exp))
+	}
+	return b.String()
+}
+
+// pyIntOfFloat is str(int(f)) for a finite f: the exact integer value.
+func pyIntOfFloat(f float64) string {
+	i, _ := new(big.Float).SetFloat64(f).Int(nil)
+	return i.String()
+}
+
+// truncateRunes returns the first n code points of s (Python's s[:n]).
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i]
+		}
+		count++
+	}
+	return s
+}
