@@ -1,0 +1,56 @@
+package datatxt
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// URL returns the address of the file named name ("data.txt" or
+// "robots.txt") of the site that serves siteURL: its root, whatever path
+// siteURL has ("https://example.org/a/b" gives "https://example.org/data.txt").
+func URL(siteURL, name string) (string, error) {
+	u, err := url.Parse(siteURL)
+	if err != nil {
+		return "", fmt.Errorf("datatxt: site %q: %w", siteURL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("datatxt: site %q: want an http or https URL with a host", siteURL)
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/" + name}).String(), nil
+}
+
+// Get fetches rawURL with client (http.DefaultClient if nil) and parses the
+// body, setting File.Expires from the response headers. A 404 or 410 returns
+// ErrNotFound, which means no restrictions and no datasets; any other
+// status outside 2xx returns ErrStatus. Redirects are followed as the client
+// does.
+func Get(ctx context.Context, client *http.Client, rawURL string) (*File, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("datatxt: %w", err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("datatxt: %w", err)
+	}
+	defer resp.Body.Close()
+	now := time.Now()
+	switch {
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
+		return nil, fmt.Errorf("%w: GET %s: %s", ErrNotFound, rawURL, resp.Status)
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return nil, fmt.Errorf("%w: GET %s: %s", ErrStatus, rawURL, resp.Status)
+	}
+	f, err := Parse(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rawURL, err)
+	}
+	f.Expires = Expiry(resp.Header, now)
+	return f, nil
+}
