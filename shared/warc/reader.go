@@ -85,6 +85,9 @@ type memberStream struct {
 	cur      member // the member being inflated
 	starts   []member
 	err      error
+	// onEnd, when set, is told of each member that ends cleanly, with the file and
+	// stream positions of its end.
+	onEnd func(m member, cEnd, uEnd int64)
 }
 
 func (m *memberStream) Read(p []byte) (int, error) {
@@ -105,6 +108,9 @@ func (m *memberStream) Read(p []byte) (int, error) {
 		m.produced += int64(n)
 		if err == io.EOF {
 			m.in = false
+			if m.onEnd != nil {
+				m.onEnd(m.cur, m.src.n, m.produced)
+			}
 			if n > 0 {
 				return n, nil
 			}
@@ -184,6 +190,8 @@ type Reader struct {
 	reassemble bool
 	segments   *segmentReader // the reassembled record being read
 	problems   []error
+	raw        []byte // the current record's header, as read
+	dataLength int64
 }
 
 // NewReader returns a Reader for a WARC file, detecting gzip by its magic number.
@@ -209,8 +217,8 @@ func (r *Reader) reset(off int64) {
 		if r.mem == nil {
 			r.mem = &memberStream{src: r.src}
 		} else {
-			gz := r.mem.gz
-			*r.mem = memberStream{src: r.src, gz: gz}
+			gz, onEnd := r.mem.gz, r.mem.onEnd
+			*r.mem = memberStream{src: r.src, gz: gz, onEnd: onEnd}
 		}
 		if r.br == nil {
 			r.br = bufio.NewReaderSize(r.mem, 64<<10)
@@ -245,6 +253,15 @@ func (r *Reader) SeekRecord(off int64) error {
 	r.reset(off)
 	return nil
 }
+
+// RawHeader returns the current record's header exactly as it was read, through the
+// blank line that ends it. It is valid until the next call to Next.
+func (r *Reader) RawHeader() []byte { return r.raw }
+
+// DataLength returns the current record's declared length: for WARC 0.9 the
+// data-length of its header-line (header and block), for WARC/1.x its
+// Content-Length (the block).
+func (r *Reader) DataLength() int64 { return r.dataLength }
 
 // Problems returns what was wrong in the last record's header that did not stop it
 // being read (an unparsable date, a bad field line), each with its offset.
@@ -330,9 +347,14 @@ func (r *Reader) next() (*Record, error) {
 		r.prune(r.pos)
 		r.recMember, r.aligned = r.memberAt(r.pos)
 	}
+	r.raw = r.raw[:0]
 	rec, err := r.readHeader()
 	if err != nil {
 		return nil, r.resyncAfter(r.recStart, err)
+	}
+	r.dataLength = rec.BlockLength
+	if rec.Version == V09 {
+		r.dataLength += int64(len(r.raw))
 	}
 	rec.Offset, _ = r.fileOffset(r.recStart)
 	r.blk = &blockReader{r: r, rec: rec, remaining: rec.BlockLength, law: rec.Version == V09}
@@ -536,6 +558,7 @@ func (r *Reader) readLine(crlfOnly bool) (string, error) {
 	for {
 		frag, err := r.br.ReadSlice('\n')
 		r.pos += int64(len(frag))
+		r.raw = append(r.raw, frag...)
 		line = append(line, frag...)
 		if len(line) > MaxHeaderBytes {
 			return "", fmt.Errorf("%w: more than %d bytes", ErrTooLong, MaxHeaderBytes)

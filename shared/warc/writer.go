@@ -54,6 +54,7 @@ type RecordInfo struct {
 	BlockDigest, PayloadDigest string
 	Segments                   int    // number of records written: 1, or the segment count
 	RefersTo                   string // for a deduplicated record, the id it refers to
+	File                       string // set by a FileWriter: the file the record starts in
 }
 
 // Writer writes WARC records to an io.Writer.
@@ -87,6 +88,15 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 	ww := &Writer{w: w, opts: opts, off: opts.Offset, dig: newDigester()}
 	ww.ws, _ = w.(io.WriteSeeker)
 	return ww
+}
+
+// Reset makes w write to dst from offset 0, as a new file, keeping its buffers and
+// options. It clears an error from the previous destination.
+func (w *Writer) Reset(dst io.Writer) {
+	w.w = dst
+	w.ws, _ = dst.(io.WriteSeeker)
+	w.off = 0
+	w.err = nil
 }
 
 // Offset returns the position in the file where the next record will start.
@@ -148,6 +158,20 @@ func (w *Writer) WriteRecord(r *Record) (RecordInfo, error) {
 	if w.err != nil {
 		return RecordInfo{}, w.err
 	}
+	rec, err := w.normalize(r)
+	if err != nil {
+		return RecordInfo{}, err
+	}
+	rs, seekable := rec.Block.(io.ReadSeeker)
+	if rec.BlockLength > w.opts.MaxBuffer && !(seekable && (!w.opts.Gzip || w.ws != nil)) {
+		return w.writeSegments(&rec, w.opts.MaxBuffer, nil)
+	}
+	return w.writeOne(&rec, rs, seekable)
+}
+
+// normalize returns a copy of r with its id and date filled in, checked, and cut
+// at TruncateAt.
+func (w *Writer) normalize(r *Record) (Record, error) {
 	rec := *r
 	rec.Header = r.Header.Clone()
 	if rec.ID == "" {
@@ -159,16 +183,16 @@ func (w *Writer) WriteRecord(r *Record) (RecordInfo, error) {
 	if rec.Block == nil {
 		rec.Block = bytes.NewReader(nil)
 		if rec.BlockLength != 0 {
-			return RecordInfo{}, fmt.Errorf("warc: record %s: %w: no block for BlockLength %d", rec.ID, ErrLength, rec.BlockLength)
+			return rec, fmt.Errorf("warc: record %s: %w: no block for BlockLength %d", rec.ID, ErrLength, rec.BlockLength)
 		}
 	}
 	if rec.BlockLength < 0 {
-		return RecordInfo{}, fmt.Errorf("warc: record %s: %w: BlockLength %d", rec.ID, ErrLength, rec.BlockLength)
+		return rec, fmt.Errorf("warc: record %s: %w: BlockLength %d", rec.ID, ErrLength, rec.BlockLength)
 	}
 	if rt, ok := recordTypes[rec.Type]; ok {
 		for _, name := range rt.required {
 			if !rec.Header.Has(name) {
-				return RecordInfo{}, fmt.Errorf("warc: %s record %s: %w: %s", rec.Type, rec.ID, ErrMissing, name)
+				return rec, fmt.Errorf("warc: %s record %s: %w: %s", rec.Type, rec.ID, ErrMissing, name)
 			}
 		}
 	}
@@ -176,11 +200,13 @@ func (w *Writer) WriteRecord(r *Record) (RecordInfo, error) {
 		rec.BlockLength = t
 		rec.Header.Set(FieldTruncated, TruncatedLength)
 	}
-	rs, seekable := rec.Block.(io.ReadSeeker)
+	return rec, nil
+}
+
+// writeOne writes a record that is not segmented.
+func (w *Writer) writeOne(r *Record, rs io.ReadSeeker, seekable bool) (RecordInfo, error) {
+	rec := *r
 	n := rec.BlockLength
-	if n > w.opts.MaxBuffer && !(seekable && (!w.opts.Gzip || w.ws != nil)) {
-		return w.writeSegments(&rec)
-	}
 	info := RecordInfo{ID: rec.ID, Type: rec.Type, Offset: w.off, Segments: 1}
 	blk, err := w.prepare(&rec, rs, seekable)
 	if err != nil {
@@ -203,6 +229,11 @@ func (w *Writer) WriteRecord(r *Record) (RecordInfo, error) {
 	if w.opts.Version != V09 {
 		extra = w.digestFields(&rec, info)
 	} else {
+		if rec.Type != TypeRevisit {
+			// A WARC/1.1 field that means nothing here but in a revisit, whose
+			// block no longer holds the payload.
+			rec.Header.Del(FieldPayloadDigest)
+		}
 		rec.Header.Del(FieldChecksum)
 		rec.Header.Add(FieldChecksum, info.BlockDigest)
 	}
@@ -433,11 +464,13 @@ var crlf2 = []byte("\r\n\r\n")
 
 // writeSegments writes a block too large to buffer as a first segment that keeps the
 // record's type and "Segment-Number: 1", then continuation records (section 7.2).
-func (w *Writer) writeSegments(rec *Record) (RecordInfo, error) {
+// Each segment holds at most size bytes of the block; before, when set, is called
+// before each segment is written with the length of its block.
+func (w *Writer) writeSegments(rec *Record, size int64, before func(n int64) error) (RecordInfo, error) {
 	info := RecordInfo{ID: rec.ID, Type: rec.Type, Offset: w.off}
 	whole := newDigester()
 	whole.reset(isHTTP(rec.ContentType) && (rec.Type == TypeResponse || rec.Type == TypeRequest))
-	size := w.opts.MaxBuffer
+	size = min(size, w.opts.MaxBuffer)
 	if int64(cap(w.buf)) < size {
 		w.buf = make([]byte, size)
 	}
@@ -453,6 +486,14 @@ func (w *Writer) writeSegments(rec *Record) (RecordInfo, error) {
 			return info, fmt.Errorf("warc: record %s segment %d: %w: block ended after %d of %d bytes", rec.ID, seg, ErrLength, rec.BlockLength-remaining+int64(got), rec.BlockLength)
 		}
 		remaining -= n
+		if before != nil {
+			if err := before(n); err != nil {
+				return info, err
+			}
+			if seg == 1 {
+				info.Offset = w.off
+			}
+		}
 		whole.Write(data)
 		w.dig.reset(false)
 		w.dig.Write(data)
