@@ -366,7 +366,7 @@ func (r *Reader) next() (*Record, error) {
 // finish skips what is left of the current record and checks what follows it.
 func (r *Reader) finish() error {
 	rec, blk := r.cur, r.blk
-	r.cur, r.blk = nil, nil
+	defer func() { r.cur, r.blk = nil, nil }()
 	if blk.err != nil {
 		return r.resyncAfter(r.recStart, blk.err)
 	}
