@@ -1,0 +1,277 @@
+package urldb
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The implicit resolvers of PyYAML (yaml/resolver.py, YAML 1.1), in the order
+// PyYAML tries them. wwturldb reads and writes its files with PyYAML, so a plain
+// scalar means what it means there: "yes" is a boolean, "010" is 8, "1:30" is 90.
+var (
+	reFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?` +
+		`|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?` +
+		`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*` +
+		`|[-+]?\.(?:inf|Inf|INF)` +
+		`|\.(?:nan|NaN|NAN))$`)
+	reInt = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+` +
+		`|[-+]?0[0-7_]+` +
+		`|[-+]?(?:0|[1-9][0-9_]*)` +
+		`|[-+]?0x[0-9a-fA-F_]+` +
+		`|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	reTimestamp = regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]` +
+		`|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?` +
+		`(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?` +
+		`(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
+)
+
+// scalarKind is the tag PyYAML's resolver gives a plain scalar.
+type scalarKind int
+
+const (
+	kindStr scalarKind = iota
+	kindBool
+	kindFloat
+	kindInt
+	kindMerge
+	kindNull
+	kindTimestamp
+	kindValue
+)
+
+// resolveKind returns the tag PyYAML gives s written as a plain scalar.
+func resolveKind(s string) scalarKind {
+	if s == "" {
+		return kindNull
+	}
+	switch s[0] {
+	case 'y', 'Y', 'n', 'N', 't', 'T', 'f', 'F', 'o', 'O':
+		switch s {
+		case "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE",
+			"false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF":
+			return kindBool
+		}
+		if s == "null" || s == "Null" || s == "NULL" {
+			return kindNull
+		}
+		return kindStr
+	case '-', '+', '.', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if reFloat.MatchString(s) {
+			return kindFloat
+		}
+		if reInt.MatchString(s) {
+			return kindInt
+		}
+		if reTimestamp.MatchString(s) {
+			return kindTimestamp
+		}
+		return kindStr
+	case '<':
+		if s == "<<" {
+			return kindMerge
+		}
+	case '~':
+		if s == "~" {
+			return kindNull
+		}
+	case '=':
+		if s == "=" {
+			return kindValue
+		}
+	}
+	return kindStr
+}
+
+// resolvePlain returns the value of a plain scalar as PyYAML's safe loader
+// constructs it.
+func resolvePlain(s string) (any, error) {
+	switch resolveKind(s) {
+	case kindNull:
+		return nil, nil
+	case kindBool:
+		switch s[0] {
+		case 'y', 'Y', 't', 'T':
+			return true, nil
+		case 'o', 'O':
+			return s == "on" || s == "On" || s == "ON", nil
+		}
+		return false, nil
+	case kindInt:
+		return constructInt(s)
+	case kindFloat:
+		return constructFloat(s)
+	case kindTimestamp:
+		return Timestamp(s), nil
+	}
+	return s, nil
+}
+
+// constructInt is PyYAML's construct_yaml_int.
+func constructInt(s string) (any, error) {
+	v := strings.ReplaceAll(s, "_", "")
+	neg := false
+	if v != "" && (v[0] == '-' || v[0] == '+') {
+		neg = v[0] == '-'
+		v = v[1:]
+	}
+	n := new(big.Int)
+	var ok bool
+	switch {
+	case v == "0":
+		ok = true
+	case strings.HasPrefix(v, "0b"):
+		_, ok = n.SetString(v[2:], 2)
+	case strings.HasPrefix(v, "0x"):
+		_, ok = n.SetString(v[2:], 16)
+	case strings.HasPrefix(v, "0"):
+		_, ok = n.SetString(v, 8)
+	case strings.Contains(v, ":"):
+		ok = true
+		base := big.NewInt(1)
+		parts := strings.Split(v, ":")
+		for i := len(parts) - 1; i >= 0; i-- {
+			d, good := new(big.Int).SetString(parts[i], 10)
+			if !good {
+				ok = false
+				break
+			}
+			n.Add(n, d.Mul(d, base))
+			base.Mul(base, big.NewInt(60))
+		}
+	default:
+		_, ok = n.SetString(v, 10)
+	}
+	if !ok {
+		return nil, fmt.Errorf("invalid integer %q", s)
+	}
+	if neg {
+		n.Neg(n)
+	}
+	if n.IsInt64() {
+		return n.Int64(), nil
+	}
+	return n, nil
+}
+
+// constructFloat is PyYAML's construct_yaml_float.
+func constructFloat(s string) (any, error) {
+	v := strings.ToLower(strings.ReplaceAll(s, "_", ""))
+	sign := 1.0
+	if v != "" && (v[0] == '-' || v[0] == '+') {
+		if v[0] == '-' {
+			sign = -1
+		}
+		v = v[1:]
+	}
+	switch {
+	case v == ".inf":
+		return sign * math.Inf(1), nil
+	case v == ".nan":
+		return math.NaN(), nil
+	case strings.Contains(v, ":"):
+		parts := strings.Split(v, ":")
+		f, base := 0.0, 1.0
+		for i := len(parts) - 1; i >= 0; i-- {
+			d, err := strconv.ParseFloat(parts[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("invalid float %q", s)
+			}
+			f += d * base
+			base *= 60
+		}
+		return sign * f, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil && !isRangeErr(err) {
+		return nil, fmt.Errorf("invalid float %q", s)
+	}
+	return sign * f, nil
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// formatFloat is PyYAML's represent_float: Python's repr, lower-cased, with ".0"
+// before an exponent that has no dot.
+func formatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return ".nan"
+	case math.IsInf(f, 1):
+		return ".inf"
+	case math.IsInf(f, -1):
+		return "-.inf"
+	}
+	v := pyFloatRepr(f)
+	if !strings.Contains(v, ".") && strings.Contains(v, "e") {
+		v = strings.Replace(v, "e", ".0e", 1)
+	}
+	return v
+}
+
+// pyFloatRepr is Python's repr of a float: the shortest digits that read back,
+// positional when the exponent is in [-4, 16), else scientific.
+func pyFloatRepr(f float64) string {
+	e := strconv.FormatFloat(f, 'e', -1, 64) // -d.ddde±xx
+	neg := strings.HasPrefix(e, "-")
+	e = strings.TrimPrefix(e, "-")
+	mant, expStr, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expStr)
+	digits := strings.Replace(mant, ".", "", 1)
+	var out string
+	if exp < -4 || exp >= 16 {
+		out = digits[:1]
+		if len(digits) > 1 {
+			out += "." + digits[1:]
+		}
+		sign := "+"
+		if exp < 0 {
+			sign = "-"
+			exp = -exp
+		}
+		out += fmt.Sprintf("e%s%02d", sign, exp)
+	} else if exp < 0 {
+		out = "0." + strings.Repeat("0", -exp-1) + digits
+	} else if exp+1 >= len(digits) {
+		out = digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
+	} else {
+		out = digits[:exp+1] + "." + digits[exp+1:]
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// scalarText returns the text PyYAML writes for a scalar value, and whether it
+// is a string (which must be quoted when it would read back as another type).
+func scalarText(v any) (text string, isStr bool) {
+	switch v := v.(type) {
+	case nil:
+		return "null", false
+	case bool:
+		if v {
+			return "true", false
+		}
+		return "false", false
+	case int64:
+		return strconv.FormatInt(v, 10), false
+	case int:
+		return strconv.Itoa(v), false
+	case *big.Int:
+		return v.String(), false
+	case float64:
+		return formatFloat(v), false
+	case Timestamp:
+		return string(v), false
+	case string:
+		return v, true
+	}
+	return fmt.Sprint(v), true
+}
