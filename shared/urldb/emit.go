@@ -124,7 +124,25 @@ func (e *emitter) simpleKey(key any) bool {
 	}
 	text, _ := scalarText(key)
 	a := analyzeScalar(text)
-	return utf8.RuneCountInString(text) < 128 && !a.empty && !a.multiline
+	// PyYAML counts the length of the (unwritten) tag, e.g. "!!str", too.
+	return utf8.RuneCountInString(text)+len(tagOf(key)) < 128 && !a.empty && !a.multiline
+}
+
+// tagOf returns the short form of the tag PyYAML's representer gives a scalar.
+func tagOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "!!null"
+	case bool:
+		return "!!bool"
+	case int64, *big.Int:
+		return "!!int"
+	case float64:
+		return "!!float"
+	case Timestamp:
+		return "!!timestamp"
+	}
+	return "!!str"
 }
 
 // scalar chooses the style as choose_scalar_style does and writes the text.
@@ -420,7 +438,10 @@ func (e *emitter) writeDoubleQuoted(text string, split bool) {
 		}
 		if 0 < end && end < len(rs)-1 && (ch == ' ' || start >= end) &&
 			e.column+(end-start) > bestWidth && split {
-			data := string(rs[start:end]) + "\\"
+			data := "\\"
+			if start < end { // Python's text[start:end] is empty when start > end
+				data = string(rs[start:end]) + data
+			}
 			if start < end {
 				start = end
 			}
