@@ -1,0 +1,421 @@
+package warc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeAll writes records with the given options and returns the file.
+func writeAll(t testing.TB, opts WriterOptions, recs ...*Record) ([]byte, []RecordInfo) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := NewWriter(&buf, opts)
+	var infos []RecordInfo
+	for _, r := range recs {
+		info, err := w.WriteRecord(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos = append(infos, info)
+	}
+	return buf.Bytes(), infos
+}
+
+func appendixRecords() []*Record {
+	var recs []*Record
+	for _, a := range appendixB() {
+		recs = append(recs, a.withBlock())
+	}
+	return recs
+}
+
+// readAll reads every record with its block; damage is returned in errs.
+func readAll(t testing.TB, file []byte) (recs []*Record, blocks [][]byte, errs []error) {
+	t.Helper()
+	r, err := NewReader(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10000 {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		b, err := io.ReadAll(rec.Block)
+		if err != nil {
+			// The damage is reported again by Next.
+			b = nil
+		}
+		recs = append(recs, rec)
+		blocks = append(blocks, b)
+	}
+	t.Fatal("no end")
+	return
+}
+
+func TestReadAppendixB(t *testing.T) {
+	for _, v := range []Version{V09, V11} {
+		for _, gz := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v gzip=%v", v, gz), func(t *testing.T) {
+				file, infos := writeAll(t, WriterOptions{Version: v, Gzip: gz}, appendixRecords()...)
+				recs, blocks, errs := readAll(t, file)
+				if len(errs) > 0 {
+					t.Fatal(errs)
+				}
+				want := appendixB()
+				if len(recs) != len(want) {
+					t.Fatalf("%d records", len(recs))
+				}
+				for i, rec := range recs {
+					a := want[i]
+					if rec.Version != v || rec.Type != a.rec.Type || rec.TargetURI != a.rec.TargetURI || !rec.Date.Equal(a.rec.Date) ||
+						rec.ID != a.rec.ID || rec.Offset != infos[i].Offset || !bytes.Equal(blocks[i], a.block) {
+						t.Errorf("%s: read %v %s %s %v %s offset %d (want %d)", a.name, rec.Version, rec.Type, rec.TargetURI, rec.Date, rec.ID, rec.Offset, infos[i].Offset)
+					}
+					for _, f := range a.rec.Header {
+						if !contains(rec.Header.Values(f.Name), f.Value) {
+							t.Errorf("%s: %s = %q missing from %v", a.name, f.Name, f.Value, rec.Header)
+						}
+					}
+					if got := rec.Header.Get(FieldChecksum); got != a.wantChecksum {
+						t.Errorf("%s: checksum %q", a.name, got)
+					}
+				}
+				// B.8 continues a record whose first segment is not in the file.
+				if ps := checkVerify(t, file, 1); len(ps) == 1 && (!errors.Is(ps[0], ErrSegment) || ps[0].Record != want[7].rec.ID) {
+					t.Error(ps[0])
+				}
+			})
+		}
+	}
+}
+
+func contains(vs []string, v string) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLenient09 reads the forms the ruling lists from writers of the time.
+func TestLenient09(t *testing.T) {
+	block := "hello, world"
+	rec := func(line string) string { return line + "\r\n\r\n" + block + "\r\n\r\n" }
+	// Each header line is 70 bytes + CRLF CRLF (4) + 12-byte block = 86.
+	tests := []struct {
+		name, file string
+		length     int64
+	}{
+		{"draft", rec("warc/0.9 00086 resource http://x/ 20060101000000 text/plain urn:uuid:1"), 12},
+		{"upper case WARC/0.9", rec("WARC/0.9 00086 resource http://x/ 20060101000000 text/plain urn:uuid:1"), 12},
+		{"record-id before content-type (Heritrix 2006)", rec("warc/0.9 00086 resource http://x/ 20060101000000 urn:uuid:1 text/plain"), 12},
+		{"zero-padded, extra spaces", rec("warc/0.9    86 resource http://x/ 20060101000000 text/plain urn:uuid:1"), 12},
+		// LAW: data-length counts the closing CRLF CRLF too.
+		{"data-length with CRLF CRLF (LAW)", rec("warc/0.9 00090 resource http://x/ 20060101000000 text/plain urn:uuid:1"), 12},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := []byte(tt.file + tt.file)
+			recs, blocks, errs := readAll(t, file)
+			if len(errs) > 0 || len(recs) != 2 {
+				t.Fatalf("%d records, errors %v", len(recs), errs)
+			}
+			for i, r := range recs {
+				if r.Type != TypeResource || r.ID != "urn:uuid:1" || r.ContentType != "text/plain" || string(blocks[i]) != block || r.BlockLength != tt.length {
+					t.Errorf("record %d: %s %q %q %q %d", i, r.Type, r.ID, r.ContentType, blocks[i], r.BlockLength)
+				}
+			}
+		})
+	}
+}
+
+// TestLAWBlockEndingInCRLF: a standard record whose block itself ends with CRLF CRLF
+// (an HTTP request without a body) is not mistaken for the LAW form.
+func TestLAWBlockEndingInCRLF(t *testing.T) {
+	file, _ := writeAll(t, WriterOptions{Version: V09}, appendixRecords()[1], appendixRecords()[1])
+	recs, blocks, errs := readAll(t, file)
+	if len(errs) > 0 || len(recs) != 2 || string(blocks[1]) != string(appendixB()[1].block) {
+		t.Fatalf("%v %d %q", errs, len(recs), blocks)
+	}
+}
+
+func TestRead10(t *testing.T) {
+	// A WARC/1.0 record as warcio writes them.
+	file := "WARC/1.0\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:1>\r\nWARC-Date: 2017-03-06T04:03:53.123456Z\r\n" +
+		"WARC-Target-URI: http://x/\r\nWARC-Concurrent-To: <urn:uuid:0>\r\nWARC-Segment-Total-Length: 5\r\nX-Other: kept\r\n" +
+		" folded\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello\r\n\r\n"
+	recs, blocks, errs := readAll(t, []byte(file))
+	if len(errs) > 0 || len(recs) != 1 {
+		t.Fatal(errs)
+	}
+	r := recs[0]
+	want := Header{{FieldRelatedRecordID, "urn:uuid:0"}, {FieldEndLength, "5"}, {"X-Other", "kept folded"}}
+	if r.Version != V10 || r.ID != "urn:uuid:1" || r.Date.Nanosecond() != 123456000 || fmt.Sprint(r.Header) != fmt.Sprint(want) || string(blocks[0]) != "hello" {
+		t.Errorf("%+v %v %q", r, r.Header, blocks[0])
+	}
+}
+
+// TestDamage: a wrong length is reported with its byte range, and reading resumes at
+// the next record.
+func TestDamage(t *testing.T) {
+	for _, gz := range []bool{false, true} {
+		t.Run(fmt.Sprintf("gzip=%v", gz), func(t *testing.T) {
+			recs := appendixRecords()
+			recs[1], recs[2] = recs[2], recs[1]
+			file, infos := writeAll(t, WriterOptions{Version: V09, Gzip: gz}, recs[0], recs[1], recs[2])
+			var bad []byte
+			if gz {
+				// Break the deflate data of the second member.
+				bad = bytes.Clone(file)
+				for i := infos[1].Offset + 30; i < infos[1].Offset+40; i++ {
+					bad[i] ^= 0x55
+				}
+			} else {
+				// Declare the second record one byte shorter than it is.
+				bad = bytes.Replace(file, []byte("warc/0.9 7548 "), []byte("warc/0.9 7547 "), 1)
+			}
+			got, _, errs := readAll(t, bad)
+			if len(errs) != 1 {
+				t.Fatalf("errors %v", errs)
+			}
+			var de *DamageError
+			if !errors.As(errs[0], &de) || de.Offset != infos[1].Offset || de.End != infos[2].Offset {
+				t.Errorf("damage %v, want %d-%d", errs[0], infos[1].Offset, infos[2].Offset)
+			}
+			if gz && !errors.Is(errs[0], ErrGzip) || !gz && !errors.Is(errs[0], ErrLength) {
+				t.Errorf("damage %v", errs[0])
+			}
+			if last := got[len(got)-1]; last.ID != recs[2].ID {
+				t.Errorf("last record read is %s", last.ID)
+			}
+			// Verify reports the damage (and, for the short block, its digest).
+			var n int
+			v := NewVerifier(func(p Problem) {
+				if errors.Is(p, ErrLength) || errors.Is(p, ErrGzip) {
+					n++
+				}
+			})
+			v.Verify("f", bytes.NewReader(bad))
+			if n != 1 {
+				t.Errorf("verify: %d damage problems", n)
+			}
+		})
+	}
+}
+
+// TestResyncGarbage: garbage between records is skipped up to the next "warc/0.9"
+// at a line start.
+func TestResyncGarbage(t *testing.T) {
+	file, _ := writeAll(t, WriterOptions{Version: V09}, appendixRecords()[1])
+	bad := append([]byte("GARBAGE warc/0.9 in the middle\r\n"), file...)
+	recs, _, errs := readAll(t, bad)
+	var de *DamageError
+	if len(recs) != 1 || len(errs) != 1 || !errors.As(errs[0], &de) || de.Offset != 0 || de.End != 32 {
+		t.Errorf("%d records, errors %v", len(recs), errs)
+	}
+}
+
+// TestSkipWithSL: a record whose block is not read is skipped by its sl length
+// without inflating it: a member whose end is broken is not even noticed.
+func TestSkipWithSL(t *testing.T) {
+	recs := appendixRecords()
+	// An incompressible block larger than the Reader's buffers.
+	big := &Record{Type: TypeResource, TargetURI: "http://big/", ContentType: "application/octet-stream",
+		Block: bytes.NewReader(randomBytes(1 << 20)), BlockLength: 1 << 20}
+	file, infos := writeAll(t, WriterOptions{Version: V09, Gzip: true}, big, recs[1])
+	bad := bytes.Clone(file)
+	end := infos[0].Offset + infos[0].Length
+	bad[end-1000] ^= 0xff // inside the (stored) data near the end of the first member
+	r, _ := NewReader(bytes.NewReader(bad))
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Next() // skips the rest of the first record by sl
+	if err != nil || rec.ID != recs[1].ID || rec.Offset != infos[1].Offset {
+		t.Fatalf("%v %+v", err, rec)
+	}
+	// Reading it all finds the damage.
+	_, _, errs := readAll(t, bad)
+	if len(errs) != 1 || !errors.Is(errs[0], ErrGzip) {
+		t.Errorf("errors %v", errs)
+	}
+}
+
+// TestWrongSL: verify reports an sl value that does not match its member.
+func TestWrongSL(t *testing.T) {
+	file, _ := writeAll(t, WriterOptions{Version: V11, Gzip: true}, appendixRecords()[1])
+	bad := bytes.Clone(file)
+	bad[slAt+4]++ // uncompressed length
+	ps := checkVerify(t, bad, 1)
+	if len(ps) == 1 && !errors.Is(ps[0], ErrSkipLength) {
+		t.Errorf("%v", ps[0])
+	}
+}
+
+func TestVerifyDigest(t *testing.T) {
+	file, _ := writeAll(t, WriterOptions{Version: V11}, appendixRecords()[2])
+	bad := bytes.Replace(file, []byte("Keep-Alive: timeout=15"), []byte("Keep-Alive: timeout=16"), 1)
+	ps := checkVerify(t, bad, 1) // the block digest; the payload is intact
+	if len(ps) == 1 && !errors.Is(ps[0], ErrDigest) {
+		t.Errorf("%v", ps[0])
+	}
+}
+
+func TestSeekRecord(t *testing.T) {
+	for _, gz := range []bool{false, true} {
+		file, infos := writeAll(t, WriterOptions{Version: V09, Gzip: gz}, appendixRecords()...)
+		r, _ := NewReader(bytes.NewReader(file))
+		for i := len(infos) - 1; i >= 0; i-- {
+			if err := r.SeekRecord(infos[i].Offset); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := r.Next()
+			if err != nil || rec.ID != appendixB()[i].rec.ID || rec.Offset != infos[i].Offset {
+				t.Fatalf("gzip=%v record %d: %v %+v", gz, i, err, rec)
+			}
+			b, _ := io.ReadAll(rec.Block)
+			if !bytes.Equal(b, appendixB()[i].block) {
+				t.Errorf("gzip=%v record %d: block differs", gz, i)
+			}
+		}
+	}
+}
+
+// TestRoundTrip: 0.9 -> 1.1 -> 0.9 gives back the same file, byte for byte.
+func TestRoundTrip(t *testing.T) {
+	for _, gz := range []bool{false, true} {
+		orig, _ := writeAll(t, WriterOptions{Version: V09, Gzip: gz}, appendixRecords()...)
+		convert := func(in []byte, v Version) []byte {
+			var out bytes.Buffer
+			r, err := NewReader(bytes.NewReader(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := Convert(NewWriter(&out, WriterOptions{Version: v, Gzip: gz}), r)
+			if err != nil || n != len(appendixB()) {
+				t.Fatalf("%d records, %v", n, err)
+			}
+			return out.Bytes()
+		}
+		v11 := convert(orig, V11)
+		checkVerify(t, v11, 1) // B.8's origin is not in the file
+		back := convert(v11, V09)
+		if !bytes.Equal(back, orig) {
+			t.Errorf("gzip=%v: 0.9 -> 1.1 -> 0.9 differs", gz)
+		}
+		_, b1, _ := readAll(t, orig)
+		_, b2, _ := readAll(t, v11)
+		for i := range b1 {
+			if !bytes.Equal(b1[i], b2[i]) {
+				t.Errorf("block %d differs in 1.1", i)
+			}
+		}
+	}
+}
+
+func TestReaderErrorsNeverPanic(t *testing.T) {
+	inputs := []string{"", "\r\n", "warc/0.9", "warc/0.9 x", "WARC/1.1\r\n\r\n", "WARC/2.0\r\nContent-Length: 1\r\n\r\nx",
+		"warc/0.9 5 a b c d e\r\n\r\n", "\x1f\x8b", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff garbage",
+		"WARC/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n"}
+	for _, in := range inputs {
+		readAll(t, []byte(in))
+	}
+}
+
+func TestHeader(t *testing.T) {
+	var h Header
+	h.Add("A", "1")
+	h.Add("b", "2")
+	h.Add("a", "3")
+	if h.Get("a") != "1" || len(h.Values("A")) != 2 || !h.Has("B") {
+		t.Errorf("%v", h)
+	}
+	h.Set("A", "4")
+	if fmt.Sprint(h) != "[{A 4} {b 2}]" {
+		t.Errorf("Set: %v", h)
+	}
+	h.Del("B")
+	if fmt.Sprint(h) != "[{A 4}]" {
+		t.Errorf("Del: %v", h)
+	}
+}
+
+func TestFileWriter(t *testing.T) {
+	files := map[string]*bytes.Buffer{}
+	var order []string
+	fw := NewFileWriter(FileOptions{Prefix: "TEST", Host: "host.example", TargetSize: 12 << 10,
+		Writer: WriterOptions{Version: V09, Gzip: false, MaxBuffer: 64 << 10},
+		Now:    func() time.Time { return date("20050708010101") },
+		Create: func(name string) (io.WriteCloser, error) {
+			b := &bytes.Buffer{}
+			files[name] = b
+			order = append(order, name)
+			return nopCloser{b}, nil
+		},
+		Warcinfo: func(name string) *Record {
+			return &Record{Type: TypeWarcinfo, TargetURI: "filedesc:" + name, ContentType: "text/plain", Block: strings.NewReader("x"), BlockLength: 1}
+		},
+	})
+	recs := appendixRecords() // 561, 127, 7273, 6958, ... byte blocks
+	big := &Record{Type: TypeResource, TargetURI: "http://big/", ContentType: "application/octet-stream",
+		Block: io.MultiReader(bytes.NewReader(pattern(30000, 5))), BlockLength: 30000}
+	for _, r := range append(recs, big) {
+		info, err := fw.WriteRecord(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if files[info.File] == nil {
+			t.Errorf("record in unknown file %q", info.File)
+		}
+	}
+	fw.Close()
+	if order[0] != "TEST-20050708010101-00001-host.example.warc" {
+		t.Errorf("first file %q", order[0])
+	}
+	v := NewVerifier(func(p Problem) {
+		if p.Record != appendixB()[7].rec.ID { // B.8's origin is not in the files
+			t.Error(p)
+		}
+	})
+	for _, name := range order {
+		if n := files[name].Len(); n > 12<<10 {
+			t.Errorf("%s has %d bytes", name, n)
+		}
+		v.Verify(name, bytes.NewReader(files[name].Bytes()))
+	}
+	v.Finish()
+	// 8 records, 30000 bytes in 4 segments of at most 8 KB (12 KB less 4 KB of
+	// room for headers), and a warcinfo record at the start of each file; the big
+	// record's 4 segments need 4 files of their own.
+	if len(order) < 4+2 || v.Records() != 8+4+len(order) {
+		t.Errorf("%d files, %d records", len(order), v.Records())
+	}
+}
+
+type nopCloser struct{ io.Writer }
+
+// randomBytes returns n pseudo-random bytes, the same on every run.
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	x := uint64(88172645463325252)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		b[i] = byte(x)
+	}
+	return b
+}
+
+func (nopCloser) Close() error { return nil }
