@@ -1,12 +1,196 @@
 package main
 
 import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/webkeep/webkeep/shared/cdx"
 )
 
-// runCDX is replaced by the cdx subcommands; until then it says so.
+func cdxUsage(w io.Writer) {
+	fmt.Fprintln(w, `usage: webkeep cdx <command> [arguments]
+
+commands:
+  encode   read JSON request lines on stdin, write their pywb keys
+  index    write the sorted CDXJ index of WARC files
+
+Run 'webkeep cdx <command> -h' for a command's arguments.`)
+}
+
+// runCDX dispatches the cdx subcommands.
 func runCDX(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "webkeep cdx: not available in this build")
+	if len(args) == 0 {
+		cdxUsage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		cdxUsage(stdout)
+		return 0
+	case "encode":
+		return runCDXEncode(args[1:], os.Stdin, stdout, stderr)
+	case "index":
+		return runCDXIndex(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "webkeep cdx: unknown command %q\n\n", args[0])
+	cdxUsage(stderr)
 	return 2
+}
+
+// dialectFlag parses --dialect.
+type dialectFlag struct{ d cdx.Dialect }
+
+func (f *dialectFlag) String() string { return f.d.String() }
+
+func (f *dialectFlag) Set(s string) error {
+	switch s {
+	case "pywb-2.6.7", "pywb267", "2.6.7":
+		f.d = cdx.Pywb267
+	case "pywb-2.8", "pywb28", "2.8", "warcio":
+		f.d = cdx.Pywb28
+	default:
+		return fmt.Errorf("unknown dialect %q (pywb-2.6.7 or pywb-2.8)", s)
+	}
+	return nil
+}
+
+// encodeInput is one line of `webkeep cdx encode`'s input.
+type encodeInput struct {
+	Method     string            `json:"method"`
+	URL        string            `json:"url"`
+	Headers    map[string]string `json:"headers"`
+	BodyBase64 string            `json:"body_base64"`
+}
+
+// encodeOutput is one line of its output.
+type encodeOutput struct {
+	URL         string `json:"url"`
+	URLKey      string `json:"urlkey"`
+	RequestBody string `json:"requestBody"`
+}
+
+func runCDXEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("webkeep cdx encode", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var dialect dialectFlag
+	fs.Var(&dialect, "dialect", "key dialect: pywb-2.6.7 or pywb-2.8")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: webkeep cdx encode [--dialect pywb-2.6.7|pywb-2.8] < requests.jsonl
+
+Reads one JSON object per line, {"method":..., "url":..., "headers":{...},
+"body_base64":...}, with the headers as sent, and writes per line, in order,
+{"url": <url with the appended query>, "urlkey": <SURT>, "requestBody": <the
+appended body query, "" if none>}.`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(make([]byte, 64<<10), 256<<20)
+	bw := bufio.NewWriter(stdout)
+	defer bw.Flush()
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	status := 0
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var in encodeInput
+		if err := json.Unmarshal(sc.Bytes(), &in); err != nil {
+			fmt.Fprintf(stderr, "webkeep cdx encode: stdin:%d: %v\n", line, err)
+			status = 1
+			continue
+		}
+		body, err := base64.StdEncoding.DecodeString(in.BodyBase64)
+		if err != nil {
+			fmt.Fprintf(stderr, "webkeep cdx encode: stdin:%d: body_base64: %v\n", line, err)
+			status = 1
+			continue
+		}
+		h := http.Header{}
+		for k, v := range in.Headers {
+			h[k] = append(h[k], v)
+		}
+		url, reqBody := dialect.d.EncodeRequest(&cdx.Request{Method: in.Method, URL: in.URL, Header: h, Body: body})
+		key, err := cdx.SURT(url)
+		if err != nil {
+			fmt.Fprintf(stderr, "webkeep cdx encode: stdin:%d: url: %v\n", line, err)
+			status = 1
+			continue
+		}
+		if err := enc.Encode(encodeOutput{URL: url, URLKey: key, RequestBody: reqBody}); err != nil {
+			fmt.Fprintf(stderr, "webkeep cdx encode: %v\n", err)
+			return 1
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintf(stderr, "webkeep cdx encode: stdin: %v\n", err)
+		return 1
+	}
+	return status
+}
+
+func runCDXIndex(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("webkeep cdx index", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var dialect dialectFlag
+	fs.Var(&dialect, "dialect", "key and line dialect: pywb-2.6.7 or pywb-2.8")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: webkeep cdx index [--dialect pywb-2.6.7|pywb-2.8] FILE...
+
+Writes the sorted CDXJ index of the WARC files (0.9, 1.0, 1.1, gzip or plain)
+to standard output, POST and PUT bodies appended to the keys as pywb does.`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	w := cdx.NewWriter(stdout, dialect.d)
+	ix := &cdx.Indexer{Dialect: dialect.d, Problems: func(err error) {
+		fmt.Fprintf(stderr, "webkeep cdx index: %v\n", err)
+	}}
+	status := 0
+	for _, name := range fs.Args() {
+		f, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "webkeep cdx index: %v\n", err)
+			status = 1
+			continue
+		}
+		err = ix.Index(f, filepath.Base(name), w.Write)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "webkeep cdx index: %v\n", err)
+			status = 1
+		}
+	}
+	if err := w.Close(); err != nil {
+		fmt.Fprintf(stderr, "webkeep cdx index: %v\n", err)
+		return 1
+	}
+	return status
 }

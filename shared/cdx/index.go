@@ -1,0 +1,348 @@
+package cdx
+
+// Indexing WARC files as pywb's cdx-indexer does with --cdxj --postappend
+// (pywb/indexer/archiveindexer.py, DefaultRecordParser with append_post).
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha1"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+// maxHTTPHeader bounds the HTTP header read from a record block.
+const maxHTTPHeader = 1 << 20
+
+// maxRequestBody bounds the request body read for the key: longer bodies
+// are read this far (pywb reads them whole; the query keeps 4096
+// characters, of base64 at most 3072 bytes, of form text at most 4096 code
+// points, but JSON or multipart may need more).
+const maxRequestBody = 64 << 20
+
+// payloadDigestFields are the named fields whose value is the payload's
+// "sha1:BASE32" digest: WARC/1.1's, and the one webkeep's WARC 0.9 records
+// carry so that the index needs no payload.
+var payloadDigestFields = []string{warc.FieldPayloadDigest, "Payload-Digest"}
+
+// An Indexer turns the records of WARC files into CDXJ entries.
+type Indexer struct {
+	// Dialect selects the JSON body rendering of keys.
+	Dialect Dialect
+	// Problems, if set, receives damage found in a file; indexing goes on.
+	Problems func(error)
+
+	br  *bufio.Reader
+	buf []byte
+}
+
+// indexed is a record on its way to becoming an entry: pywb's entry plus
+// what pairing needs.
+type indexed struct {
+	entry   Entry
+	typ     string
+	id      string
+	related string
+	skip    bool // indexed only for pairing (requests, warcinfo)
+	method  string
+	query   string
+}
+
+// Index reads the WARC file r (0.9, 1.0 or 1.1, plain or gzip) and calls emit
+// with the entry of every record that pywb's indexer writes, in file order,
+// with request bodies appended to the keys of the responses they belong to.
+// filename is written in each entry.
+func (ix *Indexer) Index(r io.Reader, filename string, emit func(*Entry) error) error {
+	cr := &countingReader{r: r}
+	wr, err := warc.NewReader(cr)
+	if err != nil {
+		return fmt.Errorf("cdx: %s: %w", filename, err)
+	}
+	if ix.br == nil {
+		ix.br = bufio.NewReaderSize(nil, 32<<10)
+	}
+	var prev *indexed
+	var pending *indexed // waits for its length: the next record's offset
+	flush := func(it *indexed) error {
+		if it == nil || it.skip || it.entry.URL == "" || it.entry.URLKey == "" {
+			return nil
+		}
+		if it.typ == "metadata" && it.entry.Mime == "text/anvl" {
+			return nil
+		}
+		return emit(&it.entry)
+	}
+	// join is join_request_records: it holds one entry back to pair it with
+	// the next.
+	var queue []*indexed
+	join := func(it *indexed) {
+		if prev == nil {
+			prev = it
+			return
+		}
+		if it.entry.URL == prev.entry.URL && it.related == prev.id && prev.id != "" &&
+			(ix.merge(it, prev) || ix.merge(prev, it)) {
+			queue = append(queue, prev, it)
+			prev = nil
+			return
+		}
+		queue = append(queue, prev)
+		prev = it
+	}
+	for {
+		rec, err := wr.Next()
+		if err == io.EOF {
+			break
+		}
+		var damage *warc.DamageError
+		if errors.As(err, &damage) {
+			if ix.Problems != nil {
+				ix.Problems(fmt.Errorf("%s: %w", filename, err))
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("cdx: %s: %w", filename, err)
+		}
+		if pending != nil {
+			pending.entry.Length = rec.Offset - pending.entry.Offset
+			join(pending)
+			pending = nil
+		}
+		it, err := ix.record(rec, filename)
+		if err != nil {
+			return fmt.Errorf("cdx: %s: record at %d: %w", filename, rec.Offset, err)
+		}
+		if it == nil {
+			continue
+		}
+		pending = it
+		for _, q := range queue {
+			if err := flush(q); err != nil {
+				return err
+			}
+		}
+		queue = queue[:0]
+	}
+	if pending != nil {
+		// The last record runs to the end of the file.
+		if _, err := io.Copy(io.Discard, cr); err != nil {
+			return fmt.Errorf("cdx: %s: %w", filename, err)
+		}
+		pending.entry.Length = cr.n - pending.entry.Offset
+		join(pending)
+	}
+	if prev != nil {
+		queue = append(queue, prev)
+	}
+	for _, q := range queue {
+		if err := flush(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// merge is merge_request_data: resp takes the request's method and body
+// query when req is a request and resp is not.
+func (ix *Indexer) merge(resp, req *indexed) bool {
+	if req.typ != warc.TypeRequest || resp.typ == warc.TypeRequest {
+		return false
+	}
+	url := resp.entry.URL
+	newURL := strings.ReplaceAll(AppendQuery(url, req.method, req.query), "WB_wombat_", "")
+	if newURL != url {
+		if key, err := SURT(newURL); err == nil {
+			resp.entry.URLKey = key
+			req.entry.URLKey = key
+		}
+		resp.entry.Method = req.method
+		resp.entry.RequestBody = req.query
+	}
+	return true
+}
+
+var mimeSplit = regexp.MustCompile(`[; ]`)
+
+// record is create_record_iter and parse_warc_record for one record.
+func (ix *Indexer) record(rec *warc.Record, filename string) (*indexed, error) {
+	if rec.ContentType == "application/warc-fields" && rec.Type != warc.TypeWarcinfo {
+		return nil, nil
+	}
+	it := &indexed{typ: rec.Type, id: rec.ID, related: rec.Header.Get(warc.FieldRelatedRecordID)}
+	e := &it.entry
+	e.Offset = rec.Offset
+	e.Filename = filename
+	if rec.Type == warc.TypeWarcinfo {
+		it.skip = true
+		return it, nil
+	}
+	e.URL = rec.TargetURI
+	e.Timestamp = rec.Date.UTC().Format("20060102150405")
+	e.Metadata = rec.Header.Get("WARC-Json-Metadata")
+	for _, f := range payloadDigestFields {
+		if d := rec.Header.Get(f); d != "" {
+			e.Digest = strings.TrimPrefix(d, "sha1:")
+			break
+		}
+	}
+	if e.Digest == "" {
+		e.Digest = "-"
+	}
+	var key string
+	if e.URL != "" {
+		var err error
+		if key, err = SURT(e.URL); err != nil {
+			return nil, err
+		}
+	}
+	e.URLKey = key
+
+	httpRecord := (rec.Type == warc.TypeResponse || rec.Type == warc.TypeRequest || rec.Type == warc.TypeRevisit) &&
+		(strings.HasPrefix(e.URL, "http:") || strings.HasPrefix(e.URL, "https:"))
+	ix.br.Reset(rec.Block)
+	var status string
+	var h http.Header
+	if httpRecord {
+		var err error
+		status, h, err = readHTTPHeader(ix.br)
+		if err != nil {
+			return nil, err
+		}
+	}
+	ctype := rec.ContentType
+	if httpRecord {
+		ctype, _ = header(h, "Content-Type")
+	}
+	switch {
+	case rec.Type == warc.TypeRevisit:
+		e.Mime = "warc/revisit"
+	case rec.Type == warc.TypeRequest:
+		e.Mime = mimeOf(ctype, "-")
+	default:
+		e.Mime = mimeOf(ctype, "unk")
+		e.MimeDetected = rec.Header.Get("WARC-Identified-Payload-Type")
+	}
+	e.Status = "-"
+	if rec.Type == warc.TypeResponse {
+		if code, _, _ := strings.Cut(status, " "); code != "" {
+			e.Status = code
+			if code == "204" && strings.Contains(status, "Error") {
+				e.Status = "-"
+			}
+		}
+	}
+	switch {
+	case rec.Type == warc.TypeRequest:
+		it.skip = true
+		it.method = strings.ToUpper(status)
+		if httpRecord {
+			r := &Request{Method: it.method, Header: h}
+			if cl, ok := header(h, "Content-Length"); ok {
+				if n, ok := pyInt(cl); ok && n > 0 {
+					if n > maxRequestBody {
+						n = maxRequestBody
+					}
+					ix.buf = ix.buf[:0]
+					b := bytes.NewBuffer(ix.buf)
+					if _, err := io.Copy(b, io.LimitReader(ix.br, n)); err != nil {
+						return nil, err
+					}
+					ix.buf = b.Bytes()
+					r.Body = ix.buf
+				}
+			}
+			it.method, it.query = ix.Dialect.BodyQuery(r)
+		}
+	case e.Digest == "-" && rec.Type != warc.TypeRevisit:
+		sum := sha1.New()
+		if _, err := io.Copy(sum, ix.br); err != nil {
+			return nil, err
+		}
+		e.Digest = base32.StdEncoding.EncodeToString(sum.Sum(nil))
+	}
+	return it, nil
+}
+
+// mimeOf is extract_mime: the content type up to the first ";" or space.
+func mimeOf(ctype, def string) string {
+	if ctype == "" {
+		return def
+	}
+	return mimeSplit.Split(ctype, 2)[0]
+}
+
+// readHTTPHeader reads an HTTP message header as warcio's
+// StatusAndHeadersParser does: for a response it returns the status line
+// after the protocol ("200 OK"), for a request the method; header lines
+// may be folded; the header ends at an empty line or the end of the block.
+func readHTTPHeader(br *bufio.Reader) (string, http.Header, error) {
+	h := http.Header{}
+	var first string
+	var last string
+	total := 0
+	for n := 0; ; n++ {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			full := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull && len(full) < maxHTTPHeader {
+				line, err = br.ReadSlice('\n')
+				full = append(full, line...)
+			}
+			line = full
+		}
+		total += len(line)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return "", nil, err
+		}
+		if total > maxHTTPHeader {
+			return "", nil, fmt.Errorf("HTTP header longer than %d bytes", maxHTTPHeader)
+		}
+		s := strings.TrimRight(string(line), "\r\n")
+		if n == 0 {
+			first = s
+			if err == io.EOF {
+				break
+			}
+			continue
+		}
+		if s == "" {
+			break
+		}
+		if (s[0] == ' ' || s[0] == '\t') && last != "" {
+			vals := h[last]
+			vals[len(vals)-1] += " " + strings.TrimSpace(s)
+		} else if name, value, ok := strings.Cut(s, ":"); ok {
+			last = strings.TrimSpace(name)
+			h[last] = append(h[last], strings.TrimSpace(value))
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	_, rest, _ := strings.Cut(first, " ")
+	if strings.HasPrefix(first, "HTTP/") {
+		return rest, h, nil
+	}
+	method, _, _ := strings.Cut(first, " ")
+	return method, h, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,97 @@
+package cdx
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+// testWARC writes a warcinfo record, a form POST (request then response, the
+// response pointing at the request), and a GET response, and returns the file
+// with the written records' infos.
+func testWARC(t testing.TB, v warc.Version, gz bool) ([]byte, []warc.RecordInfo) {
+	var buf bytes.Buffer
+	w := warc.NewWriter(&buf, warc.WriterOptions{Version: v, Gzip: gz})
+	date := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	body := "a=1&b=x+y%26z"
+	reqBlock := "POST /form?q=1 HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: " +
+		strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	respBlock := "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 5\r\n\r\nhello"
+	recs := []*warc.Record{
+		{Type: warc.TypeWarcinfo, TargetURI: "filedesc:test.warc", ContentType: "application/warc-fields", Block: strings.NewReader("software: test\r\n"), BlockLength: 16},
+		{Type: warc.TypeRequest, ID: "urn:uuid:req-1", TargetURI: "http://www.example.com/form?q=1", ContentType: "application/http; msgtype=request", Block: strings.NewReader(reqBlock), BlockLength: int64(len(reqBlock))},
+		{Type: warc.TypeResponse, ID: "urn:uuid:resp-1", TargetURI: "http://www.example.com/form?q=1", ContentType: "application/http; msgtype=response", Block: strings.NewReader(respBlock), BlockLength: int64(len(respBlock)),
+			Header: warc.Header{{Name: warc.FieldRelatedRecordID, Value: "urn:uuid:req-1"}}},
+		{Type: warc.TypeResponse, ID: "urn:uuid:resp-2", TargetURI: "https://example.org/", ContentType: "application/http; msgtype=response", Block: strings.NewReader(respBlock), BlockLength: int64(len(respBlock))},
+	}
+	var infos []warc.RecordInfo
+	for _, r := range recs {
+		r.Date = date
+		info, err := w.WriteRecord(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos = append(infos, info)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), infos
+}
+
+func TestIndex(t *testing.T) {
+	// base32(SHA-1("hello")), the payload digest pywb computes; the key as surt
+	// 0.3.1 computes it for the URL with the appended query (measured).
+	const digest = "VL2MMHO4YXUKFWV63YHTWSBM3GXKSQ2N"
+	for _, tc := range []struct {
+		v  warc.Version
+		gz bool
+	}{{warc.V11, true}, {warc.V11, false}, {warc.V09, true}, {warc.V09, false}} {
+		t.Run(tc.v.String()+map[bool]string{true: ".gz", false: ""}[tc.gz], func(t *testing.T) {
+			data, infos := testWARC(t, tc.v, tc.gz)
+			var out bytes.Buffer
+			w := NewWriter(&out, Pywb267)
+			if err := (&Indexer{}).Index(bytes.NewReader(data), "test.warc", w.Write); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			off := func(i int) string { return strconv.FormatInt(infos[i].Offset, 10) }
+			ln := func(i int) string {
+				end := int64(len(data))
+				if i+1 < len(infos) {
+					end = infos[i+1].Offset
+				}
+				return strconv.FormatInt(end-infos[i].Offset, 10)
+			}
+			want := `com,example)/form?__wb_method=post&a=1&b=x%20y&q=1&z 20240506070809 {"url": "http://www.example.com/form?q=1", "mime": "text/html", "status": "200", "digest": "` + digest + `", "length": "` + ln(2) + `", "offset": "` + off(2) + `", "method": "POST", "requestBody": "a=1&b=x y&z", "filename": "test.warc"}
+org,example)/ 20240506070809 {"url": "https://example.org/", "mime": "text/html", "status": "200", "digest": "` + digest + `", "length": "` + ln(3) + `", "offset": "` + off(3) + `", "filename": "test.warc"}
+`
+			if out.String() != want {
+				t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+			}
+		})
+	}
+}
+
+func TestAppendLineDialects(t *testing.T) {
+	e := Entry{URLKey: "com,example)/", Timestamp: "20240101000000", URL: "http://example.com/é", Mime: "text/html",
+		Status: "200", Digest: "-", Length: 10, Offset: 0, Method: "POST", RequestBody: "a=\"é\"\n", Filename: "f.warc.gz"}
+	got := string(e.AppendLine(nil, Pywb267))
+	// json.dumps of an OrderedDict, as pywb's CDXJ writer does it.
+	want := `com,example)/ 20240101000000 {"url": "http://example.com/\u00e9", "mime": "text/html", "status": "200", "length": "10", "offset": "0", "method": "POST", "requestBody": "a=\"\u00e9\"\n", "filename": "f.warc.gz"}` + "\n"
+	if got != want {
+		t.Errorf("pywb 2.6.7:\n got  %s\n want %s", got, want)
+	}
+	got = string(e.AppendLine(nil, Pywb28))
+	// JSON.stringify, as warcio.js's cdx-index writes it.
+	want = `com,example)/ 20240101000000 {"url":"http://example.com/é","mime":"text/html","status":"200","length":"10","offset":"0","filename":"f.warc.gz","method":"POST","requestBody":"a=\"é\"\n"}` + "\n"
+	if got != want {
+		t.Errorf("pywb 2.8:\n got  %s\n want %s", got, want)
+	}
+}
