@@ -95,7 +95,8 @@ func Targets(entries []Entry, opt TargetOptions) []Target {
 	return out
 }
 
-func (c *Checker) client() *http.Client {
+// HTTPClient returns the Client, making the default one on first use.
+func (c *Checker) HTTPClient() *http.Client {
 	if c.Client != nil {
 		return c.Client
 	}
@@ -162,7 +163,7 @@ func Fetch(ctx context.Context, client *http.Client, rawURL, userAgent string, r
 // network or timeout), never an error; Check returns early only when ctx ends
 // or archiving fails.
 func (c *Checker) Check(ctx context.Context, targets []Target, emit func(Verdict)) error {
-	client := c.client()
+	client := c.HTTPClient()
 	conc, perHost, timeout := c.Concurrency, c.PerHost, c.Timeout
 	if conc <= 0 {
 		conc = DefaultConcurrency
