@@ -136,6 +136,9 @@ func (rs *Rules) Match(rawURL string) (*Match, error) {
 	// The website key and the canonical URL, part by part.
 	var web, canon strings.Builder
 	hostKey, hostCanon := host, host
+	if strings.Contains(host, ":") {
+		hostKey, hostCanon = "["+host+"]", "["+host+"]"
+	}
 	if len(rs.Domain) > 0 {
 		hostKey = joinParts(hostSlots, m.Options, false, ".", domain)
 		hostCanon = joinParts(hostSlots, m.Options, true, ".", domain)
@@ -211,6 +214,8 @@ func parseURL(rawURL string) (*url.URL, error) {
 	u.Scheme = strings.ToLower(u.Scheme)
 	if p := u.Port(); p != "" {
 		host = net.JoinHostPort(host, p)
+	} else if strings.Contains(host, ":") {
+		host = "[" + host + "]"
 	}
 	u.Host = host
 	return u, nil
