@@ -1,0 +1,56 @@
+package cdx
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"testing"
+)
+
+// FuzzEncodeRequest checks that no body panics or hangs the encoder, that
+// the output is deterministic, capped, and an extension of the URL.
+func FuzzEncodeRequest(f *testing.F) {
+	for _, v := range readJSONL[requestVector](f, "testdata/pywb-requests.jsonl") {
+		body, _ := base64.StdEncoding.DecodeString(v.Body)
+		ct := ""
+		for _, kv := range v.Headers {
+			if kv[0] == "Content-Type" {
+				ct = kv[1]
+			}
+		}
+		f.Add(v.Method, ct, body)
+	}
+	f.Fuzz(func(t *testing.T, method, ctype string, body []byte) {
+		h := http.Header{"Content-Type": {ctype}, "Content-Length": {strconv.Itoa(len(body))}}
+		r := &Request{Method: method, URL: "http://example.com/p", Header: h, Body: body}
+		for _, d := range []Dialect{Pywb267, Pywb28} {
+			u1, q1 := d.EncodeRequest(r)
+			u2, q2 := d.EncodeRequest(r)
+			if u1 != u2 || q1 != q2 {
+				t.Fatalf("not deterministic: %q %q / %q %q", u1, q1, u2, q2)
+			}
+			if len([]rune(q1)) > MaxQueryLength {
+				t.Fatalf("query of %d characters", len([]rune(q1)))
+			}
+			if len(u1) < len(r.URL) || u1[:len(r.URL)] != r.URL {
+				t.Fatalf("url %q does not extend %q", u1, r.URL)
+			}
+		}
+	})
+}
+
+// FuzzSURT checks that SURT never panics and is deterministic, and that a
+// key, once computed, is stable under a second canonicalization of a URL
+// that has no fragment.
+func FuzzSURT(f *testing.F) {
+	for _, v := range readJSONL[surtVector](f, "testdata/surt.jsonl") {
+		f.Add(v.URL)
+	}
+	f.Fuzz(func(t *testing.T, url string) {
+		k1, err1 := SURT(url)
+		k2, err2 := SURT(url)
+		if k1 != k2 || (err1 == nil) != (err2 == nil) {
+			t.Fatalf("not deterministic: %q %v / %q %v", k1, err1, k2, err2)
+		}
+	})
+}
