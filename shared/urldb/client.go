@@ -46,8 +46,8 @@ type Checker struct {
 	Timeout     time.Duration // per URL, body included; DefaultTimeout if 0
 	UserAgent   string        // DefaultUserAgent if empty
 	Insecure    bool          // do not verify TLS certificates (default client only)
-	// Archive, if set, receives every exchange with its body; the bodies of
-	// all responses are then read in full.
+	// Archive, if set, receives every exchange with its body, one call at a
+	// time; the bodies of all responses are then read in full.
 	Archive func(*Exchange) error
 	// Progress, if set, is called after each URL with the count done so far.
 	Progress func(done, total int)
@@ -176,6 +176,15 @@ func (c *Checker) Check(ctx context.Context, targets []Target, emit func(Verdict
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	archive := c.Archive
+	if archive != nil {
+		var mu sync.Mutex
+		archive = func(ex *Exchange) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return c.Archive(ex)
+		}
+	}
 
 	hosts := map[string]chan struct{}{}
 	for _, t := range targets {
@@ -205,7 +214,7 @@ func (c *Checker) Check(ctx context.Context, targets []Target, emit func(Verdict
 					results <- result{i: i, err: ctx.Err()}
 					continue
 				}
-				v, err := c.checkOne(ctx, client, t, timeout)
+				v, err := c.checkOne(ctx, client, t, timeout, archive)
 				<-sem
 				results <- result{i, v, err}
 			}
@@ -258,10 +267,10 @@ func (c *Checker) Check(ctx context.Context, targets []Target, emit func(Verdict
 	return firstErr
 }
 
-func (c *Checker) checkOne(ctx context.Context, client *http.Client, t Target, timeout time.Duration) (Verdict, error) {
+func (c *Checker) checkOne(ctx context.Context, client *http.Client, t Target, timeout time.Duration, archive func(*Exchange) error) (Verdict, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, err := Fetch(ctx, client, t.URL, c.UserAgent, t.Record.Static(), c.Archive)
+	resp, err := Fetch(ctx, client, t.URL, c.UserAgent, t.Record.Static(), archive)
 	var v Verdict
 	switch {
 	case errors.Is(err, ErrArchive):
