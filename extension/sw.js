@@ -1,0 +1,85 @@
+// webkeep service worker: a thin shim. It registers every listener at the top level (an
+// MV3 worker drops events that arrive before a listener exists), queues events until the
+// Go core is running, and does for the core what only JavaScript can: chrome.debugger,
+// the badge, and IndexedDB. Every decision is made in the core (wasm/core).
+"use strict";
+importScripts("wasm_exec.js");
+
+const pending = [];
+let core = null;
+const ready = new Promise((resolve) => {
+  self.webkeepCoreReady = () => {
+    core = self.webkeepCore;
+    for (const deliver of pending.splice(0)) deliver(core);
+    resolve(core);
+  };
+});
+const deliver = (fn) => (core ? fn(core) : pending.push(fn));
+
+// IndexedDB: one object store of byte values under string keys.
+const db = new Promise((resolve, reject) => {
+  const open = indexedDB.open("webkeep", 1);
+  open.onupgradeneeded = () => open.result.createObjectStore("kv");
+  open.onsuccess = () => resolve(open.result);
+  open.onerror = () => reject(open.error);
+});
+const tx = (mode, fn) => db.then((d) => new Promise((resolve, reject) => {
+  const t = d.transaction("kv", mode, { durability: "strict" });
+  const req = fn(t.objectStore("kv"));
+  t.oncomplete = () => resolve(req && req.result);
+  t.onerror = () => reject(t.error);
+  t.onabort = () => reject(t.error || new Error("IndexedDB transaction aborted"));
+}));
+const range = (prefix) => IDBKeyRange.bound(prefix, prefix + "\uffff");
+
+self.webkeepHost = {
+  send: (tabId, sessionId, method, params) =>
+    chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, JSON.parse(params))
+      .then((result) => JSON.stringify(result || {})),
+  attach: (tabId) => chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
+    // After a service-worker restart the old session is still attached: keep it.
+    if (!/already attached/i.test(String(e && e.message))) throw e;
+  }),
+  detach: (tabId) => chrome.debugger.detach({ tabId }).catch(() => {}),
+  badge: (tabId, text) => {
+    chrome.action.setBadgeBackgroundColor({ tabId, color: "#b00020" }).catch(() => {});
+    chrome.action.setBadgeText({ tabId, text }).catch(() => {});
+  },
+  store: {
+    put: (key, bytes) => tx("readwrite", (s) => s.put(bytes, key)),
+    get: (key) => tx("readonly", (s) => s.get(key)).then((v) => v ?? null),
+    keys: (prefix) => tx("readonly", (s) => s.getAllKeys(range(prefix))),
+    delete: (prefix) => tx("readwrite", (s) => s.delete(range(prefix))),
+  },
+};
+
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  const json = JSON.stringify(params || {});
+  deliver((c) => c.event(source.tabId, source.sessionId || null, method, json));
+});
+chrome.debugger.onDetach.addListener((source, reason) => {
+  deliver((c) => c.detached(source.tabId, String(reason)));
+});
+chrome.tabs.onCreated.addListener((tab) => {
+  if (tab.openerTabId) deliver((c) => c.tabCreated(tab.id, tab.openerTabId));
+});
+chrome.commands.onCommand.addListener(async (command, tab) => {
+  if (command !== "toggle-recording" || !tab) return;
+  const c = await ready;
+  const res = await c.handle(new Request(new URL("/api/record/toggle?tab=" + tab.id, location.origin), { method: "POST" }));
+  if (!res.ok) console.warn("webkeep: toggle:", await res.text());
+});
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (url.origin === location.origin && url.pathname.startsWith("/api/")) {
+    event.respondWith(ready.then((c) => c.handle(event.request)));
+  }
+});
+self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
+
+const go = new Go();
+WebAssembly.instantiateStreaming(fetch("core.wasm"), go.importObject)
+  .then((result) => go.run(result.instance))
+  .catch((e) => console.error("webkeep: the core did not start:", e));

@@ -1,0 +1,9 @@
+// Starts the pages' Go code (ui.wasm); everything else happens there.
+"use strict";
+const go = new Go();
+WebAssembly.instantiateStreaming(fetch("ui.wasm"), go.importObject)
+  .then((result) => go.run(result.instance))
+  .catch((e) => {
+    const box = document.getElementById("error");
+    if (box) { box.textContent = "webkeep could not start this page: " + e; box.hidden = false; }
+  });

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"hash"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// exchange is one request the site received and what it answered.
+type exchange struct {
+	Method       string      `json:"method"`
+	URL          string      `json:"url"` // path and query as received
+	Header       http.Header `json:"header"`
+	BodyBase64   string      `json:"body_base64"`
+	Status       int         `json:"status"`
+	ResponseSize int64       `json:"response_size"`
+	ResponseHash string      `json:"response_sha256"` // hex SHA-256 of the response body sent
+	Time         time.Time   `json:"time"`
+}
+
+// site is the demo web site and its log.
+type site struct {
+	mux     *http.ServeMux
+	bigSize int64
+	mu      sync.Mutex
+	log     []exchange
+}
+
+func newSite(bigSize int64) *site {
+	s := &site{mux: http.NewServeMux(), bigSize: bigSize}
+	s.mux.HandleFunc("GET /{$}", s.page(indexHTML))
+	s.mux.HandleFunc("GET /forms", s.page(formsHTML))
+	s.mux.HandleFunc("GET /gallery", s.page(galleryHTML))
+	s.mux.HandleFunc("GET /static/style.css", s.static("text/css; charset=utf-8", styleCSS))
+	s.mux.HandleFunc("GET /static/app.js", s.static("text/javascript; charset=utf-8", appJS))
+	s.mux.HandleFunc("GET /static/logo.svg", s.static("image/svg+xml", logoSVG))
+	s.mux.HandleFunc("GET /static/pixel.png", s.static("image/png", string(pixelPNG)))
+	s.mux.HandleFunc("GET /static/noise.bin", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(noise(1, 64<<10))
+	})
+	s.mux.HandleFunc("GET /data.txt", s.static("text/plain; charset=utf-8", dataTXT))
+	s.mux.HandleFunc("GET /robots.txt", s.static("text/plain; charset=utf-8", robotsTXT))
+	s.mux.HandleFunc("POST /submit/form", s.echo)
+	s.mux.HandleFunc("POST /submit/upload", s.echo)
+	s.mux.HandleFunc("POST /api/json", s.echo)
+	s.mux.HandleFunc("POST /api/text", s.echo)
+	s.mux.HandleFunc("POST /api/binary", s.echo)
+	s.mux.HandleFunc("PUT /api/item/{id}", s.echo)
+	s.mux.HandleFunc("DELETE /api/item/{id}", s.echo)
+	s.mux.HandleFunc("GET /redirect/start", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/redirect/middle", http.StatusMovedPermanently)
+	})
+	s.mux.HandleFunc("GET /redirect/middle", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/redirect/end", http.StatusFound)
+	})
+	s.mux.HandleFunc("GET /redirect/end", s.page(redirectEndHTML))
+	s.mux.HandleFunc("GET /big", s.big)
+	return s
+}
+
+// ServeHTTP logs the request and the response body, then serves it. /__log is the log
+// itself and is not logged.
+func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/__log" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(s.log)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		http.Error(w, "reading body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := &recorder{ResponseWriter: w, hash: sha256.New(), status: http.StatusOK}
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		rec.Header().Set("Content-Type", "text/html; charset=utf-8")
+		rec.WriteHeader(http.StatusNotFound)
+		io.WriteString(rec, notFoundHTML)
+	} else {
+		s.mux.ServeHTTP(rec, r)
+	}
+	s.mu.Lock()
+	s.log = append(s.log, exchange{
+		Method:       r.Method,
+		URL:          r.URL.RequestURI(),
+		Header:       r.Header,
+		BodyBase64:   base64.StdEncoding.EncodeToString(body),
+		Status:       rec.status,
+		ResponseSize: rec.size,
+		ResponseHash: hex.EncodeToString(rec.hash.Sum(nil)),
+		Time:         time.Now().UTC(),
+	})
+	s.mu.Unlock()
+}
+
+// recorder passes a response through and hashes its body.
+type recorder struct {
+	http.ResponseWriter
+	hash   hash.Hash
+	status int
+	size   int64
+}
+
+func (r *recorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.hash.Write(p)
+	r.size += int64(len(p))
+	return r.ResponseWriter.Write(p)
+}
+
+func (s *site) page(html string) http.HandlerFunc {
+	return s.static("text/html; charset=utf-8", html)
+}
+
+func (s *site) static(contentType, body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Header().Set("Cache-Control", "no-store")
+		io.WriteString(w, body)
+	}
+}
+
+// echo answers a request with a JSON summary of what was received.
+func (s *site) echo(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	sum := sha256.Sum256(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(map[string]any{
+		"method":       r.Method,
+		"path":         r.URL.Path,
+		"content_type": r.Header.Get("Content-Type"),
+		"length":       len(body),
+		"sha256":       hex.EncodeToString(sum[:]),
+	})
+}
+
+// big streams bigSize bytes: half text, half pseudo-random, generated on the fly.
+func (s *site) big(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.FormatInt(s.bigSize, 10))
+	w.Header().Set("Cache-Control", "no-store")
+	const chunk = 1 << 20
+	line := []byte(strings.Repeat("webkeep demo large response line of text. ", 24) + "\n")
+	for i, left := 0, s.bigSize; left > 0; i++ {
+		var p []byte
+		if i%2 == 0 {
+			p = bytes.Repeat(line, chunk/len(line)+1)[:chunk]
+		} else {
+			p = noise(uint64(i), chunk)
+		}
+		if int64(len(p)) > left {
+			p = p[:left]
+		}
+		if _, err := w.Write(p); err != nil {
+			return
+		}
+		left -= int64(len(p))
+	}
+}
+
+// noise returns n deterministic pseudo-random bytes.
+func noise(seed uint64, n int) []byte {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = byte(rng.Uint32())
+	}
+	return p
+}

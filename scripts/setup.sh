@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what webkeep's build, demo and tests need, when it is missing: Go (from the Go
+# module proxy's toolchain module, into .cache/go), Node.js, Debian's chromium, and the
+# npm dev tooling (npm ci). Safe to run again: it does nothing when all is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO_VERSION=1.26.8
+say() { echo "setup: $*" >&2; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else say "need root for: $*"; return 1; fi; }
+apt_updated=
+apt_install() {
+  if [ -z "$apt_updated" ]; then as_root apt-get update -qq >&2; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >&2
+}
+
+export PATH="$PWD/.cache/go/bin:$PATH"
+if ! command -v go >/dev/null || ! go version | grep -q "go1\.2[6-9]"; then
+  say "installing Go $GO_VERSION into .cache/go"
+  command -v curl >/dev/null || apt_install curl ca-certificates
+  command -v unzip >/dev/null || apt_install unzip
+  mkdir -p .cache && rm -rf .cache/go .cache/toolchain
+  curl -fsSL -o .cache/go.zip "https://proxy.golang.org/golang.org/toolchain/@v/v0.0.1-go${GO_VERSION}.linux-amd64.zip"
+  unzip -q .cache/go.zip -d .cache/toolchain && rm .cache/go.zip
+  mv ".cache/toolchain/golang.org/toolchain@v0.0.1-go${GO_VERSION}.linux-amd64" .cache/go
+  chmod +x .cache/go/bin/* .cache/go/pkg/tool/*/* 2>/dev/null || true
+  rm -rf .cache/toolchain
+fi
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  say "installing Node.js"
+  apt_install nodejs npm
+fi
+
+if [ ! -x /usr/bin/chromium ]; then
+  say "installing Debian's chromium"
+  apt_install chromium
+fi
+
+if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+fi

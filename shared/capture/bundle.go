@@ -1,0 +1,99 @@
+package capture
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Names of the files inside a bundle, besides the WARC and CDXJ named after the session.
+const (
+	bundlePages  = "pages.jsonl"
+	bundleReport = "report.json"
+)
+
+// Report is the check report of a session, as a bundle carries it.
+type Report struct {
+	Session SessionInfo `json:"session"`
+}
+
+// SortedCDX returns the session's CDXJ index sorted as CDXJ requires (by key, then
+// timestamp, then the rest of the line).
+func (s *Session) SortedCDX() ([]byte, error) {
+	r, err := s.CDXLines()
+	if err != nil {
+		return nil, err
+	}
+	var lines [][]byte
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		if len(sc.Bytes()) > 0 {
+			lines = append(lines, bytes.Clone(sc.Bytes()))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("capture: session %s: reading CDX: %w", s.info.ID, err)
+	}
+	slices.SortStableFunc(lines, bytes.Compare)
+	var out bytes.Buffer
+	for _, l := range lines {
+		out.Write(l)
+		out.WriteByte('\n')
+	}
+	return out.Bytes(), nil
+}
+
+// BaseName is the name a session's files share in a bundle and in downloads.
+func (s *Session) BaseName() string { return "webkeep-" + s.info.ID }
+
+// WriteBundle writes the session as a zip: its WARC 0.9 .warc.gz, its sorted .cdxj,
+// pages.jsonl and the check report. The WARC is streamed from the store a chunk at a
+// time and stored without recompression (it is gzip already).
+func (s *Session) WriteBundle(w io.Writer) error {
+	info := s.Info()
+	zw := zip.NewWriter(w)
+	add := func(name string, method uint16, r io.Reader) error {
+		f, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method, Modified: info.Updated})
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(f, r); err != nil {
+			return fmt.Errorf("capture: bundle %s: %s: %w", info.ID, name, err)
+		}
+		return nil
+	}
+	warcStream, err := s.WARC()
+	if err != nil {
+		return err
+	}
+	if err := add(s.BaseName()+".warc.gz", zip.Store, warcStream); err != nil {
+		return err
+	}
+	index, err := s.SortedCDX()
+	if err != nil {
+		return err
+	}
+	if err := add(s.BaseName()+".cdxj", zip.Deflate, bytes.NewReader(index)); err != nil {
+		return err
+	}
+	pages, err := s.PageLines()
+	if err != nil {
+		return err
+	}
+	if err := add(bundlePages, zip.Deflate, pages); err != nil {
+		return err
+	}
+	report, err := json.MarshalIndent(Report{Session: info}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := add(bundleReport, zip.Deflate, bytes.NewReader(report)); err != nil {
+		return err
+	}
+	return zw.Close()
+}

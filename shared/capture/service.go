@@ -1,0 +1,357 @@
+package capture
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Host is what the service needs of the browser beyond DevTools commands: attaching
+// the debugger to a tab, detaching it, and showing a badge. In the extension these are
+// chrome.debugger and chrome.action calls made by the service worker's shim.
+type Host interface {
+	Browser
+	Attach(ctx context.Context, tabID int) error
+	Detach(ctx context.Context, tabID int) error
+	Badge(tabID int, text string)
+}
+
+// state is what must survive a restart of the service worker: which tabs are recorded
+// into which session.
+type state struct {
+	Session string `json:"session,omitempty"` // the session being recorded into
+	Tabs    []int  `json:"tabs"`
+}
+
+const stateKey = "state"
+
+// Service is the core of the extension: it records tabs into sessions, keeps them in a
+// Store, and answers the extension pages through its HTTP handler. Events are handed to
+// it in order from one goroutine; HTTP requests may arrive concurrently.
+type Service struct {
+	store    Store
+	host     Host
+	recorder *Recorder
+	now      func() time.Time
+
+	mu       sync.Mutex
+	state    state
+	sessions map[string]*Session
+}
+
+// NewService returns a service over store and host, restoring the recording state a
+// previous instance left in the store.
+func NewService(store Store, host Host) (*Service, error) {
+	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}}
+	s.recorder = NewRecorder(host)
+	s.recorder.OnExchange = s.exchange
+	s.recorder.OnPage = s.page
+	s.recorder.OnError = func(err error) { s.noteCurrent(err.Error()) }
+	b, err := store.Get(stateKey)
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("capture: loading state: %w", err)
+	default:
+		if err := json.Unmarshal(b, &s.state); err != nil {
+			// A damaged state must not stop the extension: start idle, keep the sessions.
+			s.state = state{}
+		}
+	}
+	return s, nil
+}
+
+func (s *Service) saveState() error {
+	b, err := json.Marshal(&s.state)
+	if err != nil {
+		return err
+	}
+	return s.store.Put(stateKey, b)
+}
+
+// session returns the open session with the id, loading it if needed. s.mu is held.
+func (s *Service) session(id string) (*Session, error) {
+	if sess := s.sessions[id]; sess != nil {
+		return sess, nil
+	}
+	sess, err := openSession(s.store, id)
+	if err != nil {
+		return nil, err
+	}
+	s.sessions[id] = sess
+	return sess, nil
+}
+
+// current returns the session being recorded into, or nil.
+func (s *Service) current() *Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state.Session == "" {
+		return nil
+	}
+	sess, err := s.session(s.state.Session)
+	if err != nil {
+		return nil
+	}
+	return sess
+}
+
+func (s *Service) recording(tabID int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.state.Tabs {
+		if t == tabID {
+			return true
+		}
+	}
+	return false
+}
+
+// Start records tabID into the current session, creating one if none is open.
+func (s *Service) Start(ctx context.Context, tabID int) (SessionInfo, error) {
+	s.mu.Lock()
+	if s.state.Session == "" {
+		sess, err := createSession(s.store, "Session "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
+		if err != nil {
+			s.mu.Unlock()
+			return SessionInfo{}, err
+		}
+		s.sessions[sess.info.ID] = sess
+		s.state.Session = sess.info.ID
+	}
+	already := false
+	for _, t := range s.state.Tabs {
+		already = already || t == tabID
+	}
+	if !already {
+		s.state.Tabs = append(s.state.Tabs, tabID)
+	}
+	err := s.saveState()
+	sess, _ := s.session(s.state.Session)
+	s.mu.Unlock()
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	if !already {
+		if err := s.attach(ctx, tabID); err != nil {
+			s.forget(tabID)
+			return sess.Info(), err
+		}
+	}
+	s.host.Badge(tabID, badgeText(sess.Info().Records))
+	return sess.Info(), nil
+}
+
+func (s *Service) attach(ctx context.Context, tabID int) error {
+	if err := s.host.Attach(ctx, tabID); err != nil {
+		return fmt.Errorf("capture: attaching to tab %d: %w", tabID, err)
+	}
+	return s.recorder.Enable(ctx, Target{TabID: tabID})
+}
+
+// forget stops tracking tabID without touching the browser.
+func (s *Service) forget(tabID int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tabs := s.state.Tabs[:0]
+	for _, t := range s.state.Tabs {
+		if t != tabID {
+			tabs = append(tabs, t)
+		}
+	}
+	s.state.Tabs = tabs
+	s.saveState()
+}
+
+// StopTab stops recording one tab; when it was the last, the session is closed.
+func (s *Service) StopTab(ctx context.Context, tabID int) (SessionInfo, error) {
+	if len(s.tabs()) <= 1 {
+		return s.Stop(ctx)
+	}
+	s.host.Detach(ctx, tabID)
+	s.recorder.Detached(Target{TabID: tabID}, "recording stopped")
+	s.host.Badge(tabID, "")
+	s.forget(tabID)
+	if sess := s.current(); sess != nil {
+		return sess.Info(), nil
+	}
+	return SessionInfo{}, nil
+}
+
+// Stop ends recording: every recorded tab is detached and the session is closed.
+func (s *Service) Stop(ctx context.Context) (SessionInfo, error) {
+	s.mu.Lock()
+	tabs := append([]int(nil), s.state.Tabs...)
+	id := s.state.Session
+	s.mu.Unlock()
+	for _, t := range tabs {
+		s.host.Detach(ctx, t) // a closed tab is already detached
+		s.recorder.Detached(Target{TabID: t}, "recording stopped")
+		s.host.Badge(t, "")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state = state{}
+	if err := s.saveState(); err != nil {
+		return SessionInfo{}, err
+	}
+	if id == "" {
+		return SessionInfo{}, nil
+	}
+	sess, err := s.session(id)
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	return sess.Info(), nil
+}
+
+// Event hands one DevTools event of a recorded tab to the recorder.
+func (s *Service) Event(ctx context.Context, t Target, method string, params json.RawMessage) {
+	if !s.recording(t.TabID) {
+		return
+	}
+	if err := s.recorder.HandleEvent(ctx, t, method, params); err != nil {
+		s.noteCurrent(err.Error())
+	}
+}
+
+// TabDetached tells the service that the debugger left a tab (closed, crashed, or the
+// user dismissed the debugging bar). What was recorded stays; the user sees why.
+func (s *Service) TabDetached(tabID int, reason string) {
+	if !s.recording(tabID) {
+		return
+	}
+	s.recorder.Detached(Target{TabID: tabID}, reason)
+	s.forget(tabID)
+	s.noteCurrent(fmt.Sprintf("tab %d stopped being recorded: %s", tabID, reason))
+}
+
+// TabCreated records a tab opened from a recorded tab.
+func (s *Service) TabCreated(ctx context.Context, tabID, openerTabID int) {
+	if openerTabID == 0 || !s.recording(openerTabID) {
+		return
+	}
+	if _, err := s.Start(ctx, tabID); err != nil {
+		s.noteCurrent(err.Error())
+	}
+}
+
+func (s *Service) exchange(ex *Exchange) {
+	sess := s.current()
+	if sess == nil {
+		return
+	}
+	if err := sess.WriteExchange(ex); err != nil {
+		sess.Note(err.Error())
+	}
+	info := sess.Info()
+	for _, t := range s.tabs() {
+		s.host.Badge(t, badgeText(info.Records))
+	}
+}
+
+func (s *Service) page(p Page) {
+	if sess := s.current(); sess != nil {
+		if err := sess.AddPage(p); err != nil {
+			sess.Note(err.Error())
+		}
+	}
+}
+
+func (s *Service) noteCurrent(msg string) {
+	if sess := s.current(); sess != nil {
+		sess.Note(msg)
+	}
+}
+
+func (s *Service) tabs() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.state.Tabs...)
+}
+
+// Sessions lists every session, newest first.
+func (s *Service) Sessions() ([]SessionInfo, error) {
+	keys, err := s.store.Keys("s/")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []SessionInfo
+	for _, k := range keys {
+		if !strings.HasSuffix(k, "/info") {
+			continue
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(k, "s/"), "/info")
+		sess, err := s.session(id)
+		if err != nil {
+			continue
+		}
+		out = append(out, sess.Info())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Created.After(out[j].Created) })
+	return out, nil
+}
+
+// Session returns the session with the id.
+func (s *Service) Session(id string) (*Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, err := s.session(id)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", errNoSession, id)
+	}
+	return sess, nil
+}
+
+// DeleteSession removes a session and everything recorded in it. The session being
+// recorded cannot be deleted.
+func (s *Service) DeleteSession(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == s.state.Session {
+		return fmt.Errorf("session %s is being recorded: stop recording first", id)
+	}
+	if _, err := s.session(id); err != nil {
+		return fmt.Errorf("%w: %s", errNoSession, id)
+	}
+	delete(s.sessions, id)
+	return s.store.Delete("s/" + id + "/")
+}
+
+// Status is the recording state shown by the popup.
+type Status struct {
+	Recording bool         `json:"recording"`
+	Tabs      []int        `json:"tabs"`
+	Session   *SessionInfo `json:"session,omitempty"`
+}
+
+// Status returns the recording state.
+func (s *Service) Status() Status {
+	st := Status{Tabs: s.tabs()}
+	st.Recording = len(st.Tabs) > 0
+	if sess := s.current(); sess != nil {
+		info := sess.Info()
+		st.Session = &info
+	}
+	return st
+}
+
+func badgeText(n int) string {
+	switch {
+	case n == 0:
+		return "REC"
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 100000:
+		return fmt.Sprintf("%dk", n/1000)
+	default:
+		return "99k+"
+	}
+}

@@ -1,0 +1,306 @@
+package capture
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+// SessionInfo describes a recording session: what the archive page lists.
+type SessionInfo struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+	Records   int       `json:"records"`   // WARC records written
+	Exchanges int       `json:"exchanges"` // HTTP exchanges recorded
+	NonGET    int       `json:"nonGet"`    // exchanges whose method is not GET
+	Pages     int       `json:"pages"`
+	Failures  int       `json:"failures"` // exchanges that ended without a response
+	Bytes     int64     `json:"bytes"`    // size of the session's .warc.gz
+	Notes     []string  `json:"notes,omitempty"`
+
+	// Chunk counters: the next sequence number of each append-only stream.
+	Chunks map[string]int `json:"chunks"`
+}
+
+// maxNotes bounds the problems kept in a session's info; the count goes on.
+const maxNotes = 50
+
+// Streams of a session in the store, each a sequence of chunks.
+const (
+	streamWARC  = "warc"
+	streamCDX   = "cdx"
+	streamPages = "pages"
+)
+
+// Session is an open recording session: it appends records to its store as they come.
+type Session struct {
+	store Store
+	mu    sync.Mutex
+	info  SessionInfo
+	buf   bytes.Buffer // gzip members of the exchange being written
+	w     *warc.Writer
+	base  int64 // offset in the session's WARC of the writer's first byte
+}
+
+func sessionKey(id, rest string) string { return "s/" + id + "/" + rest }
+
+// createSession makes a new, empty session in the store.
+func createSession(store Store, name string, now time.Time) (*Session, error) {
+	id := now.UTC().Format("20060102T150405.000Z")
+	id = strings.ReplaceAll(id, ".", "")
+	s := &Session{store: store, info: SessionInfo{
+		ID: id, Name: name, Created: now.UTC(), Updated: now.UTC(), Chunks: map[string]int{},
+	}}
+	if err := s.saveInfo(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openSession loads a session's state from the store.
+func openSession(store Store, id string) (*Session, error) {
+	b, err := store.Get(sessionKey(id, "info"))
+	if err != nil {
+		return nil, fmt.Errorf("capture: session %s: %w", id, err)
+	}
+	s := &Session{store: store}
+	if err := json.Unmarshal(b, &s.info); err != nil {
+		return nil, fmt.Errorf("capture: session %s: info: %w", id, err)
+	}
+	if s.info.Chunks == nil {
+		s.info.Chunks = map[string]int{}
+	}
+	return s, nil
+}
+
+// Info returns a copy of the session's description.
+func (s *Session) Info() SessionInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info := s.info
+	info.Notes = append([]string(nil), s.info.Notes...)
+	info.Chunks = nil
+	return info
+}
+
+func (s *Session) saveInfo() error {
+	b, err := json.Marshal(&s.info)
+	if err != nil {
+		return err
+	}
+	return s.store.Put(sessionKey(s.info.ID, "info"), b)
+}
+
+// appendChunk adds one chunk to a stream of the session.
+func (s *Session) appendChunk(stream string, p []byte) error {
+	seq := s.info.Chunks[stream]
+	key := sessionKey(s.info.ID, fmt.Sprintf("%s/%010d", stream, seq))
+	if err := s.store.Put(key, p); err != nil {
+		return fmt.Errorf("capture: session %s: %s: %w", s.info.ID, stream, err)
+	}
+	s.info.Chunks[stream] = seq + 1
+	return nil
+}
+
+// note keeps a problem for the user to see.
+func (s *Session) note(msg string) {
+	if len(s.info.Notes) < maxNotes {
+		s.info.Notes = append(s.info.Notes, msg)
+	}
+}
+
+// Note records a problem that did not stop recording.
+func (s *Session) Note(msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.note(msg)
+	s.saveInfo()
+}
+
+// AddPage records a visited page.
+func (s *Session) AddPage(p Page) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.ID == "" {
+		p.ID = fmt.Sprintf("p%d", s.info.Pages+1)
+	}
+	line, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if err := s.appendChunk(streamPages, append(line, '\n')); err != nil {
+		return err
+	}
+	s.info.Pages++
+	s.info.Updated = time.Now().UTC()
+	return s.saveInfo()
+}
+
+// WriteExchange archives one exchange: its request and response records (or a
+// metadata record saying why there is no response), and the CDX lines that find them.
+// The records reach the store before WriteExchange returns.
+func (s *Session) WriteExchange(ex *Exchange) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil {
+		s.base = s.info.Bytes
+		s.w = warc.NewWriter(&s.buf, warc.WriterOptions{Version: warc.V09, Gzip: true})
+	}
+	s.buf.Reset()
+	records, lines, err := s.writeRecords(ex)
+	if err != nil {
+		// The writer's state is unknown after a failed record: start a fresh one.
+		s.w = nil
+		return fmt.Errorf("capture: %s %s: %w", ex.Method, ex.URL, err)
+	}
+	if err := s.appendChunk(streamWARC, s.buf.Bytes()); err != nil {
+		s.w = nil
+		return err
+	}
+	// The writer's offsets count from its first byte, which is at s.base.
+	s.info.Bytes += int64(s.buf.Len())
+	if len(lines) > 0 {
+		if err := s.appendChunk(streamCDX, lines); err != nil {
+			s.note(fmt.Sprintf("%s: CDX line not stored: %v", ex.URL, err))
+		}
+	}
+	s.info.Records += records
+	s.info.Exchanges++
+	if ex.Method != "GET" {
+		s.info.NonGET++
+	}
+	if ex.Status == 0 {
+		s.info.Failures++
+	}
+	for _, n := range []string{ex.ReqNote, ex.RespNote} {
+		if n != "" {
+			s.note(ex.URL + ": " + n)
+		}
+	}
+	s.info.Updated = time.Now().UTC()
+	return s.saveInfo()
+}
+
+// writeRecords writes ex's records into s.buf and returns their count and CDX lines.
+func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
+	date := ex.Started
+	if date.IsZero() {
+		date = time.Now().UTC()
+	}
+	var ip warc.Header
+	if ex.RemoteIP != "" {
+		ip = warc.Header{{Name: warc.FieldIPAddress, Value: ex.RemoteIP}}
+	}
+	reqMsg := ex.RequestMessage()
+	reqInfo, err := s.w.WriteRecord(&warc.Record{
+		Type:        warc.TypeRequest,
+		TargetURI:   ex.URL,
+		Date:        date,
+		ContentType: "message/http",
+		Header:      ip,
+		Block:       bytes.NewReader(reqMsg),
+		BlockLength: int64(len(reqMsg)),
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("request record: %w", err)
+	}
+	n := 1
+	var lines []byte
+	related := warc.Header{{Name: warc.FieldRelatedRecordID, Value: reqInfo.ID}}
+	if ex.Status == 0 {
+		note := "no response: " + ex.Failure
+		_, err := s.w.WriteRecord(&warc.Record{
+			Type:        warc.TypeMetadata,
+			TargetURI:   ex.URL,
+			Date:        date,
+			ContentType: "text/plain",
+			Header:      related,
+			Block:       strings.NewReader(note),
+			BlockLength: int64(len(note)),
+		})
+		if err != nil {
+			return n, nil, fmt.Errorf("failure record: %w", err)
+		}
+		return n + 1, nil, nil
+	}
+	head := ex.ResponseHead()
+	respInfo, err := s.w.WriteRecord(&warc.Record{
+		Type:        warc.TypeResponse,
+		TargetURI:   ex.URL,
+		Date:        date,
+		ContentType: "message/http",
+		Header:      append(append(warc.Header{}, ip...), related...),
+		Block:       io.MultiReader(bytes.NewReader(head), bytes.NewReader(ex.RespBody)),
+		BlockLength: int64(len(head) + len(ex.RespBody)),
+	})
+	if err != nil {
+		return n, nil, fmt.Errorf("response record: %w", err)
+	}
+	n++
+	entry, err := s.cdxEntry(ex, date, respInfo)
+	if err != nil {
+		s.note(fmt.Sprintf("%s: no CDX line: %v", ex.URL, err))
+	} else {
+		lines = entry.AppendLine(lines, cdx.Pywb267)
+	}
+	return n, lines, nil
+}
+
+// cdxEntry is the CDXJ line of a response record, its key carrying the method and body
+// of the request as pywb computes them.
+func (s *Session) cdxEntry(ex *Exchange, date time.Time, resp warc.RecordInfo) (*cdx.Entry, error) {
+	encoded, requestBody := cdx.EncodeRequest(&cdx.Request{
+		Method: ex.Method, URL: ex.URL, Header: ex.ReqHeader.HTTPHeader(), Body: ex.ReqBody,
+	})
+	key, err := cdx.SURT(encoded)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha1.Sum(ex.RespBody)
+	e := &cdx.Entry{
+		URLKey:    key,
+		Timestamp: date.UTC().Format("20060102150405"),
+		URL:       ex.URL,
+		Mime:      ex.ContentType(),
+		Status:    fmt.Sprint(ex.Status),
+		Digest:    base32.StdEncoding.EncodeToString(sum[:]),
+		Length:    resp.Length,
+		Offset:    s.base + resp.Offset,
+		Filename:  s.info.ID + ".warc.gz",
+	}
+	if ex.Method != "GET" {
+		e.Method = ex.Method
+		e.RequestBody = requestBody
+	}
+	return e, nil
+}
+
+// WARC returns the session's .warc.gz as a stream.
+func (s *Session) WARC() (io.Reader, error) {
+	return openChunks(s.store, sessionKey(s.info.ID, streamWARC+"/"))
+}
+
+// CDXLines returns the session's CDXJ lines, in the order they were written.
+func (s *Session) CDXLines() (io.Reader, error) {
+	return openChunks(s.store, sessionKey(s.info.ID, streamCDX+"/"))
+}
+
+// PageLines returns the session's pages as JSON lines.
+func (s *Session) PageLines() (io.Reader, error) {
+	return openChunks(s.store, sessionKey(s.info.ID, streamPages+"/"))
+}
+
+// errNoSession is returned for an unknown session id.
+var errNoSession = errors.New("no such session")

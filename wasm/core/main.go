@@ -1,0 +1,194 @@
+//go:build js && wasm
+
+// Command core is webkeep's service-worker core, compiled to WebAssembly. The service
+// worker's shim (extension/sw.js) instantiates it once and hands it every debugger and
+// tab event and every request for /api/...; the core calls back into the shim's host
+// object for what only JavaScript can do (chrome.debugger, IndexedDB, the badge).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"syscall/js"
+
+	"github.com/webkeep/webkeep/shared/capture"
+	"github.com/webkeep/webkeep/wasm/jsglue"
+)
+
+func main() {
+	host := js.Global().Get("webkeepHost")
+	if host.IsUndefined() {
+		panic("core: globalThis.webkeepHost is not defined by the service worker")
+	}
+	h := &jsHost{v: host}
+	svc, err := capture.NewService(&jsStore{v: host.Get("store")}, h)
+	if err != nil {
+		js.Global().Get("console").Call("error", "webkeep core: "+err.Error())
+		return
+	}
+	q := newQueue()
+	go q.run(svc)
+	handler := svc.Handler()
+
+	api := js.Global().Get("Object").New()
+	// event(tabId, sessionId, method, paramsJSON): a chrome.debugger event.
+	api.Set("event", js.FuncOf(func(this js.Value, args []js.Value) any {
+		q.push(func(ctx context.Context) {
+			t := capture.Target{TabID: args[0].Int(), Session: optString(args[1])}
+			svc.Event(ctx, t, args[2].String(), json.RawMessage(args[3].String()))
+		})
+		return nil
+	}))
+	// detached(tabId, reason): chrome.debugger.onDetach.
+	api.Set("detached", js.FuncOf(func(this js.Value, args []js.Value) any {
+		tab, reason := args[0].Int(), args[1].String()
+		q.push(func(ctx context.Context) { svc.TabDetached(tab, reason) })
+		return nil
+	}))
+	// tabCreated(tabId, openerTabId): chrome.tabs.onCreated.
+	api.Set("tabCreated", js.FuncOf(func(this js.Value, args []js.Value) any {
+		tab, opener := args[0].Int(), args[1].Int()
+		q.push(func(ctx context.Context) { svc.TabCreated(ctx, tab, opener) })
+		return nil
+	}))
+	// handle(request): a fetch Request for /api/..., answered with a Response promise.
+	api.Set("handle", js.FuncOf(func(this js.Value, args []js.Value) any {
+		return jsglue.Serve(handler, args[0])
+	}))
+	js.Global().Set("webkeepCore", api)
+	if ready := js.Global().Get("webkeepCoreReady"); ready.Type() == js.TypeFunction {
+		ready.Invoke()
+	}
+	select {}
+}
+
+func optString(v js.Value) string {
+	if v.Type() == js.TypeString {
+		return v.String()
+	}
+	return ""
+}
+
+// queue runs events one at a time, in arrival order, off the JavaScript goroutine:
+// handling one may await DevTools commands, and events must not overtake each other.
+type queue struct {
+	mu     sync.Mutex
+	items  []func(context.Context)
+	notify chan struct{}
+}
+
+func newQueue() *queue { return &queue{notify: make(chan struct{}, 1)} }
+
+func (q *queue) push(f func(context.Context)) {
+	q.mu.Lock()
+	q.items = append(q.items, f)
+	q.mu.Unlock()
+	select {
+	case q.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue) run(svc *capture.Service) {
+	ctx := context.Background()
+	for range q.notify {
+		for {
+			q.mu.Lock()
+			if len(q.items) == 0 {
+				q.mu.Unlock()
+				break
+			}
+			f := q.items[0]
+			q.items[0] = nil
+			q.items = q.items[1:]
+			q.mu.Unlock()
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						js.Global().Get("console").Call("error", fmt.Sprintf("webkeep core: event: %v", p))
+					}
+				}()
+				f(ctx)
+			}()
+		}
+	}
+}
+
+// jsHost is capture.Host over the shim's host object.
+type jsHost struct{ v js.Value }
+
+func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, params any) (json.RawMessage, error) {
+	p := "{}"
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, err
+		}
+		p = string(b)
+	}
+	var session any = js.Null()
+	if t.Session != "" {
+		session = t.Session
+	}
+	v, err := jsglue.Await(h.v.Call("send", t.TabID, session, method, p))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return json.RawMessage(v.String()), nil
+}
+
+func (h *jsHost) Attach(ctx context.Context, tabID int) error {
+	_, err := jsglue.Await(h.v.Call("attach", tabID))
+	return err
+}
+
+func (h *jsHost) Detach(ctx context.Context, tabID int) error {
+	_, err := jsglue.Await(h.v.Call("detach", tabID))
+	return err
+}
+
+func (h *jsHost) Badge(tabID int, text string) { h.v.Call("badge", tabID, text) }
+
+// jsStore is capture.Store over the shim's IndexedDB store.
+type jsStore struct{ v js.Value }
+
+func (s *jsStore) Put(key string, value []byte) error {
+	_, err := jsglue.Await(s.v.Call("put", key, jsglue.Uint8Array(value)))
+	if err != nil {
+		return fmt.Errorf("store put %s: %w", key, err)
+	}
+	return nil
+}
+
+func (s *jsStore) Get(key string) ([]byte, error) {
+	v, err := jsglue.Await(s.v.Call("get", key))
+	if err != nil {
+		return nil, fmt.Errorf("store get %s: %w", key, err)
+	}
+	if v.IsNull() || v.IsUndefined() {
+		return nil, fmt.Errorf("%w: %s", capture.ErrNotFound, key)
+	}
+	return jsglue.Bytes(v), nil
+}
+
+func (s *jsStore) Keys(prefix string) ([]string, error) {
+	v, err := jsglue.Await(s.v.Call("keys", prefix))
+	if err != nil {
+		return nil, fmt.Errorf("store keys %s: %w", prefix, err)
+	}
+	keys := make([]string, v.Length())
+	for i := range keys {
+		keys[i] = v.Index(i).String()
+	}
+	return keys, nil
+}
+
+func (s *jsStore) Delete(prefix string) error {
+	_, err := jsglue.Await(s.v.Call("delete", prefix))
+	if err != nil {
+		return fmt.Errorf("store delete %s: %w", prefix, err)
+	}
+	return nil
+}

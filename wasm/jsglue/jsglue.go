@@ -1,0 +1,270 @@
+//go:build js && wasm
+
+// Package jsglue is the seam between Go compiled to WebAssembly and the JavaScript of a
+// browser extension: awaiting promises, making them, and answering a fetch Request with
+// an http.Handler whose response body streams back as a ReadableStream.
+package jsglue
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"syscall/js"
+)
+
+// Await waits for a JavaScript promise and returns its value, or its rejection as an
+// error. It must not be called on the goroutine that runs JavaScript callbacks.
+func Await(p js.Value) (js.Value, error) {
+	type result struct {
+		v   js.Value
+		err error
+	}
+	ch := make(chan result, 1)
+	onValue := js.FuncOf(func(this js.Value, args []js.Value) any {
+		v := js.Undefined()
+		if len(args) > 0 {
+			v = args[0]
+		}
+		ch <- result{v: v}
+		return nil
+	})
+	onError := js.FuncOf(func(this js.Value, args []js.Value) any {
+		msg := "rejected"
+		if len(args) > 0 {
+			msg = jsError(args[0])
+		}
+		ch <- result{err: errors.New(msg)}
+		return nil
+	})
+	defer onValue.Release()
+	defer onError.Release()
+	js.Global().Get("Promise").Call("resolve", p).Call("then", onValue, onError)
+	r := <-ch
+	return r.v, r.err
+}
+
+// jsError renders a thrown JavaScript value: an Error's message, else its string form.
+func jsError(v js.Value) string {
+	if v.Type() == js.TypeObject {
+		if m := v.Get("message"); m.Type() == js.TypeString {
+			return m.String()
+		}
+	}
+	return v.Call("toString").String()
+}
+
+// Promise returns a JavaScript promise settled by f, which runs on its own goroutine.
+func Promise(f func() (any, error)) js.Value {
+	var executor js.Func
+	executor = js.FuncOf(func(this js.Value, args []js.Value) any {
+		resolve, reject := args[0], args[1]
+		go func() {
+			defer executor.Release()
+			v, err := f()
+			if err != nil {
+				reject.Invoke(js.Global().Get("Error").New(err.Error()))
+				return
+			}
+			resolve.Invoke(v)
+		}()
+		return nil
+	})
+	return js.Global().Get("Promise").New(executor)
+}
+
+// Bytes copies a Uint8Array (or ArrayBuffer) into Go.
+func Bytes(v js.Value) []byte {
+	if v.IsNull() || v.IsUndefined() {
+		return nil
+	}
+	if v.InstanceOf(js.Global().Get("ArrayBuffer")) {
+		v = js.Global().Get("Uint8Array").New(v)
+	}
+	b := make([]byte, v.Get("byteLength").Int())
+	js.CopyBytesToGo(b, v)
+	return b
+}
+
+// Uint8Array copies b into a new JavaScript Uint8Array.
+func Uint8Array(b []byte) js.Value {
+	a := js.Global().Get("Uint8Array").New(len(b))
+	js.CopyBytesToJS(a, b)
+	return a
+}
+
+// streamChunk is how much of a response body crosses into JavaScript at a time.
+const streamChunk = 256 << 10
+
+// Serve answers a fetch Request with h. It returns a promise of a Response whose body is
+// a ReadableStream fed as the handler writes, holding at most one chunk in flight, so a
+// download of any size keeps memory flat.
+func Serve(h http.Handler, request js.Value) js.Value {
+	return Promise(func() (any, error) {
+		body, err := Await(request.Call("arrayBuffer"))
+		if err != nil {
+			return nil, fmt.Errorf("reading request body: %w", err)
+		}
+		req := httptest.NewRequest(request.Get("method").String(), request.Get("url").String(), bytes.NewReader(Bytes(body)))
+		req.RequestURI = ""
+		headers := js.Global().Get("Array").Call("from", request.Get("headers").Call("entries"))
+		for i := 0; i < headers.Length(); i++ {
+			kv := headers.Index(i)
+			req.Header.Add(kv.Index(0).String(), kv.Index(1).String())
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		req = req.WithContext(ctx)
+		rw := &responseWriter{header: http.Header{}, ready: make(chan js.Value, 1), chunks: make(chan []byte), cancel: cancel, ctx: ctx}
+		rw.buf = bufio.NewWriterSize(chunkWriter{rw}, streamChunk)
+		go func() {
+			defer cancel()
+			defer rw.finish()
+			defer func() {
+				if p := recover(); p != nil && p != http.ErrAbortHandler {
+					rw.abort(fmt.Errorf("%v", p))
+				} else if p != nil {
+					rw.abort(errors.New("response aborted"))
+				}
+			}()
+			h.ServeHTTP(rw, req)
+		}()
+		return <-rw.ready, nil
+	})
+}
+
+// responseWriter streams a handler's response into a JavaScript Response.
+type responseWriter struct {
+	header  http.Header
+	status  int
+	started bool
+	buf     *bufio.Writer
+	ready   chan js.Value // the Response, once headers are known
+	chunks  chan []byte   // body chunks for the stream; closed at the end
+	failed  error
+	ctx     context.Context
+	cancel  context.CancelFunc
+	funcs   []js.Func
+}
+
+func (w *responseWriter) Header() http.Header { return w.header }
+
+func (w *responseWriter) WriteHeader(code int) {
+	if w.started {
+		return
+	}
+	w.status = code
+	w.start()
+}
+
+func (w *responseWriter) Write(p []byte) (int, error) {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.ctx.Err() != nil {
+		return 0, w.ctx.Err()
+	}
+	return w.buf.Write(p)
+}
+
+// Flush sends what is buffered.
+func (w *responseWriter) Flush() { w.buf.Flush() }
+
+type chunkWriter struct{ w *responseWriter }
+
+func (c chunkWriter) Write(p []byte) (int, error) {
+	select {
+	case c.w.chunks <- bytes.Clone(p):
+		return len(p), nil
+	case <-c.w.ctx.Done():
+		return 0, c.w.ctx.Err()
+	}
+}
+
+// start makes the Response: status, headers and a stream that pulls chunks.
+func (w *responseWriter) start() {
+	w.started = true
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	headers := js.Global().Get("Headers").New()
+	for name, values := range w.header {
+		for _, v := range values {
+			headers.Call("append", name, v)
+		}
+	}
+	init := js.Global().Get("Object").New()
+	init.Set("status", w.status)
+	init.Set("headers", headers)
+	var body js.Value = js.Null()
+	if w.status != http.StatusNoContent && w.status != http.StatusNotModified && !(w.status >= 100 && w.status < 200) {
+		pull := js.FuncOf(func(this js.Value, args []js.Value) any {
+			controller := args[0]
+			return Promise(func() (any, error) {
+				chunk, ok := <-w.chunks
+				switch {
+				case ok:
+					controller.Call("enqueue", Uint8Array(chunk))
+				case w.failed != nil:
+					controller.Call("error", js.Global().Get("Error").New(w.failed.Error()))
+					w.release()
+				default:
+					controller.Call("close")
+					w.release()
+				}
+				return nil, nil
+			})
+		})
+		cancel := js.FuncOf(func(this js.Value, args []js.Value) any {
+			w.cancel()
+			go w.release()
+			return nil
+		})
+		w.funcs = append(w.funcs, pull, cancel)
+		source := js.Global().Get("Object").New()
+		source.Set("pull", pull)
+		source.Set("cancel", cancel)
+		body = js.Global().Get("ReadableStream").New(source)
+	} else {
+		close(w.chunks)
+	}
+	w.ready <- js.Global().Get("Response").New(body, init)
+}
+
+func (w *responseWriter) release() {
+	for _, f := range w.funcs {
+		f.Release()
+	}
+	w.funcs = nil
+}
+
+// abort ends the response with an error: before the headers, as a 500; after, by
+// erroring the stream so the download fails visibly instead of ending short.
+func (w *responseWriter) abort(err error) {
+	if !w.started {
+		w.header = http.Header{"Content-Type": {"text/plain; charset=utf-8"}}
+		w.status = http.StatusInternalServerError
+		w.start()
+		w.buf.WriteString(err.Error())
+		return
+	}
+	w.failed = err
+}
+
+func (w *responseWriter) finish() {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.failed == nil {
+		w.buf.Flush()
+	}
+	if w.status != http.StatusNoContent && w.status != http.StatusNotModified && !(w.status >= 100 && w.status < 200) {
+		close(w.chunks)
+	}
+}
+
+var _ http.Flusher = (*responseWriter)(nil)
+var _ io.Writer = chunkWriter{}
