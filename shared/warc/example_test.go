@@ -39,7 +39,7 @@ func Example() {
 	}
 	body, _ := io.ReadAll(rec.Block)
 	fmt.Println(rec.Version, rec.Type, rec.TargetURI, rec.Header.Get(warc.FieldIPAddress), len(body))
-	fmt.Printf("%s", r.RawHeader())
+	fmt.Print(strings.ReplaceAll(string(r.RawHeader()), "\r\n", "\n"))
 	// Output:
 	// written at 0 block digest sha1:C6F557Y7GBIBDVWFLL2Y4NQXU6FR55BT
 	// 0.9 response http://example.com/ 192.0.2.1 50
