@@ -17,7 +17,7 @@ if [ ! -x "$bin" ]; then
 fi
 
 cat > "$tmp/gen.mjs" <<'JS'
-import { WARCRecord, WARCSerializer } from "warcio";
+const { WARCRecord, WARCSerializer } = await import(process.env.WARCIO_MODULE);
 import { createWriteStream } from "fs";
 const [out, pairs] = [process.argv[2], Number(process.argv[3])];
 const ws = createWriteStream(out);
@@ -47,9 +47,7 @@ for (let i = 0; i < pairs; i++) {
 ws.end();
 await new Promise((r) => ws.on("finish", r));
 JS
-cp "$tmp/gen.mjs" "$ROOT/node_modules/.cdx-bench-gen.mjs"
-node "$ROOT/node_modules/.cdx-bench-gen.mjs" "$tmp/in11.warc.gz" "$PAIRS"
-rm -f "$ROOT/node_modules/.cdx-bench-gen.mjs"
+WARCIO_MODULE=$ROOT/node_modules/warcio/dist/index.js node "$tmp/gen.mjs" "$tmp/in11.warc.gz" "$PAIRS"
 "$bin" warc convert --to 0.9 "$tmp/in11.warc.gz" "$tmp/in09.warc.gz" >/dev/null
 
 now() { date +%s.%N; }

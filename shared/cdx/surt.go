@@ -21,13 +21,10 @@ import (
 var ErrURL = errors.New("cdx: invalid URL")
 
 var (
-	reHasProtocol       = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+\-.]*:`)
-	reMultipleProtocols = regexp.MustCompile(`^(https?://)+`)
-	reRFC2396           = regexp.MustCompile(`^(([a-zA-Z][a-zA-Z0-9+.-]*):)?((//([^/?#]*))?([^?#]*)(\?([^#]*))?)?(#(.*))?$`)
-	reDecimalIP         = regexp.MustCompile(`^([1-9][0-9]*)(\.[0-9]+)?(\.[0-9]+)?(\.[0-9]+)?$`)
-	reOctalIP           = regexp.MustCompile(`^(0[0-7]*)(\.[0-7]+)?(\.[0-7]+)?(\.[0-7]+)?$`)
-	reWWWDigits         = regexp.MustCompile(`^www[0-9]*\.`)
-	rePathSessionIDs    = []*regexp.Regexp{
+	reDecimalIP      = regexp.MustCompile(`^([1-9][0-9]*)(\.[0-9]+)?(\.[0-9]+)?(\.[0-9]+)?$`)
+	reOctalIP        = regexp.MustCompile(`^(0[0-7]*)(\.[0-7]+)?(\.[0-7]+)?(\.[0-7]+)?$`)
+	reWWWDigits      = regexp.MustCompile(`^www[0-9]*\.`)
+	rePathSessionIDs = []*regexp.Regexp{
 		regexp.MustCompile(`(?is)^(.*/)(\((?:[a-z]\([0-9a-z]{24}\))+\)/)([^\?]+\.aspx.*)$`),
 		regexp.MustCompile(`(?is)^(.*/)(\([0-9a-z]{24}\)/)([^\?]+\.aspx.*)$`),
 	}
@@ -85,20 +82,56 @@ func parseHandyURL(url []byte) (*handyURL, error) {
 		}
 		return r
 	}, url)
-	if len(url) > 0 && !reHasProtocol.Match(url) {
+	if len(url) > 0 && schemeLen(url) < 0 {
 		url = append([]byte("http://"), url...)
 	}
-	if m := reMultipleProtocols.FindSubmatchIndex(url); m != nil {
-		url = append(append([]byte(nil), url[m[2]:m[3]]...), url[m[1]:]...)
+	// ^(https?://)+ is replaced by its last repetition.
+	var last, rest []byte = nil, url
+	for {
+		switch {
+		case bytes.HasPrefix(rest, []byte("http://")):
+			last, rest = rest[:7], rest[7:]
+			continue
+		case bytes.HasPrefix(rest, []byte("https://")):
+			last, rest = rest[:8], rest[8:]
+			continue
+		}
+		break
 	}
-	m := reRFC2396.FindSubmatch(url)
-	if m == nil || len(m[2]) == 0 {
+	if last != nil {
+		url = append(append([]byte(nil), last...), rest...)
+	}
+	// RFC 2396 appendix B, as handyurl.urlsplit's regular expression.
+	n := schemeLen(url)
+	if n <= 0 {
 		return nil, errors.New("no scheme")
 	}
-	h := &handyURL{scheme: m[2]}
-	netloc, path := m[5], m[6]
-	if len(m[8]) > 0 {
-		h.query = m[8]
+	h := &handyURL{scheme: url[:n]}
+	rest = url[n+1:]
+	var netloc []byte
+	if bytes.HasPrefix(rest, []byte("//")) {
+		rest = rest[2:]
+		i := bytes.IndexAny(rest, "/?#")
+		if i < 0 {
+			i = len(rest)
+		}
+		netloc, rest = rest[:i], rest[i:]
+	}
+	i := bytes.IndexAny(rest, "?#")
+	if i < 0 {
+		i = len(rest)
+	}
+	path := rest[:i]
+	rest = rest[i:]
+	if len(rest) > 0 && rest[0] == '?' {
+		rest = rest[1:]
+		j := bytes.IndexByte(rest, '#')
+		if j < 0 {
+			j = len(rest)
+		}
+		if j > 0 {
+			h.query = rest[:j]
+		}
 	}
 	netloc = bytes.TrimRight(netloc, ":")
 	hostname, port := splitHostPort(netloc)
@@ -124,6 +157,25 @@ func parseHandyURL(url []byte) (*handyURL, error) {
 		h.path = append([]byte("/"), rest...)
 	}
 	return h, nil
+}
+
+// schemeLen returns the length of a leading [a-zA-Z][a-zA-Z0-9+.-]* that
+// is followed by ":", or -1.
+func schemeLen(b []byte) int {
+	if len(b) == 0 || !('a' <= b[0]|0x20 && b[0]|0x20 <= 'z') {
+		return -1
+	}
+	for i := 1; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case 'a' <= c|0x20 && c|0x20 <= 'z', '0' <= c && c <= '9', c == '+', c == '.', c == '-':
+		case c == ':':
+			return i
+		default:
+			return -1
+		}
+	}
+	return -1
 }
 
 func isASCIIDigits(b []byte) bool {
@@ -470,6 +522,9 @@ func (h *handyURL) iaCanonicalize() {
 	if path := h.path; len(path) > 0 {
 		path = bytes.ToLower(path)
 		for _, re := range rePathSessionIDs {
+			if !bytes.Contains(path, []byte(".aspx")) {
+				break
+			}
 			if m := re.FindSubmatch(path); m != nil {
 				path = append(append([]byte(nil), m[1]...), m[3]...)
 			}
@@ -481,7 +536,12 @@ func (h *handyURL) iaCanonicalize() {
 	}
 	if len(h.query) > 0 {
 		q := h.query
+		lq := bytes.ToLower(q)
+		mayHaveID := bytes.Contains(lq, []byte("sid=")) || bytes.Contains(lq, []byte("sessionid=")) || bytes.Contains(lq, []byte("aspsessionid")) || bytes.Contains(lq, []byte("cftoken="))
 		for _, re := range reQuerySessionIDs {
+			if !mayHaveID {
+				break
+			}
 			if m := re.FindSubmatch(q); m != nil {
 				if len(m[2]) > 0 {
 					q = append(append([]byte(nil), m[1]...), m[2]...)
