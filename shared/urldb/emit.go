@@ -123,6 +123,9 @@ func (e *emitter) simpleKey(key any) bool {
 		return false
 	}
 	text, _ := scalarText(key)
+	if simplePlain(text) {
+		return len(text)+len(tagOf(key)) < 128
+	}
 	a := analyzeScalar(text)
 	// PyYAML counts the length of the (unwritten) tag, e.g. "!!str", too.
 	return utf8.RuneCountInString(text)+len(tagOf(key)) < 128 && !a.empty && !a.multiline
@@ -147,6 +150,16 @@ func tagOf(v any) string {
 
 // scalar chooses the style as choose_scalar_style does and writes the text.
 func (e *emitter) scalar(text string, implicitPlain, simpleKey bool) {
+	if implicitPlain && e.flowLevel == 0 && simplePlain(text) {
+		if !e.whitespace {
+			e.buf = append(e.buf, ' ')
+			e.column++
+		}
+		e.whitespace, e.indention = false, false
+		e.buf = append(e.buf, text...)
+		e.column += len(text)
+		return
+	}
 	a := analyzeScalar(text)
 	split := !simpleKey
 	switch {
@@ -158,6 +171,22 @@ func (e *emitter) scalar(text string, implicitPlain, simpleKey bool) {
 	default:
 		e.writeDoubleQuoted(text, split)
 	}
+}
+
+// simplePlain reports whether analyzeScalar certainly allows a block plain
+// scalar for text and writePlain writes it as it is: printable ASCII without
+// spaces, no indicator first, no ": " or " #" (so no folding either). It is the
+// fast path for paths, types and digests.
+func simplePlain(text string) bool {
+	if text == "" || strings.IndexByte("#,[]{}&*!|>'\"%@`-?:.", text[0]) >= 0 {
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c <= ' ' || c > '~' {
+			return false
+		}
+	}
+	return text[len(text)-1] != ':'
 }
 
 type scalarAnalysis struct {

@@ -60,13 +60,15 @@ func resolveKind(s string) scalarKind {
 		}
 		return kindStr
 	case '-', '+', '.', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if reFloat.MatchString(s) {
+		// Cheap tests first: every float has a dot, every timestamp a dash at 4,
+		// and an integer has letters only after 0x or 0b.
+		if strings.IndexByte(s, '.') >= 0 && reFloat.MatchString(s) {
 			return kindFloat
 		}
-		if reInt.MatchString(s) {
+		if mayBeInt(s) && reInt.MatchString(s) {
 			return kindInt
 		}
-		if reTimestamp.MatchString(s) {
+		if len(s) >= 8 && s[4] == '-' && reTimestamp.MatchString(s) {
 			return kindTimestamp
 		}
 		return kindStr
@@ -84,6 +86,19 @@ func resolveKind(s string) scalarKind {
 		}
 	}
 	return kindStr
+}
+
+func mayBeInt(s string) bool {
+	t := strings.TrimLeft(s, "+-")
+	if strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0b") {
+		return true
+	}
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; !(c >= '0' && c <= '9' || c == '_' || c == ':') {
+			return false
+		}
+	}
+	return true
 }
 
 // resolvePlain returns the value of a plain scalar as PyYAML's safe loader
