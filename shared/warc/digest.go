@@ -63,6 +63,7 @@ type digester struct {
 	newlines  int
 	inPayload bool
 	headerLen int64 // length of the HTTP header, blank line included, once found
+	noPayload bool  // the payload of an HTTP message is not digested
 }
 
 func newDigester() *digester {
@@ -71,6 +72,7 @@ func newDigester() *digester {
 
 // reset prepares d for a new block; http says whether to look for a payload.
 func (d *digester) reset(http bool) {
+	d.noPayload = false
 	d.block.Reset()
 	d.payload.Reset()
 	d.n, d.newlines, d.inPayload, d.headerLen = 0, 0, false, -1
@@ -118,8 +120,12 @@ func (d *digester) blockDigest() string {
 }
 
 // payloadDigest returns the digest of the HTTP payload, "" when the HTTP header never
-// ended; for a block that is not an HTTP message the payload is the whole block.
+// ended or the payload was not digested; for a block that is not an HTTP message the
+// payload is the whole block.
 func (d *digester) payloadDigest() string {
+	if d.noPayload {
+		return ""
+	}
 	if d.headerLen == -2 {
 		return d.blockDigest()
 	}

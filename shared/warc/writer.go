@@ -262,7 +262,11 @@ func (w *Writer) digestFields(rec *Record, info RecordInfo) Header {
 // once for the digests and rewound; any other block is buffered.
 func (w *Writer) prepare(rec *Record, rs io.ReadSeeker, seekable bool) (block, error) {
 	n := rec.BlockLength
-	w.dig.reset(isHTTP(rec.ContentType) && (rec.Type == TypeResponse || rec.Type == TypeRequest))
+	// WARC 0.9 has no payload digest: it costs a second SHA-1 pass, so it is only
+	// computed for WARC/1.x or for deduplication.
+	http := isHTTP(rec.ContentType) && (rec.Type == TypeResponse || rec.Type == TypeRequest)
+	w.dig.reset(http && (w.opts.Version != V09 || w.opts.Dedup != nil))
+	w.dig.noPayload = http && w.opts.Version == V09 && w.opts.Dedup == nil
 	if seekable {
 		start, err := rs.Seek(0, io.SeekCurrent)
 		if err != nil {
@@ -271,7 +275,7 @@ func (w *Writer) prepare(rec *Record, rs io.ReadSeeker, seekable bool) (block, e
 		if w.copy == nil {
 			w.copy = make([]byte, 64<<10)
 		}
-		got, err := io.CopyBuffer(w.dig, io.LimitReader(rs, n), w.copy)
+		got, err := w.copyBlock(w.dig, rs, n)
 		if err != nil {
 			return block{}, fmt.Errorf("warc: record %s: reading block: %w", rec.ID, err)
 		}
@@ -295,6 +299,19 @@ func (w *Writer) prepare(rec *Record, rs io.ReadSeeker, seekable bool) (block, e
 	}
 	w.dig.Write(data)
 	return block{data: data, n: n}, nil
+}
+
+// copyBlock copies n bytes of a block to dst. A *bytes.Reader holding exactly the
+// block writes its bytes straight to dst, without a copy through the buffer (which
+// matters in wasm, where copies are dear).
+func (w *Writer) copyBlock(dst io.Writer, rs io.ReadSeeker, n int64) (int64, error) {
+	if br, ok := rs.(*bytes.Reader); ok && int64(br.Len()) == n {
+		return br.WriteTo(dst)
+	}
+	if w.copy == nil {
+		w.copy = make([]byte, 64<<10)
+	}
+	return io.CopyBuffer(dst, io.LimitReader(rs, n), w.copy)
 }
 
 // toRevisit turns a response whose payload was already archived into a revisit
@@ -448,7 +465,7 @@ func (w *Writer) writeBody(dst io.Writer, blk block) (int64, error) {
 		if w.copy == nil {
 			w.copy = make([]byte, 64<<10)
 		}
-		got, err := io.CopyBuffer(&cw, io.LimitReader(blk.rs, blk.n), w.copy)
+		got, err := w.copyBlock(&cw, blk.rs, blk.n)
 		if err != nil {
 			return cw.n, err
 		}
