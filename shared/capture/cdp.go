@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -32,19 +34,36 @@ type Page struct {
 	TabID int       `json:"tabId"`
 }
 
-// Recorder assembles DevTools Network events into exchanges. Events must be handed to
-// HandleEvent in the order the browser emitted them, from one goroutine.
+// DefaultStreamThreshold is the response size above which a body is streamed from the
+// network (Network.streamResourceContent) rather than taken whole while the response is
+// paused.
+const DefaultStreamThreshold = 8 << 20
+
+// Recorder assembles DevTools events into exchanges.
+//
+// Response bodies are taken while the browser holds the response (the Fetch domain's
+// Response stage): the page cannot navigate away and evict a body before it is read.
+// Bodies larger than StreamThreshold (by Content-Length) are instead streamed as they
+// arrive. Events must be handed to HandleEvent in the order the browser emitted them,
+// from one goroutine; the commands they cause run on goroutines of their own, so a slow
+// command never holds the event stream back.
 type Recorder struct {
 	browser Browser
 	// OnExchange receives every finished exchange: completed, redirected or failed.
+	// Calls may come from several goroutines.
 	OnExchange func(*Exchange)
 	// OnPage receives every top-level navigation.
 	OnPage func(Page)
-	// OnError receives problems that did not stop recording (a body that could not be
-	// read, say), for the user to see.
+	// OnError receives problems that did not stop recording, for the user to see.
 	OnError func(error)
+	// StreamThreshold is the Content-Length above which a body is streamed.
+	StreamThreshold int64
 
+	mu      sync.Mutex
 	pending map[requestKey]*pendingExchange
+	bodies  map[requestKey]*responseBody // taken at the Response stage, by network id
+	extras  map[requestKey]Fields        // wire request headers that came before their request
+	work    sync.WaitGroup               // commands and finishes in flight
 }
 
 type requestKey struct {
@@ -53,19 +72,32 @@ type requestKey struct {
 }
 
 type pendingExchange struct {
-	ex        *Exchange
-	streaming bool     // streamResourceContent succeeded: data arrives with dataReceived
-	chunks    [][]byte // response body as it arrives
-	extra     Fields   // request headers as sent on the wire (ExtraInfo)
+	ex    *Exchange
+	extra Fields         // request headers as sent on the wire (ExtraInfo)
+	reqWG sync.WaitGroup // a request body being fetched
+}
+
+// responseBody is a body read for a request: taken whole, or streamed in chunks.
+type responseBody struct {
+	streaming bool
+	chunks    [][]byte
+	note      string
 }
 
 // NewRecorder returns a recorder that issues its commands through b.
 func NewRecorder(b Browser) *Recorder {
-	return &Recorder{browser: b, pending: make(map[requestKey]*pendingExchange)}
+	return &Recorder{
+		browser:         b,
+		StreamThreshold: DefaultStreamThreshold,
+		pending:         make(map[requestKey]*pendingExchange),
+		bodies:          make(map[requestKey]*responseBody),
+		extras:          make(map[requestKey]Fields),
+	}
 }
 
 // Enable prepares a newly attached target: the Network and Page domains, with buffers
-// large enough that a body is not evicted before it is read.
+// large enough that a body is not evicted before it is read, and interception of every
+// response at the Response stage.
 func (r *Recorder) Enable(ctx context.Context, t Target) error {
 	steps := []struct {
 		method string
@@ -79,6 +111,7 @@ func (r *Recorder) Enable(ctx context.Context, t Target) error {
 		{"Page.enable", nil},
 		// The cache would answer repeat loads without a body to record.
 		{"Network.setCacheDisabled", map[string]any{"cacheDisabled": true}},
+		{"Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Response"}}}},
 	}
 	for _, s := range steps {
 		if _, err := r.browser.Send(ctx, t, s.method, s.params); err != nil {
@@ -88,10 +121,12 @@ func (r *Recorder) Enable(ctx context.Context, t Target) error {
 	return nil
 }
 
+// Wait blocks until every command and finish in flight is done.
+func (r *Recorder) Wait() { r.work.Wait() }
+
 // cdpRequest is the request object of Network.requestWillBeSent.
 type cdpRequest struct {
 	URL             string            `json:"url"`
-	URLFragment     string            `json:"urlFragment"`
 	Method          string            `json:"method"`
 	Headers         map[string]string `json:"headers"`
 	PostData        *string           `json:"postData"`
@@ -113,6 +148,12 @@ type cdpResponse struct {
 
 // HandleEvent takes one DevTools event of target t.
 func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, params json.RawMessage) error {
+	decode := func(v any) error {
+		if err := json.Unmarshal(params, v); err != nil {
+			return fmt.Errorf("capture: %s: %w", method, err)
+		}
+		return nil
+	}
 	switch method {
 	case "Network.requestWillBeSent":
 		var ev struct {
@@ -123,132 +164,152 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			Type             string       `json:"type"`
 			DocumentURL      string       `json:"documentURL"`
 		}
-		if err := json.Unmarshal(params, &ev); err != nil {
-			return fmt.Errorf("capture: %s: %w", method, err)
+		if err := decode(&ev); err != nil {
+			return err
 		}
 		key := requestKey{t, ev.RequestID}
-		if p := r.pending[key]; p != nil && ev.RedirectResponse != nil {
-			setResponse(p.ex, ev.RedirectResponse)
-			p.ex.Redirected = true
-			r.finish(key, p)
+		r.mu.Lock()
+		prev := r.pending[key]
+		r.mu.Unlock()
+		if prev != nil && ev.RedirectResponse != nil {
+			setResponse(prev.ex, ev.RedirectResponse)
+			prev.ex.Redirected = true
+			r.finish(ctx, key, prev, false)
 		}
 		if !archivable(ev.Request.URL) {
 			return nil
 		}
-		ex := &Exchange{
+		p := &pendingExchange{ex: &Exchange{
 			Started:      wallTime(ev.WallTime),
 			Method:       ev.Request.Method,
 			URL:          ev.Request.URL,
 			ReqHeader:    fieldsFromMap(ev.Request.Headers),
 			PageURL:      ev.DocumentURL,
 			ResourceType: ev.Type,
-		}
-		p := &pendingExchange{ex: ex}
+		}}
+		r.mu.Lock()
 		r.pending[key] = p
+		if extra, ok := r.extras[key]; ok {
+			p.extra = extra
+			delete(r.extras, key)
+		}
+		r.mu.Unlock()
 		r.readRequestBody(ctx, t, key, p, &ev.Request)
 	case "Network.requestWillBeSentExtraInfo":
 		var ev struct {
 			RequestID string            `json:"requestId"`
 			Headers   map[string]string `json:"headers"`
 		}
-		if err := json.Unmarshal(params, &ev); err != nil {
-			return fmt.Errorf("capture: %s: %w", method, err)
+		if err := decode(&ev); err != nil {
+			return err
 		}
-		if p := r.pending[requestKey{t, ev.RequestID}]; p != nil && p.extra == nil {
+		key := requestKey{t, ev.RequestID}
+		r.mu.Lock()
+		if p := r.pending[key]; p != nil && p.extra == nil {
 			p.extra = fieldsFromMap(ev.Headers)
+		} else {
+			// It came first; the next hop of this request takes it.
+			r.extras[key] = fieldsFromMap(ev.Headers)
 		}
+		r.mu.Unlock()
 	case "Network.responseReceived":
 		var ev struct {
 			RequestID string      `json:"requestId"`
 			Response  cdpResponse `json:"response"`
 		}
-		if err := json.Unmarshal(params, &ev); err != nil {
-			return fmt.Errorf("capture: %s: %w", method, err)
+		if err := decode(&ev); err != nil {
+			return err
 		}
-		key := requestKey{t, ev.RequestID}
-		p := r.pending[key]
-		if p == nil {
-			return nil
+		r.mu.Lock()
+		if p := r.pending[requestKey{t, ev.RequestID}]; p != nil {
+			setResponse(p.ex, &ev.Response)
 		}
-		setResponse(p.ex, &ev.Response)
-		res, err := r.browser.Send(ctx, t, "Network.streamResourceContent", map[string]any{"requestId": ev.RequestID})
-		if err != nil {
-			r.report(fmt.Errorf("DEBUG stream %s: %w", p.ex.URL, err))
-		}
-		if err == nil {
-			var out struct {
-				BufferedData string `json:"bufferedData"`
-			}
-			if json.Unmarshal(res, &out) == nil {
-				if b, err := base64.StdEncoding.DecodeString(out.BufferedData); err == nil {
-					p.streaming = true
-					if len(b) > 0 {
-						p.chunks = append(p.chunks, b)
-					}
-				}
-			}
-		}
+		r.mu.Unlock()
 	case "Network.dataReceived":
 		var ev struct {
 			RequestID string `json:"requestId"`
 			Data      string `json:"data"`
 		}
-		if err := json.Unmarshal(params, &ev); err != nil {
-			return fmt.Errorf("capture: %s: %w", method, err)
+		if err := decode(&ev); err != nil {
+			return err
 		}
-		if p := r.pending[requestKey{t, ev.RequestID}]; p != nil && p.streaming && ev.Data != "" {
-			b, err := base64.StdEncoding.DecodeString(ev.Data)
-			if err != nil {
-				return fmt.Errorf("capture: %s %s: data: %w", method, ev.RequestID, err)
-			}
-			p.chunks = append(p.chunks, b)
+		if ev.Data == "" {
+			return nil
 		}
+		b, err := base64.StdEncoding.DecodeString(ev.Data)
+		if err != nil {
+			return fmt.Errorf("capture: %s %s: data: %w", method, ev.RequestID, err)
+		}
+		r.mu.Lock()
+		if body := r.bodies[requestKey{t, ev.RequestID}]; body != nil && body.streaming {
+			body.chunks = append(body.chunks, b)
+		}
+		r.mu.Unlock()
 	case "Network.loadingFinished":
 		var ev struct {
 			RequestID string `json:"requestId"`
 		}
-		if err := json.Unmarshal(params, &ev); err != nil {
-			return fmt.Errorf("capture: %s: %w", method, err)
+		if err := decode(&ev); err != nil {
+			return err
 		}
 		key := requestKey{t, ev.RequestID}
+		r.mu.Lock()
 		p := r.pending[key]
-		if p == nil {
-			return nil
+		r.mu.Unlock()
+		if p != nil {
+			r.finish(ctx, key, p, true)
 		}
-		if !p.streaming {
-			r.fetchBody(ctx, t, p, ev.RequestID)
-		}
-		r.finish(key, p)
 	case "Network.loadingFailed":
 		var ev struct {
 			RequestID string `json:"requestId"`
 			ErrorText string `json:"errorText"`
 			Canceled  bool   `json:"canceled"`
 		}
-		if err := json.Unmarshal(params, &ev); err != nil {
-			return fmt.Errorf("capture: %s: %w", method, err)
+		if err := decode(&ev); err != nil {
+			return err
 		}
 		key := requestKey{t, ev.RequestID}
+		r.mu.Lock()
 		p := r.pending[key]
+		r.mu.Unlock()
 		if p == nil {
 			return nil
 		}
-		p.ex.Failure = ev.ErrorText
-		if ev.Canceled {
-			p.ex.Failure = "canceled: " + ev.ErrorText
+		if p.ex.Status == 0 {
+			p.ex.Failure = ev.ErrorText
+			if ev.Canceled {
+				p.ex.Failure = "canceled: " + ev.ErrorText
+			}
+		} else {
+			p.ex.RespNote = "the body did not arrive whole: " + ev.ErrorText
 		}
-		r.finish(key, p)
+		r.finish(ctx, key, p, false)
+	case "Fetch.requestPaused":
+		var ev struct {
+			RequestID           string  `json:"requestId"`
+			NetworkID           string  `json:"networkId"`
+			ResponseStatusCode  int     `json:"responseStatusCode"`
+			ResponseErrorReason string  `json:"responseErrorReason"`
+			ResponseHeaders     []Field `json:"responseHeaders"`
+		}
+		if err := decode(&ev); err != nil {
+			return err
+		}
+		r.work.Add(1)
+		go func() {
+			defer r.work.Done()
+			r.takeResponse(ctx, t, ev.RequestID, ev.NetworkID, ev.ResponseStatusCode, ev.ResponseErrorReason, Fields(ev.ResponseHeaders))
+		}()
 	case "Page.frameNavigated":
 		var ev struct {
 			Frame struct {
-				ID       string `json:"id"`
 				ParentID string `json:"parentId"`
 				URL      string `json:"url"`
 				Fragment string `json:"urlFragment"`
 			} `json:"frame"`
 		}
-		if err := json.Unmarshal(params, &ev); err != nil {
-			return fmt.Errorf("capture: %s: %w", method, err)
+		if err := decode(&ev); err != nil {
+			return err
 		}
 		if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
 			r.OnPage(Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID})
@@ -257,11 +318,89 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 	return nil
 }
 
-// Detached drops what is pending for a target that went away (closed tab, navigation to
-// a page the debugger cannot follow): each unfinished exchange is kept, marked as cut.
-func (r *Recorder) Detached(t Target, reason string) {
-	for key, p := range r.pending {
-		if key.target.TabID != t.TabID {
+// takeResponse reads a paused response's body (or starts streaming it) and lets the
+// response go on. It always lets it go on: a paused response that is never continued
+// hangs the page.
+func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID string, status int, errReason string, header Fields) {
+	defer func() {
+		if _, err := r.browser.Send(ctx, t, "Fetch.continueResponse", map[string]any{"requestId": fetchID}); err != nil {
+			if _, err2 := r.browser.Send(ctx, t, "Fetch.continueRequest", map[string]any{"requestId": fetchID}); err2 != nil {
+				r.report(fmt.Errorf("capture: letting a response go on: %v; %v", err, err2))
+			}
+		}
+	}()
+	if networkID == "" || errReason != "" || status == 204 || status == 304 || (status >= 300 && status < 400 && header.Get("Location") != "") {
+		return
+	}
+	key := requestKey{t, networkID}
+	body := &responseBody{}
+	if n, err := strconv.ParseInt(header.Get("Content-Length"), 10, 64); err == nil && n > r.StreamThreshold {
+		res, err := r.browser.Send(ctx, t, "Network.streamResourceContent", map[string]any{"requestId": networkID})
+		if err == nil {
+			var out struct {
+				BufferedData string `json:"bufferedData"`
+			}
+			if err = json.Unmarshal(res, &out); err == nil {
+				var b []byte
+				if b, err = base64.StdEncoding.DecodeString(out.BufferedData); err == nil {
+					body.streaming = true
+					if len(b) > 0 {
+						body.chunks = append(body.chunks, b)
+					}
+				}
+			}
+		}
+		if err != nil {
+			body.note = "streaming the body failed: " + err.Error()
+		}
+	} else {
+		b, err := r.responseBody(ctx, t, "Fetch.getResponseBody", fetchID)
+		if err != nil {
+			body.note = "response body not available from the browser: " + err.Error()
+		} else {
+			body.chunks = [][]byte{b}
+		}
+	}
+	r.mu.Lock()
+	r.bodies[key] = body
+	r.mu.Unlock()
+}
+
+// responseBody calls a getResponseBody command (Fetch or Network) and decodes it.
+func (r *Recorder) responseBody(ctx context.Context, t Target, method, id string) ([]byte, error) {
+	res, err := r.browser.Send(ctx, t, method, map[string]any{"requestId": id})
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Body          string `json:"body"`
+		Base64Encoded bool   `json:"base64Encoded"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	if out.Base64Encoded {
+		return base64.StdEncoding.DecodeString(out.Body)
+	}
+	return []byte(out.Body), nil
+}
+
+// Detached finishes what is pending for a target that went away (closed tab, recording
+// stopped): each unfinished exchange is kept, marked as cut.
+func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
+	r.mu.Lock()
+	var cut []requestKey
+	for key := range r.pending {
+		if key.target.TabID == t.TabID {
+			cut = append(cut, key)
+		}
+	}
+	r.mu.Unlock()
+	for _, key := range cut {
+		r.mu.Lock()
+		p := r.pending[key]
+		r.mu.Unlock()
+		if p == nil {
 			continue
 		}
 		if p.ex.Status == 0 {
@@ -269,7 +408,7 @@ func (r *Recorder) Detached(t Target, reason string) {
 		} else {
 			p.ex.RespNote = "detached before the body ended: " + reason
 		}
-		r.finish(key, p)
+		r.finish(ctx, key, p, false)
 	}
 }
 
@@ -281,9 +420,10 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 	}
 	var body []byte
 	complete := len(req.PostDataEntries) > 0
+	hidden := false // an entry the browser keeps to itself: a file chosen by the user
 	for i, e := range req.PostDataEntries {
 		if e.Bytes == nil {
-			complete = false
+			complete, hidden = false, true
 			continue
 		}
 		b, err := base64.StdEncoding.DecodeString(*e.Bytes)
@@ -298,77 +438,106 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 		p.ex.ReqBody = body
 		return
 	}
-	res, err := r.browser.Send(ctx, t, "Network.getRequestPostData", map[string]any{"requestId": key.id})
-	if err == nil {
-		var out struct {
-			PostData      string `json:"postData"`
-			Base64Encoded bool   `json:"base64Encoded"`
-		}
-		if err = json.Unmarshal(res, &out); err == nil {
-			if out.Base64Encoded {
-				body, err = base64.StdEncoding.DecodeString(out.PostData)
-			} else {
-				body = []byte(out.PostData)
-			}
-		}
+	p.reqWG.Add(1)
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		defer p.reqWG.Done()
+		res, err := r.browser.Send(ctx, t, "Network.getRequestPostData", map[string]any{"requestId": key.id})
 		if err == nil {
-			p.ex.ReqBody = body
-			return
-		}
-	}
-	p.ex.ReqBody = body
-	p.ex.ReqNote = "request body not available from the browser (a file chosen by the user, or a stream): " + err.Error()
-}
-
-// fetchBody reads a body that was not streamed (cached, or finished before streaming
-// could start).
-func (r *Recorder) fetchBody(ctx context.Context, t Target, p *pendingExchange, id string) {
-	if p.ex.Status == 0 || p.ex.Status == 204 || p.ex.Status == 304 || (p.ex.Status >= 300 && p.ex.Status < 400) {
-		return
-	}
-	res, err := r.browser.Send(ctx, t, "Network.getResponseBody", map[string]any{"requestId": id})
-	if err == nil {
-		var out struct {
-			Body          string `json:"body"`
-			Base64Encoded bool   `json:"base64Encoded"`
-		}
-		if err = json.Unmarshal(res, &out); err == nil {
-			if out.Base64Encoded {
+			var out struct {
+				PostData      string `json:"postData"`
+				Base64Encoded bool   `json:"base64Encoded"`
+			}
+			if err = json.Unmarshal(res, &out); err == nil {
 				var b []byte
-				if b, err = base64.StdEncoding.DecodeString(out.Body); err == nil {
-					p.chunks = [][]byte{b}
+				if out.Base64Encoded {
+					b, err = base64.StdEncoding.DecodeString(out.PostData)
+				} else {
+					b = []byte(out.PostData)
+				}
+				if err == nil && !hidden {
+					p.ex.ReqBody = b
 					return
 				}
-			} else {
-				p.chunks = [][]byte{[]byte(out.Body)}
-				return
+				if err == nil && len(b) > len(body) {
+					body = b
+				}
 			}
 		}
-	}
-	p.ex.RespNote = "response body not available from the browser: " + err.Error()
+		p.ex.ReqBody = body
+		p.ex.ReqTruncated = true
+		if hidden {
+			p.ex.ReqNote = "the browser does not reveal the bytes of a file chosen by the user: the request body lacks them"
+		} else {
+			p.ex.ReqNote = "request body not available from the browser: " + err.Error()
+		}
+	}()
 }
 
-func (r *Recorder) finish(key requestKey, p *pendingExchange) {
+// finish hands an exchange on once its bodies are in. withBody says the response ended
+// normally, so a body not yet taken is asked for.
+func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchange, withBody bool) {
+	r.mu.Lock()
+	if r.pending[key] != p {
+		r.mu.Unlock()
+		return
+	}
 	delete(r.pending, key)
-	if p.extra != nil {
-		p.ex.ReqHeader = p.extra
-	}
-	if len(p.chunks) == 1 {
-		p.ex.RespBody = p.chunks[0]
-	} else if len(p.chunks) > 1 {
-		n := 0
-		for _, c := range p.chunks {
-			n += len(c)
+	body := r.bodies[key]
+	delete(r.bodies, key)
+	r.mu.Unlock()
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		p.reqWG.Wait()
+		ex := p.ex
+		if p.extra != nil {
+			ex.ReqHeader = p.extra
 		}
-		body := make([]byte, 0, n)
-		for _, c := range p.chunks {
-			body = append(body, c...)
+		if n, err := strconv.Atoi(ex.ReqHeader.Get("Content-Length")); err == nil && n != len(ex.ReqBody) && !ex.ReqTruncated {
+			ex.ReqTruncated = true
+			ex.ReqNote = fmt.Sprintf("the browser revealed %d of the %d bytes of the request body (a file chosen by the user is never revealed)", len(ex.ReqBody), n)
 		}
-		p.ex.RespBody = body
+		if len(ex.ReqBody) > 0 && !ex.ReqTruncated && !ex.ReqHeader.Has("Content-Length") {
+			// The browser adds Content-Length below the layer DevTools reports from; a
+			// fixed-length body was sent with it, and replay tools key on it.
+			ex.ReqHeader = append(ex.ReqHeader, Field{Name: "Content-Length", Value: strconv.Itoa(len(ex.ReqBody))})
+		}
+		switch {
+		case body != nil:
+			ex.RespBody = joinChunks(body.chunks)
+			if body.note != "" && ex.RespNote == "" {
+				ex.RespNote = body.note
+			}
+		case withBody && ex.Status != 0 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected:
+			// Not intercepted (a service worker or memory cache answered): ask the
+			// network layer, which still holds it.
+			b, err := r.responseBody(ctx, key.target, "Network.getResponseBody", key.id)
+			if err != nil {
+				ex.RespNote = "response body not available from the browser: " + err.Error()
+			}
+			ex.RespBody = b
+		}
+		if r.OnExchange != nil {
+			r.OnExchange(ex)
+		}
+	}()
+}
+
+func joinChunks(chunks [][]byte) []byte {
+	if len(chunks) == 1 {
+		return chunks[0]
 	}
-	if r.OnExchange != nil {
-		r.OnExchange(p.ex)
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
 	}
+	out := make([]byte, 0, n)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out
 }
 
 func (r *Recorder) report(err error) {

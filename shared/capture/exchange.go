@@ -86,22 +86,24 @@ func fieldsFromMap(m map[string]string) Fields {
 
 // Exchange is one HTTP request and its response, as the browser saw them.
 type Exchange struct {
-	Started    time.Time // when the request was sent
-	Method     string
-	URL        string
-	Protocol   string // "HTTP/1.1", "h2", ... as the browser reports it
-	ReqHeader  Fields
-	ReqBody    []byte
-	ReqNote    string // why the request body is incomplete, if it is
-	Status     int    // 0 when no response arrived
-	StatusText string
-	RespHeader Fields
-	RespBody   []byte
-	RespNote   string // why the response body is incomplete, if it is
-	RemoteIP   string
-	Failure    string // the browser's error text when the request failed
-	Redirected bool   // the response is a redirect that the browser followed
-	PageURL    string // the top-level document this request belongs to
+	Started   time.Time // when the request was sent
+	Method    string
+	URL       string
+	Protocol  string // "HTTP/1.1", "h2", ... as the browser reports it
+	ReqHeader Fields
+	ReqBody   []byte
+	ReqNote   string // why the request body is incomplete, if it is
+	// ReqTruncated says the request body is not the whole body that was sent.
+	ReqTruncated bool
+	Status       int // 0 when no response arrived
+	StatusText   string
+	RespHeader   Fields
+	RespBody     []byte
+	RespNote     string // why the response body is incomplete, if it is
+	RemoteIP     string
+	Failure      string // the browser's error text when the request failed
+	Redirected   bool   // the response is a redirect that the browser followed
+	PageURL      string // the top-level document this request belongs to
 	ResourceType string // Document, Script, Fetch, XHR, ...
 }
 
@@ -168,9 +170,12 @@ func (e *Exchange) ResponseHead() []byte {
 		}
 		fmt.Fprintf(&b, "%s: %s\r\n", kv.Name, kv.Value)
 	}
-	if enc := e.RespHeader.Get("Content-Encoding"); enc != "" {
-		// Kept for the record; the body below is already decoded.
-		fmt.Fprintf(&b, "X-Archive-Orig-Content-Encoding: %s\r\n", enc)
+	// The archived body is what the browser delivered: decoded, de-chunked, and for a
+	// redirect not given at all. What the wire said is kept under X-Archive-Orig-*.
+	for _, name := range hopHeaders {
+		if v := e.RespHeader.Get(name); v != "" && (name != "Content-Length" || v != strconv.Itoa(len(e.RespBody))) {
+			fmt.Fprintf(&b, "X-Archive-Orig-%s: %s\r\n", name, v)
+		}
 	}
 	if e.Status >= 200 && e.Status != http.StatusNoContent && e.Status != http.StatusNotModified {
 		fmt.Fprintf(&b, "Content-Length: %s\r\n", strconv.Itoa(len(e.RespBody)))

@@ -31,13 +31,15 @@ type state struct {
 const stateKey = "state"
 
 // Service is the core of the extension: it records tabs into sessions, keeps them in a
-// Store, and answers the extension pages through its HTTP handler. Events are handed to
-// it in order from one goroutine; HTTP requests may arrive concurrently.
+// Store, and answers the extension pages through its HTTP handler. Browser events and
+// recording commands (start, stop) run one at a time, in arrival order, on the service's
+// own goroutine; the methods that take them never block the caller's event loop.
 type Service struct {
 	store    Store
 	host     Host
 	recorder *Recorder
 	now      func() time.Time
+	tasks    *taskQueue
 
 	mu       sync.Mutex
 	state    state
@@ -47,7 +49,7 @@ type Service struct {
 // NewService returns a service over store and host, restoring the recording state a
 // previous instance left in the store.
 func NewService(store Store, host Host) (*Service, error) {
-	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}}
+	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue()}
 	s.recorder = NewRecorder(host)
 	s.recorder.OnExchange = s.exchange
 	s.recorder.OnPage = s.page
@@ -63,7 +65,16 @@ func NewService(store Store, host Host) (*Service, error) {
 			s.state = state{}
 		}
 	}
+	s.tasks.onPanic = func(p any) { s.noteCurrent(fmt.Sprintf("internal error (recording goes on): %v", p)) }
+	go s.tasks.run()
 	return s, nil
+}
+
+// do runs f on the service's goroutine, after every event queued before it, and waits.
+func (s *Service) do(f func()) {
+	done := make(chan struct{})
+	s.tasks.push(func() { defer close(done); f() })
+	<-done
 }
 
 func (s *Service) saveState() error {
@@ -113,7 +124,12 @@ func (s *Service) recording(tabID int) bool {
 }
 
 // Start records tabID into the current session, creating one if none is open.
-func (s *Service) Start(ctx context.Context, tabID int) (SessionInfo, error) {
+func (s *Service) Start(ctx context.Context, tabID int) (info SessionInfo, err error) {
+	s.do(func() { info, err = s.start(ctx, tabID) })
+	return info, err
+}
+
+func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 	s.mu.Lock()
 	if s.state.Session == "" {
 		sess, err := createSession(s.store, "Session "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
@@ -169,12 +185,18 @@ func (s *Service) forget(tabID int) {
 }
 
 // StopTab stops recording one tab; when it was the last, the session is closed.
-func (s *Service) StopTab(ctx context.Context, tabID int) (SessionInfo, error) {
+func (s *Service) StopTab(ctx context.Context, tabID int) (info SessionInfo, err error) {
+	s.do(func() { info, err = s.stopTab(ctx, tabID) })
+	return info, err
+}
+
+func (s *Service) stopTab(ctx context.Context, tabID int) (SessionInfo, error) {
 	if len(s.tabs()) <= 1 {
-		return s.Stop(ctx)
+		return s.stop(ctx)
 	}
 	s.host.Detach(ctx, tabID)
-	s.recorder.Detached(Target{TabID: tabID}, "recording stopped")
+	s.recorder.Detached(ctx, Target{TabID: tabID}, "recording stopped")
+	s.recorder.Wait()
 	s.host.Badge(tabID, "")
 	s.forget(tabID)
 	if sess := s.current(); sess != nil {
@@ -183,17 +205,24 @@ func (s *Service) StopTab(ctx context.Context, tabID int) (SessionInfo, error) {
 	return SessionInfo{}, nil
 }
 
-// Stop ends recording: every recorded tab is detached and the session is closed.
-func (s *Service) Stop(ctx context.Context) (SessionInfo, error) {
+// Stop ends recording: every recorded tab is detached and the session is closed, once
+// every exchange that was under way has been written.
+func (s *Service) Stop(ctx context.Context) (info SessionInfo, err error) {
+	s.do(func() { info, err = s.stop(ctx) })
+	return info, err
+}
+
+func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
 	s.mu.Lock()
 	tabs := append([]int(nil), s.state.Tabs...)
 	id := s.state.Session
 	s.mu.Unlock()
 	for _, t := range tabs {
 		s.host.Detach(ctx, t) // a closed tab is already detached
-		s.recorder.Detached(Target{TabID: t}, "recording stopped")
+		s.recorder.Detached(ctx, Target{TabID: t}, "recording stopped")
 		s.host.Badge(t, "")
 	}
+	s.recorder.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.state = state{}
@@ -210,35 +239,41 @@ func (s *Service) Stop(ctx context.Context) (SessionInfo, error) {
 	return sess.Info(), nil
 }
 
-// Event hands one DevTools event of a recorded tab to the recorder.
+// Event queues one DevTools event of a tab for the recorder.
 func (s *Service) Event(ctx context.Context, t Target, method string, params json.RawMessage) {
-	if !s.recording(t.TabID) {
-		return
-	}
-	if err := s.recorder.HandleEvent(ctx, t, method, params); err != nil {
-		s.noteCurrent(err.Error())
-	}
+	s.tasks.push(func() {
+		if !s.recording(t.TabID) {
+			return
+		}
+		if err := s.recorder.HandleEvent(ctx, t, method, params); err != nil {
+			s.noteCurrent(err.Error())
+		}
+	})
 }
 
 // TabDetached tells the service that the debugger left a tab (closed, crashed, or the
 // user dismissed the debugging bar). What was recorded stays; the user sees why.
-func (s *Service) TabDetached(tabID int, reason string) {
-	if !s.recording(tabID) {
-		return
-	}
-	s.recorder.Detached(Target{TabID: tabID}, reason)
-	s.forget(tabID)
-	s.noteCurrent(fmt.Sprintf("tab %d stopped being recorded: %s", tabID, reason))
+func (s *Service) TabDetached(ctx context.Context, tabID int, reason string) {
+	s.tasks.push(func() {
+		if !s.recording(tabID) {
+			return
+		}
+		s.recorder.Detached(ctx, Target{TabID: tabID}, reason)
+		s.forget(tabID)
+		s.noteCurrent(fmt.Sprintf("tab %d stopped being recorded: %s", tabID, reason))
+	})
 }
 
 // TabCreated records a tab opened from a recorded tab.
 func (s *Service) TabCreated(ctx context.Context, tabID, openerTabID int) {
-	if openerTabID == 0 || !s.recording(openerTabID) {
-		return
-	}
-	if _, err := s.Start(ctx, tabID); err != nil {
-		s.noteCurrent(err.Error())
-	}
+	s.tasks.push(func() {
+		if openerTabID == 0 || !s.recording(openerTabID) {
+			return
+		}
+		if _, err := s.start(ctx, tabID); err != nil {
+			s.noteCurrent(err.Error())
+		}
+	})
 }
 
 func (s *Service) exchange(ex *Exchange) {

@@ -204,12 +204,16 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 		ip = warc.Header{{Name: warc.FieldIPAddress, Value: ex.RemoteIP}}
 	}
 	reqMsg := ex.RequestMessage()
+	reqFields := ip
+	if ex.ReqTruncated {
+		reqFields = append(append(warc.Header{}, ip...), warc.Field{Name: warc.FieldTruncated, Value: "unspecified"})
+	}
 	reqInfo, err := s.w.WriteRecord(&warc.Record{
 		Type:        warc.TypeRequest,
 		TargetURI:   ex.URL,
 		Date:        date,
 		ContentType: "message/http",
-		Header:      ip,
+		Header:      reqFields,
 		Block:       bytes.NewReader(reqMsg),
 		BlockLength: int64(len(reqMsg)),
 	})
@@ -219,6 +223,21 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 	n := 1
 	var lines []byte
 	related := warc.Header{{Name: warc.FieldRelatedRecordID, Value: reqInfo.ID}}
+	if ex.ReqNote != "" {
+		// Say in the archive itself why the request is incomplete.
+		if _, err := s.w.WriteRecord(&warc.Record{
+			Type:        warc.TypeMetadata,
+			TargetURI:   ex.URL,
+			Date:        date,
+			ContentType: "text/plain",
+			Header:      related,
+			Block:       strings.NewReader(ex.ReqNote),
+			BlockLength: int64(len(ex.ReqNote)),
+		}); err != nil {
+			return n, nil, fmt.Errorf("note record: %w", err)
+		}
+		n++
+	}
 	if ex.Status == 0 {
 		note := "no response: " + ex.Failure
 		_, err := s.w.WriteRecord(&warc.Record{

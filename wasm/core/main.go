@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"syscall/js"
 
 	"github.com/webkeep/webkeep/shared/capture"
@@ -28,29 +27,26 @@ func main() {
 		js.Global().Get("console").Call("error", "webkeep core: "+err.Error())
 		return
 	}
-	q := newQueue()
-	go q.run(svc)
 	handler := svc.Handler()
+	ctx := context.Background()
 
 	api := js.Global().Get("Object").New()
 	// event(tabId, sessionId, method, paramsJSON): a chrome.debugger event.
 	api.Set("event", js.FuncOf(func(this js.Value, args []js.Value) any {
-		q.push(func(ctx context.Context) {
-			t := capture.Target{TabID: args[0].Int(), Session: optString(args[1])}
-			svc.Event(ctx, t, args[2].String(), json.RawMessage(args[3].String()))
-		})
+		t := capture.Target{TabID: args[0].Int(), Session: optString(args[1])}
+		svc.Event(ctx, t, args[2].String(), json.RawMessage(args[3].String()))
 		return nil
 	}))
 	// detached(tabId, reason): chrome.debugger.onDetach.
 	api.Set("detached", js.FuncOf(func(this js.Value, args []js.Value) any {
 		tab, reason := args[0].Int(), args[1].String()
-		q.push(func(ctx context.Context) { svc.TabDetached(tab, reason) })
+		svc.TabDetached(ctx, tab, reason)
 		return nil
 	}))
 	// tabCreated(tabId, openerTabId): chrome.tabs.onCreated.
 	api.Set("tabCreated", js.FuncOf(func(this js.Value, args []js.Value) any {
 		tab, opener := args[0].Int(), args[1].Int()
-		q.push(func(ctx context.Context) { svc.TabCreated(ctx, tab, opener) })
+		svc.TabCreated(ctx, tab, opener)
 		return nil
 	}))
 	// handle(request): a fetch Request for /api/..., answered with a Response promise.
@@ -69,51 +65,6 @@ func optString(v js.Value) string {
 		return v.String()
 	}
 	return ""
-}
-
-// queue runs events one at a time, in arrival order, off the JavaScript goroutine:
-// handling one may await DevTools commands, and events must not overtake each other.
-type queue struct {
-	mu     sync.Mutex
-	items  []func(context.Context)
-	notify chan struct{}
-}
-
-func newQueue() *queue { return &queue{notify: make(chan struct{}, 1)} }
-
-func (q *queue) push(f func(context.Context)) {
-	q.mu.Lock()
-	q.items = append(q.items, f)
-	q.mu.Unlock()
-	select {
-	case q.notify <- struct{}{}:
-	default:
-	}
-}
-
-func (q *queue) run(svc *capture.Service) {
-	ctx := context.Background()
-	for range q.notify {
-		for {
-			q.mu.Lock()
-			if len(q.items) == 0 {
-				q.mu.Unlock()
-				break
-			}
-			f := q.items[0]
-			q.items[0] = nil
-			q.items = q.items[1:]
-			q.mu.Unlock()
-			func() {
-				defer func() {
-					if p := recover(); p != nil {
-						js.Global().Get("console").Call("error", fmt.Sprintf("webkeep core: event: %v", p))
-					}
-				}()
-				f(ctx)
-			}()
-		}
-	}
 }
 
 // jsHost is capture.Host over the shim's host object.
