@@ -98,6 +98,9 @@ func normalizeSegments(path string) string {
 // sequence.
 func pyUnquote(s string) string {
 	if !strings.Contains(s, "%") {
+		if !utf8.ValidString(s) { // a Python str cannot hold invalid UTF-8
+			return decodeUTF8Replace([]byte(s))
+		}
 		return s
 	}
 	var b strings.Builder
@@ -107,7 +110,7 @@ func pyUnquote(s string) string {
 			for j < len(s) && s[j] >= 0x80 {
 				j++
 			}
-			b.WriteString(strings.ToValidUTF8(s[i:j], "\uFFFD"))
+			b.WriteString(decodeUTF8Replace([]byte(s[i:j])))
 			i = j
 			continue
 		}
