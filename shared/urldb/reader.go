@@ -228,7 +228,7 @@ func (p *domainParser) parse(data []byte) {
 	first := make(map[string]int, len(p.d.Records))
 	for _, r := range p.d.Records {
 		if l, dup := first[r.Path]; dup {
-			p.errorf(r.Line, "_path", ErrDuplicatePath, "%s is also the path of the record at line %d; the last one wins", r.Path, l)
+			p.errorf(r.Line, "_path", ErrDuplicatePath, "%s is also the path of the record at line %d; look-ups find the first, a rewrite keeps the last (as wwturldb)", r.Path, l)
 			continue
 		}
 		first[r.Path] = r.Line
