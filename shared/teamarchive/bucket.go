@@ -1,0 +1,73 @@
+package teamarchive
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// Errors a Bucket returns, usable with errors.Is.
+var (
+	// ErrNotExist is returned for a key that holds no object.
+	ErrNotExist = errors.New("teamarchive: object does not exist")
+	// ErrPrecondition is returned by Put when its condition does not hold.
+	ErrPrecondition = errors.New("teamarchive: precondition failed")
+	// ErrShortBody is returned by Put when the body ends before the announced size.
+	ErrShortBody = errors.New("teamarchive: body shorter than its declared size")
+)
+
+// A Bucket is the object store the archive keeps everything in: R2 in the Worker,
+// MemBucket natively. Implementations must make Put atomic (an object is visible
+// whole or not at all) and its condition checked atomically with the write, as R2 does.
+type Bucket interface {
+	// Head returns the object's facts, or ErrNotExist.
+	Head(ctx context.Context, key string) (*Object, error)
+	// Get returns the object's facts and a reader of its bytes, of the range r when
+	// r is not nil (r.Length < 0: to the end). The caller closes the reader.
+	Get(ctx context.Context, key string, r *Range) (*Object, io.ReadCloser, error)
+	// Put stores exactly size bytes read from body under key, if opts' condition
+	// holds (else ErrPrecondition, and nothing is stored). A body that ends early
+	// stores nothing and returns an error wrapping ErrShortBody or the read error.
+	Put(ctx context.Context, key string, body io.Reader, size int64, opts PutOptions) (*Object, error)
+	// Delete removes the keys; missing keys are not an error.
+	Delete(ctx context.Context, keys ...string) error
+	// List returns up to limit objects whose keys start with prefix, in key order,
+	// from the position cursor (from a previous page; "" to start) on.
+	List(ctx context.Context, prefix, cursor string, limit int) (*ListPage, error)
+}
+
+// An Object describes one stored object.
+type Object struct {
+	Key      string
+	Size     int64
+	ETag     string // opaque entity tag, without quotes
+	Uploaded time.Time
+	Meta     map[string]string // custom metadata (Put's PutOptions.Meta)
+}
+
+// A Range is a byte range of an object: Length bytes from Offset; Length < 0 reads
+// to the end.
+type Range struct {
+	Offset, Length int64
+}
+
+// PutOptions are the condition and metadata of a Put.
+type PutOptions struct {
+	// IfMatch, when not empty, stores only if the object exists with this ETag.
+	IfMatch string
+	// IfNoneMatch stores only if no object exists under the key.
+	IfNoneMatch bool
+	// ContentType is stored with the object.
+	ContentType string
+	// Meta is stored as the object's custom metadata (R2 allows 2 KiB in all).
+	Meta map[string]string
+}
+
+// A ListPage is one page of List.
+type ListPage struct {
+	Objects []Object
+	// Cursor continues the listing when Truncated is set.
+	Cursor    string
+	Truncated bool
+}

@@ -1,0 +1,61 @@
+package teamarchive
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// errRangeNotSatisfiable is parseRange's answer for a range outside the object (416).
+var errRangeNotSatisfiable = errors.New("teamarchive: range not satisfiable")
+
+// parseRange reads a Range header (RFC 9110 section 14) for an object of size bytes.
+// It serves one range: partial is false, and the whole object is sent, when the
+// header is absent, malformed, of another unit or asks for several ranges, as the
+// RFC allows. A well-formed range that starts past the end is
+// errRangeNotSatisfiable.
+func parseRange(header string, size int64) (r Range, partial bool, err error) {
+	spec, ok := strings.CutPrefix(strings.TrimSpace(header), "bytes=")
+	if !ok || strings.Contains(spec, ",") {
+		return Range{}, false, nil
+	}
+	first, last, ok := strings.Cut(strings.TrimSpace(spec), "-")
+	if !ok {
+		return Range{}, false, nil
+	}
+	if first == "" { // suffix: the last N bytes
+		n, ok := parseDigits(last)
+		if !ok {
+			return Range{}, false, nil
+		}
+		if n == 0 || size == 0 {
+			return Range{}, false, errRangeNotSatisfiable
+		}
+		n = min(n, size)
+		return Range{Offset: size - n, Length: n}, true, nil
+	}
+	start, ok := parseDigits(first)
+	if !ok {
+		return Range{}, false, nil
+	}
+	end := size - 1
+	if last != "" {
+		if end, ok = parseDigits(last); !ok || end < start {
+			return Range{}, false, nil
+		}
+		end = min(end, size-1)
+	}
+	if start >= size {
+		return Range{}, false, errRangeNotSatisfiable
+	}
+	return Range{Offset: start, Length: end - start + 1}, true, nil
+}
+
+// parseDigits accepts only 1*DIGIT, unlike strconv (no sign, no overflow).
+func parseDigits(s string) (int64, bool) {
+	if s == "" || len(s) > 18 || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
