@@ -16,9 +16,11 @@ import (
 	"github.com/webkeep/webkeep/wasm/jsglue"
 )
 
-var doc = dom.GetWindow().Document()
+// doc is the page's document, set when the page starts.
+var doc dom.Document
 
 func main() {
+	doc = dom.GetWindow().Document()
 	page := doc.QuerySelector("body").GetAttribute("data-page")
 	switch page {
 	case "popup":

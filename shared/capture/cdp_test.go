@@ -1,0 +1,232 @@
+package capture
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeBrowser answers DevTools commands from a table and logs every command it got.
+type fakeBrowser struct {
+	mu       sync.Mutex
+	commands []string
+	answer   func(method string, params map[string]any) (any, error)
+}
+
+func (b *fakeBrowser) Send(ctx context.Context, t Target, method string, params any) (json.RawMessage, error) {
+	var p map[string]any
+	if params != nil {
+		raw, _ := json.Marshal(params)
+		json.Unmarshal(raw, &p)
+	}
+	b.mu.Lock()
+	b.commands = append(b.commands, fmt.Sprintf("%s %v", method, p["requestId"]))
+	b.mu.Unlock()
+	if b.answer == nil {
+		return json.RawMessage("{}"), nil
+	}
+	v, err := b.answer(method, p)
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := json.Marshal(v)
+	return raw, nil
+}
+
+func (b *fakeBrowser) sent(prefix string) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for _, c := range b.commands {
+		if strings.HasPrefix(c, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+type event struct {
+	method string
+	params string
+}
+
+// record runs events through a recorder and returns the exchanges it produced.
+func record(t *testing.T, b *fakeBrowser, events []event) []*Exchange {
+	t.Helper()
+	r := NewRecorder(b)
+	r.StreamThreshold = 100
+	var mu sync.Mutex
+	var out []*Exchange
+	r.OnExchange = func(ex *Exchange) { mu.Lock(); out = append(out, ex); mu.Unlock() }
+	r.OnError = func(err error) { t.Errorf("recorder: %v", err) }
+	ctx := context.Background()
+	for _, ev := range events {
+		if err := r.HandleEvent(ctx, Target{TabID: 7}, ev.method, json.RawMessage(ev.params)); err != nil {
+			t.Fatalf("%s: %v", ev.method, err)
+		}
+		// Commands run on their own goroutines; the browser would not emit the next
+		// event of a paused response before it was continued, so let them finish.
+		r.Wait()
+	}
+	r.Wait()
+	return out
+}
+
+func TestRecorderPOSTWithBodyTakenAtResponseStage(t *testing.T) {
+	binary := "\x00\x01\xff\xfe"
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Fetch.getResponseBody" {
+			return map[string]any{"body": b64("{\"ok\":true}"), "base64Encoded": true}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	got := record(t, b, []event{
+		// ExtraInfo may come before its request: it must still be used.
+		{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Content-Type":"application/octet-stream","Content-Length":"4","Cookie":"a=b"}}`},
+		{"Network.requestWillBeSent", `{"requestId":"1","type":"Fetch","wallTime":1700000000.5,"request":{"url":"http://example.org/api","method":"POST","headers":{"Content-Type":"application/octet-stream"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64(binary) + `"}]}}`},
+		{"Fetch.requestPaused", `{"requestId":"f1","networkId":"1","responseStatusCode":200,"responseHeaders":[{"name":"Content-Type","value":"application/json"},{"name":"Content-Length","value":"11"}]}`},
+		{"Network.responseReceived", `{"requestId":"1","response":{"url":"http://example.org/api","status":200,"statusText":"OK","protocol":"http/1.1","remoteIPAddress":"127.0.0.1","headers":{"Content-Type":"application/json","Content-Length":"11"}}}`},
+		{"Network.loadingFinished", `{"requestId":"1"}`},
+	})
+	if len(got) != 1 {
+		t.Fatalf("got %d exchanges, want 1", len(got))
+	}
+	ex := got[0]
+	if string(ex.ReqBody) != binary {
+		t.Errorf("request body %q, want %q", ex.ReqBody, binary)
+	}
+	if ex.ReqHeader.Get("Cookie") != "a=b" || ex.ReqHeader.Get("Content-Length") != "4" {
+		t.Errorf("request headers are not the wire headers: %v", ex.ReqHeader)
+	}
+	if string(ex.RespBody) != `{"ok":true}` || ex.Status != 200 || ex.RemoteIP != "127.0.0.1" {
+		t.Errorf("response: status %d ip %q body %q", ex.Status, ex.RemoteIP, ex.RespBody)
+	}
+	if ex.Started.Unix() != 1700000000 {
+		t.Errorf("started %v, want the event's wall time", ex.Started)
+	}
+	if c := b.sent("Fetch.continueResponse"); len(c) != 1 || c[0] != "Fetch.continueResponse f1" {
+		t.Errorf("paused response continued %v, want once with f1", c)
+	}
+}
+
+func TestRecorderStreamsLargeBodies(t *testing.T) {
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		switch method {
+		case "Network.streamResourceContent":
+			return map[string]any{"bufferedData": b64("first-")}, nil
+		case "Fetch.getResponseBody":
+			return nil, errors.New("must not take a large body whole")
+		}
+		return map[string]any{}, nil
+	}}
+	got := record(t, b, []event{
+		{"Network.requestWillBeSent", `{"requestId":"2","request":{"url":"http://example.org/big","method":"GET","headers":{}}}`},
+		{"Fetch.requestPaused", `{"requestId":"f2","networkId":"2","responseStatusCode":200,"responseHeaders":[{"name":"Content-Length","value":"1000"}]}`},
+		{"Network.responseReceived", `{"requestId":"2","response":{"status":200,"headers":{"Content-Length":"1000"}}}`},
+		{"Network.dataReceived", `{"requestId":"2","dataLength":7,"data":"` + b64("second-") + `"}`},
+		{"Network.dataReceived", `{"requestId":"2","dataLength":5,"data":"` + b64("third") + `"}`},
+		{"Network.loadingFinished", `{"requestId":"2"}`},
+	})
+	if len(got) != 1 || string(got[0].RespBody) != "first-second-third" {
+		t.Fatalf("streamed body: %+v", got)
+	}
+}
+
+func TestRecorderRedirectChainAndFailures(t *testing.T) {
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Fetch.getResponseBody" {
+			return map[string]any{"body": "end", "base64Encoded": false}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	got := record(t, b, []event{
+		{"Network.requestWillBeSent", `{"requestId":"3","type":"Document","request":{"url":"http://example.org/a","method":"GET","headers":{}}}`},
+		{"Fetch.requestPaused", `{"requestId":"f3","networkId":"3","responseStatusCode":301,"responseHeaders":[{"name":"Location","value":"/b"}]}`},
+		{"Network.requestWillBeSent", `{"requestId":"3","type":"Document","request":{"url":"http://example.org/b","method":"GET","headers":{}},"redirectResponse":{"status":301,"statusText":"Moved Permanently","headers":{"Location":"/b","Content-Length":"51"}}}`},
+		{"Fetch.requestPaused", `{"requestId":"f4","networkId":"3","responseStatusCode":200,"responseHeaders":[]}`},
+		{"Network.responseReceived", `{"requestId":"3","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+		{"Network.loadingFinished", `{"requestId":"3"}`},
+		{"Network.requestWillBeSent", `{"requestId":"4","request":{"url":"http://down.example/","method":"GET","headers":{}}}`},
+		{"Network.loadingFailed", `{"requestId":"4","errorText":"net::ERR_CONNECTION_REFUSED"}`},
+		{"Network.requestWillBeSent", `{"requestId":"5","request":{"url":"data:text/plain,hi","method":"GET","headers":{}}}`},
+		{"Network.loadingFinished", `{"requestId":"5"}`},
+	})
+	byURL := map[string]*Exchange{}
+	for _, ex := range got {
+		byURL[ex.URL] = ex
+	}
+	if len(got) != 3 {
+		t.Fatalf("got %d exchanges, want 3 (data: URLs are not archived)", len(got))
+	}
+	if a := byURL["http://example.org/a"]; a == nil || a.Status != 301 || !a.Redirected || len(a.RespBody) != 0 {
+		t.Errorf("redirect hop: %+v", a)
+	}
+	if bEx := byURL["http://example.org/b"]; bEx == nil || bEx.Status != 200 || string(bEx.RespBody) != "end" {
+		t.Errorf("final hop: %+v", bEx)
+	}
+	if f := byURL["http://down.example/"]; f == nil || f.Status != 0 || f.Failure != "net::ERR_CONNECTION_REFUSED" {
+		t.Errorf("failed request: %+v", f)
+	}
+	if len(b.sent("Fetch.getResponseBody f3")) != 0 {
+		t.Error("a redirect's body was asked for")
+	}
+}
+
+func TestRecorderMarksHiddenFileBytes(t *testing.T) {
+	body := "--X\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\r\n\r\n--X--\r\n"
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Network.getRequestPostData" {
+			return map[string]any{"postData": body}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	got := record(t, b, []event{
+		{"Network.requestWillBeSent", `{"requestId":"6","request":{"url":"http://example.org/up","method":"POST","headers":{"Content-Type":"multipart/form-data; boundary=X"},"hasPostData":true}}`},
+		{"Network.requestWillBeSentExtraInfo", `{"requestId":"6","headers":{"Content-Type":"multipart/form-data; boundary=X","Content-Length":"200"}}`},
+		{"Network.responseReceived", `{"requestId":"6","response":{"status":200,"headers":{}}}`},
+		{"Network.loadingFinished", `{"requestId":"6"}`},
+	})
+	if len(got) != 1 {
+		t.Fatalf("got %d exchanges", len(got))
+	}
+	if !got[0].ReqTruncated || !strings.Contains(got[0].ReqNote, "of the 200 bytes") {
+		t.Errorf("hidden file bytes not marked: truncated=%v note=%q", got[0].ReqTruncated, got[0].ReqNote)
+	}
+}
+
+func TestRecorderDetachKeepsWhatWasUnderWay(t *testing.T) {
+	b := &fakeBrowser{}
+	r := NewRecorder(b)
+	var got []*Exchange
+	var mu sync.Mutex
+	r.OnExchange = func(ex *Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+	ctx := context.Background()
+	r.HandleEvent(ctx, Target{TabID: 1}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"9","request":{"url":"http://example.org/slow","method":"GET","headers":{}}}`))
+	r.HandleEvent(ctx, Target{TabID: 2}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"9","request":{"url":"http://example.org/other-tab","method":"GET","headers":{}}}`))
+	r.Detached(ctx, Target{TabID: 1}, "tab closed")
+	r.Wait()
+	if len(got) != 1 || got[0].URL != "http://example.org/slow" || !strings.Contains(got[0].Failure, "tab closed") {
+		t.Fatalf("after detach: %+v", got)
+	}
+}
+
+func TestRecorderRejectsMalformedEvents(t *testing.T) {
+	r := NewRecorder(&fakeBrowser{})
+	for _, m := range []string{"Network.requestWillBeSent", "Network.responseReceived", "Network.dataReceived", "Fetch.requestPaused"} {
+		err := r.HandleEvent(context.Background(), Target{TabID: 1}, m, json.RawMessage(`{"requestId":`))
+		if err == nil || !strings.Contains(err.Error(), m) {
+			t.Errorf("%s with broken JSON: error %v, want one naming the event", m, err)
+		}
+	}
+	err := r.HandleEvent(context.Background(), Target{TabID: 1}, "Network.dataReceived", json.RawMessage(`{"requestId":"1","data":"%%%"}`))
+	if err == nil {
+		t.Error("bad base64 in dataReceived: no error")
+	}
+}
