@@ -170,7 +170,8 @@ func (s *Service) attach(ctx context.Context, tabID int) error {
 	return s.recorder.Enable(ctx, Target{TabID: tabID})
 }
 
-// forget stops tracking tabID without touching the browser.
+// forget stops tracking tabID without touching the browser. When no tab is left, the
+// session is closed: it ends when nothing is recorded into it any more.
 func (s *Service) forget(tabID int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,6 +182,9 @@ func (s *Service) forget(tabID int) {
 		}
 	}
 	s.state.Tabs = tabs
+	if len(tabs) == 0 {
+		s.state.Session = ""
+	}
 	s.saveState()
 }
 
@@ -259,8 +263,9 @@ func (s *Service) TabDetached(ctx context.Context, tabID int, reason string) {
 			return
 		}
 		s.recorder.Detached(ctx, Target{TabID: tabID}, reason)
-		s.forget(tabID)
+		s.recorder.Wait()
 		s.noteCurrent(fmt.Sprintf("tab %d stopped being recorded: %s", tabID, reason))
+		s.forget(tabID)
 	})
 }
 
@@ -367,8 +372,13 @@ type Status struct {
 	Session   *SessionInfo `json:"session,omitempty"`
 }
 
-// Status returns the recording state.
-func (s *Service) Status() Status {
+// Status returns the recording state, once the events already queued are handled.
+func (s *Service) Status() (st Status) {
+	s.do(func() { st = s.status() })
+	return st
+}
+
+func (s *Service) status() Status {
 	st := Status{Tabs: s.tabs()}
 	st.Recording = len(st.Tabs) > 0
 	if sess := s.current(); sess != nil {

@@ -1,0 +1,401 @@
+package capture
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+func sampleExchanges() []*Exchange {
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	return []*Exchange{
+		{
+			Started: t0, Method: "GET", URL: "http://example.org/", Protocol: "http/1.1",
+			ReqHeader: Fields{{"User-Agent", "test"}}, Status: 200, StatusText: "OK",
+			RespHeader: Fields{{"Content-Type", "text/html; charset=utf-8"}, {"Content-Encoding", "gzip"}, {"Content-Length", "20"}},
+			RespBody:   []byte("<h1>hello</h1>"), RemoteIP: "127.0.0.1",
+		},
+		{
+			Started: t0.Add(time.Second), Method: "POST", URL: "http://example.org/api?x=1",
+			ReqHeader: Fields{{"Content-Type", "application/octet-stream"}, {"Content-Length", "4"}},
+			ReqBody:   []byte{0, 0xff, 0xfe, 1}, Status: 201,
+			RespHeader: Fields{{"Content-Type", "application/json"}}, RespBody: []byte(`{}`),
+		},
+		{Started: t0.Add(2 * time.Second), Method: "GET", URL: "http://down.example/", Failure: "net::ERR_NAME_NOT_RESOLVED"},
+		{
+			Started: t0.Add(3 * time.Second), Method: "POST", URL: "http://example.org/up",
+			ReqHeader:    Fields{{"Content-Type", "multipart/form-data; boundary=X"}, {"Content-Length", "99"}},
+			ReqBody:      []byte("--X--"), ReqTruncated: true, ReqNote: "the browser does not reveal the file",
+			Status:       200, RespHeader: Fields{{"Content-Type", "text/plain"}}, RespBody: []byte("ok"),
+		},
+	}
+}
+
+func readAll(t *testing.T, r io.Reader, err error) []byte {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSessionWritesRecordsAndIndex(t *testing.T) {
+	store := NewMemStore()
+	sess, err := createSession(store, "test", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range sampleExchanges() {
+		if err := sess.WriteExchange(ex); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info := sess.Info()
+	// 2 per answered exchange, request + metadata for the failure, + 1 note record.
+	if info.Records != 2+2+2+3 || info.Exchanges != 4 || info.NonGET != 2 || info.Failures != 1 {
+		t.Errorf("info: %+v", info)
+	}
+	w, err := sess.WARC()
+	data := readAll(t, w, err)
+	if int64(len(data)) != info.Bytes {
+		t.Errorf("WARC is %d bytes, info says %d", len(data), info.Bytes)
+	}
+	// Read it back with the warc package and keep every record by offset.
+	rd, err := warc.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byOffset := map[int64]*warc.Record{}
+	blocks := map[int64][]byte{}
+	var types []string
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Version != warc.V09 {
+			t.Errorf("record version %v, want 0.9", rec.Version)
+		}
+		byOffset[rec.Offset] = rec
+		blocks[rec.Offset], _ = io.ReadAll(rec.Block)
+		types = append(types, rec.Type)
+	}
+	want := "request response request response request metadata request metadata response"
+	if got := strings.Join(types, " "); got != want {
+		t.Errorf("record types:\n got %s\nwant %s", got, want)
+	}
+	for off, rec := range byOffset {
+		if rec.Type == "response" && strings.HasSuffix(rec.TargetURI, "example.org/") {
+			head := string(blocks[off])
+			for _, s := range []string{"HTTP/1.1 200 OK\r\n", "Content-Length: 14\r\n", "X-Archive-Orig-Content-Encoding: gzip\r\n", "X-Archive-Orig-Content-Length: 20\r\n"} {
+				if !strings.Contains(head, s) {
+					t.Errorf("response block lacks %q:\n%s", s, head)
+				}
+			}
+			if strings.Contains(head, "\r\nContent-Encoding:") {
+				t.Error("a decoded body is archived with its Content-Encoding")
+			}
+		}
+		if rec.Type == "request" && strings.HasSuffix(rec.TargetURI, "/up") && rec.Header.Get("Truncated") != "unspecified" {
+			t.Errorf("truncated request not marked: %v", rec.Header)
+		}
+	}
+
+	// Every CDXJ line points at a response record, and POSTs carry their keys.
+	cr, err := sess.CDXLines()
+	lines := readAll(t, cr, err)
+	sc := bufio.NewScanner(bytes.NewReader(lines))
+	n := 0
+	for sc.Scan() {
+		n++
+		key, rest, _ := strings.Cut(sc.Text(), " ")
+		_, fields, _ := strings.Cut(rest, " ")
+		var f struct {
+			URL, Method, RequestBody string
+			Offset, Length           string
+		}
+		if err := json.Unmarshal([]byte(fields), &f); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		var off int64
+		json.Unmarshal([]byte(f.Offset), &off)
+		rec := byOffset[off]
+		if rec == nil || rec.Type != "response" || rec.TargetURI != f.URL {
+			t.Errorf("line %q: offset %s is not the response of %s", key, f.Offset, f.URL)
+		}
+		if f.Method == "POST" && !strings.Contains(key, "__wb_method=post") {
+			t.Errorf("POST key %q lacks the method", key)
+		}
+		if strings.HasSuffix(f.URL, "/api?x=1") && f.RequestBody != "__wb_post_data=AP/+AQ==" {
+			t.Errorf("binary POST requestBody %q", f.RequestBody)
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d CDXJ lines, want 3 (the failed request has no response)", n)
+	}
+}
+
+func TestSessionSurvivesReopening(t *testing.T) {
+	store := NewMemStore()
+	sess, _ := createSession(store, "a", time.Now())
+	exs := sampleExchanges()
+	sess.WriteExchange(exs[0])
+	// A restarted service worker opens the session again from the store.
+	again, err := openSession(store, sess.Info().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := again.WriteExchange(exs[1]); err != nil {
+		t.Fatal(err)
+	}
+	w, err := again.WARC()
+	data := readAll(t, w, err)
+	rd, _ := warc.NewReader(bytes.NewReader(data))
+	count := 0
+	for {
+		_, err := rd.Next()
+		if err != nil {
+			break
+		}
+		count++
+	}
+	if count != 4 || int64(len(data)) != again.Info().Bytes {
+		t.Errorf("after reopening: %d records, %d bytes (info %d)", count, len(data), again.Info().Bytes)
+	}
+	// The second writer's offsets continue the first's.
+	cr, err := again.CDXLines()
+	idx := readAll(t, cr, err)
+	if !bytes.Contains(idx, []byte(`"offset": "`)) {
+		t.Fatalf("no offsets in %s", idx)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(idx)), "\n") {
+		var f struct{ Offset string }
+		_, rest, _ := strings.Cut(line, " ")
+		_, js, _ := strings.Cut(rest, " ")
+		json.Unmarshal([]byte(js), &f)
+		var off int64
+		json.Unmarshal([]byte(f.Offset), &off)
+		if err := rd.SeekRecord(off); err != nil {
+			t.Errorf("offset %d: %v", off, err)
+		}
+	}
+}
+
+// fakeHost is a browser for the service: commands succeed; attach can be made to fail.
+type fakeHost struct {
+	fakeBrowser
+	mu        sync.Mutex
+	attached  map[int]bool
+	attachErr error
+	badges    map[int]string
+}
+
+func (h *fakeHost) Attach(ctx context.Context, tab int) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.attachErr != nil {
+		return h.attachErr
+	}
+	h.attached[tab] = true
+	return nil
+}
+
+func (h *fakeHost) Detach(ctx context.Context, tab int) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.attached, tab)
+	return nil
+}
+
+func (h *fakeHost) Badge(tab int, text string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.badges[tab] = text
+}
+
+func newFakeHost() *fakeHost {
+	h := &fakeHost{attached: map[int]bool{}, badges: map[int]string{}}
+	h.answer = func(method string, p map[string]any) (any, error) {
+		if method == "Fetch.getResponseBody" {
+			return map[string]any{"body": "page body"}, nil
+		}
+		return map[string]any{}, nil
+	}
+	return h
+}
+
+func do(t *testing.T, h http.Handler, method, path string, out any) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	if out != nil {
+		if err := json.Unmarshal(rec.Body.Bytes(), out); err != nil {
+			t.Fatalf("%s %s: %v: %s", method, path, err, rec.Body)
+		}
+	}
+	return rec
+}
+
+func TestServiceRecordsThroughTheAPI(t *testing.T) {
+	store := NewMemStore()
+	host := newFakeHost()
+	svc, err := NewService(store, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := svc.Handler()
+	if rec := do(t, h, "POST", "/api/record/start?tab=abc", nil); rec.Code != http.StatusBadRequest {
+		t.Errorf("start with a bad tab: %d", rec.Code)
+	}
+	var info SessionInfo
+	do(t, h, "POST", "/api/record/start?tab=5", &info)
+	if !host.attached[5] || info.ID == "" {
+		t.Fatalf("start: attached=%v info=%+v", host.attached, info)
+	}
+	if got := host.sent("Fetch.enable"); len(got) != 1 {
+		t.Errorf("Fetch.enable sent %d times", len(got))
+	}
+	ctx := context.Background()
+	events := []event{
+		{"Page.frameNavigated", `{"frame":{"id":"F","url":"http://example.org/"}}`},
+		{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
+		{"Fetch.requestPaused", `{"requestId":"f1","networkId":"1","responseStatusCode":200,"responseHeaders":[]}`},
+		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+		{"Network.loadingFinished", `{"requestId":"1"}`},
+		// Another tab's events are not recorded.
+		{"Network.requestWillBeSent", `{"requestId":"2","request":{"url":"http://other.example/","method":"GET","headers":{}}}`},
+	}
+	for i, ev := range events {
+		tab := 5
+		if i == len(events)-1 {
+			tab = 6
+		}
+		svc.Event(ctx, Target{TabID: tab}, ev.method, json.RawMessage(ev.params))
+	}
+	var st Status
+	do(t, h, "GET", "/api/status", &st)
+	if !st.Recording || len(st.Tabs) != 1 {
+		t.Errorf("status while recording: %+v", st)
+	}
+	do(t, h, "POST", "/api/record/stop", &info)
+	if host.attached[5] {
+		t.Error("tab still attached after stop")
+	}
+	if info.Records != 2 || info.Pages != 1 {
+		t.Errorf("after stop: %+v", info)
+	}
+	var list []SessionInfo
+	do(t, h, "GET", "/api/sessions", &list)
+	if len(list) != 1 || list[0].ID != info.ID {
+		t.Fatalf("sessions: %+v", list)
+	}
+	var recs []map[string]any
+	do(t, h, "GET", "/api/sessions/"+info.ID+"/records", &recs)
+	if len(recs) != 1 || recs[0]["urlkey"] != "org,example)/" {
+		t.Errorf("records: %+v", recs)
+	}
+
+	// The bundle is a zip of the WARC, the index, pages and the report.
+	rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/bundle.zip", nil)
+	if cd := rec.Header().Get("Content-Disposition"); !strings.Contains(cd, "attachment") || !strings.Contains(cd, ".zip") {
+		t.Errorf("bundle Content-Disposition %q", cd)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(rec.Body.Bytes()), int64(rec.Body.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+	}
+	base := "webkeep-" + info.ID
+	if got, want := strings.Join(names, ","), base+".warc.gz,"+base+".cdxj,pages.jsonl,report.json"; got != want {
+		t.Errorf("bundle holds %s, want %s", got, want)
+	}
+
+	// A session being recorded cannot be deleted; a finished one can, and is gone.
+	if rec := do(t, h, "DELETE", "/api/sessions/"+info.ID, nil); rec.Code != http.StatusNoContent {
+		t.Errorf("delete: %d %s", rec.Code, rec.Body)
+	}
+	if rec := do(t, h, "GET", "/api/sessions/"+info.ID, nil); rec.Code != http.StatusNotFound {
+		t.Errorf("deleted session still there: %d", rec.Code)
+	}
+	if keys, _ := store.Keys("s/"); len(keys) != 0 {
+		t.Errorf("deleted session left %d keys", len(keys))
+	}
+}
+
+func TestServiceRestoresRecordingAfterRestart(t *testing.T) {
+	store := NewMemStore()
+	host := newFakeHost()
+	svc, _ := NewService(store, host)
+	info, err := svc.Start(context.Background(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new instance (the service worker was stopped) over the same store goes on
+	// recording into the same session.
+	svc2, err := NewService(store, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := svc2.Status()
+	if !st.Recording || st.Session == nil || st.Session.ID != info.ID {
+		t.Fatalf("after restart: %+v", st)
+	}
+	svc2.Event(context.Background(), Target{TabID: 3}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/x","method":"GET","headers":{}}}`))
+	svc2.Event(context.Background(), Target{TabID: 3}, "Network.loadingFailed", json.RawMessage(`{"requestId":"1","errorText":"net::ERR_ABORTED"}`))
+	got, _ := svc2.Stop(context.Background())
+	if got.ID != info.ID || got.Exchanges != 1 {
+		t.Errorf("after restart and stop: %+v", got)
+	}
+}
+
+func TestServiceStartFailureLeavesNoTab(t *testing.T) {
+	host := newFakeHost()
+	host.attachErr = errors.New("Cannot access a chrome:// URL")
+	svc, _ := NewService(NewMemStore(), host)
+	rec := do(t, svc.Handler(), "POST", "/api/record/start?tab=4", nil)
+	if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "chrome://") {
+		t.Errorf("start on an unrecordable tab: %d %s", rec.Code, rec.Body)
+	}
+	if st := svc.Status(); st.Recording {
+		t.Errorf("recording after a failed start: %+v", st)
+	}
+}
+
+func TestServiceTabClosedKeepsSession(t *testing.T) {
+	host := newFakeHost()
+	svc, _ := NewService(NewMemStore(), host)
+	ctx := context.Background()
+	svc.Start(ctx, 8)
+	svc.Event(ctx, Target{TabID: 8}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/slow","method":"GET","headers":{}}}`))
+	svc.TabDetached(ctx, 8, "target_closed")
+	st := svc.Status()
+	if st.Recording {
+		t.Errorf("still recording a closed tab: %+v", st)
+	}
+	list, _ := svc.Sessions()
+	if len(list) != 1 || list[0].Exchanges != 1 || len(list[0].Notes) == 0 || !strings.Contains(strings.Join(list[0].Notes, " "), "target_closed") {
+		t.Errorf("after the tab closed: %+v", list)
+	}
+}
