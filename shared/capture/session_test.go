@@ -36,9 +36,9 @@ func sampleExchanges() []*Exchange {
 		{Started: t0.Add(2 * time.Second), Method: "GET", URL: "http://down.example/", Failure: "net::ERR_NAME_NOT_RESOLVED"},
 		{
 			Started: t0.Add(3 * time.Second), Method: "POST", URL: "http://example.org/up",
-			ReqHeader:    Fields{{"Content-Type", "multipart/form-data; boundary=X"}, {"Content-Length", "99"}},
-			ReqBody:      []byte("--X--"), ReqTruncated: true, ReqNote: "the browser does not reveal the file",
-			Status:       200, RespHeader: Fields{{"Content-Type", "text/plain"}}, RespBody: []byte("ok"),
+			ReqHeader: Fields{{"Content-Type", "multipart/form-data; boundary=X"}, {"Content-Length", "99"}},
+			ReqBody:   []byte("--X--"), ReqTruncated: true, ReqNote: "the browser does not reveal the file",
+			Status: 200, RespHeader: Fields{{"Content-Type", "text/plain"}}, RespBody: []byte("ok"),
 		},
 	}
 }
