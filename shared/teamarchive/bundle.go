@@ -384,9 +384,21 @@ func (s *Server) indexWARC(ctx context.Context, key string, rg Range, filename s
 func indexReader(r io.Reader, filename string) ([]byte, error) {
 	var out bytes.Buffer
 	cw := cdx.NewWriter(&out, cdx.Pywb267)
-	ix := &cdx.Indexer{Dialect: cdx.Pywb267}
+	// The archive keeps only what it can index: damage is a rejection, not a note.
+	var damage error
+	ix := &cdx.Indexer{Dialect: cdx.Pywb267, Problems: func(err error) {
+		if damage == nil {
+			damage = err
+		}
+	}}
 	if err := ix.Index(r, filename, cw.Write); err != nil {
 		return nil, fmt.Errorf("%w: indexing %s: %v", ErrBundle, filename, err)
+	}
+	if damage != nil {
+		return nil, fmt.Errorf("%w: %s is damaged: %v", ErrBundle, filename, damage)
+	}
+	if cw.Len() == 0 {
+		return nil, fmt.Errorf("%w: %s holds no record to index", ErrBundle, filename)
 	}
 	if err := cw.Close(); err != nil {
 		return nil, err

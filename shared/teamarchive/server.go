@@ -121,8 +121,12 @@ func statusOf(err error) int {
 
 func writeError(w http.ResponseWriter, e *apiError) {
 	w.Header().Del("Content-Length")
-	w.Header().Del("Content-Range")
-	w.Header().Del("ETag")
+	if e.status != http.StatusRequestedRangeNotSatisfiable {
+		w.Header().Del("Content-Range")
+	}
+	if e.status != http.StatusPreconditionFailed && e.status != http.StatusPreconditionRequired {
+		w.Header().Del("ETag") // those two tell the writer the current version
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(e.status)
