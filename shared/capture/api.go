@@ -105,6 +105,13 @@ func (s *Service) Handler() http.Handler {
 			writeError(w, http.StatusInternalServerError, err)
 			return
 		}
+		verdicts := map[string]json.RawMessage{}
+		if vs, err := sess.Verdicts(); err == nil {
+			for _, v := range vs {
+				b, _ := json.Marshal(v)
+				verdicts[v.URL] = b
+			}
+		}
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, "[")
 		sc := bufio.NewScanner(lines)
@@ -121,7 +128,16 @@ func (s *Service) Handler() http.Handler {
 				io.WriteString(w, ",")
 			}
 			first = false
-			fmt.Fprintf(w, `{"urlkey":%q,"timestamp":%q,"fields":%s}`, key, ts, fields)
+			var f struct {
+				URL string `json:"url"`
+			}
+			json.Unmarshal([]byte(fields), &f)
+			verdict := json.RawMessage("null")
+			if v, ok := verdicts[f.URL]; ok {
+				verdict = v
+			}
+			k, _ := json.Marshal(key)
+			fmt.Fprintf(w, `{"urlkey":%s,"timestamp":%q,"fields":%s,"verdict":%s}`, k, ts, fields, verdict)
 		}
 		io.WriteString(w, "]")
 	}))
@@ -152,7 +168,188 @@ func (s *Service) Handler() http.Handler {
 		attachment(w, sess.BaseName()+".cdxj", "text/plain; charset=utf-8")
 		w.Write(index)
 	}))
+	s.routeArchive(mux)
+	s.routeDatabase(mux)
 	return mux
+}
+
+// routeArchive adds what the archive page needs beyond listing: rename, records and
+// their details, reports, downloads in every format, import.
+func (s *Service) routeArchive(mux *http.ServeMux) {
+	mux.HandleFunc("PATCH /api/sessions/{id}", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+		var body struct {
+			Name string `json:"name"`
+		}
+		if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&body); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("rename: want {\"name\": \"...\"}: %w", err))
+			return
+		}
+		if err := sess.Rename(body.Name); err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, sess.Info())
+	}))
+	mux.HandleFunc("GET /api/sessions/{id}/record", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+		off, err := strconv.ParseInt(r.URL.Query().Get("offset"), 10, 64)
+		if err != nil || off < 0 {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("offset: want a record's offset, got %q", r.URL.Query().Get("offset")))
+			return
+		}
+		d, err := sess.Record(off)
+		if errors.Is(err, ErrNotFound) {
+			writeError(w, http.StatusNotFound, err)
+			return
+		}
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, d)
+	}))
+	mux.HandleFunc("GET /api/sessions/{id}/report", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+		rep, err := sess.Report()
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, rep)
+	}))
+	mux.HandleFunc("GET /api/sessions/{id}/pages", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+		pages, err := sess.Pages()
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		if pages == nil {
+			pages = []Page{}
+		}
+		writeJSON(w, http.StatusOK, pages)
+	}))
+	mux.HandleFunc("GET /api/sessions/{id}/warc11.gz", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+		attachment(w, sess.BaseName()+"-1.1.warc.gz", "application/warc")
+		if err := sess.WriteWARC11(w); err != nil {
+			panic(http.ErrAbortHandler)
+		}
+	}))
+	mux.HandleFunc("POST /api/import", func(w http.ResponseWriter, r *http.Request) {
+		info, err := s.Import(r.URL.Query().Get("name"), r.Body)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, info)
+	})
+	mux.HandleFunc("GET /api/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
+		job, ok := s.jobs.get(r.PathValue("id"))
+		if !ok {
+			writeError(w, http.StatusNotFound, fmt.Errorf("no job %q", r.PathValue("id")))
+			return
+		}
+		writeJSON(w, http.StatusOK, job)
+	})
+	mux.HandleFunc("DELETE /api/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if !s.jobs.stop(r.PathValue("id")) {
+			writeError(w, http.StatusNotFound, fmt.Errorf("no job %q", r.PathValue("id")))
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("GET /api/settings", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, s.Settings().public())
+	})
+	mux.HandleFunc("PUT /api/settings", func(w http.ResponseWriter, r *http.Request) {
+		next := DefaultSettings()
+		if err := json.NewDecoder(io.LimitReader(r.Body, 4<<20)).Decode(&next); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("settings: not valid JSON: %w", err))
+			return
+		}
+		saved, err := s.UpdateSettings(next)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, saved)
+	})
+}
+
+// routeDatabase adds the URL database: load, look, export, add records, check all.
+func (s *Service) routeDatabase(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/urldb", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, s.db.Info())
+	})
+	mux.HandleFunc("POST /api/urldb", func(w http.ResponseWriter, r *http.Request) {
+		files, err := databaseFiles(r.Header.Get("Content-Type"), r.Body)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		info, err := s.db.Replace(files)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, info)
+	})
+	mux.HandleFunc("DELETE /api/urldb", func(w http.ResponseWriter, r *http.Request) {
+		if err := s.db.Clear(); err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("GET /api/urldb/export.zip", func(w http.ResponseWriter, r *http.Request) {
+		attachment(w, "url-database.zip", "application/zip")
+		if err := s.db.WriteZip(w); err != nil {
+			panic(http.ErrAbortHandler)
+		}
+	})
+	mux.HandleFunc("POST /api/urldb/records", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Session    string   `json:"session"`
+			Offset     int64    `json:"offset"`
+			Categories []string `json:"categories"`
+			Static     bool     `json:"static"`
+		}
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("add: want {\"session\", \"offset\", \"categories\", \"static\"}: %w", err))
+			return
+		}
+		sess, err := s.Session(body.Session)
+		if err != nil {
+			writeError(w, http.StatusNotFound, err)
+			return
+		}
+		rawURL, resp, err := sess.Response(body.Offset)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		rec, domain, err := s.db.Add(rawURL, resp, body.Categories, body.Static)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"domain": domain, "path": rec.Path, "record": rec})
+	})
+	mux.HandleFunc("POST /api/urldb/check", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Session string `json:"session"`
+			Record  bool   `json:"record"`
+		}
+		if r.ContentLength != 0 {
+			if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil {
+				writeError(w, http.StatusBadRequest, fmt.Errorf("check: want {\"session\", \"record\"}: %w", err))
+				return
+			}
+		}
+		job, err := s.CheckAll(body.Session, body.Record)
+		if err != nil {
+			writeError(w, http.StatusConflict, err)
+			return
+		}
+		writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
+	})
 }
 
 func (s *Service) withSession(h func(http.ResponseWriter, *http.Request, *Session)) http.HandlerFunc {

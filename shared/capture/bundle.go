@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/webkeep/webkeep/shared/urldb"
 )
 
 // Names of the files inside a bundle, besides the WARC and CDXJ named after the session.
@@ -16,9 +18,33 @@ const (
 	bundleReport = "report.json"
 )
 
-// Report is the check report of a session, as a bundle carries it.
+// Report is the check report of a session, as a bundle carries it: the session, the
+// URL-database verdict on every recorded response the database lists, and what each
+// recorded site's data.txt and robots.txt say.
 type Report struct {
-	Session SessionInfo `json:"session"`
+	Session  SessionInfo     `json:"session"`
+	Verdicts []urldb.Verdict `json:"verdicts"`
+	Sites    []Site          `json:"sites"`
+}
+
+// Report gathers the session's report.
+func (s *Session) Report() (*Report, error) {
+	rep := &Report{Session: s.Info(), Verdicts: []urldb.Verdict{}, Sites: []Site{}}
+	v, err := s.Verdicts()
+	if err != nil {
+		return nil, err
+	}
+	sites, err := s.Sites()
+	if err != nil {
+		return nil, err
+	}
+	if v != nil {
+		rep.Verdicts = v
+	}
+	if sites != nil {
+		rep.Sites = sites
+	}
+	return rep, nil
 }
 
 // SortedCDX returns the session's CDXJ index sorted as CDXJ requires (by key, then
@@ -88,7 +114,11 @@ func (s *Session) WriteBundle(w io.Writer) error {
 	if err := add(bundlePages, zip.Deflate, pages); err != nil {
 		return err
 	}
-	report, err := json.MarshalIndent(Report{Session: info}, "", "  ")
+	rep, err := s.Report()
+	if err != nil {
+		return err
+	}
+	report, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}

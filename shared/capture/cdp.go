@@ -32,6 +32,8 @@ type Page struct {
 	Title string    `json:"title,omitempty"`
 	TS    time.Time `json:"ts"`
 	TabID int       `json:"tabId"`
+	// FrameID is the browser's id of the page's frame, for requests made on its behalf.
+	FrameID string `json:"-"`
 }
 
 // DefaultStreamThreshold is the response size above which a body is streamed from the
@@ -303,6 +305,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 	case "Page.frameNavigated":
 		var ev struct {
 			Frame struct {
+				ID       string `json:"id"`
 				ParentID string `json:"parentId"`
 				URL      string `json:"url"`
 				Fragment string `json:"urlFragment"`
@@ -312,7 +315,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			return err
 		}
 		if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
-			r.OnPage(Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID})
+			r.OnPage(Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, FrameID: ev.Frame.ID})
 		}
 	}
 	return nil

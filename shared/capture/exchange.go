@@ -100,11 +100,13 @@ type Exchange struct {
 	RespHeader   Fields
 	RespBody     []byte
 	RespNote     string // why the response body is incomplete, if it is
-	RemoteIP     string
-	Failure      string // the browser's error text when the request failed
-	Redirected   bool   // the response is a redirect that the browser followed
-	PageURL      string // the top-level document this request belongs to
-	ResourceType string // Document, Script, Fetch, XHR, ...
+	// RespTruncated is the reason the body was cut ("length"), empty if whole.
+	RespTruncated string
+	RemoteIP      string
+	Failure       string // the browser's error text when the request failed
+	Redirected    bool   // the response is a redirect that the browser followed
+	PageURL       string // the top-level document this request belongs to
+	ResourceType  string // Document, Script, Fetch, XHR, ...
 }
 
 // httpVersion maps the browser's protocol name onto the version written in the

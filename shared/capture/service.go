@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -44,16 +45,23 @@ type Service struct {
 	mu       sync.Mutex
 	state    state
 	sessions map[string]*Session
+	settings Settings
+	db       *urlDatabase
+	jobs     jobs
+	sites    map[string]bool // session id + origin: data.txt already fetched
+	bg       sync.WaitGroup  // background work of the recording (site files)
 }
 
 // NewService returns a service over store and host, restoring the recording state a
 // previous instance left in the store.
 func NewService(store Store, host Host) (*Service, error) {
-	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue()}
+	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue(), sites: map[string]bool{}}
 	s.recorder = NewRecorder(host)
 	s.recorder.OnExchange = s.exchange
 	s.recorder.OnPage = s.page
 	s.recorder.OnError = func(err error) { s.noteCurrent(err.Error()) }
+	s.settings = loadSettings(store)
+	s.db = loadURLDatabase(store)
 	b, err := store.Get(stateKey)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -227,6 +235,7 @@ func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
 		s.host.Badge(t, "")
 	}
 	s.recorder.Wait()
+	s.bg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.state = state{}
@@ -286,8 +295,14 @@ func (s *Service) exchange(ex *Exchange) {
 	if sess == nil {
 		return
 	}
+	applyPolicy(ex, s.Settings())
 	if err := sess.WriteExchange(ex); err != nil {
 		sess.Note(err.Error())
+	}
+	if v, ok := s.db.check(ex); ok {
+		if err := sess.AddVerdict(v); err != nil {
+			sess.Note(err.Error())
+		}
 	}
 	info := sess.Info()
 	for _, t := range s.tabs() {
@@ -296,11 +311,38 @@ func (s *Service) exchange(ex *Exchange) {
 }
 
 func (s *Service) page(p Page) {
-	if sess := s.current(); sess != nil {
-		if err := sess.AddPage(p); err != nil {
+	sess := s.current()
+	if sess == nil {
+		return
+	}
+	if err := sess.AddPage(p); err != nil {
+		sess.Note(err.Error())
+	}
+	origin := p.URL
+	if u, err := url.Parse(p.URL); err == nil {
+		origin = u.Scheme + "://" + u.Host
+	}
+	key := sess.info.ID + " " + origin
+	s.mu.Lock()
+	seen := s.sites[key]
+	s.sites[key] = true
+	agent := s.settings.Agent
+	s.mu.Unlock()
+	if seen || p.FrameID == "" {
+		return
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		site, err := fetchSite(context.Background(), s.host, Target{TabID: p.TabID}, p.FrameID, p.URL, agent)
+		if err != nil {
+			sess.Note(fmt.Sprintf("%s: data.txt: %v", origin, err))
+			return
+		}
+		if err := sess.AddSite(site); err != nil {
 			sess.Note(err.Error())
 		}
-	}
+	}()
 }
 
 func (s *Service) noteCurrent(msg string) {

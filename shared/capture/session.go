@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"encoding/base32"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -29,9 +31,17 @@ type SessionInfo struct {
 	Failures  int       `json:"failures"` // exchanges that ended without a response
 	Bytes     int64     `json:"bytes"`    // size of the session's .warc.gz
 	Notes     []string  `json:"notes,omitempty"`
+	Verdicts  Verdicts  `json:"verdicts"` // URL-database checks of recorded responses
+	Imported  bool      `json:"imported,omitempty"`
 
 	// Chunk counters: the next sequence number of each append-only stream.
 	Chunks map[string]int `json:"chunks"`
+}
+
+// Verdicts counts the URL-database checks of a session's responses.
+type Verdicts struct {
+	Pass int `json:"pass"`
+	Fail int `json:"fail"`
 }
 
 // maxNotes bounds the problems kept in a session's info; the count goes on.
@@ -39,9 +49,11 @@ const maxNotes = 50
 
 // Streams of a session in the store, each a sequence of chunks.
 const (
-	streamWARC  = "warc"
-	streamCDX   = "cdx"
-	streamPages = "pages"
+	streamWARC     = "warc"
+	streamCDX      = "cdx"
+	streamPages    = "pages"
+	streamVerdicts = "verdicts"
+	streamSites    = "sites"
 )
 
 // Session is an open recording session: it appends records to its store as they come.
@@ -255,12 +267,16 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 		return n + 1, nil, nil
 	}
 	head := ex.ResponseHead()
+	respFields := append(append(warc.Header{}, ip...), related...)
+	if ex.RespTruncated != "" {
+		respFields = append(respFields, warc.Field{Name: warc.FieldTruncated, Value: ex.RespTruncated})
+	}
 	respInfo, err := s.w.WriteRecord(&warc.Record{
 		Type:        warc.TypeResponse,
 		TargetURI:   ex.URL,
 		Date:        date,
 		ContentType: "message/http",
-		Header:      append(append(warc.Header{}, ip...), related...),
+		Header:      respFields,
 		Block:       io.MultiReader(bytes.NewReader(head), bytes.NewReader(ex.RespBody)),
 		BlockLength: int64(len(head) + len(ex.RespBody)),
 	})
@@ -297,13 +313,116 @@ func (s *Session) cdxEntry(ex *Exchange, date time.Time, resp warc.RecordInfo) (
 		Digest:    base32.StdEncoding.EncodeToString(sum[:]),
 		Length:    resp.Length,
 		Offset:    s.base + resp.Offset,
-		Filename:  s.info.ID + ".warc.gz",
+		Filename:  s.BaseName() + ".warc.gz",
 	}
 	if ex.Method != "GET" {
 		e.Method = ex.Method
 		e.RequestBody = requestBody
 	}
 	return e, nil
+}
+
+// AddVerdict keeps the URL-database verdict on a recorded response.
+func (s *Session) AddVerdict(v urldb.Verdict) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := s.appendChunk(streamVerdicts, append(line, '\n')); err != nil {
+		return err
+	}
+	if v.OK {
+		s.info.Verdicts.Pass++
+	} else {
+		s.info.Verdicts.Fail++
+	}
+	return s.saveInfo()
+}
+
+// AddSite keeps the data.txt findings of a site.
+func (s *Session) AddSite(site Site) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	line, err := json.Marshal(site)
+	if err != nil {
+		return err
+	}
+	return s.appendChunk(streamSites, append(line, '\n'))
+}
+
+// Rename gives the session a new name.
+func (s *Session) Rename(name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 200 {
+		return fmt.Errorf("a session name must have 1 to 200 characters")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.info.Name = name
+	return s.saveInfo()
+}
+
+// Verdicts returns the session's URL-database verdicts.
+func (s *Session) Verdicts() ([]urldb.Verdict, error) {
+	var out []urldb.Verdict
+	err := s.readLines(streamVerdicts, func(b []byte) error {
+		var v urldb.Verdict
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// Sites returns the data.txt findings of the session's sites.
+func (s *Session) Sites() ([]Site, error) {
+	var out []Site
+	err := s.readLines(streamSites, func(b []byte) error {
+		var v Site
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// Pages returns the session's pages.
+func (s *Session) Pages() ([]Page, error) {
+	var out []Page
+	err := s.readLines(streamPages, func(b []byte) error {
+		var v Page
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
+// readLines calls f with each line of a JSON-lines stream.
+func (s *Session) readLines(stream string, f func([]byte) error) error {
+	r, err := openChunks(s.store, sessionKey(s.info.ID, stream+"/"))
+	if err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		if err := f(sc.Bytes()); err != nil {
+			return fmt.Errorf("capture: session %s: %s line %d: %w", s.info.ID, stream, n, err)
+		}
+	}
+	return sc.Err()
 }
 
 // WARC returns the session's .warc.gz as a stream.

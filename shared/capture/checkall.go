@@ -1,0 +1,107 @@
+package capture
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/webkeep/webkeep/shared/urldb"
+)
+
+// CheckReport is the result of checking every URL of the database.
+type CheckReport struct {
+	Checked  int             `json:"checked"`
+	Passed   int             `json:"passed"`
+	Failed   int             `json:"failed"`
+	Verdicts []urldb.Verdict `json:"verdicts"`
+	Session  string          `json:"session,omitempty"` // where responses were recorded
+}
+
+// checkConcurrency bounds the requests a browser makes at once for a check.
+const checkConcurrency = 6
+
+// CheckAll starts a job that fetches every URL of the database and checks it. With
+// record set, each response is archived into the session with the id (a new one if
+// empty).
+func (s *Service) CheckAll(sessionID string, record bool) (*Job, error) {
+	entries, err := s.db.Entries()
+	if err != nil {
+		return nil, err
+	}
+	var sess *Session
+	if record {
+		s.mu.Lock()
+		if sessionID == "" {
+			sess, err = createSession(s.store, "Check "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
+			if err == nil {
+				s.sessions[sess.info.ID] = sess
+			}
+		} else {
+			sess, err = s.session(sessionID)
+		}
+		s.mu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("check: session: %w", err)
+		}
+	}
+	targets := urldb.Targets(entries, urldb.TargetOptions{})
+	job := s.jobs.start("check", func(ctx context.Context, progress func(done, total int)) (any, error) {
+		report := &CheckReport{Verdicts: []urldb.Verdict{}}
+		if sess != nil {
+			report.Session = sess.info.ID
+		}
+		checker := &urldb.Checker{
+			Client: &http.Client{
+				// A check, like wwturldb's, looks at a redirect itself.
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			},
+			Concurrency: checkConcurrency,
+			PerHost:     checkConcurrency,
+			Progress:    func(done, total int) { progress(done, total) },
+		}
+		if sess != nil {
+			checker.Archive = func(ex *urldb.Exchange) error { return sess.WriteExchange(fromChecked(ex)) }
+		}
+		progress(0, len(targets))
+		err := checker.Check(ctx, targets, func(v urldb.Verdict) {
+			report.Checked++
+			if v.OK {
+				report.Passed++
+			} else {
+				report.Failed++
+			}
+			report.Verdicts = append(report.Verdicts, v)
+		})
+		sort.SliceStable(report.Verdicts, func(i, j int) bool { return report.Verdicts[i].URL < report.Verdicts[j].URL })
+		return report, err
+	})
+	return job, nil
+}
+
+// fromChecked turns an exchange made by the checker into one to archive.
+func fromChecked(ex *urldb.Exchange) *Exchange {
+	out := &Exchange{Started: ex.Date, Method: ex.Request.Method, URL: ex.Request.URL.String(), Protocol: "HTTP/1.1"}
+	for name, vs := range ex.Request.Header {
+		for _, v := range vs {
+			out.ReqHeader = append(out.ReqHeader, Field{name, v})
+		}
+	}
+	if ex.Response != nil {
+		out.Status = ex.Response.StatusCode
+		out.StatusText = strings.TrimSpace(strings.TrimPrefix(ex.Response.Status, fmt.Sprint(ex.Response.StatusCode)))
+		names := make([]string, 0, len(ex.Response.Header))
+		for name := range ex.Response.Header {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			for _, v := range ex.Response.Header[name] {
+				out.RespHeader = append(out.RespHeader, Field{name, v})
+			}
+		}
+		out.RespBody = ex.Body
+	}
+	return out
+}

@@ -1,0 +1,194 @@
+package capture
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/webkeep/webkeep/shared/urlrules"
+)
+
+// Settings are the user's choices, kept in the store.
+type Settings struct {
+	// HeaderPolicy is "redact" (the default: Cookie, Authorization,
+	// Proxy-Authorization and Set-Cookie values are replaced before anything is
+	// written) or "keep".
+	HeaderPolicy string `json:"headerPolicy"`
+	// BodyLimit cuts response bodies longer than this many bytes (0: no limit); the
+	// record then says Truncated: length.
+	BodyLimit int64 `json:"bodyLimit"`
+	// WARCVersion is the format offered first for download: "0.9" or "1.1".
+	WARCVersion string `json:"warcVersion"`
+	// CDXDialect is "pywb-2.6.7" (default) or "pywb-2.8".
+	CDXDialect string `json:"cdxDialect"`
+	// Agent is the name token matched against data.txt User-agent lines.
+	Agent string `json:"agent"`
+	// RespectDisallow makes automatic crawls (Check all) skip what data.txt disallows.
+	RespectDisallow bool `json:"respectDisallow"`
+	// DomainRules are Snap!-style rules per registered domain.
+	DomainRules map[string]string `json:"domainRules"`
+	// TeamEndpoint is the team archive's URL; TeamToken its bearer token, which is
+	// never sent back to the pages (TeamTokenSet says whether there is one).
+	TeamEndpoint string `json:"teamEndpoint"`
+	TeamToken    string `json:"teamToken,omitempty"`
+	TeamTokenSet bool   `json:"teamTokenSet"`
+	// ClearTeamToken, in an update, removes the stored token.
+	ClearTeamToken bool `json:"clearTeamToken,omitempty"`
+}
+
+// DefaultSettings are what a new installation starts with.
+func DefaultSettings() Settings {
+	return Settings{
+		HeaderPolicy: "redact",
+		WARCVersion:  "0.9",
+		CDXDialect:   "pywb-2.6.7",
+		Agent:        "webkeep",
+		DomainRules:  map[string]string{},
+	}
+}
+
+const settingsKey = "settings"
+
+// errSettings marks a setting the user must correct.
+var errSettings = errors.New("invalid setting")
+
+// Validate checks every field and names the first one that is wrong.
+func (s *Settings) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", errSettings, field, fmt.Sprintf(format, args...))
+	}
+	switch s.HeaderPolicy {
+	case "redact", "keep":
+	default:
+		return bad("headerPolicy", "%q is not redact or keep", s.HeaderPolicy)
+	}
+	if s.BodyLimit < 0 {
+		return bad("bodyLimit", "%d is negative; 0 means no limit", s.BodyLimit)
+	}
+	switch s.WARCVersion {
+	case "0.9", "1.1":
+	default:
+		return bad("warcVersion", "%q is not 0.9 or 1.1", s.WARCVersion)
+	}
+	switch s.CDXDialect {
+	case "pywb-2.6.7", "pywb-2.8":
+	default:
+		return bad("cdxDialect", "%q is not pywb-2.6.7 or pywb-2.8", s.CDXDialect)
+	}
+	if s.Agent == "" || strings.ContainsAny(s.Agent, " \t/;") {
+		return bad("agent", "%q: give a single name token such as webkeep", s.Agent)
+	}
+	domains := make([]string, 0, len(s.DomainRules))
+	for d := range s.DomainRules {
+		domains = append(domains, d)
+	}
+	sort.Strings(domains)
+	for _, d := range domains {
+		if strings.TrimSpace(s.DomainRules[d]) == "" {
+			continue
+		}
+		if _, err := urlrules.Compile(d, []byte(s.DomainRules[d])); err != nil {
+			return bad("domainRules["+d+"]", "%v", err)
+		}
+	}
+	if s.TeamEndpoint != "" {
+		u, err := url.Parse(s.TeamEndpoint)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return bad("teamEndpoint", "%q is not an http(s) URL", s.TeamEndpoint)
+		}
+	}
+	return nil
+}
+
+// public returns the settings as the pages see them: the token hidden.
+func (s Settings) public() Settings {
+	s.TeamTokenSet = s.TeamToken != ""
+	s.TeamToken = ""
+	s.ClearTeamToken = false
+	return s
+}
+
+// loadSettings reads the stored settings, or the defaults.
+func loadSettings(store Store) Settings {
+	s := DefaultSettings()
+	if b, err := store.Get(settingsKey); err == nil {
+		json.Unmarshal(b, &s)
+	}
+	if s.DomainRules == nil {
+		s.DomainRules = map[string]string{}
+	}
+	return s
+}
+
+// Settings returns the current settings.
+func (s *Service) Settings() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.settings
+}
+
+// UpdateSettings validates and stores new settings. An empty TeamToken keeps the
+// stored one.
+func (s *Service) UpdateSettings(next Settings) (Settings, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if next.TeamToken == "" && !next.ClearTeamToken {
+		next.TeamToken = s.settings.TeamToken
+	}
+	next.ClearTeamToken = false
+	next.TeamTokenSet = false
+	if next.DomainRules == nil {
+		next.DomainRules = map[string]string{}
+	}
+	if err := next.Validate(); err != nil {
+		return s.settings.public(), err
+	}
+	b, err := json.Marshal(next)
+	if err != nil {
+		return s.settings.public(), err
+	}
+	if err := s.store.Put(settingsKey, b); err != nil {
+		return s.settings.public(), err
+	}
+	s.settings = next
+	return next.public(), nil
+}
+
+// sensitiveRequest and sensitiveResponse are the headers the redact policy replaces.
+var (
+	sensitiveRequest  = []string{"Cookie", "Authorization", "Proxy-Authorization"}
+	sensitiveResponse = []string{"Set-Cookie"}
+)
+
+// redactedValue replaces a sensitive header's value: the header stays, so the record
+// still shows that one was sent.
+const redactedValue = "[redacted by webkeep]"
+
+// applyPolicy applies the header policy and the body limit to an exchange before it
+// is written.
+func applyPolicy(ex *Exchange, s Settings) {
+	if s.HeaderPolicy != "keep" {
+		ex.ReqHeader = redact(ex.ReqHeader, sensitiveRequest)
+		ex.RespHeader = redact(ex.RespHeader, sensitiveResponse)
+	}
+	if s.BodyLimit > 0 && int64(len(ex.RespBody)) > s.BodyLimit {
+		ex.RespBody = ex.RespBody[:s.BodyLimit]
+		ex.RespTruncated = "length"
+	}
+}
+
+func redact(f Fields, names []string) Fields {
+	out := make(Fields, len(f))
+	copy(out, f)
+	for i, kv := range out {
+		for _, n := range names {
+			if strings.EqualFold(kv.Name, n) {
+				out[i].Value = redactedValue
+			}
+		}
+	}
+	return out
+}
