@@ -1,0 +1,384 @@
+package capture
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/urldb"
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+func send(t *testing.T, h http.Handler, method, path, contentType string, body []byte, out any) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, bytes.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if out != nil && rec.Code < 300 {
+		if err := json.Unmarshal(rec.Body.Bytes(), out); err != nil {
+			t.Fatalf("%s %s: %v: %s", method, path, err, rec.Body)
+		}
+	}
+	return rec
+}
+
+func TestSettingsValidateAndKeepTheTokenSecret(t *testing.T) {
+	svc, _ := NewService(NewMemStore(), newFakeHost())
+	h := svc.Handler()
+	var got Settings
+	send(t, h, "GET", "/api/settings", "", nil, &got)
+	if got.HeaderPolicy != "redact" || got.Agent != "webkeep" || got.WARCVersion != "0.9" {
+		t.Errorf("defaults: %+v", got)
+	}
+	for _, tc := range []struct {
+		body, field string
+	}{
+		{`{"headerPolicy":"maybe"}`, "headerPolicy"},
+		{`{"bodyLimit":-1}`, "bodyLimit"},
+		{`{"warcVersion":"2.0"}`, "warcVersion"},
+		{`{"cdxDialect":"x"}`, "cdxDialect"},
+		{`{"agent":"two words"}`, "agent"},
+		{`{"teamEndpoint":"ftp://x"}`, "teamEndpoint"},
+		{`{"domainRules":{"example.org":"this is not a rule"}}`, "domainRules[example.org]"},
+		{`{"headerPolicy":`, "not valid JSON"},
+	} {
+		rec := send(t, h, "PUT", "/api/settings", "application/json", []byte(tc.body), nil)
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), tc.field) {
+			t.Errorf("PUT %s: %d %s, want 400 naming %s", tc.body, rec.Code, rec.Body, tc.field)
+		}
+	}
+	send(t, h, "PUT", "/api/settings", "application/json", []byte(`{"headerPolicy":"keep","bodyLimit":5,"teamEndpoint":"https://team.example","teamToken":"s3cret"}`), &got)
+	if got.TeamToken != "" || !got.TeamTokenSet || got.BodyLimit != 5 {
+		t.Errorf("after save: %+v", got)
+	}
+	// An update without a token keeps it; nothing answers it back.
+	rec := send(t, h, "PUT", "/api/settings", "application/json", []byte(`{"headerPolicy":"redact","teamEndpoint":"https://team.example"}`), &got)
+	if !got.TeamTokenSet || strings.Contains(rec.Body.String(), "s3cret") {
+		t.Errorf("token after an update without one: %+v %s", got, rec.Body)
+	}
+	if svc.Settings().TeamToken != "s3cret" {
+		t.Error("the stored token was lost")
+	}
+}
+
+func TestHeaderPolicyAndBodyLimit(t *testing.T) {
+	ex := &Exchange{
+		ReqHeader:  Fields{{"Cookie", "session=abc"}, {"Authorization", "Bearer x"}, {"Accept", "*/*"}},
+		RespHeader: Fields{{"Set-Cookie", "id=1"}, {"Content-Type", "text/plain"}},
+		RespBody:   []byte("0123456789"),
+	}
+	s := DefaultSettings()
+	s.BodyLimit = 4
+	applyPolicy(ex, s)
+	if ex.ReqHeader.Get("Cookie") != redactedValue || ex.ReqHeader.Get("Authorization") != redactedValue || ex.ReqHeader.Get("Accept") != "*/*" {
+		t.Errorf("request headers: %v", ex.ReqHeader)
+	}
+	if ex.RespHeader.Get("Set-Cookie") != redactedValue {
+		t.Errorf("response headers: %v", ex.RespHeader)
+	}
+	if string(ex.RespBody) != "0123" || ex.RespTruncated != "length" {
+		t.Errorf("body %q truncated %q", ex.RespBody, ex.RespTruncated)
+	}
+	keep := &Exchange{ReqHeader: Fields{{"Cookie", "a=b"}}}
+	s.HeaderPolicy = "keep"
+	applyPolicy(keep, s)
+	if keep.ReqHeader.Get("Cookie") != "a=b" {
+		t.Error("keep policy redacted")
+	}
+}
+
+const demoDomain = `---
+https: false
+---
+_path: /good
+content-type: text/html
+---
+_path: /bad
+content-type: text/html
+---
+_path: /static
+content-length: 5
+content-sha256: 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824
+content-type: text/plain
+`
+
+func dbZip(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, data := range files {
+		f, _ := zw.Create(name)
+		io.WriteString(f, data)
+	}
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestURLDatabaseVerdictsAddAndExport(t *testing.T) {
+	store := NewMemStore()
+	host := newFakeHost()
+	svc, _ := NewService(store, host)
+	h := svc.Handler()
+
+	if rec := send(t, h, "POST", "/api/urldb", "application/zip", []byte("not a zip"), nil); rec.Code != http.StatusBadRequest {
+		t.Errorf("a broken upload: %d", rec.Code)
+	}
+	var info DatabaseInfo
+	send(t, h, "POST", "/api/urldb", "application/zip", dbZip(t, map[string]string{
+		"db/example.org.yaml": demoDomain,
+		"db/broken.org.yaml":  "---\nhttps: [\n",
+	}), &info)
+	if !info.Loaded || info.Records != 3 || len(info.Problems) == 0 || !strings.Contains(info.Problems[0], "broken.org.yaml") {
+		t.Fatalf("loaded: %+v", info)
+	}
+	// The database survives a restart.
+	svc2, _ := NewService(store, host)
+	if got := svc2.db.Info(); got.Records != 3 {
+		t.Errorf("after restart: %+v", got)
+	}
+
+	sess, _ := createSession(store, "s", time.Now())
+	svc.sessions[sess.info.ID] = sess
+	svc.state.Session = sess.info.ID
+	for _, ex := range []*Exchange{
+		{Method: "GET", URL: "http://example.org/good", Status: 200, RespHeader: Fields{{"Content-Type", "text/html"}}, RespBody: []byte("x")},
+		{Method: "GET", URL: "http://example.org/bad", Status: 404, RespHeader: Fields{{"Content-Type", "text/html"}}},
+		{Method: "GET", URL: "http://example.org/static", Status: 200, RespHeader: Fields{{"Content-Type", "text/plain"}}, RespBody: []byte("hellx")},
+		{Method: "GET", URL: "http://example.org/new", Status: 200, RespHeader: Fields{{"Content-Type", "application/json; charset=utf-8"}}, RespBody: []byte("{}")},
+	} {
+		svc.exchange(ex)
+	}
+	got := sess.Info().Verdicts
+	if got.Pass != 1 || got.Fail != 2 {
+		t.Errorf("verdicts: %+v", got)
+	}
+	var rep Report
+	send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/report", "", nil, &rep)
+	codes := map[string]string{}
+	for _, v := range rep.Verdicts {
+		codes[v.Path] = v.Code
+	}
+	if codes["/good"] != "ok" || codes["/bad"] != "status" || codes["/static"] == "ok" || codes["/static"] == "" {
+		t.Errorf("verdict codes: %v", codes)
+	}
+
+	// Add the unlisted response to the database, then export it.
+	var recs []struct {
+		Fields struct {
+			URL    string `json:"url"`
+			Offset string `json:"offset"`
+		} `json:"fields"`
+		Verdict *struct{ Code string } `json:"verdict"`
+	}
+	send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/records", "", nil, &recs)
+	var offset string
+	for _, r := range recs {
+		if strings.HasSuffix(r.Fields.URL, "/new") {
+			offset = r.Fields.Offset
+			if r.Verdict != nil {
+				t.Errorf("an unlisted URL has a verdict: %+v", r.Verdict)
+			}
+		}
+		if strings.HasSuffix(r.Fields.URL, "/bad") && (r.Verdict == nil || r.Verdict.Code != "status") {
+			t.Errorf("records do not carry verdicts: %+v", r)
+		}
+	}
+	body := `{"session":"` + sess.info.ID + `","offset":` + offset + `,"categories":["api"],"static":true}`
+	var added struct {
+		Domain, Path string
+	}
+	if rec := send(t, h, "POST", "/api/urldb/records", "application/json", []byte(body), &added); rec.Code != http.StatusOK {
+		t.Fatalf("add: %d %s", rec.Code, rec.Body)
+	}
+	if added.Domain != "example.org" || added.Path != "/new" {
+		t.Errorf("added %+v", added)
+	}
+	rec := send(t, h, "GET", "/api/urldb/export.zip", "", nil, nil)
+	zr, err := zip.NewReader(bytes.NewReader(rec.Body.Bytes()), int64(rec.Body.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := zr.Open("example.org.yaml")
+	yaml, _ := io.ReadAll(f)
+	for _, want := range []string{"_path: /new", "content-type: application/json", "content-length: 2", "- api"} {
+		if !strings.Contains(string(yaml), want) {
+			t.Errorf("exported domain lacks %q:\n%s", want, yaml)
+		}
+	}
+}
+
+func TestURLDatabaseFromAFolderUpload(t *testing.T) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	w, _ := mw.CreateFormFile("files", "db/example.org.yaml")
+	io.WriteString(w, demoDomain)
+	w, _ = mw.CreateFormFile("files", "db/README.md")
+	io.WriteString(w, "not a domain")
+	mw.Close()
+	svc, _ := NewService(NewMemStore(), newFakeHost())
+	var info DatabaseInfo
+	send(t, svc.Handler(), "POST", "/api/urldb", mw.FormDataContentType(), buf.Bytes(), &info)
+	if info.Records != 3 || len(info.Domains) != 1 || info.Domains[0].Name != "example.org" {
+		t.Errorf("folder upload: %+v", info)
+	}
+}
+
+func TestCheckAllAgainstALocalServer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/good":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "ok")
+		case "/static":
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, "hello")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	svc, _ := NewService(NewMemStore(), newFakeHost())
+	h := svc.Handler()
+	if rec := send(t, h, "POST", "/api/urldb/check", "", nil, nil); rec.Code != http.StatusConflict {
+		t.Errorf("check without a database: %d", rec.Code)
+	}
+	svc.db.Replace([]urldb.File{{Name: host + ".yaml", Data: []byte(demoDomain)}})
+	var started struct{ Job string }
+	send(t, h, "POST", "/api/urldb/check", "application/json", []byte(`{"record":true}`), &started)
+	var job Job
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		send(t, h, "GET", "/api/jobs/"+started.Job, "", nil, &job)
+		if job.State != "running" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if job.State != "done" || job.Done != 3 || job.Total != 3 {
+		t.Fatalf("job: %+v", job)
+	}
+	raw, _ := json.Marshal(job.Result)
+	var rep CheckReport
+	json.Unmarshal(raw, &rep)
+	if rep.Checked != 3 || rep.Passed != 2 || rep.Failed != 1 || rep.Session == "" {
+		t.Errorf("report: %+v", rep)
+	}
+	sess, err := svc.Session(rep.Session)
+	if err != nil || sess.Info().Exchanges != 3 {
+		t.Errorf("recorded session: %v %+v", err, sess.Info())
+	}
+	if rec := send(t, h, "DELETE", "/api/jobs/nope", "", nil, nil); rec.Code != http.StatusNotFound {
+		t.Errorf("cancel of an unknown job: %d", rec.Code)
+	}
+}
+
+func TestImportWARCAndBundleAndDownloadWARC11(t *testing.T) {
+	store := NewMemStore()
+	svc, _ := NewService(store, newFakeHost())
+	h := svc.Handler()
+	src, _ := createSession(store, "src", time.Now())
+	for _, ex := range sampleExchanges() {
+		src.WriteExchange(ex)
+	}
+	svc.sessions[src.info.ID] = src
+
+	// WARC/1.1 download: readable, same records.
+	rec := send(t, h, "GET", "/api/sessions/"+src.info.ID+"/warc11.gz", "", nil, nil)
+	rd, err := warc.NewReader(bytes.NewReader(rec.Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		r, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Version != warc.V11 {
+			t.Errorf("version %v", r.Version)
+		}
+		n++
+	}
+	if n != src.Info().Records {
+		t.Errorf("WARC/1.1 has %d records, the session %d", n, src.Info().Records)
+	}
+
+	// Import the 1.1 file, then the bundle: both give back every record, the index
+	// finds the POST, and pages come along with a bundle.
+	var info SessionInfo
+	if r := send(t, h, "POST", "/api/import?name=from-1.1", "", rec.Body.Bytes(), &info); r.Code != http.StatusOK {
+		t.Fatalf("import WARC/1.1: %d %s", r.Code, r.Body)
+	}
+	if info.Name != "from-1.1" || info.Records != src.Info().Records || info.NonGET != 2 || !info.Imported {
+		t.Errorf("imported: %+v", info)
+	}
+	src.AddPage(Page{URL: "http://example.org/", TS: time.Now()})
+	var bundle bytes.Buffer
+	if err := src.WriteBundle(&bundle); err != nil {
+		t.Fatal(err)
+	}
+	send(t, h, "POST", "/api/import", "", bundle.Bytes(), &info)
+	if info.Records != src.Info().Records || info.Pages != 1 {
+		t.Errorf("imported bundle: %+v", info)
+	}
+	if r := send(t, h, "POST", "/api/import", "", []byte("PK\x03\x04garbage"), nil); r.Code != http.StatusBadRequest || !strings.Contains(r.Body.String(), "zip") {
+		t.Errorf("a broken bundle: %d %s", r.Code, r.Body)
+	}
+	if r := send(t, h, "POST", "/api/import", "", []byte("hello"), nil); r.Code != http.StatusBadRequest {
+		t.Errorf("not a WARC: %d %s", r.Code, r.Body)
+	}
+}
+
+func TestRenameRecordDetailAndPages(t *testing.T) {
+	store := NewMemStore()
+	svc, _ := NewService(store, newFakeHost())
+	h := svc.Handler()
+	sess, _ := createSession(store, "old", time.Now())
+	svc.sessions[sess.info.ID] = sess
+	for _, ex := range sampleExchanges() {
+		sess.WriteExchange(ex)
+	}
+	var info SessionInfo
+	send(t, h, "PATCH", "/api/sessions/"+sess.info.ID, "application/json", []byte(`{"name":"new name"}`), &info)
+	if info.Name != "new name" {
+		t.Errorf("rename: %+v", info)
+	}
+	if r := send(t, h, "PATCH", "/api/sessions/"+sess.info.ID, "application/json", []byte(`{"name":"  "}`), nil); r.Code != http.StatusBadRequest {
+		t.Errorf("empty name: %d", r.Code)
+	}
+	var recs []struct {
+		Fields struct {
+			URL, Offset string
+		}
+	}
+	send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/records", "", nil, &recs)
+	var post string
+	for _, r := range recs {
+		if strings.HasSuffix(r.Fields.URL, "/api?x=1") {
+			post = r.Fields.Offset
+		}
+	}
+	var d RecordDetail
+	send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/record?offset="+post, "", nil, &d)
+	if d.Type != "response" || !strings.HasPrefix(d.HTTP, "HTTP/1.1 201") || d.Request == nil || !strings.HasPrefix(d.Request.HTTP, "POST /api?x=1 HTTP/1.1") {
+		t.Errorf("detail: %+v", d)
+	}
+	if r := send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/record?offset=3", "", nil, nil); r.Code != http.StatusNotFound {
+		t.Errorf("no record at 3: %d", r.Code)
+	}
+}
