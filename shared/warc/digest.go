@@ -67,7 +67,7 @@ type digester struct {
 }
 
 func newDigester() *digester {
-	return &digester{block: sha1.New(), payload: sha1.New()}
+	return &digester{block: newSHA1(), payload: newSHA1()}
 }
 
 // reset prepares d for a new block; http says whether to look for a payload.

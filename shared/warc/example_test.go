@@ -39,11 +39,14 @@ func Example() {
 	}
 	body, _ := io.ReadAll(rec.Block)
 	fmt.Println(rec.Version, rec.Type, rec.TargetURI, rec.Header.Get(warc.FieldIPAddress), len(body))
+	fmt.Println("payload digest", rec.Header.Get(warc.FieldPayloadDigest))
 	fmt.Print(strings.ReplaceAll(string(r.RawHeader()), "\r\n", "\n"))
 	// Output:
 	// written at 0 block digest sha1:C6F557Y7GBIBDVWFLL2Y4NQXU6FR55BT
 	// 0.9 response http://example.com/ 192.0.2.1 50
-	// warc/0.9 241 response http://example.com/ 20060102150405 message/http urn:uuid:00000000-0000-4000-8000-000000000001
+	// payload digest sha1:VL2MMHO4YXUKFWV63YHTWSBM3GXKSQ2N
+	// warc/0.9 296 response http://example.com/ 20060102150405 message/http urn:uuid:00000000-0000-4000-8000-000000000001
 	// IP-Address: 192.0.2.1
 	// Checksum: sha1:C6F557Y7GBIBDVWFLL2Y4NQXU6FR55BT
+	// Payload-Digest: sha1:VL2MMHO4YXUKFWV63YHTWSBM3GXKSQ2N
 }

@@ -41,6 +41,11 @@ var field09 = map[string]string{
 	"warc-refers-to":            FieldRelatedRecordID,
 }
 
+// payloadDigest09 is the name of the payload digest in WARC 0.9 records, an extra
+// named field (section 5.2 allows them) that a Record's Header calls
+// FieldPayloadDigest.
+const payloadDigest09 = "Payload-Digest"
+
 // idField11 lists the WARC/1.1 fields whose values are record ids in angle brackets.
 var idField11 = map[string]bool{
 	"warc-record-id":         true,
@@ -199,6 +204,9 @@ func appendHeader09(dst []byte, r *Record, fields Header, blockLen int64) ([]byt
 		}
 		if err := checkFieldValue(f.Name, f.Value); err != nil {
 			return dst[:start], err
+		}
+		if strings.EqualFold(f.Name, FieldPayloadDigest) {
+			f.Name = payloadDigest09
 		}
 		dst = append(dst, f.Name...)
 		dst = append(dst, ':', ' ')

@@ -642,6 +642,11 @@ func (r *Reader) readHeader09(line string) (*Record, error) {
 	if rec.Header, err = r.readFields(true); err != nil {
 		return nil, err
 	}
+	for i, f := range rec.Header {
+		if strings.EqualFold(f.Name, payloadDigest09) {
+			rec.Header[i].Name = FieldPayloadDigest
+		}
+	}
 	headerLen := r.pos - r.recStart
 	rec.BlockLength = length - headerLen
 	if rec.BlockLength < 0 {

@@ -41,6 +41,11 @@ type WriterOptions struct {
 	Offset int64
 	// NewID returns a fresh record-id URI; by default "urn:uuid:" and a random UUID.
 	NewID func() string
+	// NoPayloadDigest09 leaves out of WARC 0.9 records the "Payload-Digest" named
+	// field that the Writer otherwise adds where WARC/1.1 has WARC-Payload-Digest
+	// (HTTP requests and responses, resources, conversions), so that an index can be
+	// built from record headers alone. The draft's examples have no such field.
+	NoPayloadDigest09 bool
 }
 
 // RecordInfo tells where and how a record was written.
@@ -230,12 +235,15 @@ func (w *Writer) writeOne(r *Record, rs io.ReadSeeker, seekable bool) (RecordInf
 		extra = w.digestFields(&rec, info)
 	} else {
 		if rec.Type != TypeRevisit {
-			// A WARC/1.1 field that means nothing here but in a revisit, whose
-			// block no longer holds the payload.
+			// Computed afresh below; a revisit keeps the digest of the payload
+			// its block no longer holds.
 			rec.Header.Del(FieldPayloadDigest)
 		}
 		rec.Header.Del(FieldChecksum)
 		rec.Header.Add(FieldChecksum, info.BlockDigest)
+		if !w.opts.NoPayloadDigest09 && info.PayloadDigest != "" && carriesPayloadDigest(&rec) {
+			rec.Header.Add(FieldPayloadDigest, info.PayloadDigest)
+		}
 	}
 	info.Length, err = w.emit(&rec, rec.Header, extra, blk)
 	return info, err
@@ -247,7 +255,7 @@ func (w *Writer) digestFields(rec *Record, info RecordInfo) Header {
 	switch rec.Type {
 	case TypeResponse, TypeRequest, TypeResource, TypeConversion:
 		rec.Header.Del(FieldPayloadDigest)
-		if info.PayloadDigest != "" && (isHTTP(rec.ContentType) || rec.Type == TypeResource || rec.Type == TypeConversion) {
+		if info.PayloadDigest != "" && carriesPayloadDigest(rec) {
 			extra = append(extra, Field{FieldPayloadDigest, info.PayloadDigest})
 		}
 	case TypeRevisit:
@@ -258,15 +266,30 @@ func (w *Writer) digestFields(rec *Record, info RecordInfo) Header {
 	return extra
 }
 
+// carriesPayloadDigest reports whether a record gets a payload digest: HTTP requests
+// and responses (the payload follows the HTTP header), resources and conversions
+// (the payload is the block).
+func carriesPayloadDigest(rec *Record) bool {
+	switch rec.Type {
+	case TypeResponse, TypeRequest:
+		return isHTTP(rec.ContentType)
+	case TypeResource, TypeConversion:
+		return true
+	}
+	return false
+}
+
 // prepare makes the block ready to write and digests it: a seekable block is read
 // once for the digests and rewound; any other block is buffered.
 func (w *Writer) prepare(rec *Record, rs io.ReadSeeker, seekable bool) (block, error) {
 	n := rec.BlockLength
-	// WARC 0.9 has no payload digest: it costs a second SHA-1 pass, so it is only
-	// computed for WARC/1.x or for deduplication.
+	// The payload digest of an HTTP message costs a second SHA-1 over the payload
+	// (fed in the same pass as the block's); it is skipped only for WARC 0.9
+	// records that will not carry it and are not deduplicated.
 	http := isHTTP(rec.ContentType) && (rec.Type == TypeResponse || rec.Type == TypeRequest)
-	w.dig.reset(http && (w.opts.Version != V09 || w.opts.Dedup != nil))
-	w.dig.noPayload = http && w.opts.Version == V09 && w.opts.Dedup == nil
+	skip := http && w.opts.Version == V09 && w.opts.NoPayloadDigest09 && w.opts.Dedup == nil
+	w.dig.reset(http && !skip)
+	w.dig.noPayload = skip
 	if seekable {
 		start, err := rs.Seek(0, io.SeekCurrent)
 		if err != nil {
