@@ -29,6 +29,9 @@ type Bucket interface {
 	// Put stores exactly size bytes read from body under key, if opts' condition
 	// holds (else ErrPrecondition, and nothing is stored). A body that ends early
 	// stores nothing and returns an error wrapping ErrShortBody or the read error.
+	// A size < 0 means unknown: body is read to its end (R2 then needs a multipart
+	// upload); a read error still stores nothing. Conditions are only used with
+	// known sizes.
 	Put(ctx context.Context, key string, body io.Reader, size int64, opts PutOptions) (*Object, error)
 	// Delete removes the keys; missing keys are not an error.
 	Delete(ctx context.Context, keys ...string) error

@@ -118,10 +118,10 @@ func entryFromMeta(key string, m map[string]string) *bundleEntry {
 // conditionally; whatever fails removes what this upload wrote.
 func (s *Server) putBundle(w http.ResponseWriter, r *http.Request, name, uploader string) error {
 	ctx := r.Context()
+	// Without Content-Length (a chunked upload: miniflare sends them) the size is
+	// learnt by reading, and the limit enforced while reading.
 	size := r.ContentLength
 	switch {
-	case size < 0:
-		return httpErr(http.StatusLengthRequired, "Content-Length required (uploads are stored with a known size)")
 	case size == 0:
 		return httpErr(http.StatusBadRequest, "empty upload")
 	case size > s.cfg.MaxBundleSize:
@@ -147,13 +147,25 @@ func (s *Server) putBundle(w http.ResponseWriter, r *http.Request, name, uploade
 		DataKey:    prefixData + name + "/" + upload,
 		CDXKey:     prefixCDX + name + "/" + upload,
 	}
-	body := &exactReader{r: r.Body, left: size, h: sha256.New()}
-	if _, err := s.cfg.Bucket.Put(ctx, e.DataKey, body, size, PutOptions{}); err != nil {
+	body := &uploadReader{r: r.Body, declared: size, max: s.cfg.MaxBundleSize, h: sha256.New()}
+	stored, err := s.cfg.Bucket.Put(ctx, e.DataKey, body, size, PutOptions{})
+	if err == nil && body.n == 0 {
+		err = httpErr(http.StatusBadRequest, "empty upload")
+	}
+	if err != nil {
 		s.cleanup(e.DataKey)
-		if body.err != nil || errors.Is(err, ErrShortBody) {
-			return httpErr(http.StatusBadRequest, "upload interrupted after %d of %d bytes: %v", size-body.left, size, err)
+		switch {
+		case errors.Is(body.err, errTooLarge):
+			return httpErr(http.StatusRequestEntityTooLarge, "upload exceeds the limit of %d bytes", s.cfg.MaxBundleSize)
+		case body.err != nil || errors.Is(err, ErrShortBody):
+			return httpErr(http.StatusBadRequest, "upload interrupted after %d bytes: %v", body.n, err)
 		}
 		return fmt.Errorf("storing %s: %w", name, err)
+	}
+	e.Size = body.n
+	if stored.Size != body.n {
+		s.cleanup(e.DataKey)
+		return fmt.Errorf("storing %s: stored %d bytes of %d", name, stored.Size, body.n)
 	}
 	e.SHA256 = hex.EncodeToString(body.h.Sum(nil))
 
@@ -214,39 +226,50 @@ func newUploadID(t time.Time) string {
 	return t.Format("20060102T150405.000000000Z") + "-" + hex.EncodeToString(b[:])
 }
 
-// exactReader reads exactly left bytes, hashing them: an early EOF is ErrShortBody,
-// more bytes than announced an error too.
-type exactReader struct {
-	r    io.Reader
-	left int64
-	h    hash.Hash
-	err  error
+// errTooLarge ends an upload that outgrows Config.MaxBundleSize.
+var errTooLarge = errors.New("upload too large")
+
+// uploadReader counts and hashes an upload: exactly declared bytes when the size
+// is declared (an early EOF is ErrShortBody, more is an error), at most max when not.
+type uploadReader struct {
+	r        io.Reader
+	declared int64 // -1: unknown
+	max      int64
+	n        int64
+	h        hash.Hash
+	err      error
 }
 
-func (e *exactReader) Read(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
+func (u *uploadReader) Read(p []byte) (int, error) {
+	if u.err != nil {
+		return 0, u.err
 	}
-	if e.left == 0 {
+	limit := u.max + 1 - u.n
+	if u.declared >= 0 {
+		limit = u.declared - u.n
+	}
+	if limit == 0 && u.declared >= 0 {
 		var one [1]byte
-		if n, _ := e.r.Read(one[:]); n > 0 {
-			e.err = errors.New("body longer than its Content-Length")
-			return 0, e.err
+		if n, _ := u.r.Read(one[:]); n > 0 {
+			u.err = errors.New("body longer than its Content-Length")
+			return 0, u.err
 		}
 		return 0, io.EOF
 	}
-	n, err := e.r.Read(p[:min(int64(len(p)), e.left)])
-	e.left -= int64(n)
-	e.h.Write(p[:n])
-	if err == io.EOF && e.left > 0 {
-		e.err = fmt.Errorf("%w (%d bytes missing)", ErrShortBody, e.left)
-		return n, e.err
+	n, err := u.r.Read(p[:min(int64(len(p)), limit)])
+	u.n += int64(n)
+	u.h.Write(p[:n])
+	switch {
+	case u.n > u.max:
+		u.err = fmt.Errorf("%w: more than %d bytes", errTooLarge, u.max)
+		return n, u.err
+	case err == io.EOF && u.declared >= 0 && u.n < u.declared:
+		u.err = fmt.Errorf("%w (%d of %d bytes)", ErrShortBody, u.n, u.declared)
+		return n, u.err
+	case err != nil && err != io.EOF:
+		u.err = err
 	}
-	if err != nil && err != io.EOF {
-		e.err = err
-		return n, err
-	}
-	return n, nil
+	return n, err
 }
 
 // indexUpload reads the stored upload back and returns its sorted CDXJ index,

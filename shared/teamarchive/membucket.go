@@ -75,11 +75,16 @@ func (b *MemBucket) Get(_ context.Context, key string, r *Range) (*Object, io.Re
 
 // Put implements Bucket.
 func (b *MemBucket) Put(_ context.Context, key string, body io.Reader, size int64, opts PutOptions) (*Object, error) {
-	data, err := io.ReadAll(io.LimitReader(body, size))
+	if size >= 0 {
+		body = io.LimitReader(body, size)
+	}
+	data, err := io.ReadAll(body)
 	if err != nil {
 		return nil, fmt.Errorf("teamarchive: put %s: %w", key, err)
 	}
-	if int64(len(data)) < size {
+	if size < 0 {
+		size = int64(len(data))
+	} else if int64(len(data)) < size {
 		return nil, fmt.Errorf("teamarchive: put %s: %w (%d of %d bytes)", key, ErrShortBody, len(data), size)
 	}
 	sum := md5.Sum(data)

@@ -333,7 +333,7 @@ func TestServerInterruptedUpload(t *testing.T) {
 		w := httptest.NewRecorder()
 		s.ServeHTTP(w, hr)
 		wantStatus(t, w, http.StatusBadRequest)
-		if !strings.Contains(w.Body.String(), "interrupted after 1000 of") {
+		if !strings.Contains(w.Body.String(), "interrupted after 1000 bytes") {
 			t.Errorf("answer %s", w.Body.String())
 		}
 	}
@@ -342,6 +342,26 @@ func TestServerInterruptedUpload(t *testing.T) {
 	}
 	w := do(t, s, req{method: "GET", path: "/api/bundles", token: "-"})
 	if !strings.Contains(w.Body.String(), `"bundles":[]`) {
+		t.Errorf("listing after interrupted uploads: %s", w.Body.String())
+	}
+
+	// Chunked uploads (no Content-Length): the limit is enforced while reading.
+	small, _ := newTestServer(t, Config{MaxBundleSize: int64(len(bundle))})
+	for _, tc := range []struct {
+		body   []byte
+		status int
+	}{{bundle, http.StatusCreated}, {append(bytes.Clone(bundle), 0), http.StatusRequestEntityTooLarge}} {
+		hr := httptest.NewRequest("PUT", "/api/bundles/chunked.zip?overwrite=1", bytes.NewReader(tc.body))
+		hr.ContentLength = -1
+		hr.Header.Set("Authorization", "Bearer alice-secret-0123456789")
+		w := httptest.NewRecorder()
+		small.ServeHTTP(w, hr)
+		wantStatus(t, w, tc.status)
+	}
+	if keys := small.cfg.Bucket.(*MemBucket).Keys(); len(keys) != 3 {
+		t.Errorf("keys after chunked uploads: %v", keys)
+	}
+	if false {
 		t.Errorf("listing after interrupted uploads: %s", w.Body.String())
 	}
 }
@@ -402,7 +422,7 @@ func TestServerConcurrentUploads(t *testing.T) {
 
 func TestServerBundleWithoutIndex(t *testing.T) {
 	s, _ := newTestServer(t, Config{})
-	w := do(t, s, req{method: "PUT", path: "/api/bundles/noindex.zip", token: "-", body: sampleBundle(t, false)})
+	w := do(t, s, req{method: "PUT", path: "/api/bundles/noindex.zip", token: "-", body: sampleBundle(t, bundleWARC(t), false)})
 	wantStatus(t, w, http.StatusCreated)
 	with := do(t, s, req{method: "GET", path: "/api/cdx?url=*.example.com", token: "-"}).Body.String()
 	s2, _ := newTestServer(t, Config{})

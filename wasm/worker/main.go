@@ -1,0 +1,52 @@
+//go:build js && wasm
+
+// Command worker is the webkeep team archive as a Cloudflare Worker: the
+// shared/teamarchive Server over an R2 bucket, served with github.com/syumai/workers.
+//
+// Bindings (wrangler.toml): ARCHIVE, the R2 bucket; WEBKEEP_TOKENS, a secret of
+// comma-separated bearer tokens ("name:secret" or "secret"); WEBKEEP_PUBLIC_READS,
+// "1" to let reads go without a token; WEBKEEP_MAX_BUNDLE_BYTES, the upload limit.
+//
+// The JavaScript glue in glue/ instantiates this program once per request (as
+// syumai/workers' own glue does); everything below the http.Handler is ordinary Go,
+// tested natively in shared/teamarchive.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/syumai/workers"
+	"github.com/syumai/workers/cloudflare"
+
+	"github.com/webkeep/webkeep/shared/teamarchive"
+)
+
+func main() {
+	// The environment is read here, while the glue's per-request context is current
+	// (see glue/worker.mjs).
+	bucket := cloudflare.GetBinding("ARCHIVE")
+	cfg := teamarchive.Config{
+		Tokens:      teamarchive.ParseTokens(cloudflare.Getenv("WEBKEEP_TOKENS")),
+		PublicReads: isTrue(cloudflare.Getenv("WEBKEEP_PUBLIC_READS")),
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, format+"\n", args...)
+		},
+	}
+	if n, err := strconv.ParseInt(cloudflare.Getenv("WEBKEEP_MAX_BUNDLE_BYTES"), 10, 64); err == nil && n > 0 {
+		cfg.MaxBundleSize = n
+	}
+	if bucket.IsUndefined() {
+		fmt.Fprintln(os.Stderr, "webkeep worker: the R2 binding ARCHIVE is missing (see wrangler.toml)")
+		cfg.Bucket = missingBucket{}
+	} else {
+		cfg.Bucket = &r2Bucket{b: bucket}
+	}
+	workers.Serve(teamarchive.NewServer(cfg))
+}
+
+func isTrue(s string) bool {
+	b, err := strconv.ParseBool(s)
+	return err == nil && b
+}

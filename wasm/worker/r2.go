@@ -1,0 +1,396 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"syscall/js"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/teamarchive"
+)
+
+// smallPut is the size up to which a Put sends one buffer; larger bodies are
+// streamed through a FixedLengthStream, which R2 requires for a stream (its length
+// must be known) and which keeps memory flat.
+const smallPut = 1 << 20
+
+const chunkSize = 64 << 10
+
+var (
+	uint8Array        = js.Global().Get("Uint8Array")
+	fixedLengthStream = js.Global().Get("FixedLengthStream")
+	headersClass      = js.Global().Get("Headers")
+	objectClass       = js.Global().Get("Object")
+	promiseClass      = js.Global().Get("Promise")
+)
+
+// r2Bucket is teamarchive.Bucket over an R2 binding (the Workers runtime API:
+// head, get with range, put with onlyIf and customMetadata, list with include,
+// delete of many keys), which syumai/workers' r2 package does not cover.
+type r2Bucket struct {
+	b js.Value
+}
+
+// await waits for a promise; a rejection becomes an error with its message.
+func await(p js.Value) (js.Value, error) {
+	type result struct {
+		v   js.Value
+		err error
+	}
+	ch := make(chan result, 1)
+	then := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		ch <- result{v: args[0]}
+		return nil
+	})
+	catch := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		msg := "rejected"
+		if len(args) > 0 && !args[0].IsUndefined() && !args[0].IsNull() {
+			msg = args[0].Call("toString").String()
+		}
+		ch <- result{err: errors.New(msg)}
+		return nil
+	})
+	defer then.Release()
+	defer catch.Release()
+	promiseClass.Call("resolve", p).Call("then", then, catch)
+	r := <-ch
+	return r.v, r.err
+}
+
+func toObject(v js.Value) *teamarchive.Object {
+	o := &teamarchive.Object{
+		Key:      v.Get("key").String(),
+		Size:     int64(v.Get("size").Float()),
+		ETag:     v.Get("etag").String(),
+		Uploaded: time.UnixMilli(int64(v.Get("uploaded").Call("getTime").Float())).UTC(),
+		Meta:     map[string]string{},
+	}
+	if m := v.Get("customMetadata"); m.Truthy() {
+		entries := objectClass.Call("entries", m)
+		for i := range entries.Length() {
+			o.Meta[entries.Index(i).Index(0).String()] = entries.Index(i).Index(1).String()
+		}
+	}
+	return o
+}
+
+func (r *r2Bucket) Head(_ context.Context, key string) (*teamarchive.Object, error) {
+	v, err := await(r.b.Call("head", key))
+	if err != nil {
+		return nil, fmt.Errorf("r2 head %s: %w", key, err)
+	}
+	if v.IsNull() {
+		return nil, fmt.Errorf("%w: %s", teamarchive.ErrNotExist, key)
+	}
+	return toObject(v), nil
+}
+
+func (r *r2Bucket) Get(_ context.Context, key string, rg *teamarchive.Range) (*teamarchive.Object, io.ReadCloser, error) {
+	opts := map[string]any{}
+	if rg != nil {
+		if rg.Length == 0 {
+			o, err := r.Head(context.Background(), key)
+			return o, io.NopCloser(eofReader{}), err
+		}
+		rv := map[string]any{"offset": rg.Offset}
+		if rg.Length > 0 {
+			rv["length"] = rg.Length
+		}
+		opts["range"] = rv
+	}
+	v, err := await(r.b.Call("get", key, opts))
+	if err != nil {
+		return nil, nil, fmt.Errorf("r2 get %s: %w", key, err)
+	}
+	if v.IsNull() {
+		return nil, nil, fmt.Errorf("%w: %s", teamarchive.ErrNotExist, key)
+	}
+	return toObject(v), &streamReader{stream: v.Get("body")}, nil
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+func (r *r2Bucket) Put(_ context.Context, key string, body io.Reader, size int64, opts teamarchive.PutOptions) (*teamarchive.Object, error) {
+	jsOpts := map[string]any{}
+	if opts.ContentType != "" {
+		jsOpts["httpMetadata"] = map[string]any{"contentType": opts.ContentType}
+	}
+	if len(opts.Meta) > 0 {
+		m := map[string]any{}
+		for k, v := range opts.Meta {
+			m[k] = v
+		}
+		jsOpts["customMetadata"] = m
+	}
+	if opts.IfMatch != "" || opts.IfNoneMatch {
+		h := headersClass.New()
+		if opts.IfMatch != "" {
+			h.Call("set", "If-Match", `"`+opts.IfMatch+`"`)
+		}
+		if opts.IfNoneMatch {
+			h.Call("set", "If-None-Match", "*")
+		}
+		jsOpts["onlyIf"] = h
+	}
+
+	if size < 0 {
+		return r.putUnknown(key, body, jsOpts)
+	}
+	var value js.Value
+	var pumpErr chan error
+	var writer js.Value
+	if size <= smallPut || fixedLengthStream.IsUndefined() {
+		buf := make([]byte, size)
+		if n, err := io.ReadFull(body, buf); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				err = fmt.Errorf("%w (%d of %d bytes)", teamarchive.ErrShortBody, n, size)
+			}
+			return nil, fmt.Errorf("r2 put %s: %w", key, err)
+		}
+		value = uint8Array.New(len(buf))
+		js.CopyBytesToJS(value, buf)
+	} else {
+		fls := fixedLengthStream.New(size)
+		writer = fls.Get("writable").Call("getWriter")
+		value = fls.Get("readable")
+		pumpErr = make(chan error, 1)
+		go func() { pumpErr <- pump(writer, body, size) }()
+	}
+	v, err := await(r.b.Call("put", key, value, jsOpts))
+	if pumpErr != nil {
+		if err != nil {
+			writer.Call("abort", "put failed")
+		}
+		if perr := <-pumpErr; perr != nil {
+			return nil, fmt.Errorf("r2 put %s: %w", key, perr)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("r2 put %s: %w", key, err)
+	}
+	if v.IsNull() {
+		return nil, fmt.Errorf("%w: put %s", teamarchive.ErrPrecondition, key)
+	}
+	return toObject(v), nil
+}
+
+// partSize is the multipart part size: R2 wants at least 5 MiB and equal sizes for
+// every part but the last.
+const partSize = 8 << 20
+
+// putUnknown stores a body of unknown length: one put when it fits in a part, else
+// a multipart upload, aborted (nothing stored) if the body fails.
+func (r *r2Bucket) putUnknown(key string, body io.Reader, jsOpts map[string]any) (*teamarchive.Object, error) {
+	buf := make([]byte, partSize)
+	n, err := io.ReadFull(body, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return r.Put(context.Background(), key, bytes.NewReader(buf[:n]), int64(n), teamarchive.PutOptions{
+			ContentType: jsString(jsOpts["httpMetadata"], "contentType"), Meta: metaOf(jsOpts),
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("r2 put %s: %w", key, err)
+	}
+	up, err := await(r.b.Call("createMultipartUpload", key, jsOpts))
+	if err != nil {
+		return nil, fmt.Errorf("r2 multipart %s: %w", key, err)
+	}
+	fail := func(err error) (*teamarchive.Object, error) {
+		await(up.Call("abort"))
+		return nil, fmt.Errorf("r2 put %s: %w", key, err)
+	}
+	var parts []any
+	for part := 1; n > 0; part++ {
+		chunk := uint8Array.New(n)
+		js.CopyBytesToJS(chunk, buf[:n])
+		p, err := await(up.Call("uploadPart", part, chunk))
+		if err != nil {
+			return fail(err)
+		}
+		parts = append(parts, p)
+		n, err = io.ReadFull(body, buf)
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			return fail(err)
+		}
+	}
+	v, err := await(up.Call("complete", parts))
+	if err != nil {
+		return fail(err)
+	}
+	return toObject(v), nil
+}
+
+func jsString(v any, field string) string {
+	m, _ := v.(map[string]any)
+	s, _ := m[field].(string)
+	return s
+}
+
+func metaOf(jsOpts map[string]any) map[string]string {
+	m, _ := jsOpts["customMetadata"].(map[string]any)
+	if m == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range m {
+		out[k], _ = v.(string)
+	}
+	return out
+}
+
+// pump copies exactly size bytes of body into a FixedLengthStream's writer, waiting
+// on each write so memory stays at one chunk; a short or failing body aborts the
+// stream, which fails the put: nothing is stored.
+func pump(writer js.Value, body io.Reader, size int64) error {
+	buf := make([]byte, chunkSize)
+	var done int64
+	for done < size {
+		n, err := body.Read(buf[:min(int64(len(buf)), size-done)])
+		if n > 0 {
+			chunk := uint8Array.New(n)
+			js.CopyBytesToJS(chunk, buf[:n])
+			if _, werr := await(writer.Call("write", chunk)); werr != nil {
+				return werr
+			}
+			done += int64(n)
+		}
+		if err == io.EOF && done < size {
+			err = fmt.Errorf("%w (%d of %d bytes)", teamarchive.ErrShortBody, done, size)
+		}
+		if err != nil && err != io.EOF {
+			writer.Call("abort", err.Error())
+			return err
+		}
+	}
+	_, err := await(writer.Call("close"))
+	return err
+}
+
+func (r *r2Bucket) Delete(_ context.Context, keys ...string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	arr := make([]any, len(keys))
+	for i, k := range keys {
+		arr[i] = k
+	}
+	if _, err := await(r.b.Call("delete", arr)); err != nil {
+		return fmt.Errorf("r2 delete %v: %w", keys, err)
+	}
+	return nil
+}
+
+func (r *r2Bucket) List(_ context.Context, prefix, cursor string, limit int) (*teamarchive.ListPage, error) {
+	opts := map[string]any{"prefix": prefix, "include": []any{"customMetadata"}}
+	if cursor != "" {
+		opts["cursor"] = cursor
+	}
+	if limit > 0 {
+		opts["limit"] = limit
+	}
+	v, err := await(r.b.Call("list", opts))
+	if err != nil {
+		return nil, fmt.Errorf("r2 list %s: %w", prefix, err)
+	}
+	page := &teamarchive.ListPage{Truncated: v.Get("truncated").Bool()}
+	if c := v.Get("cursor"); c.Type() == js.TypeString {
+		page.Cursor = c.String()
+	}
+	objs := v.Get("objects")
+	for i := range objs.Length() {
+		page.Objects = append(page.Objects, *toObject(objs.Index(i)))
+	}
+	return page, nil
+}
+
+// streamReader reads a ReadableStream of bytes.
+type streamReader struct {
+	stream  js.Value
+	reader  js.Value
+	started bool
+	handed  bool // the stream went to the response as it is
+	buf     []byte
+	err     error
+}
+
+func (s *streamReader) Read(p []byte) (int, error) {
+	for len(s.buf) == 0 {
+		if s.err != nil {
+			return 0, s.err
+		}
+		if !s.started {
+			s.reader = s.stream.Call("getReader")
+			s.started = true
+		}
+		res, err := await(s.reader.Call("read"))
+		if err != nil {
+			s.err = err
+			continue
+		}
+		if res.Get("done").Bool() {
+			s.err = io.EOF
+			continue
+		}
+		chunk := res.Get("value")
+		s.buf = make([]byte, chunk.Get("byteLength").Int())
+		js.CopyBytesToGo(s.buf, chunk)
+	}
+	n := copy(p, s.buf)
+	s.buf = s.buf[n:]
+	return n, nil
+}
+
+func (s *streamReader) Close() error {
+	if s.handed {
+		return nil
+	}
+	if s.started {
+		s.reader.Call("cancel")
+	} else if s.err == nil {
+		s.stream.Call("cancel")
+	}
+	s.err = io.ErrClosedPipe
+	return nil
+}
+
+// rawBodyWriter is syumai/workers' ResponseWriter: given the stream itself, it hands
+// it to the Response, so a download never passes through Go's memory.
+type rawBodyWriter interface {
+	WriteRawJSBody(body js.Value)
+}
+
+// WriteTo lets io.Copy hand an untouched stream to the response.
+func (s *streamReader) WriteTo(w io.Writer) (int64, error) {
+	if rw, ok := w.(rawBodyWriter); ok && !s.started && s.err == nil {
+		rw.WriteRawJSBody(s.stream)
+		s.started, s.handed, s.err = true, true, io.EOF
+		return 0, nil
+	}
+	return io.Copy(w, struct{ io.Reader }{s})
+}
+
+// missingBucket answers every call with the configuration error.
+type missingBucket struct{}
+
+var errNoBinding = errors.New("the R2 binding ARCHIVE is not configured")
+
+func (missingBucket) Head(context.Context, string) (*teamarchive.Object, error) {
+	return nil, errNoBinding
+}
+func (missingBucket) Get(context.Context, string, *teamarchive.Range) (*teamarchive.Object, io.ReadCloser, error) {
+	return nil, nil, errNoBinding
+}
+func (missingBucket) Put(context.Context, string, io.Reader, int64, teamarchive.PutOptions) (*teamarchive.Object, error) {
+	return nil, errNoBinding
+}
+func (missingBucket) Delete(context.Context, ...string) error { return errNoBinding }
+func (missingBucket) List(context.Context, string, string, int) (*teamarchive.ListPage, error) {
+	return nil, errNoBinding
+}
