@@ -582,3 +582,35 @@ func bigWARC(t testing.TB, size int) []byte {
 	}
 	return file.Bytes()
 }
+
+// TestIndexFilename checks that the filename of each CDXJ line is found however
+// the JSON spells it, and that a line whose file is not in the WACZ is refused.
+func TestIndexFilename(t *testing.T) {
+	gz := readTestdata(t, "appendix-b-1.1.warc.gz")
+	tests := []struct {
+		json string
+		ok   bool
+	}{
+		{`{"url": "http://a/", "filename": "a.warc.gz"}`, true},
+		{`{"filename":"a.warc.gz","url":"http://a/"}`, true},
+		{"{\"filename\"\t:  \"a.warc.gz\"}", true},
+		{`{"filename": "a\u002ewarc.gz"}`, true},                                 // an escape: decoded
+		{`{"filename": "b.warc.gz", "note": "filename"}`, false},                 // the last "filename" is a value
+		{`{"filename": "a.warc.gz", "url": "x\"filename\": \"b.warc.gz"}`, true}, // quoted inside a string
+		{`{"url": "x\"filename\": \"a.warc.gz", "filename": "b.warc.gz"}`, false},
+		{`{"filename": "a.warc.gz", "filename": "b.warc.gz"}`, false}, // the last wins, as in encoding/json
+	}
+	for _, tt := range tests {
+		w := wacz.NewWriter(io.Discard, wacz.Options{})
+		if err := w.AddWARC("a.warc.gz", bytes.NewReader(gz)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AddIndex([]byte("com,a)/ 20240101000000 " + tt.json + "\n")); err != nil {
+			t.Fatalf("%s: %v", tt.json, err)
+		}
+		err := w.Close()
+		if tt.ok != (err == nil) || err != nil && !strings.Contains(err.Error(), `filename "b.warc.gz" is not a file under archive/`) {
+			t.Errorf("%s: Close: %v", tt.json, err)
+		}
+	}
+}
