@@ -36,7 +36,6 @@ type Writer struct {
 
 	err    error
 	closed bool
-	buf    []byte
 }
 
 // NewWriter returns a Writer that writes a WACZ to w. Close does not close w.
@@ -87,10 +86,7 @@ func (w *Writer) AddWARC(name string, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if w.buf == nil {
-		w.buf = make([]byte, 256<<10)
-	}
-	if _, err := io.CopyBuffer(e, br, w.buf); err != nil {
+	if _, err := br.WriteTo(e); err != nil {
 		return w.fail(fmt.Errorf("wacz: %s: at byte %d: %w", p, e.n, err))
 	}
 	w.finish(e)
@@ -196,8 +192,9 @@ func (w *Writer) AddIndex(cdxj []byte) error {
 	if err != nil {
 		return err
 	}
-	bw := &blockWriter{w: e, h: sha256.New()}
-	zw := gzip.NewWriter(bw)
+	block := &hashWriter{w: e, h: sha256.New()} // the current block
+	start := int64(0)                           // and its offset
+	zw := gzip.NewWriter(block)
 	var idx bytes.Buffer
 	fmt.Fprintf(&idx, "!meta 0 {\"format\": %q, \"filename\": %q}\n", indexFormat, path.Base(IndexPath))
 	var prefix []byte
@@ -207,10 +204,10 @@ func (w *Writer) AddIndex(cdxj []byte) error {
 			return err
 		}
 		fmt.Fprintf(&idx, "%s {\"offset\": %d, \"length\": %d, \"digest\": \"sha256:%x\"}\n",
-			prefix, bw.start, bw.n-bw.start, bw.h.Sum(nil))
-		bw.start = bw.n
-		bw.h.Reset()
-		zw.Reset(bw)
+			prefix, start, block.n-start, block.h.Sum(nil))
+		start = block.n
+		block.h.Reset()
+		zw.Reset(block)
 		lines = 0
 		return nil
 	}
@@ -327,20 +324,6 @@ func filenameOf(obj []byte) (string, bool) {
 		return "", false
 	}
 	return string(rest[1 : 1+end]), true
-}
-
-// blockWriter counts and hashes the bytes of the current gzip block of the index.
-type blockWriter struct {
-	w        io.Writer
-	h        hash.Hash
-	n, start int64
-}
-
-func (b *blockWriter) Write(p []byte) (int, error) {
-	n, err := b.w.Write(p)
-	b.h.Write(p[:n])
-	b.n += int64(n)
-	return n, err
 }
 
 // AddPages writes pages/pages.jsonl: the header line
@@ -514,20 +497,25 @@ func (w *Writer) fail(err error) error {
 	return err
 }
 
-// entry is a ZIP entry being written: its bytes are counted and hashed on their
-// way into the ZIP.
-type entry struct {
-	path string
-	w    io.Writer
-	h    hash.Hash
-	n    int64
+// hashWriter counts and hashes the bytes it writes to w.
+type hashWriter struct {
+	w io.Writer
+	h hash.Hash
+	n int64
 }
 
-func (e *entry) Write(p []byte) (int, error) {
-	n, err := e.w.Write(p)
-	e.h.Write(p[:n])
-	e.n += int64(n)
+func (hw *hashWriter) Write(p []byte) (int, error) {
+	n, err := hw.w.Write(p)
+	hw.h.Write(p[:n])
+	hw.n += int64(n)
 	return n, err
+}
+
+// entry is a ZIP entry being written: its bytes are counted and hashed on their
+// way into the ZIP, for datapackage.json.
+type entry struct {
+	hashWriter
+	path string
 }
 
 // create starts the ZIP entry p.
@@ -537,7 +525,7 @@ func (w *Writer) create(p string, method uint16) (*entry, error) {
 		return nil, w.fail(fmt.Errorf("wacz: %s: %w", p, err))
 	}
 	w.paths[p] = true
-	return &entry{path: p, w: zw, h: sha256.New()}, nil
+	return &entry{hashWriter{w: zw, h: sha256.New()}, p}, nil
 }
 
 // finish records the finished entry e as a resource of the datapackage.
