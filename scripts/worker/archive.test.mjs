@@ -296,3 +296,25 @@ describe("public reads", () => {
     assert.equal(r.status, 401);
   });
 });
+
+describe("uploads larger than a multipart part", () => {
+  let mf;
+  before(async () => {
+    mf = startWorker({ WEBKEEP_MAX_BUNDLE_BYTES: String(32 << 20) });
+    await mf.ready;
+  });
+  after(() => mf?.dispose());
+
+  // miniflare's dispatchFetch sends bodies chunked, without Content-Length: past 8 MiB
+  // the Worker stores them with an R2 multipart upload.
+  test("12 MiB chunked upload round trips", async () => {
+    const big = bigWARC("http://example.net/huge", 12 << 20);
+    let r = await call(mf, "PUT", "/api/bundles/huge.warc", { body: big });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json().size, big.length);
+    r = await call(mf, "GET", "/api/bundles/huge.warc", { headers: { Range: `bytes=${(8 << 20) - 10}-${(8 << 20) + 9}` } });
+    assert.ok(r.bytes.equals(big.subarray((8 << 20) - 10, (8 << 20) + 10)));
+    r = await call(mf, "GET", "/api/cdx?url=http://example.net/huge");
+    assert.match(r.text, /"source": "huge.warc"/);
+  });
+});
