@@ -51,7 +51,7 @@ func waczCreate(args []string, stdout, stderr io.Writer) int {
 	title := fs.String("title", "", "the collection's `title`")
 	desc := fs.String("description", "", "the collection's description (Markdown)")
 	var dialect dialectFlag
-	fs.Var(&dialect, "dialect", "CDX key dialect: pywb-2.6.7 or pywb-2.8 (warcio.js, as ReplayWeb.page computes POST keys)")
+	fs.Var(&dialect, "dialect", "`dialect` of the index's POST keys and requestBody: pywb-2.6.7 (default) or pywb-2.8 (warcio.js's, which ReplayWeb.page uses to look POSTs up)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, waczUsage, "\nflags:\n")
 		fs.PrintDefaults()

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/warc"
 )
@@ -204,6 +205,7 @@ func TestWACZCreateErrors(t *testing.T) {
 		{"-o not .wacz", []string{"create", "-o", filepath.Join(dir, "out.zip"), warc11gz}, 2, "need -o OUT.wacz"},
 		{"no files", []string{"create", "-o", out}, 2, "need -o OUT.wacz"},
 		{"bad flag", []string{"create", "--bogus", "-o", out, warc11gz}, 2, "flag provided but not defined"},
+		{"bad dialect", []string{"create", "--dialect", "pywb-3", "-o", out, warc11gz}, 2, `unknown dialect "pywb-3"`},
 		{"missing file", []string{"create", "-o", out, filepath.Join(dir, "none.warc")}, 1, "none.warc: no such file"},
 		{"not a WARC", []string{"create", "-o", out, notWARC}, 1, "x.warc"},
 		{"same name twice", []string{"create", "-o", out, warc11gz, warc11gz}, 1, "would both be archive/appendix-b-1.1.warc.gz"},
@@ -230,5 +232,72 @@ func TestWACZCreateErrors(t *testing.T) {
 	}
 	if code := runWACZ([]string{"create", "-h"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "-detect-pages") {
 		t.Errorf("create -h: exit %d, %q", code, stderr.String())
+	}
+}
+
+// TestWACZDetectPages writes a WARC with an HTML page, an image, a redirect and an
+// HTML answer to a POST; only the page becomes a page of the WACZ, and the main
+// page.
+func TestWACZDetectPages(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "site.warc.gz")
+	var file bytes.Buffer
+	w := warc.NewWriter(&file, warc.WriterOptions{Version: warc.V11, Gzip: true})
+	date := time.Date(2024, 3, 4, 5, 6, 7, 0, time.UTC)
+	// The POST's response names its request (WARC-Concurrent-To), as the indexer
+	// pairs them.
+	for i, r := range []struct{ typ, url, block string }{
+		{warc.TypeResponse, "https://example.com/", "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<html></html>"},
+		{warc.TypeResponse, "https://example.com/logo.png", "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\nPNG"},
+		{warc.TypeResponse, "https://example.com/old", "HTTP/1.1 301 Moved\r\nContent-Type: text/html\r\nLocation: /\r\n\r\n"},
+		{warc.TypeRequest, "https://example.com/form", "POST /form HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=1"},
+		{warc.TypeResponse, "https://example.com/form", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html>thanks</html>"},
+	} {
+		ct := "application/http;msgtype=response"
+		if r.typ == warc.TypeRequest {
+			ct = "application/http;msgtype=request"
+		}
+		rec := &warc.Record{Type: r.typ, TargetURI: r.url, Date: date, ContentType: ct,
+			ID:    fmt.Sprintf("urn:uuid:00000000-0000-4000-8000-%012d", i),
+			Block: strings.NewReader(r.block), BlockLength: int64(len(r.block))}
+		if i == 4 {
+			rec.Header = warc.Header{{Name: warc.FieldRelatedRecordID, Value: "urn:uuid:00000000-0000-4000-8000-000000000003"}}
+		}
+		if _, err := w.WriteRecord(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(in, file.Bytes(), 0o644)
+	for _, tt := range []struct {
+		flags []string
+		pages string
+		main  string
+	}{
+		// id: python3 -c "import hashlib; print(hashlib.sha256(b'2024-03-04T05:06:07Z https://example.com/').hexdigest()[:16])"
+		{nil, `{"format":"json-pages-1.0","id":"pages","title":"All Pages"}
+{"id":"135f19f1c6c8d931","url":"https://example.com/","ts":"2024-03-04T05:06:07Z"}
+`, "https://example.com/"},
+		{[]string{"--detect-pages=false"}, `{"format":"json-pages-1.0","id":"pages","title":"All Pages"}
+`, ""},
+	} {
+		out := filepath.Join(dir, "out.wacz")
+		var stdout, stderr bytes.Buffer
+		if code := runWACZ(append(append([]string{"create", "-o", out}, tt.flags...), in), &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		files := readWACZ(t, out)
+		if got := string(files["pages/pages.jsonl"]); got != tt.pages {
+			t.Errorf("%v: pages.jsonl\n%s\nwant\n%s", tt.flags, got, tt.pages)
+		}
+		var dp struct {
+			MainPageURL string `json:"mainPageUrl"`
+		}
+		json.Unmarshal(files["datapackage.json"], &dp)
+		if dp.MainPageURL != tt.main {
+			t.Errorf("%v: mainPageUrl %q, want %q", tt.flags, dp.MainPageURL, tt.main)
+		}
 	}
 }
