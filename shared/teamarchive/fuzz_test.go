@@ -63,4 +63,3 @@ func FuzzCDXScan(f *testing.F) {
 		}
 	})
 }
-
