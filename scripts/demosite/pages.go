@@ -23,8 +23,10 @@ const indexHTML = `<!doctype html>
 
 const galleryHTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Gallery</title>
-<link rel="stylesheet" href="/static/style.css"></head>
-<body><h1>Gallery</h1>
+<link rel="stylesheet" href="/static/style.css">
+<script src="/static/app.js" defer></script></head>
+<body data-worker="true"><h1>Gallery</h1>
+<p id="worker-status">A worker is fetching data…</p>
 <img src="/static/logo.svg" alt="logo" width="64">
 <img src="/static/pixel.png" alt="pixel" width="64">
 <img src="/static/noise.bin" alt="noise" width="64">
@@ -106,6 +108,15 @@ for (const [id, action] of Object.entries(actions)) {
   const button = document.getElementById(id);
   if (button) button.addEventListener("click", () => action(id).catch((e) => out(id + " failed: " + e)));
 }
+// A dedicated worker makes its own requests: recorders must see those too.
+if (document.body && document.body.dataset.worker) {
+  const worker = new Worker("/static/worker.js");
+  worker.onmessage = (e) => {
+    const status = document.getElementById("worker-status");
+    status.textContent = "The worker says: " + e.data;
+    status.dataset.done = "true";
+  };
+}
 const big = document.getElementById("load-big");
 if (big) big.addEventListener("click", async () => {
   const res = await fetch("/big");
@@ -115,6 +126,12 @@ if (big) big.addEventListener("click", async () => {
   document.getElementById("big-result").textContent = buf.byteLength + " bytes, sha256 " + hex;
   big.dataset.done = String(res.status);
 });
+`
+
+const workerJS = `"use strict";
+fetch("/api/worker", { method: "POST", headers: { "Content-Type": "text/plain" }, body: "sent from a worker" })
+  .then((r) => r.json())
+  .then((j) => postMessage(j.length + " bytes received"), (e) => postMessage("failed: " + e));
 `
 
 const logoSVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><circle cx="16" cy="16" r="14" fill="#2a6"/><path d="M9 16l5 5 9-10" stroke="#fff" stroke-width="3" fill="none"/></svg>

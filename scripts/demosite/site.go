@@ -43,6 +43,8 @@ func newSite(bigSize int64) *site {
 	s.mux.HandleFunc("GET /gallery", s.page(galleryHTML))
 	s.mux.HandleFunc("GET /static/style.css", s.static("text/css; charset=utf-8", styleCSS))
 	s.mux.HandleFunc("GET /static/app.js", s.static("text/javascript; charset=utf-8", appJS))
+	s.mux.HandleFunc("GET /static/worker.js", s.static("text/javascript; charset=utf-8", workerJS))
+	s.mux.HandleFunc("POST /api/worker", s.echo)
 	s.mux.HandleFunc("GET /static/logo.svg", s.static("image/svg+xml", logoSVG))
 	s.mux.HandleFunc("GET /static/pixel.png", s.static("image/png", string(pixelPNG)))
 	s.mux.HandleFunc("GET /static/noise.bin", func(w http.ResponseWriter, r *http.Request) {

@@ -89,7 +89,10 @@ export async function browseDemo(page, base, uploadFile) {
   const step = async (name, f) => { await f(); steps.push(name); };
   await step("home", () => page.goto(base));
   await step("large file", () => clickAndWait(page, "#load-big"));
-  await step("gallery", () => page.goto(new URL("/gallery", base).href));
+  await step("gallery", async () => {
+    await page.goto(new URL("/gallery", base).href);
+    await page.waitForSelector("#worker-status[data-done]", { timeout: 30000 });
+  });
   await step("forms", () => page.goto(new URL("/forms", base).href));
   for (const id of ["post-json", "post-text", "post-binary", "post-multipart", "put-item", "delete-item"]) {
     await step(id, () => clickAndWait(page, "#" + id));

@@ -97,30 +97,54 @@ func NewRecorder(b Browser) *Recorder {
 	}
 }
 
-// Enable prepares a newly attached target: the Network and Page domains, with buffers
-// large enough that a body is not evicted before it is read, and interception of every
-// response at the Response stage.
+// Enable prepares a newly attached tab: the Network and Page domains, with buffers
+// large enough that a body is not evicted before it is read, interception of every
+// response at the Response stage, and automatic attachment to the tab's workers and
+// out-of-process frames, which get the same treatment.
 func (r *Recorder) Enable(ctx context.Context, t Target) error {
-	steps := []struct {
-		method string
-		params any
-	}{
+	return r.enable(ctx, t, "page")
+}
+
+type step struct {
+	method string
+	params any
+}
+
+func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
+	steps := []step{
 		{"Network.enable", map[string]any{
 			"maxTotalBufferSize":    512 << 20,
 			"maxResourceBufferSize": 256 << 20,
 			"maxPostDataSize":       64 << 20,
 		}},
-		{"Page.enable", nil},
 		// The cache would answer repeat loads without a body to record.
 		{"Network.setCacheDisabled", map[string]any{"cacheDisabled": true}},
-		{"Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Response"}}}},
+		{"Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}},
+	}
+	if kind == "page" || kind == "iframe" {
+		// Workers have no Page or Fetch domain: their bodies are read from the network
+		// layer when they finish.
+		steps = append([]step{{"Page.enable", nil}}, steps...)
+		steps = append(steps, step{"Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Response"}}}})
 	}
 	for _, s := range steps {
 		if _, err := r.browser.Send(ctx, t, s.method, s.params); err != nil {
-			return fmt.Errorf("capture: %s on tab %d: %w", s.method, t.TabID, err)
+			return fmt.Errorf("capture: %s on tab %d (%s): %w", s.method, t.TabID, kind, err)
 		}
 	}
 	return nil
+}
+
+// attachChild enables a worker or frame that the browser attached on its own, then
+// lets it run: it waits for the debugger until told to go on.
+func (r *Recorder) attachChild(ctx context.Context, t Target, kind string) {
+	defer r.browser.Send(ctx, t, "Runtime.runIfWaitingForDebugger", nil)
+	switch kind {
+	case "iframe", "worker", "shared_worker", "service_worker":
+		if err := r.enable(ctx, t, kind); err != nil {
+			r.report(err)
+		}
+	}
 }
 
 // Wait blocks until every command and finish in flight is done.
@@ -176,7 +200,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if prev != nil && ev.RedirectResponse != nil {
 			setResponse(prev.ex, ev.RedirectResponse)
 			prev.ex.Redirected = true
-			r.finish(ctx, key, prev, false)
+			r.finish(ctx, key, prev, false, t)
 		}
 		if !archivable(ev.Request.URL) {
 			return nil
@@ -223,7 +247,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			return err
 		}
 		r.mu.Lock()
-		if p := r.pending[requestKey{t, ev.RequestID}]; p != nil {
+		if _, p := r.find(t, ev.RequestID); p != nil {
 			setResponse(p.ex, &ev.Response)
 		}
 		r.mu.Unlock()
@@ -243,7 +267,15 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			return fmt.Errorf("capture: %s %s: data: %w", method, ev.RequestID, err)
 		}
 		r.mu.Lock()
-		if body := r.bodies[requestKey{t, ev.RequestID}]; body != nil && body.streaming {
+		body := r.bodies[requestKey{t, ev.RequestID}]
+		if body == nil {
+			for k, b := range r.bodies {
+				if k.id == ev.RequestID && k.target.TabID == t.TabID {
+					body = b
+				}
+			}
+		}
+		if body != nil && body.streaming {
 			body.chunks = append(body.chunks, b)
 		}
 		r.mu.Unlock()
@@ -254,12 +286,11 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if err := decode(&ev); err != nil {
 			return err
 		}
-		key := requestKey{t, ev.RequestID}
 		r.mu.Lock()
-		p := r.pending[key]
+		key, p := r.find(t, ev.RequestID)
 		r.mu.Unlock()
 		if p != nil {
-			r.finish(ctx, key, p, true)
+			r.finish(ctx, key, p, true, t)
 		}
 	case "Network.loadingFailed":
 		var ev struct {
@@ -270,9 +301,8 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if err := decode(&ev); err != nil {
 			return err
 		}
-		key := requestKey{t, ev.RequestID}
 		r.mu.Lock()
-		p := r.pending[key]
+		key, p := r.find(t, ev.RequestID)
 		r.mu.Unlock()
 		if p == nil {
 			return nil
@@ -285,7 +315,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		} else {
 			p.ex.RespNote = "the body did not arrive whole: " + ev.ErrorText
 		}
-		r.finish(ctx, key, p, false)
+		r.finish(ctx, key, p, false, t)
 	case "Fetch.requestPaused":
 		var ev struct {
 			RequestID           string  `json:"requestId"`
@@ -301,6 +331,22 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		go func() {
 			defer r.work.Done()
 			r.takeResponse(ctx, t, ev.RequestID, ev.NetworkID, ev.ResponseStatusCode, ev.ResponseErrorReason, Fields(ev.ResponseHeaders))
+		}()
+	case "Target.attachedToTarget":
+		var ev struct {
+			SessionID  string `json:"sessionId"`
+			TargetInfo struct {
+				Type string `json:"type"`
+			} `json:"targetInfo"`
+		}
+		if err := decode(&ev); err != nil {
+			return err
+		}
+		child := Target{TabID: t.TabID, Session: ev.SessionID}
+		r.work.Add(1)
+		go func() {
+			defer r.work.Done()
+			r.attachChild(ctx, child, ev.TargetInfo.Type)
 		}()
 	case "Page.frameNavigated":
 		var ev struct {
@@ -319,6 +365,22 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		}
 	}
 	return nil
+}
+
+// find returns the key and exchange of a request. A request can start in one target
+// and end in another of the same tab (a worker's script is asked for by the page and
+// answered to the worker), so other targets of the tab are tried. r.mu is held.
+func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
+	key := requestKey{t, id}
+	if p := r.pending[key]; p != nil {
+		return key, p
+	}
+	for k, p := range r.pending {
+		if k.id == id && k.target.TabID == t.TabID {
+			return k, p
+		}
+	}
+	return key, nil
 }
 
 // takeResponse reads a paused response's body (or starts streaming it) and lets the
@@ -411,7 +473,7 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		} else {
 			p.ex.RespNote = "detached before the body ended: " + reason
 		}
-		r.finish(ctx, key, p, false)
+		r.finish(ctx, key, p, false, key.target)
 	}
 }
 
@@ -479,16 +541,25 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 }
 
 // finish hands an exchange on once its bodies are in. withBody says the response ended
-// normally, so a body not yet taken is asked for.
-func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchange, withBody bool) {
+// normally, so a body not yet taken is asked for, of the target where it ended.
+func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchange, withBody bool, ended Target) {
 	r.mu.Lock()
 	if r.pending[key] != p {
 		r.mu.Unlock()
 		return
 	}
 	delete(r.pending, key)
+	bodyKey := key
 	body := r.bodies[key]
-	delete(r.bodies, key)
+	if body == nil {
+		for k, b := range r.bodies {
+			if k.id == key.id && k.target.TabID == key.target.TabID {
+				bodyKey, body = k, b
+				break
+			}
+		}
+	}
+	delete(r.bodies, bodyKey)
 	r.mu.Unlock()
 	r.work.Add(1)
 	go func() {
@@ -516,7 +587,7 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 		case withBody && ex.Status != 0 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected:
 			// Not intercepted (a service worker or memory cache answered): ask the
 			// network layer, which still holds it.
-			b, err := r.responseBody(ctx, key.target, "Network.getResponseBody", key.id)
+			b, err := r.responseBody(ctx, ended, "Network.getResponseBody", key.id)
 			if err != nil {
 				ex.RespNote = "response body not available from the browser: " + err.Error()
 			}
