@@ -3,97 +3,493 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
 	"honnef.co/go/js/dom/v2"
-
-	"github.com/webkeep/webkeep/shared/capture"
 )
 
-// record is one CDXJ line of a session as the API lists it.
-type record struct {
-	URLKey    string `json:"urlkey"`
-	Timestamp string `json:"timestamp"`
-	Fields    struct {
-		URL         string          `json:"url"`
-		Mime        string          `json:"mime"`
-		Status      json.RawMessage `json:"status"`
-		Method      string          `json:"method"`
-		RequestBody string          `json:"requestBody"`
-		Length      json.RawMessage `json:"length"`
-	} `json:"fields"`
+// maxRows bounds the records shown at once; the filter narrows them down.
+const maxRows = 500
+
+// view is what the archive page shows: the sessions, and the one open.
+var view struct {
+	sessions []SessionInfo
+	current  *SessionInfo
+	records  []Record
+	shown    []int // indexes into records of the rows in the table
+	detail   *Record
+	gen      int // counts sessions opened, so a late answer for an earlier one is dropped
 }
 
-// archive lists the sessions, and the records of the one chosen.
+// archive lists the sessions, and the pages, records and findings of the one chosen.
 func archive() {
-	var list []capture.SessionInfo
-	if err := call("GET", "/api/sessions", &list); err != nil {
+	onFilter := func(dom.Event) { renderRecords() }
+	on(byID("filter"), "input", onFilter)
+	for _, id := range []string{"filter-method", "filter-status", "filter-type", "filter-verdict"} {
+		on(byID(id), "change", onFilter)
+	}
+	on(byID("records"), "click", func(ev dom.Event) {
+		if row := ev.Target().Closest("tr[data-index]"); row != nil {
+			i, _ := strconv.Atoi(row.GetAttribute("data-index"))
+			showRecord(i)
+		}
+	})
+	onClick(byID("detail-close"), func() { show(byID("record-detail"), false); markSelected(-1) })
+	onClick(byID("rename"), startRename)
+	byID("rename-form").AddEventListener("submit", false, func(ev dom.Event) {
+		ev.PreventDefault()
+		go saveRename()
+	})
+	onClick(byID("rename-cancel"), func() { show(byID("rename-form"), false) })
+	onClick(byID("delete"), askDelete)
+	onClick(byID("confirm-delete"), deleteSession)
+	onClick(byID("cancel-delete"), func() { show(byID("delete-confirm"), false) })
+	onClick(byID("upload"), uploadSession)
+	onClick(byID("add-to-db"), addToDatabase)
+	on(byID("import-file"), "change", func(dom.Event) { importFile() })
+	dom.GetWindow().AddEventListener("hashchange", false, func(dom.Event) { go openFromHash() })
+	loadSessions()
+	openFromHash()
+}
+
+func hashID() string {
+	return strings.TrimPrefix(dom.GetWindow().Location().Hash(), "#")
+}
+
+// loadSessions fills the sessions table.
+func loadSessions() {
+	var list []SessionInfo
+	if err := call("GET", "/api/sessions", nil, &list); err != nil {
 		showError(err)
 		return
 	}
-	table := byID("sessions")
-	clear(table)
-	if len(list) == 0 {
-		table.AppendChild(el("p", "No sessions yet."))
+	view.sessions = list
+	tbody := byID("sessions")
+	clear(tbody)
+	show(byID("no-sessions"), len(list) == 0)
+	for _, s := range list {
+		link := el("a", s.Name, "href", "#"+s.ID)
+		row := el("tr", "", "data-session", s.ID)
+		if view.current != nil && view.current.ID == s.ID {
+			row.SetAttribute("aria-current", "true")
+		}
+		add(row,
+			add(el("td", "", "class", "name"), link),
+			el("td", localTime(s.Created)),
+			el("td", localTime(s.Updated)),
+			el("td", strconv.Itoa(s.Records), "class", "num"),
+			el("td", humanBytes(s.Bytes), "class", "num"),
+			el("td", verdictShort(s.Verdicts), "data-fail", strconv.Itoa(s.Verdicts.Fail)),
+		)
+		tbody.AppendChild(row)
+	}
+}
+
+// openFromHash opens the session named by the page's #fragment.
+func openFromHash() {
+	id := hashID()
+	if id == "" {
+		closeSession()
 		return
 	}
-	for _, s := range list {
-		s := s
-		row := el("tr", "", "data-session", s.ID)
-		name := el("a", s.Name, "href", "#"+s.ID)
-		onClick(name, func() { showSession(s) })
-		td := el("td", "")
-		td.AppendChild(name)
-		row.AppendChild(td)
-		row.AppendChild(el("td", s.Created.Local().Format("2006-01-02 15:04")))
-		row.AppendChild(el("td", strconv.Itoa(s.Records)))
-		row.AppendChild(el("td", humanBytes(s.Bytes)))
-		dl := el("td", "")
-		dl.AppendChild(el("a", "bundle", "href", "/api/sessions/"+s.ID+"/bundle.zip"))
-		row.AppendChild(dl)
-		table.AppendChild(row)
+	if view.current != nil && view.current.ID == id {
+		return
 	}
-	if id := strings.TrimPrefix(dom.GetWindow().Location().Hash(), "#"); id != "" {
-		for _, s := range list {
-			if s.ID == id {
-				showSession(s)
-			}
+	var s SessionInfo
+	if err := call("GET", sessionPath(id, ""), nil, &s); err != nil {
+		showError(fmt.Errorf("opening session %s: %w", id, err))
+		return
+	}
+	openSession(s)
+}
+
+func closeSession() {
+	view.current, view.records, view.detail = nil, nil, nil
+	view.gen++
+	show(byID("session-view"), false)
+	for _, row := range byID("sessions").QuerySelectorAll("tr") {
+		row.RemoveAttribute("aria-current")
+	}
+}
+
+// openSession shows a session: its figures, downloads, pages, records and findings.
+func openSession(s SessionInfo) {
+	hideError()
+	view.gen++
+	gen := view.gen
+	view.current, view.records, view.shown, view.detail = &s, nil, nil, nil
+	for _, row := range byID("sessions").QuerySelectorAll("tr") {
+		if row.GetAttribute("data-session") == s.ID {
+			row.SetAttribute("aria-current", "true")
+		} else {
+			row.RemoveAttribute("aria-current")
+		}
+	}
+	showSessionInfo(s)
+	for _, id := range []string{"rename-form", "delete-confirm", "record-detail"} {
+		show(byID(id), false)
+	}
+	links := byID("session-downloads")
+	clear(links)
+	links.AppendChild(text("Download: "))
+	for i, d := range downloads(s.ID) {
+		if i > 0 {
+			links.AppendChild(text(" · "))
+		}
+		links.AppendChild(el("a", d.Label, "href", d.Path, "id", d.ID))
+	}
+	clear(byID("records"))
+	setText("record-count", "loading…")
+	show(byID("session-view"), true)
+
+	var recs []Record
+	err := call("GET", sessionPath(s.ID, "/records"), nil, &recs)
+	if gen != view.gen {
+		return
+	}
+	if err != nil {
+		showError(fmt.Errorf("listing the records: %w", err))
+	}
+	view.records = recs
+	fillChoices("filter-method", "any method", distinct(recs, recordMethod))
+	fillChoices("filter-status", "any status", distinct(recs, statusClass))
+	fillChoices("filter-type", "any type", distinct(recs, func(r *Record) string { return r.Fields.Mime }))
+	renderRecords()
+
+	var pages []Page
+	err = call("GET", sessionPath(s.ID, "/pages"), nil, &pages)
+	if gen != view.gen {
+		return
+	}
+	if err != nil {
+		showError(fmt.Errorf("listing the pages: %w", err))
+	}
+	renderPages(pages)
+
+	var report Report
+	err = call("GET", sessionPath(s.ID, "/report"), nil, &report)
+	if gen != view.gen {
+		return
+	}
+	if err != nil {
+		showError(fmt.Errorf("reading the check report: %w", err))
+	}
+	renderSites(report.Sites)
+}
+
+// showSessionInfo shows a session's name and figures.
+func showSessionInfo(s SessionInfo) {
+	setText("session-title", s.Name)
+	setText("session-meta", fmt.Sprintf("Created %s · updated %s · %d records · %d pages · %d requests (%d not GET) · %d failed · %s",
+		localTime(s.Created), localTime(s.Updated), s.Records, s.Pages, s.Exchanges, s.NonGET, s.Failures, humanBytes(s.Bytes)))
+	v := byID("session-verdicts")
+	v.SetTextContent("URL database: " + verdictSummary(s.Verdicts))
+	v.SetAttribute("data-fail", strconv.Itoa(s.Verdicts.Fail))
+	notes := byID("session-notes")
+	clear(notes)
+	for _, n := range s.Notes {
+		notes.AppendChild(el("li", n))
+	}
+	show(byID("session-problems"), len(s.Notes) > 0)
+}
+
+// fillChoices sets the options of a filter's drop-down list, keeping the choice made.
+func fillChoices(id, anyLabel string, values []string) {
+	sel := byID(id)
+	keep := value(id)
+	clear(sel)
+	sel.AppendChild(el("option", anyLabel, "value", ""))
+	for _, v := range values {
+		sel.AppendChild(el("option", v, "value", v))
+	}
+	setValue(id, keep)
+	if value(id) != keep {
+		setValue(id, "")
+	}
+}
+
+// currentFilter is the search box's filter with the drop-down lists' choices.
+func currentFilter() Filter {
+	f := ParseFilter(value("filter"))
+	if v := value("filter-method"); v != "" {
+		f.Method = v
+	}
+	if v := value("filter-status"); v != "" {
+		f.Status = v
+	}
+	if v := value("filter-type"); v != "" {
+		f.Type = v
+	}
+	if v := value("filter-verdict"); v != "" {
+		f.Verdict = v
+	}
+	return f
+}
+
+// renderRecords shows the records that pass the filter.
+func renderRecords() {
+	f := currentFilter()
+	tbody := byID("records")
+	clear(tbody)
+	view.shown = view.shown[:0]
+	matched := 0
+	for i := range view.records {
+		r := &view.records[i]
+		if !f.Match(r) {
+			continue
+		}
+		matched++
+		if len(view.shown) >= maxRows {
+			continue
+		}
+		view.shown = append(view.shown, i)
+		label := verdictLabel(r.Verdict)
+		row := el("tr", "", "data-index", strconv.Itoa(i), "data-offset", r.Fields.Offset, "tabindex", "0")
+		if view.detail == r {
+			row.SetAttribute("aria-selected", "true")
+		}
+		add(row,
+			el("td", recordMethod(r), "class", "method"),
+			el("td", r.Fields.URL, "class", "url", "title", r.Fields.URL),
+			el("td", r.Fields.Status, "class", "num"),
+			el("td", r.Fields.Mime, "class", "mime"),
+			el("td", label, "class", "verdict", "data-verdict", label, "title", verdictText(r.Verdict)),
+			el("td", cdxTime(r.Timestamp), "class", "time"),
+		)
+		tbody.AppendChild(row)
+	}
+	count := fmt.Sprintf("%d of %d records", matched, len(view.records))
+	if matched > maxRows {
+		count += fmt.Sprintf("; the first %d shown: narrow the filter", maxRows)
+	}
+	setText("record-count", count)
+}
+
+func markSelected(index int) {
+	for _, row := range byID("records").QuerySelectorAll("tr") {
+		if row.GetAttribute("data-index") == strconv.Itoa(index) {
+			row.SetAttribute("aria-selected", "true")
+		} else {
+			row.RemoveAttribute("aria-selected")
 		}
 	}
 }
 
-func showSession(s capture.SessionInfo) {
-	var recs []record
-	if err := call("GET", "/api/sessions/"+s.ID+"/records", &recs); err != nil {
-		showError(err)
+// showRecord shows a record's CDX key, fields and HTTP headers, with its request's.
+func showRecord(index int) {
+	if view.current == nil || index < 0 || index >= len(view.records) {
 		return
 	}
-	byID("session-title").SetTextContent(s.Name)
-	filter := byID("filter").(*dom.HTMLInputElement)
-	render := func() {
-		tbody := byID("records")
-		clear(tbody)
-		q := strings.ToLower(filter.Value())
-		for _, r := range recs {
-			method := r.Fields.Method
-			if method == "" {
-				method = "GET"
-			}
-			text := strings.ToLower(strings.Join([]string{method, r.Fields.URL, string(r.Fields.Status), r.Fields.Mime, r.URLKey}, " "))
-			if q != "" && !strings.Contains(text, q) {
-				continue
-			}
-			row := el("tr", "")
-			row.AppendChild(el("td", method))
-			row.AppendChild(el("td", r.Fields.URL))
-			row.AppendChild(el("td", strings.Trim(string(r.Fields.Status), `"`)))
-			row.AppendChild(el("td", r.Fields.Mime))
-			row.AppendChild(el("td", r.URLKey, "class", "key"))
-			tbody.AppendChild(row)
-		}
+	r := &view.records[index]
+	view.detail = r
+	markSelected(index)
+	gen := view.gen
+	var d RecordDetail
+	err := call("GET", sessionPath(view.current.ID, "/record?offset="+url.QueryEscape(r.Fields.Offset)), nil, &d)
+	if gen != view.gen || view.detail != r {
+		return
 	}
-	filter.AddEventListener("input", false, func(dom.Event) { render() })
-	render()
+	if err != nil {
+		showError(fmt.Errorf("reading the record at offset %s: %w", r.Fields.Offset, err))
+		return
+	}
+	setText("detail-key", r.URLKey)
+	setText("detail-type", d.Type)
+	setText("detail-uri", d.URI)
+	setText("detail-date", utcTime(d.Date))
+	setText("detail-offset", r.Fields.Offset+" (length "+r.Fields.Length+")")
+	setText("detail-digest", orDash(r.Fields.Digest))
+	setText("detail-verdict", verdictLabel(r.Verdict)+": "+verdictText(r.Verdict))
+	byID("detail-verdict").SetAttribute("data-verdict", verdictLabel(r.Verdict))
+	setText("detail-http", d.HTTP)
+	fillFields(byID("detail-fields"), d.Fields)
+	show(byID("detail-request-box"), d.Request != nil)
+	if d.Request != nil {
+		setText("detail-request", d.Request.HTTP)
+	}
+	show(byID("add-form"), d.Type == "response")
+	setText("add-result", "")
+	show(byID("record-detail"), true)
+}
+
+// fillFields lists a record's WARC fields in their order.
+func fillFields(dl dom.Element, fields []Field) {
+	clear(dl)
+	for _, f := range fields {
+		dl.AppendChild(el("dt", f.Name))
+		dl.AppendChild(el("dd", f.Value))
+	}
+}
+
+func renderPages(pages []Page) {
+	list := byID("pages")
+	clear(list)
+	setText("page-count", strconv.Itoa(len(pages)))
+	for _, p := range pages {
+		item := add(el("li", ""), el("span", localTime(p.TS), "class", "time"), text(" "), el("span", p.URL, "class", "url"))
+		if p.Title != "" {
+			add(item, text(" "), el("span", p.Title, "class", "title"))
+		}
+		list.AppendChild(item)
+	}
+}
+
+func renderSites(sites []Site) {
+	tbody := byID("sites")
+	clear(tbody)
+	show(byID("no-sites"), len(sites) == 0)
+	for _, s := range sites {
+		datatxt, robots := siteFindings(s)
+		allowed := "yes"
+		if !s.Allowed {
+			allowed = "no"
+		}
+		add(tbody, add(el("tr", "", "data-origin", s.Origin),
+			el("td", s.Origin, "class", "url"), el("td", datatxt), el("td", robots), el("td", allowed, "data-allowed", strconv.FormatBool(s.Allowed))))
+	}
+}
+
+func startRename() {
+	if view.current == nil {
+		return
+	}
+	show(byID("delete-confirm"), false)
+	setValue("rename-input", view.current.Name)
+	show(byID("rename-form"), true)
+	focus(byID("rename-input"))
+}
+
+func saveRename() {
+	s := view.current
+	if s == nil {
+		return
+	}
+	name := strings.TrimSpace(value("rename-input"))
+	if name == "" {
+		showError(errors.New("a session needs a name: type one, or Cancel"))
+		return
+	}
+	hideError()
+	var out SessionInfo
+	if err := call("PATCH", sessionPath(s.ID, ""), map[string]string{"name": name}, &out); err != nil {
+		showError(fmt.Errorf("renaming the session: %w", err))
+		return
+	}
+	show(byID("rename-form"), false)
+	if view.current != nil && view.current.ID == out.ID {
+		*view.current = out
+		showSessionInfo(out)
+	}
+	notice("Renamed to “" + out.Name + "”.")
+	loadSessions()
+}
+
+// askDelete asks, in the page, whether to delete the open session.
+func askDelete() {
+	s := view.current
+	if s == nil {
+		return
+	}
+	show(byID("rename-form"), false)
+	setText("delete-question", fmt.Sprintf("Delete “%s”: %d records, %s? This cannot be undone; download the bundle first to keep a copy.",
+		s.Name, s.Records, humanBytes(s.Bytes)))
+	show(byID("delete-confirm"), true)
+	focus(byID("cancel-delete"))
+}
+
+func deleteSession() {
+	s := view.current
+	if s == nil {
+		return
+	}
+	show(byID("delete-confirm"), false)
+	if err := call("DELETE", sessionPath(s.ID, ""), nil, nil); err != nil {
+		showError(fmt.Errorf("deleting “%s”: %w", s.Name, err))
+		return
+	}
+	hideError()
+	notice("Deleted “" + s.Name + "”.")
+	closeSession()
+	if hashID() == s.ID {
+		dom.GetWindow().Location().SetHash("")
+	}
+	loadSessions()
+}
+
+func uploadSession() {
+	s := view.current
+	if s == nil {
+		return
+	}
+	hideError()
+	var ref JobRef
+	if err := call("POST", sessionPath(s.ID, "/upload"), nil, &ref); err != nil {
+		showError(fmt.Errorf("uploading to the team archive: %w (set the team endpoint and token in the options)", err))
+		return
+	}
+	if _, err := trackJob("Uploading “"+s.Name+"” to the team archive", ref.Job); err != nil {
+		if !errors.Is(err, errCancelled) {
+			showError(err)
+		}
+		return
+	}
+	notice("Uploaded “" + s.Name + "” to the team archive.")
+}
+
+func addToDatabase() {
+	s, r := view.current, view.detail
+	if s == nil || r == nil {
+		return
+	}
+	offset, err := strconv.ParseInt(r.Fields.Offset, 10, 64)
+	if err != nil {
+		showError(fmt.Errorf("the record has no usable offset (%q): reload the page", r.Fields.Offset))
+		return
+	}
+	req := AddRecord{Session: s.ID, Offset: offset, Categories: parseCategories(value("add-categories")), Static: checked("add-static")}
+	var added AddedRecord
+	if err := call("POST", "/api/urldb/records", req, &added); err != nil {
+		showError(fmt.Errorf("adding to the URL database: %w", err))
+		setText("add-result", "")
+		return
+	}
+	hideError()
+	setText("add-result", "Added "+added.Path+" to "+added.Domain+". Export the database from the options.")
+}
+
+// importFile sends the chosen WARC or bundle to the core, which makes a new session.
+func importFile() {
+	input := byID("import-file")
+	files := input.Underlying().Get("files")
+	if files.Length() == 0 {
+		return
+	}
+	file := files.Index(0)
+	name := file.Get("name").String()
+	hideError()
+	var answer struct {
+		SessionInfo
+		Job string `json:"job"`
+	}
+	err := uploadWithProgress("Importing "+name, "POST", "/api/import?name="+url.QueryEscape(name), file, &answer)
+	input.Underlying().Set("value", "")
+	if err == nil && answer.Job != "" {
+		_, err = trackJob("Reading "+name, answer.Job)
+	}
+	switch {
+	case errors.Is(err, errCancelled):
+		return
+	case err != nil:
+		showError(fmt.Errorf("importing %s: %w (a WARC 0.9, 1.0 or 1.1, gzip or plain, or a webkeep bundle .zip can be imported)", name, err))
+		return
+	}
+	notice("Imported " + name + ".")
+	loadSessions()
+	if answer.ID != "" {
+		dom.GetWindow().Location().SetHash(answer.ID)
+	}
 }

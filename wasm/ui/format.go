@@ -1,7 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,6 +27,9 @@ func humanBytes(n int64) string {
 
 // humanDuration renders an elapsed time: 45s, 3m05s, 2h03m.
 func humanDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
 	d = d.Round(time.Second)
 	switch {
 	case d < time.Minute:
@@ -30,4 +39,263 @@ func humanDuration(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
+}
+
+// errSize reports a size the user typed that is not one.
+var errSize = errors.New("not a size")
+
+// sizeUnits are the units parseSize understands: SI like humanBytes, and binary.
+var sizeUnits = map[string]int64{
+	"": 1, "b": 1,
+	"k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30,
+}
+
+// parseSize reads a size typed by a user: "0", "1048576", "10 MB", "1.5GB", "512 KiB".
+// An empty string is 0.
+func parseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if t == "" {
+		return 0, nil
+	}
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = t[:i], strings.TrimSpace(t[i:])
+	}
+	mult, ok := sizeUnits[unit]
+	if num == "" || !ok {
+		return 0, fmt.Errorf("%w: %q: write a number of bytes, or one with KB, MB or GB", errSize, s)
+	}
+	if !strings.Contains(num, ".") {
+		n, err := strconv.ParseInt(num, 10, 64)
+		if err != nil || n > math.MaxInt64/mult {
+			return 0, fmt.Errorf("%w: %q is too large", errSize, s)
+		}
+		return n * mult, nil
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %q: write a number of bytes, or one with KB, MB or GB", errSize, s)
+	}
+	v := math.Round(f * float64(mult))
+	if v >= math.MaxInt64 {
+		return 0, fmt.Errorf("%w: %q is too large", errSize, s)
+	}
+	return int64(v), nil
+}
+
+// formatSize writes a size so that parseSize reads back exactly n: "0", "10 MB",
+// "1500 KB", "1048577".
+func formatSize(n int64) string {
+	if n == 0 {
+		return "0"
+	}
+	for _, u := range []struct {
+		mult int64
+		name string
+	}{{1e9, "GB"}, {1e6, "MB"}, {1e3, "KB"}} {
+		if n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// cdxTime renders a 14-digit CDX timestamp (UTC) as "2006-01-02 15:04:05"; anything
+// else is returned unchanged.
+func cdxTime(ts string) string {
+	t, err := time.Parse("20060102150405", ts)
+	if err != nil {
+		return ts
+	}
+	return t.Format("2006-01-02 15:04:05")
+}
+
+// verdictSummary sums up a session's verdicts in words.
+func verdictSummary(c VerdictCounts) string {
+	switch {
+	case c.Pass == 0 && c.Fail == 0 && c.Unchecked == 0:
+		return "nothing checked: load a URL database in the options to check responses"
+	case c.Pass == 0 && c.Fail == 0:
+		return fmt.Sprintf("%d unchecked: load a URL database in the options to check them", c.Unchecked)
+	case c.Unchecked == 0:
+		// The core counts only the responses it checked.
+		return fmt.Sprintf("%d pass · %d fail", c.Pass, c.Fail)
+	}
+	return fmt.Sprintf("%d pass · %d fail · %d unchecked", c.Pass, c.Fail, c.Unchecked)
+}
+
+// Verdict labels, as shown and as filtered on.
+const (
+	labelPass      = "pass"
+	labelFail      = "fail"
+	labelUnchecked = "unchecked"
+)
+
+// verdictLabel is pass, fail, or unchecked for a record without a verdict.
+func verdictLabel(v *Verdict) string {
+	switch {
+	case v == nil:
+		return labelUnchecked
+	case v.OK:
+		return labelPass
+	default:
+		return labelFail
+	}
+}
+
+// verdictText explains a verdict: its code and the reason given.
+func verdictText(v *Verdict) string {
+	if v == nil {
+		return "not in the URL database"
+	}
+	parts := []string{v.Code}
+	for _, s := range []string{v.Message, v.Problem, v.Note} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if v.Expected != "" || v.Got != "" {
+		parts = append(parts, fmt.Sprintf("expected %s, got %s", orDash(v.Expected), orDash(v.Got)))
+	}
+	return strings.Join(parts, ": ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// jobProgress renders how far a job is: "12 of 537 (2%)", or "12" when the total is
+// not known yet.
+func jobProgress(j Job) string {
+	if j.Total <= 0 {
+		return strconv.FormatInt(j.Done, 10)
+	}
+	return fmt.Sprintf("%d of %d (%d%%)", j.Done, j.Total, j.Done*100/j.Total)
+}
+
+// transferProgress renders an upload's progress: "1.5 MB of 24.0 MB (6%)".
+func transferProgress(done, total int64) string {
+	if total <= 0 {
+		return humanBytes(done)
+	}
+	return fmt.Sprintf("%s of %s (%d%%)", humanBytes(done), humanBytes(total), done*100/total)
+}
+
+// parseCategories reads URL database categories typed as a list separated by commas or
+// spaces: sorted, without duplicates, as the database keeps them.
+func parseCategories(s string) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, c := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sessionPath is the API path of a session, or of something under it.
+func sessionPath(id, rest string) string {
+	return "/api/sessions/" + url.PathEscape(id) + rest
+}
+
+// download is a link to one of a session's download formats.
+type download struct {
+	ID, Label, Path string
+}
+
+// downloads lists a session's download formats (docs/api.md, "Downloads").
+func downloads(id string) []download {
+	return []download{
+		{"download-bundle", "Bundle (.zip)", sessionPath(id, "/bundle.zip")},
+		{"download-warc", "WARC 0.9", sessionPath(id, "/warc.gz")},
+		{"download-warc11", "WARC/1.1", sessionPath(id, "/warc11.gz")},
+		{"download-wacz", "WACZ", sessionPath(id, "/webkeep-"+url.PathEscape(id)+".wacz")},
+		{"download-cdxj", "CDXJ", sessionPath(id, "/index.cdxj")},
+	}
+}
+
+// verdictShort sums up verdicts for a table cell: "3 pass, 1 fail", or "" when none
+// was checked.
+func verdictShort(c VerdictCounts) string {
+	if c.Pass == 0 && c.Fail == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d pass, %d fail", c.Pass, c.Fail)
+}
+
+// siteFindings sums up what a site's data.txt and robots.txt said.
+func siteFindings(s Site) (datatxt, robots string) {
+	return siteFile(s.DataTxt), siteFile(s.Robots)
+}
+
+func siteFile(f SiteFile) string {
+	switch {
+	case f.Error != "":
+		return "error: " + f.Error
+	case !f.Found && f.Status != 0:
+		return fmt.Sprintf("none (HTTP %d)", f.Status)
+	case !f.Found:
+		return "none"
+	}
+	out := "found"
+	if f.Format != "" {
+		out += " (" + f.Format + ")"
+	}
+	if f.Records > 0 {
+		out += fmt.Sprintf(", %d record(s)", f.Records)
+	}
+	if len(f.Datasets) > 0 {
+		names := make([]string, 0, len(f.Datasets))
+		for _, ds := range f.Datasets {
+			names = append(names, datasetName(ds))
+		}
+		out += fmt.Sprintf(", %d dataset(s): %s", len(f.Datasets), strings.Join(names, ", "))
+	}
+	return out
+}
+
+// datasetName names a data.txt dataset entry by its name, title or first path.
+func datasetName(ds map[string]any) string {
+	for _, k := range []string{"name", "Name", "title", "Title"} {
+		if s, ok := ds[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	for _, k := range []string{"paths", "Paths", "path"} {
+		switch v := ds[k].(type) {
+		case string:
+			return v
+		case []any:
+			if len(v) > 0 {
+				if s, ok := v[0].(string); ok {
+					return s
+				}
+			}
+		}
+	}
+	return "(unnamed)"
+}
+
+// utcTime renders a record's date: "2006-01-02 15:04:05 UTC"; "-" for none.
+func utcTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// localTime renders a time in the user's time zone, to the minute; "-" for none.
+func localTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04")
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,11 +26,203 @@ func TestHumanDuration(t *testing.T) {
 		d    time.Duration
 		want string
 	}{
-		{0, "0s"}, {45 * time.Second, "45s"}, {185 * time.Second, "3m05s"},
-		{2*time.Hour + 3*time.Minute + 59*time.Second, "2h03m"},
+		{0, "0s"}, {-5 * time.Second, "0s"}, {45 * time.Second, "45s"}, {1499 * time.Millisecond, "1s"},
+		{185 * time.Second, "3m05s"}, {2*time.Hour + 3*time.Minute + 59*time.Second, "2h03m"},
 	} {
 		if got := humanDuration(tc.d); got != tc.want {
 			t.Errorf("humanDuration(%v) = %q, want %q", tc.d, got, tc.want)
 		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"", 0, false}, {"0", 0, false}, {" 1048576 ", 1048576, false},
+		{"10 MB", 10_000_000, false}, {"10mb", 10_000_000, false}, {"1.5GB", 1_500_000_000, false},
+		{"512 KiB", 512 << 10, false}, {"2 MiB", 2 << 20, false}, {"3 k", 3000, false}, {"7 B", 7, false},
+		{"ten", 0, true}, {"10 parsecs", 0, true}, {"-1", 0, true}, {"MB", 0, true}, {"1.2.3 MB", 0, true},
+		{"99999999999999999999", 0, true}, {"9999999999999 GB", 0, true}, {"1e400 MB", 0, true},
+	} {
+		got, err := parseSize(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+		if err != nil && !errors.Is(err, errSize) {
+			t.Errorf("parseSize(%q): error %v is not errSize", tc.in, err)
+		}
+	}
+}
+
+func TestFormatSizeRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0"}, {10_000_000, "10 MB"}, {1_500_000, "1500 KB"}, {2_000_000_000, "2 GB"}, {1 << 20, "1048576"}, {999, "999"},
+	} {
+		got := formatSize(tc.n)
+		if got != tc.want {
+			t.Errorf("formatSize(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+		if back, err := parseSize(got); err != nil || back != tc.n {
+			t.Errorf("parseSize(formatSize(%d)) = %d, %v", tc.n, back, err)
+		}
+	}
+}
+
+func TestCDXTime(t *testing.T) {
+	for in, want := range map[string]string{
+		"20240102030405": "2024-01-02 03:04:05",
+		"2024010203":     "2024010203", // shorter CDX timestamps are shown as they are
+		"":               "",
+		"20241302030405": "20241302030405",
+	} {
+		if got := cdxTime(in); got != want {
+			t.Errorf("cdxTime(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLocalTime(t *testing.T) {
+	if got := localTime(time.Time{}); got != "-" {
+		t.Errorf("localTime(zero) = %q", got)
+	}
+	ts := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	if got, want := localTime(ts), ts.Local().Format("2006-01-02 15:04"); got != want {
+		t.Errorf("localTime = %q, want %q", got, want)
+	}
+}
+
+func TestVerdictSummary(t *testing.T) {
+	for _, tc := range []struct {
+		c           VerdictCounts
+		long, short string
+	}{
+		{VerdictCounts{}, "nothing checked: load a URL database in the options to check responses", ""},
+		{VerdictCounts{Unchecked: 12}, "12 unchecked: load a URL database in the options to check them", ""},
+		{VerdictCounts{Pass: 3, Fail: 1, Unchecked: 20}, "3 pass · 1 fail · 20 unchecked", "3 pass, 1 fail"},
+		{VerdictCounts{Fail: 2}, "0 pass · 2 fail", "0 pass, 2 fail"},
+	} {
+		if got := verdictSummary(tc.c); got != tc.long {
+			t.Errorf("verdictSummary(%+v) = %q, want %q", tc.c, got, tc.long)
+		}
+		if got := verdictShort(tc.c); got != tc.short {
+			t.Errorf("verdictShort(%+v) = %q, want %q", tc.c, got, tc.short)
+		}
+	}
+}
+
+func TestVerdictText(t *testing.T) {
+	for _, tc := range []struct {
+		v           *Verdict
+		label, text string
+	}{
+		{nil, "unchecked", "not in the URL database"},
+		{&Verdict{OK: true, Code: "ok"}, "pass", "ok"},
+		// The messages of shared/urldb's CheckResponse for a changed file and a wrong type.
+		{&Verdict{Code: "sha256", Problem: "content SHA256 changed", Expected: "ab", Got: "cd"}, "fail",
+			"sha256: content SHA256 changed: expected ab, got cd"},
+		{&Verdict{Code: "content-type", Message: "expected text/css; got text/plain", Expected: "text/css"}, "fail",
+			"content-type: expected text/css; got text/plain: expected text/css, got -"},
+		{&Verdict{OK: true, Code: "ok", Note: "(ignoring JS content-type nit)"}, "pass", "ok: (ignoring JS content-type nit)"},
+	} {
+		if got := verdictLabel(tc.v); got != tc.label {
+			t.Errorf("verdictLabel(%+v) = %q, want %q", tc.v, got, tc.label)
+		}
+		if got := verdictText(tc.v); got != tc.text {
+			t.Errorf("verdictText(%+v) = %q, want %q", tc.v, got, tc.text)
+		}
+	}
+}
+
+func TestProgress(t *testing.T) {
+	for _, tc := range []struct {
+		j    Job
+		want string
+	}{
+		{Job{Done: 12}, "12"}, {Job{Done: 12, Total: 537}, "12 of 537 (2%)"}, {Job{Done: 537, Total: 537}, "537 of 537 (100%)"},
+	} {
+		if got := jobProgress(tc.j); got != tc.want {
+			t.Errorf("jobProgress(%+v) = %q, want %q", tc.j, got, tc.want)
+		}
+	}
+	if got, want := transferProgress(1_500_000, 24_000_000), "1.5 MB of 24.0 MB (6%)"; got != want {
+		t.Errorf("transferProgress = %q, want %q", got, want)
+	}
+	if got, want := transferProgress(2048, 0), "2.0 KB"; got != want {
+		t.Errorf("transferProgress without total = %q, want %q", got, want)
+	}
+}
+
+func TestParseCategories(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                  "",
+		"redirect-ok":                       "redirect-ok",
+		" static, redirect-ok  static\tb,,": "b|redirect-ok|static",
+	} {
+		got := parseCategories(in)
+		if j := strings.Join(got, "|"); j != want {
+			t.Errorf("parseCategories(%q) = %q, want %q", in, j, want)
+		}
+		if got == nil {
+			t.Errorf("parseCategories(%q) = nil; the API wants a list", in)
+		}
+	}
+}
+
+func TestDownloads(t *testing.T) {
+	// The paths of docs/api.md, "Downloads"; ids the end-to-end tests click.
+	want := map[string]string{
+		"download-bundle": "/api/sessions/s%2F1/bundle.zip",
+		"download-warc":   "/api/sessions/s%2F1/warc.gz",
+		"download-warc11": "/api/sessions/s%2F1/warc11.gz",
+		"download-wacz":   "/api/sessions/s%2F1/webkeep-s%2F1.wacz",
+		"download-cdxj":   "/api/sessions/s%2F1/index.cdxj",
+	}
+	got := downloads("s/1")
+	if len(got) != len(want) {
+		t.Fatalf("downloads = %d links, want %d", len(got), len(want))
+	}
+	for _, d := range got {
+		if want[d.ID] != d.Path {
+			t.Errorf("%s: %q, want %q", d.ID, d.Path, want[d.ID])
+		}
+	}
+	if got := sessionPath("20250101-abc", "/records"); got != "/api/sessions/20250101-abc/records" {
+		t.Errorf("sessionPath = %q", got)
+	}
+}
+
+func TestSiteFindings(t *testing.T) {
+	for _, tc := range []struct {
+		s               Site
+		datatxt, robots string
+	}{
+		{Site{}, "none", "none"},
+		{Site{DataTxt: SiteFile{Status: 404}, Robots: SiteFile{Found: true, Format: "robots", Records: 2}}, "none (HTTP 404)", "found (robots), 2 record(s)"},
+		// shared/datatxt.Dataset has no JSON tags: its fields arrive as Name and Paths.
+		{Site{DataTxt: SiteFile{Found: true, Format: "yaml", Datasets: []map[string]any{
+			{"Name": "birds", "Paths": []any{"/b.csv"}}, {"Paths": []any{"/fish.csv"}}, {"path": "/x"}, {},
+		}}}, "found (yaml), 4 dataset(s): birds, /fish.csv, /x, (unnamed)", "none"},
+		{Site{DataTxt: SiteFile{Error: "HTTP 500"}, Robots: SiteFile{Found: true}}, "error: HTTP 500", "found"},
+	} {
+		d, r := siteFindings(tc.s)
+		if d != tc.datatxt || r != tc.robots {
+			t.Errorf("siteFindings(%+v) = %q, %q; want %q, %q", tc.s, d, r, tc.datatxt, tc.robots)
+		}
+	}
+}
+
+func TestUTCTime(t *testing.T) {
+	if got := utcTime(time.Time{}); got != "-" {
+		t.Errorf("utcTime(zero) = %q", got)
+	}
+	ts := time.Date(2025, 3, 4, 5, 6, 7, 0, time.FixedZone("CET", 3600))
+	if got, want := utcTime(ts), "2025-03-04 04:06:07 UTC"; got != want {
+		t.Errorf("utcTime = %q, want %q", got, want)
 	}
 }

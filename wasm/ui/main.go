@@ -2,21 +2,20 @@
 
 // Command ui renders webkeep's extension pages (popup, archive, options) in Go compiled
 // to WebAssembly, with honnef.co/go/js/dom/v2. Each page is a thin view over the core's
-// HTTP API at /api/, served by the service worker.
+// HTTP API at /api/ (docs/api.md), served by the service worker. The pages' structure
+// is in their HTML; the Go code fills it in and wires it up.
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"syscall/js"
 
 	"honnef.co/go/js/dom/v2"
-
-	"github.com/webkeep/webkeep/wasm/jsglue"
 )
 
-// doc is the page's document, set when the page starts.
+// doc is the page's document, set when the page starts: nothing touches the DOM at
+// package initialisation, so the package's tests run under node.
 var doc dom.Document
 
 func main() {
@@ -27,35 +26,12 @@ func main() {
 		go popup()
 	case "archive":
 		go archive()
+	case "options":
+		go options()
 	default:
-		showError(fmt.Errorf("unknown page %q", page))
+		showError(fmt.Errorf("unknown page %q: reinstall the extension", page))
 	}
 	select {}
-}
-
-// call sends a request to the core's API and decodes a JSON answer into out (if not nil).
-func call(method, path string, out any) error {
-	init := js.Global().Get("Object").New()
-	init.Set("method", method)
-	res, err := jsglue.Await(js.Global().Call("fetch", path, init))
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	body, err := jsglue.Await(res.Call("text"))
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	if !res.Get("ok").Bool() {
-		var e struct{ Error string }
-		if json.Unmarshal([]byte(body.String()), &e) == nil && e.Error != "" {
-			return fmt.Errorf("%s", e.Error)
-		}
-		return fmt.Errorf("%s %s: %s", method, path, res.Get("statusText").String())
-	}
-	if out == nil || res.Get("status").Int() == 204 {
-		return nil
-	}
-	return json.Unmarshal([]byte(body.String()), out)
 }
 
 // el makes an element with text and attributes given as name, value pairs.
@@ -70,27 +46,74 @@ func el(tag, text string, attrs ...string) dom.Element {
 	return e
 }
 
-func byID(id string) dom.Element { return doc.GetElementByID(id) }
+// add appends children to parent and returns parent.
+func add(parent dom.Element, children ...dom.Node) dom.Element {
+	for _, c := range children {
+		parent.AppendChild(c)
+	}
+	return parent
+}
 
+// text makes a text node.
+func text(s string) dom.Node { return doc.CreateTextNode(s) }
+
+// byID returns the element with the id; a page without it is a broken install.
+func byID(id string) dom.Element {
+	e := doc.GetElementByID(id)
+	if e == nil {
+		panic("webkeep ui: the page has no #" + id)
+	}
+	return e
+}
+
+func setText(id, s string) { byID(id).SetTextContent(s) }
+
+// clear removes every child of e.
 func clear(e dom.Element) {
 	for e.FirstChild() != nil {
 		e.RemoveChild(e.FirstChild())
 	}
 }
 
+func show(e dom.Element, on bool) {
+	if on {
+		e.RemoveAttribute("hidden")
+	} else {
+		e.SetAttribute("hidden", "")
+	}
+}
+
+// value is the value of a form control (input, select or textarea).
+func value(id string) string { return byID(id).Underlying().Get("value").String() }
+
+func setValue(id, v string) { byID(id).Underlying().Set("value", v) }
+
+func checked(id string) bool { return byID(id).Underlying().Get("checked").Bool() }
+
+func setChecked(id string, on bool) { byID(id).Underlying().Set("checked", on) }
+
+func setDisabled(e dom.Element, on bool) { e.Underlying().Set("disabled", on) }
+
+// showError shows err in the page's #error box; every message says what to do.
 func showError(err error) {
-	box := byID("error")
+	box := doc.GetElementByID("error")
 	if box == nil {
 		js.Global().Get("console").Call("error", err.Error())
 		return
 	}
 	box.SetTextContent(err.Error())
-	box.RemoveAttribute("hidden")
+	show(box, true)
+}
+
+// notice tells the user that something worked.
+func notice(msg string) {
+	setText("notice", msg)
+	show(byID("notice"), true)
 }
 
 func hideError() {
-	if box := byID("error"); box != nil {
-		box.SetAttribute("hidden", "")
+	if box := doc.GetElementByID("error"); box != nil {
+		show(box, false)
 	}
 }
 
@@ -103,7 +126,25 @@ func query(name string) string {
 	return u.Query().Get(name)
 }
 
-// onClick runs f on its own goroutine when e is clicked: f may call the API.
-func onClick(e dom.Element, f func()) {
-	e.AddEventListener("click", false, func(dom.Event) { go f() })
+// on runs f on its own goroutine for each event of the kind on e: f may call the API,
+// which waits for JavaScript promises and so must not run on the event's own goroutine.
+func on(e dom.Element, kind string, f func(dom.Event)) {
+	e.AddEventListener(kind, false, func(ev dom.Event) { go f(ev) })
 }
+
+// onClick runs f on its own goroutine when e is clicked.
+func onClick(e dom.Element, f func()) {
+	e.AddEventListener("click", false, func(ev dom.Event) {
+		ev.PreventDefault()
+		go f()
+	})
+}
+
+// button makes a button that runs f when clicked.
+func button(label, class string, f func(), attrs ...string) dom.Element {
+	b := el("button", label, append([]string{"type", "button", "class", class}, attrs...)...)
+	onClick(b, f)
+	return b
+}
+
+func focus(e dom.Element) { e.Underlying().Call("focus") }

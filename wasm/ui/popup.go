@@ -3,38 +3,39 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"syscall/js"
 	"time"
-
-	"github.com/webkeep/webkeep/shared/capture"
-	"github.com/webkeep/webkeep/wasm/jsglue"
 )
 
 // popup shows the recording state of the current tab and the controls: start, stop,
-// download, and the way to the archive page. Opened with ?tab=N it acts on tab N.
+// the session's figures and verdicts, downloads, problems, and the way to the archive
+// page. Opened with ?tab=N it acts on tab N.
 func popup() {
-	tab, err := targetTab()
-	if err != nil {
-		showError(err)
-	}
+	tab, tabErr := targetTab()
 	onClick(byID("start"), func() {
 		hideError()
-		if err := call("POST", "/api/record/start?tab="+strconv.Itoa(tab), nil); err != nil {
-			showError(err)
+		if tabErr != nil {
+			showError(tabErr)
+			return
 		}
-		refreshPopup()
+		if err := call("POST", "/api/record/start?tab="+strconv.Itoa(tab), nil, nil); err != nil {
+			showError(fmt.Errorf("could not start recording: %w", err))
+		}
+		refreshPopup(true)
 	})
 	onClick(byID("stop"), func() {
 		hideError()
-		if err := call("POST", "/api/record/stop", nil); err != nil {
-			showError(err)
+		if err := call("POST", "/api/record/stop", nil, nil); err != nil {
+			showError(fmt.Errorf("could not stop recording: %w", err))
 		}
-		refreshPopup()
+		refreshPopup(true)
 	})
-	for {
-		refreshPopup()
+	for i := 0; ; i++ {
+		// The list of sessions is asked for less often than the live figures.
+		refreshPopup(i%5 == 0)
 		time.Sleep(time.Second)
 	}
 }
@@ -42,80 +43,108 @@ func popup() {
 // targetTab is the tab the popup acts on: ?tab=N, else the active tab of the window.
 func targetTab() (int, error) {
 	if t := query("tab"); t != "" {
-		return strconv.Atoi(t)
+		n, err := strconv.Atoi(t)
+		if err != nil {
+			return 0, fmt.Errorf("tab=%q in the popup's address is not a tab id", t)
+		}
+		return n, nil
 	}
 	q := js.Global().Get("Object").New()
 	q.Set("active", true)
 	q.Set("currentWindow", true)
-	tabs, err := jsglue.Await(js.Global().Get("chrome").Get("tabs").Call("query", q))
+	tabs, err := await(js.Global().Get("chrome").Get("tabs").Call("query", q))
 	if err != nil {
 		return 0, fmt.Errorf("finding the current tab: %w", err)
 	}
 	if tabs.Length() == 0 {
-		return 0, fmt.Errorf("no active tab to record")
+		return 0, errors.New("no active tab to record: click a tab, then open webkeep again")
 	}
 	return tabs.Index(0).Get("id").Int(), nil
 }
 
-func refreshPopup() {
-	var st capture.Status
-	if err := call("GET", "/api/status", &st); err != nil {
+// popupShown is the session the popup shows when nothing is being recorded: the
+// newest one.
+var popupShown struct {
+	session *SessionInfo
+	id      string // whose download links are in the page
+	notes   string // session id and count of the notes in the page
+}
+
+func refreshPopup(listSessions bool) {
+	var st Status
+	if err := call("GET", "/api/status", nil, &st); err != nil {
 		showError(err)
 		return
 	}
 	state := byID("state")
+	state.SetAttribute("data-recording", strconv.FormatBool(st.Recording))
+	show(byID("start"), !st.Recording)
+	show(byID("stop"), st.Recording)
 	if st.Recording {
 		state.SetTextContent(fmt.Sprintf("Recording %d tab(s)", len(st.Tabs)))
-		state.SetAttribute("data-recording", "true")
-		byID("start").SetAttribute("hidden", "")
-		byID("stop").RemoveAttribute("hidden")
 	} else {
 		state.SetTextContent("Not recording")
-		state.SetAttribute("data-recording", "false")
-		byID("start").RemoveAttribute("hidden")
-		byID("stop").SetAttribute("hidden", "")
 	}
-	box := byID("session")
-	clear(box)
-	var sess *capture.SessionInfo = st.Session
+	sess := st.Session
 	if sess == nil {
-		var list []capture.SessionInfo
-		if err := call("GET", "/api/sessions", &list); err == nil && len(list) > 0 {
-			sess = &list[0]
+		if listSessions || popupShown.session == nil {
+			var list []SessionInfo
+			if err := call("GET", "/api/sessions", nil, &list); err != nil {
+				showError(err)
+				return
+			}
+			popupShown.session = nil
+			if len(list) > 0 {
+				popupShown.session = &list[0]
+			}
 		}
+		sess = popupShown.session
+	} else {
+		popupShown.session = sess
 	}
+	show(byID("no-session"), sess == nil)
+	show(byID("session"), sess != nil)
 	if sess == nil {
-		box.AppendChild(el("p", "No session yet. Start recording to make one."))
 		return
 	}
-	box.AppendChild(el("h2", sess.Name))
-	stats := el("dl", "")
+	setText("session-name", sess.Name)
+	elapsed := sess.Updated.Sub(sess.Created)
+	if st.Recording {
+		elapsed = time.Since(sess.Created)
+	}
 	for _, kv := range [][2]string{
 		{"Records", strconv.Itoa(sess.Records)},
 		{"Size", humanBytes(sess.Bytes)},
+		{"Elapsed", humanDuration(elapsed)},
 		{"Pages", strconv.Itoa(sess.Pages)},
 		{"Requests", strconv.Itoa(sess.Exchanges)},
 		{"Non-GET", strconv.Itoa(sess.NonGET)},
-		{"Elapsed", humanDuration(sess.Updated.Sub(sess.Created))},
+		{"Failures", strconv.Itoa(sess.Failures)},
 	} {
-		stats.AppendChild(el("dt", kv[0]))
-		stats.AppendChild(el("dd", kv[1], "data-stat", kv[0]))
+		doc.QuerySelector(`[data-stat="` + kv[0] + `"]`).SetTextContent(kv[1])
 	}
-	box.AppendChild(stats)
-	links := el("p", "Download: ")
-	base := "/api/sessions/" + sess.ID
-	links.AppendChild(el("a", "Bundle (.zip)", "href", base+"/bundle.zip", "id", "download-bundle"))
-	links.AppendChild(doc.CreateTextNode(" · "))
-	links.AppendChild(el("a", "WARC 0.9", "href", base+"/warc.gz", "id", "download-warc"))
-	links.AppendChild(doc.CreateTextNode(" · "))
-	links.AppendChild(el("a", "CDXJ", "href", base+"/index.cdxj", "id", "download-cdxj"))
-	box.AppendChild(links)
-	if len(sess.Notes) > 0 {
-		box.AppendChild(el("h3", "Problems"))
-		ul := el("ul", "", "id", "notes")
-		for _, n := range sess.Notes {
-			ul.AppendChild(el("li", n))
+	v := byID("verdicts")
+	v.SetTextContent(verdictSummary(sess.Verdicts))
+	v.SetAttribute("data-fail", strconv.Itoa(sess.Verdicts.Fail))
+	if popupShown.id != sess.ID {
+		popupShown.id = sess.ID
+		links := byID("downloads")
+		clear(links)
+		for i, d := range downloads(sess.ID) {
+			if i > 0 {
+				links.AppendChild(text(" · "))
+			}
+			links.AppendChild(el("a", d.Label, "href", d.Path, "id", d.ID))
 		}
-		box.AppendChild(ul)
+		byID("to-archive").SetAttribute("href", "archive.html#"+sess.ID)
+	}
+	show(byID("problems"), len(sess.Notes) > 0)
+	if key := sess.ID + "/" + strconv.Itoa(len(sess.Notes)); key != popupShown.notes {
+		popupShown.notes = key
+		notes := byID("notes")
+		clear(notes)
+		for _, n := range sess.Notes {
+			notes.AppendChild(el("li", n))
+		}
 	}
 }

@@ -1,0 +1,290 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"syscall/js"
+	"time"
+
+	"honnef.co/go/js/dom/v2"
+)
+
+// options shows the URL database (load, export, check all) and the settings form.
+func options() {
+	on(byID("urldb-folder"), "change", func(dom.Event) { loadFolder() })
+	on(byID("urldb-zip"), "change", func(dom.Event) { loadZip() })
+	onClick(byID("urldb-team"), func() {
+		hideError()
+		var db URLDB
+		if err := call("POST", "/api/urldb/team", nil, &db); err != nil {
+			showError(fmt.Errorf("loading the team's URL database: %w (check the team endpoint and token below)", err))
+			return
+		}
+		renderDatabase(db)
+		notice("Loaded the team's URL database.")
+	})
+	onClick(byID("urldb-clear"), func() {
+		hideError()
+		if err := call("DELETE", "/api/urldb", nil, nil); err != nil {
+			showError(fmt.Errorf("unloading the URL database: %w", err))
+			return
+		}
+		renderDatabase(URLDB{})
+	})
+	onClick(byID("check-all"), checkAll)
+	onClick(byID("add-domain"), func() { focus(addRuleRow(domainRule{}).QuerySelector(".domain")) })
+	byID("settings").AddEventListener("submit", false, func(ev dom.Event) {
+		ev.PreventDefault()
+		go saveSettings()
+	})
+	var db URLDB
+	if err := call("GET", "/api/urldb", nil, &db); err != nil {
+		showError(fmt.Errorf("reading the URL database: %w", err))
+	} else {
+		renderDatabase(db)
+	}
+	var s Settings
+	if err := call("GET", "/api/settings", nil, &s); err != nil {
+		showError(fmt.Errorf("reading the settings: %w", err))
+		return
+	}
+	fillSettings(s)
+}
+
+// renderDatabase shows the loaded URL database: its domains and problems.
+func renderDatabase(db URLDB) {
+	records := db.Records
+	if records == 0 {
+		for _, d := range db.Domains {
+			records += d.Records
+		}
+	}
+	status := byID("urldb-status")
+	status.SetAttribute("data-loaded", strconv.FormatBool(db.Loaded))
+	if db.Loaded {
+		status.SetTextContent(fmt.Sprintf("Loaded: %d domains, %d records, %d problems.", len(db.Domains), records, len(db.Problems)))
+	} else {
+		status.SetTextContent("No URL database loaded: load a folder of YAML files or a zip of them to check recorded pages.")
+	}
+	setDisabled(byID("check-all"), !db.Loaded)
+	setText("urldb-domain-count", strconv.Itoa(len(db.Domains)))
+	tbody := byID("urldb-domains")
+	clear(tbody)
+	for _, d := range db.Domains {
+		add(tbody, add(el("tr", ""), el("td", d.Name), el("td", strconv.Itoa(d.Records), "class", "num")))
+	}
+	problems := byID("urldb-problems")
+	clear(problems)
+	for _, p := range db.Problems {
+		problems.AppendChild(el("li", p))
+	}
+	show(byID("urldb-problems-box"), len(db.Problems) > 0)
+}
+
+// loadFolder sends the YAML files of the chosen folder as multipart/form-data, each
+// under its path in the folder.
+func loadFolder() {
+	input := byID("urldb-folder").Underlying()
+	files := input.Get("files")
+	form := js.Global().Get("FormData").New()
+	n := 0
+	for i := 0; i < files.Length(); i++ {
+		f := files.Index(i)
+		rel := f.Get("webkitRelativePath").String()
+		if rel == "" {
+			rel = f.Get("name").String()
+		}
+		if isDatabaseFile(rel) {
+			form.Call("append", "file", f, rel)
+			n++
+		}
+	}
+	input.Set("value", "")
+	if n == 0 {
+		showError(errors.New("the folder has no .yaml files: choose the folder that holds the database's <domain>.yaml files"))
+		return
+	}
+	sendDatabase(fmt.Sprintf("Loading %d files", n), form)
+}
+
+// loadZip sends the chosen zip of YAML files.
+func loadZip() {
+	input := byID("urldb-zip").Underlying()
+	files := input.Get("files")
+	if files.Length() == 0 {
+		return
+	}
+	f := files.Index(0)
+	input.Set("value", "")
+	sendDatabase("Loading "+f.Get("name").String(), f)
+}
+
+func sendDatabase(label string, body js.Value) {
+	hideError()
+	var db URLDB
+	err := uploadWithProgress(label, "POST", "/api/urldb", body, &db)
+	switch {
+	case errors.Is(err, errCancelled):
+	case err != nil:
+		showError(fmt.Errorf("loading the URL database: %w", err))
+	default:
+		renderDatabase(db)
+		notice("URL database loaded.")
+	}
+}
+
+// checkAll fetches every URL of the database, showing progress and then the report.
+func checkAll() {
+	hideError()
+	b := byID("check-all")
+	setDisabled(b, true)
+	defer setDisabled(b, false)
+	var ref JobRef
+	if err := call("POST", "/api/urldb/check", CheckRequest{Record: checked("check-record")}, &ref); err != nil {
+		showError(fmt.Errorf("starting the check: %w", err))
+		return
+	}
+	j, err := trackJob("Checking every URL of the database", ref.Job)
+	if err != nil && !errors.Is(err, errCancelled) {
+		showError(err)
+	}
+	if j.State != JobDone {
+		return
+	}
+	var res CheckResult
+	if err := json.Unmarshal(j.Result, &res); err != nil {
+		showError(fmt.Errorf("reading the check's report: %w", err))
+		return
+	}
+	renderCheck(res)
+}
+
+func renderCheck(res CheckResult) {
+	pass, fail := 0, 0
+	tbody := byID("check-failures")
+	clear(tbody)
+	for i := range res.Verdicts {
+		v := &res.Verdicts[i]
+		if v.OK {
+			pass++
+			continue
+		}
+		fail++
+		url := v.URL
+		if url == "" {
+			url = v.Domain + v.Path
+		}
+		add(tbody, add(el("tr", ""), el("td", url, "class", "url"), el("td", v.Code), el("td", verdictText(v))))
+	}
+	summary := byID("check-summary")
+	summary.SetTextContent(fmt.Sprintf("%d URLs checked: %d pass, %d fail.", max(res.Checked, len(res.Verdicts)), pass, fail))
+	summary.SetAttribute("data-fail", strconv.Itoa(fail))
+	if res.Session != "" {
+		summary.AppendChild(text(" "))
+		summary.AppendChild(el("a", "The responses are in a session.", "href", "archive.html#"+res.Session, "target", "_blank"))
+	}
+	show(byID("check-failures-box"), fail > 0)
+	show(byID("check-report"), true)
+}
+
+// fillSettings puts settings into the form.
+func fillSettings(s Settings) {
+	setValue("header-policy", s.HeaderPolicy)
+	setValue("body-limit", formatSize(s.BodyLimit))
+	setValue("warc-version", s.WARCVersion)
+	setValue("cdx-dialect", s.CDXDialect)
+	setValue("agent", s.Agent)
+	setChecked("respect-disallow", s.RespectDisallow)
+	rows := byID("domain-rules")
+	clear(rows)
+	for _, r := range rulesRows(s.DomainRules) {
+		addRuleRow(r)
+	}
+	setValue("team-endpoint", s.TeamEndpoint)
+	setValue("team-token", "")
+	setChecked("clear-token", false)
+	tokenState := byID("token-state")
+	tokenState.SetAttribute("data-set", strconv.FormatBool(s.TeamTokenSet))
+	if s.TeamTokenSet {
+		tokenState.SetTextContent("A token is stored (it is never shown). Type a new one to replace it.")
+		byID("team-token").SetAttribute("placeholder", "stored; leave empty to keep it")
+	} else {
+		tokenState.SetTextContent("No token stored.")
+		byID("team-token").SetAttribute("placeholder", "the token your team gave you")
+	}
+	show(byID("clear-token-label"), s.TeamTokenSet)
+}
+
+// addRuleRow adds a domain and its rules to the form.
+func addRuleRow(r domainRule) dom.Element {
+	row := el("div", "", "class", "domain-rule")
+	domain := el("input", "", "class", "domain", "placeholder", "example.org", "aria-label", "Domain", "spellcheck", "false")
+	rules := el("textarea", "", "class", "rules", "rows", "4", "aria-label", "Rules for the domain", "spellcheck", "false",
+		"placeholder", "Snap!-style rules, e.g.\neverything_else {\n  protocol = any;\n}")
+	domain.Underlying().Set("value", r.Domain)
+	rules.Underlying().Set("value", r.Rules)
+	remove := button("Remove", "", func() { row.Remove() })
+	add(row, domain, rules, remove)
+	byID("domain-rules").AppendChild(row)
+	return row
+}
+
+// readSettings reads the form, checking what the page can check itself.
+func readSettings() (Settings, error) {
+	limit, err := parseSize(value("body-limit"))
+	if err != nil {
+		return Settings{}, fmt.Errorf("body size limit: %w", err)
+	}
+	var rows []domainRule
+	for _, row := range byID("domain-rules").QuerySelectorAll(".domain-rule") {
+		rows = append(rows, domainRule{
+			Domain: row.QuerySelector(".domain").Underlying().Get("value").String(),
+			Rules:  row.QuerySelector(".rules").Underlying().Get("value").String(),
+		})
+	}
+	rules, err := rulesMap(rows)
+	if err != nil {
+		return Settings{}, err
+	}
+	return Settings{
+		HeaderPolicy:    value("header-policy"),
+		BodyLimit:       limit,
+		WARCVersion:     value("warc-version"),
+		CDXDialect:      value("cdx-dialect"),
+		Agent:           value("agent"),
+		RespectDisallow: checked("respect-disallow"),
+		DomainRules:     rules,
+		TeamEndpoint:    value("team-endpoint"),
+		TeamToken:       value("team-token"),
+		ClearTeamToken:  checked("clear-token") && value("team-token") == "",
+	}, nil
+}
+
+func saveSettings() {
+	saved := byID("saved")
+	fail := func(err error) {
+		saved.SetTextContent("Not saved.")
+		saved.SetAttribute("data-state", "failed")
+		showError(fmt.Errorf("the settings were not saved: %w", err))
+	}
+	s, err := readSettings()
+	if err != nil {
+		fail(err)
+		return
+	}
+	saved.SetTextContent("Saving…")
+	saved.SetAttribute("data-state", "saving")
+	var out Settings
+	if err := call("PUT", "/api/settings", s, &out); err != nil {
+		fail(err)
+		return
+	}
+	hideError()
+	fillSettings(out)
+	saved.SetTextContent("Saved at " + time.Now().Format("15:04:05") + ".")
+	saved.SetAttribute("data-state", "saved")
+}
