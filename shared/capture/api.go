@@ -232,10 +232,35 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 			panic(http.ErrAbortHandler)
 		}
 	}))
+	mux.HandleFunc("GET /api/sessions/{id}/wacz", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+		attachment(w, sess.BaseName()+".wacz", "application/wacz")
+		if err := sess.WriteWACZ(w); err != nil {
+			panic(http.ErrAbortHandler)
+		}
+	}))
 	mux.HandleFunc("POST /api/import", func(w http.ResponseWriter, r *http.Request) {
 		info, err := s.Import(r.URL.Query().Get("name"), r.Body)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, info)
+	})
+	mux.HandleFunc("POST /api/sessions/{id}/upload", func(w http.ResponseWriter, r *http.Request) {
+		job, err := s.Upload(r.PathValue("id"), r.URL.Query().Get("overwrite") == "1")
+		switch {
+		case errors.Is(err, errNoSession):
+			writeError(w, http.StatusNotFound, err)
+		case err != nil:
+			writeError(w, http.StatusConflict, err)
+		default:
+			writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
+		}
+	})
+	mux.HandleFunc("POST /api/urldb/team", func(w http.ResponseWriter, r *http.Request) {
+		info, err := s.LoadTeamDatabase(r.Context())
+		if err != nil {
+			writeError(w, http.StatusBadGateway, err)
 			return
 		}
 		writeJSON(w, http.StatusOK, info)

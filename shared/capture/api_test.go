@@ -382,3 +382,45 @@ func TestRenameRecordDetailAndPages(t *testing.T) {
 		t.Errorf("no record at 3: %d", r.Code)
 	}
 }
+
+func TestWACZDownloadHoldsWARC11IndexAndPages(t *testing.T) {
+	store := NewMemStore()
+	svc, _ := NewService(store, newFakeHost())
+	sess, _ := createSession(store, "w", time.Now())
+	svc.sessions[sess.info.ID] = sess
+	for _, ex := range sampleExchanges() {
+		sess.WriteExchange(ex)
+	}
+	sess.AddPage(Page{URL: "http://example.org/", TS: time.Now()})
+	rec := send(t, svc.Handler(), "GET", "/api/sessions/"+sess.info.ID+"/wacz", "", nil, nil)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Disposition"), ".wacz") {
+		t.Fatalf("wacz: %d %v", rec.Code, rec.Header())
+	}
+	zr, err := zip.NewReader(bytes.NewReader(rec.Body.Bytes()), int64(rec.Body.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]*zip.File{}
+	for _, f := range zr.File {
+		files[f.Name] = f
+	}
+	for _, name := range []string{"archive/" + sess.BaseName() + ".warc.gz", "indexes/index.cdx.gz", "indexes/index.idx", "pages/pages.jsonl", "datapackage.json", "datapackage-digest.json"} {
+		if files[name] == nil {
+			t.Errorf("the WACZ lacks %s (has %v)", name, files)
+		}
+	}
+	f, _ := files["archive/"+sess.BaseName()+".warc.gz"].Open()
+	rd, err := warc.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := rd.Next()
+	if err != nil || first.Version != warc.V11 {
+		t.Errorf("the WACZ's WARC is not 1.1: %v %v", first, err)
+	}
+	p, _ := files["pages/pages.jsonl"].Open()
+	pages, _ := io.ReadAll(p)
+	if !bytes.Contains(pages, []byte(`"url":"http://example.org/"`)) && !bytes.Contains(pages, []byte(`"url": "http://example.org/"`)) {
+		t.Errorf("pages: %s", pages)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -50,6 +51,8 @@ type Service struct {
 	jobs     jobs
 	sites    map[string]bool // session id + origin: data.txt already fetched
 	bg       sync.WaitGroup  // background work of the recording (site files)
+
+	httpClient *http.Client // for the team archive; nil: http.DefaultClient
 }
 
 // NewService returns a service over store and host, restoring the recording state a

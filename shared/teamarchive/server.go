@@ -84,6 +84,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Access-Control-Expose-Headers", "ETag, Content-Range, Content-Length, Accept-Ranges")
+	if r.Method == http.MethodOptions {
+		// A CORS preflight: browsers (the extension among them) ask before sending
+		// a token. Tokens travel in Authorization, never in cookies, so any origin
+		// may ask; what it may do is still decided by the token.
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, PUT, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-Match, If-None-Match, Range")
+		h.Set("Access-Control-Max-Age", "86400")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	defer func() {
 		// syumai/workers calls the handler outside net/http: a panic would end the
 		// Go instance and leave the request hanging.

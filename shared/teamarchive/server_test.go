@@ -431,3 +431,20 @@ func TestServerBundleWithoutIndex(t *testing.T) {
 		t.Errorf("indexing the WARC gave\n%s\nthe bundle's own index\n%s", with, want)
 	}
 }
+
+func TestPreflightAllowsTheExtensionToSendItsToken(t *testing.T) {
+	srv := NewServer(Config{Bucket: NewMemBucket(), Tokens: ParseTokens("alice:s3cret")})
+	req := httptest.NewRequest(http.MethodOptions, "/api/bundles/a.zip", nil)
+	req.Header.Set("Origin", "chrome-extension://abcdefghijklmnop")
+	req.Header.Set("Access-Control-Request-Method", "PUT")
+	req.Header.Set("Access-Control-Request-Headers", "authorization")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	if rec.Code != http.StatusNoContent {
+		t.Fatalf("preflight: %d", rec.Code)
+	}
+	h := rec.Header()
+	if !strings.Contains(h.Get("Access-Control-Allow-Methods"), "PUT") || !strings.Contains(h.Get("Access-Control-Allow-Headers"), "Authorization") || h.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("preflight headers: %v", h)
+	}
+}
