@@ -71,9 +71,13 @@ func newSite(bigSize int64) *site {
 	return s
 }
 
-// ServeHTTP logs the request and the response body, then serves it. /__log is the log
-// itself and is not logged.
+// ServeHTTP logs the request and the response body, then serves it. /__log (the log
+// itself) and /__urldb.zip (the demo URL database) are for the tools and not logged.
 func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/__urldb.zip" {
+		serveDatabase(w, r)
+		return
+	}
 	if r.URL.Path == "/__log" {
 		s.mu.Lock()
 		defer s.mu.Unlock()

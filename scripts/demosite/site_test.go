@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/webkeep/webkeep/shared/urldb"
+)
+
+// The demo database must be what wwturldb would write, and give the verdicts the demo
+// promises when checked against the demo site itself.
+func TestDemoDatabaseVerdicts(t *testing.T) {
+	srv := httptest.NewServer(newSite(1 << 10))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/__urldb.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	db, err := urldb.LoadZip(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatalf("the demo database does not load: %v", err)
+	}
+	dom := db.Domains[0]
+	if enc := string(dom.Encode()); !strings.Contains(enc, "_path: /static/style.css") {
+		t.Fatalf("encoded: %s", enc)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	want := map[string]string{
+		"/": "ok", "/data.txt": "ok", "/gallery": "ok", "/redirect/start": "ok", "/static/style.css": "ok",
+		"/missing": "status", "/static/logo.svg": "content-type", "/static/app.js": "sha256",
+	}
+	for _, rec := range dom.Records {
+		resp, err := client.Get(srv.URL + rec.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r urldb.Response
+		r.Status, r.Header = resp.StatusCode, resp.Header
+		r.ReadBody(resp.Body)
+		resp.Body.Close()
+		v := urldb.CheckResponse(rec, r)
+		if v.Code != want[rec.Path] {
+			t.Errorf("%s: verdict %s (%s), want %s", rec.Path, v.Code, v.Problem, want[rec.Path])
+		}
+	}
+}
+
+func TestSiteLogsWhatItReceivedAndSent(t *testing.T) {
+	s := newSite(3000)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	http.Post(srv.URL+"/api/binary", "application/octet-stream", bytes.NewReader([]byte{0, 0xff}))
+	resp, _ := http.Get(srv.URL + "/big")
+	big, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if len(big) != 3000 {
+		t.Errorf("/big sent %d bytes", len(big))
+	}
+	if len(s.log) != 2 || s.log[0].BodyBase64 != "AP8=" || s.log[1].ResponseSize != 3000 {
+		t.Errorf("log: %+v", s.log)
+	}
+}
