@@ -63,11 +63,16 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 chrome.tabs.onCreated.addListener((tab) => {
   if (tab.openerTabId) deliver((c) => c.tabCreated(tab.id, tab.openerTabId));
 });
-chrome.commands.onCommand.addListener(async (command, tab) => {
-  if (command !== "toggle-recording" || !tab) return;
+// The keyboard shortcut: start or stop recording the tab. Named, so tests can call it
+// (shortcuts cannot be pressed in a headless browser).
+self.webkeepToggle = async (tab) => {
   const c = await ready;
   const res = await c.handle(new Request(new URL("/api/record/toggle?tab=" + tab.id, location.origin), { method: "POST" }));
   if (!res.ok) console.warn("webkeep: toggle:", await res.text());
+  return res.json();
+};
+chrome.commands.onCommand.addListener((command, tab) => {
+  if (command === "toggle-recording" && tab) self.webkeepToggle(tab);
 });
 
 self.addEventListener("fetch", (event) => {

@@ -17,6 +17,16 @@ const site = await startDemoSite();
 const browser = await launch({ downloads: out });
 try {
   console.log(`demo site at ${site.url}; extension ${browser.extensionId}`);
+  // The URL database of the demo site, loaded through the options page as a user would.
+  const dbZip = path.join(out, ".demo-url-database.zip");
+  writeFileSync(dbZip, Buffer.from(await (await fetch(new URL("/__urldb.zip", site.url))).arrayBuffer()));
+  const options = await browser.context.newPage();
+  await options.goto(browser.page("options.html"));
+  await options.setInputFiles("#urldb-zip", dbZip);
+  await options.waitForSelector('#urldb-status[data-loaded="true"]');
+  console.log(`URL database: ${await options.textContent("#urldb-status")}`);
+  await options.close();
+
   const page = await browser.context.newPage();
   await page.goto(site.url);
   const tab = await tabId(browser.sw, site.url);
@@ -40,6 +50,12 @@ try {
   const failure = await download.failure();
   if (failure) throw new Error(`download failed: ${failure}`);
 
+  const waczLink = await popup.waitForSelector("#download-wacz");
+  const [waczDownload] = await Promise.all([popup.waitForEvent("download"), waczLink.click()]);
+  const waczPath = path.join(out, waczDownload.suggestedFilename());
+  await waczDownload.saveAs(waczPath);
+  if (await waczDownload.failure()) throw new Error(`WACZ download failed: ${await waczDownload.failure()}`);
+
   const files = readZip(bundlePath);
   for (const [name, bytes] of files) {
     if (name.endsWith(".warc.gz") || name.endsWith(".cdxj")) writeFileSync(path.join(out, name), bytes);
@@ -49,10 +65,20 @@ try {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`\nwebkeep demo: ${s.pages} pages, ${s.records} records, ${s.bytes} bytes of WARC, ` +
     `${s.nonGet} non-GET requests, ${s.exchanges} requests in all, ${seconds}s`);
+  const byURL = new Map(report.verdicts.map((v) => [v.url, v])); // the last verdict of each URL
+  const failed = [...byURL.values()].filter((v) => !v.ok);
+  console.log(`URL database checks: ${byURL.size - failed.length} URLs passed, ${failed.length} failed` +
+    failed.map((v) => `\n  FAIL ${v.url}: ${v.problem || v.code}`).join(""));
+  for (const site of report.sites) {
+    console.log(`data.txt of ${site.origin}: ${site.datatxt.found ? `${site.datatxt.format}, ${site.datatxt.records} records` : "none"}; ` +
+      `robots.txt: ${site.robots.found ? "found" : "none"}; ${site.agent} ${site.allowed ? "may" : "may not"} crawl ${site.page}`);
+  }
   for (const n of s.notes || []) console.log(`  note: ${n}`);
-  console.log(`out/: ${[...files.keys()].filter((n) => /\.(warc\.gz|cdxj)$/.test(n)).concat(path.basename(bundlePath)).join(", ")}`);
+  const kept = [...files.keys()].filter((n) => /\.(warc\.gz|cdxj)$/.test(n)).concat(path.basename(bundlePath), path.basename(waczPath));
+  console.log(`out/: ${kept.join(", ")}`);
 } finally {
   await browser.close();
   site.stop();
   rmSync(upload, { force: true });
+  rmSync(path.join(out, ".demo-url-database.zip"), { force: true });
 }

@@ -232,12 +232,19 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 			panic(http.ErrAbortHandler)
 		}
 	}))
-	mux.HandleFunc("GET /api/sessions/{id}/wacz", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	wacz := s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+		if f := r.PathValue("file"); f != "" && f != sess.BaseName()+".wacz" {
+			writeError(w, http.StatusNotFound, fmt.Errorf("no file %q in session %s", f, sess.info.ID))
+			return
+		}
 		attachment(w, sess.BaseName()+".wacz", "application/wacz")
 		if err := sess.WriteWACZ(w); err != nil {
 			panic(http.ErrAbortHandler)
 		}
-	}))
+	})
+	mux.HandleFunc("GET /api/sessions/{id}/wacz", wacz)
+	// The same, under the file's own name, so a link's last segment names the download.
+	mux.HandleFunc("GET /api/sessions/{id}/{file}", wacz)
 	mux.HandleFunc("POST /api/import", func(w http.ResponseWriter, r *http.Request) {
 		info, err := s.Import(r.URL.Query().Get("name"), r.Body)
 		if err != nil {
