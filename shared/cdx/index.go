@@ -65,6 +65,9 @@ func (ix *Indexer) Index(r io.Reader, filename string, emit func(*Entry) error) 
 	if err != nil {
 		return fmt.Errorf("cdx: %s: %w", filename, err)
 	}
+	// Most blocks are read only as far as their HTTP header: members with sl
+	// (webkeep's WARC 0.9) are skipped without inflating the rest.
+	wr.Lazy(true)
 	if ix.br == nil {
 		ix.br = bufio.NewReaderSize(nil, 32<<10)
 	}

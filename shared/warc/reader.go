@@ -31,25 +31,41 @@ func (e *DamageError) Error() string {
 
 func (e *DamageError) Unwrap() error { return e.Err }
 
-// countReader is the raw input: a bufio.Reader that counts what it hands out. It is an
-// io.ByteReader, so a gzip decompressor reads exactly up to the end of its member.
+// countReader is the raw input behind a bufio.Reader. It counts the bytes the
+// bufio.Reader takes from the file, so the offset of the next unread byte is known
+// with nothing between the bufio.Reader and a gzip decompressor, which reads a
+// *bufio.Reader fastest (and, reading byte by byte where it must, exactly up to
+// the end of its member).
 type countReader struct {
 	br *bufio.Reader
-	n  int64
+	in fileCounter
 }
 
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.br.Read(p)
+// fileCounter counts the bytes read from r.
+type fileCounter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *fileCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
 }
 
-func (c *countReader) ReadByte() (byte, error) {
-	b, err := c.br.ReadByte()
-	if err == nil {
-		c.n++
-	}
-	return b, err
+func newCountReader(r io.Reader) *countReader {
+	c := &countReader{in: fileCounter{r: r}}
+	c.br = bufio.NewReaderSize(&c.in, 64<<10)
+	return c
+}
+
+// pos returns the file offset of the next unread byte.
+func (c *countReader) pos() int64 { return c.in.n - int64(c.br.Buffered()) }
+
+// restart reads on from r, which is at file offset off.
+func (c *countReader) restart(r io.Reader, off int64) {
+	c.in = fileCounter{r: r, n: off}
+	c.br.Reset(&c.in)
 }
 
 func (c *countReader) discard(n int64) (int64, error) {
@@ -58,7 +74,6 @@ func (c *countReader) discard(n int64) (int64, error) {
 		k := int(min(n-done, 1<<30))
 		d, err := c.br.Discard(k)
 		done += int64(d)
-		c.n += int64(d)
 		if err != nil {
 			return done, err
 		}
@@ -88,7 +103,25 @@ type memberStream struct {
 	// onEnd, when set, is told of each member that ends cleanly, with the file and
 	// stream positions of its end.
 	onEnd func(m member, cEnd, uEnd int64)
+
+	// lazy: a member with sl longer than lazyPrefix is first inflated from a copy
+	// of its first lazyPrefix compressed bytes, leaving the input where the member
+	// starts, so that it can be skipped by sl without inflating the rest. Only if
+	// more is read is it inflated again from the input (skipping what was already
+	// handed out).
+	lazy     bool
+	prefix   bytes.Reader // the copy, while inflating from it
+	window   int          // its length
+	fromCopy bool         // inflating from prefix
+	redo     bool         // the copy is used up: inflate from the input next
+	given    int64        // bytes of this member handed out
+	scratch  []byte
 }
+
+// lazyPrefix is how many compressed bytes of a member a lazy Reader inflates
+// first: enough for a WARC header and a short HTTP header. When more is read, it
+// inflates afresh from four times as many, then from the input.
+const lazyPrefix = 512
 
 func (m *memberStream) Read(p []byte) (int, error) {
 	for {
@@ -104,12 +137,29 @@ func (m *memberStream) Read(p []byte) (int, error) {
 			}
 			continue
 		}
+		if m.redo {
+			if err := m.inflateAgain(); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		n, err := m.gz.Read(p)
 		m.produced += int64(n)
+		m.given += int64(n)
+		if m.fromCopy && err != nil {
+			// The copy ran out (or the member is not what sl says): go on from
+			// a longer copy, or from the input itself, which handles the end and
+			// any damage.
+			m.redo = true
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
 		if err == io.EOF {
 			m.in = false
 			if m.onEnd != nil {
-				m.onEnd(m.cur, m.src.n, m.produced)
+				m.onEnd(m.cur, m.src.pos(), m.produced)
 			}
 			if n > 0 {
 				return n, nil
@@ -117,7 +167,7 @@ func (m *memberStream) Read(p []byte) (int, error) {
 			continue
 		}
 		if err != nil {
-			m.err = &DamageError{Offset: m.cur.coff, End: m.src.n, Err: fmt.Errorf("%w: %v", ErrGzip, err)}
+			m.err = &DamageError{Offset: m.cur.coff, End: m.src.pos(), Err: fmt.Errorf("%w: %v", ErrGzip, err)}
 			return n, m.err
 		}
 		return n, nil
@@ -134,18 +184,26 @@ func (m *memberStream) start() error {
 		m.err = err
 		return err
 	}
-	at := m.src.n
+	at := m.src.pos()
+	m.fromCopy, m.redo, m.given = false, false, 0
+	if m.lazy && m.startFromCopy(lazyPrefix) {
+		m.in = true
+		m.cur = member{coff: at, uoff: m.produced}
+		m.cur.slC, m.cur.slU, m.cur.hasSL = parseSL(m.gz.Header.Extra)
+		m.starts = append(m.starts, m.cur)
+		return nil
+	}
 	var err error
 	if m.gz == nil {
-		m.gz, err = gzip.NewReader(m.src)
+		m.gz, err = gzip.NewReader(m.src.br)
 	} else {
-		err = m.gz.Reset(m.src)
+		err = m.gz.Reset(m.src.br)
 	}
 	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		m.err = &DamageError{Offset: at, End: m.src.n, Err: fmt.Errorf("%w: %v", ErrGzip, err)}
+		m.err = &DamageError{Offset: at, End: m.src.pos(), Err: fmt.Errorf("%w: %v", ErrGzip, err)}
 		return m.err
 	}
 	m.gz.Multistream(false)
@@ -153,6 +211,68 @@ func (m *memberStream) start() error {
 	m.cur = member{coff: at, uoff: m.produced}
 	m.cur.slC, m.cur.slU, m.cur.hasSL = parseSL(m.gz.Header.Extra)
 	m.starts = append(m.starts, m.cur)
+	return nil
+}
+
+// startFromCopy starts inflating the member at the input position from a copy of
+// its first n bytes, if it has an sl field that says it is longer.
+func (m *memberStream) startFromCopy(n int) bool {
+	p, _ := m.src.br.Peek(n)
+	m.prefix.Reset(p)
+	m.window = len(p)
+	var err error
+	if m.gz == nil {
+		m.gz, err = gzip.NewReader(&m.prefix)
+	} else {
+		err = m.gz.Reset(&m.prefix)
+	}
+	if err != nil {
+		return false
+	}
+	c, _, ok := parseSL(m.gz.Header.Extra)
+	if !ok || int64(c) <= int64(len(p)) {
+		return false
+	}
+	m.gz.Multistream(false)
+	m.fromCopy = true
+	return true
+}
+
+// inflateAgain inflates the current member afresh, from a longer copy or from the
+// input, which is still where it starts, and skips the bytes already handed out.
+func (m *memberStream) inflateAgain() error {
+	m.redo = false
+	if m.fromCopy && m.window == lazyPrefix && m.startFromCopy(4*lazyPrefix) {
+		return m.skipGiven()
+	}
+	m.fromCopy = false
+	if err := m.gz.Reset(m.src.br); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		m.err = &DamageError{Offset: m.cur.coff, End: m.src.pos(), Err: fmt.Errorf("%w: %v", ErrGzip, err)}
+		return m.err
+	}
+	m.gz.Multistream(false)
+	return m.skipGiven()
+}
+
+// skipGiven inflates and drops the bytes of the member already handed out.
+func (m *memberStream) skipGiven() error {
+	if m.scratch == nil {
+		m.scratch = make([]byte, 32<<10)
+	}
+	for skip := m.given; skip > 0; {
+		n, err := m.gz.Read(m.scratch[:min(skip, int64(len(m.scratch)))])
+		skip -= int64(n)
+		if err != nil && skip > 0 {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			m.err = &DamageError{Offset: m.cur.coff, End: m.src.pos(), Err: fmt.Errorf("%w: %v", ErrGzip, err)}
+			return m.err
+		}
+	}
 	return nil
 }
 
@@ -198,7 +318,7 @@ type Reader struct {
 func NewReader(r io.Reader) (*Reader, error) {
 	rd := &Reader{file: r}
 	rd.seeker, _ = r.(io.Seeker)
-	rd.src = &countReader{br: bufio.NewReaderSize(r, 64<<10)}
+	rd.src = newCountReader(r)
 	head, err := rd.src.br.Peek(2)
 	if err != nil && err != io.EOF {
 		return nil, err
@@ -210,15 +330,14 @@ func NewReader(r io.Reader) (*Reader, error) {
 
 // reset starts reading afresh at file offset off, where the input now is.
 func (r *Reader) reset(off int64) {
-	r.src.n = off
 	r.pos = 0
 	r.cur, r.blk, r.damage = nil, nil, nil
 	if r.gzip {
 		if r.mem == nil {
 			r.mem = &memberStream{src: r.src}
 		} else {
-			gz, onEnd := r.mem.gz, r.mem.onEnd
-			*r.mem = memberStream{src: r.src, gz: gz, onEnd: onEnd}
+			gz, onEnd, lazy, scratch := r.mem.gz, r.mem.onEnd, r.mem.lazy, r.mem.scratch
+			*r.mem = memberStream{src: r.src, gz: gz, onEnd: onEnd, lazy: lazy, scratch: scratch}
 		}
 		if r.br == nil {
 			r.br = bufio.NewReaderSize(r.mem, 64<<10)
@@ -240,6 +359,18 @@ func (r *Reader) Gzip() bool { return r.gzip }
 // segment has been read, and then the total.
 func (r *Reader) Reassemble(on bool) { r.reassemble = on }
 
+// Lazy makes the Reader inflate a gzip member that has an sl field (section 9.2)
+// only as far as its record is read. A record whose block is skipped, or read only
+// as far as its HTTP header, then costs little more than inflating its header; a
+// block read through costs its first two kilobytes of compressed data inflated
+// twice. Indexers want it; readers of whole blocks do not. Call it before the
+// first Next.
+func (r *Reader) Lazy(on bool) {
+	if r.mem != nil {
+		r.mem.lazy = on
+	}
+}
+
 // SeekRecord moves to the record that starts at file offset off (for gzip files, the offset
 // of its member). The input must be an io.Seeker.
 func (r *Reader) SeekRecord(off int64) error {
@@ -249,7 +380,7 @@ func (r *Reader) SeekRecord(off int64) error {
 	if _, err := r.seeker.Seek(off, io.SeekStart); err != nil {
 		return err
 	}
-	r.src.br.Reset(r.file)
+	r.src.restart(r.file, off)
 	r.reset(off)
 	return nil
 }
@@ -279,7 +410,7 @@ func (r *Reader) fileOffset(pos int64) (int64, bool) {
 			return starts[i].coff, starts[i].uoff == pos
 		}
 	}
-	return r.src.n, true
+	return r.src.pos(), true
 }
 
 // memberAt returns the member that starts exactly at stream position pos.
@@ -376,8 +507,8 @@ func (r *Reader) finish() error {
 		(int64(r.recMember.slU) == end+4 || (blk.law && int64(r.recMember.slU) == end)) {
 		// Skip the rest of the member by its sl length, without inflating it.
 		target := r.recMember.coff + int64(r.recMember.slC)
-		if r.src.n <= target {
-			if _, err := r.src.discard(target - r.src.n); err != nil {
+		if r.src.pos() <= target {
+			if _, err := r.src.discard(target - r.src.pos()); err != nil {
 				return r.resyncAfter(r.recStart, fmt.Errorf("%w: sl skip past end of file", ErrSkipLength))
 			}
 			r.mem.in = false
@@ -455,7 +586,7 @@ func (r *Reader) resyncAfter(from int64, cause error) error {
 	}
 	if r.gzip {
 		if err == io.EOF {
-			end = r.src.n
+			end = r.src.pos()
 		} else {
 			end, _ = r.fileOffset(r.pos)
 		}
@@ -508,13 +639,13 @@ func (r *Reader) resyncGzip() int64 {
 		if len(p) < 3 {
 			r.src.discard(int64(len(p)))
 			m.done = true
-			return r.src.n
+			return r.src.pos()
 		}
 		if p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 {
 			r.src.discard(1)
 			continue
 		}
-		at := r.src.n
+		at := r.src.pos()
 		if m.start() == nil {
 			return at
 		}
@@ -522,8 +653,7 @@ func (r *Reader) resyncGzip() int64 {
 		if r.seeker != nil {
 			// Go on from the byte after the false magic number.
 			if _, err := r.seeker.Seek(at+1, io.SeekStart); err == nil {
-				r.src.br.Reset(r.file)
-				r.src.n = at + 1
+				r.src.restart(r.file, at+1)
 			}
 		}
 	}
@@ -826,8 +956,7 @@ func (b *blockReader) skip() error {
 	if !r.gzip && r.seeker != nil && b.remaining > 1<<20 {
 		target := r.pos + b.remaining - 4
 		if _, err := r.seeker.Seek(target, io.SeekStart); err == nil {
-			r.src.br.Reset(r.file)
-			r.src.n = target
+			r.src.restart(r.file, target)
 			r.pos = target
 			b.remaining = 4
 		}

@@ -419,3 +419,128 @@ func randomBytes(n int) []byte {
 }
 
 func (nopCloser) Close() error { return nil }
+
+// lazyFile writes records whose gzip members are longer than lazyPrefix (random
+// blocks) and shorter (small text blocks), HTTP messages and not.
+func lazyFile(t *testing.T, v Version) []byte {
+	t.Helper()
+	x := uint32(7)
+	var recs []*Record
+	for i, size := range []int{10, 5000, 100, 70000, 2100, 0, 300000, 40} {
+		block := make([]byte, size)
+		for j := range block {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			block[j] = byte(x)
+		}
+		typ, ct := TypeResource, "application/octet-stream"
+		if i%2 == 1 {
+			typ, ct = TypeResponse, "message/http"
+			block = append([]byte("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"), block...)
+		}
+		recs = append(recs, &Record{Type: typ, TargetURI: fmt.Sprintf("http://example.com/%d", i), ContentType: ct,
+			Date: date("20240101000000"), Block: bytes.NewReader(block), BlockLength: int64(len(block))})
+	}
+	file, _ := writeAll(t, WriterOptions{Version: v, Gzip: true}, recs...)
+	return file
+}
+
+// TestLazy reads the same files lazily and not, reading each block through, in
+// part, or not at all, and wants the same records, offsets and bytes.
+func TestLazy(t *testing.T) {
+	for _, v := range []Version{V09, V11} {
+		file := lazyFile(t, v)
+		want, wantBlocks, errs := readAll(t, file)
+		if len(errs) > 0 || len(want) != 8 {
+			t.Fatalf("%v: %d records, %v", v, len(want), errs)
+		}
+		for _, limit := range []int64{-1, 0, 1, 100, 3000, 100000} {
+			r, err := NewReader(bytes.NewReader(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Lazy(true)
+			for i := 0; ; i++ {
+				rec, err := r.Next()
+				if err == io.EOF {
+					if i != len(want) {
+						t.Errorf("%v limit %d: %d records, want %d", v, limit, i, len(want))
+					}
+					break
+				}
+				if err != nil {
+					t.Fatalf("%v limit %d record %d: %v", v, limit, i, err)
+				}
+				if rec.Offset != want[i].Offset || rec.ID != want[i].ID || rec.BlockLength != int64(len(wantBlocks[i])) {
+					t.Errorf("%v limit %d record %d: offset %d id %s, want %d %s", v, limit, i, rec.Offset, rec.ID, want[i].Offset, want[i].ID)
+				}
+				var got []byte
+				if limit < 0 {
+					got, err = io.ReadAll(rec.Block)
+				} else {
+					got, err = io.ReadAll(io.LimitReader(rec.Block, limit))
+				}
+				if err != nil {
+					t.Fatalf("%v limit %d record %d: %v", v, limit, i, err)
+				}
+				if w := wantBlocks[i]; limit >= 0 && int64(len(w)) > limit {
+					wantBlocks := w[:limit]
+					if !bytes.Equal(got, wantBlocks) {
+						t.Errorf("%v limit %d record %d: block differs", v, limit, i)
+					}
+				} else if !bytes.Equal(got, w) {
+					t.Errorf("%v limit %d record %d: block differs", v, limit, i)
+				}
+			}
+		}
+	}
+}
+
+// TestLazyDamage: a lazy Reader that reads a block through reports a broken member
+// as a non-lazy one does.
+func TestLazyDamage(t *testing.T) {
+	file := lazyFile(t, V09)
+	recs, _, _ := readAll(t, file)
+	bad := bytes.Clone(file)
+	at := recs[3].Offset + 5000 // deep inside the 70,000-byte random block
+	for i := at; i < at+8; i++ {
+		bad[i] ^= 0xa5
+	}
+	_, _, wantErrs := readAll(t, bad)
+	if len(wantErrs) != 1 {
+		t.Fatalf("plain read: %v", wantErrs)
+	}
+	r, _ := NewReader(bytes.NewReader(bad))
+	r.Lazy(true)
+	var errs []error
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		io.Copy(io.Discard, rec.Block)
+	}
+	if len(errs) != 1 || errs[0].Error() != wantErrs[0].Error() {
+		t.Errorf("lazy read: %v, want %v", errs, wantErrs)
+	}
+	// Blocks not read: the lazy Reader inflates only the first bytes of each long
+	// member (here, the 70,000 random bytes of record 3) and skips the rest by sl;
+	// the eager one inflates ahead by a window of 32 KB.
+	for _, lazy := range []bool{false, true} {
+		r, _ := NewReader(bytes.NewReader(file))
+		r.Lazy(lazy)
+		for range 4 {
+			if _, err := r.Next(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := r.mem.given; lazy && got > 4*lazyPrefix || !lazy && got < 32<<10 {
+			t.Errorf("lazy=%v: %d bytes of the member inflated for its header", lazy, got)
+		}
+	}
+}
