@@ -367,6 +367,32 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 	return nil
 }
 
+// CatchUp reloads a tab that already shows a web page when the recorder attaches, so
+// the page is recorded whole. It returns the reloaded URL, or "" if there was nothing
+// to catch up with.
+func (r *Recorder) CatchUp(ctx context.Context, t Target) (string, error) {
+	res, err := r.browser.Send(ctx, t, "Page.getNavigationHistory", nil)
+	if err != nil {
+		return "", err
+	}
+	var h struct {
+		CurrentIndex int `json:"currentIndex"`
+		Entries      []struct {
+			URL string `json:"url"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(res, &h); err != nil {
+		return "", fmt.Errorf("Page.getNavigationHistory: %w", err)
+	}
+	if h.CurrentIndex < 0 || h.CurrentIndex >= len(h.Entries) || !archivable(h.Entries[h.CurrentIndex].URL) {
+		return "", nil
+	}
+	if _, err := r.browser.Send(ctx, t, "Page.reload", map[string]any{"ignoreCache": true}); err != nil {
+		return "", err
+	}
+	return h.Entries[h.CurrentIndex].URL, nil
+}
+
 // find returns the key and exchange of a request. A request can start in one target
 // and end in another of the same tab (a worker's script is asked for by the page and
 // answered to the worker), so other targets of the tab are tried. r.mu is held.

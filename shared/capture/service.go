@@ -289,6 +289,14 @@ func (s *Service) TabCreated(ctx context.Context, tabID, openerTabID int) {
 		}
 		if _, err := s.start(ctx, tabID); err != nil {
 			s.noteCurrent(err.Error())
+			return
+		}
+		// The new tab began loading before the debugger could attach: load it again,
+		// so what it shows is recorded from its first request.
+		if reloaded, err := s.recorder.CatchUp(ctx, Target{TabID: tabID}); err != nil {
+			s.noteCurrent(fmt.Sprintf("tab %d opened from a recorded tab: %v", tabID, err))
+		} else if reloaded != "" {
+			s.noteCurrent(fmt.Sprintf("tab %d, opened from a recorded tab, was reloaded to record %s from its start", tabID, reloaded))
 		}
 	})
 }
