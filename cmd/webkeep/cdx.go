@@ -152,8 +152,9 @@ func runCDXIndex(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var dialect dialectFlag
 	fs.Var(&dialect, "dialect", "key and line dialect: pywb-2.6.7 or pywb-2.8")
+	workers := fs.Int("workers", 0, "sections of a gzip file indexed at the same time (0: one per CPU)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: webkeep cdx index [--dialect pywb-2.6.7|pywb-2.8] FILE...
+		fmt.Fprintln(stderr, `usage: webkeep cdx index [--dialect pywb-2.6.7|pywb-2.8] [--workers N] FILE...
 
 Writes the sorted CDXJ index of the WARC files (0.9, 1.0, 1.1, gzip or plain)
 to standard output, POST and PUT bodies appended to the keys as pywb does.`)
@@ -170,7 +171,11 @@ to standard output, POST and PUT bodies appended to the keys as pywb does.`)
 		return 2
 	}
 	w := cdx.NewWriter(stdout, dialect.d)
-	ix := &cdx.Indexer{Dialect: dialect.d, Problems: func(err error) {
+	if *workers < 0 {
+		fmt.Fprintln(stderr, "webkeep cdx index: --workers must not be negative")
+		return 2
+	}
+	ix := &cdx.Indexer{Dialect: dialect.d, Workers: *workers, Problems: func(err error) {
 		fmt.Fprintf(stderr, "webkeep cdx index: %v\n", err)
 	}}
 	status := 0

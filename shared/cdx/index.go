@@ -38,6 +38,9 @@ type Indexer struct {
 	Dialect Dialect
 	// Problems, if set, receives damage found in a file; indexing goes on.
 	Problems func(error)
+	// Workers is how many sections of a gzip file are indexed at the same
+	// time; zero means one per CPU (runtime.GOMAXPROCS), one means serially.
+	Workers int
 
 	br  *bufio.Reader
 	buf []byte
@@ -51,6 +54,7 @@ type indexed struct {
 	id      string
 	related string
 	skip    bool // indexed only for pairing (requests, warcinfo)
+	none    bool // not indexed at all: only its offset counts
 	method  string
 	query   string
 }
@@ -59,9 +63,47 @@ type indexed struct {
 // with the entry of every record that pywb's indexer writes, in file order,
 // with request bodies appended to the keys of the responses they belong to.
 // filename is written in each entry.
+//
+// A gzip file that is also an io.ReaderAt and an io.Seeker (an *os.File) is
+// cut at gzip member starts into one section per CPU (Workers), and the
+// sections are indexed at the same time; the entries are the same.
 func (ix *Indexer) Index(r io.Reader, filename string, emit func(*Entry) error) error {
+	if f, ok := r.(readSeekerAt); ok {
+		done, err := ix.indexParallel(f, filename, emit)
+		if done || err != nil {
+			return err
+		}
+	}
+	return ix.indexSerial(r, filename, emit)
+}
+
+// indexSerial indexes r record by record.
+func (ix *Indexer) indexSerial(r io.Reader, filename string, emit func(*Entry) error) error {
 	cr := &countingReader{r: r}
-	wr, err := warc.NewReader(cr)
+	p := pairer{ix: ix, emit: emit}
+	err := ix.scan(cr, 0, filename, func(err error) bool {
+		if ix.Problems != nil {
+			ix.Problems(fmt.Errorf("%s: %w", filename, err))
+		}
+		return true
+	}, func(it *indexed) error { return p.add(it) })
+	if err != nil {
+		return err
+	}
+	if p.pending != nil {
+		// The last record runs to the end of the file.
+		if _, err := io.Copy(io.Discard, cr); err != nil {
+			return fmt.Errorf("cdx: %s: %w", filename, err)
+		}
+	}
+	return p.finish(cr.n)
+}
+
+// scan reads the records of r, a file or a section of one that starts at file
+// offset base, and calls add with each record's indexed form (its length not yet
+// known). damage is told of each damaged range; scan stops if it returns false.
+func (ix *Indexer) scan(r io.Reader, base int64, filename string, damage func(error) bool, add func(*indexed) error) error {
+	wr, err := warc.NewReader(r)
 	if err != nil {
 		return fmt.Errorf("cdx: %s: %w", filename, err)
 	}
@@ -71,85 +113,104 @@ func (ix *Indexer) Index(r io.Reader, filename string, emit func(*Entry) error) 
 	if ix.br == nil {
 		ix.br = bufio.NewReaderSize(nil, 32<<10)
 	}
-	var prev *indexed
-	var pending *indexed // waits for its length: the next record's offset
-	flush := func(it *indexed) error {
-		if it == nil || it.skip || it.entry.URL == "" || it.entry.URLKey == "" {
-			return nil
-		}
-		if it.typ == "metadata" && it.entry.Mime == "text/anvl" {
-			return nil
-		}
-		return emit(&it.entry)
-	}
-	// join is join_request_records: it holds one entry back to pair it with
-	// the next.
-	var queue []*indexed
-	join := func(it *indexed) {
-		if prev == nil {
-			prev = it
-			return
-		}
-		if it.entry.URL == prev.entry.URL && it.related == prev.id && prev.id != "" &&
-			(ix.merge(it, prev) || ix.merge(prev, it)) {
-			queue = append(queue, prev, it)
-			prev = nil
-			return
-		}
-		queue = append(queue, prev)
-		prev = it
-	}
 	for {
 		rec, err := wr.Next()
 		if err == io.EOF {
-			break
+			return nil
 		}
-		var damage *warc.DamageError
-		if errors.As(err, &damage) {
-			if ix.Problems != nil {
-				ix.Problems(fmt.Errorf("%s: %w", filename, err))
+		var de *warc.DamageError
+		if errors.As(err, &de) {
+			if !damage(err) {
+				return nil
 			}
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("cdx: %s: %w", filename, err)
 		}
-		if pending != nil {
-			pending.entry.Length = rec.Offset - pending.entry.Offset
-			join(pending)
-			pending = nil
-		}
+		rec.Offset += base
 		it, err := ix.record(rec, filename)
 		if err != nil {
 			return fmt.Errorf("cdx: %s: record at %d: %w", filename, rec.Offset, err)
 		}
 		if it == nil {
-			continue
+			// Not indexed, but it ends the record before it.
+			it = &indexed{skip: true, none: true, entry: Entry{Offset: rec.Offset}}
 		}
-		pending = it
-		for _, q := range queue {
-			if err := flush(q); err != nil {
-				return err
-			}
-		}
-		queue = queue[:0]
-	}
-	if pending != nil {
-		// The last record runs to the end of the file.
-		if _, err := io.Copy(io.Discard, cr); err != nil {
-			return fmt.Errorf("cdx: %s: %w", filename, err)
-		}
-		pending.entry.Length = cr.n - pending.entry.Offset
-		join(pending)
-	}
-	if prev != nil {
-		queue = append(queue, prev)
-	}
-	for _, q := range queue {
-		if err := flush(q); err != nil {
+		if err := add(it); err != nil {
 			return err
 		}
 	}
+}
+
+// pairer gives each record its length (up to the next record) and pairs
+// requests with responses as join_request_records does: it holds one entry
+// back to pair it with the next.
+type pairer struct {
+	ix      *Indexer
+	emit    func(*Entry) error
+	pending *indexed // waits for its length: the next record's offset
+	prev    *indexed
+	queue   []*indexed
+}
+
+// add takes the next record in file order.
+func (p *pairer) add(it *indexed) error {
+	if p.pending != nil {
+		p.pending.entry.Length = it.entry.Offset - p.pending.entry.Offset
+		p.join(p.pending)
+		p.pending = nil
+	}
+	if it.none {
+		return nil
+	}
+	p.pending = it
+	return p.flush()
+}
+
+// finish ends the file at offset end.
+func (p *pairer) finish(end int64) error {
+	if p.pending != nil {
+		p.pending.entry.Length = end - p.pending.entry.Offset
+		p.join(p.pending)
+		p.pending = nil
+	}
+	if p.prev != nil {
+		p.queue = append(p.queue, p.prev)
+		p.prev = nil
+	}
+	return p.flush()
+}
+
+func (p *pairer) join(it *indexed) {
+	prev := p.prev
+	if prev == nil {
+		p.prev = it
+		return
+	}
+	if it.entry.URL == prev.entry.URL && it.related == prev.id && prev.id != "" &&
+		(p.ix.merge(it, prev) || p.ix.merge(prev, it)) {
+		p.queue = append(p.queue, prev, it)
+		p.prev = nil
+		return
+	}
+	p.queue = append(p.queue, prev)
+	p.prev = it
+}
+
+func (p *pairer) flush() error {
+	for _, it := range p.queue {
+		if it.skip || it.entry.URL == "" || it.entry.URLKey == "" {
+			continue
+		}
+		if it.typ == "metadata" && it.entry.Mime == "text/anvl" {
+			continue
+		}
+		if err := p.emit(&it.entry); err != nil {
+			return err
+		}
+	}
+	p.queue = p.queue[:0]
 	return nil
 }
 
