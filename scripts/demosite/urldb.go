@@ -30,7 +30,7 @@ func demoDatabase(host string) []byte {
 	record("_path: /redirect/start", "content-type: X-301-Redirect")
 	// A changed file: the recorded digest is of an older version.
 	record("_path: /static/app.js", fmt.Sprintf("content-length: %d", len(appJS)),
-		"content-sha256: "+sum(appJS+"// the old version\n")[:64], "content-type: text/javascript")
+		"content-sha256: "+sum(appJS + "// the old version\n")[:64], "content-type: text/javascript")
 	// A wrong content type.
 	record("_path: /static/logo.svg", "content-type: image/png")
 	record("_path: /static/style.css", fmt.Sprintf("content-length: %d", len(styleCSS)),
