@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
-PAIRS=${CDX_BENCH_PAIRS:-5000}
+PAIRS=${CDX_BENCH_PAIRS:-10000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -19,7 +19,15 @@ fi
 cat > "$tmp/gen.mjs" <<'JS'
 const { WARCRecord, WARCSerializer } = await import(process.env.WARCIO_MODULE);
 import { createWriteStream } from "fs";
-const [out, pairs] = [process.argv[2], Number(process.argv[3])];
+import { gzipSync } from "zlib";
+const [out, pairs, nodigest] = [process.argv[2], Number(process.argv[3]), process.argv[4] === "nodigest"];
+// nodigest: the same records without WARC-Payload-Digest (as some crawlers write
+// them), so that an indexer must hash every payload.
+const ser = async (r) => {
+  if (!nodigest) return WARCSerializer.serialize(r, { gzip: true });
+  const plain = Buffer.from(await WARCSerializer.serialize(r, { gzip: false })).toString("latin1");
+  return gzipSync(Buffer.from(plain.replace(/WARC-Payload-Digest: [^\r]*\r\n/, ""), "latin1"));
+};
 const ws = createWriteStream(out);
 const enc = new TextEncoder();
 let seed = 1;
@@ -41,13 +49,14 @@ for (let i = 0; i < pairs; i++) {
   const resp = await WARCRecord.create({ url, date, type: "response", warcVersion: "WARC/1.1",
     statusline: "HTTP/1.1 200 OK", httpHeaders: { "Content-Type": "text/html; charset=utf-8" },
     warcHeaders: { "WARC-Concurrent-To": req.warcHeader("WARC-Record-ID") } }, [enc.encode(html)]);
-  ws.write(await WARCSerializer.serialize(req, { gzip: true }));
-  ws.write(await WARCSerializer.serialize(resp, { gzip: true }));
+  ws.write(await ser(req));
+  ws.write(await ser(resp));
 }
 ws.end();
 await new Promise((r) => ws.on("finish", r));
 JS
 WARCIO_MODULE=$ROOT/node_modules/warcio/dist/index.js node "$tmp/gen.mjs" "$tmp/in11.warc.gz" "$PAIRS"
+WARCIO_MODULE=$ROOT/node_modules/warcio/dist/index.js node "$tmp/gen.mjs" "$tmp/nodigest.warc.gz" "$PAIRS" nodigest
 "$bin" warc convert --to 0.9 "$tmp/in11.warc.gz" "$tmp/in09.warc.gz" >/dev/null
 
 now() { date +%s.%N; }
@@ -69,19 +78,22 @@ measure() { # name file command...: best of 3 wall times, records, MB
 : > "$tmp/results"
 measure "warcio cdx-index (node $(node --version))" "$tmp/in11.warc.gz" "$ROOT/node_modules/.bin/warcio" cdx-index "$tmp/in11.warc.gz"
 measure "webkeep cdx index, WARC/1.1 (foreign, digests from header)" "$tmp/in11.warc.gz" "$bin" cdx index "$tmp/in11.warc.gz"
-measure "webkeep cdx index, WARC 0.9 (webkeep, sl)" "$tmp/in09.warc.gz" "$bin" cdx index "$tmp/in09.warc.gz"
+measure "webkeep cdx index --workers 1, WARC/1.1 (same, one core)" "$tmp/in11.warc.gz" "$bin" cdx index --workers 1 "$tmp/in11.warc.gz"
+measure "webkeep cdx index, WARC/1.1 without payload digests (SHA-1 of every payload computed)" "$tmp/nodigest.warc.gz" "$bin" cdx index "$tmp/nodigest.warc.gz"
+measure "warcio cdx-index, WARC/1.1 without payload digests (writes no digest)" "$tmp/nodigest.warc.gz" "$ROOT/node_modules/.bin/warcio" cdx-index "$tmp/nodigest.warc.gz"
+measure "webkeep cdx index, WARC 0.9 (webkeep: sl, Payload-Digest)" "$tmp/in09.warc.gz" "$bin" cdx index "$tmp/in09.warc.gz"
+measure "webkeep cdx index --workers 1, WARC 0.9 (same, one core)" "$tmp/in09.warc.gz" "$bin" cdx index --workers 1 "$tmp/in09.warc.gz"
 
-mb11=$(echo "$(stat -c %s "$tmp/in11.warc.gz") / 1048576" | bc -l)
-mb09=$(echo "$(stat -c %s "$tmp/in09.warc.gz") / 1048576" | bc -l)
+mbof() { echo "$(stat -c %s "$tmp/$1") / 1048576" | bc -l; }
 base=$(head -1 "$tmp/results" | cut -d'|' -f5)
 echo "## CDX indexing (webkeep cdx index vs warcio cdx-index)"
 echo
-echo "Command: \`scripts/bench.d/cdx.sh\` (CDX_BENCH_PAIRS=$PAIRS request/response pairs, 2-20 KB HTML payloads, 10% form POSTs; best of 3 runs, wall time)"
+echo "Command: \`CDX_BENCH_PAIRS=$PAIRS scripts/bench.d/cdx.sh\` ($PAIRS request/response pairs written by warcio.js, 2-20 KB HTML payloads, 10% form POSTs; the WARC 0.9 file is the same records converted by \`webkeep warc convert\`; best of 3 runs, wall time including process start; $(nproc) CPUs). \"vs warcio\" divides warcio's time on the WARC/1.1 file (first row) by the row's time."
 echo
 echo "| indexer | file | lines | records | seconds | records/s | MB/s (compressed) | vs warcio |"
 echo "|---|---|---|---|---|---|---|---|"
 while IFS='|' read -r name file lines recs secs; do
-  mb=$mb11; [ "$file" = in09.warc.gz ] && mb=$mb09
+  mb=$(mbof "$file")
   printf '| %s | %s | %d | %d | %.3f | %.0f | %.1f | %.1fx |\n' "$name" "$file" "$lines" "$recs" "$secs" \
     "$(echo "$recs / $secs" | bc -l)" "$(echo "$mb / $secs" | bc -l)" "$(echo "$base / $secs" | bc -l)"
 done < "$tmp/results"
