@@ -50,7 +50,7 @@ before(async () => {
   await options.waitForSelector('#urldb-status[data-loaded="false"]');
   await options.setInputFiles("#urldb-folder", db);
   await options.waitForSelector('#urldb-status[data-loaded="true"]');
-  assert.match(await options.textContent("#urldb-status"), /Loaded: 1 domains, 4 records, 0 problems/);
+  assert.match(await options.textContent("#urldb-status"), /Loaded: 1 domain, 4 records, 0 problems/);
   await options.close();
 
   const page = await browser.context.newPage();
@@ -189,7 +189,7 @@ test("\"Add to database\" adds a recorded page to the URL database", async (t) =
   await archive.fill("#filter", "");
   const options = await browser.context.newPage();
   await options.goto(browser.page("options.html"));
-  await waitFor(async () => /Loaded: 1 domains, 5 records/.test(await options.textContent("#urldb-status")), "5 records in the database");
+  await waitFor(async () => /Loaded: 1 domain, 5 records/.test(await options.textContent("#urldb-status")), "5 records in the database");
   await options.close();
   if (shots) {
     await archive.fill("#filter", "method:POST");

@@ -32,10 +32,17 @@ func archive() {
 	for _, id := range []string{"filter-method", "filter-status", "filter-type", "filter-verdict"} {
 		on(byID(id), "change", onFilter)
 	}
-	on(byID("records"), "click", func(ev dom.Event) {
+	openRow := func(ev dom.Event) {
 		if row := ev.Target().Closest("tr[data-index]"); row != nil {
 			i, _ := strconv.Atoi(row.GetAttribute("data-index"))
 			showRecord(i)
+		}
+	}
+	on(byID("records"), "click", openRow)
+	byID("records").AddEventListener("keydown", false, func(ev dom.Event) {
+		if key := ev.Underlying().Get("key").String(); key == "Enter" || key == " " {
+			ev.PreventDefault()
+			go openRow(ev)
 		}
 	})
 	onClick(byID("detail-close"), func() { show(byID("record-detail"), false); markSelected(-1) })

@@ -55,7 +55,9 @@ func recordMethod(r *Record) string {
 	return r.Fields.Method
 }
 
-// Match reports whether r passes every term of the filter.
+// Match reports whether r passes every term of the filter. The first search for words
+// keeps the record's searchable text in r, so typing in the search box does not build
+// it again for every key.
 func (f Filter) Match(r *Record) bool {
 	if f.Method != "" && !strings.EqualFold(recordMethod(r), f.Method) {
 		return false
@@ -82,11 +84,13 @@ func (f Filter) Match(r *Record) bool {
 	if len(f.Words) == 0 {
 		return true
 	}
-	text := strings.ToLower(strings.Join([]string{
-		recordMethod(r), r.Fields.URL, r.Fields.Status, r.Fields.Mime, r.URLKey, verdictLabel(r.Verdict), verdictText(r.Verdict),
-	}, " "))
+	if r.search == "" {
+		r.search = strings.ToLower(strings.Join([]string{
+			recordMethod(r), r.Fields.URL, r.Fields.Status, r.Fields.Mime, r.URLKey, verdictLabel(r.Verdict), verdictText(r.Verdict),
+		}, " "))
+	}
 	for _, w := range f.Words {
-		if !strings.Contains(text, w) {
+		if !strings.Contains(r.search, w) {
 			return false
 		}
 	}

@@ -299,3 +299,11 @@ func localTime(t time.Time) string {
 	}
 	return t.Local().Format("2006-01-02 15:04")
 }
+
+// plural writes a count of things: "1 file", "2 files".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}

@@ -226,3 +226,11 @@ func TestUTCTime(t *testing.T) {
 		t.Errorf("utcTime = %q, want %q", got, want)
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 files", 1: "1 file", 2: "2 files"} {
+		if got := plural(n, "file"); got != want {
+			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

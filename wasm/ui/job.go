@@ -49,6 +49,11 @@ func (p *progressBox) set(done, total int64, text string) {
 // finish shows how the work ended and lets the user dismiss the box.
 func (p *progressBox) finish(state, text string) {
 	p.root.SetAttribute("data-state", state)
+	if state == JobDone {
+		// Work done is a full bar, whatever the last progress report said.
+		p.bar.SetAttribute("max", "1")
+		p.bar.SetAttribute("value", "1")
+	}
 	p.count.SetTextContent(text)
 	p.cancelButton.Remove()
 	p.root.AppendChild(button("×", "dismiss", func() { p.root.Remove() }, "title", "Dismiss", "aria-label", "Dismiss"))

@@ -66,7 +66,7 @@ func renderDatabase(db URLDB) {
 	status := byID("urldb-status")
 	status.SetAttribute("data-loaded", strconv.FormatBool(db.Loaded))
 	if db.Loaded {
-		status.SetTextContent(fmt.Sprintf("Loaded: %d domains, %d records, %d problems.", len(db.Domains), records, len(db.Problems)))
+		status.SetTextContent(fmt.Sprintf("Loaded: %s, %s, %s.", plural(len(db.Domains), "domain"), plural(records, "record"), plural(len(db.Problems), "problem")))
 	} else {
 		status.SetTextContent("No URL database loaded: load a folder of YAML files or a zip of them to check recorded pages.")
 	}
@@ -108,7 +108,7 @@ func loadFolder() {
 		showError(errors.New("the folder has no .yaml files: choose the folder that holds the database's <domain>.yaml files"))
 		return
 	}
-	sendDatabase(fmt.Sprintf("Loading %d files", n), form)
+	sendDatabase(fmt.Sprintf("Loading %s", plural(n, "file")), form)
 }
 
 // loadZip sends the chosen zip of YAML files.

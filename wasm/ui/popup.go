@@ -81,7 +81,7 @@ func refreshPopup(listSessions bool) {
 	show(byID("start"), !st.Recording)
 	show(byID("stop"), st.Recording)
 	if st.Recording {
-		state.SetTextContent(fmt.Sprintf("Recording %d tab(s)", len(st.Tabs)))
+		state.SetTextContent("Recording " + plural(len(st.Tabs), "tab"))
 	} else {
 		state.SetTextContent("Not recording")
 	}

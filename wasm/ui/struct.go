@@ -45,6 +45,8 @@ type Record struct {
 	Timestamp string       `json:"timestamp"`
 	Fields    RecordFields `json:"fields"`
 	Verdict   *Verdict     `json:"verdict"`
+
+	search string // what a search for words looks in, lowercased; made by Filter.Match
 }
 
 // RecordFields are the JSON fields of a CDXJ line; the cdx package writes every value
