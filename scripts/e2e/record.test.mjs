@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { browseDemo, launch, startDemoSite, tabId } from "../lib/browser.mjs";
-import { httpBody, readWarc09 } from "../lib/warc09.mjs";
+import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
 import { readZip } from "../lib/zip.mjs";
 
 const sha256 = (b) => createHash("sha256").update(b).digest("hex");
-let site, browser, dir, files, records, serverLog;
+let site, browser, dir, files, records, raw, serverLog;
 
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "webkeep-e2e-"));
@@ -36,7 +36,8 @@ before(async () => {
   await download.saveAs(bundle);
   files = readZip(bundle);
   const warcName = [...files.keys()].find((n) => n.endsWith(".warc.gz"));
-  records = readWarc09(files.get(warcName));
+  raw = readWarc09(files.get(warcName));
+  records = reassemble(raw);
   serverLog = (await site.log()).filter((e) => !e.url.startsWith("/favicon"));
 }, { timeout: 240000 });
 
@@ -52,7 +53,7 @@ test("the bundle holds the WARC, the CDXJ, pages and the report", () => {
   assert.ok(names.some((n) => n.endsWith(".cdxj")), names.join());
   assert.ok(names.includes("pages.jsonl"));
   const report = JSON.parse(files.get("report.json"));
-  assert.equal(report.session.records, records.length);
+  assert.equal(report.session.records, raw.length);
   assert.ok(report.session.pages >= 8, `pages: ${report.session.pages}`);
 });
 
@@ -121,6 +122,8 @@ test("every response body is byte-identical to what the server sent, the large o
   }
   const big = serverLog.find((e) => e.url === "/big");
   assert.ok(big && big.response_size >= 20 << 20, "the large response was at least 20 MB");
+  const bigRecord = records.find((r) => r.type === "response" && r.uri.endsWith("/big"));
+  assert.ok(bigRecord.segments > 1, "the large response was written in segments, each its own gzip member");
 });
 
 test("the redirect chain is recorded hop by hop: 301, 302, 200", () => {

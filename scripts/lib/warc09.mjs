@@ -66,3 +66,34 @@ export function httpBody(block) {
 export function readWarc09(buf) {
   return members(buf).map((m) => ({ offset: m.offset, length: m.length, ...parseRecord(m.data, `offset ${m.offset}`) }));
 }
+
+/**
+ * Joins segmented records (section 7.2): the first segment's block followed by its
+ * continuation records' blocks in Segment-Number order. The joined record's length
+ * covers every segment's gzip member; End-Length on the last segment is checked.
+ */
+export function reassemble(records) {
+  const out = [];
+  const conts = new Map();
+  for (const r of records) {
+    if (r.type !== "continuation") continue;
+    const origin = r.fields["Segment-Origin-ID"];
+    if (!conts.has(origin)) conts.set(origin, []);
+    conts.get(origin).push(r);
+  }
+  for (const r of records) {
+    if (r.type === "continuation") continue;
+    if (r.fields["Segment-Number"] !== "1") { out.push(r); continue; }
+    const parts = (conts.get(r.id) || []).sort((a, b) => Number(a.fields["Segment-Number"]) - Number(b.fields["Segment-Number"]));
+    parts.forEach((p, i) => {
+      if (Number(p.fields["Segment-Number"]) !== i + 2) throw new Error(`${r.id}: segment ${i + 2} missing`);
+    });
+    const block = Buffer.concat([r.block, ...parts.map((p) => p.block)]);
+    const last = parts[parts.length - 1];
+    if (!last || Number(last.fields["End-Length"]) !== block.length) {
+      throw new Error(`${r.id}: End-Length ${last && last.fields["End-Length"]} but the segments hold ${block.length} bytes`);
+    }
+    out.push({ ...r, block, length: r.length + parts.reduce((a, p) => a + p.length, 0), segments: parts.length + 1 });
+  }
+  return out;
+}

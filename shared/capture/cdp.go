@@ -44,11 +44,14 @@ const DefaultStreamThreshold = 8 << 20
 // Recorder assembles DevTools events into exchanges.
 //
 // Response bodies are taken while the browser holds the response (the Fetch domain's
-// Response stage): the page cannot navigate away and evict a body before it is read.
-// Bodies larger than StreamThreshold (by Content-Length) are instead streamed as they
-// arrive. Events must be handed to HandleEvent in the order the browser emitted them,
-// from one goroutine; the commands they cause run on goroutines of their own, so a slow
-// command never holds the event stream back.
+// Response stage): a page that navigates away drops its bodies, and reading them after
+// they arrived loses that race (measured: a test that navigates at once lost a third
+// of them). Bodies larger than StreamThreshold (by Content-Length) are instead streamed
+// as they arrive into a spool in the Store, so memory stays flat whatever their size.
+// Responses the Fetch domain does not see (a worker's) are read when they finish.
+// Events must be handed to HandleEvent in the order the browser emitted them, from one
+// goroutine; the commands they cause run on goroutines of their own, so a slow command
+// never holds the event stream back.
 type Recorder struct {
 	browser Browser
 	// OnExchange receives every finished exchange: completed, redirected or failed.
@@ -60,12 +63,16 @@ type Recorder struct {
 	OnError func(error)
 	// StreamThreshold is the Content-Length above which a body is streamed.
 	StreamThreshold int64
+	// Store keeps streamed bodies until they are written; nil keeps them in memory.
+	Store Store
+	// BodyLimit cuts streamed bodies after this many bytes (0: no limit).
+	BodyLimit int64
 
 	mu      sync.Mutex
 	pending map[requestKey]*pendingExchange
 	bodies  map[requestKey]*responseBody // taken at the Response stage, by network id
 	extras  map[requestKey]Fields        // wire request headers that came before their request
-	work    sync.WaitGroup               // commands and finishes in flight
+	work    inflight                     // commands and finishes in flight
 }
 
 type requestKey struct {
@@ -79,9 +86,12 @@ type pendingExchange struct {
 	reqWG sync.WaitGroup // a request body being fetched
 }
 
-// responseBody is a body read for a request: taken whole, or streamed in chunks.
+// responseBody is a body read for a request: taken whole, or streamed into a spool.
 type responseBody struct {
 	streaming bool
+	spool     *spool
+	awaiting  bool     // streaming asked for; the data buffered before it not yet in
+	early     [][]byte // data that came while awaiting
 	chunks    [][]byte
 	note      string
 }
@@ -113,8 +123,9 @@ type step struct {
 func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 	steps := []step{
 		{"Network.enable", map[string]any{
-			"maxTotalBufferSize":    512 << 20,
-			"maxResourceBufferSize": 256 << 20,
+			// Larger bodies are streamed, not buffered.
+			"maxTotalBufferSize":    256 << 20,
+			"maxResourceBufferSize": 64 << 20,
 			"maxPostDataSize":       64 << 20,
 		}},
 		// The cache would answer repeat loads without a body to record.
@@ -247,10 +258,15 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			return err
 		}
 		r.mu.Lock()
-		if _, p := r.find(t, ev.RequestID); p != nil {
+		key, p := r.find(t, ev.RequestID)
+		if p != nil {
 			setResponse(p.ex, &ev.Response)
 		}
+		_, taken := r.bodies[key]
 		r.mu.Unlock()
+		if p != nil && !taken && r.large(p.ex.RespHeader) {
+			r.stream(ctx, t, key)
+		}
 	case "Network.dataReceived":
 		var ev struct {
 			RequestID string `json:"requestId"`
@@ -276,7 +292,11 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			}
 		}
 		if body != nil && body.streaming {
-			body.chunks = append(body.chunks, b)
+			if body.awaiting {
+				body.early = append(body.early, b)
+			} else {
+				body.spool.Write(b)
+			}
 		}
 		r.mu.Unlock()
 	case "Network.loadingFinished":
@@ -411,7 +431,9 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 
 // takeResponse reads a paused response's body (or starts streaming it) and lets the
 // response go on. It always lets it go on: a paused response that is never continued
-// hangs the page.
+// hangs the page. (Holding a document until the bodies of the page it replaces are
+// read does not work: the browser answers no Network.getResponseBody while a
+// navigation's response is paused.)
 func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID string, status int, errReason string, header Fields) {
 	defer func() {
 		if _, err := r.browser.Send(ctx, t, "Fetch.continueResponse", map[string]any{"requestId": fetchID}); err != nil {
@@ -424,37 +446,105 @@ func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkI
 		return
 	}
 	key := requestKey{t, networkID}
+	if r.large(header) {
+		r.stream(ctx, t, key)
+		return
+	}
 	body := &responseBody{}
-	if n, err := strconv.ParseInt(header.Get("Content-Length"), 10, 64); err == nil && n > r.StreamThreshold {
-		res, err := r.browser.Send(ctx, t, "Network.streamResourceContent", map[string]any{"requestId": networkID})
+	if b, err := r.responseBody(ctx, t, "Fetch.getResponseBody", fetchID); err != nil {
+		body.note = "response body not available from the browser: " + err.Error()
+	} else {
+		body.chunks = [][]byte{b}
+	}
+	r.mu.Lock()
+	r.bodies[key] = body
+	r.mu.Unlock()
+}
+
+// large says whether a response's declared length calls for streaming.
+func (r *Recorder) large(h Fields) bool {
+	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
+	return err == nil && n > r.StreamThreshold
+}
+
+// stream starts streaming a body into a spool. The body is registered at once, so no
+// data event is missed while the browser answers; what the browser had buffered before
+// comes first, then what arrived meanwhile.
+func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) {
+	store := r.Store
+	if store == nil {
+		store = NewMemStore()
+	}
+	body := &responseBody{streaming: true, awaiting: true, spool: newSpool(store, r.BodyLimit)}
+	r.mu.Lock()
+	r.bodies[key] = body
+	r.mu.Unlock()
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		res, err := r.browser.Send(ctx, t, "Network.streamResourceContent", map[string]any{"requestId": key.id})
+		var buffered []byte
 		if err == nil {
 			var out struct {
 				BufferedData string `json:"bufferedData"`
 			}
 			if err = json.Unmarshal(res, &out); err == nil {
-				var b []byte
-				if b, err = base64.StdEncoding.DecodeString(out.BufferedData); err == nil {
-					body.streaming = true
-					if len(b) > 0 {
-						body.chunks = append(body.chunks, b)
-					}
-				}
+				buffered, err = base64.StdEncoding.DecodeString(out.BufferedData)
 			}
 		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
 		if err != nil {
-			body.note = "streaming the body failed: " + err.Error()
+			// Most often the body had already ended: it is read whole at the end.
+			body.streaming, body.awaiting, body.early = false, false, nil
+			body.spool.remove()
+			body.spool = nil
+			delete(r.bodies, key)
+			return
 		}
-	} else {
-		b, err := r.responseBody(ctx, t, "Fetch.getResponseBody", fetchID)
-		if err != nil {
-			body.note = "response body not available from the browser: " + err.Error()
-		} else {
-			body.chunks = [][]byte{b}
+		body.spool.Write(buffered)
+		for _, c := range body.early {
+			body.spool.Write(c)
 		}
+		body.awaiting, body.early = false, nil
+	}()
+}
+
+// inflight counts work in progress. Unlike a sync.WaitGroup, work may be added while
+// someone waits: the wait ends whenever the count reaches zero.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed when n reaches zero
+}
+
+// Add adds delta to the count.
+func (c *inflight) Add(delta int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += delta
+	if c.n == 0 && c.zero != nil {
+		close(c.zero)
+		c.zero = nil
 	}
-	r.mu.Lock()
-	r.bodies[key] = body
-	r.mu.Unlock()
+}
+
+// Done subtracts one.
+func (c *inflight) Done() { c.Add(-1) }
+
+// Wait blocks until the count is zero.
+func (c *inflight) Wait() {
+	c.mu.Lock()
+	if c.n == 0 {
+		c.mu.Unlock()
+		return
+	}
+	if c.zero == nil {
+		c.zero = make(chan struct{})
+	}
+	ch := c.zero
+	c.mu.Unlock()
+	<-ch
 }
 
 // responseBody calls a getResponseBody command (Fetch or Network) and decodes it.
@@ -604,25 +694,54 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			// fixed-length body was sent with it, and replay tools key on it.
 			ex.ReqHeader = append(ex.ReqHeader, Field{Name: "Content-Length", Value: strconv.Itoa(len(ex.ReqBody))})
 		}
+		var sp *spool
+		if body != nil && body.streaming {
+			// Streaming may still await what was buffered before it began.
+			for {
+				r.mu.Lock()
+				waiting := body.awaiting
+				sp = body.spool
+				r.mu.Unlock()
+				if !waiting {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			if sp == nil {
+				body = nil // streaming failed: read it whole below
+			}
+		}
 		switch {
+		case sp != nil:
+			if err := sp.finish(); err != nil {
+				ex.RespNote = err.Error()
+			}
+			ex.respSpool = sp
+			if sp.cut {
+				ex.RespTruncated = "length"
+			}
 		case body != nil:
 			ex.RespBody = joinChunks(body.chunks)
 			if body.note != "" && ex.RespNote == "" {
 				ex.RespNote = body.note
 			}
 		case withBody && ex.Status != 0 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected:
-			// Not intercepted (a service worker or memory cache answered): ask the
-			// network layer, which still holds it.
-			b, err := r.responseBody(ctx, ended, "Network.getResponseBody", key.id)
-			if err != nil {
-				ex.RespNote = "response body not available from the browser: " + err.Error()
-			}
-			ex.RespBody = b
+			r.readWhole(ctx, ended, key.id, ex)
 		}
 		if r.OnExchange != nil {
 			r.OnExchange(ex)
 		}
 	}()
+}
+
+// readWhole reads a finished body from the network layer, which holds it until the
+// page goes away.
+func (r *Recorder) readWhole(ctx context.Context, t Target, id string, ex *Exchange) {
+	b, err := r.responseBody(ctx, t, "Network.getResponseBody", id)
+	if err != nil {
+		ex.RespNote = "response body not available from the browser: " + err.Error()
+	}
+	ex.RespBody = b
 }
 
 func joinChunks(chunks [][]byte) []byte {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -134,8 +135,54 @@ func TestRecorderStreamsLargeBodies(t *testing.T) {
 		{"Network.dataReceived", `{"requestId":"2","dataLength":5,"data":"` + b64("third") + `"}`},
 		{"Network.loadingFinished", `{"requestId":"2"}`},
 	})
-	if len(got) != 1 || string(got[0].RespBody) != "first-second-third" {
-		t.Fatalf("streamed body: %+v", got)
+	if len(got) != 1 {
+		t.Fatalf("got %d exchanges", len(got))
+	}
+	body, err := got[0].Body()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := io.ReadAll(body)
+	if string(all) != "first-second-third" || got[0].BodyLen() != 18 || got[0].RespBody != nil {
+		t.Errorf("streamed body %q (length %d), in memory %q", all, got[0].BodyLen(), got[0].RespBody)
+	}
+}
+
+// Data that arrives while the browser has not yet answered the request to stream goes
+// after what it had buffered, in order.
+func TestRecorderStreamingKeepsOrderWhileAwaitingTheBuffer(t *testing.T) {
+	release := make(chan struct{})
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Network.streamResourceContent" {
+			<-release
+			return map[string]any{"bufferedData": b64("1-")}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	r := NewRecorder(b)
+	r.StreamThreshold = 10
+	r.BodyLimit = 7
+	var got *Exchange
+	done := make(chan struct{})
+	r.OnExchange = func(ex *Exchange) { got = ex; close(done) }
+	ctx := context.Background()
+	for _, ev := range []event{
+		{"Network.requestWillBeSent", `{"requestId":"s","request":{"url":"http://example.org/v","method":"GET","headers":{}}}`},
+		{"Network.responseReceived", `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"100"}}}`},
+		{"Network.dataReceived", `{"requestId":"s","data":"` + b64("2-") + `"}`},
+		{"Network.dataReceived", `{"requestId":"s","data":"` + b64("3-4-5") + `"}`},
+		{"Network.loadingFinished", `{"requestId":"s"}`},
+	} {
+		if err := r.HandleEvent(ctx, Target{TabID: 1}, ev.method, json.RawMessage(ev.params)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	<-done
+	body, _ := got.Body()
+	all, _ := io.ReadAll(body)
+	if string(all) != "1-2-3-4" || got.RespTruncated != "length" {
+		t.Errorf("body %q truncated %q, want 1-2-3-4 cut at the limit", all, got.RespTruncated)
 	}
 }
 

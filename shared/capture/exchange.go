@@ -6,7 +6,10 @@ package capture
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -99,6 +102,8 @@ type Exchange struct {
 	StatusText   string
 	RespHeader   Fields
 	RespBody     []byte
+	// respSpool holds a large body instead of RespBody: in the store, not in memory.
+	respSpool *spool
 	RespNote     string // why the response body is incomplete, if it is
 	// RespTruncated is the reason the body was cut ("length"), empty if whole.
 	RespTruncated string
@@ -175,12 +180,12 @@ func (e *Exchange) ResponseHead() []byte {
 	// The archived body is what the browser delivered: decoded, de-chunked, and for a
 	// redirect not given at all. What the wire said is kept under X-Archive-Orig-*.
 	for _, name := range hopHeaders {
-		if v := e.RespHeader.Get(name); v != "" && (name != "Content-Length" || v != strconv.Itoa(len(e.RespBody))) {
+		if v := e.RespHeader.Get(name); v != "" && (name != "Content-Length" || v != strconv.FormatInt(e.BodyLen(), 10)) {
 			fmt.Fprintf(&b, "X-Archive-Orig-%s: %s\r\n", name, v)
 		}
 	}
 	if e.Status >= 200 && e.Status != http.StatusNoContent && e.Status != http.StatusNotModified {
-		fmt.Fprintf(&b, "Content-Length: %s\r\n", strconv.Itoa(len(e.RespBody)))
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", e.BodyLen())
 	}
 	b.WriteString("\r\n")
 	return b.Bytes()
@@ -193,4 +198,36 @@ func (e *Exchange) ContentType() string {
 		ct = ct[:i]
 	}
 	return strings.ToLower(strings.TrimSpace(ct))
+}
+
+// BodyLen is the length of the archived response body.
+func (e *Exchange) BodyLen() int64 {
+	if e.respSpool != nil {
+		return e.respSpool.size
+	}
+	return int64(len(e.RespBody))
+}
+
+// Body returns the archived response body as a stream.
+func (e *Exchange) Body() (io.Reader, error) {
+	if e.respSpool != nil {
+		return e.respSpool.reader()
+	}
+	return bytes.NewReader(e.RespBody), nil
+}
+
+// BodyDigests returns the SHA-1 and SHA-256 of the archived response body.
+func (e *Exchange) BodyDigests() (sha1sum, sha256sum []byte) {
+	if e.respSpool != nil {
+		return e.respSpool.sha1.Sum(nil), e.respSpool.sha256.Sum(nil)
+	}
+	a, b := sha1.Sum(e.RespBody), sha256.Sum256(e.RespBody)
+	return a[:], b[:]
+}
+
+// release frees what the exchange keeps outside memory.
+func (e *Exchange) release() {
+	if e.respSpool != nil {
+		e.respSpool.remove()
+	}
 }

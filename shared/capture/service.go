@@ -60,10 +60,13 @@ type Service struct {
 func NewService(store Store, host Host) (*Service, error) {
 	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue(), sites: map[string]bool{}}
 	s.recorder = NewRecorder(host)
+	s.recorder.Store = store
+	cleanSpools(store) // bodies a stopped instance was receiving are lost with it
 	s.recorder.OnExchange = s.exchange
 	s.recorder.OnPage = s.page
 	s.recorder.OnError = func(err error) { s.noteCurrent(err.Error()) }
 	s.settings = loadSettings(store)
+	s.recorder.BodyLimit = s.settings.BodyLimit
 	s.db = loadURLDatabase(store)
 	b, err := store.Get(stateKey)
 	switch {
@@ -306,6 +309,7 @@ func (s *Service) exchange(ex *Exchange) {
 	if sess == nil {
 		return
 	}
+	defer ex.release()
 	applyPolicy(ex, s.Settings())
 	if err := sess.WriteExchange(ex); err != nil {
 		sess.Note(err.Error())

@@ -3,7 +3,6 @@ package capture
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha1"
 	"encoding/base32"
 	"encoding/json"
 	"errors"
@@ -61,7 +60,7 @@ type Session struct {
 	store Store
 	mu    sync.Mutex
 	info  SessionInfo
-	buf   bytes.Buffer // gzip members of the exchange being written
+	sink  *chunkSink // where the writer's gzip members go: the store, a chunk at a time
 	w     *warc.Writer
 	base  int64 // offset in the session's WARC of the writer's first byte
 }
@@ -168,21 +167,23 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 	defer s.mu.Unlock()
 	if s.w == nil {
 		s.base = s.info.Bytes
-		s.w = warc.NewWriter(&s.buf, warc.WriterOptions{Version: warc.V09, Gzip: true})
+		s.sink = &chunkSink{s: s, stream: streamWARC}
+		s.w = warc.NewWriter(s.sink, warc.WriterOptions{Version: warc.V09, Gzip: true, MaxBuffer: maxRecordBuffer})
 	}
-	s.buf.Reset()
+	before := s.sink.n
 	records, lines, err := s.writeRecords(ex)
+	if err == nil {
+		err = s.sink.flush()
+	}
 	if err != nil {
-		// The writer's state is unknown after a failed record: start a fresh one.
+		// The writer's state is unknown after a failed record: start a fresh one,
+		// after what reached the store.
+		s.sink.buf.Reset()
 		s.w = nil
 		return fmt.Errorf("capture: %s %s: %w", ex.Method, ex.URL, err)
 	}
-	if err := s.appendChunk(streamWARC, s.buf.Bytes()); err != nil {
-		s.w = nil
-		return err
-	}
 	// The writer's offsets count from its first byte, which is at s.base.
-	s.info.Bytes += int64(s.buf.Len())
+	s.info.Bytes += s.sink.n - before
 	if len(lines) > 0 {
 		if err := s.appendChunk(streamCDX, lines); err != nil {
 			s.note(fmt.Sprintf("%s: CDX line not stored: %v", ex.URL, err))
@@ -205,7 +206,11 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 	return s.saveInfo()
 }
 
-// writeRecords writes ex's records into s.buf and returns their count and CDX lines.
+// maxRecordBuffer is the most of a record held in memory: a larger body is written
+// as segments (section 7.2 of the draft), each one gzip member.
+const maxRecordBuffer = 8 << 20
+
+// writeRecords writes ex's records and returns their count and CDX lines.
 func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 	date := ex.Started
 	if date.IsZero() {
@@ -267,6 +272,10 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 		return n + 1, nil, nil
 	}
 	head := ex.ResponseHead()
+	body, err := ex.Body()
+	if err != nil {
+		return n, nil, fmt.Errorf("response body: %w", err)
+	}
 	respFields := append(append(warc.Header{}, ip...), related...)
 	if ex.RespTruncated != "" {
 		respFields = append(respFields, warc.Field{Name: warc.FieldTruncated, Value: ex.RespTruncated})
@@ -277,13 +286,13 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 		Date:        date,
 		ContentType: "message/http",
 		Header:      respFields,
-		Block:       io.MultiReader(bytes.NewReader(head), bytes.NewReader(ex.RespBody)),
-		BlockLength: int64(len(head) + len(ex.RespBody)),
+		Block:       io.MultiReader(bytes.NewReader(head), body),
+		BlockLength: int64(len(head)) + ex.BodyLen(),
 	})
 	if err != nil {
 		return n, nil, fmt.Errorf("response record: %w", err)
 	}
-	n++
+	n += max(1, respInfo.Segments) // a large body is written as segments
 	entry, err := s.cdxEntry(ex, date, respInfo)
 	if err != nil {
 		s.note(fmt.Sprintf("%s: no CDX line: %v", ex.URL, err))
@@ -303,14 +312,14 @@ func (s *Session) cdxEntry(ex *Exchange, date time.Time, resp warc.RecordInfo) (
 	if err != nil {
 		return nil, err
 	}
-	sum := sha1.Sum(ex.RespBody)
+	sum, _ := ex.BodyDigests()
 	e := &cdx.Entry{
 		URLKey:    key,
 		Timestamp: date.UTC().Format("20060102150405"),
 		URL:       ex.URL,
 		Mime:      ex.ContentType(),
 		Status:    fmt.Sprint(ex.Status),
-		Digest:    base32.StdEncoding.EncodeToString(sum[:]),
+		Digest:    base32.StdEncoding.EncodeToString(sum),
 		Length:    resp.Length,
 		Offset:    s.base + resp.Offset,
 		Filename:  s.BaseName() + ".warc.gz",

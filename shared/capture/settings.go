@@ -154,6 +154,7 @@ func (s *Service) UpdateSettings(next Settings) (Settings, error) {
 		return s.settings.public(), err
 	}
 	s.settings = next
+	s.recorder.BodyLimit = next.BodyLimit
 	return next.public(), nil
 }
 

@@ -3,7 +3,6 @@ package capture
 import (
 	"archive/zip"
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -143,12 +142,11 @@ func (d *urlDatabase) check(ex *Exchange) (urldb.Verdict, bool) {
 	if ex.Status == 0 {
 		return urldb.Verdict{URL: ex.URL, Domain: dom.Name, Path: rec.Path, Code: urldb.CodeNetwork, Problem: ex.Failure}, true
 	}
-	resp := urldb.Response{Status: ex.Status, Header: ex.RespHeader.HTTPHeader(), Length: int64(len(ex.RespBody))}
+	resp := urldb.Response{Status: ex.Status, Header: ex.RespHeader.HTTPHeader(), Length: ex.BodyLen()}
 	if ex.RespTruncated != "" || ex.RespNote != "" {
 		resp.Length = -1 // the body we have is not the whole body
 	} else {
-		sum := sha256.Sum256(ex.RespBody)
-		resp.SHA256 = sum[:]
+		_, resp.SHA256 = ex.BodyDigests()
 	}
 	v := urldb.CheckResponse(rec, resp)
 	v.URL = ex.URL

@@ -1,0 +1,87 @@
+// Benchmarks of the extension in real Chromium, printed as a markdown section for
+// BENCHMARKS.md: page-load time with recording on and off (median of repeated loads in
+// the same run), the core's cold start in the service worker, and the browser's memory
+// while a large response is recorded.
+//
+//   node scripts/bench-extension.mjs [--loads N] [--big BYTES]
+import { execFileSync } from "node:child_process";
+import { launch, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
+
+const arg = (name, def) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const loads = arg("--loads", 15);
+const bigSize = arg("--big", 500 << 20);
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const mb = (n) => (n / 1e6).toFixed(1);
+
+// Resident memory of every Chromium process, in bytes.
+function browserRSS() {
+  const out = execFileSync("ps", ["-C", "chromium", "-o", "rss="], { encoding: "utf8" }).trim();
+  return out.split(/\s+/).filter(Boolean).reduce((a, kb) => a + Number(kb) * 1024, 0);
+}
+
+async function loadTimes(page, url) {
+  const times = [];
+  for (let i = 0; i < loads; i++) {
+    const t0 = performance.now();
+    await page.goto(url, { waitUntil: "load" });
+    times.push(performance.now() - t0);
+  }
+  return times;
+}
+
+const site = await startDemoSite(["-big", String(bigSize)]);
+const browser = await launch({});
+const rows = [];
+try {
+  // Cold start: stop the worker, wake it with a message, time until the core answers.
+  const ext = await browser.context.newPage();
+  await ext.goto(browser.page("popup.html"));
+  const cdp = await browser.context.newCDPSession(ext);
+  await cdp.send("ServiceWorker.enable");
+  const starts = [];
+  for (let i = 0; i < 5; i++) {
+    await cdp.send("ServiceWorker.stopAllWorkers");
+    const t0 = performance.now();
+    await ext.evaluate(() => fetch("/api/status").then((r) => r.json()));
+    starts.push(performance.now() - t0);
+  }
+  rows.push(["core cold start in the service worker (stop, then first /api/status answer)", `${median(starts).toFixed(0)} ms`, `median of ${starts.length}`]);
+
+  const page = await browser.context.newPage();
+  const url = new URL("/gallery", site.url).href;
+  await page.goto(url);
+  const off = await loadTimes(page, url);
+  const tab = await tabId(browser.sw, site.url);
+  await ext.evaluate((t) => fetch(`/api/record/start?tab=${t}`, { method: "POST" }), tab);
+  const on = await loadTimes(page, url);
+  rows.push(["page load, recording off (demo /gallery: HTML, CSS, 3 images, a script, a worker POST)", `${median(off).toFixed(1)} ms`, `median of ${loads}`]);
+  rows.push(["page load, recording on", `${median(on).toFixed(1)} ms`, `median of ${loads}`]);
+  rows.push(["ratio on/off (target <= 1.3)", (median(on) / median(off)).toFixed(2), ""]);
+
+  // Memory while a large response is recorded.
+  await page.goto(site.url);
+  await new Promise((r) => setTimeout(r, 1000));
+  const idle = browserRSS();
+  let peak = idle;
+  const sampler = setInterval(() => { try { peak = Math.max(peak, browserRSS()); } catch { /* gone */ } }, 200);
+  const t0 = performance.now();
+  await page.click("#load-big");
+  await page.waitForSelector("#load-big[data-done]", { timeout: 600000 });
+  const session = await ext.evaluate(() => fetch("/api/record/stop", { method: "POST" }).then((r) => r.json()));
+  clearInterval(sampler);
+  const secs = (performance.now() - t0) / 1000;
+  rows.push([`browser memory while recording a ${mb(bigSize)} MB response: idle`, `${mb(idle)} MB`, "RSS of all Chromium processes"]);
+  rows.push(["same: peak", `${mb(peak)} MB`, `+${mb(peak - idle)} MB over idle (target: under 100 MB over idle)`]);
+  rows.push(["same: time to load and record it", `${secs.toFixed(1)} s`, `${mb(bigSize / secs)} MB/s; session WARC ${mb(session.bytes)} MB`]);
+} finally {
+  await browser.close();
+  site.stop();
+}
+
+console.log("## Extension in Chromium\n");
+console.log(`\`node scripts/bench-extension.mjs --loads ${loads} --big ${bigSize}\` (headless Debian Chromium, the real extension)\n`);
+console.log("| measure | value | notes |\n| --- | --- | --- |");
+for (const r of rows) console.log(`| ${r.join(" | ")} |`);

@@ -1,0 +1,104 @@
+package capture
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"fmt"
+	"hash"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+// spoolChunk is how much of a large body is held in memory before it goes to the store.
+const spoolChunk = 1 << 20
+
+var spoolSeq atomic.Int64
+
+// spool keeps a large response body in the store as it arrives, so memory stays flat
+// whatever the body's size. It hashes the body on the way (SHA-1 for the CDX digest,
+// SHA-256 for the URL database), since the body is never held whole.
+type spool struct {
+	store  Store
+	prefix string
+	limit  int64 // bytes kept at most (0: all); more marks the body cut
+
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	seq     int
+	size    int64
+	cut     bool
+	sha1    hash.Hash
+	sha256  hash.Hash
+	err     error
+	removed bool
+}
+
+func newSpool(store Store, limit int64) *spool {
+	return &spool{
+		store:  store,
+		prefix: fmt.Sprintf("spool/%010d/", spoolSeq.Add(1)),
+		limit:  limit,
+		sha1:   sha1.New(),
+		sha256: sha256.New(),
+	}
+}
+
+// Write adds body bytes; the first error is kept and reported by finish.
+func (s *spool) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(p)
+	if s.limit > 0 && s.size+int64(len(p)) > s.limit {
+		p = p[:max(0, s.limit-s.size)]
+		s.cut = true
+	}
+	s.size += int64(len(p))
+	s.sha1.Write(p)
+	s.sha256.Write(p)
+	s.buf.Write(p)
+	if s.buf.Len() >= spoolChunk && s.err == nil {
+		s.err = s.flush()
+	}
+	return n, nil
+}
+
+func (s *spool) flush() error {
+	if s.buf.Len() == 0 {
+		return nil
+	}
+	key := fmt.Sprintf("%s%010d", s.prefix, s.seq)
+	if err := s.store.Put(key, s.buf.Bytes()); err != nil {
+		return fmt.Errorf("capture: spooling a body: %w", err)
+	}
+	s.seq++
+	s.buf.Reset()
+	return nil
+}
+
+// finish stores what is buffered; the body is then complete.
+func (s *spool) finish() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = s.flush()
+	}
+	return s.err
+}
+
+// reader streams the spooled body from the store.
+func (s *spool) reader() (io.Reader, error) { return openChunks(s.store, s.prefix) }
+
+// remove deletes the spooled chunks.
+func (s *spool) remove() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.removed {
+		s.removed = true
+		s.store.Delete(s.prefix)
+	}
+}
+
+// cleanSpools deletes spools a stopped instance left behind.
+func cleanSpools(store Store) { store.Delete("spool/") }
