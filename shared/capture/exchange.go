@@ -104,7 +104,7 @@ type Exchange struct {
 	RespBody     []byte
 	// respSpool holds a large body instead of RespBody: in the store, not in memory.
 	respSpool *spool
-	RespNote     string // why the response body is incomplete, if it is
+	RespNote  string // why the response body is incomplete, if it is
 	// RespTruncated is the reason the body was cut ("length"), empty if whole.
 	RespTruncated string
 	RemoteIP      string

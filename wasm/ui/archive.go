@@ -42,14 +42,14 @@ func archive() {
 	byID("records").AddEventListener("keydown", false, func(ev dom.Event) {
 		if key := ev.Underlying().Get("key").String(); key == "Enter" || key == " " {
 			ev.PreventDefault()
-			go openRow(ev)
+			go safely(func() { openRow(ev) })
 		}
 	})
 	onClick(byID("detail-close"), func() { show(byID("record-detail"), false); markSelected(-1) })
 	onClick(byID("rename"), startRename)
 	byID("rename-form").AddEventListener("submit", false, func(ev dom.Event) {
 		ev.PreventDefault()
-		go saveRename()
+		go safely(saveRename)
 	})
 	onClick(byID("rename-cancel"), func() { show(byID("rename-form"), false) })
 	onClick(byID("delete"), askDelete)
@@ -58,7 +58,7 @@ func archive() {
 	onClick(byID("upload"), uploadSession)
 	onClick(byID("add-to-db"), addToDatabase)
 	on(byID("import-file"), "change", func(dom.Event) { importFile() })
-	dom.GetWindow().AddEventListener("hashchange", false, func(dom.Event) { go openFromHash() })
+	dom.GetWindow().AddEventListener("hashchange", false, func(dom.Event) { go safely(openFromHash) })
 	loadSessions()
 	openFromHash()
 }

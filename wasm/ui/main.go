@@ -23,11 +23,11 @@ func main() {
 	page := doc.QuerySelector("body").GetAttribute("data-page")
 	switch page {
 	case "popup":
-		go popup()
+		go safely(popup)
 	case "archive":
-		go archive()
+		go safely(archive)
 	case "options":
-		go options()
+		go safely(options)
 	default:
 		showError(fmt.Errorf("unknown page %q: reinstall the extension", page))
 	}
@@ -126,17 +126,28 @@ func query(name string) string {
 	return u.Query().Get(name)
 }
 
+// safely runs f, showing a panic as an error instead of ending the page's program: the
+// rest of the page keeps working.
+func safely(f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			showError(fmt.Errorf("webkeep: internal error: %v; reload the page, and report it if it happens again", p))
+		}
+	}()
+	f()
+}
+
 // on runs f on its own goroutine for each event of the kind on e: f may call the API,
 // which waits for JavaScript promises and so must not run on the event's own goroutine.
 func on(e dom.Element, kind string, f func(dom.Event)) {
-	e.AddEventListener(kind, false, func(ev dom.Event) { go f(ev) })
+	e.AddEventListener(kind, false, func(ev dom.Event) { go safely(func() { f(ev) }) })
 }
 
 // onClick runs f on its own goroutine when e is clicked.
 func onClick(e dom.Element, f func()) {
 	e.AddEventListener("click", false, func(ev dom.Event) {
 		ev.PreventDefault()
-		go f()
+		go safely(f)
 	})
 }
 

@@ -39,7 +39,7 @@ func options() {
 	onClick(byID("add-domain"), func() { focus(addRuleRow(domainRule{}).QuerySelector(".domain")) })
 	byID("settings").AddEventListener("submit", false, func(ev dom.Event) {
 		ev.PreventDefault()
-		go saveSettings()
+		go safely(saveSettings)
 	})
 	var db URLDB
 	if err := call("GET", "/api/urldb", nil, &db); err != nil {

@@ -35,7 +35,7 @@ func popup() {
 	})
 	for i := 0; ; i++ {
 		// The list of sessions is asked for less often than the live figures.
-		refreshPopup(i%5 == 0)
+		safely(func() { refreshPopup(i%5 == 0) })
 		time.Sleep(time.Second)
 	}
 }
