@@ -158,6 +158,20 @@ func (r *Recorder) attachChild(ctx context.Context, t Target, kind string) {
 	}
 }
 
+// Receiving reports how many responses of a tab have begun but not ended: bodies
+// still arriving.
+func (r *Recorder) Receiving(tab int) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for k, p := range r.pending {
+		if k.target.TabID == tab && p.ex.Status != 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // Wait blocks until every command and finish in flight is done.
 func (r *Recorder) Wait() { r.work.Wait() }
 

@@ -6,7 +6,6 @@ package capture
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -216,13 +215,22 @@ func (e *Exchange) Body() (io.Reader, error) {
 	return bytes.NewReader(e.RespBody), nil
 }
 
-// BodyDigests returns the SHA-1 and SHA-256 of the archived response body.
-func (e *Exchange) BodyDigests() (sha1sum, sha256sum []byte) {
-	if e.respSpool != nil {
-		return e.respSpool.sha1.Sum(nil), e.respSpool.sha256.Sum(nil)
+// BodySHA256 returns the SHA-256 of the archived response body, reading a spooled
+// body back from the store.
+func (e *Exchange) BodySHA256() ([]byte, error) {
+	if e.respSpool == nil {
+		sum := sha256.Sum256(e.RespBody)
+		return sum[:], nil
 	}
-	a, b := sha1.Sum(e.RespBody), sha256.Sum256(e.RespBody)
-	return a[:], b[:]
+	r, err := e.respSpool.reader()
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
 }
 
 // release frees what the exchange keeps outside memory.

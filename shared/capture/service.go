@@ -52,7 +52,8 @@ type Service struct {
 	sites    map[string]bool // session id + origin: data.txt already fetched
 	bg       sync.WaitGroup  // background work of the recording (site files)
 
-	httpClient *http.Client // for the team archive; nil: http.DefaultClient
+	httpClient  *http.Client // for the team archive; nil: http.DefaultClient
+	lastEventAt time.Time    // when the last browser event was handled
 }
 
 // NewService returns a service over store and host, restoring the recording state a
@@ -204,6 +205,7 @@ func (s *Service) forget(tabID int) {
 
 // StopTab stops recording one tab; when it was the last, the session is closed.
 func (s *Service) StopTab(ctx context.Context, tabID int) (info SessionInfo, err error) {
+	s.drain(ctx, []int{tabID})
 	s.do(func() { info, err = s.stopTab(ctx, tabID) })
 	return info, err
 }
@@ -224,10 +226,41 @@ func (s *Service) stopTab(ctx context.Context, tabID int) (SessionInfo, error) {
 }
 
 // Stop ends recording: every recorded tab is detached and the session is closed, once
-// every exchange that was under way has been written.
+// every exchange that was under way has been written. Bodies still arriving (the
+// browser's events lag behind what the page already has) are waited for while they
+// make progress.
 func (s *Service) Stop(ctx context.Context) (info SessionInfo, err error) {
+	s.drain(ctx, s.tabs())
 	s.do(func() { info, err = s.stop(ctx) })
 	return info, err
+}
+
+// Limits of waiting for bodies to finish arriving when recording stops.
+const (
+	drainIdle = 3 * time.Second // no event handled for this long: stop waiting
+	drainMax  = 2 * time.Minute
+)
+
+// drain waits, outside the event queue so events go on being handled, until no
+// response of the tabs is mid-body, events stop coming, or drainMax has passed.
+func (s *Service) drain(ctx context.Context, tabs []int) {
+	deadline := time.Now().Add(drainMax)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		busy := 0
+		for _, t := range tabs {
+			busy += s.recorder.Receiving(t)
+		}
+		if busy == 0 || time.Since(s.lastEvent()) > drainIdle {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *Service) lastEvent() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastEventAt
 }
 
 func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
@@ -264,6 +297,9 @@ func (s *Service) Event(ctx context.Context, t Target, method string, params jso
 		if !s.recording(t.TabID) {
 			return
 		}
+		s.mu.Lock()
+		s.lastEventAt = time.Now()
+		s.mu.Unlock()
 		if err := s.recorder.HandleEvent(ctx, t, method, params); err != nil {
 			s.noteCurrent(err.Error())
 		}

@@ -3,6 +3,7 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha1"
 	"encoding/base32"
 	"encoding/json"
 	"errors"
@@ -61,6 +62,10 @@ type Session struct {
 	mu    sync.Mutex
 	info  SessionInfo
 	sink  *chunkSink // where the writer's gzip members go: the store, a chunk at a time
+	// dedup turns a payload already archived in this session into a revisit record.
+	// It lives as long as the service worker; after a restart, payloads archived
+	// before are written again in full.
+	dedup *warc.Deduper
 	w     *warc.Writer
 	base  int64 // offset in the session's WARC of the writer's first byte
 }
@@ -166,9 +171,12 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w == nil {
+		if s.dedup == nil {
+			s.dedup = warc.NewDeduper()
+		}
 		s.base = s.info.Bytes
 		s.sink = &chunkSink{s: s, stream: streamWARC}
-		s.w = warc.NewWriter(s.sink, warc.WriterOptions{Version: warc.V09, Gzip: true, MaxBuffer: maxRecordBuffer})
+		s.w = warc.NewWriter(s.sink, warc.WriterOptions{Version: warc.V09, Gzip: true, MaxBuffer: maxRecordBuffer, Dedup: s.dedup})
 	}
 	before := s.sink.n
 	records, lines, err := s.writeRecords(ex)
@@ -312,14 +320,21 @@ func (s *Session) cdxEntry(ex *Exchange, date time.Time, resp warc.RecordInfo) (
 	if err != nil {
 		return nil, err
 	}
-	sum, _ := ex.BodyDigests()
+	digest, err := payloadDigest(ex, resp)
+	if err != nil {
+		return nil, err
+	}
+	mime := ex.ContentType()
+	if resp.Type == warc.TypeRevisit {
+		mime = "warc/revisit" // as pywb indexes a revisit
+	}
 	e := &cdx.Entry{
 		URLKey:    key,
 		Timestamp: date.UTC().Format("20060102150405"),
 		URL:       ex.URL,
-		Mime:      ex.ContentType(),
+		Mime:      mime,
 		Status:    fmt.Sprint(ex.Status),
-		Digest:    base32.StdEncoding.EncodeToString(sum),
+		Digest:    digest,
 		Length:    resp.Length,
 		Offset:    s.base + resp.Offset,
 		Filename:  s.BaseName() + ".warc.gz",
@@ -329,6 +344,23 @@ func (s *Session) cdxEntry(ex *Exchange, date time.Time, resp warc.RecordInfo) (
 		e.RequestBody = requestBody
 	}
 	return e, nil
+}
+
+// payloadDigest is the CDX digest of a response: the base32 SHA-1 of its payload, as
+// the writer computed it, or computed again when the writer did not (segments).
+func payloadDigest(ex *Exchange, resp warc.RecordInfo) (string, error) {
+	if d, ok := strings.CutPrefix(resp.PayloadDigest, "sha1:"); ok {
+		return d, nil
+	}
+	body, err := ex.Body()
+	if err != nil {
+		return "", err
+	}
+	h := sha1.New()
+	if _, err := io.Copy(h, body); err != nil {
+		return "", err
+	}
+	return base32.StdEncoding.EncodeToString(h.Sum(nil)), nil
 }
 
 // AddVerdict keeps the URL-database verdict on a recorded response.

@@ -399,3 +399,33 @@ func TestServiceTabClosedKeepsSession(t *testing.T) {
 		t.Errorf("after the tab closed: %+v", list)
 	}
 }
+
+func TestSessionDeduplicatesRepeatedPayloads(t *testing.T) {
+	store := NewMemStore()
+	sess, _ := createSession(store, "d", time.Now())
+	for i := 0; i < 2; i++ {
+		sess.WriteExchange(&Exchange{Method: "GET", URL: "http://example.org/app.js", Status: 200,
+			RespHeader: Fields{{"Content-Type", "text/javascript"}}, RespBody: []byte("console.log(1)")})
+	}
+	w, err := sess.WARC()
+	rd, _ := warc.NewReader(bytes.NewReader(readAll(t, w, err)))
+	var types []string
+	for {
+		rec, err := rd.Next()
+		if err != nil {
+			break
+		}
+		types = append(types, rec.Type)
+		if rec.Type == warc.TypeRevisit && rec.Header.Get(warc.FieldRelatedRecordID) == "" {
+			t.Errorf("revisit without Related-Record-ID: %v", rec.Header)
+		}
+	}
+	if got := strings.Join(types, " "); got != "request response request revisit" {
+		t.Errorf("records: %s", got)
+	}
+	cr, err := sess.CDXLines()
+	idx := string(readAll(t, cr, err))
+	if !strings.Contains(idx, `"mime": "warc/revisit"`) || strings.Count(idx, "\n") != 2 {
+		t.Errorf("index: %s", idx)
+	}
+}

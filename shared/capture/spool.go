@@ -2,10 +2,7 @@ package capture
 
 import (
 	"bytes"
-	"crypto/sha1"
-	"crypto/sha256"
 	"fmt"
-	"hash"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -17,8 +14,7 @@ const spoolChunk = 1 << 20
 var spoolSeq atomic.Int64
 
 // spool keeps a large response body in the store as it arrives, so memory stays flat
-// whatever the body's size. It hashes the body on the way (SHA-1 for the CDX digest,
-// SHA-256 for the URL database), since the body is never held whole.
+// whatever the body's size.
 type spool struct {
 	store  Store
 	prefix string
@@ -29,8 +25,6 @@ type spool struct {
 	seq     int
 	size    int64
 	cut     bool
-	sha1    hash.Hash
-	sha256  hash.Hash
 	err     error
 	removed bool
 }
@@ -40,8 +34,6 @@ func newSpool(store Store, limit int64) *spool {
 		store:  store,
 		prefix: fmt.Sprintf("spool/%010d/", spoolSeq.Add(1)),
 		limit:  limit,
-		sha1:   sha1.New(),
-		sha256: sha256.New(),
 	}
 }
 
@@ -55,8 +47,6 @@ func (s *spool) Write(p []byte) (int, error) {
 		s.cut = true
 	}
 	s.size += int64(len(p))
-	s.sha1.Write(p)
-	s.sha256.Write(p)
 	s.buf.Write(p)
 	if s.buf.Len() >= spoolChunk && s.err == nil {
 		s.err = s.flush()

@@ -145,8 +145,13 @@ func (d *urlDatabase) check(ex *Exchange) (urldb.Verdict, bool) {
 	resp := urldb.Response{Status: ex.Status, Header: ex.RespHeader.HTTPHeader(), Length: ex.BodyLen()}
 	if ex.RespTruncated != "" || ex.RespNote != "" {
 		resp.Length = -1 // the body we have is not the whole body
-	} else {
-		_, resp.SHA256 = ex.BodyDigests()
+	} else if len(rec.ContentSHA256) > 0 {
+		// Only a static record needs the digest; a spooled body is read again for it.
+		sum, err := ex.BodySHA256()
+		if err != nil {
+			resp.Length = -1
+		}
+		resp.SHA256 = sum
 	}
 	v := urldb.CheckResponse(rec, resp)
 	v.URL = ex.URL
