@@ -24,7 +24,7 @@ const db = new Promise((resolve, reject) => {
   open.onerror = () => reject(open.error);
 });
 const tx = (mode, fn) => db.then((d) => new Promise((resolve, reject) => {
-  const t = d.transaction("kv", mode, { durability: "strict" });
+  const t = d.transaction("kv", mode);
   const req = fn(t.objectStore("kv"));
   t.oncomplete = () => resolve(req && req.result);
   t.onerror = () => reject(t.error);
