@@ -351,12 +351,15 @@ test("options: Check all shows progress and then the report", async () => {
 
 test("the elapsed time goes on while recording", async () => {
   const page = await browser.context.newPage();
-  await page.goto(site.url);
-  const tab = await tabId(browser.sw, site.url);
+  const url = new URL("/gallery?elapsed", site.url).href;
+  await page.goto(url);
+  const tab = await tabId(browser.sw, url);
   const p = await browser.context.newPage();
   await p.goto(browser.page(`popup.html?tab=${tab}`));
+  await p.waitForSelector('#state[data-recording="false"]');
   await p.click("#start");
-  await p.waitForSelector('#state[data-recording="true"]');
+  await waitFor(async () => (await p.getAttribute("#state", "data-recording")) === "true" || (await p.isVisible("#error")), "recording to start");
+  assert.equal(await p.isVisible("#error"), false, await p.textContent("#error"));
   const first = await p.textContent('[data-stat="Elapsed"]');
   await waitFor(async () => (await p.textContent('[data-stat="Elapsed"]')) !== first, "the elapsed time to change", 5000);
   await p.click("#stop");

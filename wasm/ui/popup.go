@@ -21,6 +21,9 @@ func popup() {
 			showError(tabErr)
 			return
 		}
+		start := byID("start")
+		setDisabled(start, true)
+		defer setDisabled(start, false)
 		if err := call("POST", "/api/record/start?tab="+strconv.Itoa(tab), nil, nil); err != nil {
 			showError(fmt.Errorf("could not start recording: %w", err))
 		}
@@ -33,6 +36,8 @@ func popup() {
 		}
 		refreshPopup(true)
 	})
+	// The button is disabled in the page until now, so that no click goes unheard.
+	setDisabled(byID("start"), false)
 	for i := 0; ; i++ {
 		// The list of sessions is asked for less often than the live figures.
 		safely(func() { refreshPopup(i%5 == 0) })
