@@ -243,6 +243,8 @@ func TestCheckAllAgainstALocalServer(t *testing.T) {
 		case "/static":
 			w.Header().Set("Content-Type", "text/plain")
 			io.WriteString(w, "hello")
+		case "/data.txt":
+			io.WriteString(w, "User-agent: other\nDisallow: /\n\nUser-agent: webkeep\nDisallow: /good\n")
 		default:
 			http.NotFound(w, r)
 		}
@@ -423,4 +425,90 @@ func TestWACZDownloadHoldsWARC11IndexAndPages(t *testing.T) {
 	if !bytes.Contains(pages, []byte(`"url":"http://example.org/"`)) && !bytes.Contains(pages, []byte(`"url": "http://example.org/"`)) {
 		t.Errorf("pages: %s", pages)
 	}
+}
+
+func TestCheckAllRespectsDisallow(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/data.txt":
+			io.WriteString(w, "User-agent: webkeep\nDisallow: /good\n")
+		case "/robots.txt":
+			io.WriteString(w, "User-agent: *\nDisallow: /static\n")
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "x")
+		}
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	svc, _ := NewService(NewMemStore(), newFakeHost())
+	set := DefaultSettings()
+	set.RespectDisallow = true
+	svc.UpdateSettings(set)
+	svc.db.Replace([]urldb.File{{Name: host + ".yaml", Data: []byte(demoDomain)}})
+	job, err := svc.CheckAll("", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Job
+	for got.State == "" || got.State == "running" {
+		time.Sleep(10 * time.Millisecond)
+		got, _ = svc.jobs.get(job.ID)
+	}
+	rep := got.Result.(*CheckReport)
+	if rep.Checked != 1 || len(rep.Skipped) != 2 {
+		t.Errorf("checked %d, skipped %v; want /bad checked, /good (data.txt) and /static (robots.txt) skipped", rep.Checked, rep.Skipped)
+	}
+}
+
+// A URL that names the same page under another form (a version label, "w" for "www")
+// finds its database record through the site's domain rules, set on the options page
+// or kept in the database's domain metadata; pages carry their canonical URL.
+func TestDomainRulesCanonicalizeForTheDatabaseAndPages(t *testing.T) {
+	const rules = `long_form {
+  required host = "[a-z0-9]+\.";
+  optional version = flag("[0-9]+\.[0-9]+\.", "1.0.");
+  required www = website("w{1,4}", "www");
+}`
+	for _, where := range []string{"settings", "database"} {
+		t.Run(where, func(t *testing.T) {
+			store := NewMemStore()
+			svc, _ := NewService(store, newFakeHost())
+			domain := "---\nhttps: false\n---\n_path: /page\ncontent-type: text/html\n"
+			if where == "settings" {
+				set := DefaultSettings()
+				set.DomainRules = map[string]string{"example.org": rules}
+				if _, err := svc.UpdateSettings(set); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				domain = "---\nhttps: false\nurl-rules: |\n" + indent(rules) + "---\n_path: /page\ncontent-type: text/html\n"
+			}
+			if _, err := svc.db.Replace([]urldb.File{{Name: "test.www.example.org.yaml", Data: []byte(domain)}}); err != nil {
+				t.Fatal(err)
+			}
+			sess, _ := createSession(store, "r", time.Now())
+			svc.sessions[sess.info.ID] = sess
+			svc.state.Session = sess.info.ID
+			svc.exchange(&Exchange{Method: "GET", URL: "http://test.3.59.w.example.org/page", Status: 200,
+				RespHeader: Fields{{"Content-Type", "text/html"}}, RespBody: []byte("x")})
+			svc.page(Page{URL: "http://test.3.59.w.example.org/page", TS: time.Now()})
+			vs, _ := sess.Verdicts()
+			if len(vs) != 1 || !vs[0].OK || vs[0].Domain != "test.www.example.org" {
+				t.Errorf("verdicts: %+v", vs)
+			}
+			pages, _ := sess.Pages()
+			if len(pages) != 1 || pages[0].Canonical != "http://test.www.example.org/page" || pages[0].Website != "test.www.example.org" {
+				t.Errorf("pages: %+v", pages)
+			}
+		})
+	}
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		b.WriteString("  " + l + "\n")
+	}
+	return b.String()
 }

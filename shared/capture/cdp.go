@@ -32,6 +32,10 @@ type Page struct {
 	Title string    `json:"title,omitempty"`
 	TS    time.Time `json:"ts"`
 	TabID int       `json:"tabId"`
+	// Canonical and Website are the page's canonical URL and website key under its
+	// site's domain rules, when it has some.
+	Canonical string `json:"canonical,omitempty"`
+	Website   string `json:"website,omitempty"`
 	// FrameID is the browser's id of the page's frame, for requests made on its behalf.
 	FrameID string `json:"-"`
 }

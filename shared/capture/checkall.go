@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
+	"github.com/webkeep/webkeep/shared/datatxt"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -17,6 +19,9 @@ type CheckReport struct {
 	Failed   int             `json:"failed"`
 	Verdicts []urldb.Verdict `json:"verdicts"`
 	Session  string          `json:"session,omitempty"` // where responses were recorded
+	// Skipped are the URLs a site's data.txt or robots.txt disallows for the agent,
+	// left out because the settings say to respect Disallow.
+	Skipped []string `json:"skipped"`
 }
 
 // checkConcurrency bounds the requests a browser makes at once for a check.
@@ -47,16 +52,21 @@ func (s *Service) CheckAll(sessionID string, record bool) (*Job, error) {
 		}
 	}
 	targets := urldb.Targets(entries, urldb.TargetOptions{})
+	settings := s.Settings()
 	job := s.jobs.start("check", func(ctx context.Context, progress func(done, total int)) (any, error) {
-		report := &CheckReport{Verdicts: []urldb.Verdict{}}
+		report := &CheckReport{Verdicts: []urldb.Verdict{}, Skipped: []string{}}
 		if sess != nil {
 			report.Session = sess.info.ID
 		}
+		client := &http.Client{
+			// A check, like wwturldb's, looks at a redirect itself.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+		if settings.RespectDisallow {
+			targets, report.Skipped = allowedTargets(ctx, targets, settings.Agent)
+		}
 		checker := &urldb.Checker{
-			Client: &http.Client{
-				// A check, like wwturldb's, looks at a redirect itself.
-				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-			},
+			Client:      client,
 			Concurrency: checkConcurrency,
 			PerHost:     checkConcurrency,
 			Progress:    func(done, total int) { progress(done, total) },
@@ -78,6 +88,43 @@ func (s *Service) CheckAll(sessionID string, record bool) (*Job, error) {
 		return report, err
 	})
 	return job, nil
+}
+
+// allowedTargets leaves out the URLs that their site's data.txt or robots.txt
+// disallows for agent. A site without the files, or whose files cannot be read,
+// restricts nothing.
+func allowedTargets(ctx context.Context, targets []urldb.Target, agent string) (kept []urldb.Target, skipped []string) {
+	files := map[string][]*datatxt.File{} // by origin
+	skipped = []string{}
+	for _, t := range targets {
+		u, err := url.Parse(t.URL)
+		if err != nil {
+			kept = append(kept, t)
+			continue
+		}
+		origin := u.Scheme + "://" + u.Host
+		rules, ok := files[origin]
+		if !ok {
+			for _, name := range []string{"data.txt", "robots.txt"} {
+				if where, err := datatxt.URL(origin, name); err == nil {
+					if f, err := datatxt.Get(ctx, nil, where); err == nil {
+						rules = append(rules, f)
+					}
+				}
+			}
+			files[origin] = rules
+		}
+		allowed := true
+		for _, f := range rules {
+			allowed = allowed && f.Allowed(agent, u.RequestURI())
+		}
+		if allowed {
+			kept = append(kept, t)
+		} else {
+			skipped = append(skipped, t.URL)
+		}
+	}
+	return kept, skipped
 }
 
 // fromChecked turns an exchange made by the checker into one to archive.

@@ -50,6 +50,7 @@ type Service struct {
 	db       *urlDatabase
 	jobs     jobs
 	sites    map[string]bool // session id + origin: data.txt already fetched
+	rules    domainRules
 	bg       sync.WaitGroup  // background work of the recording (site files)
 
 	httpClient  *http.Client // for the team archive; nil: http.DefaultClient
@@ -350,7 +351,8 @@ func (s *Service) exchange(ex *Exchange) {
 	if err := sess.WriteExchange(ex); err != nil {
 		sess.Note(err.Error())
 	}
-	if v, ok := s.db.check(ex); ok {
+	canonical, _ := s.canonical(ex.URL)
+	if v, ok := s.db.check(ex, canonical); ok {
 		if err := sess.AddVerdict(v); err != nil {
 			sess.Note(err.Error())
 		}
@@ -366,6 +368,7 @@ func (s *Service) page(p Page) {
 	if sess == nil {
 		return
 	}
+	p.Canonical, p.Website = s.canonical(p.URL)
 	if err := sess.AddPage(p); err != nil {
 		sess.Note(err.Error())
 	}
@@ -394,6 +397,21 @@ func (s *Service) page(p Page) {
 			sess.Note(err.Error())
 		}
 	}()
+}
+
+// canonical applies the domain rules of a URL's site, if it has any: its canonical URL
+// groups pages and finds their URL-database record. Broken rules are noted once per
+// page, not fatal.
+func (s *Service) canonical(rawURL string) (canonical, website string) {
+	rules := s.Settings().DomainRules
+	c, w, ok, err := s.rules.canonical(rawURL, rules, s.db.rulesFor)
+	if err != nil {
+		s.noteCurrent(err.Error())
+	}
+	if !ok {
+		return "", ""
+	}
+	return c, w
 }
 
 func (s *Service) noteCurrent(msg string) {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/net/publicsuffix"
+
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -128,14 +130,38 @@ func (d *urlDatabase) Clear() error {
 	return d.store.Delete(urldbPrefix)
 }
 
-// check gives the verdict on an exchange whose URL the database lists.
-func (d *urlDatabase) check(ex *Exchange) (urldb.Verdict, bool) {
+// rulesFor returns the URL rules kept in the metadata of a database domain under the
+// registered domain (the first such domain file that has them), or "".
+func (d *urlDatabase) rulesFor(registered string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.db == nil {
+		return ""
+	}
+	for _, dom := range d.db.Domains {
+		if r, err := publicsuffix.EffectiveTLDPlusOne(dom.Name); (err == nil && r == registered) || dom.Name == registered {
+			if v, ok := dom.Meta.Get(rulesMetaKey); ok {
+				if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// check gives the verdict on an exchange whose URL the database lists, under its own
+// URL or, failing that, its canonical URL.
+func (d *urlDatabase) check(ex *Exchange, canonical string) (urldb.Verdict, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.db == nil {
 		return urldb.Verdict{}, false
 	}
 	dom, rec, ok := d.db.Lookup(ex.URL)
+	if (!ok || rec == nil) && canonical != "" && canonical != ex.URL {
+		dom, rec, ok = d.db.Lookup(canonical)
+	}
 	if !ok || rec == nil {
 		return urldb.Verdict{}, false
 	}
