@@ -51,7 +51,7 @@ type Service struct {
 	jobs     jobs
 	sites    map[string]bool // session id + origin: data.txt already fetched
 	rules    domainRules
-	bg       sync.WaitGroup  // background work of the recording (site files)
+	bg       sync.WaitGroup // background work of the recording (site files)
 
 	httpClient  *http.Client // for the team archive; nil: http.DefaultClient
 	lastEventAt time.Time    // when the last browser event was handled
