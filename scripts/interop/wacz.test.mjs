@@ -16,6 +16,7 @@ import { Readable } from "node:stream";
 import { gunzipSync } from "node:zlib";
 import { WARCParser, WARCRecord, WARCSerializer } from "warcio";
 import { readZip } from "../lib/zip.mjs";
+import { base32 } from "../lib/warcio-check.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "wacz-interop-"));
 let webkeep = "bin/webkeep";
@@ -24,20 +25,6 @@ if (!existsSync(webkeep)) {
   execFileSync("go", ["build", "-o", webkeep, "./cmd/webkeep"], { stdio: "inherit" });
 }
 
-function base32(buf) {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = 0, value = 0, out = "";
-  for (const b of buf) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += alphabet[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
-  return out;
-}
 
 // digestMatches checks a WARC digest ("sha1:BASE32" as webkeep writes, or
 // "sha256:hex" as warcio.js writes) against the bytes.

@@ -3,31 +3,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WARCParser } from "warcio";
+import { sha1Digest } from "../lib/warcio-check.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "warc-interop-"));
 const webkeep = join(dir, "webkeep");
 execFileSync("go", ["build", "-o", webkeep, "./cmd/webkeep"], { stdio: "inherit" });
 
-function base32(buf) {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = 0, value = 0, out = "";
-  for (const b of buf) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += alphabet[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
-  return out;
-}
-const sha1 = (b) => "sha1:" + base32(createHash("sha1").update(b).digest());
+const sha1 = sha1Digest;
 
 function headerEnd(block) {
   for (let i = 0; i + 3 < block.length; i++) {

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,41 +32,15 @@ func (s *Service) Handler() http.Handler {
 	mux.HandleFunc("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status())
 	})
-	mux.HandleFunc("POST /api/record/start", func(w http.ResponseWriter, r *http.Request) {
-		tab, err := strconv.Atoi(r.URL.Query().Get("tab"))
-		if err != nil || tab <= 0 {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("tab: want a tab id, got %q", r.URL.Query().Get("tab")))
-			return
-		}
-		info, err := s.Start(r.Context(), tab)
-		if err != nil {
-			writeError(w, http.StatusConflict, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, info)
-	})
-	mux.HandleFunc("POST /api/record/toggle", func(w http.ResponseWriter, r *http.Request) {
-		tab, err := strconv.Atoi(r.URL.Query().Get("tab"))
-		if err != nil || tab <= 0 {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("tab: want a tab id, got %q", r.URL.Query().Get("tab")))
-			return
-		}
+	mux.HandleFunc("POST /api/record/start", s.withTab(func(ctx context.Context, tab int) (SessionInfo, error) {
+		return s.Start(ctx, tab)
+	}))
+	mux.HandleFunc("POST /api/record/toggle", s.withTab(func(ctx context.Context, tab int) (SessionInfo, error) {
 		if s.recording(tab) {
-			info, err := s.StopTab(r.Context(), tab)
-			if err != nil {
-				writeError(w, http.StatusInternalServerError, err)
-				return
-			}
-			writeJSON(w, http.StatusOK, info)
-			return
+			return s.StopTab(ctx, tab)
 		}
-		info, err := s.Start(r.Context(), tab)
-		if err != nil {
-			writeError(w, http.StatusConflict, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, info)
-	})
+		return s.Start(ctx, tab)
+	}))
 	mux.HandleFunc("POST /api/record/stop", func(w http.ResponseWriter, r *http.Request) {
 		info, err := s.Stop(r.Context())
 		if err != nil {
@@ -382,6 +357,24 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 		}
 		writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
 	})
+}
+
+// withTab answers a request about the tab in its "tab" parameter with f's session; an
+// error of f means the tab cannot be recorded (409).
+func (s *Service) withTab(f func(ctx context.Context, tab int) (SessionInfo, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		tab, err := strconv.Atoi(r.URL.Query().Get("tab"))
+		if err != nil || tab <= 0 {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("tab: want a tab id, got %q", r.URL.Query().Get("tab")))
+			return
+		}
+		info, err := f(r.Context(), tab)
+		if err != nil {
+			writeError(w, http.StatusConflict, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, info)
+	}
 }
 
 func (s *Service) withSession(h func(http.ResponseWriter, *http.Request, *Session)) http.HandlerFunc {
