@@ -156,7 +156,8 @@ func (r *Recorder) attachChild(ctx context.Context, t Target, kind string) {
 	defer r.browser.Send(ctx, t, "Runtime.runIfWaitingForDebugger", nil)
 	switch kind {
 	case "iframe", "worker", "shared_worker", "service_worker":
-		if err := r.enable(ctx, t, kind); err != nil {
+		// A short-lived worker may be gone before it is enabled: nothing was missed.
+		if err := r.enable(ctx, t, kind); err != nil && !strings.Contains(err.Error(), "Session with given id not found") {
 			r.report(err)
 		}
 	}
