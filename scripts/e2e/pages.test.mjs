@@ -8,13 +8,14 @@
 // WEBKEEP_SCREENSHOTS=1 also writes docs/screenshots/popup.png and archive.png.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { clickAndWait, launch, root, startDemoSite, tabId, waitFor } from "../lib/browser.mjs";
 
 const shots = process.env.WEBKEEP_SCREENSHOTS ? path.join(root, "docs/screenshots") : null;
-let site, browser, dir, popup, archive, sessionId, verdicts, failCount;
+let site, browser, dir, popup, archive, sessionId, importedId, verdicts, failCount;
 
 // A URL database for the demo site (scripts/demosite), in the format of the URL
 // database description: / and /gallery pass; /missing fails (404) and
@@ -238,6 +239,7 @@ test("import: a WARC downloaded from a session becomes a new session", async () 
   await waitFor(async () => (await archive.$$("#sessions tr")).length === before + 1, "the imported session");
   await waitFor(async () => (await archive.textContent("#session-title")).length > 0 && !archive.url().endsWith(sessionId), "the imported session to open");
   const id = new URL(archive.url()).hash.slice(1);
+  importedId = id;
   const count = (sid) => archive.evaluate(async (s) => (await (await fetch(`/api/sessions/${s}/records`)).json()).length, sid);
   const original = await count(sessionId);
   const imported = await count(id);
@@ -348,6 +350,70 @@ test("options: Check all shows progress and then the report", async () => {
   const exported = await options.evaluate(async () => (await fetch("/api/urldb/export.zip")).status);
   assert.equal(exported, 200);
   await options.close();
+});
+
+/**
+ * A stand-in for the team archive's bundle upload (PUT /api/bundles/<name>, bearer
+ * token, 409 when the name is taken unless ?overwrite=1), answering the extension's
+ * cross-origin requests.
+ */
+function startTeamArchive(token) {
+  const bundles = new Map();
+  const server = createServer((req, res) => {
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    res.setHeader("Access-Control-Allow-Methods", "GET, PUT");
+    res.setHeader("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    if (req.method === "OPTIONS") return res.end();
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const url = new URL(req.url, "http://x");
+      const answer = (status, body) => { res.writeHead(status, { "Content-Type": "application/json" }); res.end(JSON.stringify(body)); };
+      if (req.headers.authorization !== `Bearer ${token}`) return answer(401, { error: "bad token" });
+      const m = url.pathname.match(/^\/api\/bundles\/([^/]+)$/);
+      if (req.method !== "PUT" || !m) return answer(404, { error: "not found" });
+      if (bundles.has(m[1]) && url.searchParams.get("overwrite") !== "1") return answer(409, { error: `${m[1]} exists` });
+      const body = Buffer.concat(chunks);
+      bundles.set(m[1], body);
+      answer(201, { name: m[1], records: 0, size: body.length });
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({
+    url: `http://127.0.0.1:${server.address().port}`, bundles, close: () => server.close(),
+  })));
+}
+
+test("upload to team: progress, then an in-page choice to replace a bundle the team has", async () => {
+  const team = await startTeamArchive("team-token-1");
+  try {
+    const options = await browser.context.newPage();
+    await options.goto(browser.page("options.html"));
+    await waitFor(async () => (await options.inputValue("#agent")) !== "", "the settings");
+    await options.fill("#team-endpoint", team.url);
+    await options.fill("#team-token", "team-token-1");
+    await options.click("#save");
+    await options.waitForSelector('#saved[data-state="saved"]');
+    await options.close();
+
+    await archive.goto(browser.page(`archive.html#${importedId}`));
+    await archive.waitForSelector("#session-view:not([hidden])");
+    await archive.click("#upload");
+    await archive.waitForSelector('#jobs .job[data-state="done"]');
+    await waitFor(async () => /^Uploaded “.*” to the team archive as webkeep-.*\.zip\.$/.test(await archive.textContent("#notice")), "the upload notice");
+    assert.equal(team.bundles.size, 1);
+    const [name, bytes] = [...team.bundles][0];
+    assert.equal(name, `webkeep-${importedId}.zip`);
+    assert.equal(bytes.subarray(0, 4).toString("latin1"), "PK\x03\x04", "a zip was uploaded");
+
+    await archive.click("#upload");
+    await archive.waitForSelector("#upload-exists:not([hidden])");
+    await archive.click("#upload-replace");
+    await archive.waitForSelector("#upload-exists", { state: "hidden" });
+    await waitFor(async () => (await archive.$$('#jobs .job[data-state="done"]')).length === 2, "the second upload");
+    assert.equal(await archive.isVisible("#error"), false);
+  } finally {
+    team.close();
+  }
 });
 
 test("the elapsed time goes on while recording", async () => {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -56,6 +57,8 @@ func archive() {
 	onClick(byID("confirm-delete"), deleteSession)
 	onClick(byID("cancel-delete"), func() { show(byID("delete-confirm"), false) })
 	onClick(byID("upload"), uploadSession)
+	onClick(byID("upload-replace"), func() { upload(true) })
+	onClick(byID("upload-keep"), func() { show(byID("upload-exists"), false) })
 	onClick(byID("add-to-db"), addToDatabase)
 	on(byID("import-file"), "change", func(dom.Event) { importFile() })
 	dom.GetWindow().AddEventListener("hashchange", false, func(dom.Event) { go safely(openFromHash) })
@@ -137,7 +140,7 @@ func openSession(s SessionInfo) {
 		}
 	}
 	showSessionInfo(s)
-	for _, id := range []string{"rename-form", "delete-confirm", "record-detail"} {
+	for _, id := range []string{"rename-form", "delete-confirm", "upload-exists", "record-detail"} {
 		show(byID(id), false)
 	}
 	links := byID("session-downloads")
@@ -427,24 +430,41 @@ func deleteSession() {
 	loadSessions()
 }
 
-func uploadSession() {
+func uploadSession() { upload(false) }
+
+// upload sends the open session's bundle to the team archive; replace overwrites a
+// bundle of the same name there.
+func upload(replace bool) {
 	s := view.current
 	if s == nil {
 		return
 	}
 	hideError()
+	show(byID("upload-exists"), false)
+	path := sessionPath(s.ID, "/upload")
+	if replace {
+		path += "?overwrite=1"
+	}
 	var ref JobRef
-	if err := call("POST", sessionPath(s.ID, "/upload"), nil, &ref); err != nil {
-		showError(fmt.Errorf("uploading to the team archive: %w (set the team endpoint and token in the options)", err))
+	if err := call("POST", path, nil, &ref); err != nil {
+		showError(fmt.Errorf("uploading to the team archive: %w", err))
 		return
 	}
-	if _, err := trackJob("Uploading “"+s.Name+"” to the team archive", ref.Job); err != nil {
-		if !errors.Is(err, errCancelled) {
-			showError(err)
-		}
+	j, err := trackJob("Uploading “"+s.Name+"” to the team archive", ref.Job)
+	switch {
+	case errors.Is(err, errCancelled):
+		return
+	case err != nil && strings.Contains(err.Error(), " 409 "):
+		// The team archive has a bundle of this name: offer to replace it.
+		show(byID("upload-exists"), true)
+		return
+	case err != nil:
+		showError(err)
 		return
 	}
-	notice("Uploaded “" + s.Name + "” to the team archive.")
+	var up TeamUpload
+	json.Unmarshal(j.Result, &up)
+	notice("Uploaded “" + s.Name + "” to the team archive as " + orDash(up.Name) + ".")
 }
 
 func addToDatabase() {

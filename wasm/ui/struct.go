@@ -228,3 +228,10 @@ type CheckResult struct {
 	// Session is the session the responses were recorded into, if they were.
 	Session string `json:"session"`
 }
+
+// TeamUpload is the result of an upload job: the bundle as the team archive keeps it.
+type TeamUpload struct {
+	Name    string `json:"name"`
+	Records int    `json:"records"`
+	Size    int64  `json:"size"`
+}
