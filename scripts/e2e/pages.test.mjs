@@ -354,11 +354,12 @@ test("options: Check all shows progress and then the report", async () => {
 
 /**
  * A stand-in for the team archive's bundle upload (PUT /api/bundles/<name>, bearer
- * token, 409 when the name is taken unless ?overwrite=1), answering the extension's
- * cross-origin requests.
+ * token, 409 when the name is taken unless ?overwrite=1) and of its shared URL database
+ * (GET /api/urldb, a zip), answering the extension's cross-origin requests.
  */
 function startTeamArchive(token) {
   const bundles = new Map();
+  const team = { bundles, urldb: null };
   const server = createServer((req, res) => {
     res.setHeader("Access-Control-Allow-Origin", "*");
     res.setHeader("Access-Control-Allow-Methods", "GET, PUT");
@@ -370,6 +371,10 @@ function startTeamArchive(token) {
       const url = new URL(req.url, "http://x");
       const answer = (status, body) => { res.writeHead(status, { "Content-Type": "application/json" }); res.end(JSON.stringify(body)); };
       if (req.headers.authorization !== `Bearer ${token}`) return answer(401, { error: "bad token" });
+      if (req.method === "GET" && url.pathname === "/api/urldb" && team.urldb) {
+        res.writeHead(200, { "Content-Type": "application/zip" });
+        return res.end(team.urldb);
+      }
       const m = url.pathname.match(/^\/api\/bundles\/([^/]+)$/);
       if (req.method !== "PUT" || !m) return answer(404, { error: "not found" });
       if (bundles.has(m[1]) && url.searchParams.get("overwrite") !== "1") return answer(409, { error: `${m[1]} exists` });
@@ -378,9 +383,9 @@ function startTeamArchive(token) {
       answer(201, { name: m[1], records: 0, size: body.length });
     });
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({
-    url: `http://127.0.0.1:${server.address().port}`, bundles, close: () => server.close(),
-  })));
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(Object.assign(team, {
+    url: `http://127.0.0.1:${server.address().port}`, close: () => server.close(),
+  }))));
 }
 
 test("upload to team: progress, then an in-page choice to replace a bundle the team has", async () => {
@@ -411,6 +416,24 @@ test("upload to team: progress, then an in-page choice to replace a bundle the t
     await archive.waitForSelector("#upload-exists", { state: "hidden" });
     await waitFor(async () => (await archive.$$('#jobs .job[data-state="done"]')).length === 2, "the second upload");
     assert.equal(await archive.isVisible("#error"), false);
+
+    // The team's URL database: here, what this browser exports, after it is unloaded.
+    const b64 = await archive.evaluate(async () => {
+      const bytes = new Uint8Array(await (await fetch("/api/urldb/export.zip")).arrayBuffer());
+      return btoa(String.fromCharCode(...bytes));
+    });
+    team.urldb = Buffer.from(b64, "base64");
+    const o = await browser.context.newPage();
+    await o.goto(browser.page("options.html"));
+    await o.waitForSelector('#urldb-status[data-loaded="true"]');
+    const before = await o.textContent("#urldb-status");
+    await o.click("#urldb-clear");
+    await o.waitForSelector('#urldb-status[data-loaded="false"]');
+    await o.click("#urldb-team");
+    await o.waitForSelector('#urldb-status[data-loaded="true"]');
+    assert.equal(await o.textContent("#urldb-status"), before);
+    assert.match(await o.textContent("#notice"), /Loaded the team's URL database/);
+    await o.close();
   } finally {
     team.close();
   }
