@@ -359,7 +359,7 @@ test("options: Check all shows progress and then the report", async () => {
  */
 function startTeamArchive(token) {
   const bundles = new Map();
-  const team = { bundles, urldb: null };
+  const team = { bundles, urldb: null, stall: false, stalled: [] };
   const server = createServer((req, res) => {
     res.setHeader("Access-Control-Allow-Origin", "*");
     res.setHeader("Access-Control-Allow-Methods", "GET, PUT");
@@ -375,6 +375,7 @@ function startTeamArchive(token) {
         res.writeHead(200, { "Content-Type": "application/zip" });
         return res.end(team.urldb);
       }
+      if (team.stall) return team.stalled.push(res); // answers nothing until closed
       const m = url.pathname.match(/^\/api\/bundles\/([^/]+)$/);
       if (req.method !== "PUT" || !m) return answer(404, { error: "not found" });
       if (bundles.has(m[1]) && url.searchParams.get("overwrite") !== "1") return answer(409, { error: `${m[1]} exists` });
@@ -384,7 +385,8 @@ function startTeamArchive(token) {
     });
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(Object.assign(team, {
-    url: `http://127.0.0.1:${server.address().port}`, close: () => server.close(),
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => { for (const r of team.stalled) r.destroy(); server.close(); },
   }))));
 }
 
@@ -414,8 +416,21 @@ test("upload to team: progress, then an in-page choice to replace a bundle the t
     await archive.waitForSelector("#upload-exists:not([hidden])");
     await archive.click("#upload-replace");
     await archive.waitForSelector("#upload-exists", { state: "hidden" });
-    await waitFor(async () => (await archive.$$('#jobs .job[data-state="done"]')).length === 2, "the second upload");
+    const uploads = (state) => archive.$$eval(`#jobs .job[data-state="${state}"]`, (js) => js.filter((j) => j.textContent.startsWith("Uploading")).length);
+    await waitFor(async () => (await uploads("done")) === 2, "the second upload");
+    assert.equal(await uploads("failed"), 1, "the upload refused with 409");
     assert.equal(await archive.isVisible("#error"), false);
+
+    // Long work can be cancelled: an upload the team archive never answers.
+    team.stall = true;
+    await archive.click("#upload");
+    const job = archive.locator('#jobs .job[data-state="running"]');
+    await job.waitFor();
+    await waitFor(() => team.stalled.length === 1, "the upload to reach the team archive");
+    await job.locator('[data-action="cancel"]').click();
+    await archive.waitForSelector('#jobs .job[data-state="cancelled"]');
+    assert.equal(await archive.isVisible("#error"), false, "a cancelled job is not an error");
+    team.stall = false;
 
     // The team's URL database: here, what this browser exports, after it is unloaded.
     const b64 = await archive.evaluate(async () => {
