@@ -294,7 +294,7 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 		Date:        date,
 		ContentType: "message/http",
 		Header:      respFields,
-		Block:       io.MultiReader(bytes.NewReader(head), body),
+		Block:       &yieldingReader{r: io.MultiReader(bytes.NewReader(head), body)},
 		BlockLength: int64(len(head)) + ex.BodyLen(),
 	})
 	if err != nil {
