@@ -54,8 +54,15 @@ self.webkeepHost = {
 };
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  // A streamed body's bytes travel as bytes, not as base64 inside JSON: decoding here
+  // is native, and the core gets them with one copy.
+  let bytes = null;
+  if (method === "Network.dataReceived" && typeof params.data === "string" && Uint8Array.fromBase64) {
+    bytes = Uint8Array.fromBase64(params.data);
+    params = { ...params, data: undefined };
+  }
   const json = JSON.stringify(params || {});
-  deliver((c) => c.event(source.tabId, source.sessionId || null, method, json));
+  deliver((c) => c.event(source.tabId, source.sessionId || null, method, json, bytes));
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
   deliver((c) => c.detached(source.tabId, String(reason)));

@@ -202,8 +202,10 @@ type cdpResponse struct {
 	RemoteIPAddress string            `json:"remoteIPAddress"`
 }
 
-// HandleEvent takes one DevTools event of target t.
-func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, params json.RawMessage) error {
+// HandleEvent takes one DevTools event of target t. data, if not nil, is the decoded
+// body data of a Network.dataReceived event, passed apart from params so that large
+// bodies need not travel as base64 inside JSON.
+func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, params json.RawMessage, data []byte) error {
 	decode := func(v any) error {
 		if err := json.Unmarshal(params, v); err != nil {
 			return fmt.Errorf("capture: %s: %w", method, err)
@@ -294,12 +296,15 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if err := decode(&ev); err != nil {
 			return err
 		}
-		if ev.Data == "" {
-			return nil
-		}
-		b, err := base64.StdEncoding.DecodeString(ev.Data)
-		if err != nil {
-			return fmt.Errorf("capture: %s %s: data: %w", method, ev.RequestID, err)
+		b := data
+		if b == nil {
+			if ev.Data == "" {
+				return nil
+			}
+			var err error
+			if b, err = base64.StdEncoding.DecodeString(ev.Data); err != nil {
+				return fmt.Errorf("capture: %s %s: data: %w", method, ev.RequestID, err)
+			}
 		}
 		r.mu.Lock()
 		body := r.bodies[requestKey{t, ev.RequestID}]

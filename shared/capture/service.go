@@ -292,8 +292,9 @@ func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
 	return sess.Info(), nil
 }
 
-// Event queues one DevTools event of a tab for the recorder.
-func (s *Service) Event(ctx context.Context, t Target, method string, params json.RawMessage) {
+// Event queues one DevTools event of a tab for the recorder. data, if not nil, is the
+// body data of a Network.dataReceived event, taken out of params as bytes.
+func (s *Service) Event(ctx context.Context, t Target, method string, params json.RawMessage, data []byte) {
 	s.tasks.push(func() {
 		if !s.recording(t.TabID) {
 			return
@@ -301,7 +302,7 @@ func (s *Service) Event(ctx context.Context, t Target, method string, params jso
 		s.mu.Lock()
 		s.lastEventAt = time.Now()
 		s.mu.Unlock()
-		if err := s.recorder.HandleEvent(ctx, t, method, params); err != nil {
+		if err := s.recorder.HandleEvent(ctx, t, method, params, data); err != nil {
 			s.noteCurrent(err.Error())
 		}
 	})

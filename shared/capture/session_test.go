@@ -289,7 +289,7 @@ func TestServiceRecordsThroughTheAPI(t *testing.T) {
 		if i == len(events)-1 {
 			tab = 6
 		}
-		svc.Event(ctx, Target{TabID: tab}, ev.method, json.RawMessage(ev.params))
+		svc.Event(ctx, Target{TabID: tab}, ev.method, json.RawMessage(ev.params), nil)
 	}
 	var st Status
 	do(t, h, "GET", "/api/status", &st)
@@ -362,8 +362,8 @@ func TestServiceRestoresRecordingAfterRestart(t *testing.T) {
 	if !st.Recording || st.Session == nil || st.Session.ID != info.ID {
 		t.Fatalf("after restart: %+v", st)
 	}
-	svc2.Event(context.Background(), Target{TabID: 3}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/x","method":"GET","headers":{}}}`))
-	svc2.Event(context.Background(), Target{TabID: 3}, "Network.loadingFailed", json.RawMessage(`{"requestId":"1","errorText":"net::ERR_ABORTED"}`))
+	svc2.Event(context.Background(), Target{TabID: 3}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/x","method":"GET","headers":{}}}`), nil)
+	svc2.Event(context.Background(), Target{TabID: 3}, "Network.loadingFailed", json.RawMessage(`{"requestId":"1","errorText":"net::ERR_ABORTED"}`), nil)
 	got, _ := svc2.Stop(context.Background())
 	if got.ID != info.ID || got.Exchanges != 1 {
 		t.Errorf("after restart and stop: %+v", got)
@@ -388,7 +388,7 @@ func TestServiceTabClosedKeepsSession(t *testing.T) {
 	svc, _ := NewService(NewMemStore(), host)
 	ctx := context.Background()
 	svc.Start(ctx, 8)
-	svc.Event(ctx, Target{TabID: 8}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/slow","method":"GET","headers":{}}}`))
+	svc.Event(ctx, Target{TabID: 8}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/slow","method":"GET","headers":{}}}`), nil)
 	svc.TabDetached(ctx, 8, "target_closed")
 	st := svc.Status()
 	if st.Recording {

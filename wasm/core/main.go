@@ -31,10 +31,15 @@ func main() {
 	ctx := context.Background()
 
 	api := js.Global().Get("Object").New()
-	// event(tabId, sessionId, method, paramsJSON): a chrome.debugger event.
+	// event(tabId, sessionId, method, paramsJSON, bytes): a chrome.debugger event; bytes,
+	// when not null, is the body data the shim took out of the params.
 	api.Set("event", js.FuncOf(func(this js.Value, args []js.Value) any {
 		t := capture.Target{TabID: args[0].Int(), Session: optString(args[1])}
-		svc.Event(ctx, t, args[2].String(), json.RawMessage(args[3].String()))
+		var data []byte
+		if len(args) > 4 && args[4].Type() == js.TypeObject {
+			data = jsglue.Bytes(args[4])
+		}
+		svc.Event(ctx, t, args[2].String(), json.RawMessage(args[3].String()), data)
 		return nil
 	}))
 	// detached(tabId, reason): chrome.debugger.onDetach.
