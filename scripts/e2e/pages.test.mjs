@@ -249,7 +249,7 @@ test("import: a WARC downloaded from a session becomes a new session", async () 
 
 test("delete asks first, in the page, and Keep it keeps the session", async () => {
   await archive.goto(browser.page(`archive.html#${sessionId}`));
-  await archive.waitForSelector("#session-view:not([hidden])");
+  await waitFor(async () => (await archive.textContent("#session-title")) === "Demo site, renamed", "the renamed session to open");
   await archive.click("#delete");
   await archive.waitForSelector("#delete-confirm:not([hidden])");
   assert.match(await archive.textContent("#delete-question"), /^Delete “Demo site, renamed”: \d+ records, .* This cannot be undone/);
@@ -403,7 +403,7 @@ test("upload to team: progress, then an in-page choice to replace a bundle the t
     await options.close();
 
     await archive.goto(browser.page(`archive.html#${importedId}`));
-    await archive.waitForSelector("#session-view:not([hidden])");
+    await archive.waitForSelector(`#sessions tr[data-session="${importedId}"][aria-current="true"]`);
     await archive.click("#upload");
     await archive.waitForSelector('#jobs .job[data-state="done"]');
     await waitFor(async () => /^Uploaded “.*” to the team archive as webkeep-.*\.zip\.$/.test(await archive.textContent("#notice")), "the upload notice");
