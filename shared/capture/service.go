@@ -147,6 +147,7 @@ func (s *Service) Start(ctx context.Context, tabID int) (info SessionInfo, err e
 
 func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 	s.mu.Lock()
+	created := ""
 	if s.state.Session == "" {
 		sess, err := createSession(s.store, "Session "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
 		if err != nil {
@@ -155,6 +156,7 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 		}
 		s.sessions[sess.info.ID] = sess
 		s.state.Session = sess.info.ID
+		created = sess.info.ID
 	}
 	already := false
 	for _, t := range s.state.Tabs {
@@ -171,8 +173,16 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 	}
 	if !already {
 		if err := s.attach(ctx, tabID); err != nil {
+			s.host.Detach(ctx, tabID)
 			s.forget(tabID)
-			return sess.Info(), err
+			if created != "" {
+				// Nothing was recorded: leave no empty session behind.
+				s.mu.Lock()
+				delete(s.sessions, created)
+				s.store.Delete("s/" + created + "/")
+				s.mu.Unlock()
+			}
+			return SessionInfo{}, err
 		}
 	}
 	s.host.Badge(tabID, badgeText(sess.Info().Records))

@@ -381,6 +381,9 @@ func TestServiceStartFailureLeavesNoTab(t *testing.T) {
 	if st := svc.Status(); st.Recording {
 		t.Errorf("recording after a failed start: %+v", st)
 	}
+	if list, _ := svc.Sessions(); len(list) != 0 {
+		t.Errorf("a failed start left a session: %+v", list)
+	}
 }
 
 func TestServiceTabClosedKeepsSession(t *testing.T) {
