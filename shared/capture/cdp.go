@@ -455,9 +455,9 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 
 // takeResponse reads a paused response's body (or starts streaming it) and lets the
 // response go on. It always lets it go on: a paused response that is never continued
-// hangs the page. (Holding a document until the bodies of the page it replaces are
-// read does not work: the browser answers no Network.getResponseBody while a
-// navigation's response is paused.)
+// hangs the page. (Holding a document, at its Request or its Response stage, until the
+// bodies of the page it replaces are read does not work: the browser answers no
+// Network.getResponseBody while a navigation is paused.)
 func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID string, status int, errReason string, header Fields) {
 	defer func() {
 		if _, err := r.browser.Send(ctx, t, "Fetch.continueResponse", map[string]any{"requestId": fetchID}); err != nil {

@@ -3,6 +3,7 @@ package warc
 import (
 	"crypto/sha1"
 	"encoding/base32"
+	"fmt"
 	"hash"
 	"strings"
 )
@@ -64,6 +65,10 @@ type digester struct {
 	inPayload bool
 	headerLen int64 // length of the HTTP header, blank line included, once found
 	noPayload bool  // the payload of an HTTP message is not digested
+	// summed says that blockSum and payloadSum hold the sums, computed by a
+	// WriterOptions.SumSHA1 over the whole block, instead of the two hashes.
+	summed               bool
+	blockSum, payloadSum [sha1.Size]byte
 }
 
 func newDigester() *digester {
@@ -72,7 +77,7 @@ func newDigester() *digester {
 
 // reset prepares d for a new block; http says whether to look for a payload.
 func (d *digester) reset(http bool) {
-	d.noPayload = false
+	d.noPayload, d.summed = false, false
 	d.block.Reset()
 	d.payload.Reset()
 	d.n, d.newlines, d.inPayload, d.headerLen = 0, 0, false, -1
@@ -93,6 +98,17 @@ func (d *digester) Write(p []byte) (int, error) {
 		d.n += int64(len(p))
 		return len(p), nil
 	}
+	if i := d.headerEnd(p); i >= 0 {
+		d.payload.Write(p[i:])
+	}
+	d.n += int64(len(p))
+	return len(p), nil
+}
+
+// headerEnd goes on scanning for the blank line that ends the HTTP header through p,
+// the bytes that follow the d.n already seen. When it finds it, it records the header's
+// length and returns the index in p where the payload starts; otherwise -1.
+func (d *digester) headerEnd(p []byte) int {
 	for i, c := range p {
 		switch c {
 		case '\n':
@@ -100,21 +116,47 @@ func (d *digester) Write(p []byte) (int, error) {
 			if d.newlines == 2 {
 				d.inPayload = true
 				d.headerLen = d.n + int64(i) + 1
-				d.payload.Write(p[i+1:])
-				d.n += int64(len(p))
-				return len(p), nil
+				return i + 1
 			}
 		case '\r':
 		default:
 			d.newlines = 0
 		}
 	}
+	return -1
+}
+
+// sumWhole digests p, a whole block, with sum (a WriterOptions.SumSHA1) in place of the
+// two hashes: one call, given the block and, when a payload digest is wanted and the
+// HTTP header ends in p, the payload.
+func (d *digester) sumWhole(p []byte, sum func(data ...[]byte) ([][sha1.Size]byte, error)) error {
+	parts := [][]byte{p}
+	if d.headerLen != -2 {
+		if i := d.headerEnd(p); i >= 0 && !d.noPayload {
+			parts = append(parts, p[i:])
+		}
+	}
 	d.n += int64(len(p))
-	return len(p), nil
+	sums, err := sum(parts...)
+	if err != nil {
+		return err
+	}
+	if len(sums) != len(parts) {
+		return fmt.Errorf("SumSHA1 returned %d sums for %d buffers", len(sums), len(parts))
+	}
+	d.blockSum = sums[0]
+	if len(parts) == 2 {
+		d.payloadSum = sums[1]
+	}
+	d.summed = true
+	return nil
 }
 
 // blockDigest returns the "sha1:BASE32" digest of everything written.
 func (d *digester) blockDigest() string {
+	if d.summed {
+		return formatSHA1(d.blockSum[:])
+	}
 	var sum [sha1.Size]byte
 	return formatSHA1(d.block.Sum(sum[:0]))
 }
@@ -131,6 +173,9 @@ func (d *digester) payloadDigest() string {
 	}
 	if !d.inPayload {
 		return ""
+	}
+	if d.summed {
+		return formatSHA1(d.payloadSum[:])
 	}
 	var sum [sha1.Size]byte
 	return formatSHA1(d.payload.Sum(sum[:0]))
