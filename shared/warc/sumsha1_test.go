@@ -31,7 +31,7 @@ func TestSumSHA1(t *testing.T) {
 	httpBlock := "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
 	headerOnly := "HTTP/1.1 204 No Content\r\n\r\n"
 	noEnd := "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n" // the HTTP header never ends
-	big := strings.Repeat("0123456789abcdef", 20)      // 320 bytes, over MaxBuffer
+	big := strings.Repeat("0123456789abcdef", 20)       // 320 bytes, over MaxBuffer
 	type rec struct {
 		typ, ct, block string
 		reader         func(string) io.Reader
