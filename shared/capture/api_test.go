@@ -159,6 +159,7 @@ func TestURLDatabaseVerdictsAddAndExport(t *testing.T) {
 	} {
 		svc.exchange(ex)
 	}
+	svc.flushWrites()
 	got := sess.Info().Verdicts
 	if got.Pass != 1 || got.Fail != 2 {
 		t.Errorf("verdicts: %+v", got)
@@ -493,6 +494,7 @@ func TestDomainRulesCanonicalizeForTheDatabaseAndPages(t *testing.T) {
 			svc.exchange(&Exchange{Method: "GET", URL: "http://test.3.59.w.example.org/page", Status: 200,
 				RespHeader: Fields{{"Content-Type", "text/html"}}, RespBody: []byte("x")})
 			svc.page(Page{URL: "http://test.3.59.w.example.org/page", TS: time.Now()})
+			svc.flushWrites()
 			vs, _ := sess.Verdicts()
 			if len(vs) != 1 || !vs[0].OK || vs[0].Domain != "test.www.example.org" {
 				t.Errorf("verdicts: %+v", vs)

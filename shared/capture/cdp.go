@@ -77,6 +77,7 @@ type Recorder struct {
 	bodies  map[requestKey]*responseBody // taken at the Response stage, by network id
 	extras  map[requestKey]Fields        // wire request headers that came before their request
 	work    inflight                     // commands and finishes in flight
+	paused  inflight                     // responses held at the Response stage
 }
 
 type requestKey struct {
@@ -175,6 +176,13 @@ func (r *Recorder) Receiving(tab int) int {
 		}
 	}
 	return n
+}
+
+// Paused reports how many responses the browser is holding for the recorder.
+func (r *Recorder) Paused() int {
+	r.paused.mu.Lock()
+	defer r.paused.mu.Unlock()
+	return r.paused.n
 }
 
 // Wait blocks until every command and finish in flight is done.
@@ -372,6 +380,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			return err
 		}
 		r.work.Add(1)
+		r.paused.Add(1)
 		go func() {
 			defer r.work.Done()
 			r.takeResponse(ctx, t, ev.RequestID, ev.NetworkID, ev.ResponseStatusCode, ev.ResponseErrorReason, Fields(ev.ResponseHeaders))
@@ -459,6 +468,7 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 // bodies of the page it replaces are read does not work: the browser answers no
 // Network.getResponseBody while a navigation is paused.)
 func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID string, status int, errReason string, header Fields) {
+	defer r.paused.Done()
 	defer func() {
 		if _, err := r.browser.Send(ctx, t, "Fetch.continueResponse", map[string]any{"requestId": fetchID}); err != nil {
 			if _, err2 := r.browser.Send(ctx, t, "Fetch.continueRequest", map[string]any{"requestId": fetchID}); err2 != nil {

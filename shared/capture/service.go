@@ -42,6 +42,7 @@ type Service struct {
 	recorder *Recorder
 	now      func() time.Time
 	tasks    *taskQueue
+	writes   *taskQueue // exchanges waiting to be written, in order
 
 	mu       sync.Mutex
 	state    state
@@ -60,7 +61,7 @@ type Service struct {
 // NewService returns a service over store and host, restoring the recording state a
 // previous instance left in the store.
 func NewService(store Store, host Host) (*Service, error) {
-	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue(), sites: map[string]bool{}}
+	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue(), writes: newTaskQueue(), sites: map[string]bool{}}
 	s.recorder = NewRecorder(host)
 	s.recorder.Store = store
 	cleanSpools(store) // bodies a stopped instance was receiving are lost with it
@@ -82,7 +83,9 @@ func NewService(store Store, host Host) (*Service, error) {
 		}
 	}
 	s.tasks.onPanic = func(p any) { s.noteCurrent(fmt.Sprintf("internal error (recording goes on): %v", p)) }
+	s.writes.onPanic = s.tasks.onPanic
 	go s.tasks.run()
+	go s.writes.run()
 	return s, nil
 }
 
@@ -228,6 +231,7 @@ func (s *Service) stopTab(ctx context.Context, tabID int) (SessionInfo, error) {
 	s.host.Detach(ctx, tabID)
 	s.recorder.Detached(ctx, Target{TabID: tabID}, "recording stopped")
 	s.recorder.Wait()
+	s.flushWrites()
 	s.host.Badge(tabID, "")
 	s.forget(tabID)
 	if sess := s.current(); sess != nil {
@@ -285,6 +289,7 @@ func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
 		s.host.Badge(t, "")
 	}
 	s.recorder.Wait()
+	s.flushWrites()
 	s.bg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -327,6 +332,7 @@ func (s *Service) TabDetached(ctx context.Context, tabID int, reason string) {
 		}
 		s.recorder.Detached(ctx, Target{TabID: tabID}, reason)
 		s.recorder.Wait()
+	s.flushWrites()
 		s.noteCurrent(fmt.Sprintf("tab %d stopped being recorded: %s", tabID, reason))
 		s.forget(tabID)
 	})
@@ -352,11 +358,36 @@ func (s *Service) TabCreated(ctx context.Context, tabID, openerTabID int) {
 	})
 }
 
+// exchange queues a finished exchange for writing into the session being recorded.
+// Writing (compressing, hashing, storing) waits while responses are held paused: in
+// the browser it shares one thread with handling them, and pages load faster when it
+// runs between their requests (it waits at most writeDelay).
 func (s *Service) exchange(ex *Exchange) {
 	sess := s.current()
 	if sess == nil {
+		ex.release()
 		return
 	}
+	s.writes.push(func() {
+		for start := time.Now(); s.recorder.Paused() > 0 && time.Since(start) < writeDelay; {
+			time.Sleep(2 * time.Millisecond)
+		}
+		s.write(sess, ex)
+	})
+}
+
+// writeDelay bounds how long a write waits for the browser to have no paused response.
+const writeDelay = time.Second
+
+// flushWrites waits until every exchange queued for writing is written.
+func (s *Service) flushWrites() {
+	done := make(chan struct{})
+	s.writes.push(func() { close(done) })
+	<-done
+}
+
+// write archives an exchange into sess, with its URL-database verdict.
+func (s *Service) write(sess *Session, ex *Exchange) {
 	defer ex.release()
 	applyPolicy(ex, s.Settings())
 	if err := sess.WriteExchange(ex); err != nil {
