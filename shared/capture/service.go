@@ -332,7 +332,7 @@ func (s *Service) TabDetached(ctx context.Context, tabID int, reason string) {
 		}
 		s.recorder.Detached(ctx, Target{TabID: tabID}, reason)
 		s.recorder.Wait()
-	s.flushWrites()
+		s.flushWrites()
 		s.noteCurrent(fmt.Sprintf("tab %d stopped being recorded: %s", tabID, reason))
 		s.forget(tabID)
 	})
