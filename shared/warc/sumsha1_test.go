@@ -28,6 +28,8 @@ func (s *sumsRecorder) sum(data ...[]byte) ([][sha1.Size]byte, error) {
 // files must be byte-identical, and SumSHA1 must have been given exactly the whole
 // blocks held in memory (and their payloads), nothing streamed or segmented.
 func TestSumSHA1(t *testing.T) {
+	defer func(min int64) { sumSHA1Min = min }(sumSHA1Min)
+	sumSHA1Min = 1
 	httpBlock := "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
 	headerOnly := "HTTP/1.1 204 No Content\r\n\r\n"
 	noEnd := "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n" // the HTTP header never ends
@@ -44,36 +46,42 @@ func TestSumSHA1(t *testing.T) {
 		opts  WriterOptions
 		recs  []rec
 		calls [][]int // lengths given to SumSHA1, call by call
+		min   int64   // sumSHA1Min; 0 means 1
 	}{
 		{"1.1 response, bytes.Reader", WriterOptions{Version: V11},
-			[]rec{{TypeResponse, "application/http;msgtype=response", httpBlock, bytesR}}, [][]int{{43, 5}}},
+			[]rec{{TypeResponse, "application/http;msgtype=response", httpBlock, bytesR}}, [][]int{{43, 5}}, 0},
 		{"1.1 response, streamed", WriterOptions{Version: V11, Gzip: true},
-			[]rec{{TypeResponse, "application/http;msgtype=response", httpBlock, streamed}}, [][]int{{43, 5}}},
+			[]rec{{TypeResponse, "application/http;msgtype=response", httpBlock, streamed}}, [][]int{{43, 5}}, 0},
 		{"1.1 response, strings.Reader (buffered)", WriterOptions{Version: V11},
-			[]rec{{TypeResponse, "application/http;msgtype=response", httpBlock, stringsR}}, [][]int{{43, 5}}},
+			[]rec{{TypeResponse, "application/http;msgtype=response", httpBlock, stringsR}}, [][]int{{43, 5}}, 0},
 		{"1.1 response, empty payload", WriterOptions{Version: V11},
-			[]rec{{TypeResponse, "application/http;msgtype=response", headerOnly, bytesR}}, [][]int{{27, 0}}},
+			[]rec{{TypeResponse, "application/http;msgtype=response", headerOnly, bytesR}}, [][]int{{27, 0}}, 0},
 		{"1.1 response, header never ends", WriterOptions{Version: V11},
-			[]rec{{TypeResponse, "application/http;msgtype=response", noEnd, streamed}}, [][]int{{36}}},
+			[]rec{{TypeResponse, "application/http;msgtype=response", noEnd, streamed}}, [][]int{{36}}, 0},
 		{"1.1 resource: payload is the block", WriterOptions{Version: V11},
-			[]rec{{TypeResource, "text/plain", "hello", bytesR}}, [][]int{{5}}},
+			[]rec{{TypeResource, "text/plain", "hello", bytesR}}, [][]int{{5}}, 0},
 		{"1.1 metadata", WriterOptions{Version: V11},
-			[]rec{{TypeMetadata, "text/plain", "note", streamed}}, [][]int{{4}}},
+			[]rec{{TypeMetadata, "text/plain", "note", streamed}}, [][]int{{4}}, 0},
 		{"empty block: hashed in Go", WriterOptions{Version: V11},
-			[]rec{{TypeResource, "text/plain", "", bytesR}}, nil},
+			[]rec{{TypeResource, "text/plain", "", bytesR}}, nil, 0},
+		{"block under the minimum: hashed in Go", WriterOptions{Version: V11},
+			[]rec{{TypeResource, "text/plain", "hello", bytesR}, {TypeResource, "text/plain", "hello", streamed}}, nil, 6},
+		{"block of the minimum", WriterOptions{Version: V11},
+			[]rec{{TypeResource, "text/plain", "hello", bytesR}, {TypeResource, "text/plain", "hello", streamed}}, [][]int{{5}, {5}}, 5},
 		{"0.9 response", WriterOptions{Version: V09, Gzip: true},
-			[]rec{{TypeResponse, "message/http", httpBlock, bytesR}}, [][]int{{43, 5}}},
+			[]rec{{TypeResponse, "message/http", httpBlock, bytesR}}, [][]int{{43, 5}}, 0},
 		{"0.9 without payload digest", WriterOptions{Version: V09, NoPayloadDigest09: true},
-			[]rec{{TypeResponse, "message/http", httpBlock, bytesR}}, [][]int{{43}}},
+			[]rec{{TypeResponse, "message/http", httpBlock, bytesR}}, [][]int{{43}}, 0},
 		{"dedup: the revisit's block is hashed in Go", WriterOptions{Version: V11, Dedup: NewDeduper()},
 			[]rec{{TypeResponse, "application/http;msgtype=response", httpBlock, bytesR},
-				{TypeResponse, "application/http;msgtype=response", httpBlock, streamed}}, [][]int{{43, 5}, {43, 5}}},
+				{TypeResponse, "application/http;msgtype=response", httpBlock, streamed}}, [][]int{{43, 5}, {43, 5}}, 0},
 		{"seekable block over MaxBuffer: hashed in Go", WriterOptions{Version: V11, MaxBuffer: 100},
-			[]rec{{TypeResource, "text/plain", big, bytesR}}, nil},
+			[]rec{{TypeResource, "text/plain", big, bytesR}}, nil, 0},
 		{"streamed block over MaxBuffer: segments hashed in Go", WriterOptions{Version: V11, Gzip: true, MaxBuffer: 100},
-			[]rec{{TypeResource, "text/plain", big, streamed}}, nil},
+			[]rec{{TypeResource, "text/plain", big, streamed}}, nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			sumSHA1Min = max(tc.min, 1)
 			write := func(sum func(...[]byte) ([][sha1.Size]byte, error)) ([]byte, []RecordInfo) {
 				var buf bytes.Buffer
 				opts := tc.opts
@@ -127,6 +135,8 @@ func TestSumSHA1(t *testing.T) {
 // TestSumSHA1Used checks that the sums SumSHA1 returns are the ones written, against
 // the digests of Appendix B.3 (block) and B.4 (the same image bytes: the payload).
 func TestSumSHA1Used(t *testing.T) {
+	defer func(min int64) { sumSHA1Min = min }(sumSHA1Min)
+	sumSHA1Min = 1
 	a := appendixB()[2]
 	var buf bytes.Buffer
 	s := &sumsRecorder{}
@@ -155,6 +165,8 @@ func TestSumSHA1Used(t *testing.T) {
 // TestSumSHA1Errors: a failing SumSHA1 fails its record before any byte of it is
 // written, and the writer goes on with the next one.
 func TestSumSHA1Errors(t *testing.T) {
+	defer func(min int64) { sumSHA1Min = min }(sumSHA1Min)
+	sumSHA1Min = 1
 	boom := errors.New("boom")
 	for _, tc := range []struct {
 		name string
