@@ -51,4 +51,4 @@ for (let i = 0; i < records; i++) {
 }
 const secs = Number(process.hrtime.bigint() - start) / 1e9;
 const peak = process.memoryUsage().rss / 1e6;
-console.log(`warcio ${records} ${(input / 1e6).toFixed(1)} ${secs.toFixed(2)} ${(input / 1e6 / secs).toFixed(1)} ${peak.toFixed(1)}`);
+console.log(`warcio ${records} ${(input / 1e6).toFixed(1)} ${secs.toFixed(2)} ${(input / 1e6 / secs).toFixed(1)} ${peak.toFixed(1)} ${(output / 1e6).toFixed(1)}`);
