@@ -102,7 +102,7 @@ func (s *Session) WriteWARC11(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ww := warc.NewWriter(w, warc.WriterOptions{Version: warc.V11, Gzip: true})
+	ww := warc.NewWriter(w, warc.WriterOptions{Version: warc.V11, Gzip: true, Level: gzipLevel})
 	if _, err := warc.Convert(ww, rd); err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func (s *Session) importRecords(rd *warc.Reader, pages []byte) error {
 	defer s.mu.Unlock()
 	s.info.Imported = true
 	sink := &chunkSink{s: s, stream: streamWARC}
-	w := warc.NewWriter(sink, warc.WriterOptions{Version: warc.V09, Gzip: true})
+	w := warc.NewWriter(sink, warc.WriterOptions{Version: warc.V09, Gzip: true, Level: gzipLevel})
 	n, err := warc.Convert(w, rd)
 	if ferr := sink.flush(); err == nil {
 		err = ferr

@@ -176,7 +176,7 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 		}
 		s.base = s.info.Bytes
 		s.sink = &chunkSink{s: s, stream: streamWARC}
-		s.w = warc.NewWriter(s.sink, warc.WriterOptions{Version: warc.V09, Gzip: true, MaxBuffer: maxRecordBuffer, Dedup: s.dedup})
+		s.w = warc.NewWriter(s.sink, warc.WriterOptions{Version: warc.V09, Gzip: true, Level: gzipLevel, MaxBuffer: maxRecordBuffer, Dedup: s.dedup})
 	}
 	before := s.sink.n
 	records, lines, err := s.writeRecords(ex)
@@ -213,6 +213,11 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 	s.info.Updated = time.Now().UTC()
 	return s.saveInfo()
 }
+
+// gzipLevel is the compression level of the archives the extension writes. Measured as
+// wasm under node (scripts/bench.d/warc.sh): level 4 writes about 40% faster than the
+// default 6 for 0.5% more bytes.
+const gzipLevel = 4
 
 // maxRecordBuffer is the most of a record held in memory: a larger body is written
 // as segments (section 7.2 of the draft), each one gzip member.
