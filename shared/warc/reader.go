@@ -107,11 +107,14 @@ type memberStream struct {
 	// lazy: a member with sl longer than lazyPrefix is first inflated from a copy
 	// of its first lazyPrefix compressed bytes, leaving the input where the member
 	// starts, so that it can be skipped by sl without inflating the rest. Only if
-	// more is read is it inflated again from the input (skipping what was already
-	// handed out).
+	// more is read is it inflated again, from a longer copy and then from the
+	// input (skipping what was already handed out). pass counts these fresh
+	// starts: each member is inflated at most three times, so a copy that ends
+	// in damage, or at the end of the file, cannot send it round again.
 	lazy     bool
 	prefix   bytes.Reader // the copy, while inflating from it
 	window   int          // its length
+	pass     int          // fresh starts of this member: 0 first copy, 1 longer copy, 2 input
 	fromCopy bool         // inflating from prefix
 	redo     bool         // the copy is used up: inflate from the input next
 	given    int64        // bytes of this member handed out
@@ -185,7 +188,7 @@ func (m *memberStream) start() error {
 		return err
 	}
 	at := m.src.pos()
-	m.fromCopy, m.redo, m.given = false, false, 0
+	m.fromCopy, m.redo, m.given, m.pass = false, false, 0, 0
 	if m.lazy && m.startFromCopy(lazyPrefix) {
 		m.in = true
 		m.cur = member{coff: at, uoff: m.produced}
@@ -240,10 +243,16 @@ func (m *memberStream) startFromCopy(n int) bool {
 
 // inflateAgain inflates the current member afresh, from a longer copy or from the
 // input, which is still where it starts, and skips the bytes already handed out.
+// The longer copy is tried once, and only if the input holds more than the first
+// one: near the end of the file both copies are the same bytes, and the second
+// would fail as the first did.
 func (m *memberStream) inflateAgain() error {
 	m.redo = false
-	if m.fromCopy && m.window == lazyPrefix && m.startFromCopy(4*lazyPrefix) {
-		return m.skipGiven()
+	m.pass++
+	if m.fromCopy && m.pass == 1 {
+		if p, _ := m.src.br.Peek(4 * lazyPrefix); len(p) > m.window && m.startFromCopy(len(p)) {
+			return m.skipGiven()
+		}
 	}
 	m.fromCopy = false
 	if err := m.gz.Reset(m.src.br); err != nil {

@@ -2,6 +2,7 @@ package warc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -541,6 +542,60 @@ func TestLazyDamage(t *testing.T) {
 		}
 		if got := r.mem.given; lazy && got > 4*lazyPrefix || !lazy && got < 32<<10 {
 			t.Errorf("lazy=%v: %d bytes of the member inflated for its header", lazy, got)
+		}
+	}
+}
+
+// TestLazyDamageAtFileEnd: a long member (its sl says so) whose file ends exactly
+// lazyPrefix bytes after its start, cut short or broken in those bytes. The longer
+// copy a lazy Reader tries next holds the same lazyPrefix bytes; it used to take
+// that for the first copy again and inflate it forever (found by FuzzReader,
+// testdata/fuzz/FuzzReader/856a66df734e07df). Now the lazy Reader reports the
+// damage, with the same byte range as a non-lazy one, whether the block is read
+// or skipped.
+func TestLazyDamageAtFileEnd(t *testing.T) {
+	file := lazyFile(t, V09)
+	recs, _, _ := readAll(t, file)
+	at := recs[3].Offset // the 70,000 random bytes of record 3
+	cut := file[:at+lazyPrefix]
+	broken := bytes.Clone(cut)
+	if string(broken[at:at+4]) != "\x1f\x8b\x08\x04" {
+		t.Fatalf("member at %d: header % x, want FEXTRA only", at, broken[at:at+4])
+	}
+	hlen := 10 + 2 + int(binary.LittleEndian.Uint16(broken[at+10:])) // header and extra field
+	broken[at+int64(hlen)] |= 0x06                                   // first deflate block: BTYPE 11, reserved (RFC 1951 3.2.3)
+	for name, bad := range map[string][]byte{"cut": cut, "broken": broken} {
+		_, _, wantErrs := readAll(t, bad)
+		var de *DamageError
+		if len(wantErrs) != 1 || !errors.As(wantErrs[0], &de) || !errors.Is(de, ErrGzip) || de.Offset != at || de.End != int64(len(bad)) {
+			t.Fatalf("%s: plain read: %v, want one gzip damage %d-%d", name, wantErrs, at, len(bad))
+		}
+		for _, limit := range []int64{-1, 0, 10} {
+			r, _ := NewReader(bytes.NewReader(bad))
+			r.Lazy(true)
+			var errs []error
+			for range 100 {
+				rec, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				if limit < 0 {
+					io.Copy(io.Discard, rec.Block)
+				} else {
+					io.Copy(io.Discard, io.LimitReader(rec.Block, limit))
+				}
+			}
+			// A block read through meets the damage as a plain read does; one
+			// skipped by sl runs past the end of the file, the same bytes.
+			var got *DamageError
+			if len(errs) != 1 || !errors.As(errs[0], &got) || got.Offset != de.Offset || got.End != de.End ||
+				limit < 0 && errs[0].Error() != wantErrs[0].Error() {
+				t.Errorf("%s limit %d: lazy read: %v, want %v", name, limit, errs, wantErrs)
+			}
 		}
 	}
 }
