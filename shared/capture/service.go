@@ -42,7 +42,7 @@ type Service struct {
 	recorder *Recorder
 	now      func() time.Time
 	tasks    *taskQueue
-	backlog  backlog    // body bytes queued, for slowing a tab down
+	backlog  backlog // body bytes queued, for slowing a tab down
 	writes   *taskQueue // exchanges waiting to be written, in order
 
 	mu       sync.Mutex
