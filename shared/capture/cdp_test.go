@@ -282,24 +282,3 @@ func TestRecorderRejectsMalformedEvents(t *testing.T) {
 		t.Error("bad base64 in dataReceived: no error")
 	}
 }
-
-func TestBacklogSlowsATabDownAndLetsItGo(t *testing.T) {
-	var b backlog
-	steps := []struct {
-		n    int64
-		want int
-	}{
-		{backlogHigh / 2, 0},
-		{backlogHigh / 2, 0},             // at the mark, not above
-		{1, +1},                          // above: slow down
-		{4 << 20, 0},                     // already slowed
-		{-(backlogHigh - backlogLow), 0}, // down, but not below the low mark
-		{-(5 << 20), -1},                 // below: let go
-		{-1, 0},
-	}
-	for i, s := range steps {
-		if got := b.add(3, s.n); got != s.want {
-			t.Errorf("step %d (%+d bytes): %d, want %d", i, s.n, got, s.want)
-		}
-	}
-}

@@ -42,7 +42,6 @@ type Service struct {
 	recorder *Recorder
 	now      func() time.Time
 	tasks    *taskQueue
-	backlog  backlog // body bytes queued, for slowing a tab down
 	writes   *taskQueue // exchanges waiting to be written, in order
 
 	mu       sync.Mutex
@@ -311,13 +310,7 @@ func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
 // Event queues one DevTools event of a tab for the recorder. data, if not nil, is the
 // body data of a Network.dataReceived event, taken out of params as bytes.
 func (s *Service) Event(ctx context.Context, t Target, method string, params json.RawMessage, data []byte) {
-	if len(data) > 0 && s.backlog.add(t.TabID, int64(len(data))) > 0 {
-		go s.throttle(ctx, t.TabID, true)
-	}
 	s.tasks.push(func() {
-		if len(data) > 0 && s.backlog.add(t.TabID, -int64(len(data))) < 0 {
-			go s.throttle(ctx, t.TabID, false)
-		}
 		if !s.recording(t.TabID) {
 			return
 		}

@@ -432,26 +432,3 @@ func TestSessionDeduplicatesRepeatedPayloads(t *testing.T) {
 		t.Errorf("index: %s", idx)
 	}
 }
-
-func TestServiceSlowsATabDownWhileBodiesPileUp(t *testing.T) {
-	host := newFakeHost()
-	svc, _ := NewService(NewMemStore(), host)
-	ctx := context.Background()
-	svc.Start(ctx, 2)
-	// Hold the queue, as a busy core would, while data arrives.
-	release := make(chan struct{})
-	svc.tasks.push(func() { <-release })
-	chunk := make([]byte, 1<<20)
-	for i := 0; i < 40; i++ {
-		svc.Event(ctx, Target{TabID: 2}, "Network.dataReceived", json.RawMessage(`{"requestId":"x","dataLength":1048576}`), chunk)
-	}
-	close(release)
-	svc.Status() // every queued event handled
-	deadline := time.Now().Add(5 * time.Second)
-	for len(host.sent("Network.emulateNetworkConditions")) < 2 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got := host.sent("Network.emulateNetworkConditions"); len(got) != 2 {
-		t.Errorf("network emulation commands: %v, want one to slow the tab down and one to let it go", got)
-	}
-}
