@@ -51,14 +51,7 @@ func (s *Service) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /api/sessions", func(w http.ResponseWriter, r *http.Request) {
 		list, err := s.Sessions()
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
-			return
-		}
-		if list == nil {
-			list = []SessionInfo{}
-		}
-		writeJSON(w, http.StatusOK, list)
+		writeList(w, list, err)
 	})
 	mux.HandleFunc("GET /api/sessions/{id}", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		writeJSON(w, http.StatusOK, sess.Info())
@@ -192,14 +185,7 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/pages", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		pages, err := sess.Pages()
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
-			return
-		}
-		if pages == nil {
-			pages = []Page{}
-		}
-		writeJSON(w, http.StatusOK, pages)
+		writeList(w, pages, err)
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/warc11.gz", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		attachment(w, sess.BaseName()+"-1.1.warc.gz", "application/warc")
@@ -398,6 +384,18 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(v)
+}
+
+// writeList answers a JSON array (never null), or the error that kept it from being read.
+func writeList[T any](w http.ResponseWriter, list []T, err error) {
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	if list == nil {
+		list = []T{}
+	}
+	writeJSON(w, http.StatusOK, list)
 }
 
 func writeError(w http.ResponseWriter, code int, err error) {
