@@ -46,6 +46,7 @@ type Error struct {
 	Msg   string // what is wrong, in words
 }
 
+// Error renders the problem as file:line: field: message.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -72,6 +73,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // loads regardless.
 type ErrorList []*Error
 
+// Error renders the first problem and how many more there are.
 func (l ErrorList) Error() string {
 	switch len(l) {
 	case 0:
