@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/warc"
@@ -44,6 +43,22 @@ type Indexer struct {
 
 	br  *bufio.Reader
 	buf []byte
+	// lastURL and lastKey remember the last SURT computed: a request and its
+	// response share a URL.
+	lastURL, lastKey string
+}
+
+// surt is SURT, remembering the last key.
+func (ix *Indexer) surt(url string) (string, error) {
+	if url == ix.lastURL && ix.lastKey != "" {
+		return ix.lastKey, nil
+	}
+	key, err := SURT(url)
+	if err != nil {
+		return "", err
+	}
+	ix.lastURL, ix.lastKey = url, key
+	return key, nil
 }
 
 // indexed is a record on its way to becoming an entry: pywb's entry plus
@@ -233,8 +248,6 @@ func (ix *Indexer) merge(resp, req *indexed) bool {
 	return true
 }
 
-var mimeSplit = regexp.MustCompile(`[; ]`)
-
 // record is create_record_iter and parse_warc_record for one record.
 func (ix *Indexer) record(rec *warc.Record, filename string) (*indexed, error) {
 	if rec.ContentType == "application/warc-fields" && rec.Type != warc.TypeWarcinfo {
@@ -263,7 +276,7 @@ func (ix *Indexer) record(rec *warc.Record, filename string) (*indexed, error) {
 	var key string
 	if e.URL != "" {
 		var err error
-		if key, err = SURT(e.URL); err != nil {
+		if key, err = ix.surt(e.URL); err != nil {
 			return nil, err
 		}
 	}
@@ -340,7 +353,10 @@ func mimeOf(ctype, def string) string {
 	if ctype == "" {
 		return def
 	}
-	return mimeSplit.Split(ctype, 2)[0]
+	if i := strings.IndexAny(ctype, "; "); i >= 0 {
+		return ctype[:i]
+	}
+	return ctype
 }
 
 // readHTTPHeader reads an HTTP message header as warcio's

@@ -698,6 +698,10 @@ func (r *Reader) readLine(crlfOnly bool) (string, error) {
 		frag, err := r.br.ReadSlice('\n')
 		r.pos += int64(len(frag))
 		r.raw = append(r.raw, frag...)
+		if line == nil && err == nil && len(frag) <= MaxHeaderBytes && bytes.HasSuffix(frag, []byte("\r\n")) {
+			// The common case: the whole line, CRLF-terminated, in the buffer.
+			return string(frag[:len(frag)-2]), nil
+		}
 		line = append(line, frag...)
 		if len(line) > MaxHeaderBytes {
 			return "", fmt.Errorf("%w: more than %d bytes", ErrTooLong, MaxHeaderBytes)
@@ -760,9 +764,25 @@ func truncate(s string) string {
 // readHeader09 parses the positional parameters of a WARC 0.9 header-line
 // (section 5.1) and the named fields after it.
 func (r *Reader) readHeader09(line string) (*Record, error) {
-	tok := strings.FieldsFunc(line, func(c rune) bool { return c == ' ' || c == '\t' })
-	if len(tok) != 7 {
-		return nil, fmt.Errorf("%w: warc/0.9 header-line has %d parameters, want 7", ErrHeader, len(tok))
+	var tok [7]string
+	n := 0
+	for rest := line; ; {
+		rest = strings.TrimLeft(rest, " \t")
+		if rest == "" {
+			break
+		}
+		end := strings.IndexAny(rest, " \t")
+		if end < 0 {
+			end = len(rest)
+		}
+		if n < len(tok) {
+			tok[n] = rest[:end]
+		}
+		n++
+		rest = rest[end:]
+	}
+	if n != 7 {
+		return nil, fmt.Errorf("%w: warc/0.9 header-line has %d parameters, want 7", ErrHeader, n)
 	}
 	length, err := parseLength(tok[1])
 	if err != nil {
