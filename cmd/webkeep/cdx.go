@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/cdx"
@@ -170,6 +171,8 @@ to standard output, POST and PUT bodies appended to the keys as pywb does.`)
 		fs.Usage()
 		return 2
 	}
+	// Indexing allocates much that dies young and keeps little: collect less often.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	w := cdx.NewWriter(stdout, dialect.d)
 	if *workers < 0 {
 		fmt.Fprintln(stderr, "webkeep cdx index: --workers must not be negative")

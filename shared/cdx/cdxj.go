@@ -45,24 +45,19 @@ func (e *Entry) AppendLine(dst []byte, d Dialect) []byte {
 	dst = append(dst, e.Timestamp...)
 	dst = append(dst, ' ', '{')
 	js := jsonWriter{dst: dst, compact: d == Pywb28}
-	field := func(name, value string) {
-		if value != "" && value != "-" {
-			js.member(name, value)
-		}
-	}
-	field("metadata", e.Metadata)
-	field("url", e.URL)
-	field("mime", e.Mime)
-	field("mime-detected", e.MimeDetected)
-	field("status", e.Status)
-	field("digest", e.Digest)
-	js.member("length", strconv.FormatInt(e.Length, 10))
-	js.member("offset", strconv.FormatInt(e.Offset, 10))
+	js.field("metadata", e.Metadata)
+	js.field("url", e.URL)
+	js.field("mime", e.Mime)
+	js.field("mime-detected", e.MimeDetected)
+	js.field("status", e.Status)
+	js.field("digest", e.Digest)
+	js.memberInt("length", e.Length)
+	js.memberInt("offset", e.Offset)
 	if d == Pywb28 {
 		js.member("filename", e.Filename)
 	}
-	field("method", e.Method)
-	field("requestBody", e.RequestBody)
+	js.field("method", e.Method)
+	js.field("requestBody", e.RequestBody)
 	if d != Pywb28 {
 		js.member("filename", e.Filename)
 	}
@@ -77,6 +72,27 @@ type jsonWriter struct {
 }
 
 func (w *jsonWriter) member(name, value string) {
+	w.name(name)
+	w.str(value)
+}
+
+// field writes a member unless value is empty or "-".
+func (w *jsonWriter) field(name, value string) {
+	if value != "" && value != "-" {
+		w.member(name, value)
+	}
+}
+
+// memberInt writes a member whose value is the decimal string of n.
+func (w *jsonWriter) memberInt(name string, n int64) {
+	w.name(name)
+	w.dst = append(w.dst, '"')
+	w.dst = strconv.AppendInt(w.dst, n, 10)
+	w.dst = append(w.dst, '"')
+}
+
+// name writes the separator before a member and its name.
+func (w *jsonWriter) name(name string) {
 	if w.n > 0 {
 		w.dst = append(w.dst, ',')
 		if !w.compact {
@@ -89,7 +105,6 @@ func (w *jsonWriter) member(name, value string) {
 	if !w.compact {
 		w.dst = append(w.dst, ' ')
 	}
-	w.str(value)
 }
 
 // str writes a JSON string: escaped to ASCII as Python's json.dumps does,
@@ -97,6 +112,11 @@ func (w *jsonWriter) member(name, value string) {
 // written as U+FFFD.
 func (w *jsonWriter) str(s string) {
 	b := append(w.dst, '"')
+	if plainJSON(s) {
+		b = append(b, s...)
+		w.dst = append(b, '"')
+		return
+	}
 	for _, r := range s {
 		switch {
 		case r == '"':
@@ -130,6 +150,17 @@ func (w *jsonWriter) str(s string) {
 		}
 	}
 	w.dst = append(b, '"')
+}
+
+// plainJSON reports whether s is printable ASCII without '"' or '\\': a JSON
+// string of itself in both dialects.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // A Writer collects CDXJ lines and writes them sorted, as pywb's
