@@ -382,6 +382,10 @@ func normalizePath(path []byte) []byte {
 	if len(path) == 0 {
 		return []byte("/")
 	}
+	if path[0] == '/' && !bytes.Contains(path, []byte("//")) && !bytes.Contains(path, []byte("/.")) {
+		// No empty, "." or ".." segment: the path is already normal.
+		return append([]byte(nil), path...)
+	}
 	var kept [][]byte
 	for i, p := range bytes.Split(path, []byte("/")) {
 		switch {
@@ -414,7 +418,7 @@ func attemptIPFormats(host []byte) []byte {
 		n := new(bigUint).set(host)
 		return []byte(dottedQuad(n.low32()))
 	}
-	if reDecimalIP.Match(host) || reOctalIP.Match(host) {
+	if len(host) > 0 && host[0] >= '0' && host[0] <= '9' && (reDecimalIP.Match(host) || reOctalIP.Match(host)) {
 		if v, ok := inetAton(string(host)); ok {
 			return []byte(dottedQuad(v))
 		}
@@ -474,7 +478,7 @@ func escapeOnce(b []byte) []byte {
 	if len(b) == 0 {
 		return b
 	}
-	var out []byte
+	out := make([]byte, 0, len(b))
 	for _, c := range b {
 		if c > 0x20 && c < 0x7f && c != '#' && c != '%' {
 			out = append(out, c)
@@ -490,6 +494,9 @@ func unescapeRepeatedly(b []byte) []byte {
 	if b == nil {
 		return nil
 	}
+	if bytes.IndexByte(b, '%') < 0 {
+		return b // nothing to unescape
+	}
 	for {
 		un := unquoteToBytes(nil, string(b))
 		if bytes.Equal(un, b) {
@@ -504,8 +511,10 @@ func (h *handyURL) iaCanonicalize() {
 	if len(h.host) > 0 {
 		h.host = bytes.ToLower(h.host)
 		if string(h.scheme) != "dns" {
-			if m := reWWWDigits.Find(h.host); m != nil {
-				h.host = h.host[len(m):]
+			if bytes.HasPrefix(h.host, []byte("www")) { // else reWWWDigits cannot match
+				if m := reWWWDigits.Find(h.host); m != nil {
+					h.host = h.host[len(m):]
+				}
 			}
 		}
 	}
