@@ -674,10 +674,11 @@ func (r *Reader) readHeader() (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(first) >= 8 && asciiEqualFold(first[:8], "warc/0.9") && (len(first) == 8 || first[8] == ' ' || first[8] == '\t') {
+		return r.readHeader09(first)
+	}
 	lower := strings.ToLower(first)
 	switch {
-	case strings.HasPrefix(lower, "warc/0.9") && (len(lower) == 8 || lower[8] == ' ' || lower[8] == '\t'):
-		return r.readHeader09(first)
 	case lower == "warc/1.0" || lower == "warc/1.1":
 		return r.readHeader1(lower)
 	}
@@ -688,6 +689,61 @@ func (r *Reader) readHeader() (*Record, error) {
 		return nil, fmt.Errorf("%w: %q", ErrVersion, first)
 	}
 	return nil, fmt.Errorf("%w: %q is not a WARC record start", ErrHeader, first)
+}
+
+// asciiEqualFold reports whether s equals the lower-case ASCII lower but for
+// the case of ASCII letters.
+func asciiEqualFold(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// indexBlank returns the index of the first space or tab in s, or -1.
+func indexBlank(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' || s[i] == '\t' {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseDate09 parses a 14-digit creation-date, as time.Parse(layout09, s) does.
+func parseDate09(s string) (time.Time, error) {
+	if len(s) == len(layout09) {
+		var v [6]int
+		ok := true
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				ok = false
+				break
+			}
+			k := 0
+			if i >= 4 {
+				k = (i-4)/2 + 1
+			}
+			v[k] = v[k]*10 + int(c-'0')
+		}
+		if ok {
+			t := time.Date(v[0], time.Month(v[1]), v[2], v[3], v[4], v[5], 0, time.UTC)
+			if t.Year() == v[0] && int(t.Month()) == v[1] && t.Day() == v[2] && t.Hour() == v[3] && t.Minute() == v[4] && t.Second() == v[5] {
+				return t, nil
+			}
+		}
+	}
+	return time.Parse(layout09, s) // the error, or an unusual form
 }
 
 // readLine reads one header line without its line end. A WARC 0.9 line ends only at
@@ -725,7 +781,7 @@ func (r *Reader) readLine(crlfOnly bool) (string, error) {
 
 // readFields reads named fields up to the blank line, unfolding continuation lines.
 func (r *Reader) readFields(crlfOnly bool) (Header, error) {
-	var h Header
+	h := make(Header, 0, 8)
 	total := 0
 	for {
 		at := r.pos
@@ -738,6 +794,9 @@ func (r *Reader) readFields(crlfOnly bool) (Header, error) {
 			return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLong, MaxHeaderBytes)
 		}
 		if line == "" {
+			if len(h) == 0 {
+				return nil, nil
+			}
 			return h, nil
 		}
 		if (line[0] == ' ' || line[0] == '\t') && len(h) > 0 {
@@ -771,7 +830,7 @@ func (r *Reader) readHeader09(line string) (*Record, error) {
 		if rest == "" {
 			break
 		}
-		end := strings.IndexAny(rest, " \t")
+		end := indexBlank(rest)
 		if end < 0 {
 			end = len(rest)
 		}
@@ -794,7 +853,7 @@ func (r *Reader) readHeader09(line string) (*Record, error) {
 	if strings.Contains(rec.ContentType, ":") && !strings.Contains(rec.ID, ":") {
 		rec.ContentType, rec.ID = rec.ID, rec.ContentType
 	}
-	if rec.Date, err = time.Parse(layout09, tok[4]); err != nil {
+	if rec.Date, err = parseDate09(tok[4]); err != nil {
 		off, _ := r.fileOffset(r.recStart)
 		r.problems = append(r.problems, fmt.Errorf("%w at %d: creation-date %q is not a 14-digit timestamp", ErrField, off, tok[4]))
 	}
