@@ -385,7 +385,7 @@ func readHTTPHeader(br *bufio.Reader) (string, http.Header, error) {
 		if total > maxHTTPHeader {
 			return "", nil, fmt.Errorf("HTTP header longer than %d bytes", maxHTTPHeader)
 		}
-		s := strings.TrimRight(string(line), "\r\n")
+		s := string(bytes.TrimRight(line, "\r\n"))
 		if n == 0 {
 			first = s
 			if err == io.EOF {

@@ -23,7 +23,6 @@ var ErrURL = errors.New("cdx: invalid URL")
 var (
 	reDecimalIP      = regexp.MustCompile(`^([1-9][0-9]*)(\.[0-9]+)?(\.[0-9]+)?(\.[0-9]+)?$`)
 	reOctalIP        = regexp.MustCompile(`^(0[0-7]*)(\.[0-7]+)?(\.[0-7]+)?(\.[0-7]+)?$`)
-	reWWWDigits      = regexp.MustCompile(`^www[0-9]*\.`)
 	rePathSessionIDs = []*regexp.Regexp{
 		regexp.MustCompile(`(?is)^(.*/)(\((?:[a-z]\([0-9a-z]{24}\))+\)/)([^\?]+\.aspx.*)$`),
 		regexp.MustCompile(`(?is)^(.*/)(\([0-9a-z]{24}\)/)([^\?]+\.aspx.*)$`),
@@ -239,6 +238,22 @@ func (h *handyURL) googleCanonicalize() {
 		path = normalizePath(path)
 	}
 	h.path = escapeOnce(path)
+}
+
+// wwwDigitsPrefix returns the length of the ^www[0-9]*\. prefix of host, 0 if
+// it has none.
+func wwwDigitsPrefix(host []byte) int {
+	if !bytes.HasPrefix(host, []byte("www")) {
+		return 0
+	}
+	i := 3
+	for i < len(host) && '0' <= host[i] && host[i] <= '9' {
+		i++
+	}
+	if i < len(host) && host[i] == '.' {
+		return i + 1
+	}
+	return 0
 }
 
 func isASCII(b []byte) bool {
@@ -511,11 +526,7 @@ func (h *handyURL) iaCanonicalize() {
 	if len(h.host) > 0 {
 		h.host = bytes.ToLower(h.host)
 		if string(h.scheme) != "dns" {
-			if bytes.HasPrefix(h.host, []byte("www")) { // else reWWWDigits cannot match
-				if m := reWWWDigits.Find(h.host); m != nil {
-					h.host = h.host[len(m):]
-				}
-			}
+			h.host = h.host[wwwDigitsPrefix(h.host):]
 		}
 	}
 	switch strings.ToLower(string(h.scheme)) {
