@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/warc"
 )
@@ -262,7 +263,7 @@ func (ix *Indexer) record(rec *warc.Record, filename string) (*indexed, error) {
 		return it, nil
 	}
 	e.URL = rec.TargetURI
-	e.Timestamp = rec.Date.UTC().Format("20060102150405")
+	e.Timestamp = timestamp14(rec.Date)
 	e.Metadata = rec.Header.Get("WARC-Json-Metadata")
 	for _, f := range payloadDigestFields {
 		if d := rec.Header.Get(f); d != "" {
@@ -346,6 +347,30 @@ func (ix *Indexer) record(rec *warc.Record, filename string) (*indexed, error) {
 		e.Digest = base32.StdEncoding.EncodeToString(sum.Sum(nil))
 	}
 	return it, nil
+}
+
+// timestamp14 is t.UTC().Format("20060102150405").
+func timestamp14(t time.Time) string {
+	t = t.UTC()
+	year, month, day := t.Date()
+	hour, minute, sec := t.Clock()
+	if year < 0 || year > 9999 {
+		return t.Format("20060102150405")
+	}
+	var b [14]byte
+	put := func(at, n, w int) {
+		for k := at + w - 1; k >= at; k-- {
+			b[k] = byte('0' + n%10)
+			n /= 10
+		}
+	}
+	put(0, year, 4)
+	put(4, int(month), 2)
+	put(6, day, 2)
+	put(8, hour, 2)
+	put(10, minute, 2)
+	put(12, sec, 2)
+	return string(b[:])
 }
 
 // mimeOf is extract_mime: the content type up to the first ";" or space.

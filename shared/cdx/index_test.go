@@ -95,3 +95,19 @@ func TestAppendLineDialects(t *testing.T) {
 		t.Errorf("pywb 2.8:\n got  %s\n want %s", got, want)
 	}
 }
+
+// TestTimestamp14 checks the index's timestamp against time's own formatting
+// of pywb's layout, in and out of the four-digit years, from other zones.
+func TestTimestamp14(t *testing.T) {
+	for _, s := range []int64{0, 1, -1, 86399, 1700000000, 253402300799, 253402300800, -62135596800, -62135596801, 1 << 40} {
+		for _, loc := range []*time.Location{time.UTC, time.FixedZone("east", 5*3600+7*60), time.FixedZone("west", -11*3600)} {
+			tm := time.Unix(s, 999).In(loc)
+			if got, want := timestamp14(tm), tm.UTC().Format("20060102150405"); got != want {
+				t.Errorf("timestamp14(%v) = %q, want %q", tm, got, want)
+			}
+		}
+	}
+	if got := timestamp14(time.Time{}); got != "00010101000000" {
+		t.Errorf("timestamp14(zero) = %q", got)
+	}
+}
