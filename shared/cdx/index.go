@@ -81,8 +81,8 @@ type indexed struct {
 // filename is written in each entry.
 //
 // A gzip file that is also an io.ReaderAt and an io.Seeker (an *os.File) is
-// cut at gzip member starts into one section per CPU (Workers), and the
-// sections are indexed at the same time; the entries are the same.
+// cut at gzip member starts into sections, which one worker per CPU (Workers)
+// index at the same time; the entries are the same.
 func (ix *Indexer) Index(r io.Reader, filename string, emit func(*Entry) error) error {
 	if f, ok := r.(readSeekerAt); ok {
 		done, err := ix.indexParallel(f, filename, emit)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -19,8 +20,13 @@ type readSeekerAt interface {
 // minSection is the least compressed size worth a section of its own.
 const minSection = 1 << 20
 
+// sectionsPerWorker is how many sections each worker gets, one after the
+// other: a worker slowed down (by a busy CPU) leaves its later sections to
+// the others, so that all finish at about the same time.
+const sectionsPerWorker = 4
+
 // indexParallel indexes a gzip file in sections that start at gzip members,
-// one per worker, and pairs the records of all sections in file order. It
+// a few per worker, and pairs the records of all sections in file order. It
 // reports done = false, having read nothing it could not read again, when the
 // file is not gzip, is small, or a section meets damage (or a false member
 // start): the caller then indexes the file serially.
@@ -45,12 +51,13 @@ func (ix *Indexer) indexParallel(f readSeekerAt, filename string, emit func(*Ent
 	if workers < 2 || start != 0 {
 		return false, nil
 	}
+	nsec := int(min(int64(workers*sectionsPerWorker), size/minSection))
 	if _, err := f.ReadAt(magic[:], 0); err != nil || magic != [2]byte{0x1f, 0x8b} {
 		return false, nil
 	}
 	cuts := []int64{0}
-	for k := 1; k < workers; k++ {
-		c, ok := nextMember(f, size, max(size*int64(k)/int64(workers), cuts[len(cuts)-1]+1))
+	for k := 1; k < nsec; k++ {
+		c, ok := nextMember(f, size, max(size*int64(k)/int64(nsec), cuts[len(cuts)-1]+1))
 		if !ok {
 			break
 		}
@@ -64,17 +71,24 @@ func (ix *Indexer) indexParallel(f readSeekerAt, filename string, emit func(*Ent
 	errs := make([]error, len(cuts)-1)
 	damaged := make([]bool, len(cuts)-1)
 	var wg sync.WaitGroup
-	for k := range sections {
+	var next atomic.Int32 // the next section to index
+	for range min(workers, len(sections)) {
 		wg.Go(func() {
 			w := &Indexer{Dialect: ix.Dialect}
-			sec := io.NewSectionReader(f, cuts[k], cuts[k+1]-cuts[k])
-			errs[k] = w.scan(sec, cuts[k], filename, func(error) bool {
-				damaged[k] = true
-				return false
-			}, func(it *indexed) error {
-				sections[k] = append(sections[k], it)
-				return nil
-			})
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(sections) {
+					return
+				}
+				sec := io.NewSectionReader(f, cuts[k], cuts[k+1]-cuts[k])
+				errs[k] = w.scan(sec, cuts[k], filename, func(error) bool {
+					damaged[k] = true
+					return false
+				}, func(it *indexed) error {
+					sections[k] = append(sections[k], it)
+					return nil
+				})
+			}
 		})
 	}
 	wg.Wait()
