@@ -28,22 +28,10 @@ Run 'webkeep cdx <command> -h' for a command's arguments.`)
 
 // runCDX dispatches the cdx subcommands.
 func runCDX(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		cdxUsage(stderr)
-		return 2
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		cdxUsage(stdout)
-		return 0
-	case "encode":
-		return runCDXEncode(args[1:], os.Stdin, stdout, stderr)
-	case "index":
-		return runCDXIndex(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "webkeep cdx: unknown command %q\n\n", args[0])
-	cdxUsage(stderr)
-	return 2
+	return dispatch("cdx", cdxUsage, subcommands{
+		"encode": func(args []string, stdout, stderr io.Writer) int { return runCDXEncode(args, os.Stdin, stdout, stderr) },
+		"index":  runCDXIndex,
+	}, args, stdout, stderr)
 }
 
 // dialectFlag parses --dialect.

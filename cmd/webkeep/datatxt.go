@@ -26,22 +26,7 @@ Run 'webkeep datatxt <command> -h' for a command's arguments.`)
 
 // runDatatxt dispatches the datatxt subcommands.
 func runDatatxt(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		datatxtUsage(stderr)
-		return 2
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		datatxtUsage(stdout)
-		return 0
-	case "allowed":
-		return runDatatxtAllowed(args[1:], stdout, stderr)
-	case "list":
-		return runDatatxtList(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "webkeep datatxt: unknown command %q\n\n", args[0])
-	datatxtUsage(stderr)
-	return 2
+	return dispatch("datatxt", datatxtUsage, subcommands{"allowed": runDatatxtAllowed, "list": runDatatxtList}, args, stdout, stderr)
 }
 
 // siteSource is the --file / --url choice both subcommands share.

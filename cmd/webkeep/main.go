@@ -60,3 +60,26 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nRun 'webkeep <command> -h' for a command's arguments.")
 }
+
+// subcommands maps the names of a command's subcommands to their entry points.
+type subcommands map[string]func(args []string, stdout, stderr io.Writer) int
+
+// dispatch runs the subcommand that args name: usage to stdout for -h, and to stderr
+// with exit code 2 when the subcommand is missing or unknown.
+func dispatch(command string, usage func(io.Writer), subs subcommands, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		usage(stdout)
+		return 0
+	}
+	if run, ok := subs[args[0]]; ok {
+		return run(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "webkeep %s: unknown subcommand %q\n\n", command, args[0])
+	usage(stderr)
+	return 2
+}

@@ -23,22 +23,7 @@ Run 'webkeep rules <command> -h' for a command's arguments.`)
 
 // runRules dispatches the rules subcommands.
 func runRules(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		rulesUsage(stderr)
-		return 2
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		rulesUsage(stdout)
-		return 0
-	case "match":
-		return runRulesMatch(args[1:], stdout, stderr)
-	case "check":
-		return runRulesCheck(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "webkeep rules: unknown command %q\n\n", args[0])
-	rulesUsage(stderr)
-	return 2
+	return dispatch("rules", rulesUsage, subcommands{"match": runRulesMatch, "check": runRulesCheck}, args, stdout, stderr)
 }
 
 // rulesFlags parses the flags both subcommands share; ok false means return code.

@@ -27,19 +27,8 @@ tools read only 1.x), their CDXJ index, pages/pages.jsonl and datapackage.json.
 
 // runWACZ dispatches the wacz subcommands.
 func runWACZ(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, waczUsage)
-		return 2
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, waczUsage)
-		return 0
-	case "create":
-		return waczCreate(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "webkeep wacz: unknown subcommand %q\n\n%s", args[0], waczUsage)
-	return 2
+	usage := func(w io.Writer) { fmt.Fprint(w, waczUsage) }
+	return dispatch("wacz", usage, subcommands{"create": waczCreate}, args, stdout, stderr)
 }
 
 func waczCreate(args []string, stdout, stderr io.Writer) int {

@@ -25,25 +25,10 @@ subcommands:
 
 // runWARC dispatches the warc subcommands.
 func runWARC(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, warcUsage)
-		return 2
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		fmt.Fprint(stderr, warcUsage)
-		return 0
-	case "ls":
-		return warcLs(args[1:], stdout, stderr)
-	case "cat":
-		return warcCat(args[1:], stdout, stderr)
-	case "verify":
-		return warcVerify(args[1:], stdout, stderr)
-	case "convert":
-		return warcConvert(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "webkeep warc: unknown subcommand %q\n\n%s", args[0], warcUsage)
-	return 2
+	usage := func(w io.Writer) { fmt.Fprint(w, warcUsage) }
+	return dispatch("warc", usage, subcommands{
+		"ls": warcLs, "cat": warcCat, "verify": warcVerify, "convert": warcConvert,
+	}, args, stdout, stderr)
 }
 
 // parseArgs parses flags wherever they appear among the arguments and returns the
