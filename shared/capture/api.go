@@ -110,11 +110,7 @@ func (s *Service) Handler() http.Handler {
 		io.WriteString(w, "]")
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/bundle.zip", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
-		attachment(w, sess.BaseName()+".zip", "application/zip")
-		if err := sess.WriteBundle(w); err != nil {
-			// Headers are gone; cutting the stream makes the download fail visibly.
-			panic(http.ErrAbortHandler)
-		}
+		sendFile(w, sess.BaseName()+".zip", "application/zip", sess.WriteBundle)
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/warc.gz", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		src, err := sess.WARC()
@@ -122,10 +118,10 @@ func (s *Service) Handler() http.Handler {
 			writeError(w, http.StatusInternalServerError, err)
 			return
 		}
-		attachment(w, sess.BaseName()+".warc.gz", "application/warc")
-		if _, err := io.Copy(w, src); err != nil {
-			panic(http.ErrAbortHandler)
-		}
+		sendFile(w, sess.BaseName()+".warc.gz", "application/warc", func(w io.Writer) error {
+			_, err := io.Copy(w, src)
+			return err
+		})
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/index.cdxj", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		index, err := sess.SortedCDX()
@@ -133,8 +129,10 @@ func (s *Service) Handler() http.Handler {
 			writeError(w, http.StatusInternalServerError, err)
 			return
 		}
-		attachment(w, sess.BaseName()+".cdxj", "text/plain; charset=utf-8")
-		w.Write(index)
+		sendFile(w, sess.BaseName()+".cdxj", "text/plain; charset=utf-8", func(w io.Writer) error {
+			_, err := w.Write(index)
+			return err
+		})
 	}))
 	s.routeArchive(mux)
 	s.routeDatabase(mux)
@@ -188,20 +186,14 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 		writeList(w, pages, err)
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/warc11.gz", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
-		attachment(w, sess.BaseName()+"-1.1.warc.gz", "application/warc")
-		if err := sess.WriteWARC11(w); err != nil {
-			panic(http.ErrAbortHandler)
-		}
+		sendFile(w, sess.BaseName()+"-1.1.warc.gz", "application/warc", sess.WriteWARC11)
 	}))
 	wacz := s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		if f := r.PathValue("file"); f != "" && f != sess.BaseName()+".wacz" {
 			writeError(w, http.StatusNotFound, fmt.Errorf("no file %q in session %s", f, sess.info.ID))
 			return
 		}
-		attachment(w, sess.BaseName()+".wacz", "application/wacz")
-		if err := sess.WriteWACZ(w); err != nil {
-			panic(http.ErrAbortHandler)
-		}
+		sendFile(w, sess.BaseName()+".wacz", "application/wacz", sess.WriteWACZ)
 	})
 	mux.HandleFunc("GET /api/sessions/{id}/wacz", wacz)
 	// The same, under the file's own name, so a link's last segment names the download.
@@ -292,10 +284,7 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("GET /api/urldb/export.zip", func(w http.ResponseWriter, r *http.Request) {
-		attachment(w, "url-database.zip", "application/zip")
-		if err := s.db.WriteZip(w); err != nil {
-			panic(http.ErrAbortHandler)
-		}
+		sendFile(w, "url-database.zip", "application/zip", s.db.WriteZip)
 	})
 	mux.HandleFunc("POST /api/urldb/records", func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
@@ -374,10 +363,16 @@ func (s *Service) withSession(h func(http.ResponseWriter, *http.Request, *Sessio
 	}
 }
 
-func attachment(w http.ResponseWriter, name, contentType string) {
+// sendFile answers a download: the file streamed by write, saved under name. Once the
+// headers are out an error cannot be reported, so it cuts the stream: the download
+// then fails visibly instead of ending short.
+func sendFile(w http.ResponseWriter, name, contentType string, write func(io.Writer) error) {
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	w.Header().Set("Cache-Control", "no-store")
+	if err := write(w); err != nil {
+		panic(http.ErrAbortHandler)
+	}
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
