@@ -94,10 +94,11 @@ type member struct {
 type memberStream struct {
 	src      *countReader
 	gz       *gzip.Reader
-	in       bool   // inside a member
-	done     bool   // clean end of input
-	produced int64  // inflated bytes handed out
-	cur      member // the member being inflated
+	dec      io.Reader // gz, or stored while handing out a stored head
+	in       bool      // inside a member
+	done     bool      // clean end of input
+	produced int64     // inflated bytes handed out
+	cur      member    // the member being inflated
 	starts   []member
 	err      error
 	// onEnd, when set, is told of each member that ends cleanly, with the file and
@@ -119,12 +120,17 @@ type memberStream struct {
 	redo     bool         // the copy is used up: inflate from the input next
 	given    int64        // bytes of this member handed out
 	scratch  []byte
+	stored   storedReader // the stored head of a member (see memberWriter), read from the copy
 }
 
 // lazyPrefix is how many compressed bytes of a member a lazy Reader inflates
 // first: enough for a WARC header and a short HTTP header. When more is read, it
 // inflates afresh from four times as many, then from the input.
 const lazyPrefix = 512
+
+// storedPrefix is how many bytes of a member a lazy Reader looks at for a
+// stored head (see memberWriter): the longest head it reads without inflating.
+const storedPrefix = 16 << 10
 
 func (m *memberStream) Read(p []byte) (int, error) {
 	for {
@@ -146,7 +152,7 @@ func (m *memberStream) Read(p []byte) (int, error) {
 			}
 			continue
 		}
-		n, err := m.gz.Read(p)
+		n, err := m.dec.Read(p)
 		m.produced += int64(n)
 		m.given += int64(n)
 		if m.fromCopy && err != nil {
@@ -189,12 +195,13 @@ func (m *memberStream) start() error {
 	}
 	at := m.src.pos()
 	m.fromCopy, m.redo, m.given, m.pass = false, false, 0, 0
-	if m.lazy && m.startFromCopy(lazyPrefix) {
-		m.in = true
-		m.cur = member{coff: at, uoff: m.produced}
-		m.cur.slC, m.cur.slU, m.cur.hasSL = parseSL(m.gz.Header.Extra)
-		m.starts = append(m.starts, m.cur)
-		return nil
+	if m.lazy {
+		if c, u, ok := m.startFromCopy(lazyPrefix, true); ok {
+			m.in = true
+			m.cur = member{coff: at, uoff: m.produced, slC: c, slU: u, hasSL: true}
+			m.starts = append(m.starts, m.cur)
+			return nil
+		}
 	}
 	var err error
 	if m.gz == nil {
@@ -210,6 +217,7 @@ func (m *memberStream) start() error {
 		return m.err
 	}
 	m.gz.Multistream(false)
+	m.dec = m.gz
 	m.in = true
 	m.cur = member{coff: at, uoff: m.produced}
 	m.cur.slC, m.cur.slU, m.cur.hasSL = parseSL(m.gz.Header.Extra)
@@ -218,11 +226,25 @@ func (m *memberStream) start() error {
 }
 
 // startFromCopy starts inflating the member at the input position from a copy of
-// its first n bytes, if it has an sl field that says it is longer.
-func (m *memberStream) startFromCopy(n int) bool {
+// its first n bytes, if it has an sl field that says it is longer, and returns
+// its sl lengths. With stored, a member that opens with a stored head (as this
+// package writes them) is read from the copy without inflating.
+func (m *memberStream) startFromCopy(n int, stored bool) (slC, slU uint32, ok bool) {
+	if stored {
+		p, _ := m.src.br.Peek(storedPrefix)
+		if extra, at, ok := parseGzipHeader(p); ok && at < len(p) && p[at]&7 == 0 {
+			if c, u, ok := parseSL(extra); ok && int64(c) > int64(at) {
+				m.window = len(p)
+				m.stored = storedReader{p: p[at:min(int64(len(p)), int64(c))]}
+				m.dec = &m.stored
+				m.fromCopy = true
+				return c, u, true
+			}
+		}
+	}
 	p, _ := m.src.br.Peek(n)
-	m.prefix.Reset(p)
 	m.window = len(p)
+	m.prefix.Reset(p)
 	var err error
 	if m.gz == nil {
 		m.gz, err = gzip.NewReader(&m.prefix)
@@ -230,15 +252,16 @@ func (m *memberStream) startFromCopy(n int) bool {
 		err = m.gz.Reset(&m.prefix)
 	}
 	if err != nil {
-		return false
+		return 0, 0, false
 	}
-	c, _, ok := parseSL(m.gz.Header.Extra)
+	c, u, ok := parseSL(m.gz.Header.Extra)
 	if !ok || int64(c) <= int64(len(p)) {
-		return false
+		return 0, 0, false
 	}
 	m.gz.Multistream(false)
+	m.dec = m.gz
 	m.fromCopy = true
-	return true
+	return c, u, true
 }
 
 // inflateAgain inflates the current member afresh, from a longer copy or from the
@@ -250,12 +273,20 @@ func (m *memberStream) inflateAgain() error {
 	m.redo = false
 	m.pass++
 	if m.fromCopy && m.pass == 1 {
-		if p, _ := m.src.br.Peek(4 * lazyPrefix); len(p) > m.window && m.startFromCopy(len(p)) {
-			return m.skipGiven()
+		if p, _ := m.src.br.Peek(4 * lazyPrefix); len(p) > m.window {
+			if _, _, ok := m.startFromCopy(len(p), false); ok {
+				return m.skipGiven()
+			}
 		}
 	}
 	m.fromCopy = false
-	if err := m.gz.Reset(m.src.br); err != nil {
+	var err error
+	if m.gz == nil {
+		m.gz, err = gzip.NewReader(m.src.br)
+	} else {
+		err = m.gz.Reset(m.src.br)
+	}
+	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -263,6 +294,7 @@ func (m *memberStream) inflateAgain() error {
 		return m.err
 	}
 	m.gz.Multistream(false)
+	m.dec = m.gz
 	return m.skipGiven()
 }
 
@@ -511,7 +543,7 @@ func (r *Reader) finish() error {
 		return r.resyncAfter(r.recStart, blk.err)
 	}
 	end := r.pos + blk.remaining - r.recMember.uoff // through the block
-	if blk.remaining > 0 && r.gzip && r.aligned && r.recMember.hasSL && r.recMember.slC > 0 &&
+	if blk.remaining >= 0 && r.gzip && r.aligned && r.recMember.hasSL && r.recMember.slC > 0 &&
 		r.mem.in && r.mem.cur.coff == r.recMember.coff &&
 		(int64(r.recMember.slU) == end+4 || (blk.law && int64(r.recMember.slU) == end)) {
 		// Skip the rest of the member by its sl length, without inflating it.

@@ -177,9 +177,10 @@ func TestDamage(t *testing.T) {
 			file, infos := writeAll(t, WriterOptions{Version: V09, Gzip: gz, NoPayloadDigest09: true}, recs[0], recs[1], recs[2])
 			var bad []byte
 			if gz {
-				// Break the deflate data of the second member.
+				// Break the compressed deflate data of the second member (its
+				// head is stored, so break it near the end).
 				bad = bytes.Clone(file)
-				for i := infos[1].Offset + 30; i < infos[1].Offset+40; i++ {
+				for i := infos[2].Offset - 30; i < infos[2].Offset-20; i++ {
 					bad[i] ^= 0x55
 				}
 			} else {

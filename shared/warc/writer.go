@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/flate"
 )
 
 // DefaultMaxBuffer is the largest block a Writer buffers by default. A block that is
@@ -82,7 +82,8 @@ type Writer struct {
 	off  int64
 	err  error
 
-	gz     *gzip.Writer
+	gz     memberWriter
+	peek   []byte       // the start of a block read through io.ReaderAt, for httpHeadLen
 	member bytes.Buffer // one compressed member, to fill in sl before writing it
 	hdr    []byte
 	buf    []byte // a buffered block
@@ -100,7 +101,7 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 		opts.MaxBuffer = DefaultMaxBuffer
 	}
 	if opts.Level == 0 {
-		opts.Level = gzip.DefaultCompression
+		opts.Level = flate.DefaultCompression
 	}
 	ww := &Writer{w: w, opts: opts, off: opts.Offset, dig: newDigester()}
 	ww.ws, _ = w.(io.WriteSeeker)
@@ -441,13 +442,6 @@ func (w *Writer) toRevisit(rec *Record, blk *block, orig DedupEntry, payloadDige
 	return err
 }
 
-// slExtra is the gzip extra field of section 9.2 with both lengths still zero.
-var slExtra = []byte{'s', 'l', 8, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-
-// slAt is where the two sl lengths start in a member written by this package:
-// 10 bytes of fixed header, XLEN (2), SI1 SI2 LEN (4).
-const slAt = 16
-
 // emit writes one record: header, block, CRLF CRLF; as a gzip member when asked.
 // It returns the number of bytes written to the file.
 func (w *Writer) emit(rec *Record, fields, extra Header, blk block) (int64, error) {
@@ -470,20 +464,12 @@ func (w *Writer) emit(rec *Record, fields, extra Header, blk block) (int64, erro
 		}
 		return n, err
 	}
-	if w.gz == nil {
-		w.gz, _ = gzip.NewWriterLevel(nil, w.opts.Level)
-	}
+	head := len(w.hdr) + w.httpHeadLen(rec, blk)
 	if blk.n > w.opts.MaxBuffer && w.ws != nil {
-		return w.emitSeek(blk, ulen)
+		return w.emitSeek(blk, head, ulen)
 	}
 	w.member.Reset()
-	w.gz.Reset(&w.member)
-	w.gz.Extra = slExtra
-	w.gz.ModTime = time.Unix(0, 0)
-	if _, err := w.writeBody(w.gz, blk); err != nil {
-		return 0, err
-	}
-	if err := w.gz.Close(); err != nil {
+	if err := w.writeMember(&w.member, blk, head); err != nil {
 		return 0, err
 	}
 	m := w.member.Bytes()
@@ -499,21 +485,27 @@ func (w *Writer) emit(rec *Record, fields, extra Header, blk block) (int64, erro
 	return int64(n), err
 }
 
+// writeMember writes the record as one gzip member to dst, its first head bytes
+// stored (see memberWriter).
+func (w *Writer) writeMember(dst io.Writer, blk block, head int) error {
+	w.gz.level = w.opts.Level
+	if err := w.gz.reset(dst, head); err != nil {
+		return err
+	}
+	if _, err := w.writeBody(&w.gz, blk); err != nil {
+		return err
+	}
+	return w.gz.close()
+}
+
 // emitSeek writes a member straight to a seekable destination and patches sl after.
-func (w *Writer) emitSeek(blk block, ulen int64) (int64, error) {
+func (w *Writer) emitSeek(blk block, head int, ulen int64) (int64, error) {
 	start, err := w.ws.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return 0, err
 	}
 	cw := &countWriter{w: w.w}
-	w.gz.Reset(cw)
-	w.gz.Extra = slExtra
-	w.gz.ModTime = time.Unix(0, 0)
-	if _, err := w.writeBody(w.gz, blk); err != nil {
-		w.err = err
-		return cw.n, err
-	}
-	if err := w.gz.Close(); err != nil {
+	if err := w.writeMember(cw, blk, head); err != nil {
 		w.err = err
 		return cw.n, err
 	}

@@ -1,0 +1,219 @@
+package warc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+
+	"github.com/klauspost/compress/flate"
+)
+
+// A gzip member written by this package (section 9: one member per record) is
+// laid out so that an indexer can read a record's head without inflating
+// anything:
+//
+//	gzip header, with the sl extra field of section 9.2
+//	stored deflate blocks: the record's head, that is its header and, when
+//	  the block is an HTTP message, the HTTP header
+//	compressed deflate blocks: the rest of the record
+//	CRC-32 and ISIZE
+//
+// This is an ordinary gzip member that any gzip reader inflates; only a reader
+// that looks at the deflate blocks (as a lazy Reader does) gains from it. The
+// head costs its compressed size more than the stored one (a few hundred bytes
+// per record).
+
+// maxHTTPHead is how far into an HTTP block the end of its HTTP header is looked
+// for. A longer HTTP header is compressed with the rest.
+const maxHTTPHead = 16 << 10
+
+// maxStoredBlock is the most a stored deflate block holds (RFC 1951, 3.2.4).
+const maxStoredBlock = 0xffff
+
+// memberWriter writes one gzip member whose first headLen bytes go into stored
+// deflate blocks and the rest into compressed ones.
+type memberWriter struct {
+	dst     io.Writer
+	fw      *flate.Writer
+	level   int
+	crc     uint32
+	size    uint32
+	head    []byte // the head, gathered until it is whole
+	headLen int
+	stored  bool // the head has been written
+}
+
+// gzipHeaderSL is the gzip header (RFC 1952) of a member: deflate, FEXTRA, no
+// modification time, unknown OS, and the sl field with both lengths still zero
+// (filled in at slAt once known).
+var gzipHeaderSL = []byte{
+	0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 255,
+	12, 0, 's', 'l', 8, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+}
+
+// slAt is where the two sl lengths start in a member written by this package.
+const slAt = 16
+
+// reset starts a member on dst whose first headLen bytes are stored.
+func (m *memberWriter) reset(dst io.Writer, headLen int) error {
+	m.dst, m.crc, m.size, m.head, m.headLen, m.stored = dst, 0, 0, m.head[:0], headLen, headLen == 0
+	if m.fw == nil {
+		fw, err := flate.NewWriter(dst, m.level)
+		if err != nil {
+			return err
+		}
+		m.fw = fw
+	} else {
+		m.fw.Reset(dst)
+	}
+	_, err := dst.Write(gzipHeaderSL)
+	return err
+}
+
+func (m *memberWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	m.crc = crc32.Update(m.crc, crc32.IEEETable, p)
+	m.size += uint32(n)
+	if !m.stored {
+		k := min(m.headLen-len(m.head), len(p))
+		m.head = append(m.head, p[:k]...)
+		p = p[k:]
+		if len(m.head) == m.headLen {
+			if err := m.writeHead(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if len(p) > 0 {
+		if _, err := m.fw.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// writeHead writes the gathered head as stored blocks, none of them final.
+func (m *memberWriter) writeHead() error {
+	m.stored = true
+	var hdr [5]byte
+	for h := m.head; len(h) > 0; {
+		k := min(len(h), maxStoredBlock)
+		binary.LittleEndian.PutUint16(hdr[1:], uint16(k))
+		binary.LittleEndian.PutUint16(hdr[3:], ^uint16(k))
+		if _, err := m.dst.Write(hdr[:]); err != nil {
+			return err
+		}
+		if _, err := m.dst.Write(h[:k]); err != nil {
+			return err
+		}
+		h = h[k:]
+	}
+	return nil
+}
+
+// close ends the deflate stream and writes the gzip trailer.
+func (m *memberWriter) close() error {
+	if !m.stored {
+		if err := m.writeHead(); err != nil {
+			return err
+		}
+	}
+	if err := m.fw.Close(); err != nil {
+		return err
+	}
+	var tr [8]byte
+	binary.LittleEndian.PutUint32(tr[:4], m.crc)
+	binary.LittleEndian.PutUint32(tr[4:], m.size)
+	_, err := m.dst.Write(tr[:])
+	return err
+}
+
+// httpHeadLen returns the length of the HTTP header (through its blank line) at
+// the start of an HTTP block, or 0 when the block is not an HTTP message or the
+// header does not end within maxHTTPHead bytes.
+func (w *Writer) httpHeadLen(rec *Record, blk block) int {
+	if !isHTTP(rec.ContentType) || blk.n == 0 {
+		return 0
+	}
+	var p []byte
+	if blk.data != nil {
+		p = blk.data[:min(int64(len(blk.data)), maxHTTPHead)]
+	} else if ra, ok := blk.rs.(io.ReaderAt); ok {
+		if w.peek == nil {
+			w.peek = make([]byte, maxHTTPHead)
+		}
+		k, _ := ra.ReadAt(w.peek[:min(blk.n, maxHTTPHead)], blk.start)
+		p = w.peek[:k]
+	}
+	if i := bytes.Index(p, crlf2); i >= 0 {
+		return i + len(crlf2)
+	}
+	return 0
+}
+
+// errNotStored is what a storedReader returns where the stored head ends.
+var errNotStored = errors.New("warc: end of the stored head")
+
+// storedReader hands out the contents of the stored, non-final deflate blocks
+// that open a gzip member, read from a copy of the member's first bytes. At the
+// first other block, or at the end of the copy, it returns errNotStored.
+type storedReader struct {
+	p    []byte // the copy, from the rest of the current block on
+	left int    // bytes of the current block not yet handed out
+}
+
+func (s *storedReader) Read(b []byte) (int, error) {
+	for s.left == 0 {
+		// BFINAL 0, BTYPE 00; the other five bits pad to the byte.
+		if len(s.p) < 5 || s.p[0]&7 != 0 {
+			return 0, errNotStored
+		}
+		n, nn := binary.LittleEndian.Uint16(s.p[1:]), binary.LittleEndian.Uint16(s.p[3:])
+		if n != ^nn {
+			return 0, errNotStored
+		}
+		s.p, s.left = s.p[5:], int(n)
+	}
+	k := min(len(b), s.left, len(s.p))
+	if k == 0 {
+		return 0, errNotStored
+	}
+	copy(b, s.p[:k])
+	s.p, s.left = s.p[k:], s.left-k
+	return k, nil
+}
+
+// parseGzipHeader parses the gzip header (RFC 1952) at the start of p and
+// returns its extra field and its length. It reports false when p does not
+// start with a whole deflate member header it can take without checks (FHCRC
+// set, reserved flags).
+func parseGzipHeader(p []byte) (extra []byte, n int, ok bool) {
+	if len(p) < 10 || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 || p[3]&0xe2 != 0 {
+		return nil, 0, false
+	}
+	flg, i := p[3], 10
+	if flg&4 != 0 {
+		if len(p) < i+2 {
+			return nil, 0, false
+		}
+		x := int(binary.LittleEndian.Uint16(p[i:]))
+		i += 2
+		if len(p) < i+x {
+			return nil, 0, false
+		}
+		extra = p[i : i+x]
+		i += x
+	}
+	for _, bit := range []byte{8, 16} { // FNAME, FCOMMENT: zero-terminated
+		if flg&bit != 0 {
+			z := bytes.IndexByte(p[i:], 0)
+			if z < 0 {
+				return nil, 0, false
+			}
+			i += z + 1
+		}
+	}
+	return extra, i, true
+}
