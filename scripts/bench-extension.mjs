@@ -17,17 +17,29 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.
 const mb = (n) => (n / 1e6).toFixed(1);
 
 // Resident memory, in bytes, of the extension's process (where the service worker and
-// its Go core run) and of every Chromium process together.
+// its Go core run) and of every process of the browser together. Only the browser this
+// script launched counts (its process, found by its profile directory, and that
+// process's descendants): other Chromiums on the machine, with extensions of their own,
+// are no part of the measure.
 function rss() {
-  const out = execFileSync("ps", ["-C", "chromium", "-o", "rss=,args="], { encoding: "utf8" }).trim();
-  let ext = 0, all = 0;
+  const out = execFileSync("ps", ["-e", "-ww", "-o", "pid=,ppid=,rss=,args="], { encoding: "utf8" }).trim();
+  const procs = [];
   for (const line of out.split("\n")) {
-    const m = line.trim().match(/^(\d+)\s+(.*)$/);
-    if (!m) continue;
-    const bytes = Number(m[1]) * 1024;
-    all += bytes;
-    if (m[2].includes("--extension-process")) ext += bytes;
+    const m = line.trim().match(/^(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/);
+    if (m) procs.push({ pid: m[1], ppid: m[2], bytes: Number(m[3]) * 1024, args: m[4] });
   }
+  const ours = new Set(procs.filter((p) => p.args.includes(`--user-data-dir=${browser.userDataDir}`) && !p.args.includes("--type=")).map((p) => p.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) if (!ours.has(p.pid) && ours.has(p.ppid)) { ours.add(p.pid); grew = true; }
+  }
+  let ext = 0, all = 0, exts = 0;
+  for (const p of procs) {
+    if (!ours.has(p.pid)) continue;
+    all += p.bytes;
+    if (p.args.includes("--extension-process")) { ext += p.bytes; exts++; }
+  }
+  if (ours.size === 0 || exts !== 1) throw new Error(`expected one extension process of our browser, found ${exts} among ${ours.size}`);
   return { ext, all };
 }
 

@@ -47,7 +47,7 @@ export async function launch({ downloads } = {}) {
   // The core is ready when it has published its API.
   await waitFor(() => sw.evaluate(() => typeof self.webkeepCore === "object"), "the core to start");
   return {
-    context, sw, extensionId,
+    context, sw, extensionId, userDataDir,
     page: (p) => `chrome-extension://${extensionId}/${p}`,
     close: async () => { await context.close(); rmSync(userDataDir, { recursive: true, force: true }); },
   };
