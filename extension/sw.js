@@ -32,6 +32,42 @@ const tx = (mode, fn) => db.then((d) => new Promise((resolve, reject) => {
 }));
 const range = (prefix) => IDBKeyRange.bound(prefix, prefix + "\uffff");
 
+// Streamed bodies: the core names a request whose body it streams (body.route), and the
+// data of its Network.dataReceived events goes from here into IndexedDB, decoded into
+// one reused buffer and stored as a Blob per chunk under the key prefix the core chose.
+// The bytes never cross into Go, whose memory never shrinks, nor wait for it: a body
+// can arrive faster than the core would take it in. body.end says how much came.
+const routes = new Map(); // tabId + " " + requestId -> route
+const routeChunk = 1 << 20;
+const routeKey = (tabId, requestId) => tabId + " " + requestId;
+const routeFlush = (r) => {
+  if (r.len === 0) return;
+  // A Blob copies the bytes out (the buffer is reused) and is stored as it is, where a
+  // typed array would be serialized, and compressed, on this thread.
+  const value = new Blob([r.buf.subarray(0, r.len)]);
+  const key = r.prefix + String(r.seq++).padStart(10, "0");
+  r.len = 0;
+  const put = tx("readwrite", (s) => s.put(value, key))
+    .catch((e) => { r.error = r.error || e; })
+    .finally(() => r.writes.delete(put));
+  r.writes.add(put);
+};
+const routeData = (r, base64) => {
+  while (base64.length > 0 && !r.cut) {
+    // Room for less than a base64 quantum (3 bytes) would decode nothing.
+    if (r.buf.length - r.len < 3) routeFlush(r);
+    const { read, written } = r.buf.subarray(r.len).setFromBase64(base64);
+    let n = written;
+    if (r.limit > 0 && r.size + n > r.limit) {
+      n = r.limit - r.size;
+      r.cut = true;
+    }
+    r.size += n;
+    r.len += n;
+    base64 = base64.slice(read);
+  }
+};
+
 self.webkeepHost = {
   send: (tabId, sessionId, method, params) =>
     chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, JSON.parse(params))
@@ -45,20 +81,41 @@ self.webkeepHost = {
     chrome.action.setBadgeBackgroundColor({ tabId, color: "#b00020" }).catch(() => {});
     chrome.action.setBadgeText({ tabId, text }).catch(() => {});
   },
+  body: {
+    route: (tabId, requestId, prefix, limit) => {
+      routes.set(routeKey(tabId, requestId), {
+        prefix, limit, size: 0, cut: false, seq: 0, buf: new Uint8Array(routeChunk), len: 0, writes: new Set(), error: null,
+      });
+    },
+    end: async (prefix) => {
+      let r = null;
+      for (const [k, v] of routes) if (v.prefix === prefix) { r = v; routes.delete(k); }
+      if (!r) return { size: 0, cut: false };
+      routeFlush(r);
+      while (r.writes.size) await Promise.all([...r.writes]);
+      if (r.error) throw r.error;
+      return { size: r.size, cut: r.cut };
+    },
+  },
   store: {
     put: (key, bytes) => tx("readwrite", (s) => s.put(bytes, key)),
-    get: (key) => tx("readonly", (s) => s.get(key)).then((v) => v ?? null),
+    // A streamed body's chunks are Blobs (see routeFlush).
+    get: (key) => tx("readonly", (s) => s.get(key))
+      .then((v) => (v instanceof Blob ? v.arrayBuffer().then((b) => new Uint8Array(b)) : v ?? null)),
     keys: (prefix) => tx("readonly", (s) => s.getAllKeys(range(prefix))),
     delete: (prefix) => tx("readwrite", (s) => s.delete(range(prefix))),
   },
 };
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
-  // A streamed body's bytes travel as bytes, not as base64 inside JSON: decoding here
-  // is native, and the core gets them with one copy.
+  // A streamed body's bytes never travel as base64 inside JSON: the data of a body the
+  // core routed goes to IndexedDB from here (routeData), other data to the core as bytes,
+  // decoded natively and copied once.
   let bytes = null;
   if (method === "Network.dataReceived" && typeof params.data === "string" && Uint8Array.fromBase64) {
-    bytes = Uint8Array.fromBase64(params.data);
+    const r = Uint8Array.prototype.setFromBase64 && routes.get(routeKey(source.tabId, params.requestId));
+    if (!r) bytes = Uint8Array.fromBase64(params.data);
+    else try { routeData(r, params.data); } catch (e) { r.error = r.error || e; }
     params = { ...params, data: undefined };
   }
   const json = JSON.stringify(params || {});

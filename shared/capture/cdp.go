@@ -71,6 +71,9 @@ type Recorder struct {
 	Store Store
 	// BodyLimit cuts streamed bodies after this many bytes (0: no limit).
 	BodyLimit int64
+	// Router, when set (with Store), takes a streamed body's data from its events and
+	// puts it in the Store itself, so the bytes never pass through the recorder.
+	Router BodyRouter
 
 	mu      sync.Mutex
 	pending map[requestKey]*pendingExchange
@@ -78,6 +81,22 @@ type Recorder struct {
 	extras  map[requestKey]Fields        // wire request headers that came before their request
 	work    inflight                     // commands and finishes in flight
 	paused  inflight                     // responses held at the Response stage
+}
+
+// BodyRouter is implemented by the code that hands events to the recorder when it can
+// store a streamed body's data itself, as the events arrive: in the extension, the
+// service worker's shim puts them in IndexedDB at once, so that half a gigabyte does not
+// cross into the core and wait in its memory. The recorder still decides which bodies
+// are streamed, under which keys, and how much of them is kept.
+type BodyRouter interface {
+	// RouteBody sends the data of the Network.dataReceived events of request id in tab
+	// (any of its targets) to the Store, in chunks under prefix whose keys are prefix
+	// followed by a 10-digit sequence number, keeping at most limit bytes (0: all).
+	// Those events then reach HandleEvent without their data.
+	RouteBody(tabID int, requestID, prefix string, limit int64)
+	// EndBody stops routing to prefix and returns, once every chunk is stored, how many
+	// bytes were kept and whether more came than limit allowed.
+	EndBody(prefix string) (size int64, cut bool, err error)
 }
 
 type requestKey struct {
@@ -510,6 +529,9 @@ func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) {
 		store = NewMemStore()
 	}
 	body := &responseBody{streaming: true, awaiting: true, spool: newSpool(store, r.BodyLimit)}
+	if r.Router != nil && r.Store != nil {
+		body.spool.route(r.Router, key.target.TabID, key.id)
+	}
 	r.mu.Lock()
 	r.bodies[key] = body
 	r.mu.Unlock()
@@ -526,16 +548,18 @@ func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) {
 				buffered, err = base64.StdEncoding.DecodeString(out.BufferedData)
 			}
 		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
 		if err != nil {
 			// Most often the body had already ended: it is read whole at the end.
-			body.streaming, body.awaiting, body.early = false, false, nil
 			body.spool.remove()
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			body.streaming, body.awaiting, body.early = false, false, nil
 			body.spool = nil
 			delete(r.bodies, key)
 			return
 		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
 		body.spool.Write(buffered)
 		for _, c := range body.early {
 			body.spool.Write(c)

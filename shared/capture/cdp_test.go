@@ -191,6 +191,114 @@ func TestRecorderStreamingKeepsOrderWhileAwaitingTheBuffer(t *testing.T) {
 	}
 }
 
+// fakeRouter stores routed data the way the extension's shim does: in chunks under the
+// prefix, each cut at the limit, beside what the recorder stores itself.
+type fakeRouter struct {
+	store  Store
+	mu     sync.Mutex
+	routes map[string]*fakeRoute // by tab and request id
+}
+
+type fakeRoute struct {
+	prefix string
+	limit  int64
+	size   int64
+	cut    bool
+	seq    int
+}
+
+func (f *fakeRouter) RouteBody(tab int, id, prefix string, limit int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.routes[fmt.Sprint(tab, " ", id)] = &fakeRoute{prefix: prefix, limit: limit}
+}
+
+// data takes an event's data as the shim does, before the recorder sees the event; it
+// says whether the data was routed.
+func (f *fakeRouter) data(tab int, id string, p []byte) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r := f.routes[fmt.Sprint(tab, " ", id)]
+	if r == nil {
+		return false
+	}
+	if r.limit > 0 && r.size+int64(len(p)) > r.limit {
+		p, r.cut = p[:max(0, r.limit-r.size)], true
+	}
+	r.size += int64(len(p))
+	f.store.Put(fmt.Sprintf("%s%010d", r.prefix, r.seq), p)
+	r.seq++
+	return true
+}
+
+func (f *fakeRouter) EndBody(prefix string) (int64, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, r := range f.routes {
+		if r.prefix == prefix {
+			delete(f.routes, k)
+			return r.size, r.cut, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// A router takes the streamed data out of the events: the body is what the browser had
+// buffered, then what the router stored, in order, cut at the limit as a whole.
+func TestRecorderRoutedBody(t *testing.T) {
+	for _, tc := range []struct {
+		limit int64
+		want  string
+		cut   bool
+	}{
+		{0, "buffered-one-two-three", false},
+		{13, "buffered-one-", true},
+		{5, "buffe", true},
+	} {
+		b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+			if method == "Network.streamResourceContent" {
+				return map[string]any{"bufferedData": b64("buffered-")}, nil
+			}
+			return map[string]any{}, nil
+		}}
+		r := NewRecorder(b)
+		r.StreamThreshold = 10
+		r.BodyLimit = tc.limit
+		r.Store = NewMemStore()
+		router := &fakeRouter{store: r.Store, routes: map[string]*fakeRoute{}}
+		r.Router = router
+		var got *Exchange
+		done := make(chan struct{})
+		r.OnExchange = func(ex *Exchange) { got = ex; close(done) }
+		ctx := context.Background()
+		for _, ev := range []struct{ method, params, data string }{
+			{"Network.requestWillBeSent", `{"requestId":"s","request":{"url":"http://example.org/v","method":"GET","headers":{}}}`, ""},
+			{"Network.responseReceived", `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"100"}}}`, ""},
+			{"Network.dataReceived", `{"requestId":"s","dataLength":4}`, "one-"},
+			{"Network.dataReceived", `{"requestId":"s","dataLength":4}`, "two-"},
+			{"Network.dataReceived", `{"requestId":"s","dataLength":5}`, "three"},
+			{"Network.loadingFinished", `{"requestId":"s"}`, ""},
+		} {
+			if ev.data != "" && !router.data(1, "s", []byte(ev.data)) {
+				t.Fatal("the streamed body is not routed")
+			}
+			if err := r.HandleEvent(ctx, Target{TabID: 1}, ev.method, json.RawMessage(ev.params), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		<-done
+		body, _ := got.Body()
+		all, _ := io.ReadAll(body)
+		if string(all) != tc.want || got.BodyLen() != int64(len(tc.want)) || (got.RespTruncated == "length") != tc.cut {
+			t.Errorf("limit %d: body %q (length %d, truncated %q), want %q", tc.limit, all, got.BodyLen(), got.RespTruncated, tc.want)
+		}
+		got.release()
+		if keys, _ := r.Store.Keys("spool/"); len(keys) != 0 {
+			t.Errorf("limit %d: spooled chunks left after release: %q", tc.limit, keys)
+		}
+	}
+}
+
 func TestRecorderRedirectChainAndFailures(t *testing.T) {
 	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
 		if method == "Fetch.getResponseBody" {

@@ -64,6 +64,9 @@ func NewService(store Store, host Host) (*Service, error) {
 	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue(), writes: newTaskQueue(), sites: map[string]bool{}}
 	s.recorder = NewRecorder(host)
 	s.recorder.Store = store
+	if router, ok := host.(BodyRouter); ok {
+		s.recorder.Router = router
+	}
 	cleanSpools(store) // bodies a stopped instance was receiving are lost with it
 	s.recorder.OnExchange = s.exchange
 	s.recorder.OnPage = s.page

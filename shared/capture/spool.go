@@ -20,6 +20,10 @@ type spool struct {
 	prefix string
 	limit  int64 // bytes kept at most (0: all); more marks the body cut
 
+	// router, when set, stores the data of the events itself, under routed keys.
+	router BodyRouter
+	routed bool // the router's part is ended and counted in size
+
 	mu      sync.Mutex
 	buf     bytes.Buffer
 	seq     int
@@ -35,6 +39,36 @@ func newSpool(store Store, limit int64) *spool {
 		prefix: fmt.Sprintf("spool/%010d/", spoolSeq.Add(1)),
 		limit:  limit,
 	}
+}
+
+// routedKeys follows the prefix of the chunks a BodyRouter stores: they sort after the
+// spool's own (digits), which hold what the browser had buffered before streaming began.
+const routedKeys = "r"
+
+// route has router store the data of tab's request id under the spool's prefix.
+func (s *spool) route(router BodyRouter, tab int, id string) {
+	s.router = router
+	router.RouteBody(tab, id, s.prefix+routedKeys, s.limit)
+}
+
+// endRoute stops the router and counts what it stored. s.mu is held.
+func (s *spool) endRoute() error {
+	if s.router == nil || s.routed {
+		return nil
+	}
+	s.routed = true
+	n, cut, err := s.router.EndBody(s.prefix + routedKeys)
+	s.size += n
+	if s.limit > 0 && s.size > s.limit {
+		// The buffered part and the routed part were each kept up to the limit.
+		s.size = s.limit
+		cut = true
+	}
+	s.cut = s.cut || cut
+	if err != nil {
+		return fmt.Errorf("capture: spooling a body: %w", err)
+	}
+	return nil
 }
 
 // Write adds body bytes; the first error is kept and reported by finish.
@@ -74,11 +108,21 @@ func (s *spool) finish() error {
 	if s.err == nil {
 		s.err = s.flush()
 	}
+	if err := s.endRoute(); s.err == nil {
+		s.err = err
+	}
 	return s.err
 }
 
 // reader streams the spooled body from the store.
-func (s *spool) reader() (io.Reader, error) { return openChunks(s.store, s.prefix) }
+func (s *spool) reader() (io.Reader, error) {
+	r, err := openChunks(s.store, s.prefix)
+	if err != nil || s.router == nil {
+		return r, err
+	}
+	// Stored beyond the limit: the two parts were each cut at it.
+	return io.LimitReader(r, s.size), nil
+}
 
 // remove deletes the spooled chunks.
 func (s *spool) remove() {
@@ -86,6 +130,7 @@ func (s *spool) remove() {
 	defer s.mu.Unlock()
 	if !s.removed {
 		s.removed = true
+		s.endRoute()
 		s.store.Delete(s.prefix)
 	}
 }

@@ -107,6 +107,20 @@ func (h *jsHost) Detach(ctx context.Context, tabID int) error {
 
 func (h *jsHost) Badge(tabID int, text string) { h.v.Call("badge", tabID, text) }
 
+// RouteBody has the shim put a streamed body's data in IndexedDB as its events arrive
+// (capture.BodyRouter): the bytes do not cross into Go's memory, which never shrinks.
+func (h *jsHost) RouteBody(tabID int, requestID, prefix string, limit int64) {
+	h.v.Get("body").Call("route", tabID, requestID, prefix, float64(limit))
+}
+
+func (h *jsHost) EndBody(prefix string) (int64, bool, error) {
+	v, err := jsglue.Await(h.v.Get("body").Call("end", prefix))
+	if err != nil {
+		return 0, false, fmt.Errorf("streamed body %s: %w", prefix, err)
+	}
+	return int64(v.Get("size").Float()), v.Get("cut").Truthy(), nil
+}
+
 // jsStore is capture.Store over the shim's IndexedDB store.
 type jsStore struct{ v js.Value }
 
