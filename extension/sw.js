@@ -23,14 +23,15 @@ const db = new Promise((resolve, reject) => {
   open.onsuccess = () => resolve(open.result);
   open.onerror = () => reject(open.error);
 });
-const tx = (mode, fn) => db.then((d) => new Promise((resolve, reject) => {
-  const t = d.transaction("kv", mode);
+const tx = (mode, fn, options) => db.then((d) => new Promise((resolve, reject) => {
+  const t = d.transaction("kv", mode, options);
   const req = fn(t.objectStore("kv"));
   t.oncomplete = () => resolve(req && req.result);
   t.onerror = () => reject(t.error);
   t.onabort = () => reject(t.error || new Error("IndexedDB transaction aborted"));
 }));
 const range = (prefix) => IDBKeyRange.bound(prefix, prefix + "\uffff");
+const blobMin = 64 << 10;
 
 // Streamed bodies: the core names a request whose body it streams (body.route), and the
 // data of its Network.dataReceived events goes from here into IndexedDB, decoded into
@@ -42,12 +43,13 @@ const routeChunk = 1 << 20;
 const routeKey = (tabId, requestId) => tabId + " " + requestId;
 const routeFlush = (r) => {
   if (r.len === 0) return;
-  // A Blob copies the bytes out (the buffer is reused) and is stored as it is, where a
-  // typed array would be serialized, and compressed, on this thread.
+  // A Blob copies the bytes out: the buffer is reused.
   const value = new Blob([r.buf.subarray(0, r.len)]);
   const key = r.prefix + String(r.seq++).padStart(10, "0");
   r.len = 0;
-  const put = tx("readwrite", (s) => s.put(value, key))
+  // A spool does not outlive the worker (the core clears spools when it starts): its
+  // chunks need not be flushed to disk one by one.
+  const put = tx("readwrite", (s) => s.put(value, key), { durability: "relaxed" })
     .catch((e) => { r.error = r.error || e; })
     .finally(() => r.writes.delete(put));
   r.writes.add(put);
@@ -98,10 +100,29 @@ self.webkeepHost = {
     },
   },
   store: {
-    put: (key, bytes) => tx("readwrite", (s) => s.put(bytes, key)),
-    // A streamed body's chunks are Blobs (see routeFlush).
-    get: (key) => tx("readonly", (s) => s.get(key))
-      .then((v) => (v instanceof Blob ? v.arrayBuffer().then((b) => new Uint8Array(b)) : v ?? null)),
+    // bytes is the core's scratch array, reused once put returns: it is copied at once,
+    // a large value into a Blob, which is stored as it is, where a typed array would be
+    // serialized, and compressed, on this thread.
+    put: (key, bytes) => {
+      const value = bytes.length >= blobMin ? new Blob([bytes]) : bytes.slice();
+      return tx("readwrite", (s) => s.put(value, key));
+    },
+    // Large values, such as a streamed body's chunks, are Blobs: read into the core's
+    // array into when they fit, so that reading a body back makes no garbage. (That
+    // array's buffer is transferred: the result is over it.)
+    get: (key, into) => tx("readonly", (s) => s.get(key)).then(async (v) => {
+      if (!(v instanceof Blob)) return v ?? null;
+      if (!into || v.size > into.length) return new Uint8Array(await v.arrayBuffer());
+      const reader = v.stream().getReader({ mode: "byob" });
+      let buffer = into.buffer, n = 0;
+      while (n < v.size) {
+        const { value, done } = await reader.read(new Uint8Array(buffer, n, v.size - n));
+        if (done) break;
+        buffer = value.buffer;
+        n += value.length;
+      }
+      return new Uint8Array(buffer, 0, n);
+    }),
     keys: (prefix) => tx("readonly", (s) => s.getAllKeys(range(prefix))),
     delete: (prefix) => tx("readwrite", (s) => s.delete(range(prefix))),
   },

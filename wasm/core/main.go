@@ -10,6 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime/debug"
+	"sync"
 	"syscall/js"
 
 	"github.com/webkeep/webkeep/shared/capture"
@@ -17,6 +19,11 @@ import (
 )
 
 func main() {
+	// Wasm memory grows with the Go heap and never shrinks: collect sooner than the
+	// default (heap at twice what is live), and hard near a ceiling, so writing a large
+	// record (an 8 MB segment, its compressor, 4 MB store chunks) leaves it small.
+	debug.SetGCPercent(gcPercent)
+	debug.SetMemoryLimit(memoryLimit)
 	host := js.Global().Get("webkeepHost")
 	if host.IsUndefined() {
 		panic("core: globalThis.webkeepHost is not defined by the service worker")
@@ -64,6 +71,11 @@ func main() {
 	}
 	select {}
 }
+
+const (
+	gcPercent   = 25
+	memoryLimit = 40 << 20
+)
 
 func optString(v js.Value) string {
 	if v.Type() == js.TypeString {
@@ -122,18 +134,56 @@ func (h *jsHost) EndBody(prefix string) (int64, bool, error) {
 }
 
 // jsStore is capture.Store over the shim's IndexedDB store.
-type jsStore struct{ v js.Value }
+type jsStore struct {
+	v js.Value
+	// scratch carries values into JavaScript, which copies them before put returns:
+	// one array, not a new one per value for the garbage collector to find.
+	scratch js.Value
+	size    int
+	mu      sync.Mutex
+	free    []js.Value // arrays for Get to read into
+}
 
 func (s *jsStore) Put(key string, value []byte) error {
-	_, err := jsglue.Await(s.v.Call("put", key, jsglue.Uint8Array(value)))
+	if len(value) > s.size {
+		s.size = max(len(value), 64<<10)
+		s.scratch = js.Global().Get("Uint8Array").New(s.size)
+	}
+	a := s.scratch.Call("subarray", 0, len(value))
+	js.CopyBytesToJS(a, value)
+	_, err := jsglue.Await(s.v.Call("put", key, a))
 	if err != nil {
 		return fmt.Errorf("store put %s: %w", key, err)
 	}
 	return nil
 }
 
+// readBuffer is the size of the arrays large values are read into, reused: a
+// streamed body's chunks (1 MB) fit.
+const readBuffer = 1 << 20
+
 func (s *jsStore) Get(key string) ([]byte, error) {
-	v, err := jsglue.Await(s.v.Call("get", key))
+	var into js.Value
+	s.mu.Lock()
+	if n := len(s.free); n > 0 {
+		into, s.free = s.free[n-1], s.free[:n-1]
+	}
+	s.mu.Unlock()
+	if into.IsUndefined() {
+		into = js.Global().Get("Uint8Array").New(readBuffer)
+	}
+	v, err := jsglue.Await(s.v.Call("get", key, into))
+	if into.Get("byteLength").Int() == 0 && err == nil && !v.IsNull() && !v.IsUndefined() {
+		// Read into it: its buffer went to the result.
+		into = js.Global().Get("Uint8Array").New(v.Get("buffer"))
+	}
+	defer func() {
+		s.mu.Lock()
+		if into.Get("byteLength").Int() == readBuffer && len(s.free) < 4 {
+			s.free = append(s.free, into)
+		}
+		s.mu.Unlock()
+	}()
 	if err != nil {
 		return nil, fmt.Errorf("store get %s: %w", key, err)
 	}
