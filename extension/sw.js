@@ -7,9 +7,11 @@ importScripts("wasm_exec.js");
 
 const pending = [];
 let core = null;
+let handled = null; // the debugger events the core acts on, once it runs
 const ready = new Promise((resolve) => {
   self.webkeepCoreReady = () => {
     core = self.webkeepCore;
+    handled = new Set(core.events);
     for (const deliver of pending.splice(0)) deliver(core);
     resolve(core);
   };
@@ -70,10 +72,24 @@ const routeData = (r, base64) => {
   }
 };
 
+const fromBase64 = Uint8Array.fromBase64 ? (s) => Uint8Array.fromBase64(s)
+  : (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+
 self.webkeepHost = {
   send: (tabId, sessionId, method, params) =>
     chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, JSON.parse(params))
       .then((result) => JSON.stringify(result || {})),
+  // A paused response: its body, read and the response let go on before the core
+  // sees the body, so that the page does not wait for the core.
+  takeResponse: (tabId, sessionId, requestId) => {
+    const target = sessionId ? { tabId, sessionId } : { tabId };
+    const goOn = () => chrome.debugger.sendCommand(target, "Fetch.continueResponse", { requestId })
+      .catch(() => chrome.debugger.sendCommand(target, "Fetch.continueRequest", { requestId }))
+      .catch((e) => console.warn("webkeep: letting a response go on:", e && e.message));
+    return chrome.debugger.sendCommand(target, "Fetch.getResponseBody", { requestId }).then(
+      (r) => { goOn(); return r.base64Encoded ? fromBase64(r.body) : new TextEncoder().encode(r.body); },
+      (e) => { goOn(); throw e; });
+  },
   attach: (tabId) => chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
     // After a service-worker restart the old session is still attached: keep it.
     if (!/already attached/i.test(String(e && e.message))) throw e;
@@ -128,7 +144,25 @@ self.webkeepHost = {
   },
 };
 
+// Network.dataReceived without data only shows that a body is still arriving (the
+// core waits for such bodies when recording stops): one a second per request is enough.
+const arriving = new Map(); // tab, session and request id -> when the last one was passed on
+const showsArrival = (source, method, params) => {
+  const key = source.tabId + " " + (source.sessionId || "") + " " + params.requestId;
+  if (method !== "Network.dataReceived") {
+    if (method === "Network.loadingFinished" || method === "Network.loadingFailed") arriving.delete(key);
+    return true;
+  }
+  if (params.data) return true;
+  const now = performance.now();
+  if (now - (arriving.get(key) ?? -Infinity) < 1000) return false;
+  arriving.set(key, now);
+  return true;
+};
+
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  // Events the core does not act on are not worth a crossing into Go.
+  if (handled && !handled.has(method)) return;
   // A streamed body's bytes never travel as base64 inside JSON: the data of a body the
   // core routed goes to IndexedDB from here (routeData), other data to the core as bytes,
   // decoded natively and copied once.
@@ -139,6 +173,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
     else try { routeData(r, params.data); } catch (e) { r.error = r.error || e; }
     params = { ...params, data: undefined };
   }
+  if (!bytes && !showsArrival(source, method, params)) return;
   const json = JSON.stringify(params || {});
   deliver((c) => c.event(source.tabId, source.sessionId || null, method, json, bytes));
 });

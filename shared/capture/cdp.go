@@ -229,6 +229,15 @@ type cdpResponse struct {
 	RemoteIPAddress string            `json:"remoteIPAddress"`
 }
 
+// HandledEvents are the DevTools events HandleEvent acts on. A host may drop any
+// other event before it reaches the recorder, and may thin out Network.dataReceived
+// events that carry no data: they only show that a body is still arriving.
+var HandledEvents = []string{
+	"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceived",
+	"Network.dataReceived", "Network.loadingFinished", "Network.loadingFailed",
+	"Fetch.requestPaused", "Target.attachedToTarget", "Page.frameNavigated",
+}
+
 // HandleEvent takes one DevTools event of target t. data, if not nil, is the decoded
 // body data of a Network.dataReceived event, passed apart from params so that large
 // bodies need not travel as base64 inside JSON.
@@ -482,29 +491,31 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 }
 
 // takeResponse reads a paused response's body (or starts streaming it) and lets the
-// response go on. It always lets it go on: a paused response that is never continued
-// hangs the page. (Holding a document, at its Request or its Response stage, until the
+// response go on. (Holding a document, at its Request or its Response stage, until the
 // bodies of the page it replaces are read does not work: the browser answers no
 // Network.getResponseBody while a navigation is paused.)
 func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID string, status int, errReason string, header Fields) {
 	defer r.paused.Done()
-	defer func() {
-		if _, err := r.browser.Send(ctx, t, "Fetch.continueResponse", map[string]any{"requestId": fetchID}); err != nil {
-			if _, err2 := r.browser.Send(ctx, t, "Fetch.continueRequest", map[string]any{"requestId": fetchID}); err2 != nil {
-				r.report(fmt.Errorf("capture: letting a response go on: %v; %v", err, err2))
-			}
-		}
-	}()
 	if networkID == "" || errReason != "" || status == 204 || status == 304 || (status >= 300 && status < 400 && header.Get("Location") != "") {
+		r.continueResponse(ctx, t, fetchID)
 		return
 	}
 	key := requestKey{t, networkID}
 	if r.large(header) {
 		r.stream(ctx, t, key)
+		r.continueResponse(ctx, t, fetchID)
 		return
 	}
 	body := &responseBody{}
-	if b, err := r.responseBody(ctx, t, "Fetch.getResponseBody", fetchID); err != nil {
+	var b []byte
+	var err error
+	if taker, ok := r.browser.(ResponseTaker); ok {
+		b, err = taker.TakeResponse(ctx, t, fetchID)
+	} else {
+		b, err = r.responseBody(ctx, t, "Fetch.getResponseBody", fetchID)
+		r.continueResponse(ctx, t, fetchID)
+	}
+	if err != nil {
 		body.note = "response body not available from the browser: " + err.Error()
 	} else {
 		body.chunks = [][]byte{b}
@@ -512,6 +523,25 @@ func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkI
 	r.mu.Lock()
 	r.bodies[key] = body
 	r.mu.Unlock()
+}
+
+// A ResponseTaker is a Browser that reads a paused response's body and lets the
+// response go on in one step (Fetch.getResponseBody, then Fetch.continueResponse, or
+// Fetch.continueRequest should that fail), so that the page waits for no round trip
+// through the core. The body's error is returned; one in letting the response go on
+// is the taker's to report.
+type ResponseTaker interface {
+	TakeResponse(ctx context.Context, t Target, fetchID string) ([]byte, error)
+}
+
+// continueResponse lets a paused response go on. It always must: a paused response
+// that is never continued hangs the page.
+func (r *Recorder) continueResponse(ctx context.Context, t Target, fetchID string) {
+	if _, err := r.browser.Send(ctx, t, "Fetch.continueResponse", map[string]any{"requestId": fetchID}); err != nil {
+		if _, err2 := r.browser.Send(ctx, t, "Fetch.continueRequest", map[string]any{"requestId": fetchID}); err2 != nil {
+			r.report(fmt.Errorf("capture: letting a response go on: %v; %v", err, err2))
+		}
+	}
 }
 
 // large says whether a response's declared length calls for streaming.

@@ -65,6 +65,12 @@ func main() {
 	api.Set("handle", js.FuncOf(func(this js.Value, args []js.Value) any {
 		return jsglue.Serve(handler, args[0])
 	}))
+	// events: the debugger events the core acts on; the shim drops the others.
+	events := make([]any, len(capture.HandledEvents))
+	for i, m := range capture.HandledEvents {
+		events[i] = m
+	}
+	api.Set("events", events)
 	js.Global().Set("webkeepCore", api)
 	if ready := js.Global().Get("webkeepCoreReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -105,6 +111,20 @@ func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, para
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	return json.RawMessage(v.String()), nil
+}
+
+// TakeResponse has the shim read a paused response's body and let the response go
+// on at once (capture.ResponseTaker); the body comes back as bytes.
+func (h *jsHost) TakeResponse(ctx context.Context, t capture.Target, fetchID string) ([]byte, error) {
+	var session any = js.Null()
+	if t.Session != "" {
+		session = t.Session
+	}
+	v, err := jsglue.Await(h.v.Call("takeResponse", t.TabID, session, fetchID))
+	if err != nil {
+		return nil, fmt.Errorf("Fetch.getResponseBody: %w", err)
+	}
+	return jsglue.Bytes(v), nil
 }
 
 func (h *jsHost) Attach(ctx context.Context, tabID int) error {
