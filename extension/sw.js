@@ -7,11 +7,11 @@ importScripts("wasm_exec.js");
 
 const pending = [];
 let core = null;
-let handled = null; // the debugger events the core acts on, once it runs
+let fields = null; // the debugger events the core acts on, with the fields it reads
 const ready = new Promise((resolve) => {
   self.webkeepCoreReady = () => {
     core = self.webkeepCore;
-    handled = new Set(core.events);
+    fields = core.fields;
     for (const deliver of pending.splice(0)) deliver(core);
     resolve(core);
   };
@@ -75,6 +75,18 @@ const routeData = (r, base64) => {
 const fromBase64 = Uint8Array.fromBase64 ? (s) => Uint8Array.fromBase64(s)
   : (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
+const badges = new Map(); // tabId -> text not yet shown
+const shown = new Map(); // tabId -> text shown
+const showBadges = () => {
+  for (const [tabId, text] of badges) {
+    if (shown.get(tabId) === text) continue;
+    if (!shown.get(tabId)) chrome.action.setBadgeBackgroundColor({ tabId, color: "#b00020" }).catch(() => {});
+    chrome.action.setBadgeText({ tabId, text }).catch(() => {});
+    shown.set(tabId, text);
+  }
+  badges.clear();
+};
+
 self.webkeepHost = {
   send: (tabId, sessionId, method, params) =>
     chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, JSON.parse(params))
@@ -95,9 +107,11 @@ self.webkeepHost = {
     if (!/already attached/i.test(String(e && e.message))) throw e;
   }),
   detach: (tabId) => chrome.debugger.detach({ tabId }).catch(() => {}),
+  // The badge shows the latest text the core gave a tab, at most four times a second:
+  // each chrome.action call costs about a millisecond of this thread.
   badge: (tabId, text) => {
-    chrome.action.setBadgeBackgroundColor({ tabId, color: "#b00020" }).catch(() => {});
-    chrome.action.setBadgeText({ tabId, text }).catch(() => {});
+    if (!badges.size) setTimeout(showBadges, 250);
+    badges.set(tabId, text);
   },
   body: {
     route: (tabId, requestId, prefix, limit) => {
@@ -122,6 +136,11 @@ self.webkeepHost = {
     put: (key, bytes) => {
       const value = bytes.length >= blobMin ? new Blob([bytes]) : bytes.slice();
       return tx("readwrite", (s) => s.put(value, key));
+    },
+    // Values put together, in one transaction (copied at once, as by put).
+    putAll: (keys, values) => {
+      const copies = values.map((v) => (v.length >= blobMin ? new Blob([v]) : v.slice()));
+      return tx("readwrite", (s) => { keys.forEach((k, i) => s.put(copies[i], k)); });
     },
     // Large values, such as a streamed body's chunks, are Blobs: read into the core's
     // array into when they fit, so that reading a body back makes no garbage. (That
@@ -160,9 +179,19 @@ const showsArrival = (source, method, params) => {
   return true;
 };
 
+// project keeps of v the fields in tree: a name maps to true (the whole value) or to
+// the fields kept inside it.
+const project = (v, tree) => {
+  if (tree === true || v === null || typeof v !== "object" || Array.isArray(v)) return v;
+  const out = {};
+  for (const k in tree) if (v[k] !== undefined) out[k] = project(v[k], tree[k]);
+  return out;
+};
+
 chrome.debugger.onEvent.addListener((source, method, params) => {
-  // Events the core does not act on are not worth a crossing into Go.
-  if (handled && !handled.has(method)) return;
+  // Events the core does not act on, and fields it does not read, are not worth a
+  // crossing into Go, where decoding JSON is dear.
+  if (fields && !Object.hasOwn(fields, method)) return;
   // A streamed body's bytes never travel as base64 inside JSON: the data of a body the
   // core routed goes to IndexedDB from here (routeData), other data to the core as bytes,
   // decoded natively and copied once.
@@ -174,7 +203,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
     params = { ...params, data: undefined };
   }
   if (!bytes && !showsArrival(source, method, params)) return;
-  const json = JSON.stringify(params || {});
+  const json = JSON.stringify(fields ? project(params || {}, fields[method]) : params || {});
   deliver((c) => c.event(source.tabId, source.sessionId || null, method, json, bytes));
 });
 chrome.debugger.onDetach.addListener((source, reason) => {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -229,13 +230,116 @@ type cdpResponse struct {
 	RemoteIPAddress string            `json:"remoteIPAddress"`
 }
 
-// HandledEvents are the DevTools events HandleEvent acts on. A host may drop any
-// other event before it reaches the recorder, and may thin out Network.dataReceived
-// events that carry no data: they only show that a body is still arriving.
-var HandledEvents = []string{
-	"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceived",
-	"Network.dataReceived", "Network.loadingFinished", "Network.loadingFailed",
-	"Fetch.requestPaused", "Target.attachedToTarget", "Page.frameNavigated",
+// The events HandleEvent acts on, each with the fields it reads.
+type (
+	// requestWillBeSent is the params of Network.requestWillBeSent.
+	requestWillBeSent struct {
+		RequestID        string       `json:"requestId"`
+		Request          cdpRequest   `json:"request"`
+		WallTime         float64      `json:"wallTime"`
+		RedirectResponse *cdpResponse `json:"redirectResponse"`
+		Type             string       `json:"type"`
+		DocumentURL      string       `json:"documentURL"`
+	}
+	// requestExtraInfo is the params of Network.requestWillBeSentExtraInfo.
+	requestExtraInfo struct {
+		RequestID string            `json:"requestId"`
+		Headers   map[string]string `json:"headers"`
+	}
+	// responseReceived is the params of Network.responseReceived.
+	responseReceived struct {
+		RequestID string      `json:"requestId"`
+		Response  cdpResponse `json:"response"`
+	}
+	// dataReceived is the params of Network.dataReceived.
+	dataReceived struct {
+		RequestID string `json:"requestId"`
+		Data      string `json:"data"`
+	}
+	// loadingFinished is the params of Network.loadingFinished.
+	loadingFinished struct {
+		RequestID string `json:"requestId"`
+	}
+	// loadingFailed is the params of Network.loadingFailed.
+	loadingFailed struct {
+		RequestID string `json:"requestId"`
+		ErrorText string `json:"errorText"`
+		Canceled  bool   `json:"canceled"`
+	}
+	// requestPaused is the params of Fetch.requestPaused.
+	requestPaused struct {
+		RequestID           string  `json:"requestId"`
+		NetworkID           string  `json:"networkId"`
+		ResponseStatusCode  int     `json:"responseStatusCode"`
+		ResponseErrorReason string  `json:"responseErrorReason"`
+		ResponseHeaders     []Field `json:"responseHeaders"`
+	}
+	// attachedToTarget is the params of Target.attachedToTarget.
+	attachedToTarget struct {
+		SessionID  string `json:"sessionId"`
+		TargetInfo struct {
+			Type string `json:"type"`
+		} `json:"targetInfo"`
+	}
+	// frameNavigated is the params of Page.frameNavigated.
+	frameNavigated struct {
+		Frame struct {
+			ID       string `json:"id"`
+			ParentID string `json:"parentId"`
+			URL      string `json:"url"`
+			Fragment string `json:"urlFragment"`
+		} `json:"frame"`
+	}
+)
+
+// eventParams maps each event HandleEvent acts on to its params type.
+var eventParams = map[string]any{
+	"Network.requestWillBeSent":          requestWillBeSent{},
+	"Network.requestWillBeSentExtraInfo": requestExtraInfo{},
+	"Network.responseReceived":           responseReceived{},
+	"Network.dataReceived":               dataReceived{},
+	"Network.loadingFinished":            loadingFinished{},
+	"Network.loadingFailed":              loadingFailed{},
+	"Fetch.requestPaused":                requestPaused{},
+	"Target.attachedToTarget":            attachedToTarget{},
+	"Page.frameNavigated":                frameNavigated{},
+}
+
+// EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
+// params that it reads, as a tree: a name maps to true (the whole value) or to the
+// tree of the fields read inside it. A host may drop other events, and other fields,
+// before they reach the recorder (in the browser, decoding what is never read is most
+// of the cost of an event), and may thin out Network.dataReceived events that carry
+// no data: they only show that a body is still arriving.
+func EventFields() map[string]any {
+	out := make(map[string]any, len(eventParams))
+	for method, params := range eventParams {
+		out[method] = fieldTree(reflect.TypeOf(params))
+	}
+	return out
+}
+
+// fieldTree returns the JSON fields a value of type t is decoded from (see EventFields).
+func fieldTree(t reflect.Type) any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return true
+	}
+	tree := map[string]any{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		tree[name] = fieldTree(f.Type)
+	}
+	return tree
 }
 
 // HandleEvent takes one DevTools event of target t. data, if not nil, is the decoded
@@ -250,14 +354,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 	}
 	switch method {
 	case "Network.requestWillBeSent":
-		var ev struct {
-			RequestID        string       `json:"requestId"`
-			Request          cdpRequest   `json:"request"`
-			WallTime         float64      `json:"wallTime"`
-			RedirectResponse *cdpResponse `json:"redirectResponse"`
-			Type             string       `json:"type"`
-			DocumentURL      string       `json:"documentURL"`
-		}
+		var ev requestWillBeSent
 		if err := decode(&ev); err != nil {
 			return err
 		}
@@ -290,10 +387,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		r.mu.Unlock()
 		r.readRequestBody(ctx, t, key, p, &ev.Request)
 	case "Network.requestWillBeSentExtraInfo":
-		var ev struct {
-			RequestID string            `json:"requestId"`
-			Headers   map[string]string `json:"headers"`
-		}
+		var ev requestExtraInfo
 		if err := decode(&ev); err != nil {
 			return err
 		}
@@ -307,10 +401,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		}
 		r.mu.Unlock()
 	case "Network.responseReceived":
-		var ev struct {
-			RequestID string      `json:"requestId"`
-			Response  cdpResponse `json:"response"`
-		}
+		var ev responseReceived
 		if err := decode(&ev); err != nil {
 			return err
 		}
@@ -325,10 +416,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			r.stream(ctx, t, key)
 		}
 	case "Network.dataReceived":
-		var ev struct {
-			RequestID string `json:"requestId"`
-			Data      string `json:"data"`
-		}
+		var ev dataReceived
 		if err := decode(&ev); err != nil {
 			return err
 		}
@@ -360,9 +448,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		}
 		r.mu.Unlock()
 	case "Network.loadingFinished":
-		var ev struct {
-			RequestID string `json:"requestId"`
-		}
+		var ev loadingFinished
 		if err := decode(&ev); err != nil {
 			return err
 		}
@@ -373,11 +459,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			r.finish(ctx, key, p, true, t)
 		}
 	case "Network.loadingFailed":
-		var ev struct {
-			RequestID string `json:"requestId"`
-			ErrorText string `json:"errorText"`
-			Canceled  bool   `json:"canceled"`
-		}
+		var ev loadingFailed
 		if err := decode(&ev); err != nil {
 			return err
 		}
@@ -397,13 +479,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		}
 		r.finish(ctx, key, p, false, t)
 	case "Fetch.requestPaused":
-		var ev struct {
-			RequestID           string  `json:"requestId"`
-			NetworkID           string  `json:"networkId"`
-			ResponseStatusCode  int     `json:"responseStatusCode"`
-			ResponseErrorReason string  `json:"responseErrorReason"`
-			ResponseHeaders     []Field `json:"responseHeaders"`
-		}
+		var ev requestPaused
 		if err := decode(&ev); err != nil {
 			return err
 		}
@@ -414,12 +490,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			r.takeResponse(ctx, t, ev.RequestID, ev.NetworkID, ev.ResponseStatusCode, ev.ResponseErrorReason, Fields(ev.ResponseHeaders))
 		}()
 	case "Target.attachedToTarget":
-		var ev struct {
-			SessionID  string `json:"sessionId"`
-			TargetInfo struct {
-				Type string `json:"type"`
-			} `json:"targetInfo"`
-		}
+		var ev attachedToTarget
 		if err := decode(&ev); err != nil {
 			return err
 		}
@@ -430,14 +501,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			r.attachChild(ctx, child, ev.TargetInfo.Type)
 		}()
 	case "Page.frameNavigated":
-		var ev struct {
-			Frame struct {
-				ID       string `json:"id"`
-				ParentID string `json:"parentId"`
-				URL      string `json:"url"`
-				Fragment string `json:"urlFragment"`
-			} `json:"frame"`
-		}
+		var ev frameNavigated
 		if err := decode(&ev); err != nil {
 			return err
 		}

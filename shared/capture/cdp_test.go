@@ -390,3 +390,28 @@ func TestRecorderRejectsMalformedEvents(t *testing.T) {
 		t.Error("bad base64 in dataReceived: no error")
 	}
 }
+
+// TestEventFields: every event the recorder acts on is in EventFields, with the fields
+// it reads; events left out of it are ignored, and its trees name JSON fields.
+func TestEventFields(t *testing.T) {
+	fields := EventFields()
+	r := NewRecorder(&fakeBrowser{answer: func(string, map[string]any) (any, error) { return map[string]any{}, nil }})
+	for method := range fields {
+		// Params that are not an object fail to decode for an event that is acted on.
+		if err := r.HandleEvent(context.Background(), Target{TabID: 1}, method, json.RawMessage(`[]`), nil); err == nil {
+			t.Errorf("%s: in EventFields but not decoded", method)
+		}
+	}
+	for _, method := range []string{"Page.loadEventFired", "Network.policyUpdated", "Inspector.workerScriptLoaded"} {
+		if fields[method] != nil {
+			t.Errorf("%s: in EventFields", method)
+		}
+		if err := r.HandleEvent(context.Background(), Target{TabID: 1}, method, json.RawMessage(`[]`), nil); err != nil {
+			t.Errorf("%s: not ignored: %v", method, err)
+		}
+	}
+	resp := fields["Network.responseReceived"].(map[string]any)["response"].(map[string]any)
+	if resp["headers"] != true || resp["status"] != true || resp["securityDetails"] != nil {
+		t.Errorf("Network.responseReceived response fields: %v", resp)
+	}
+}

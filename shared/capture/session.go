@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -119,6 +121,40 @@ func (s *Session) saveInfo() error {
 	return s.store.Put(sessionKey(s.info.ID, "info"), b)
 }
 
+// streamChunk is a chunk to append to one of the session's streams.
+type streamChunk struct {
+	stream string
+	data   []byte
+}
+
+// commit appends chunks to the session's streams and saves its info, in one store
+// transaction when the store can: the info never counts a chunk that is not there.
+// On failure the info's chunk counters are as they were.
+func (s *Session) commit(chunks ...streamChunk) error {
+	prev := s.info.Chunks
+	s.info.Chunks = maps.Clone(prev)
+	var keys []string
+	var values [][]byte
+	for _, c := range chunks {
+		if len(c.data) == 0 {
+			continue
+		}
+		seq := s.info.Chunks[c.stream]
+		keys = append(keys, sessionKey(s.info.ID, fmt.Sprintf("%s/%010d", c.stream, seq)))
+		values = append(values, c.data)
+		s.info.Chunks[c.stream] = seq + 1
+	}
+	info, err := json.Marshal(&s.info)
+	if err == nil {
+		err = putBatch(s.store, append(keys, sessionKey(s.info.ID, "info")), append(values, info))
+	}
+	if err != nil {
+		s.info.Chunks = prev
+		return fmt.Errorf("capture: session %s: %w", s.info.ID, err)
+	}
+	return nil
+}
+
 // appendChunk adds one chunk to a stream of the session.
 func (s *Session) appendChunk(stream string, p []byte) error {
 	seq := s.info.Chunks[stream]
@@ -156,12 +192,13 @@ func (s *Session) AddPage(p Page) error {
 	if err != nil {
 		return err
 	}
-	if err := s.appendChunk(streamPages, append(line, '\n')); err != nil {
-		return err
-	}
 	s.info.Pages++
 	s.info.Updated = time.Now().UTC()
-	return s.saveInfo()
+	if err := s.commit(streamChunk{streamPages, append(line, '\n')}); err != nil {
+		s.info.Pages--
+		return err
+	}
+	return nil
 }
 
 // WriteExchange archives one exchange: its request and response records (or a
@@ -179,24 +216,31 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 		s.w = warc.NewWriter(s.sink, warc.WriterOptions{Version: warc.V09, Gzip: true, Level: gzipLevel, MaxBuffer: maxRecordBuffer, Dedup: s.dedup})
 	}
 	before := s.sink.n
+	saved := s.info
+	saved.Notes = slices.Clone(s.info.Notes)
 	records, lines, err := s.writeRecords(ex)
 	if err == nil {
-		err = s.sink.flush()
+		// The records' last bytes, their CDX lines and the counts that include them
+		// are stored together.
+		s.info.Bytes += s.sink.n - before
+		s.count(ex, records)
+		err = s.commit(streamChunk{streamWARC, s.sink.buf.Bytes()}, streamChunk{streamCDX, lines})
 	}
+	s.sink.buf.Reset()
 	if err != nil {
 		// The writer's state is unknown after a failed record: start a fresh one,
-		// after what reached the store.
-		s.sink.buf.Reset()
+		// after what reached the store, and forget payloads it may have remembered
+		// from records that did not (a revisit must not point at one).
+		s.info = saved
 		s.w = nil
+		s.dedup = nil
 		return fmt.Errorf("capture: %s %s: %w", ex.Method, ex.URL, err)
 	}
-	// The writer's offsets count from its first byte, which is at s.base.
-	s.info.Bytes += s.sink.n - before
-	if len(lines) > 0 {
-		if err := s.appendChunk(streamCDX, lines); err != nil {
-			s.note(fmt.Sprintf("%s: CDX line not stored: %v", ex.URL, err))
-		}
-	}
+	return nil
+}
+
+// count adds an exchange written as n records to the session's counts.
+func (s *Session) count(ex *Exchange, records int) {
 	s.info.Records += records
 	s.info.Exchanges++
 	if ex.Method != "GET" {
@@ -211,7 +255,6 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 		}
 	}
 	s.info.Updated = time.Now().UTC()
-	return s.saveInfo()
 }
 
 // gzipLevel is the compression level of the archives the extension writes. Measured as
@@ -376,15 +419,17 @@ func (s *Session) AddVerdict(v urldb.Verdict) error {
 	if err != nil {
 		return err
 	}
-	if err := s.appendChunk(streamVerdicts, append(line, '\n')); err != nil {
-		return err
-	}
+	prev := s.info.Verdicts
 	if v.OK {
 		s.info.Verdicts.Pass++
 	} else {
 		s.info.Verdicts.Fail++
 	}
-	return s.saveInfo()
+	if err := s.commit(streamChunk{streamVerdicts, append(line, '\n')}); err != nil {
+		s.info.Verdicts = prev
+		return err
+	}
+	return nil
 }
 
 // AddSite keeps the data.txt findings of a site.

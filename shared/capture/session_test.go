@@ -432,3 +432,62 @@ func TestSessionDeduplicatesRepeatedPayloads(t *testing.T) {
 		t.Errorf("index: %s", idx)
 	}
 }
+
+// failingBatchStore is a BatchStore whose batches fail while fail is set.
+type failingBatchStore struct {
+	*MemStore
+	fail    bool
+	batches int
+}
+
+func (s *failingBatchStore) PutBatch(keys []string, values [][]byte) error {
+	if s.fail {
+		return errors.New("disk full")
+	}
+	s.batches++
+	for i, k := range keys {
+		s.MemStore.Put(k, values[i])
+	}
+	return nil
+}
+
+// TestWriteExchangeIsOneBatch: an exchange's records, CDX line and the session's counts
+// reach a BatchStore in one batch, and a failed batch changes nothing the next
+// exchange would trip over.
+func TestWriteExchangeIsOneBatch(t *testing.T) {
+	store := &failingBatchStore{MemStore: NewMemStore()}
+	sess, err := createSession(store, "b", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs := sampleExchanges()
+	store.batches = 0
+	if err := sess.WriteExchange(exs[0]); err != nil || store.batches != 1 {
+		t.Fatalf("first exchange: %v, %d batches", err, store.batches)
+	}
+	before := sess.Info()
+	store.fail = true
+	if err := sess.WriteExchange(exs[1]); err == nil {
+		t.Fatal("a failed batch: no error")
+	}
+	if got := sess.Info(); got.Records != before.Records || got.Bytes != before.Bytes || got.Exchanges != before.Exchanges {
+		t.Errorf("after a failed batch: %+v, want the counts of %+v", got, before)
+	}
+	store.fail = false
+	if err := sess.WriteExchange(exs[1]); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sess.WARC()
+	data := readAll(t, w, err)
+	rd, _ := warc.NewReader(bytes.NewReader(data))
+	count := 0
+	for {
+		if _, err := rd.Next(); err != nil {
+			break
+		}
+		count++
+	}
+	if info := sess.Info(); count != info.Records || int64(len(data)) != info.Bytes || info.Exchanges != 2 {
+		t.Errorf("%d records, %d bytes read; info says %d records, %d bytes, %d exchanges", count, len(data), info.Records, info.Bytes, info.Exchanges)
+	}
+}

@@ -28,6 +28,27 @@ type Store interface {
 	Delete(prefix string) error
 }
 
+// A BatchStore is a Store that puts several values in one transaction: after a
+// crash it holds all of them or none. IndexedDB is one, and a transaction costs the
+// service worker more than the puts in it.
+type BatchStore interface {
+	Store
+	PutBatch(keys []string, values [][]byte) error
+}
+
+// putBatch puts values under keys, in one transaction when the store can.
+func putBatch(s Store, keys []string, values [][]byte) error {
+	if bs, ok := s.(BatchStore); ok {
+		return bs.PutBatch(keys, values)
+	}
+	for i, k := range keys {
+		if err := s.Put(k, values[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // MemStore is a Store in memory, for tests and short-lived tools.
 type MemStore struct {
 	mu sync.Mutex

@@ -65,12 +65,9 @@ func main() {
 	api.Set("handle", js.FuncOf(func(this js.Value, args []js.Value) any {
 		return jsglue.Serve(handler, args[0])
 	}))
-	// events: the debugger events the core acts on; the shim drops the others.
-	events := make([]any, len(capture.HandledEvents))
-	for i, m := range capture.HandledEvents {
-		events[i] = m
-	}
-	api.Set("events", events)
+	// fields: the debugger events the core acts on, each with the fields of its params
+	// that the core reads (capture.EventFields); the shim drops the rest.
+	api.Set("fields", capture.EventFields())
 	js.Global().Set("webkeepCore", api)
 	if ready := js.Global().Get("webkeepCoreReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -181,6 +178,31 @@ func (s *jsStore) Put(key string, value []byte) error {
 // readBuffer is the size of the arrays large values are read into, reused: a
 // streamed body's chunks (1 MB) fit.
 const readBuffer = 1 << 20
+
+// PutBatch puts the values in one IndexedDB transaction (capture.BatchStore), carried
+// into JavaScript, which copies them before putAll returns, through the scratch array.
+func (s *jsStore) PutBatch(keys []string, values [][]byte) error {
+	total := 0
+	for _, v := range values {
+		total += len(v)
+	}
+	if total > s.size {
+		s.size = max(total, 64<<10)
+		s.scratch = js.Global().Get("Uint8Array").New(s.size)
+	}
+	jk, jv := make([]any, len(keys)), make([]any, len(values))
+	at := 0
+	for i, v := range values {
+		a := s.scratch.Call("subarray", at, at+len(v))
+		js.CopyBytesToJS(a, v)
+		jk[i], jv[i] = keys[i], a
+		at += len(v)
+	}
+	if _, err := jsglue.Await(s.v.Call("putAll", jk, jv)); err != nil {
+		return fmt.Errorf("store put %s and %d more: %w", keys[0], len(keys)-1, err)
+	}
+	return nil
+}
 
 func (s *jsStore) Get(key string) ([]byte, error) {
 	var into js.Value
