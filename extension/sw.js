@@ -8,15 +8,33 @@ importScripts("wasm_exec.js");
 const pending = [];
 let core = null;
 let fields = null; // the debugger events the core acts on, with the fields it reads
+let urgent = null; // those of them the page waits on
 const ready = new Promise((resolve) => {
   self.webkeepCoreReady = () => {
     core = self.webkeepCore;
     fields = core.fields;
+    urgent = new Set(core.urgent);
     for (const deliver of pending.splice(0)) deliver(core);
     resolve(core);
   };
 });
 const deliver = (fn) => (core ? fn(core) : pending.push(fn));
+
+// Browser events reach the core in order, one per task of this thread, so that what
+// arrives meanwhile is not kept waiting behind a burst of them (handling one costs the
+// core a millisecond or so). Those the page is waiting on (core.urgent: a paused
+// response, a new worker) are handed over at once, ahead of the rest.
+const backlog = [];
+const turns = new MessageChannel();
+turns.port1.onmessage = () => {
+  const fn = backlog.shift();
+  if (backlog.length) turns.port2.postMessage(null);
+  deliver(fn);
+};
+const inTurn = (fn) => {
+  backlog.push(fn);
+  if (backlog.length === 1) turns.port2.postMessage(null);
+};
 
 // IndexedDB: one object store of byte values under string keys.
 const db = new Promise((resolve, reject) => {
@@ -204,13 +222,15 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   }
   if (!bytes && !showsArrival(source, method, params)) return;
   const json = JSON.stringify(fields ? project(params || {}, fields[method]) : params || {});
-  deliver((c) => c.event(source.tabId, source.sessionId || null, method, json, bytes));
+  const event = (c) => c.event(source.tabId, source.sessionId || null, method, json, bytes);
+  if (urgent && urgent.has(method)) deliver(event);
+  else inTurn(event);
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
-  deliver((c) => c.detached(source.tabId, String(reason)));
+  inTurn((c) => c.detached(source.tabId, String(reason)));
 });
 chrome.tabs.onCreated.addListener((tab) => {
-  if (tab.openerTabId) deliver((c) => c.tabCreated(tab.id, tab.openerTabId));
+  if (tab.openerTabId) inTurn((c) => c.tabCreated(tab.id, tab.openerTabId));
 });
 // The keyboard shortcut: start or stop recording the tab. Named, so tests can call it
 // (shortcuts cannot be pressed in a headless browser).

@@ -305,6 +305,12 @@ var eventParams = map[string]any{
 	"Page.frameNavigated":                frameNavigated{},
 }
 
+// UrgentEvents are the events a page waits on until the recorder has handled them: a
+// response held at the Response stage, and a worker or frame held until it is set up.
+// HandleEvent does not need them in order with the others, so a host that queues
+// events should hand these over at once.
+var UrgentEvents = []string{"Fetch.requestPaused", "Target.attachedToTarget"}
+
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the
 // tree of the fields read inside it. A host may drop other events, and other fields,

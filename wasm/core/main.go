@@ -68,6 +68,12 @@ func main() {
 	// fields: the debugger events the core acts on, each with the fields of its params
 	// that the core reads (capture.EventFields); the shim drops the rest.
 	api.Set("fields", capture.EventFields())
+	// urgent: the events the page waits on, to hand over ahead of the others.
+	urgent := make([]any, len(capture.UrgentEvents))
+	for i, m := range capture.UrgentEvents {
+		urgent[i] = m
+	}
+	api.Set("urgent", urgent)
 	js.Global().Set("webkeepCore", api)
 	if ready := js.Global().Get("webkeepCoreReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
