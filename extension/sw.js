@@ -90,8 +90,6 @@ const routeData = (r, base64) => {
   }
 };
 
-const fromBase64 = Uint8Array.fromBase64 ? (s) => Uint8Array.fromBase64(s)
-  : (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
 const badges = new Map(); // tabId -> text not yet shown
 const shown = new Map(); // tabId -> text shown
@@ -109,17 +107,6 @@ self.webkeepHost = {
   send: (tabId, sessionId, method, params) =>
     chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, JSON.parse(params))
       .then((result) => JSON.stringify(result || {})),
-  // A paused response: its body, read and the response let go on before the core
-  // sees the body, so that the page does not wait for the core.
-  takeResponse: (tabId, sessionId, requestId) => {
-    const target = sessionId ? { tabId, sessionId } : { tabId };
-    const goOn = () => chrome.debugger.sendCommand(target, "Fetch.continueResponse", { requestId })
-      .catch(() => chrome.debugger.sendCommand(target, "Fetch.continueRequest", { requestId }))
-      .catch((e) => console.warn("webkeep: letting a response go on:", e && e.message));
-    return chrome.debugger.sendCommand(target, "Fetch.getResponseBody", { requestId }).then(
-      (r) => { goOn(); return r.base64Encoded ? fromBase64(r.body) : new TextEncoder().encode(r.body); },
-      (e) => { goOn(); throw e; });
-  },
   attach: (tabId) => chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
     // After a service-worker restart the old session is still attached: keep it.
     if (!/already attached/i.test(String(e && e.message))) throw e;

@@ -14,11 +14,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on (loopback only by default)")
 	bigSize := flag.Int64("big", 24<<20, "size in bytes of the /big response")
+	latency := flag.Duration("latency", 0, "delay before each response, as a distant server's (e.g. 40ms)")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -27,7 +29,14 @@ func main() {
 	}
 	site := newSite(*bigSize)
 	fmt.Fprintf(os.Stdout, "http://%s/\n", ln.Addr())
-	if err := http.Serve(ln, site); err != nil {
+	var h http.Handler = site
+	if *latency > 0 {
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(*latency)
+			site.ServeHTTP(w, r)
+		})
+	}
+	if err := http.Serve(ln, h); err != nil {
 		log.Fatalf("demosite: %v", err)
 	}
 }

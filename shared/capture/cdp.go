@@ -80,6 +80,7 @@ type Recorder struct {
 	pending map[requestKey]*pendingExchange
 	bodies  map[requestKey]*responseBody // taken at the Response stage, by network id
 	extras  map[requestKey]Fields        // wire request headers that came before their request
+	durable map[Target]bool              // targets whose bodies the browser keeps (held at the Response stage by type)
 	work    inflight                     // commands and finishes in flight
 	paused  inflight                     // responses held at the Response stage
 }
@@ -129,6 +130,7 @@ func NewRecorder(b Browser) *Recorder {
 		pending:         make(map[requestKey]*pendingExchange),
 		bodies:          make(map[requestKey]*responseBody),
 		extras:          make(map[requestKey]Fields),
+		durable:         make(map[Target]bool),
 	}
 }
 
@@ -161,14 +163,36 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 		// Workers have no Page or Fetch domain: their bodies are read from the network
 		// layer when they finish.
 		steps = append([]step{{"Page.enable", nil}}, steps...)
-		steps = append(steps, step{"Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Response"}}}})
+		steps = append(steps,
+			step{"Network.configureDurableMessages", map[string]any{"maxTotalBufferSize": 256 << 20, "maxResourceBufferSize": 64 << 20}},
+			step{"Fetch.enable", map[string]any{"patterns": pausedPatterns()}})
 	}
 	for _, s := range steps {
 		if _, err := r.browser.Send(ctx, t, s.method, s.params); err != nil {
 			return fmt.Errorf("capture: %s on tab %d (%s): %w", s.method, t.TabID, kind, err)
 		}
 	}
+	if kind == "page" || kind == "iframe" {
+		r.mu.Lock()
+		r.durable[t] = true
+		r.mu.Unlock()
+	}
 	return nil
+}
+
+// pausedTypes are the resource types whose responses are held at the Response stage,
+// so that a large body starts streaming before it flows: those that carry downloads,
+// media and data. Images, scripts, style sheets and fonts, on which a page's load
+// waits, are not held; should one be larger than StreamThreshold, it is read whole
+// when it finishes (up to the 64 MB the browser keeps of one body).
+var pausedTypes = []string{"Document", "Media", "XHR", "Fetch", "EventSource", "Other"}
+
+func pausedPatterns() []map[string]any {
+	var ps []map[string]any
+	for _, rt := range pausedTypes {
+		ps = append(ps, map[string]any{"urlPattern": "*", "resourceType": rt, "requestStage": "Response"})
+	}
+	return ps
 }
 
 // attachChild enables a worker or frame that the browser attached on its own, then
@@ -417,8 +441,12 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			setResponse(p.ex, &ev.Response)
 		}
 		_, taken := r.bodies[key]
+		durable := r.durable[key.target]
 		r.mu.Unlock()
-		if p != nil && !taken && r.large(p.ex.RespHeader) {
+		// A large body not held at the Response stage is streamed from here, but for a
+		// target with durable messages, where streaming that begins late misses what
+		// came before, it is read whole when it finishes.
+		if p != nil && !taken && !durable && r.large(p.ex.RespHeader) {
 			r.stream(ctx, t, key)
 		}
 	case "Network.dataReceived":
@@ -560,48 +588,18 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 	return key, nil
 }
 
-// takeResponse reads a paused response's body (or starts streaming it) and lets the
-// response go on. (Holding a document, at its Request or its Response stage, until the
-// bodies of the page it replaces are read does not work: the browser answers no
-// Network.getResponseBody while a navigation is paused.)
+// takeResponse lets a paused response go on, having started streaming its body when
+// it is large: streaming must begin before the body flows. Other bodies are read when
+// they finish (durable messages keep them after the page has gone), so that the page
+// waits for nothing but this round trip. (Holding a document, at its Request or its
+// Response stage, until the bodies of the page it replaces are read does not work:
+// the browser answers no Network.getResponseBody while a navigation is paused.)
 func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID string, status int, errReason string, header Fields) {
 	defer r.paused.Done()
-	if networkID == "" || errReason != "" || status == 204 || status == 304 || (status >= 300 && status < 400 && header.Get("Location") != "") {
-		r.continueResponse(ctx, t, fetchID)
-		return
+	if networkID != "" && errReason == "" && status != 204 && status != 304 && r.large(header) {
+		r.stream(ctx, t, requestKey{t, networkID})
 	}
-	key := requestKey{t, networkID}
-	if r.large(header) {
-		r.stream(ctx, t, key)
-		r.continueResponse(ctx, t, fetchID)
-		return
-	}
-	body := &responseBody{}
-	var b []byte
-	var err error
-	if taker, ok := r.browser.(ResponseTaker); ok {
-		b, err = taker.TakeResponse(ctx, t, fetchID)
-	} else {
-		b, err = r.responseBody(ctx, t, "Fetch.getResponseBody", fetchID)
-		r.continueResponse(ctx, t, fetchID)
-	}
-	if err != nil {
-		body.note = "response body not available from the browser: " + err.Error()
-	} else {
-		body.chunks = [][]byte{b}
-	}
-	r.mu.Lock()
-	r.bodies[key] = body
-	r.mu.Unlock()
-}
-
-// A ResponseTaker is a Browser that reads a paused response's body and lets the
-// response go on in one step (Fetch.getResponseBody, then Fetch.continueResponse, or
-// Fetch.continueRequest should that fail), so that the page waits for no round trip
-// through the core. The body's error is returned; one in letting the response go on
-// is the taker's to report.
-type ResponseTaker interface {
-	TakeResponse(ctx context.Context, t Target, fetchID string) ([]byte, error)
+	r.continueResponse(ctx, t, fetchID)
 }
 
 // continueResponse lets a paused response go on. It always must: a paused response
@@ -732,6 +730,11 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 	for key := range r.pending {
 		if key.target.TabID == t.TabID {
 			cut = append(cut, key)
+		}
+	}
+	for target := range r.durable {
+		if target.TabID == t.TabID {
+			delete(r.durable, target)
 		}
 	}
 	r.mu.Unlock()

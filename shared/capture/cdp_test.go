@@ -80,10 +80,10 @@ func record(t *testing.T, b *fakeBrowser, events []event) []*Exchange {
 	return out
 }
 
-func TestRecorderPOSTWithBodyTakenAtResponseStage(t *testing.T) {
+func TestRecorderPOSTWithBodyReadWhenFinished(t *testing.T) {
 	binary := "\x00\x01\xff\xfe"
 	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
-		if method == "Fetch.getResponseBody" {
+		if method == "Network.getResponseBody" {
 			return map[string]any{"body": b64("{\"ok\":true}"), "base64Encoded": true}, nil
 		}
 		return map[string]any{}, nil
@@ -122,7 +122,7 @@ func TestRecorderStreamsLargeBodies(t *testing.T) {
 		switch method {
 		case "Network.streamResourceContent":
 			return map[string]any{"bufferedData": b64("first-")}, nil
-		case "Fetch.getResponseBody":
+		case "Network.getResponseBody":
 			return nil, errors.New("must not take a large body whole")
 		}
 		return map[string]any{}, nil
@@ -301,7 +301,7 @@ func TestRecorderRoutedBody(t *testing.T) {
 
 func TestRecorderRedirectChainAndFailures(t *testing.T) {
 	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
-		if method == "Fetch.getResponseBody" {
+		if method == "Network.getResponseBody" {
 			return map[string]any{"body": "end", "base64Encoded": false}, nil
 		}
 		return map[string]any{}, nil
@@ -413,5 +413,63 @@ func TestEventFields(t *testing.T) {
 	resp := fields["Network.responseReceived"].(map[string]any)["response"].(map[string]any)
 	if resp["headers"] != true || resp["status"] != true || resp["securityDetails"] != nil {
 		t.Errorf("Network.responseReceived response fields: %v", resp)
+	}
+}
+
+// TestRecorderHoldsOnlyTypesThatMayBeLarge: a page keeps its bodies past navigation
+// (durable messages) and holds at the Response stage only the resource types that
+// carry downloads and data; a large image, not held, is read whole when it finishes
+// rather than streamed from a late start that would miss its beginning.
+func TestRecorderHoldsOnlyTypesThatMayBeLarge(t *testing.T) {
+	var mu sync.Mutex
+	var patterns []any
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		switch method {
+		case "Fetch.enable":
+			mu.Lock()
+			patterns = p["patterns"].([]any)
+			mu.Unlock()
+		case "Network.streamResourceContent":
+			return nil, errors.New("a late stream must not start")
+		case "Network.getResponseBody":
+			return map[string]any{"body": b64("a large image"), "base64Encoded": true}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	r := NewRecorder(b)
+	r.StreamThreshold = 5
+	var got []*Exchange
+	r.OnExchange = func(ex *Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+	ctx := context.Background()
+	tab := Target{TabID: 3}
+	if err := r.Enable(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.sent("Network.configureDurableMessages")) != 1 {
+		t.Errorf("durable messages not configured: %v", b.commands)
+	}
+	held := map[string]bool{}
+	for _, p := range patterns {
+		pm := p.(map[string]any)
+		if pm["requestStage"] != "Response" {
+			t.Errorf("pattern %v", pm)
+		}
+		held[pm["resourceType"].(string)] = true
+	}
+	if !held["Document"] || !held["Media"] || !held["Fetch"] || !held["XHR"] || held["Image"] || held["Script"] || held["Stylesheet"] || held["Font"] {
+		t.Errorf("held resource types %v", held)
+	}
+	for _, ev := range []event{
+		{"Network.requestWillBeSent", `{"requestId":"9","type":"Image","request":{"url":"http://example.org/i.png","method":"GET","headers":{}}}`},
+		{"Network.responseReceived", `{"requestId":"9","response":{"status":200,"headers":{"Content-Length":"13"}}}`},
+		{"Network.loadingFinished", `{"requestId":"9"}`},
+	} {
+		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+			t.Fatal(err)
+		}
+		r.Wait()
+	}
+	if len(got) != 1 || string(got[0].RespBody) != "a large image" || got[0].RespNote != "" {
+		t.Fatalf("image: %+v", got)
 	}
 }

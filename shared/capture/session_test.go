@@ -235,7 +235,7 @@ func (h *fakeHost) Badge(tab int, text string) {
 func newFakeHost() *fakeHost {
 	h := &fakeHost{attached: map[int]bool{}, badges: map[int]string{}}
 	h.answer = func(method string, p map[string]any) (any, error) {
-		if method == "Fetch.getResponseBody" {
+		if method == "Network.getResponseBody" {
 			return map[string]any{"body": "page body"}, nil
 		}
 		return map[string]any{}, nil

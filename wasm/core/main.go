@@ -116,20 +116,6 @@ func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, para
 	return json.RawMessage(v.String()), nil
 }
 
-// TakeResponse has the shim read a paused response's body and let the response go
-// on at once (capture.ResponseTaker); the body comes back as bytes.
-func (h *jsHost) TakeResponse(ctx context.Context, t capture.Target, fetchID string) ([]byte, error) {
-	var session any = js.Null()
-	if t.Session != "" {
-		session = t.Session
-	}
-	v, err := jsglue.Await(h.v.Call("takeResponse", t.TabID, session, fetchID))
-	if err != nil {
-		return nil, fmt.Errorf("Fetch.getResponseBody: %w", err)
-	}
-	return jsglue.Bytes(v), nil
-}
-
 func (h *jsHost) Attach(ctx context.Context, tabID int) error {
 	_, err := jsglue.Await(h.v.Call("attach", tabID))
 	return err
