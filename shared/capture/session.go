@@ -296,8 +296,12 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 	n := 1
 	var lines []byte
 	related := warc.Header{{Name: warc.FieldRelatedRecordID, Value: reqInfo.ID}}
-	if ex.ReqNote != "" {
-		// Say in the archive itself why the request is incomplete.
+	// writeNote says in the archive itself why the request is incomplete. It follows
+	// the response: replay indexers pair a request with the record next to it.
+	writeNote := func() error {
+		if ex.ReqNote == "" {
+			return nil
+		}
 		if _, err := s.w.WriteRecord(&warc.Record{
 			Type:        warc.TypeMetadata,
 			TargetURI:   ex.URL,
@@ -307,11 +311,15 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 			Block:       strings.NewReader(ex.ReqNote),
 			BlockLength: int64(len(ex.ReqNote)),
 		}); err != nil {
-			return n, nil, fmt.Errorf("note record: %w", err)
+			return fmt.Errorf("note record: %w", err)
 		}
 		n++
+		return nil
 	}
 	if ex.Status == 0 {
+		if err := writeNote(); err != nil {
+			return n, nil, err
+		}
 		note := "no response: " + ex.Failure
 		_, err := s.w.WriteRecord(&warc.Record{
 			Type:        warc.TypeMetadata,
@@ -349,6 +357,9 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 		return n, nil, fmt.Errorf("response record: %w", err)
 	}
 	n += max(1, respInfo.Segments) // a large body is written as segments
+	if err := writeNote(); err != nil {
+		return n, nil, err
+	}
 	entry, err := s.cdxEntry(ex, date, respInfo)
 	if err != nil {
 		s.note(fmt.Sprintf("%s: no CDX line: %v", ex.URL, err))

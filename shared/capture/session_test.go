@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -99,7 +100,8 @@ func TestSessionWritesRecordsAndIndex(t *testing.T) {
 		blocks[rec.Offset], _ = io.ReadAll(rec.Block)
 		types = append(types, rec.Type)
 	}
-	want := "request response request response request metadata request metadata response"
+	// A request's note follows its response, which replay indexers pair with the request.
+	want := "request response request response request metadata request response metadata"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("record types:\n got %s\nwant %s", got, want)
 	}
@@ -489,5 +491,39 @@ func TestWriteExchangeIsOneBatch(t *testing.T) {
 	}
 	if info := sess.Info(); count != info.Records || int64(len(data)) != info.Bytes || info.Exchanges != 2 {
 		t.Errorf("%d records, %d bytes read; info says %d records, %d bytes, %d exchanges", count, len(data), info.Records, info.Bytes, info.Exchanges)
+	}
+}
+
+// TestSessionIndexAgreesWithTheIndexer: the CDX line the session writes for each
+// response is the line cdx.Indexer (pywb's indexing) makes of the session's WARC, a
+// POST's key included, for exchanges with notes too. (The indexer also indexes the
+// metadata records, which the session does not.)
+func TestSessionIndexAgreesWithTheIndexer(t *testing.T) {
+	sess, _ := createSession(NewMemStore(), "i", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	for _, ex := range sampleExchanges() {
+		if err := sess.WriteExchange(ex); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := sess.WARC()
+	data := readAll(t, w, err)
+	indexed := map[string]bool{}
+	ix := &cdx.Indexer{}
+	if err := ix.Index(bytes.NewReader(data), sess.BaseName()+".warc.gz", func(e *cdx.Entry) error {
+		indexed[string(e.AppendLine(nil, cdx.Pywb267))] = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cr, err := sess.CDXLines()
+	lines := strings.SplitAfter(strings.TrimSpace(string(readAll(t, cr, err))), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d session lines", len(lines))
+	}
+	for _, line := range lines {
+		line = strings.TrimSuffix(line, "\n") + "\n"
+		if !indexed[line] {
+			t.Errorf("session line not made by the indexer: %s", line)
+		}
 	}
 }
