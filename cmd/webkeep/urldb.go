@@ -160,6 +160,21 @@ func urldbFlagSet(u *urldbCmd, name, usage string) *flag.FlagSet {
 	return fs
 }
 
+// urldbParseFlagsOnly parses the flags of a subcommand that takes no other argument.
+// When it reports false, the subcommand exits with code: 0 after -h, 2 after a usage
+// error, which has been told.
+func urldbParseFlagsOnly(u *urldbCmd, fs *flag.FlagSet, args []string) (code int, ok bool) {
+	pos, err := urldbParseArgs(fs, args)
+	if err != nil {
+		return urldbParseExit(err), false
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(u.stderr, "webkeep %s: unrecognized arguments: %s\n", fs.Name(), strings.Join(pos, " "))
+		return 2, false
+	}
+	return 0, true
+}
+
 func urldbParseExit(err error) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -199,13 +214,8 @@ func (u *urldbCmd) dumpURLs(args []string) int {
 	var f urldb.Filter
 	fs := urldbFlagSet(u, "dump-urls", "[-c CATEGORY] [-d DOMAIN] [--path-prefix PREFIX]")
 	urldbFilterFlags(fs, &f)
-	pos, err := urldbParseArgs(fs, args)
-	if err != nil {
-		return urldbParseExit(err)
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(u.stderr, "webkeep urldb dump-urls: unrecognized arguments: %s\n", strings.Join(pos, " "))
-		return 2
+	if code, ok := urldbParseFlagsOnly(u, fs, args); !ok {
+		return code
 	}
 	db, ok := u.load()
 	if !ok {
@@ -310,13 +320,8 @@ func (u *urldbCmd) check(args []string) int {
 	fs.StringVar(&warcFile, "warc", "", "archive every response fetched to this WARC 0.9 `file` (gzip if it ends in .gz)")
 	fs.BoolVar(&insecure, "insecure", false, "do not verify TLS certificates")
 	fs.BoolVar(&noProgress, "no-progress", false, "no progress line, even on a terminal")
-	pos, err := urldbParseArgs(fs, args)
-	if err != nil {
-		return urldbParseExit(err)
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(u.stderr, "webkeep urldb check: unrecognized arguments: %s\n", strings.Join(pos, " "))
-		return 2
+	if code, ok := urldbParseFlagsOnly(u, fs, args); !ok {
+		return code
 	}
 	if c.Concurrency < 1 || c.PerHost < 1 || c.Timeout <= 0 {
 		fmt.Fprintln(u.stderr, "webkeep urldb check: --concurrency, --per-host and --timeout must be positive")
@@ -440,13 +445,8 @@ func (u *urldbCmd) fmt(args []string) int {
 	var check bool
 	fs := urldbFlagSet(u, "fmt", "[--check]")
 	fs.BoolVar(&check, "check", false, "only list the files that would change; exit 1 if any")
-	pos, err := urldbParseArgs(fs, args)
-	if err != nil {
-		return urldbParseExit(err)
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(u.stderr, "webkeep urldb fmt: unrecognized arguments: %s\n", strings.Join(pos, " "))
-		return 2
+	if code, ok := urldbParseFlagsOnly(u, fs, args); !ok {
+		return code
 	}
 	db, ok := u.load()
 	if !ok {
