@@ -383,4 +383,9 @@ func TestURLDBUsage(t *testing.T) {
 	if code, _, errOut := urldbRun("check", "-h"); code != 0 || !strings.Contains(errOut, "usage: webkeep urldb check") {
 		t.Errorf("-h: %d %q", code, errOut)
 	}
+	for _, cmd := range []string{"check", "dump-urls", "fmt"} {
+		if code, _, errOut := urldbRun(cmd, "stray"); code != 2 || !strings.Contains(errOut, "webkeep urldb "+cmd+": unrecognized arguments: stray") {
+			t.Errorf("%s with an argument: %d %q", cmd, code, errOut)
+		}
+	}
 }
