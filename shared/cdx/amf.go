@@ -524,16 +524,21 @@ func (d *amfDecoder) element3() (any, error) {
 	return nil, d.errorf("unsupported AMF3 type 0x%02x", t)
 }
 
+// objectRef3 returns the AMF3 object (array or object) read before under index i.
+func (d *amfDecoder) objectRef3(i int) (any, error) {
+	if i >= len(d.objs3) {
+		return nil, d.errorf("unknown object reference %d", i)
+	}
+	return d.objs3[i], nil
+}
+
 func (d *amfDecoder) array3() (any, error) {
 	size, err := d.u29(false)
 	if err != nil {
 		return nil, err
 	}
 	if size&1 == 0 {
-		if size>>1 >= len(d.objs3) {
-			return nil, d.errorf("unknown object reference %d", size>>1)
-		}
-		return d.objs3[size>>1], nil
+		return d.objectRef3(size >> 1)
 	}
 	size >>= 1
 	key, err := d.string3()
@@ -580,10 +585,7 @@ func (d *amfDecoder) object3() (any, error) {
 		return nil, err
 	}
 	if ref&1 == 0 {
-		if ref>>1 >= len(d.objs3) {
-			return nil, d.errorf("unknown object reference %d", ref>>1)
-		}
-		return d.objs3[ref>>1], nil
+		return d.objectRef3(ref >> 1)
 	}
 	ref >>= 1
 	var tr *amfTraits
