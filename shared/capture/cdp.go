@@ -78,7 +78,7 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	pending map[requestKey]*pendingExchange
-	bodies  map[requestKey]*responseBody // taken at the Response stage, by network id
+	bodies  map[requestKey]*streamedBody // streamed, by network id
 	extras  map[requestKey]Fields        // wire request headers that came before their request
 	durable map[Target]bool              // targets whose bodies the browser keeps (held at the Response stage by type)
 	work    inflight                     // commands and finishes in flight
@@ -112,14 +112,11 @@ type pendingExchange struct {
 	reqWG sync.WaitGroup // a request body being fetched
 }
 
-// responseBody is a body read for a request: taken whole, or streamed into a spool.
-type responseBody struct {
-	streaming bool
-	spool     *spool
-	awaiting  bool     // streaming asked for; the data buffered before it not yet in
-	early     [][]byte // data that came while awaiting
-	chunks    [][]byte
-	note      string
+// streamedBody is a large body being streamed into a spool.
+type streamedBody struct {
+	spool    *spool   // nil if streaming failed: the body is then read whole when it ends
+	awaiting bool     // streaming asked for; the data buffered before it not yet in
+	early    [][]byte // data that came while awaiting
 }
 
 // NewRecorder returns a recorder that issues its commands through b.
@@ -128,7 +125,7 @@ func NewRecorder(b Browser) *Recorder {
 		browser:         b,
 		StreamThreshold: DefaultStreamThreshold,
 		pending:         make(map[requestKey]*pendingExchange),
-		bodies:          make(map[requestKey]*responseBody),
+		bodies:          make(map[requestKey]*streamedBody),
 		extras:          make(map[requestKey]Fields),
 		durable:         make(map[Target]bool),
 	}
@@ -473,7 +470,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 				}
 			}
 		}
-		if body != nil && body.streaming {
+		if body != nil && body.spool != nil {
 			if body.awaiting {
 				body.early = append(body.early, b)
 			} else {
@@ -626,7 +623,7 @@ func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) {
 	if store == nil {
 		store = NewMemStore()
 	}
-	body := &responseBody{streaming: true, awaiting: true, spool: newSpool(store, r.BodyLimit)}
+	body := &streamedBody{awaiting: true, spool: newSpool(store, r.BodyLimit)}
 	if r.Router != nil && r.Store != nil {
 		body.spool.route(r.Router, key.target.TabID, key.id)
 	}
@@ -651,7 +648,7 @@ func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) {
 			body.spool.remove()
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			body.streaming, body.awaiting, body.early = false, false, nil
+			body.awaiting, body.early = false, nil
 			body.spool = nil
 			delete(r.bodies, key)
 			return
@@ -701,25 +698,6 @@ func (c *inflight) Wait() {
 	ch := c.zero
 	c.mu.Unlock()
 	<-ch
-}
-
-// responseBody calls a getResponseBody command (Fetch or Network) and decodes it.
-func (r *Recorder) responseBody(ctx context.Context, t Target, method, id string) ([]byte, error) {
-	res, err := r.browser.Send(ctx, t, method, map[string]any{"requestId": id})
-	if err != nil {
-		return nil, err
-	}
-	var out struct {
-		Body          string `json:"body"`
-		Base64Encoded bool   `json:"base64Encoded"`
-	}
-	if err := json.Unmarshal(res, &out); err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
-	}
-	if out.Base64Encoded {
-		return base64.StdEncoding.DecodeString(out.Body)
-	}
-	return []byte(out.Body), nil
 }
 
 // Detached finishes what is pending for a target that went away (closed tab, recording
@@ -856,7 +834,7 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			ex.ReqHeader = append(ex.ReqHeader, Field{Name: "Content-Length", Value: strconv.Itoa(len(ex.ReqBody))})
 		}
 		var sp *spool
-		if body != nil && body.streaming {
+		if body != nil {
 			// Streaming may still await what was buffered before it began.
 			for {
 				r.mu.Lock()
@@ -868,9 +846,7 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 				}
 				time.Sleep(time.Millisecond)
 			}
-			if sp == nil {
-				body = nil // streaming failed: read it whole below
-			}
+			// sp is nil if streaming failed: the body is read whole below.
 		}
 		switch {
 		case sp != nil:
@@ -881,11 +857,6 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			if sp.cut {
 				ex.RespTruncated = "length"
 			}
-		case body != nil:
-			ex.RespBody = joinChunks(body.chunks)
-			if body.note != "" && ex.RespNote == "" {
-				ex.RespNote = body.note
-			}
 		case withBody && ex.Status != 0 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected:
 			r.readWhole(ctx, ended, key.id, ex)
 		}
@@ -895,29 +866,33 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 	}()
 }
 
-// readWhole reads a finished body from the network layer, which holds it until the
-// page goes away.
+// readWhole reads a finished body from the network layer, which keeps it (durable
+// messages) even after the page has gone.
 func (r *Recorder) readWhole(ctx context.Context, t Target, id string, ex *Exchange) {
-	b, err := r.responseBody(ctx, t, "Network.getResponseBody", id)
+	b, err := r.getResponseBody(ctx, t, id)
 	if err != nil {
 		ex.RespNote = "response body not available from the browser: " + err.Error()
 	}
 	ex.RespBody = b
 }
 
-func joinChunks(chunks [][]byte) []byte {
-	if len(chunks) == 1 {
-		return chunks[0]
+// getResponseBody calls Network.getResponseBody and decodes the body.
+func (r *Recorder) getResponseBody(ctx context.Context, t Target, id string) ([]byte, error) {
+	res, err := r.browser.Send(ctx, t, "Network.getResponseBody", map[string]any{"requestId": id})
+	if err != nil {
+		return nil, err
 	}
-	n := 0
-	for _, c := range chunks {
-		n += len(c)
+	var out struct {
+		Body          string `json:"body"`
+		Base64Encoded bool   `json:"base64Encoded"`
 	}
-	out := make([]byte, 0, n)
-	for _, c := range chunks {
-		out = append(out, c...)
+	if err := json.Unmarshal(res, &out); err != nil {
+		return nil, fmt.Errorf("Network.getResponseBody: %w", err)
 	}
-	return out
+	if out.Base64Encoded {
+		return base64.StdEncoding.DecodeString(out.Body)
+	}
+	return []byte(out.Body), nil
 }
 
 func (r *Recorder) report(err error) {
