@@ -113,13 +113,8 @@ func (s *Session) Info() SessionInfo {
 	return info
 }
 
-func (s *Session) saveInfo() error {
-	b, err := json.Marshal(&s.info)
-	if err != nil {
-		return err
-	}
-	return s.store.Put(sessionKey(s.info.ID, "info"), b)
-}
+// saveInfo stores the session's info.
+func (s *Session) saveInfo() error { return s.commit() }
 
 // streamChunk is a chunk to append to one of the session's streams.
 type streamChunk struct {
@@ -451,7 +446,7 @@ func (s *Session) AddSite(site Site) error {
 	if err != nil {
 		return err
 	}
-	return s.appendChunk(streamSites, append(line, '\n'))
+	return s.commit(streamChunk{streamSites, append(line, '\n')})
 }
 
 // Rename gives the session a new name.

@@ -527,3 +527,24 @@ func TestSessionIndexAgreesWithTheIndexer(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionSitesSurviveReopening: a site's findings are counted in the stored info
+// with the chunk that holds them, so one added after a restart does not overwrite them.
+func TestSessionSitesSurviveReopening(t *testing.T) {
+	store := NewMemStore()
+	sess, _ := createSession(store, "s", time.Now())
+	if err := sess.AddSite(Site{Origin: "http://a.example"}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := openSession(store, sess.Info().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := again.AddSite(Site{Origin: "http://b.example"}); err != nil {
+		t.Fatal(err)
+	}
+	sites, err := again.Sites()
+	if err != nil || len(sites) != 2 || sites[0].Origin != "http://a.example" || sites[1].Origin != "http://b.example" {
+		t.Errorf("sites after reopening: %+v %v", sites, err)
+	}
+}
