@@ -103,7 +103,7 @@ func NewWriter(w io.Writer, opts WriterOptions) *Writer {
 	if opts.Level == 0 {
 		opts.Level = flate.DefaultCompression
 	}
-	ww := &Writer{w: w, opts: opts, off: opts.Offset, dig: newDigester()}
+	ww := &Writer{w: w, opts: opts, off: opts.Offset, dig: newDigester(), gz: memberWriter{level: opts.Level}}
 	ww.ws, _ = w.(io.WriteSeeker)
 	return ww
 }
@@ -488,7 +488,6 @@ func (w *Writer) emit(rec *Record, fields, extra Header, blk block) (int64, erro
 // writeMember writes the record as one gzip member to dst, its first head bytes
 // stored (see memberWriter).
 func (w *Writer) writeMember(dst io.Writer, blk block, head int) error {
-	w.gz.level = w.opts.Level
 	if err := w.gz.reset(dst, head); err != nil {
 		return err
 	}
