@@ -135,14 +135,11 @@ self.webkeepHost = {
     },
   },
   store: {
-    // bytes is the core's scratch array, reused once put returns: it is copied at once,
-    // a large value into a Blob, which is stored as it is, where a typed array would be
-    // serialized, and compressed, on this thread.
-    put: (key, bytes) => {
-      const value = bytes.length >= blobMin ? new Blob([bytes]) : bytes.slice();
-      return tx("readwrite", (s) => s.put(value, key));
-    },
-    // Values put together, in one transaction (copied at once, as by put).
+    put: (key, bytes) => self.webkeepHost.store.putAll([key], [bytes]),
+    // Values put together, in one transaction. They are views of the core's scratch
+    // array, reused once putAll returns: each is copied at once, a large one into a Blob,
+    // which is stored as it is, where a typed array would be serialized, and
+    // compressed, on this thread.
     putAll: (keys, values) => {
       const copies = values.map((v) => (v.length >= blobMin ? new Blob([v]) : v.slice()));
       return tx("readwrite", (s) => { keys.forEach((k, i) => s.put(copies[i], k)); });

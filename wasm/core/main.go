@@ -154,17 +154,7 @@ type jsStore struct {
 }
 
 func (s *jsStore) Put(key string, value []byte) error {
-	if len(value) > s.size {
-		s.size = max(len(value), 64<<10)
-		s.scratch = js.Global().Get("Uint8Array").New(s.size)
-	}
-	a := s.scratch.Call("subarray", 0, len(value))
-	js.CopyBytesToJS(a, value)
-	_, err := jsglue.Await(s.v.Call("put", key, a))
-	if err != nil {
-		return fmt.Errorf("store put %s: %w", key, err)
-	}
-	return nil
+	return s.PutBatch([]string{key}, [][]byte{value})
 }
 
 // readBuffer is the size of the arrays large values are read into, reused: a
@@ -191,7 +181,10 @@ func (s *jsStore) PutBatch(keys []string, values [][]byte) error {
 		at += len(v)
 	}
 	if _, err := jsglue.Await(s.v.Call("putAll", jk, jv)); err != nil {
-		return fmt.Errorf("store put %s and %d more: %w", keys[0], len(keys)-1, err)
+		if len(keys) > 1 {
+			return fmt.Errorf("store put %s and %d more: %w", keys[0], len(keys)-1, err)
+		}
+		return fmt.Errorf("store put %s: %w", keys[0], err)
 	}
 	return nil
 }
