@@ -78,7 +78,7 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	pending map[requestKey]*pendingExchange
-	bodies  map[requestKey]*streamedBody // streamed, by network id
+	bodies  map[requestKey]*responseBody // streamed or taken, by network id
 	extras  map[requestKey]Fields        // wire request headers that came before their request
 	durable map[Target]bool              // targets whose bodies the browser keeps (held at the Response stage by type)
 	work    inflight                     // commands and finishes in flight
@@ -112,11 +112,15 @@ type pendingExchange struct {
 	reqWG sync.WaitGroup // a request body being fetched
 }
 
-// streamedBody is a large body being streamed into a spool.
-type streamedBody struct {
-	spool    *spool   // nil if streaming failed: the body is then read whole when it ends
+// responseBody is a body the recorder took hold of before it ended: a large one being
+// streamed into a spool, or an image taken whole at the Response stage.
+type responseBody struct {
+	spool    *spool   // streamed; nil if streaming failed: the body is then read whole when it ends
 	awaiting bool     // streaming asked for; the data buffered before it not yet in
 	early    [][]byte // data that came while awaiting
+	taken    bool     // taken whole, into whole, or not, for the reason in note
+	whole    []byte
+	note     string
 }
 
 // NewRecorder returns a recorder that issues its commands through b.
@@ -125,7 +129,7 @@ func NewRecorder(b Browser) *Recorder {
 		browser:         b,
 		StreamThreshold: DefaultStreamThreshold,
 		pending:         make(map[requestKey]*pendingExchange),
-		bodies:          make(map[requestKey]*streamedBody),
+		bodies:          make(map[requestKey]*responseBody),
 		extras:          make(map[requestKey]Fields),
 		durable:         make(map[Target]bool),
 	}
@@ -177,12 +181,13 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 	return nil
 }
 
-// pausedTypes are the resource types whose responses are held at the Response stage,
-// so that a large body starts streaming before it flows: those that carry downloads,
-// media and data. Images, scripts, style sheets and fonts, on which a page's load
-// waits, are not held; should one be larger than StreamThreshold, it is read whole
-// when it finishes (up to the 64 MB the browser keeps of one body).
-var pausedTypes = []string{"Document", "Media", "XHR", "Fetch", "EventSource", "Other"}
+// pausedTypes are the resource types whose responses are held at the Response stage:
+// those that carry downloads, media and data, so that a large body starts streaming
+// before it flows, and images, whose bodies are taken there (see takeResponse).
+// Scripts, style sheets and fonts, on which a page's load waits, are not held; should
+// one be larger than StreamThreshold, it is read whole when it finishes (up to the
+// 64 MB the browser keeps of one body).
+var pausedTypes = []string{"Document", "Media", "XHR", "Fetch", "EventSource", "Other", "Image"}
 
 func pausedPatterns() []map[string]any {
 	var ps []map[string]any
@@ -294,6 +299,7 @@ type (
 		ResponseStatusCode  int     `json:"responseStatusCode"`
 		ResponseErrorReason string  `json:"responseErrorReason"`
 		ResponseHeaders     []Field `json:"responseHeaders"`
+		ResourceType        string  `json:"resourceType"`
 	}
 	// attachedToTarget is the params of Target.attachedToTarget.
 	attachedToTarget struct {
@@ -518,7 +524,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		r.paused.Add(1)
 		go func() {
 			defer r.work.Done()
-			r.takeResponse(ctx, t, ev.RequestID, ev.NetworkID, ev.ResponseStatusCode, ev.ResponseErrorReason, Fields(ev.ResponseHeaders))
+			r.takeResponse(ctx, t, ev.RequestID, ev.NetworkID, ev.ResourceType, ev.ResponseStatusCode, ev.ResponseErrorReason, Fields(ev.ResponseHeaders))
 		}()
 	case "Target.attachedToTarget":
 		var ev attachedToTarget
@@ -586,17 +592,36 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 }
 
 // takeResponse lets a paused response go on, having started streaming its body when
-// it is large: streaming must begin before the body flows. Other bodies are read when
-// they finish (durable messages keep them after the page has gone), so that the page
-// waits for nothing but this round trip. (Holding a document, at its Request or its
-// Response stage, until the bodies of the page it replaces are read does not work:
-// the browser answers no Network.getResponseBody while a navigation is paused.)
-func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID string, status int, errReason string, header Fields) {
+// it is large: streaming must begin before the body flows. An image's body is taken
+// whole first: the browser sometimes keeps an empty body for an image it could not
+// decode. Other bodies are read when they finish (durable messages keep them after the
+// page has gone), so that the page waits for nothing but this round trip. (Holding a
+// document, at its Request or its Response stage, until the bodies of the page it
+// replaces are read does not work: the browser answers no Network.getResponseBody
+// while a navigation is paused.)
+func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID, resourceType string, status int, errReason string, header Fields) {
 	defer r.paused.Done()
-	if networkID != "" && errReason == "" && status != 204 && status != 304 && r.large(header) {
-		r.stream(ctx, t, requestKey{t, networkID})
+	defer r.continueResponse(ctx, t, fetchID)
+	if networkID == "" || errReason != "" || status == 204 || status == 304 || (status >= 300 && status < 400 && header.Get("Location") != "") {
+		return
 	}
-	r.continueResponse(ctx, t, fetchID)
+	key := requestKey{t, networkID}
+	switch {
+	case r.large(header):
+		// The browser must be streaming before the body flows: with durable messages,
+		// what came before is not in what it had buffered.
+		<-r.stream(ctx, t, key)
+	case resourceType == "Image":
+		body := &responseBody{taken: true}
+		b, err := r.getResponseBody(ctx, t, "Fetch.getResponseBody", fetchID)
+		if err != nil {
+			body.note = "response body not available from the browser: " + err.Error()
+		}
+		body.whole = b
+		r.mu.Lock()
+		r.bodies[key] = body
+		r.mu.Unlock()
+	}
 }
 
 // continueResponse lets a paused response go on. It always must: a paused response
@@ -617,22 +642,25 @@ func (r *Recorder) large(h Fields) bool {
 
 // stream starts streaming a body into a spool. The body is registered at once, so no
 // data event is missed while the browser answers; what the browser had buffered before
-// comes first, then what arrived meanwhile.
-func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) {
+// comes first, then what arrived meanwhile. The channel is closed once the browser has
+// answered.
+func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) <-chan struct{} {
 	store := r.Store
 	if store == nil {
 		store = NewMemStore()
 	}
-	body := &streamedBody{awaiting: true, spool: newSpool(store, r.BodyLimit)}
+	body := &responseBody{awaiting: true, spool: newSpool(store, r.BodyLimit)}
 	if r.Router != nil && r.Store != nil {
 		body.spool.route(r.Router, key.target.TabID, key.id)
 	}
 	r.mu.Lock()
 	r.bodies[key] = body
 	r.mu.Unlock()
+	answered := make(chan struct{})
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
+		defer close(answered)
 		res, err := r.browser.Send(ctx, t, "Network.streamResourceContent", map[string]any{"requestId": key.id})
 		var buffered []byte
 		if err == nil {
@@ -661,6 +689,7 @@ func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) {
 		}
 		body.awaiting, body.early = false, nil
 	}()
+	return answered
 }
 
 // inflight counts work in progress. Unlike a sync.WaitGroup, work may be added while
@@ -857,6 +886,11 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			if sp.cut {
 				ex.RespTruncated = "length"
 			}
+		case body != nil && body.taken:
+			ex.RespBody = body.whole
+			if body.note != "" && ex.RespNote == "" {
+				ex.RespNote = body.note
+			}
 		case withBody && ex.Status != 0 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected:
 			r.readWhole(ctx, ended, key.id, ex)
 		}
@@ -869,16 +903,17 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 // readWhole reads a finished body from the network layer, which keeps it (durable
 // messages) even after the page has gone.
 func (r *Recorder) readWhole(ctx context.Context, t Target, id string, ex *Exchange) {
-	b, err := r.getResponseBody(ctx, t, id)
+	b, err := r.getResponseBody(ctx, t, "Network.getResponseBody", id)
 	if err != nil {
 		ex.RespNote = "response body not available from the browser: " + err.Error()
 	}
 	ex.RespBody = b
 }
 
-// getResponseBody calls Network.getResponseBody and decodes the body.
-func (r *Recorder) getResponseBody(ctx context.Context, t Target, id string) ([]byte, error) {
-	res, err := r.browser.Send(ctx, t, "Network.getResponseBody", map[string]any{"requestId": id})
+// getResponseBody calls a getResponseBody command (Fetch or Network) and decodes the
+// body.
+func (r *Recorder) getResponseBody(ctx context.Context, t Target, method, id string) ([]byte, error) {
+	res, err := r.browser.Send(ctx, t, method, map[string]any{"requestId": id})
 	if err != nil {
 		return nil, err
 	}
@@ -887,7 +922,7 @@ func (r *Recorder) getResponseBody(ctx context.Context, t Target, id string) ([]
 		Base64Encoded bool   `json:"base64Encoded"`
 	}
 	if err := json.Unmarshal(res, &out); err != nil {
-		return nil, fmt.Errorf("Network.getResponseBody: %w", err)
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	if out.Base64Encoded {
 		return base64.StdEncoding.DecodeString(out.Body)

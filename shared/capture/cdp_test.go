@@ -418,8 +418,9 @@ func TestEventFields(t *testing.T) {
 
 // TestRecorderHoldsOnlyTypesThatMayBeLarge: a page keeps its bodies past navigation
 // (durable messages) and holds at the Response stage only the resource types that
-// carry downloads and data; a large image, not held, is read whole when it finishes
-// rather than streamed from a late start that would miss its beginning.
+// carry downloads and data, and images; a large font, not held, is read whole when it
+// finishes rather than streamed from a late start that would miss its beginning, and
+// an image's body is taken while it is held, whatever the browser keeps of it after.
 func TestRecorderHoldsOnlyTypesThatMayBeLarge(t *testing.T) {
 	var mu sync.Mutex
 	var patterns []any
@@ -432,7 +433,12 @@ func TestRecorderHoldsOnlyTypesThatMayBeLarge(t *testing.T) {
 		case "Network.streamResourceContent":
 			return nil, errors.New("a late stream must not start")
 		case "Network.getResponseBody":
-			return map[string]any{"body": b64("a large image"), "base64Encoded": true}, nil
+			if p["requestId"] == "10" {
+				return map[string]any{"body": "", "base64Encoded": true}, nil
+			}
+			return map[string]any{"body": b64("a large font"), "base64Encoded": true}, nil
+		case "Fetch.getResponseBody":
+			return map[string]any{"body": b64("an image"), "base64Encoded": true}, nil
 		}
 		return map[string]any{}, nil
 	}}
@@ -456,20 +462,27 @@ func TestRecorderHoldsOnlyTypesThatMayBeLarge(t *testing.T) {
 		}
 		held[pm["resourceType"].(string)] = true
 	}
-	if !held["Document"] || !held["Media"] || !held["Fetch"] || !held["XHR"] || held["Image"] || held["Script"] || held["Stylesheet"] || held["Font"] {
+	if !held["Document"] || !held["Media"] || !held["Fetch"] || !held["XHR"] || !held["Image"] || held["Script"] || held["Stylesheet"] || held["Font"] {
 		t.Errorf("held resource types %v", held)
 	}
 	for _, ev := range []event{
-		{"Network.requestWillBeSent", `{"requestId":"9","type":"Image","request":{"url":"http://example.org/i.png","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"9","response":{"status":200,"headers":{"Content-Length":"13"}}}`},
+		{"Network.requestWillBeSent", `{"requestId":"9","type":"Font","request":{"url":"http://example.org/f.woff","method":"GET","headers":{}}}`},
+		{"Network.responseReceived", `{"requestId":"9","response":{"status":200,"headers":{"Content-Length":"12"}}}`},
 		{"Network.loadingFinished", `{"requestId":"9"}`},
+		{"Network.requestWillBeSent", `{"requestId":"10","type":"Image","request":{"url":"http://example.org/i.png","method":"GET","headers":{}}}`},
+		{"Fetch.requestPaused", `{"requestId":"f10","networkId":"10","resourceType":"Image","responseStatusCode":200,"responseHeaders":[]}`},
+		{"Network.responseReceived", `{"requestId":"10","response":{"status":200,"headers":{}}}`},
+		{"Network.loadingFinished", `{"requestId":"10"}`},
 	} {
 		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
 			t.Fatal(err)
 		}
 		r.Wait()
 	}
-	if len(got) != 1 || string(got[0].RespBody) != "a large image" || got[0].RespNote != "" {
-		t.Fatalf("image: %+v", got)
+	if len(got) != 2 || string(got[0].RespBody) != "a large font" || got[0].RespNote != "" {
+		t.Fatalf("font: %+v", got)
+	}
+	if string(got[1].RespBody) != "an image" || len(b.sent("Fetch.continueResponse f10")) != 1 {
+		t.Errorf("image: %q, continued %v", got[1].RespBody, b.sent("Fetch.continueResponse"))
 	}
 }
