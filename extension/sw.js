@@ -8,7 +8,7 @@ importScripts("wasm_exec.js");
 const pending = [];
 let core = null;
 let fields = null; // the debugger events the core acts on, with the fields it reads
-let urgent = null; // those of them the page waits on
+let urgent = null; // those of them the core must act on before what follows arrives
 const ready = new Promise((resolve) => {
   self.webkeepCoreReady = () => {
     core = self.webkeepCore;
@@ -22,18 +22,49 @@ const deliver = (fn) => (core ? fn(core) : pending.push(fn));
 
 // Browser events reach the core in order, one per task of this thread, so that what
 // arrives meanwhile is not kept waiting behind a burst of them (handling one costs the
-// core a millisecond or so). Those the page is waiting on (core.urgent: a paused
-// response, a new worker) are handed over at once, ahead of the rest.
-const backlog = [];
+// core a millisecond or so). While the browser is busy sending them (a page is
+// loading), they wait: the core's work would take processor time from the page. They
+// go once no event has come for quietMs, or lateMs after the oldest came, or when
+// they hold more than heldMax bytes of body data. Those the core must act on before
+// what follows them arrives (core.urgent: a new request, whose body may have to be
+// streamed from its start; a new worker, held until it is set up) are handed over at
+// once.
+const quietMs = 30, lateMs = 1000, heldMax = 4 << 20;
+const backlog = []; // { fn, at, size }
+let held = 0; // bytes of body data in the backlog
+let lastEvent = 0;
+let waiting = null; // the timer of a wait for quiet
 const turns = new MessageChannel();
-turns.port1.onmessage = () => {
-  const fn = backlog.shift();
+const pump = () => {
+  waiting = null;
+  if (!backlog.length) return;
+  const now = performance.now();
+  const wait = Math.min(quietMs - (now - lastEvent), lateMs - (now - backlog[0].at));
+  if (wait > 0 && held < heldMax) {
+    waiting = setTimeout(pump, wait);
+    return;
+  }
+  const { fn, size } = backlog.shift();
+  held -= size;
   if (backlog.length) turns.port2.postMessage(null);
   deliver(fn);
 };
-const inTurn = (fn) => {
-  backlog.push(fn);
-  if (backlog.length === 1) turns.port2.postMessage(null);
+turns.port1.onmessage = pump;
+// flush hands the core every event still waiting, before it answers a request of the
+// user's (stopping a recording must see all that was recorded).
+const flush = () => {
+  while (backlog.length) {
+    const { fn, size } = backlog.shift();
+    held -= size;
+    deliver(fn);
+  }
+};
+const inTurn = (fn, size = 0) => {
+  const at = performance.now();
+  lastEvent = at;
+  backlog.push({ fn, at, size });
+  held += size;
+  if (backlog.length === 1 && !waiting) waiting = setTimeout(pump, quietMs);
 };
 
 // IndexedDB: one object store of byte values under string keys.
@@ -195,20 +226,22 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   // crossing into Go, where decoding JSON is dear.
   if (fields && !Object.hasOwn(fields, method)) return;
   // A streamed body's bytes never travel as base64 inside JSON: the data of a body the
-  // core routed goes to IndexedDB from here (routeData), other data to the core as bytes,
-  // decoded natively and copied once.
+  // core routed goes to IndexedDB from here (routeData), and the event to the core with
+  // empty data; other data goes to the core as bytes, decoded natively and copied once.
   let bytes = null;
   if (method === "Network.dataReceived" && typeof params.data === "string" && Uint8Array.fromBase64) {
     const r = Uint8Array.prototype.setFromBase64 && routes.get(routeKey(source.tabId, params.requestId));
     if (!r) bytes = Uint8Array.fromBase64(params.data);
     else try { routeData(r, params.data); } catch (e) { r.error = r.error || e; }
-    params = { ...params, data: undefined };
+    params = { ...params, data: r ? "" : undefined };
   }
   if (!bytes && !showsArrival(source, method, params)) return;
   const json = JSON.stringify(fields ? project(params || {}, fields[method]) : params || {});
   const event = (c) => c.event(source.tabId, source.sessionId || null, method, json, bytes);
-  if (urgent && urgent.has(method)) deliver(event);
-  else inTurn(event);
+  if (urgent && urgent.has(method)) {
+    lastEvent = performance.now();
+    deliver(event);
+  } else inTurn(event, bytes ? bytes.length : 0);
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
   inTurn((c) => c.detached(source.tabId, String(reason)));
@@ -220,6 +253,7 @@ chrome.tabs.onCreated.addListener((tab) => {
 // (shortcuts cannot be pressed in a headless browser).
 self.webkeepToggle = async (tab) => {
   const c = await ready;
+  flush();
   const res = await c.handle(new Request(new URL("/api/record/toggle?tab=" + tab.id, location.origin), { method: "POST" }));
   if (!res.ok) console.warn("webkeep: toggle:", await res.text());
   return res.json();
@@ -231,7 +265,12 @@ chrome.commands.onCommand.addListener((command, tab) => {
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (url.origin === location.origin && url.pathname.startsWith("/api/")) {
-    event.respondWith(ready.then((c) => c.handle(event.request)));
+    // A request that changes something (stopping a recording) sees every event; one
+    // that only looks may be a moment behind.
+    event.respondWith(ready.then((c) => {
+      if (event.request.method !== "GET") flush();
+      return c.handle(event.request);
+    }));
   }
 });
 self.addEventListener("install", () => self.skipWaiting());

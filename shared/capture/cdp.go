@@ -41,19 +41,22 @@ type Page struct {
 	FrameID string `json:"-"`
 }
 
-// DefaultStreamThreshold is the response size above which a body is streamed from the
-// network (Network.streamResourceContent) rather than taken whole while the response is
-// paused.
+// DefaultStreamThreshold is the response size above which a streamed body's data is
+// stored as it arrives rather than gathered in memory.
 const DefaultStreamThreshold = 8 << 20
 
 // Recorder assembles DevTools events into exchanges.
 //
-// Response bodies are taken while the browser holds the response (the Fetch domain's
-// Response stage): a page that navigates away drops its bodies, and reading them after
-// they arrived loses that race (measured: a test that navigates at once lost a third
-// of them). Bodies larger than StreamThreshold (by Content-Length) are instead streamed
-// as they arrive into a spool in the Store, so memory stays flat whatever their size.
-// Responses the Fetch domain does not see (a worker's) are read when they finish.
+// The recorder never holds a response: interception (the Fetch domain) slows every
+// request of a page, even those it lets go at once. Bodies are read when they finish
+// (Network.getResponseBody); the browser keeps them for that even after the page has
+// gone (durable messages), whereas without them a page that navigates away drops its
+// bodies. The resource types that carry downloads and data (streamedTypes) are instead
+// streamed from their request on (Network.streamResourceContent), before any of the
+// body can have arrived; a body larger than StreamThreshold (by Content-Length) then
+// goes into a spool in the Store as it arrives, so memory stays flat whatever its size.
+// Targets without durable messages (workers) stream a large body from its response,
+// which the browser has buffered from the start.
 // Events must be handed to HandleEvent in the order the browser emitted them, from one
 // goroutine; the commands they cause run on goroutines of their own, so a slow command
 // never holds the event stream back.
@@ -80,9 +83,9 @@ type Recorder struct {
 	pending map[requestKey]*pendingExchange
 	bodies  map[requestKey]*responseBody // streamed or taken, by network id
 	extras  map[requestKey]Fields        // wire request headers that came before their request
-	durable map[Target]bool              // targets whose bodies the browser keeps (held at the Response stage by type)
+	durable map[Target]bool              // targets whose bodies the browser keeps after they end
+	idle    chan struct{}                // closed when the last request in flight ends (see setPending)
 	work    inflight                     // commands and finishes in flight
-	paused  inflight                     // responses held at the Response stage
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -107,20 +110,24 @@ type requestKey struct {
 }
 
 type pendingExchange struct {
-	ex    *Exchange
-	extra Fields         // request headers as sent on the wire (ExtraInfo)
-	reqWG sync.WaitGroup // a request body being fetched
+	ex       *Exchange
+	extra    Fields         // request headers as sent on the wire (ExtraInfo)
+	reqWG    sync.WaitGroup // a request body being fetched
+	frameID  string         // the frame that asked for it
+	received bool           // some of the body has arrived
 }
 
-// responseBody is a body the recorder took hold of before it ended: a large one being
-// streamed into a spool, or an image taken whole at the Response stage.
+// responseBody is a body being streamed into a spool.
 type responseBody struct {
-	spool    *spool   // streamed; nil if streaming failed: the body is then read whole when it ends
+	spool    *spool   // nil if streaming failed: the body is then read whole when it ends
 	awaiting bool     // streaming asked for; the data buffered before it not yet in
 	early    [][]byte // data that came while awaiting
-	taken    bool     // taken whole, into whole, or not, for the reason in note
-	whole    []byte
-	note     string
+	// fromRequest says the stream was asked for with the request, on a target with
+	// durable messages, where the browser buffers nothing for a stream to start with.
+	fromRequest bool
+	// missed says that some of such a body arrived before streaming began and is not
+	// in the spool: the body is read whole when it ends.
+	missed bool
 }
 
 // NewRecorder returns a recorder that issues its commands through b.
@@ -135,10 +142,9 @@ func NewRecorder(b Browser) *Recorder {
 	}
 }
 
-// Enable prepares a newly attached tab: the Network and Page domains, with buffers
-// large enough that a body is not evicted before it is read, interception of every
-// response at the Response stage, and automatic attachment to the tab's workers and
-// out-of-process frames, which get the same treatment.
+// Enable prepares a newly attached tab: the Network and Page domains, with bodies kept
+// by the browser until they are read (durable messages), and automatic attachment to
+// the tab's workers and out-of-process frames, which get the same treatment.
 func (r *Recorder) Enable(ctx context.Context, t Target) error {
 	return r.enable(ctx, t, "page")
 }
@@ -161,12 +167,11 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 		{"Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}},
 	}
 	if kind == "page" || kind == "iframe" {
-		// Workers have no Page or Fetch domain: their bodies are read from the network
-		// layer when they finish.
+		// Workers have no Page domain and no durable messages: their bodies are read
+		// from the buffers of the Network domain when they finish.
 		steps = append([]step{{"Page.enable", nil}}, steps...)
 		steps = append(steps,
-			step{"Network.configureDurableMessages", map[string]any{"maxTotalBufferSize": 256 << 20, "maxResourceBufferSize": 64 << 20}},
-			step{"Fetch.enable", map[string]any{"patterns": pausedPatterns()}})
+			step{"Network.configureDurableMessages", map[string]any{"maxTotalBufferSize": 256 << 20, "maxResourceBufferSize": 64 << 20}})
 	}
 	for _, s := range steps {
 		if _, err := r.browser.Send(ctx, t, s.method, s.params); err != nil {
@@ -181,21 +186,11 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 	return nil
 }
 
-// pausedTypes are the resource types whose responses are held at the Response stage:
-// those that carry downloads, media and data, so that a large body starts streaming
-// before it flows, and images, whose bodies are taken there (see takeResponse).
-// Scripts, style sheets and fonts, on which a page's load waits, are not held; should
-// one be larger than StreamThreshold, it is read whole when it finishes (up to the
-// 64 MB the browser keeps of one body).
-var pausedTypes = []string{"Document", "Media", "XHR", "Fetch", "EventSource", "Other", "Image"}
-
-func pausedPatterns() []map[string]any {
-	var ps []map[string]any
-	for _, rt := range pausedTypes {
-		ps = append(ps, map[string]any{"urlPattern": "*", "resourceType": rt, "requestStage": "Response"})
-	}
-	return ps
-}
+// streamedTypes are the resource types whose bodies a target with durable messages
+// streams from their request on: those that carry downloads, media and data, where a
+// body may be too large to read whole. The browser streams nothing of the others
+// (images, scripts, style sheets, fonts); they are read whole when they finish.
+var streamedTypes = map[string]bool{"Document": true, "Media": true, "XHR": true, "Fetch": true, "EventSource": true, "Other": true}
 
 // attachChild enables a worker or frame that the browser attached on its own, then
 // lets it run: it waits for the debugger until told to go on.
@@ -224,11 +219,46 @@ func (r *Recorder) Receiving(tab int) int {
 	return n
 }
 
-// Paused reports how many responses the browser is holding for the recorder.
-func (r *Recorder) Paused() int {
-	r.paused.mu.Lock()
-	defer r.paused.mu.Unlock()
-	return r.paused.n
+// QuietWait bounds how long work that can wait for a quiet moment (see WaitQuiet)
+// waits: a page should be done loading by then, and a request still going (a download,
+// a stream of events) must not hold everything back.
+const QuietWait = time.Second
+
+// WaitQuiet waits until no request is in flight in any recorded tab, or QuietWait has
+// passed since from. Work that can wait (reading a finished body that the browser
+// keeps, compressing and storing records) then leaves the processors to a page that is
+// loading.
+func (r *Recorder) WaitQuiet(from time.Time) {
+	r.mu.Lock()
+	idle := r.idle
+	r.mu.Unlock()
+	if idle == nil {
+		return
+	}
+	t := time.NewTimer(time.Until(from.Add(QuietWait)))
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
+}
+
+// setPending records or forgets (p nil) the exchange of a request in flight, and
+// keeps r.idle: open while some request is in flight, nil when none is.
+// r.mu is held.
+func (r *Recorder) setPending(key requestKey, p *pendingExchange) {
+	if p != nil {
+		r.pending[key] = p
+		if r.idle == nil {
+			r.idle = make(chan struct{})
+		}
+		return
+	}
+	delete(r.pending, key)
+	if len(r.pending) == 0 && r.idle != nil {
+		close(r.idle)
+		r.idle = nil
+	}
 }
 
 // Wait blocks until every command and finish in flight is done.
@@ -266,6 +296,7 @@ type (
 		RedirectResponse *cdpResponse `json:"redirectResponse"`
 		Type             string       `json:"type"`
 		DocumentURL      string       `json:"documentURL"`
+		FrameID          string       `json:"frameId"`
 	}
 	// requestExtraInfo is the params of Network.requestWillBeSentExtraInfo.
 	requestExtraInfo struct {
@@ -280,7 +311,10 @@ type (
 	// dataReceived is the params of Network.dataReceived.
 	dataReceived struct {
 		RequestID string `json:"requestId"`
-		Data      string `json:"data"`
+		// Data is absent when the body is not streamed, and empty when the host
+		// stored it itself (BodyRouter).
+		Data       *string `json:"data"`
+		DataLength int     `json:"dataLength"`
 	}
 	// loadingFinished is the params of Network.loadingFinished.
 	loadingFinished struct {
@@ -291,15 +325,6 @@ type (
 		RequestID string `json:"requestId"`
 		ErrorText string `json:"errorText"`
 		Canceled  bool   `json:"canceled"`
-	}
-	// requestPaused is the params of Fetch.requestPaused.
-	requestPaused struct {
-		RequestID           string  `json:"requestId"`
-		NetworkID           string  `json:"networkId"`
-		ResponseStatusCode  int     `json:"responseStatusCode"`
-		ResponseErrorReason string  `json:"responseErrorReason"`
-		ResponseHeaders     []Field `json:"responseHeaders"`
-		ResourceType        string  `json:"resourceType"`
 	}
 	// attachedToTarget is the params of Target.attachedToTarget.
 	attachedToTarget struct {
@@ -327,16 +352,17 @@ var eventParams = map[string]any{
 	"Network.dataReceived":               dataReceived{},
 	"Network.loadingFinished":            loadingFinished{},
 	"Network.loadingFailed":              loadingFailed{},
-	"Fetch.requestPaused":                requestPaused{},
 	"Target.attachedToTarget":            attachedToTarget{},
 	"Page.frameNavigated":                frameNavigated{},
 }
 
-// UrgentEvents are the events a page waits on until the recorder has handled them: a
-// response held at the Response stage, and a worker or frame held until it is set up.
-// HandleEvent does not need them in order with the others, so a host that queues
-// events should hand these over at once.
-var UrgentEvents = []string{"Fetch.requestPaused", "Target.attachedToTarget"}
+// UrgentEvents are the events the recorder must act on before what follows them
+// arrives: a new request, whose body may have to be streamed before any of it comes,
+// with the wire headers of each hop of it (they are matched to hops by their order),
+// and a worker or frame, held until it is set up. HandleEvent needs them in order
+// among themselves but not with the others, which only ever follow them, so a host
+// that queues events should hand these over at once.
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Target.attachedToTarget"}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the
@@ -394,6 +420,9 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		key := requestKey{t, ev.RequestID}
 		r.mu.Lock()
 		prev := r.pending[key]
+		// A redirect's next hop has the body streamed for the request, if any.
+		carried := r.bodies[key]
+		delete(r.bodies, key)
 		r.mu.Unlock()
 		if prev != nil && ev.RedirectResponse != nil {
 			setResponse(prev.ex, ev.RedirectResponse)
@@ -401,9 +430,12 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			r.finish(ctx, key, prev, false, t)
 		}
 		if !archivable(ev.Request.URL) {
+			if carried != nil && carried.spool != nil {
+				carried.spool.remove()
+			}
 			return nil
 		}
-		p := &pendingExchange{ex: &Exchange{
+		p := &pendingExchange{frameID: ev.FrameID, ex: &Exchange{
 			Started:      wallTime(ev.WallTime),
 			Method:       ev.Request.Method,
 			URL:          ev.Request.URL,
@@ -412,12 +444,19 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			ResourceType: ev.Type,
 		}}
 		r.mu.Lock()
-		r.pending[key] = p
+		r.setPending(key, p)
 		if extra, ok := r.extras[key]; ok {
 			p.extra = extra
 			delete(r.extras, key)
 		}
+		if carried != nil {
+			r.bodies[key] = carried
+		}
+		durable := r.durable[t]
 		r.mu.Unlock()
+		if durable && carried == nil && streamedTypes[ev.Type] {
+			r.stream(ctx, t, key)
+		}
 		r.readRequestBody(ctx, t, key, p, &ev.Request)
 	case "Network.requestWillBeSentExtraInfo":
 		var ev requestExtraInfo
@@ -443,13 +482,18 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if p != nil {
 			setResponse(p.ex, &ev.Response)
 		}
-		_, taken := r.bodies[key]
+		body := r.bodies[key]
 		durable := r.durable[key.target]
 		r.mu.Unlock()
-		// A large body not held at the Response stage is streamed from here, but for a
-		// target with durable messages, where streaming that begins late misses what
-		// came before, it is read whole when it finishes.
-		if p != nil && !taken && !durable && r.large(p.ex.RespHeader) {
+		switch {
+		case p == nil || !r.large(p.ex.RespHeader):
+		case body != nil:
+			// Streaming since the request: a large body's data is stored as it comes.
+			r.route(body, key)
+		case !durable:
+			// Without durable messages, the browser has buffered the body from its
+			// start, and gives that first. With them, a stream that began now would
+			// miss the start: the body is read whole when it finishes.
 			r.stream(ctx, t, key)
 		}
 	case "Network.dataReceived":
@@ -458,32 +502,31 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			return err
 		}
 		b := data
-		if b == nil {
-			if ev.Data == "" {
-				return nil
-			}
+		if b == nil && ev.Data != nil && *ev.Data != "" {
 			var err error
-			if b, err = base64.StdEncoding.DecodeString(ev.Data); err != nil {
+			if b, err = base64.StdEncoding.DecodeString(*ev.Data); err != nil {
 				return fmt.Errorf("capture: %s %s: data: %w", method, ev.RequestID, err)
 			}
 		}
 		r.mu.Lock()
-		body := r.bodies[requestKey{t, ev.RequestID}]
-		if body == nil {
-			for k, b := range r.bodies {
-				if k.id == ev.RequestID && k.target.TabID == t.TabID {
-					body = b
-				}
-			}
+		defer r.mu.Unlock()
+		key, p := r.find(t, ev.RequestID)
+		if p != nil && ev.DataLength > 0 {
+			p.received = true
 		}
-		if body != nil && body.spool != nil {
+		body := r.bodies[key]
+		switch {
+		case body == nil || body.spool == nil:
+		case b != nil:
 			if body.awaiting {
 				body.early = append(body.early, b)
 			} else {
 				body.spool.Write(b)
 			}
+		case body.fromRequest && ev.Data == nil && ev.DataLength > 0:
+			// Data the stream does not have.
+			body.missed = true
 		}
-		r.mu.Unlock()
 	case "Network.loadingFinished":
 		var ev loadingFinished
 		if err := decode(&ev); err != nil {
@@ -515,17 +558,6 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			p.ex.RespNote = "the body did not arrive whole: " + ev.ErrorText
 		}
 		r.finish(ctx, key, p, false, t)
-	case "Fetch.requestPaused":
-		var ev requestPaused
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		r.work.Add(1)
-		r.paused.Add(1)
-		go func() {
-			defer r.work.Done()
-			r.takeResponse(ctx, t, ev.RequestID, ev.NetworkID, ev.ResourceType, ev.ResponseStatusCode, ev.ResponseErrorReason, Fields(ev.ResponseHeaders))
-		}()
 	case "Target.attachedToTarget":
 		var ev attachedToTarget
 		if err := decode(&ev); err != nil {
@@ -591,49 +623,6 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 	return key, nil
 }
 
-// takeResponse lets a paused response go on, having started streaming its body when
-// it is large: streaming must begin before the body flows. An image's body is taken
-// whole first: the browser sometimes keeps an empty body for an image it could not
-// decode. Other bodies are read when they finish (durable messages keep them after the
-// page has gone), so that the page waits for nothing but this round trip. (Holding a
-// document, at its Request or its Response stage, until the bodies of the page it
-// replaces are read does not work: the browser answers no Network.getResponseBody
-// while a navigation is paused.)
-func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID, resourceType string, status int, errReason string, header Fields) {
-	defer r.paused.Done()
-	defer r.continueResponse(ctx, t, fetchID)
-	if networkID == "" || errReason != "" || status == 204 || status == 304 || (status >= 300 && status < 400 && header.Get("Location") != "") {
-		return
-	}
-	key := requestKey{t, networkID}
-	switch {
-	case r.large(header):
-		// The browser must be streaming before the body flows: with durable messages,
-		// what came before is not in what it had buffered.
-		<-r.stream(ctx, t, key)
-	case resourceType == "Image":
-		body := &responseBody{taken: true}
-		b, err := r.getResponseBody(ctx, t, "Fetch.getResponseBody", fetchID)
-		if err != nil {
-			body.note = "response body not available from the browser: " + err.Error()
-		}
-		body.whole = b
-		r.mu.Lock()
-		r.bodies[key] = body
-		r.mu.Unlock()
-	}
-}
-
-// continueResponse lets a paused response go on. It always must: a paused response
-// that is never continued hangs the page.
-func (r *Recorder) continueResponse(ctx context.Context, t Target, fetchID string) {
-	if _, err := r.browser.Send(ctx, t, "Fetch.continueResponse", map[string]any{"requestId": fetchID}); err != nil {
-		if _, err2 := r.browser.Send(ctx, t, "Fetch.continueRequest", map[string]any{"requestId": fetchID}); err2 != nil {
-			r.report(fmt.Errorf("capture: letting a response go on: %v; %v", err, err2))
-		}
-	}
-}
-
 // large says whether a response's declared length calls for streaming.
 func (r *Recorder) large(h Fields) bool {
 	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
@@ -642,25 +631,25 @@ func (r *Recorder) large(h Fields) bool {
 
 // stream starts streaming a body into a spool. The body is registered at once, so no
 // data event is missed while the browser answers; what the browser had buffered before
-// comes first, then what arrived meanwhile. The channel is closed once the browser has
-// answered.
-func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) <-chan struct{} {
+// comes first, then what arrived meanwhile. A body known to be large has its data
+// stored as it comes (route).
+func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) {
 	store := r.Store
 	if store == nil {
 		store = NewMemStore()
 	}
 	body := &responseBody{awaiting: true, spool: newSpool(store, r.BodyLimit)}
-	if r.Router != nil && r.Store != nil {
-		body.spool.route(r.Router, key.target.TabID, key.id)
-	}
 	r.mu.Lock()
+	body.fromRequest = r.durable[t]
 	r.bodies[key] = body
+	p := r.pending[key]
 	r.mu.Unlock()
-	answered := make(chan struct{})
+	if p != nil && r.large(p.ex.RespHeader) {
+		r.route(body, key)
+	}
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
-		defer close(answered)
 		res, err := r.browser.Send(ctx, t, "Network.streamResourceContent", map[string]any{"requestId": key.id})
 		var buffered []byte
 		if err == nil {
@@ -689,7 +678,14 @@ func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) <-chan 
 		}
 		body.awaiting, body.early = false, nil
 	}()
-	return answered
+}
+
+// route has the host store the rest of a streamed body's data itself, when it can.
+func (r *Recorder) route(body *responseBody, key requestKey) {
+	if r.Router == nil || r.Store == nil || body.spool == nil || body.spool.router != nil {
+		return
+	}
+	body.spool.route(r.Router, key.target.TabID, key.id)
 }
 
 // inflight counts work in progress. Unlike a sync.WaitGroup, work may be added while
@@ -832,7 +828,7 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 		r.mu.Unlock()
 		return
 	}
-	delete(r.pending, key)
+	r.setPending(key, nil)
 	bodyKey := key
 	body := r.bodies[key]
 	if body == nil {
@@ -876,23 +872,37 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 				time.Sleep(time.Millisecond)
 			}
 			// sp is nil if streaming failed: the body is read whole below.
+			r.mu.Lock()
+			missed := body.missed
+			r.mu.Unlock()
+			if sp != nil && missed && withBody {
+				sp.remove()
+				sp = nil
+			}
 		}
 		switch {
 		case sp != nil:
 			if err := sp.finish(); err != nil {
 				ex.RespNote = err.Error()
 			}
-			ex.respSpool = sp
+			if b, ok := sp.held(); ok {
+				ex.RespBody = b
+				sp.remove()
+			} else {
+				ex.respSpool = sp
+			}
 			if sp.cut {
 				ex.RespTruncated = "length"
 			}
-		case body != nil && body.taken:
-			ex.RespBody = body.whole
-			if body.note != "" && ex.RespNote == "" {
-				ex.RespNote = body.note
-			}
 		case withBody && ex.Status != 0 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected:
-			r.readWhole(ctx, ended, key.id, ex)
+			r.mu.Lock()
+			durable := r.durable[ended]
+			r.mu.Unlock()
+			if durable {
+				// The browser keeps the body: it is read once the page has loaded.
+				r.WaitQuiet(time.Now())
+			}
+			r.readWhole(ctx, ended, key.id, p)
 		}
 		if r.OnExchange != nil {
 			r.OnExchange(ex)
@@ -900,14 +910,48 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 	}()
 }
 
+// wholeLimit is the largest body read whole: the browser keeps no more of one body.
+const wholeLimit = 64 << 20
+
 // readWhole reads a finished body from the network layer, which keeps it (durable
 // messages) even after the page has gone.
-func (r *Recorder) readWhole(ctx context.Context, t Target, id string, ex *Exchange) {
+func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendingExchange) {
+	ex := p.ex
+	if n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64); err == nil && n > wholeLimit {
+		ex.RespTruncated = "length"
+		ex.RespNote = fmt.Sprintf("the body (%d bytes) was not streamed from its start, and the browser gives a body over %d bytes only whole: it is not kept", n, wholeLimit)
+		return
+	}
 	b, err := r.getResponseBody(ctx, t, "Network.getResponseBody", id)
 	if err != nil {
 		ex.RespNote = "response body not available from the browser: " + err.Error()
 	}
 	ex.RespBody = b
+	if len(b) == 0 && p.received && ex.ResourceType == "Image" && ex.Method == "GET" {
+		r.fetchAgain(ctx, t, p)
+	}
+}
+
+// fetchAgain fills in the body of an image the browser received but kept none of (it
+// drops the body of an image it cannot decode) by fetching its URL once more through
+// the tab's network stack, as the page's frame. The record says so.
+func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange) {
+	ex := p.ex
+	f := loadResource(ctx, r.browser, t, p.frameID, ex.URL, true, wholeLimit)
+	switch {
+	case f.err != nil:
+		ex.RespNote = "the browser kept none of the body it received (an image it could not decode), and fetching it again failed: " + f.err.Error()
+		ex.RespTruncated = "unspecified"
+	case f.status != ex.Status:
+		ex.RespNote = fmt.Sprintf("the browser kept none of the body it received (an image it could not decode), and fetching it again gave status %d, not %d", f.status, ex.Status)
+		ex.RespTruncated = "unspecified"
+	case ex.RespHeader.Has("Content-Length") && ex.RespHeader.Get("Content-Length") != strconv.Itoa(len(f.body)):
+		ex.RespNote = fmt.Sprintf("the browser kept none of the body it received (an image it could not decode), and fetching it again gave %d bytes, not the %s of the response", len(f.body), ex.RespHeader.Get("Content-Length"))
+		ex.RespTruncated = "unspecified"
+	default:
+		ex.RespBody = f.body
+		ex.RespNote = "the browser kept none of the body it received (an image it could not decode): this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
+	}
 }
 
 // getResponseBody calls a getResponseBody command (Fetch or Network) and decodes the

@@ -72,8 +72,8 @@ func record(t *testing.T, b *fakeBrowser, events []event) []*Exchange {
 		if err := r.HandleEvent(ctx, Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
 			t.Fatalf("%s: %v", ev.method, err)
 		}
-		// Commands run on their own goroutines; the browser would not emit the next
-		// event of a paused response before it was continued, so let them finish.
+		// Commands run on their own goroutines: let them finish, as a browser that
+		// sends events at a human pace would.
 		r.Wait()
 	}
 	r.Wait()
@@ -92,7 +92,6 @@ func TestRecorderPOSTWithBodyReadWhenFinished(t *testing.T) {
 		// ExtraInfo may come before its request: it must still be used.
 		{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Content-Type":"application/octet-stream","Content-Length":"4","Cookie":"a=b"}}`},
 		{"Network.requestWillBeSent", `{"requestId":"1","type":"Fetch","wallTime":1700000000.5,"request":{"url":"http://example.org/api","method":"POST","headers":{"Content-Type":"application/octet-stream"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64(binary) + `"}]}}`},
-		{"Fetch.requestPaused", `{"requestId":"f1","networkId":"1","responseStatusCode":200,"responseHeaders":[{"name":"Content-Type","value":"application/json"},{"name":"Content-Length","value":"11"}]}`},
 		{"Network.responseReceived", `{"requestId":"1","response":{"url":"http://example.org/api","status":200,"statusText":"OK","protocol":"http/1.1","remoteIPAddress":"127.0.0.1","headers":{"Content-Type":"application/json","Content-Length":"11"}}}`},
 		{"Network.loadingFinished", `{"requestId":"1"}`},
 	})
@@ -112,8 +111,8 @@ func TestRecorderPOSTWithBodyReadWhenFinished(t *testing.T) {
 	if ex.Started.Unix() != 1700000000 {
 		t.Errorf("started %v, want the event's wall time", ex.Started)
 	}
-	if c := b.sent("Fetch.continueResponse"); len(c) != 1 || c[0] != "Fetch.continueResponse f1" {
-		t.Errorf("paused response continued %v, want once with f1", c)
+	if c := b.sent("Network.streamResourceContent"); len(c) != 0 {
+		t.Errorf("a small body of a worker's fetch was streamed: %v", c)
 	}
 }
 
@@ -129,7 +128,6 @@ func TestRecorderStreamsLargeBodies(t *testing.T) {
 	}}
 	got := record(t, b, []event{
 		{"Network.requestWillBeSent", `{"requestId":"2","request":{"url":"http://example.org/big","method":"GET","headers":{}}}`},
-		{"Fetch.requestPaused", `{"requestId":"f2","networkId":"2","responseStatusCode":200,"responseHeaders":[{"name":"Content-Length","value":"1000"}]}`},
 		{"Network.responseReceived", `{"requestId":"2","response":{"status":200,"headers":{"Content-Length":"1000"}}}`},
 		{"Network.dataReceived", `{"requestId":"2","dataLength":7,"data":"` + b64("second-") + `"}`},
 		{"Network.dataReceived", `{"requestId":"2","dataLength":5,"data":"` + b64("third") + `"}`},
@@ -143,8 +141,8 @@ func TestRecorderStreamsLargeBodies(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, _ := io.ReadAll(body)
-	if string(all) != "first-second-third" || got[0].BodyLen() != 18 || got[0].RespBody != nil {
-		t.Errorf("streamed body %q (length %d), in memory %q", all, got[0].BodyLen(), got[0].RespBody)
+	if string(all) != "first-second-third" || got[0].BodyLen() != 18 {
+		t.Errorf("streamed body %q (length %d)", all, got[0].BodyLen())
 	}
 }
 
@@ -274,9 +272,10 @@ func TestRecorderRoutedBody(t *testing.T) {
 		for _, ev := range []struct{ method, params, data string }{
 			{"Network.requestWillBeSent", `{"requestId":"s","request":{"url":"http://example.org/v","method":"GET","headers":{}}}`, ""},
 			{"Network.responseReceived", `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"100"}}}`, ""},
-			{"Network.dataReceived", `{"requestId":"s","dataLength":4}`, "one-"},
-			{"Network.dataReceived", `{"requestId":"s","dataLength":4}`, "two-"},
-			{"Network.dataReceived", `{"requestId":"s","dataLength":5}`, "three"},
+			// The host marks the events whose data it took with empty data.
+			{"Network.dataReceived", `{"requestId":"s","dataLength":4,"data":""}`, "one-"},
+			{"Network.dataReceived", `{"requestId":"s","dataLength":4,"data":""}`, "two-"},
+			{"Network.dataReceived", `{"requestId":"s","dataLength":5,"data":""}`, "three"},
 			{"Network.loadingFinished", `{"requestId":"s"}`, ""},
 		} {
 			if ev.data != "" && !router.data(1, "s", []byte(ev.data)) {
@@ -308,9 +307,7 @@ func TestRecorderRedirectChainAndFailures(t *testing.T) {
 	}}
 	got := record(t, b, []event{
 		{"Network.requestWillBeSent", `{"requestId":"3","type":"Document","request":{"url":"http://example.org/a","method":"GET","headers":{}}}`},
-		{"Fetch.requestPaused", `{"requestId":"f3","networkId":"3","responseStatusCode":301,"responseHeaders":[{"name":"Location","value":"/b"}]}`},
 		{"Network.requestWillBeSent", `{"requestId":"3","type":"Document","request":{"url":"http://example.org/b","method":"GET","headers":{}},"redirectResponse":{"status":301,"statusText":"Moved Permanently","headers":{"Location":"/b","Content-Length":"51"}}}`},
-		{"Fetch.requestPaused", `{"requestId":"f4","networkId":"3","responseStatusCode":200,"responseHeaders":[]}`},
 		{"Network.responseReceived", `{"requestId":"3","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
 		{"Network.loadingFinished", `{"requestId":"3"}`},
 		{"Network.requestWillBeSent", `{"requestId":"4","request":{"url":"http://down.example/","method":"GET","headers":{}}}`},
@@ -334,8 +331,8 @@ func TestRecorderRedirectChainAndFailures(t *testing.T) {
 	if f := byURL["http://down.example/"]; f == nil || f.Status != 0 || f.Failure != "net::ERR_CONNECTION_REFUSED" {
 		t.Errorf("failed request: %+v", f)
 	}
-	if len(b.sent("Fetch.getResponseBody f3")) != 0 {
-		t.Error("a redirect's body was asked for")
+	if got := b.sent("Network.getResponseBody"); len(got) != 1 {
+		t.Errorf("bodies asked for: %v, want only the final hop's", got)
 	}
 }
 
@@ -379,7 +376,7 @@ func TestRecorderDetachKeepsWhatWasUnderWay(t *testing.T) {
 
 func TestRecorderRejectsMalformedEvents(t *testing.T) {
 	r := NewRecorder(&fakeBrowser{})
-	for _, m := range []string{"Network.requestWillBeSent", "Network.responseReceived", "Network.dataReceived", "Fetch.requestPaused"} {
+	for _, m := range []string{"Network.requestWillBeSent", "Network.responseReceived", "Network.dataReceived", "Network.loadingFinished"} {
 		err := r.HandleEvent(context.Background(), Target{TabID: 1}, m, json.RawMessage(`{"requestId":`), nil)
 		if err == nil || !strings.Contains(err.Error(), m) {
 			t.Errorf("%s with broken JSON: error %v, want one naming the event", m, err)
@@ -416,73 +413,108 @@ func TestEventFields(t *testing.T) {
 	}
 }
 
-// TestRecorderHoldsOnlyTypesThatMayBeLarge: a page keeps its bodies past navigation
-// (durable messages) and holds at the Response stage only the resource types that
-// carry downloads and data, and images; a large font, not held, is read whole when it
-// finishes rather than streamed from a late start that would miss its beginning, and
-// an image's body is taken while it is held, whatever the browser keeps of it after.
-func TestRecorderHoldsOnlyTypesThatMayBeLarge(t *testing.T) {
-	var mu sync.Mutex
-	var patterns []any
+// TestRecorderOnAPage: a page keeps its bodies past navigation (durable messages) and
+// no response of it is held (no Fetch domain). The types that may carry large bodies
+// are streamed from their request on, through redirects; the others are read whole
+// when they finish. A stream that missed the start of its body gives way to reading it
+// whole, unless the body is too large to read whole; an image whose body the browser
+// dropped is fetched again, and the record says so.
+func TestRecorderOnAPage(t *testing.T) {
 	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
 		switch method {
-		case "Fetch.enable":
-			mu.Lock()
-			patterns = p["patterns"].([]any)
-			mu.Unlock()
 		case "Network.streamResourceContent":
-			return nil, errors.New("a late stream must not start")
+			return map[string]any{"bufferedData": ""}, nil
 		case "Network.getResponseBody":
-			if p["requestId"] == "10" {
+			switch p["requestId"] {
+			case "img":
 				return map[string]any{"body": "", "base64Encoded": true}, nil
+			case "huge":
+				return nil, errors.New("a body over the browser's limit must not be read whole")
 			}
-			return map[string]any{"body": b64("a large font"), "base64Encoded": true}, nil
-		case "Fetch.getResponseBody":
-			return map[string]any{"body": b64("an image"), "base64Encoded": true}, nil
+			return map[string]any{"body": b64("whole " + p["requestId"].(string)), "base64Encoded": true}, nil
+		case "Network.loadNetworkResource":
+			return map[string]any{"resource": map[string]any{"success": true, "httpStatusCode": 200, "stream": "h1"}}, nil
+		case "IO.read":
+			return map[string]any{"data": b64("image bytes"), "base64Encoded": true, "eof": true}, nil
 		}
 		return map[string]any{}, nil
 	}}
 	r := NewRecorder(b)
-	r.StreamThreshold = 5
-	var got []*Exchange
-	r.OnExchange = func(ex *Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+	var mu sync.Mutex
+	got := map[string]*Exchange{}
+	r.OnExchange = func(ex *Exchange) { mu.Lock(); got[ex.URL] = ex; mu.Unlock() }
 	ctx := context.Background()
 	tab := Target{TabID: 3}
 	if err := r.Enable(ctx, tab); err != nil {
 		t.Fatal(err)
 	}
-	if len(b.sent("Network.configureDurableMessages")) != 1 {
-		t.Errorf("durable messages not configured: %v", b.commands)
+	if len(b.sent("Network.configureDurableMessages")) != 1 || len(b.sent("Fetch.")) != 0 {
+		t.Errorf("commands to enable a page: %v", b.commands)
 	}
-	held := map[string]bool{}
-	for _, p := range patterns {
-		pm := p.(map[string]any)
-		if pm["requestStage"] != "Response" {
-			t.Errorf("pattern %v", pm)
+	url := func(id string) string { return "http://example.org/" + id }
+	req := func(id, typ string) event {
+		return event{"Network.requestWillBeSent", fmt.Sprintf(`{"requestId":%q,"type":%q,"frameId":"F","request":{"url":%q,"method":"GET","headers":{}}}`, id, typ, url(id))}
+	}
+	resp := func(id string, length int) event {
+		h := "{}"
+		if length > 0 {
+			h = fmt.Sprintf(`{"Content-Length":"%d"}`, length)
 		}
-		held[pm["resourceType"].(string)] = true
+		return event{"Network.responseReceived", fmt.Sprintf(`{"requestId":%q,"response":{"status":200,"headers":%s}}`, id, h)}
 	}
-	if !held["Document"] || !held["Media"] || !held["Fetch"] || !held["XHR"] || !held["Image"] || held["Script"] || held["Stylesheet"] || held["Font"] {
-		t.Errorf("held resource types %v", held)
+	data := func(id, d string) event {
+		return event{"Network.dataReceived", fmt.Sprintf(`{"requestId":%q,"dataLength":%d,"data":%q}`, id, len(d), b64(d))}
 	}
+	arrived := func(id string, n int) event {
+		return event{"Network.dataReceived", fmt.Sprintf(`{"requestId":%q,"dataLength":%d}`, id, n)}
+	}
+	fin := func(id string) event { return event{"Network.loadingFinished", fmt.Sprintf(`{"requestId":%q}`, id)} }
 	for _, ev := range []event{
-		{"Network.requestWillBeSent", `{"requestId":"9","type":"Font","request":{"url":"http://example.org/f.woff","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"9","response":{"status":200,"headers":{"Content-Length":"12"}}}`},
-		{"Network.loadingFinished", `{"requestId":"9"}`},
-		{"Network.requestWillBeSent", `{"requestId":"10","type":"Image","request":{"url":"http://example.org/i.png","method":"GET","headers":{}}}`},
-		{"Fetch.requestPaused", `{"requestId":"f10","networkId":"10","resourceType":"Image","responseStatusCode":200,"responseHeaders":[]}`},
-		{"Network.responseReceived", `{"requestId":"10","response":{"status":200,"headers":{}}}`},
-		{"Network.loadingFinished", `{"requestId":"10"}`},
+		req("font", "Font"), resp("font", 0), arrived("font", 4), fin("font"),
+		req("xhr", "XHR"), resp("xhr", 0), data("xhr", "streamed"), fin("xhr"),
+		req("late", "Fetch"), resp("late", 0), arrived("late", 5), data("late", "rest"), fin("late"),
+		req("img", "Image"), resp("img", 0), arrived("img", 11), fin("img"),
+		req("huge", "Media"), arrived("huge", 1), resp("huge", 100<<20), data("huge", "rest"), fin("huge"),
+		req("doc", "Document"),
+		{"Network.requestWillBeSent", `{"requestId":"doc","type":"Document","request":{"url":"http://example.org/doc2","method":"GET","headers":{}},"redirectResponse":{"status":302,"headers":{"Location":"/doc2"}}}`},
+		resp("doc", 0), data("doc", "page"), fin("doc"),
 	} {
 		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
 			t.Fatal(err)
 		}
 		r.Wait()
 	}
-	if len(got) != 2 || string(got[0].RespBody) != "a large font" || got[0].RespNote != "" {
-		t.Fatalf("font: %+v", got)
+	body := func(id string) string {
+		ex := got[url(id)]
+		if ex == nil {
+			t.Fatalf("%s: not recorded", id)
+		}
+		rd, err := ex.Body()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, _ := io.ReadAll(rd)
+		return string(all)
 	}
-	if string(got[1].RespBody) != "an image" || len(b.sent("Fetch.continueResponse f10")) != 1 {
-		t.Errorf("image: %q, continued %v", got[1].RespBody, b.sent("Fetch.continueResponse"))
+	for id, want := range map[string]string{"font": "whole font", "xhr": "streamed", "late": "whole late", "img": "image bytes", "huge": "", "doc2": "page"} {
+		if b := body(id); b != want {
+			t.Errorf("%s: body %q, want %q", id, b, want)
+		}
+	}
+	if ex := got[url("img")]; !strings.Contains(ex.RespNote, "fetched again") || ex.RespTruncated != "" {
+		t.Errorf("image fetched again: note %q, truncated %q", ex.RespNote, ex.RespTruncated)
+	}
+	if ex := got[url("huge")]; ex.RespTruncated != "length" || !strings.Contains(ex.RespNote, "not kept") {
+		t.Errorf("large body that missed its start: note %q, truncated %q", ex.RespNote, ex.RespTruncated)
+	}
+	if ex := got[url("doc")]; ex == nil || ex.Status != 302 || !ex.Redirected {
+		t.Errorf("redirect hop: %+v", ex)
+	}
+	streamed := map[string]int{}
+	for _, c := range b.sent("Network.streamResourceContent") {
+		streamed[strings.TrimPrefix(c, "Network.streamResourceContent ")]++
+	}
+	if len(streamed) != 4 || streamed["xhr"] != 1 || streamed["late"] != 1 || streamed["huge"] != 1 || streamed["doc"] != 1 {
+		t.Errorf("streamed from the request: %v, want xhr, late, huge and doc (once, through its redirect)", streamed)
 	}
 }

@@ -362,25 +362,22 @@ func (s *Service) TabCreated(ctx context.Context, tabID, openerTabID int) {
 }
 
 // exchange queues a finished exchange for writing into the session being recorded.
-// Writing (compressing, hashing, storing) waits while responses are held paused: in
-// the browser it shares one thread with handling them, and pages load faster when it
-// runs between their requests (it waits at most writeDelay).
+// Writing (compressing, hashing, storing) waits for a quiet moment (Recorder.WaitQuiet):
+// in the browser it shares the processors with the page, and a thread with taking the
+// page's events. The wait counts from when the exchange ended, so the queue never
+// falls further behind.
 func (s *Service) exchange(ex *Exchange) {
 	sess := s.current()
 	if sess == nil {
 		ex.release()
 		return
 	}
+	ended := time.Now()
 	s.writes.push(func() {
-		for start := time.Now(); s.recorder.Paused() > 0 && time.Since(start) < writeDelay; {
-			time.Sleep(2 * time.Millisecond)
-		}
+		s.recorder.WaitQuiet(ended)
 		s.write(sess, ex)
 	})
 }
-
-// writeDelay bounds how long a write waits for the browser to have no paused response.
-const writeDelay = time.Second
 
 // flushWrites waits until every exchange queued for writing is written.
 func (s *Service) flushWrites() {

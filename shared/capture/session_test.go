@@ -273,14 +273,13 @@ func TestServiceRecordsThroughTheAPI(t *testing.T) {
 	if !host.attached[5] || info.ID == "" {
 		t.Fatalf("start: attached=%v info=%+v", host.attached, info)
 	}
-	if got := host.sent("Fetch.enable"); len(got) != 1 {
-		t.Errorf("Fetch.enable sent %d times", len(got))
+	if got := host.sent("Network.configureDurableMessages"); len(got) != 1 {
+		t.Errorf("Network.configureDurableMessages sent %d times", len(got))
 	}
 	ctx := context.Background()
 	events := []event{
 		{"Page.frameNavigated", `{"frame":{"id":"F","url":"http://example.org/"}}`},
 		{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
-		{"Fetch.requestPaused", `{"requestId":"f1","networkId":"1","responseStatusCode":200,"responseHeaders":[]}`},
 		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
 		{"Network.loadingFinished", `{"requestId":"1"}`},
 		// Another tab's events are not recorded.

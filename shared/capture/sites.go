@@ -60,44 +60,23 @@ func fetchSite(ctx context.Context, b Browser, t Target, frameID, pageURL, agent
 
 func loadSiteFile(ctx context.Context, b Browser, t Target, frameID, rawURL string) SiteFile {
 	var out SiteFile
-	res, err := b.Send(ctx, t, "Network.loadNetworkResource", map[string]any{
-		"frameId": frameID, "url": rawURL,
-		"options": map[string]any{"disableCache": true, "includeCredentials": false},
-	})
-	if err != nil {
-		out.Error = err.Error()
+	res := loadResource(ctx, b, t, frameID, rawURL, false, datatxt.MaxSize)
+	out.Status = res.status
+	switch {
+	case res.status == 0 && res.err != nil:
+		out.Error = res.err.Error()
 		return out
-	}
-	var r struct {
-		Resource struct {
-			Success        bool              `json:"success"`
-			NetErrorName   string            `json:"netErrorName"`
-			HTTPStatusCode int               `json:"httpStatusCode"`
-			Stream         string            `json:"stream"`
-			Headers        map[string]string `json:"headers"`
-		} `json:"resource"`
-	}
-	if err := json.Unmarshal(res, &r); err != nil {
-		out.Error = err.Error()
+	case res.status >= 400:
 		return out
-	}
-	out.Status = r.Resource.HTTPStatusCode
-	body, err := readStream(ctx, b, t, r.Resource.Stream, datatxt.MaxSize)
-	if !r.Resource.Success || out.Status >= 400 {
-		if out.Status == 0 {
-			out.Error = r.Resource.NetErrorName
-		}
-		return out
-	}
-	if err != nil {
-		out.Error = err.Error()
+	case res.err != nil:
+		out.Error = res.err.Error()
 		return out
 	}
 	h := http.Header{}
-	for k, v := range r.Resource.Headers {
+	for k, v := range res.header {
 		h.Set(k, v)
 	}
-	f, err := datatxt.Parse(bytes.NewReader(body))
+	f, err := datatxt.Parse(bytes.NewReader(res.body))
 	if err != nil {
 		out.Error = err.Error()
 		return out
@@ -110,6 +89,49 @@ func loadSiteFile(ctx context.Context, b Browser, t Target, frameID, rawURL stri
 		out.Format = "yaml"
 	} else {
 		out.Format = "robots"
+	}
+	return out
+}
+
+// loadedResource is what Network.loadNetworkResource gave: the status (0 if no
+// response came), the response header, the body and the first problem.
+type loadedResource struct {
+	status int
+	header map[string]string
+	body   []byte
+	err    error
+}
+
+// loadResource fetches a URL through a tab's network stack, as one of its frames
+// (Network.loadNetworkResource): the page does not see the request and no host
+// permission is needed. At most limit bytes of the body are read.
+func loadResource(ctx context.Context, b Browser, t Target, frameID, rawURL string, credentials bool, limit int) loadedResource {
+	var out loadedResource
+	res, err := b.Send(ctx, t, "Network.loadNetworkResource", map[string]any{
+		"frameId": frameID, "url": rawURL,
+		"options": map[string]any{"disableCache": true, "includeCredentials": credentials},
+	})
+	if err != nil {
+		out.err = err
+		return out
+	}
+	var r struct {
+		Resource struct {
+			Success        bool              `json:"success"`
+			NetErrorName   string            `json:"netErrorName"`
+			HTTPStatusCode int               `json:"httpStatusCode"`
+			Stream         string            `json:"stream"`
+			Headers        map[string]string `json:"headers"`
+		} `json:"resource"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		out.err = fmt.Errorf("Network.loadNetworkResource: %w", err)
+		return out
+	}
+	out.status, out.header = r.Resource.HTTPStatusCode, r.Resource.Headers
+	out.body, out.err = readStream(ctx, b, t, r.Resource.Stream, limit)
+	if !r.Resource.Success && out.err == nil {
+		out.err = fmt.Errorf("Network.loadNetworkResource: %s", r.Resource.NetErrorName)
 	}
 	return out
 }

@@ -101,17 +101,29 @@ func (s *spool) flush() error {
 	return nil
 }
 
-// finish stores what is buffered; the body is then complete.
+// finish stores what is buffered, unless the whole body is (see held); the body is
+// then complete.
 func (s *spool) finish() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err == nil {
+	if s.err == nil && (s.seq > 0 || s.router != nil) {
 		s.err = s.flush()
 	}
 	if err := s.endRoute(); s.err == nil {
 		s.err = err
 	}
 	return s.err
+}
+
+// held returns the whole body when it is still all in memory (it was small): nothing
+// went to the store.
+func (s *spool) held() ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seq > 0 || s.router != nil || s.err != nil {
+		return nil, false
+	}
+	return bytes.Clone(s.buf.Bytes()), true
 }
 
 // reader streams the spooled body from the store.
@@ -131,7 +143,9 @@ func (s *spool) remove() {
 	if !s.removed {
 		s.removed = true
 		s.endRoute()
-		s.store.Delete(s.prefix)
+		if s.seq > 0 || s.router != nil {
+			s.store.Delete(s.prefix)
+		}
 	}
 }
 

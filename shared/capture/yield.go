@@ -8,7 +8,7 @@ const yieldEvery = 128 << 10
 
 // yieldingReader gives the rest of the program a turn every yieldEvery bytes read. In
 // the browser, Go runs on the service worker's only thread: writing a large record
-// would otherwise hold back every debugger event and paused response until it ends.
+// would otherwise hold back every debugger event until it ends.
 type yieldingReader struct {
 	r io.Reader
 	n int
