@@ -47,14 +47,23 @@ const DefaultStreamThreshold = 8 << 20
 
 // Recorder assembles DevTools events into exchanges.
 //
-// The recorder never holds a response: interception (the Fetch domain) slows every
-// request of a page, even those it lets go at once. Bodies are read when they finish
-// (Network.getResponseBody); the browser keeps them for that even after the page has
-// gone (durable messages), whereas without them a page that navigates away drops its
-// bodies. The resource types that carry downloads and data (streamedTypes) are instead
-// streamed from their request on (Network.streamResourceContent), before any of the
-// body can have arrived; a body larger than StreamThreshold (by Content-Length) then
-// goes into a spool in the Store as it arrives, so memory stays flat whatever its size.
+// Bodies are read when they finish (Network.getResponseBody); the browser keeps them
+// for that even after the page has gone (durable messages), whereas without them a page
+// that navigates away drops its bodies. A body larger than StreamThreshold (by
+// Content-Length) is instead streamed (Network.streamResourceContent) into a spool in
+// the Store as it arrives, so memory stays flat whatever its size. With durable
+// messages the browser buffers nothing for a stream to start with, so streaming must
+// begin before the body flows:
+//
+//   - While a page loads, no response is held: interception (the Fetch domain) slows
+//     every request of a page, even those it lets go at once. The resource types that
+//     carry downloads and data (streamedTypes) are streamed from their request on; one
+//     whose body outran the request to stream is read whole when it ends, if the
+//     browser gives it (up to wholeLimit).
+//   - Once the page has loaded, when large downloads come (the user asks for them),
+//     responses of those types are held at the Response stage until their body, if
+//     large, is streaming. Interception stops when the next navigation starts.
+//
 // Targets without durable messages (workers) stream a large body from its response,
 // which the browser has buffered from the start.
 // Events must be handed to HandleEvent in the order the browser emitted them, from one
@@ -84,6 +93,8 @@ type Recorder struct {
 	bodies  map[requestKey]*responseBody // streamed or taken, by network id
 	extras  map[requestKey]Fields        // wire request headers that came before their request
 	durable map[Target]bool              // targets whose bodies the browser keeps after they end
+	held    map[Target]bool              // targets whose responses of streamedTypes are held (see Recorder)
+	main    map[Target]string            // the main frame of each page target
 	idle    chan struct{}                // closed when the last request in flight ends (see setPending)
 	work    inflight                     // commands and finishes in flight
 }
@@ -139,6 +150,8 @@ func NewRecorder(b Browser) *Recorder {
 		bodies:          make(map[requestKey]*responseBody),
 		extras:          make(map[requestKey]Fields),
 		durable:         make(map[Target]bool),
+		held:            make(map[Target]bool),
+		main:            make(map[Target]string),
 	}
 }
 
@@ -187,10 +200,55 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 }
 
 // streamedTypes are the resource types whose bodies a target with durable messages
-// streams from their request on: those that carry downloads, media and data, where a
-// body may be too large to read whole. The browser streams nothing of the others
-// (images, scripts, style sheets, fonts); they are read whole when they finish.
+// streams from their request on, or holds at the Response stage once its page has
+// loaded: those that carry downloads, media and data, where a body may be too large
+// to read whole. The browser streams nothing of the others (images, scripts, style
+// sheets, fonts); they are read whole when they finish.
 var streamedTypes = map[string]bool{"Document": true, "Media": true, "XHR": true, "Fetch": true, "EventSource": true, "Other": true}
+
+// hold starts or stops holding the responses of streamedTypes of a page target at the
+// Response stage.
+func (r *Recorder) hold(ctx context.Context, t Target, on bool) {
+	r.mu.Lock()
+	if r.held[t] == on || !r.durable[t] {
+		r.mu.Unlock()
+		return
+	}
+	if !on {
+		// From now on requests are streamed from their start again.
+		r.held[t] = false
+	}
+	r.mu.Unlock()
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		if !on {
+			if _, err := r.browser.Send(ctx, t, "Fetch.disable", nil); err != nil && !gone(err) {
+				r.report(fmt.Errorf("capture: Fetch.disable on tab %d: %w", t.TabID, err))
+			}
+			return
+		}
+		var ps []map[string]any
+		for rt := range streamedTypes {
+			ps = append(ps, map[string]any{"urlPattern": "*", "resourceType": rt, "requestStage": "Response"})
+		}
+		if _, err := r.browser.Send(ctx, t, "Fetch.enable", map[string]any{"patterns": ps}); err != nil {
+			if !gone(err) {
+				r.report(fmt.Errorf("capture: Fetch.enable on tab %d: %w", t.TabID, err))
+			}
+			return
+		}
+		r.mu.Lock()
+		// Requests that begin from now on are held.
+		r.held[t] = r.durable[t]
+		r.mu.Unlock()
+	}()
+}
+
+// gone says whether a command failed because its target has gone.
+func gone(err error) bool {
+	return strings.Contains(err.Error(), "not found") || strings.Contains(err.Error(), "not attached") || strings.Contains(err.Error(), "Detached")
+}
 
 // attachChild enables a worker or frame that the browser attached on its own, then
 // lets it run: it waits for the debugger until told to go on.
@@ -333,6 +391,21 @@ type (
 			Type string `json:"type"`
 		} `json:"targetInfo"`
 	}
+	// frameStartedNavigating is the params of Page.frameStartedNavigating.
+	frameStartedNavigating struct {
+		FrameID        string `json:"frameId"`
+		NavigationType string `json:"navigationType"`
+	}
+	// loadEventFired is the params of Page.loadEventFired.
+	loadEventFired struct{}
+	// requestPaused is the params of Fetch.requestPaused.
+	requestPaused struct {
+		RequestID           string  `json:"requestId"`
+		NetworkID           string  `json:"networkId"`
+		ResponseStatusCode  int     `json:"responseStatusCode"`
+		ResponseErrorReason string  `json:"responseErrorReason"`
+		ResponseHeaders     []Field `json:"responseHeaders"`
+	}
 	// frameNavigated is the params of Page.frameNavigated.
 	frameNavigated struct {
 		Frame struct {
@@ -354,15 +427,19 @@ var eventParams = map[string]any{
 	"Network.loadingFailed":              loadingFailed{},
 	"Target.attachedToTarget":            attachedToTarget{},
 	"Page.frameNavigated":                frameNavigated{},
+	"Page.frameStartedNavigating":        frameStartedNavigating{},
+	"Page.loadEventFired":                loadEventFired{},
+	"Fetch.requestPaused":                requestPaused{},
 }
 
 // UrgentEvents are the events the recorder must act on before what follows them
 // arrives: a new request, whose body may have to be streamed before any of it comes,
-// with the wire headers of each hop of it (they are matched to hops by their order),
-// and a worker or frame, held until it is set up. HandleEvent needs them in order
-// among themselves but not with the others, which only ever follow them, so a host
-// that queues events should hand these over at once.
-var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Target.attachedToTarget"}
+// with the wire headers of each hop of it (they are matched to hops by their order); a
+// response held at the Response stage; a navigation starting, before which holding
+// stops; and a worker or frame, held until it is set up. HandleEvent needs them in
+// order among themselves but not with the others, which only ever follow them, so a
+// host that queues events should hand these over at once.
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Fetch.requestPaused", "Page.frameStartedNavigating", "Target.attachedToTarget"}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the
@@ -452,9 +529,9 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if carried != nil {
 			r.bodies[key] = carried
 		}
-		durable := r.durable[t]
+		fromRequest := r.durable[t] && !r.held[t]
 		r.mu.Unlock()
-		if durable && carried == nil && streamedTypes[ev.Type] {
+		if fromRequest && carried == nil && streamedTypes[ev.Type] {
 			r.stream(ctx, t, key)
 		}
 		r.readRequestBody(ctx, t, key, p, &ev.Request)
@@ -569,10 +646,41 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			defer r.work.Done()
 			r.attachChild(ctx, child, ev.TargetInfo.Type)
 		}()
+	case "Page.loadEventFired":
+		if err := decode(&loadEventFired{}); err != nil {
+			return err
+		}
+		r.hold(ctx, t, true)
+	case "Page.frameStartedNavigating":
+		var ev frameStartedNavigating
+		if err := decode(&ev); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		main := r.main[t]
+		r.mu.Unlock()
+		if ev.NavigationType != "sameDocument" && (main == "" || main == ev.FrameID) {
+			r.hold(ctx, t, false)
+		}
+	case "Fetch.requestPaused":
+		var ev requestPaused
+		if err := decode(&ev); err != nil {
+			return err
+		}
+		r.work.Add(1)
+		go func() {
+			defer r.work.Done()
+			r.takeResponse(ctx, t, ev.RequestID, ev.NetworkID, ev.ResponseStatusCode, ev.ResponseErrorReason, Fields(ev.ResponseHeaders))
+		}()
 	case "Page.frameNavigated":
 		var ev frameNavigated
 		if err := decode(&ev); err != nil {
 			return err
+		}
+		if ev.Frame.ParentID == "" {
+			r.mu.Lock()
+			r.main[t] = ev.Frame.ID
+			r.mu.Unlock()
 		}
 		if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
 			r.OnPage(Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, FrameID: ev.Frame.ID})
@@ -623,6 +731,37 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 	return key, nil
 }
 
+// takeResponse lets a held response go on, having started streaming its body when it
+// is large: with durable messages, streaming must begin before the body flows.
+func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID string, status int, errReason string, header Fields) {
+	defer r.continueResponse(ctx, t, fetchID)
+	if networkID == "" || errReason != "" || status == 204 || status == 304 || (status >= 300 && status < 400 && header.Get("Location") != "") || !r.large(header) {
+		return
+	}
+	key := requestKey{t, networkID}
+	r.mu.Lock()
+	_, streaming := r.bodies[key] // since its request, begun before holding did
+	r.mu.Unlock()
+	if !streaming {
+		<-r.stream(ctx, t, key)
+	}
+}
+
+// continueResponse lets a held response go on. It always must: a held response that
+// is never let go hangs the page. (Fetch.disable lets go of them all.)
+func (r *Recorder) continueResponse(ctx context.Context, t Target, fetchID string) {
+	if _, err := r.browser.Send(ctx, t, "Fetch.continueResponse", map[string]any{"requestId": fetchID}); err != nil {
+		if _, err2 := r.browser.Send(ctx, t, "Fetch.continueRequest", map[string]any{"requestId": fetchID}); err2 != nil {
+			r.mu.Lock()
+			held := r.held[t]
+			r.mu.Unlock()
+			if held && !gone(err2) {
+				r.report(fmt.Errorf("capture: letting a response go on: %v; %v", err, err2))
+			}
+		}
+	}
+}
+
 // large says whether a response's declared length calls for streaming.
 func (r *Recorder) large(h Fields) bool {
 	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
@@ -633,23 +772,25 @@ func (r *Recorder) large(h Fields) bool {
 // data event is missed while the browser answers; what the browser had buffered before
 // comes first, then what arrived meanwhile. A body known to be large has its data
 // stored as it comes (route).
-func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) {
+func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) <-chan struct{} {
 	store := r.Store
 	if store == nil {
 		store = NewMemStore()
 	}
 	body := &responseBody{awaiting: true, spool: newSpool(store, r.BodyLimit)}
 	r.mu.Lock()
-	body.fromRequest = r.durable[t]
+	body.fromRequest = r.durable[t] && !r.held[t]
 	r.bodies[key] = body
 	p := r.pending[key]
 	r.mu.Unlock()
 	if p != nil && r.large(p.ex.RespHeader) {
 		r.route(body, key)
 	}
+	answered := make(chan struct{})
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
+		defer close(answered)
 		res, err := r.browser.Send(ctx, t, "Network.streamResourceContent", map[string]any{"requestId": key.id})
 		var buffered []byte
 		if err == nil {
@@ -678,6 +819,7 @@ func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) {
 		}
 		body.awaiting, body.early = false, nil
 	}()
+	return answered
 }
 
 // route has the host store the rest of a streamed body's data itself, when it can.
@@ -738,6 +880,8 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 	for target := range r.durable {
 		if target.TabID == t.TabID {
 			delete(r.durable, target)
+			delete(r.held, target)
+			delete(r.main, target)
 		}
 	}
 	r.mu.Unlock()
@@ -895,14 +1039,20 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 				ex.RespTruncated = "length"
 			}
 		case withBody && ex.Status != 0 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected:
+			// A request that began in a page and ended in another target (a worker's
+			// script) is read from the page, where the browser keeps bodies.
+			from := ended
 			r.mu.Lock()
-			durable := r.durable[ended]
+			if r.durable[key.target] {
+				from = key.target
+			}
+			durable := r.durable[from]
 			r.mu.Unlock()
 			if durable {
 				// The browser keeps the body: it is read once the page has loaded.
 				r.WaitQuiet(time.Now())
 			}
-			r.readWhole(ctx, ended, key.id, p)
+			r.readWhole(ctx, from, key.id, p)
 		}
 		if r.OnExchange != nil {
 			r.OnExchange(ex)
@@ -923,6 +1073,13 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 		return
 	}
 	b, err := r.getResponseBody(ctx, t, "Network.getResponseBody", id)
+	if top := (Target{TabID: t.TabID}); len(b) == 0 && p.received && t != top {
+		// A worker's response that the page held (it holds its workers' requests too)
+		// is kept by the page.
+		if b2, err2 := r.getResponseBody(ctx, top, "Network.getResponseBody", id); err2 == nil {
+			b, err = b2, nil
+		}
+	}
 	if err != nil {
 		ex.RespNote = "response body not available from the browser: " + err.Error()
 	}

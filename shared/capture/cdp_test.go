@@ -399,7 +399,7 @@ func TestEventFields(t *testing.T) {
 			t.Errorf("%s: in EventFields but not decoded", method)
 		}
 	}
-	for _, method := range []string{"Page.loadEventFired", "Network.policyUpdated", "Inspector.workerScriptLoaded"} {
+	for _, method := range []string{"Page.domContentEventFired", "Network.policyUpdated", "Inspector.workerScriptLoaded"} {
 		if fields[method] != nil {
 			t.Errorf("%s: in EventFields", method)
 		}
@@ -413,12 +413,14 @@ func TestEventFields(t *testing.T) {
 	}
 }
 
-// TestRecorderOnAPage: a page keeps its bodies past navigation (durable messages) and
-// no response of it is held (no Fetch domain). The types that may carry large bodies
-// are streamed from their request on, through redirects; the others are read whole
-// when they finish. A stream that missed the start of its body gives way to reading it
-// whole, unless the body is too large to read whole; an image whose body the browser
-// dropped is fetched again, and the record says so.
+// TestRecorderOnAPage: a page keeps its bodies past navigation (durable messages), and
+// while it loads no response of it is held (no Fetch domain). The types that may carry
+// large bodies are streamed from their request on, through redirects; the others are
+// read whole when they finish. A stream that missed the start of its body gives way to
+// reading it whole, unless the body is too large to read whole; an image whose body
+// the browser dropped is fetched again, and the record says so. Once the page has
+// loaded, responses of those types are held until a large body streams, and holding
+// stops when the page navigates.
 func TestRecorderOnAPage(t *testing.T) {
 	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
 		switch method {
@@ -478,6 +480,18 @@ func TestRecorderOnAPage(t *testing.T) {
 		req("doc", "Document"),
 		{"Network.requestWillBeSent", `{"requestId":"doc","type":"Document","request":{"url":"http://example.org/doc2","method":"GET","headers":{}},"redirectResponse":{"status":302,"headers":{"Location":"/doc2"}}}`},
 		resp("doc", 0), data("doc", "page"), fin("doc"),
+		{"Page.frameNavigated", `{"frame":{"id":"M","url":"http://example.org/doc2"}}`},
+		{"Page.loadEventFired", `{"timestamp":1}`},
+		req("after", "XHR"),
+		{"Fetch.requestPaused", `{"requestId":"f1","networkId":"after","responseStatusCode":200,"responseHeaders":[{"name":"Content-Length","value":"200000000"}]}`},
+		resp("after", 200000000), data("after", "big"), fin("after"),
+		req("small", "XHR"),
+		{"Fetch.requestPaused", `{"requestId":"f2","networkId":"small","responseStatusCode":200,"responseHeaders":[]}`},
+		resp("small", 0), arrived("small", 5), fin("small"),
+		{"Page.frameStartedNavigating", `{"frameId":"child","navigationType":"differentDocument"}`},
+		{"Page.frameStartedNavigating", `{"frameId":"M","navigationType":"sameDocument"}`},
+		{"Page.frameStartedNavigating", `{"frameId":"M","navigationType":"differentDocument"}`},
+		req("next", "XHR"), resp("next", 0), data("next", "again"), fin("next"),
 	} {
 		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
 			t.Fatal(err)
@@ -496,7 +510,7 @@ func TestRecorderOnAPage(t *testing.T) {
 		all, _ := io.ReadAll(rd)
 		return string(all)
 	}
-	for id, want := range map[string]string{"font": "whole font", "xhr": "streamed", "late": "whole late", "img": "image bytes", "huge": "", "doc2": "page"} {
+	for id, want := range map[string]string{"font": "whole font", "xhr": "streamed", "late": "whole late", "img": "image bytes", "huge": "", "doc2": "page", "after": "big", "small": "whole small", "next": "again"} {
 		if b := body(id); b != want {
 			t.Errorf("%s: body %q, want %q", id, b, want)
 		}
@@ -514,7 +528,17 @@ func TestRecorderOnAPage(t *testing.T) {
 	for _, c := range b.sent("Network.streamResourceContent") {
 		streamed[strings.TrimPrefix(c, "Network.streamResourceContent ")]++
 	}
-	if len(streamed) != 4 || streamed["xhr"] != 1 || streamed["late"] != 1 || streamed["huge"] != 1 || streamed["doc"] != 1 {
-		t.Errorf("streamed from the request: %v, want xhr, late, huge and doc (once, through its redirect)", streamed)
+	if len(streamed) != 6 || streamed["xhr"] != 1 || streamed["late"] != 1 || streamed["huge"] != 1 || streamed["doc"] != 1 || streamed["after"] != 1 || streamed["next"] != 1 {
+		t.Errorf("streamed: %v, want xhr, late, huge, doc (once, through its redirect), after (held) and next", streamed)
+	}
+	var order []string
+	for _, c := range b.sent("") {
+		if strings.HasPrefix(c, "Fetch.") || c == "Network.streamResourceContent after" {
+			order = append(order, c)
+		}
+	}
+	want := []string{"Fetch.enable <nil>", "Network.streamResourceContent after", "Fetch.continueResponse f1", "Fetch.continueResponse f2", "Fetch.disable <nil>"}
+	if fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Errorf("holding: %q, want %q", order, want)
 	}
 }
