@@ -94,6 +94,11 @@ type Recorder struct {
 	extras  map[requestKey]Fields        // wire request headers that came before their request
 	durable map[Target]bool              // targets whose bodies the browser keeps after they end
 	held    map[Target]bool              // targets whose responses of streamedTypes are held (see Recorder)
+	// wantHeld is whether they should be, fetchOn whether the Fetch domain is on;
+	// holding serializes the commands that make it so.
+	wantHeld map[Target]bool
+	fetchOn  map[Target]bool
+	holding  sync.Mutex
 	main    map[Target]string            // the main frame of each page target
 	idle    chan struct{}                // closed when the last request in flight ends (see setPending)
 	work    inflight                     // commands and finishes in flight
@@ -151,6 +156,8 @@ func NewRecorder(b Browser) *Recorder {
 		extras:          make(map[requestKey]Fields),
 		durable:         make(map[Target]bool),
 		held:            make(map[Target]bool),
+		wantHeld:        make(map[Target]bool),
+		fetchOn:         make(map[Target]bool),
 		main:            make(map[Target]string),
 	}
 }
@@ -207,13 +214,14 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 var streamedTypes = map[string]bool{"Document": true, "Media": true, "XHR": true, "Fetch": true, "EventSource": true, "Other": true}
 
 // hold starts or stops holding the responses of streamedTypes of a page target at the
-// Response stage.
+// Response stage. The commands go in the order asked for; only the last wish counts.
 func (r *Recorder) hold(ctx context.Context, t Target, on bool) {
 	r.mu.Lock()
-	if r.held[t] == on || !r.durable[t] {
+	if !r.durable[t] {
 		r.mu.Unlock()
 		return
 	}
+	r.wantHeld[t] = on
 	if !on {
 		// From now on requests are streamed from their start again.
 		r.held[t] = false
@@ -222,7 +230,21 @@ func (r *Recorder) hold(ctx context.Context, t Target, on bool) {
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
-		if !on {
+		r.holding.Lock()
+		defer r.holding.Unlock()
+		r.mu.Lock()
+		want, on := r.wantHeld[t], r.fetchOn[t]
+		if want && on {
+			r.held[t] = true
+		}
+		r.mu.Unlock()
+		if want == on {
+			return
+		}
+		if !want {
+			r.mu.Lock()
+			r.fetchOn[t] = false
+			r.mu.Unlock()
 			if _, err := r.browser.Send(ctx, t, "Fetch.disable", nil); err != nil && !gone(err) {
 				r.report(fmt.Errorf("capture: Fetch.disable on tab %d: %w", t.TabID, err))
 			}
@@ -230,7 +252,11 @@ func (r *Recorder) hold(ctx context.Context, t Target, on bool) {
 		}
 		var ps []map[string]any
 		for rt := range streamedTypes {
-			ps = append(ps, map[string]any{"urlPattern": "*", "resourceType": rt, "requestStage": "Response"})
+			// A document after the load is the next page, which holding would slow
+			// (it stops only once that navigation has started).
+			if rt != "Document" {
+				ps = append(ps, map[string]any{"urlPattern": "*", "resourceType": rt, "requestStage": "Response"})
+			}
 		}
 		if _, err := r.browser.Send(ctx, t, "Fetch.enable", map[string]any{"patterns": ps}); err != nil {
 			if !gone(err) {
@@ -239,8 +265,10 @@ func (r *Recorder) hold(ctx context.Context, t Target, on bool) {
 			return
 		}
 		r.mu.Lock()
-		// Requests that begin from now on are held.
-		r.held[t] = r.durable[t]
+		r.fetchOn[t] = true
+		// Requests that begin from now on are held, unless holding stopped meanwhile
+		// (the next call undoes it).
+		r.held[t] = r.wantHeld[t]
 		r.mu.Unlock()
 	}()
 }
@@ -283,9 +311,8 @@ func (r *Recorder) Receiving(tab int) int {
 const QuietWait = time.Second
 
 // WaitQuiet waits until no request is in flight in any recorded tab, or QuietWait has
-// passed since from. Work that can wait (reading a finished body that the browser
-// keeps, compressing and storing records) then leaves the processors to a page that is
-// loading.
+// passed since from. Work that can wait (compressing and storing records) then leaves
+// the processors to a page that is loading.
 func (r *Recorder) WaitQuiet(from time.Time) {
 	r.mu.Lock()
 	idle := r.idle
@@ -391,7 +418,8 @@ type (
 			Type string `json:"type"`
 		} `json:"targetInfo"`
 	}
-	// frameStartedNavigating is the params of Page.frameStartedNavigating.
+	// frameStartedNavigating is the params of Page.frameStartedNavigating, and of
+	// Page.frameRequestedNavigation.
 	frameStartedNavigating struct {
 		FrameID        string `json:"frameId"`
 		NavigationType string `json:"navigationType"`
@@ -428,6 +456,7 @@ var eventParams = map[string]any{
 	"Target.attachedToTarget":            attachedToTarget{},
 	"Page.frameNavigated":                frameNavigated{},
 	"Page.frameStartedNavigating":        frameStartedNavigating{},
+	"Page.frameRequestedNavigation":      frameStartedNavigating{},
 	"Page.loadEventFired":                loadEventFired{},
 	"Fetch.requestPaused":                requestPaused{},
 }
@@ -435,11 +464,11 @@ var eventParams = map[string]any{
 // UrgentEvents are the events the recorder must act on before what follows them
 // arrives: a new request, whose body may have to be streamed before any of it comes,
 // with the wire headers of each hop of it (they are matched to hops by their order); a
-// response held at the Response stage; a navigation starting, before which holding
-// stops; and a worker or frame, held until it is set up. HandleEvent needs them in
+// response held at the Response stage; a page loaded and a navigation starting, which
+// start and stop holding, in their order; and a worker or frame, held until it is set up. HandleEvent needs them in
 // order among themselves but not with the others, which only ever follow them, so a
 // host that queues events should hand these over at once.
-var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Fetch.requestPaused", "Page.frameStartedNavigating", "Target.attachedToTarget"}
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Fetch.requestPaused", "Page.loadEventFired", "Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Target.attachedToTarget"}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the
@@ -651,7 +680,9 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			return err
 		}
 		r.hold(ctx, t, true)
-	case "Page.frameStartedNavigating":
+	case "Page.frameStartedNavigating", "Page.frameRequestedNavigation":
+		// A page asking to navigate (a link, a script) says so before the navigation
+		// starts: holding stops in time for its first request.
 		var ev frameStartedNavigating
 		if err := decode(&ev); err != nil {
 			return err
@@ -755,7 +786,9 @@ func (r *Recorder) continueResponse(ctx context.Context, t Target, fetchID strin
 			r.mu.Lock()
 			held := r.held[t]
 			r.mu.Unlock()
-			if held && !gone(err2) {
+			// Fetch.disable has let go of it already.
+			letGo := strings.Contains(err.Error(), "not enabled") || strings.Contains(err2.Error(), "Invalid InterceptionId")
+			if held && !gone(err2) && !letGo {
 				r.report(fmt.Errorf("capture: letting a response go on: %v; %v", err, err2))
 			}
 		}
@@ -881,6 +914,8 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		if target.TabID == t.TabID {
 			delete(r.durable, target)
 			delete(r.held, target)
+			delete(r.wantHeld, target)
+			delete(r.fetchOn, target)
 			delete(r.main, target)
 		}
 	}
@@ -1046,12 +1081,9 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			if r.durable[key.target] {
 				from = key.target
 			}
-			durable := r.durable[from]
 			r.mu.Unlock()
-			if durable {
-				// The browser keeps the body: it is read once the page has loaded.
-				r.WaitQuiet(time.Now())
-			}
+			// Read at once: the browser drops what it kept for a tab when the tab
+			// closes or the recording stops.
 			r.readWhole(ctx, from, key.id, p)
 		}
 		if r.OnExchange != nil {
@@ -1084,7 +1116,7 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 		ex.RespNote = "response body not available from the browser: " + err.Error()
 	}
 	ex.RespBody = b
-	if len(b) == 0 && p.received && ex.ResourceType == "Image" && ex.Method == "GET" {
+	if err == nil && len(b) == 0 && p.received && ex.ResourceType == "Image" && ex.Method == "GET" {
 		r.fetchAgain(ctx, t, p)
 	}
 }
