@@ -139,7 +139,8 @@ test("the filter narrows the records by method, status, type, verdict and words"
   t.after(clearFilter);
   const total = (await shownPaths()).length;
   await archive.fill("#filter", "method:POST");
-  assert.deepEqual(await distinctPaths(), ["/api/binary", "/api/json"]);
+  // The gallery's worker POSTs after the page's load; the test may leave the page first.
+  assert.deepEqual((await distinctPaths()).filter((p) => p !== "/api/worker"), ["/api/binary", "/api/json"]);
   assert.ok((await archive.$$eval("#records td.method", (tds) => tds.map((t) => t.textContent))).every((m) => m === "POST"));
   await archive.fill("#filter", "");
   await archive.selectOption("#filter-method", "DELETE");
