@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeBrowser answers DevTools commands from a table and logs every command it got.
@@ -541,4 +542,26 @@ func TestRecorderOnAPage(t *testing.T) {
 	if fmt.Sprint(order) != fmt.Sprint(want) {
 		t.Errorf("holding: %q, want %q", order, want)
 	}
+}
+
+// WaitQuiet returns once no request is in flight, and at the latest QuietWait after
+// the time it is given.
+func TestWaitQuiet(t *testing.T) {
+	r := NewRecorder(&fakeBrowser{})
+	r.WaitQuiet(time.Now()) // nothing in flight: at once
+	ctx := context.Background()
+	tab := Target{TabID: 1}
+	r.HandleEvent(ctx, tab, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`), nil)
+	done := make(chan struct{})
+	go func() { r.WaitQuiet(time.Now()); close(done) }()
+	select {
+	case <-done:
+		t.Fatal("WaitQuiet returned while a request was in flight")
+	case <-time.After(50 * time.Millisecond):
+	}
+	r.HandleEvent(ctx, tab, "Network.loadingFailed", json.RawMessage(`{"requestId":"1","errorText":"net::ERR_ABORTED"}`), nil)
+	<-done
+	r.HandleEvent(ctx, tab, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"2","request":{"url":"http://example.org/","method":"GET","headers":{}}}`), nil)
+	r.WaitQuiet(time.Now().Add(-QuietWait)) // waited long enough already
+	r.Wait()
 }
