@@ -99,9 +99,9 @@ type Recorder struct {
 	wantHeld map[Target]bool
 	fetchOn  map[Target]bool
 	holding  sync.Mutex
-	main    map[Target]string            // the main frame of each page target
-	idle    chan struct{}                // closed when the last request in flight ends (see setPending)
-	work    inflight                     // commands and finishes in flight
+	main     map[Target]string // the main frame of each page target
+	idle     chan struct{}     // closed when the last request in flight ends (see setPending)
+	work     inflight          // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
