@@ -91,7 +91,16 @@ try {
     await rec.goto(url + "?tab=on");
     const tab = await tabId(browser.sw, url + "?tab=on");
     await ext.evaluate((t) => fetch(`/api/record/start?tab=${t}`, { method: "POST" }), tab);
-    await rec.goto(url);
+    // Starting reloads the tab, so that its page is recorded whole; a load of ours
+    // may be cut short by it.
+    for (let tries = 0; ; tries++) {
+      try {
+        await rec.goto(url);
+        break;
+      } catch (e) {
+        if (tries > 3 || !/interrupted by another navigation/.test(e.message)) throw e;
+      }
+    }
     const times = await loadTimes([plain, rec], url);
     await plain.close();
     return [times, rec];

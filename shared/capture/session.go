@@ -56,7 +56,18 @@ const (
 	streamPages    = "pages"
 	streamVerdicts = "verdicts"
 	streamSites    = "sites"
+	// streamDedup remembers, a JSON line each, the payloads archived in full, so that
+	// deduplication goes on after the service worker restarts.
+	streamDedup = "dedup"
 )
+
+// dedupLine is a line of streamDedup.
+type dedupLine struct {
+	Digest string    `json:"digest"`
+	ID     string    `json:"id"`
+	URI    string    `json:"uri"`
+	Date   time.Time `json:"date"`
+}
 
 // Session is an open recording session: it appends records to its store as they come.
 type Session struct {
@@ -65,11 +76,12 @@ type Session struct {
 	info  SessionInfo
 	sink  *chunkSink // where the writer's gzip members go: the store, a chunk at a time
 	// dedup turns a payload already archived in this session into a revisit record.
-	// It lives as long as the service worker; after a restart, payloads archived
-	// before are written again in full.
-	dedup *warc.Deduper
-	w     *warc.Writer
-	base  int64 // offset in the session's WARC of the writer's first byte
+	// It is read back from streamDedup when the session is written to after a
+	// restart; archived, the exchange being written adds its line to dedupLines.
+	dedup      *warc.Deduper
+	dedupLines []byte
+	w          *warc.Writer
+	base       int64 // offset in the session's WARC of the writer's first byte
 }
 
 func sessionKey(id, rest string) string { return "s/" + id + "/" + rest }
@@ -204,7 +216,12 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 	defer s.mu.Unlock()
 	if s.w == nil {
 		if s.dedup == nil {
-			s.dedup = warc.NewDeduper()
+			d, err := s.loadDedup()
+			if err != nil {
+				// Payloads are then written again in full: nothing is lost.
+				s.note(err.Error())
+			}
+			s.dedup = d
 		}
 		s.base = s.info.Bytes
 		s.sink = &chunkSink{s: s, stream: streamWARC}
@@ -213,13 +230,14 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 	before := s.sink.n
 	saved := s.info
 	saved.Notes = slices.Clone(s.info.Notes)
+	s.dedupLines = s.dedupLines[:0]
 	records, lines, err := s.writeRecords(ex)
 	if err == nil {
-		// The records' last bytes, their CDX lines and the counts that include them
-		// are stored together.
+		// The records' last bytes, their CDX lines, the payloads they archived and the
+		// counts that include them are stored together.
 		s.info.Bytes += s.sink.n - before
 		s.count(ex, records)
-		err = s.commit(streamChunk{streamWARC, s.sink.buf.Bytes()}, streamChunk{streamCDX, lines})
+		err = s.commit(streamChunk{streamWARC, s.sink.buf.Bytes()}, streamChunk{streamCDX, lines}, streamChunk{streamDedup, s.dedupLines})
 	}
 	s.sink.buf.Reset()
 	if err != nil {
@@ -352,6 +370,15 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 		return n, nil, fmt.Errorf("response record: %w", err)
 	}
 	n += max(1, respInfo.Segments) // a large body is written as segments
+	if respInfo.Type == warc.TypeResponse && respInfo.PayloadDigest != "" {
+		if _, known := s.dedup.Lookup(respInfo.PayloadDigest); known {
+			line, err := json.Marshal(dedupLine{Digest: respInfo.PayloadDigest, ID: respInfo.ID, URI: ex.URL, Date: date})
+			if err != nil {
+				return n, nil, fmt.Errorf("dedup line: %w", err)
+			}
+			s.dedupLines = append(append(s.dedupLines, line...), '\n')
+		}
+	}
 	if err := writeNote(); err != nil {
 		return n, nil, err
 	}
@@ -501,6 +528,21 @@ func (s *Session) Pages() ([]Page, error) {
 		return nil
 	})
 	return out, err
+}
+
+// loadDedup returns a Deduper that knows the payloads the session has archived in
+// full. On error it knows those read before it.
+func (s *Session) loadDedup() (*warc.Deduper, error) {
+	d := warc.NewDeduper()
+	err := s.readLines(streamDedup, func(b []byte) error {
+		var l dedupLine
+		if err := json.Unmarshal(b, &l); err != nil {
+			return err
+		}
+		d.Add(l.Digest, warc.DedupEntry{ID: l.ID, TargetURI: l.URI, Date: l.Date})
+		return nil
+	})
+	return d, err
 }
 
 // readLines calls f with each line of a JSON-lines stream.

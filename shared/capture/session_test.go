@@ -404,33 +404,51 @@ func TestServiceTabClosedKeepsSession(t *testing.T) {
 	}
 }
 
+// A payload archived again becomes a revisit of its first record, also when the
+// session was reopened in between (the service worker restarted).
 func TestSessionDeduplicatesRepeatedPayloads(t *testing.T) {
-	store := NewMemStore()
-	sess, _ := createSession(store, "d", time.Now())
-	for i := 0; i < 2; i++ {
-		sess.WriteExchange(&Exchange{Method: "GET", URL: "http://example.org/app.js", Status: 200,
-			RespHeader: Fields{{"Content-Type", "text/javascript"}}, RespBody: []byte("console.log(1)")})
-	}
-	w, err := sess.WARC()
-	rd, _ := warc.NewReader(bytes.NewReader(readAll(t, w, err)))
-	var types []string
-	for {
-		rec, err := rd.Next()
-		if err != nil {
-			break
+	for _, reopen := range []bool{false, true} {
+		store := NewMemStore()
+		sess, _ := createSession(store, "d", time.Now())
+		for i := 0; i < 2; i++ {
+			if i == 1 && reopen {
+				var err error
+				if sess, err = openSession(store, sess.Info().ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := sess.WriteExchange(&Exchange{Method: "GET", URL: "http://example.org/app.js", Status: 200,
+				RespHeader: Fields{{"Content-Type", "text/javascript"}}, RespBody: []byte("console.log(1)")}); err != nil {
+				t.Fatal(err)
+			}
 		}
-		types = append(types, rec.Type)
-		if rec.Type == warc.TypeRevisit && rec.Header.Get(warc.FieldRelatedRecordID) == "" {
-			t.Errorf("revisit without Related-Record-ID: %v", rec.Header)
+		w, err := sess.WARC()
+		rd, _ := warc.NewReader(bytes.NewReader(readAll(t, w, err)))
+		var types []string
+		var first string
+		for {
+			rec, err := rd.Next()
+			if err != nil {
+				break
+			}
+			types = append(types, rec.Type)
+			switch rec.Type {
+			case warc.TypeResponse:
+				first = rec.ID
+			case warc.TypeRevisit:
+				if got := rec.Header.Get(warc.FieldRelatedRecordID); got != first {
+					t.Errorf("reopen %v: revisit refers to %q, want the first response %q", reopen, got, first)
+				}
+			}
 		}
-	}
-	if got := strings.Join(types, " "); got != "request response request revisit" {
-		t.Errorf("records: %s", got)
-	}
-	cr, err := sess.CDXLines()
-	idx := string(readAll(t, cr, err))
-	if !strings.Contains(idx, `"mime": "warc/revisit"`) || strings.Count(idx, "\n") != 2 {
-		t.Errorf("index: %s", idx)
+		if got := strings.Join(types, " "); got != "request response request revisit" {
+			t.Errorf("reopen %v: records: %s", reopen, got)
+		}
+		cr, err := sess.CDXLines()
+		idx := string(readAll(t, cr, err))
+		if !strings.Contains(idx, `"mime": "warc/revisit"`) || strings.Count(idx, "\n") != 2 {
+			t.Errorf("reopen %v: index: %s", reopen, idx)
+		}
 	}
 }
 
