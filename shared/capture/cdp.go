@@ -465,9 +465,9 @@ var eventParams = map[string]any{
 // arrives: a new request, whose body may have to be streamed before any of it comes,
 // with the wire headers of each hop of it (they are matched to hops by their order); a
 // response held at the Response stage; a page loaded and a navigation starting, which
-// start and stop holding, in their order; and a worker or frame, held until it is set up. HandleEvent needs them in
-// order among themselves but not with the others, which only ever follow them, so a
-// host that queues events should hand these over at once.
+// start and stop holding, in their order; and a worker or frame, held until it is set
+// up. HandleEvent needs them in order among themselves but not with the others, which
+// only ever follow them, so a host that queues events should hand these over at once.
 var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Fetch.requestPaused", "Page.loadEventFired", "Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Target.attachedToTarget"}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
