@@ -774,9 +774,18 @@ func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkI
 	_, streaming := r.bodies[key] // since its request, begun before holding did
 	r.mu.Unlock()
 	if !streaming {
-		<-r.stream(ctx, t, key)
+		// Should the browser not answer, the page must not wait for ever: the body is
+		// then read whole when it ends, if it can be.
+		select {
+		case <-r.stream(ctx, t, key):
+		case <-time.After(streamAnswerWait):
+			r.report(fmt.Errorf("capture: %s: the browser did not answer the request to stream the body within %v", networkID, streamAnswerWait))
+		}
 	}
 }
+
+// streamAnswerWait bounds how long a held response waits for its body to stream.
+var streamAnswerWait = 10 * time.Second
 
 // continueResponse lets a held response go on. It always must: a held response that
 // is never let go hangs the page. (Fetch.disable lets go of them all.)
@@ -1116,7 +1125,10 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 		ex.RespNote = "response body not available from the browser: " + err.Error()
 	}
 	ex.RespBody = b
-	if err == nil && len(b) == 0 && p.received && ex.ResourceType == "Image" && ex.Method == "GET" {
+	// The browser drops the body of an image it could not decode: it then gives an
+	// empty body, or none.
+	dropped := err == nil || strings.Contains(err.Error(), "No resource with given identifier")
+	if dropped && len(b) == 0 && p.received && ex.ResourceType == "Image" && ex.Method == "GET" {
 		r.fetchAgain(ctx, t, p)
 	}
 }

@@ -565,3 +565,38 @@ func TestWaitQuiet(t *testing.T) {
 	r.WaitQuiet(time.Now().Add(-QuietWait)) // waited long enough already
 	r.Wait()
 }
+
+// A held response goes on even when the browser never answers the request to stream
+// its body: the page must not hang.
+func TestHeldResponseGoesOnWithoutAnAnswer(t *testing.T) {
+	defer func(d time.Duration) { streamAnswerWait = d }(streamAnswerWait)
+	streamAnswerWait = 20 * time.Millisecond
+	never := make(chan struct{})
+	defer close(never)
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Network.streamResourceContent" {
+			<-never
+		}
+		return map[string]any{}, nil
+	}}
+	r := NewRecorder(b)
+	var problems []error
+	var mu sync.Mutex
+	r.OnError = func(err error) { mu.Lock(); problems = append(problems, err); mu.Unlock() }
+	ctx := context.Background()
+	tab := Target{TabID: 2}
+	r.HandleEvent(ctx, tab, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"b","type":"Fetch","request":{"url":"http://example.org/big","method":"GET","headers":{}}}`), nil)
+	r.HandleEvent(ctx, tab, "Fetch.requestPaused", json.RawMessage(`{"requestId":"f","networkId":"b","responseStatusCode":200,"responseHeaders":[{"name":"Content-Length","value":"900000000"}]}`), nil)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(b.sent("Fetch.continueResponse f")) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the held response was never let go")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(problems) != 1 || !strings.Contains(problems[0].Error(), "did not answer") {
+		t.Errorf("problems: %v", problems)
+	}
+}
