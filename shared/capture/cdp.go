@@ -776,8 +776,16 @@ func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkI
 	if !streaming {
 		// Should the browser not answer, the page must not wait for ever: the body is
 		// then read whole when it ends, if it can be.
+		answered := r.stream(ctx, t, key)
+		// The response's header is known here, before the browser reports it: the
+		// body's data is stored as it comes from its first byte.
+		r.mu.Lock()
+		if body := r.bodies[key]; body != nil {
+			r.route(body, key)
+		}
+		r.mu.Unlock()
 		select {
-		case <-r.stream(ctx, t, key):
+		case <-answered:
 		case <-time.After(streamAnswerWait):
 			r.report(fmt.Errorf("capture: %s: the browser did not answer the request to stream the body within %v", networkID, streamAnswerWait))
 		}
