@@ -99,6 +99,7 @@ try {
         break;
       } catch (e) {
         if (tries > 3 || !/interrupted by another navigation/.test(e.message)) throw e;
+        await new Promise((r) => setTimeout(r, 500));
       }
     }
     const times = await loadTimes([plain, rec], url);
