@@ -231,6 +231,7 @@ func (s *Service) stopTab(ctx context.Context, tabID int) (SessionInfo, error) {
 	if len(s.tabs()) <= 1 {
 		return s.stop(ctx)
 	}
+	s.recorder.Wait() // see stop
 	s.host.Detach(ctx, tabID)
 	s.recorder.Detached(ctx, Target{TabID: tabID}, "recording stopped")
 	s.recorder.Wait()
@@ -286,6 +287,9 @@ func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
 	tabs := append([]int(nil), s.state.Tabs...)
 	id := s.state.Session
 	s.mu.Unlock()
+	// Bodies being read are read before the debugger leaves: the browser drops what
+	// it kept for a tab when it does.
+	s.recorder.Wait()
 	for _, t := range tabs {
 		s.host.Detach(ctx, t) // a closed tab is already detached
 		s.recorder.Detached(ctx, Target{TabID: t}, "recording stopped")

@@ -565,3 +565,50 @@ func TestSessionSitesSurviveReopening(t *testing.T) {
 		t.Errorf("sites after reopening: %+v %v", sites, err)
 	}
 }
+
+// Stopping waits for the bodies being read before the debugger leaves the tab (the
+// browser drops what it kept for the tab then), and the session has them.
+func TestServiceStopReadsBodiesBeforeDetaching(t *testing.T) {
+	host := newFakeHost()
+	release := make(chan struct{})
+	host.answer = func(method string, p map[string]any) (any, error) {
+		if method == "Network.getResponseBody" {
+			<-release
+			host.mu.Lock()
+			defer host.mu.Unlock()
+			if !host.attached[5] {
+				return nil, errors.New("Debugger is not attached to the tab with id: 5")
+			}
+			return map[string]any{"body": "late body"}, nil
+		}
+		return map[string]any{}, nil
+	}
+	svc, err := NewService(NewMemStore(), host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := svc.Handler()
+	do(t, h, "POST", "/api/record/start?tab=5", nil)
+	ctx := context.Background()
+	for _, ev := range []event{
+		{"Network.requestWillBeSent", `{"requestId":"1","type":"Script","request":{"url":"http://example.org/a.js","method":"GET","headers":{}}}`},
+		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/javascript"}}}`},
+		{"Network.loadingFinished", `{"requestId":"1"}`},
+	} {
+		svc.Event(ctx, Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
+	}
+	time.AfterFunc(50*time.Millisecond, func() { close(release) })
+	var info SessionInfo
+	do(t, h, "POST", "/api/record/stop", &info)
+	if info.Exchanges != 1 || len(info.Notes) != 0 {
+		t.Fatalf("after stop: %+v", info)
+	}
+	sess, err := svc.session(info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := sess.WARC()
+	if !bytes.Contains(readAll(t, w, err), []byte("late body")) {
+		t.Error("the body read while stopping is not in the WARC")
+	}
+}
