@@ -93,12 +93,12 @@ type Recorder struct {
 	bodies  map[requestKey]*responseBody // streamed or taken, by network id
 	extras  map[requestKey]Fields        // wire request headers that came before their request
 	durable map[Target]bool              // targets whose bodies the browser keeps after they end
-	held    map[Target]bool              // targets whose responses of streamedTypes are held (see Recorder)
-	// wantHeld is whether they should be, fetchOn whether the Fetch domain is on;
-	// holding serializes the commands that make it so.
+	// A page target's responses of streamedTypes are held (see Recorder) when they
+	// should be (wantHeld) and the Fetch domain is on (fetchOn); holdMu serializes the
+	// commands that make it so.
 	wantHeld map[Target]bool
 	fetchOn  map[Target]bool
-	holding  sync.Mutex
+	holdMu   sync.Mutex
 	main     map[Target]string // the main frame of each page target
 	idle     chan struct{}     // closed when the last request in flight ends (see setPending)
 	work     inflight          // commands and finishes in flight
@@ -155,7 +155,6 @@ func NewRecorder(b Browser) *Recorder {
 		bodies:          make(map[requestKey]*responseBody),
 		extras:          make(map[requestKey]Fields),
 		durable:         make(map[Target]bool),
-		held:            make(map[Target]bool),
 		wantHeld:        make(map[Target]bool),
 		fetchOn:         make(map[Target]bool),
 		main:            make(map[Target]string),
@@ -221,22 +220,16 @@ func (r *Recorder) hold(ctx context.Context, t Target, on bool) {
 		r.mu.Unlock()
 		return
 	}
+	// Turned off, requests are streamed from their start again at once.
 	r.wantHeld[t] = on
-	if !on {
-		// From now on requests are streamed from their start again.
-		r.held[t] = false
-	}
 	r.mu.Unlock()
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
-		r.holding.Lock()
-		defer r.holding.Unlock()
+		r.holdMu.Lock()
+		defer r.holdMu.Unlock()
 		r.mu.Lock()
 		want, on := r.wantHeld[t], r.fetchOn[t]
-		if want && on {
-			r.held[t] = true
-		}
 		r.mu.Unlock()
 		if want == on {
 			return
@@ -265,13 +258,15 @@ func (r *Recorder) hold(ctx context.Context, t Target, on bool) {
 			return
 		}
 		r.mu.Lock()
-		r.fetchOn[t] = true
 		// Requests that begin from now on are held, unless holding stopped meanwhile
 		// (the next call undoes it).
-		r.held[t] = r.wantHeld[t]
+		r.fetchOn[t] = true
 		r.mu.Unlock()
 	}()
 }
+
+// held says whether the responses of streamedTypes of t are held. r.mu is held.
+func (r *Recorder) held(t Target) bool { return r.wantHeld[t] && r.fetchOn[t] }
 
 // gone says whether a command failed because its target has gone.
 func gone(err error) bool {
@@ -558,10 +553,10 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if carried != nil {
 			r.bodies[key] = carried
 		}
-		fromRequest := r.durable[t] && !r.held[t]
+		fromRequest := r.durable[t] && !r.held(t)
 		r.mu.Unlock()
 		if fromRequest && carried == nil && streamedTypes[ev.Type] {
-			r.stream(ctx, t, key)
+			r.stream(ctx, t, key, true, false)
 		}
 		r.readRequestBody(ctx, t, key, p, &ev.Request)
 	case "Network.requestWillBeSentExtraInfo":
@@ -600,7 +595,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			// Without durable messages, the browser has buffered the body from its
 			// start, and gives that first. With them, a stream that began now would
 			// miss the start: the body is read whole when it finishes.
-			r.stream(ctx, t, key)
+			r.stream(ctx, t, key, false, true)
 		}
 	case "Network.dataReceived":
 		var ev dataReceived
@@ -776,16 +771,10 @@ func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkI
 	if !streaming {
 		// Should the browser not answer, the page must not wait for ever: the body is
 		// then read whole when it ends, if it can be.
-		answered := r.stream(ctx, t, key)
 		// The response's header is known here, before the browser reports it: the
 		// body's data is stored as it comes from its first byte.
-		r.mu.Lock()
-		if body := r.bodies[key]; body != nil {
-			r.route(body, key)
-		}
-		r.mu.Unlock()
 		select {
-		case <-answered:
+		case <-r.stream(ctx, t, key, false, true):
 		case <-time.After(streamAnswerWait):
 			r.report(fmt.Errorf("capture: %s: the browser did not answer the request to stream the body within %v", networkID, streamAnswerWait))
 		}
@@ -801,7 +790,7 @@ func (r *Recorder) continueResponse(ctx context.Context, t Target, fetchID strin
 	if _, err := r.browser.Send(ctx, t, "Fetch.continueResponse", map[string]any{"requestId": fetchID}); err != nil {
 		if _, err2 := r.browser.Send(ctx, t, "Fetch.continueRequest", map[string]any{"requestId": fetchID}); err2 != nil {
 			r.mu.Lock()
-			held := r.held[t]
+			held := r.held(t)
 			r.mu.Unlock()
 			// Fetch.disable has let go of it already.
 			letGo := strings.Contains(err.Error(), "not enabled") || strings.Contains(err2.Error(), "Invalid InterceptionId")
@@ -820,20 +809,19 @@ func (r *Recorder) large(h Fields) bool {
 
 // stream starts streaming a body into a spool. The body is registered at once, so no
 // data event is missed while the browser answers; what the browser had buffered before
-// comes first, then what arrived meanwhile. A body known to be large has its data
-// stored as it comes (route).
-func (r *Recorder) stream(ctx context.Context, t Target, key requestKey) <-chan struct{} {
+// comes first, then what arrived meanwhile. fromRequest says the stream begins with
+// the request, on a target with durable messages (see responseBody.fromRequest); large,
+// that the body is known to be large, so its data is stored as it comes (route).
+func (r *Recorder) stream(ctx context.Context, t Target, key requestKey, fromRequest, large bool) <-chan struct{} {
 	store := r.Store
 	if store == nil {
 		store = NewMemStore()
 	}
-	body := &responseBody{awaiting: true, spool: newSpool(store, r.BodyLimit)}
+	body := &responseBody{awaiting: true, fromRequest: fromRequest, spool: newSpool(store, r.BodyLimit)}
 	r.mu.Lock()
-	body.fromRequest = r.durable[t] && !r.held[t]
 	r.bodies[key] = body
-	p := r.pending[key]
 	r.mu.Unlock()
-	if p != nil && r.large(p.ex.RespHeader) {
+	if large {
 		r.route(body, key)
 	}
 	answered := make(chan struct{})
@@ -930,7 +918,6 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 	for target := range r.durable {
 		if target.TabID == t.TabID {
 			delete(r.durable, target)
-			delete(r.held, target)
 			delete(r.wantHeld, target)
 			delete(r.fetchOn, target)
 			delete(r.main, target)
