@@ -35,6 +35,11 @@ let held = 0; // bytes of body data in the backlog
 let lastEvent = 0;
 let waiting = null; // the timer of a wait for quiet
 const turns = new MessageChannel();
+const next = () => {
+  const { fn, size } = backlog.shift();
+  held -= size;
+  deliver(fn);
+};
 const pump = () => {
   waiting = null;
   if (!backlog.length) return;
@@ -44,20 +49,14 @@ const pump = () => {
     waiting = setTimeout(pump, wait);
     return;
   }
-  const { fn, size } = backlog.shift();
-  held -= size;
-  if (backlog.length) turns.port2.postMessage(null);
-  deliver(fn);
+  if (backlog.length > 1) turns.port2.postMessage(null);
+  next();
 };
 turns.port1.onmessage = pump;
 // flush hands the core every event still waiting, before it answers a request of the
 // user's (stopping a recording must see all that was recorded).
 const flush = () => {
-  while (backlog.length) {
-    const { fn, size } = backlog.shift();
-    held -= size;
-    deliver(fn);
-  }
+  while (backlog.length) next();
 };
 const inTurn = (fn, size = 0) => {
   const at = performance.now();
