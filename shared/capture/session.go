@@ -3,8 +3,6 @@ package capture
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha1"
-	"encoding/base32"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,7 +79,12 @@ type Session struct {
 	dedup      *warc.Deduper
 	dedupLines []byte
 	w          *warc.Writer
-	base       int64 // offset in the session's WARC of the writer's first byte
+	// index indexes the records w writes, as they are written, into cdxLines: the
+	// lines of the exchange being written. indexBlock is what the index reads of
+	// the record being written (its HTTP header, a request's body, a note's text).
+	index      *cdx.Follower
+	indexBlock []byte
+	cdxLines   []byte
 }
 
 func sessionKey(id, rest string) string { return "s/" + id + "/" + rest }
@@ -223,21 +226,32 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 			}
 			s.dedup = d
 		}
-		s.base = s.info.Bytes
 		s.sink = &chunkSink{s: s, stream: streamWARC}
-		s.w = warc.NewWriter(s.sink, warc.WriterOptions{Version: warc.V09, Gzip: true, Level: gzipLevel, MaxBuffer: maxRecordBuffer, Dedup: s.dedup})
+		ix := &cdx.Indexer{Dialect: cdx.Pywb267}
+		s.index = ix.Follow(s.BaseName()+".warc.gz", func(e *cdx.Entry) error {
+			s.cdxLines = e.AppendLine(s.cdxLines, cdx.Pywb267)
+			return nil
+		})
+		s.w = warc.NewWriter(s.sink, warc.WriterOptions{
+			Version: warc.V09, Gzip: true, Level: gzipLevel, MaxBuffer: maxRecordBuffer, Dedup: s.dedup,
+			Offset: s.info.Bytes, Written: s.indexWritten,
+		})
 	}
 	before := s.sink.n
 	saved := s.info
 	saved.Notes = slices.Clone(s.info.Notes)
 	s.dedupLines = s.dedupLines[:0]
-	records, lines, err := s.writeRecords(ex)
+	s.cdxLines = s.cdxLines[:0]
+	records, err := s.writeRecords(ex)
+	if err == nil {
+		err = s.index.End(s.w.Offset())
+	}
 	if err == nil {
 		// The records' last bytes, their CDX lines, the payloads they archived and the
 		// counts that include them are stored together.
 		s.info.Bytes += s.sink.n - before
 		s.count(ex, records)
-		err = s.commit(streamChunk{streamWARC, s.sink.buf.Bytes()}, streamChunk{streamCDX, lines}, streamChunk{streamDedup, s.dedupLines})
+		err = s.commit(streamChunk{streamWARC, s.sink.buf.Bytes()}, streamChunk{streamCDX, s.cdxLines}, streamChunk{streamDedup, s.dedupLines})
 	}
 	s.sink.buf.Reset()
 	if err != nil {
@@ -279,8 +293,8 @@ const gzipLevel = 4
 // as segments (section 7.2 of the draft), each one gzip member.
 const maxRecordBuffer = 8 << 20
 
-// writeRecords writes ex's records and returns their count and CDX lines.
-func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
+// writeRecords writes ex's records and returns their count.
+func (s *Session) writeRecords(ex *Exchange) (int, error) {
 	date := ex.Started
 	if date.IsZero() {
 		date = time.Now().UTC()
@@ -294,6 +308,7 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 	if ex.ReqTruncated {
 		reqFields = append(append(warc.Header{}, ip...), warc.Field{Name: warc.FieldTruncated, Value: "unspecified"})
 	}
+	s.indexBlock = reqMsg
 	reqInfo, err := s.w.WriteRecord(&warc.Record{
 		Type:        warc.TypeRequest,
 		TargetURI:   ex.URL,
@@ -304,10 +319,9 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 		BlockLength: int64(len(reqMsg)),
 	})
 	if err != nil {
-		return 0, nil, fmt.Errorf("request record: %w", err)
+		return 0, fmt.Errorf("request record: %w", err)
 	}
 	n := 1
-	var lines []byte
 	related := warc.Header{{Name: warc.FieldRelatedRecordID, Value: reqInfo.ID}}
 	// writeNote says in the archive itself why the request is incomplete. It follows
 	// the response: replay indexers pair a request with the record next to it.
@@ -315,6 +329,7 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 		if ex.ReqNote == "" {
 			return nil
 		}
+		s.indexBlock = []byte(ex.ReqNote)
 		if _, err := s.w.WriteRecord(&warc.Record{
 			Type:        warc.TypeMetadata,
 			TargetURI:   ex.URL,
@@ -331,9 +346,10 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 	}
 	if ex.Status == 0 {
 		if err := writeNote(); err != nil {
-			return n, nil, err
+			return n, err
 		}
 		note := "no response: " + ex.Failure
+		s.indexBlock = []byte(note)
 		_, err := s.w.WriteRecord(&warc.Record{
 			Type:        warc.TypeMetadata,
 			TargetURI:   ex.URL,
@@ -344,15 +360,16 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 			BlockLength: int64(len(note)),
 		})
 		if err != nil {
-			return n, nil, fmt.Errorf("failure record: %w", err)
+			return n, fmt.Errorf("failure record: %w", err)
 		}
-		return n + 1, nil, nil
+		return n + 1, nil
 	}
 	head := ex.ResponseHead()
 	body, err := ex.Body()
 	if err != nil {
-		return n, nil, fmt.Errorf("response body: %w", err)
+		return n, fmt.Errorf("response body: %w", err)
 	}
+	s.indexBlock = head
 	respFields := append(append(warc.Header{}, ip...), related...)
 	if ex.RespTruncated != "" {
 		respFields = append(respFields, warc.Field{Name: warc.FieldTruncated, Value: ex.RespTruncated})
@@ -367,81 +384,31 @@ func (s *Session) writeRecords(ex *Exchange) (int, []byte, error) {
 		BlockLength: int64(len(head)) + ex.BodyLen(),
 	})
 	if err != nil {
-		return n, nil, fmt.Errorf("response record: %w", err)
+		return n, fmt.Errorf("response record: %w", err)
 	}
 	n += max(1, respInfo.Segments) // a large body is written as segments
 	if respInfo.Type == warc.TypeResponse && respInfo.PayloadDigest != "" {
 		if _, known := s.dedup.Lookup(respInfo.PayloadDigest); known {
 			line, err := json.Marshal(dedupLine{Digest: respInfo.PayloadDigest, ID: respInfo.ID, URI: ex.URL, Date: date})
 			if err != nil {
-				return n, nil, fmt.Errorf("dedup line: %w", err)
+				return n, fmt.Errorf("dedup line: %w", err)
 			}
 			s.dedupLines = append(append(s.dedupLines, line...), '\n')
 		}
 	}
 	if err := writeNote(); err != nil {
-		return n, nil, err
+		return n, err
 	}
-	entry, err := s.cdxEntry(ex, date, respInfo)
-	if err != nil {
-		s.note(fmt.Sprintf("%s: no CDX line: %v", ex.URL, err))
-	} else {
-		lines = entry.AppendLine(lines, cdx.Pywb267)
-	}
-	return n, lines, nil
+	return n, nil
 }
 
-// cdxEntry is the CDXJ line of a response record, its key carrying the method and body
-// of the request as pywb computes them.
-func (s *Session) cdxEntry(ex *Exchange, date time.Time, resp warc.RecordInfo) (*cdx.Entry, error) {
-	encoded, requestBody := cdx.EncodeRequest(&cdx.Request{
-		Method: ex.Method, URL: ex.URL, Header: ex.ReqHeader.HTTPHeader(), Body: ex.ReqBody,
-	})
-	key, err := cdx.SURT(encoded)
-	if err != nil {
-		return nil, err
+// indexWritten indexes a record s.w has written (see warc.WriterOptions.Written). A
+// record the index cannot read is noted, and has no CDX line.
+func (s *Session) indexWritten(rec *warc.Record, payloadDigest string) {
+	rec.Block = bytes.NewReader(s.indexBlock)
+	if err := s.index.Add(rec, payloadDigest); err != nil {
+		s.note(fmt.Sprintf("%s: no CDX line: %v", rec.TargetURI, err))
 	}
-	digest, err := payloadDigest(ex, resp)
-	if err != nil {
-		return nil, err
-	}
-	mime := ex.ContentType()
-	if resp.Type == warc.TypeRevisit {
-		mime = "warc/revisit" // as pywb indexes a revisit
-	}
-	e := &cdx.Entry{
-		URLKey:    key,
-		Timestamp: date.UTC().Format("20060102150405"),
-		URL:       ex.URL,
-		Mime:      mime,
-		Status:    fmt.Sprint(ex.Status),
-		Digest:    digest,
-		Length:    resp.Length,
-		Offset:    s.base + resp.Offset,
-		Filename:  s.BaseName() + ".warc.gz",
-	}
-	if ex.Method != "GET" {
-		e.Method = ex.Method
-		e.RequestBody = requestBody
-	}
-	return e, nil
-}
-
-// payloadDigest is the CDX digest of a response: the base32 SHA-1 of its payload, as
-// the writer computed it, or computed again when the writer did not (segments).
-func payloadDigest(ex *Exchange, resp warc.RecordInfo) (string, error) {
-	if d, ok := strings.CutPrefix(resp.PayloadDigest, "sha1:"); ok {
-		return d, nil
-	}
-	body, err := ex.Body()
-	if err != nil {
-		return "", err
-	}
-	h := sha1.New()
-	if _, err := io.Copy(h, body); err != nil {
-		return "", err
-	}
-	return base32.StdEncoding.EncodeToString(h.Sum(nil)), nil
 }
 
 // AddVerdict keeps the URL-database verdict on a recorded response.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -122,13 +123,13 @@ func TestSessionWritesRecordsAndIndex(t *testing.T) {
 		}
 	}
 
-	// Every CDXJ line points at a response record, and POSTs carry their keys.
+	// Every CDXJ line points at a record of its URL, and POSTs carry their keys:
+	// the three responses, and the two metadata records (the failure, the note).
 	cr, err := sess.CDXLines()
 	lines := readAll(t, cr, err)
 	sc := bufio.NewScanner(bytes.NewReader(lines))
-	n := 0
+	var indexedTypes []string
 	for sc.Scan() {
-		n++
 		key, rest, _ := strings.Cut(sc.Text(), " ")
 		_, fields, _ := strings.Cut(rest, " ")
 		var f struct {
@@ -141,9 +142,11 @@ func TestSessionWritesRecordsAndIndex(t *testing.T) {
 		var off int64
 		json.Unmarshal([]byte(f.Offset), &off)
 		rec := byOffset[off]
-		if rec == nil || rec.Type != "response" || rec.TargetURI != f.URL {
-			t.Errorf("line %q: offset %s is not the response of %s", key, f.Offset, f.URL)
+		if rec == nil || rec.TargetURI != f.URL {
+			t.Errorf("line %q: offset %s is not a record of %s", key, f.Offset, f.URL)
+			continue
 		}
+		indexedTypes = append(indexedTypes, rec.Type)
 		if f.Method == "POST" && !strings.Contains(key, "__wb_method=post") {
 			t.Errorf("POST key %q lacks the method", key)
 		}
@@ -151,8 +154,9 @@ func TestSessionWritesRecordsAndIndex(t *testing.T) {
 			t.Errorf("binary POST requestBody %q", f.RequestBody)
 		}
 	}
-	if n != 3 {
-		t.Errorf("%d CDXJ lines, want 3 (the failed request has no response)", n)
+	slices.Sort(indexedTypes)
+	if got := strings.Join(indexedTypes, " "); got != "metadata metadata response response response" {
+		t.Errorf("CDXJ lines for records %s, want 3 responses and 2 metadata records", got)
 	}
 }
 
@@ -511,36 +515,62 @@ func TestWriteExchangeIsOneBatch(t *testing.T) {
 	}
 }
 
-// TestSessionIndexAgreesWithTheIndexer: the CDX line the session writes for each
-// response is the line cdx.Indexer (pywb's indexing) makes of the session's WARC, a
-// POST's key included, for exchanges with notes too. (The indexer also indexes the
-// metadata records, which the session does not.)
+// TestSessionIndexAgreesWithTheIndexer: the session's CDXJ lines are, line for line,
+// those cdx.Indexer (pywb's indexing) makes of the session's WARC: POST keys, notes
+// and failures (metadata records), a revisit, a body written as segments (a line for
+// each continuation record), and exchanges written after the session is reopened.
 func TestSessionIndexAgreesWithTheIndexer(t *testing.T) {
-	sess, _ := createSession(NewMemStore(), "i", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
-	for _, ex := range sampleExchanges() {
+	store := NewMemStore()
+	sess, _ := createSession(store, "i", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	exs := sampleExchanges()
+	big := make([]byte, maxRecordBuffer*2+1000)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	exs = append(exs, &Exchange{
+		Started: exs[0].Started.Add(time.Minute), Method: "GET", URL: "http://example.org/big",
+		Status: 200, RespHeader: Fields{{"Content-Type", "application/octet-stream"}}, RespBody: big,
+	})
+	for _, ex := range exs {
 		if err := sess.WriteExchange(ex); err != nil {
 			t.Fatal(err)
 		}
 	}
-	w, err := sess.WARC()
+	again, err := openSession(store, sess.Info().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range sampleExchanges()[:2] { // the same payloads again: revisits
+		if err := again.WriteExchange(ex); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := again.WARC()
 	data := readAll(t, w, err)
-	indexed := map[string]bool{}
-	ix := &cdx.Indexer{}
-	if err := ix.Index(bytes.NewReader(data), sess.BaseName()+".warc.gz", func(e *cdx.Entry) error {
-		indexed[string(e.AppendLine(nil, cdx.Pywb267))] = true
+	var want []string
+	ix := &cdx.Indexer{Dialect: cdx.Pywb267}
+	if err := ix.Index(bytes.NewReader(data), again.BaseName()+".warc.gz", func(e *cdx.Entry) error {
+		want = append(want, string(e.AppendLine(nil, cdx.Pywb267)))
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	cr, err := sess.CDXLines()
-	lines := strings.SplitAfter(strings.TrimSpace(string(readAll(t, cr, err))), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("%d session lines", len(lines))
+	cr, err := again.CDXLines()
+	got := strings.SplitAfter(string(readAll(t, cr, err)), "\n")
+	got = got[:len(got)-1] // after the last newline
+	if !slices.Equal(got, want) {
+		t.Errorf("session lines:\n%s\nindexer lines:\n%s", strings.Join(got, ""), strings.Join(want, ""))
 	}
-	for _, line := range lines {
-		line = strings.TrimSuffix(line, "\n") + "\n"
-		if !indexed[line] {
-			t.Errorf("session line not made by the indexer: %s", line)
+	var mimes []string
+	for _, line := range want {
+		var f struct{ Mime string }
+		json.Unmarshal([]byte(line[strings.Index(line, "{"):]), &f)
+		mimes = append(mimes, f.Mime)
+	}
+	joined := strings.Join(mimes, " ")
+	for _, kind := range []string{"warc/revisit", "text/plain", "application/octet-stream", "message/http"} {
+		if !strings.Contains(joined, kind) {
+			t.Errorf("no %s line among %s: the test does not cover it", kind, joined)
 		}
 	}
 }

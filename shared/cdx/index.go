@@ -145,7 +145,7 @@ func (ix *Indexer) scan(r io.Reader, base int64, filename string, damage func(er
 			return fmt.Errorf("cdx: %s: %w", filename, err)
 		}
 		rec.Offset += base
-		it, err := ix.record(rec, filename)
+		it, err := ix.record(rec, filename, "")
 		if err != nil {
 			return fmt.Errorf("cdx: %s: record at %d: %w", filename, rec.Offset, err)
 		}
@@ -249,8 +249,10 @@ func (ix *Indexer) merge(resp, req *indexed) bool {
 	return true
 }
 
-// record is create_record_iter and parse_warc_record for one record.
-func (ix *Indexer) record(rec *warc.Record, filename string) (*indexed, error) {
+// record is create_record_iter and parse_warc_record for one record. payloadDigest,
+// when not empty, is the "sha1:BASE32" digest of the record's payload, which
+// record then need not read.
+func (ix *Indexer) record(rec *warc.Record, filename, payloadDigest string) (*indexed, error) {
 	if rec.ContentType == "application/warc-fields" && rec.Type != warc.TypeWarcinfo {
 		return nil, nil
 	}
@@ -339,6 +341,8 @@ func (ix *Indexer) record(rec *warc.Record, filename string) (*indexed, error) {
 			}
 			it.method, it.query = ix.Dialect.BodyQuery(r)
 		}
+	case e.Digest == "-" && rec.Type != warc.TypeRevisit && payloadDigest != "":
+		e.Digest = strings.TrimPrefix(payloadDigest, "sha1:")
 	case e.Digest == "-" && rec.Type != warc.TypeRevisit:
 		sum := sha1.New()
 		if _, err := io.Copy(sum, ix.br); err != nil {

@@ -58,6 +58,14 @@ type WriterOptions struct {
 	// (WebCrypto, see wasm/webcrypto), two to three times faster than Go's there on
 	// large blocks but dearer per call, hence the lower bound.
 	SumSHA1 func(data ...[]byte) ([][sha1.Size]byte, error)
+	// Written, when set, is told of each record once it is written, each segment of a
+	// segmented block its own record: rec has the record's Offset and its header
+	// fields as written (the digests the Writer added included), and no Block.
+	// payloadDigest is the "sha1:BASE32" digest of what follows the HTTP header in
+	// this record's own block, or of the whole block when it is not an HTTP message;
+	// it is empty for a revisit and wherever the Writer did not compute it. It lets an
+	// index be built as the file is written, without reading the file again.
+	Written func(rec *Record, payloadDigest string)
 }
 
 // RecordInfo tells where and how a record was written.
@@ -259,7 +267,32 @@ func (w *Writer) writeOne(r *Record, rs io.ReadSeeker, seekable bool) (RecordInf
 		}
 	}
 	info.Length, err = w.emit(&rec, rec.Header, extra, blk)
+	if err == nil {
+		payload := ""
+		if rec.Type != TypeRevisit {
+			payload = w.dig.payloadDigest()
+		}
+		w.written(&rec, info.Offset, extra, payload)
+	}
 	return info, err
+}
+
+// written tells WriterOptions.Written of rec, written at offset with the fields
+// rec.Header and extra.
+func (w *Writer) written(rec *Record, offset int64, extra Header, payloadDigest string) {
+	if w.opts.Written == nil {
+		return
+	}
+	r := *rec
+	r.Header = append(rec.Header.Clone(), extra...)
+	r.Offset = offset
+	if w.opts.Version == V09 {
+		r.ContentType = contentType09(rec.ContentType)
+	} else {
+		r.ContentType = contentType11(rec.ContentType, rec.Type)
+	}
+	r.Block = nil
+	w.opts.Written(&r, payloadDigest)
 }
 
 // digestFields returns the WARC/1.1 digest fields of a record.
@@ -593,7 +626,9 @@ func (w *Writer) writeSegments(rec *Record, size int64, before func(n int64) err
 			}
 		}
 		whole.Write(data)
-		w.dig.reset(false)
+		// The first segment's payload digest is that of its own bytes after the
+		// HTTP header, for WriterOptions.Written.
+		w.dig.reset(seg == 1 && w.opts.Written != nil && whole.headerLen != -2)
 		w.dig.Write(data)
 		s := *rec
 		s.BlockLength = n
@@ -618,12 +653,15 @@ func (w *Writer) writeSegments(rec *Record, size int64, before func(n int64) err
 		} else {
 			extra = Header{{"WARC-Block-Digest", digest}}
 		}
+		at := w.off
 		n, err := w.emit(&s, h, extra, block{data: data, n: n})
 		info.Length += n
 		info.Segments++
 		if err != nil {
 			return info, err
 		}
+		s.Header = h
+		w.written(&s, at, extra, w.dig.payloadDigest())
 	}
 	info.BlockDigest = whole.blockDigest()
 	info.PayloadDigest = whole.payloadDigest()
