@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/urldb"
+	"github.com/webkeep/webkeep/shared/urlrules"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -513,4 +514,22 @@ func indent(s string) string {
 		b.WriteString("  " + l + "\n")
 	}
 	return b.String()
+}
+
+// The options page's domain rules apply to a site however its name is written there:
+// in capitals, in Unicode or in its "xn--" form.
+func TestSettingForAnySpellingOfTheDomain(t *testing.T) {
+	for _, key := range []string{"bücher.de", "BÜCHER.de", "xn--bcher-kva.de"} {
+		settings := map[string]string{key: "rules", "example.org": "other"}
+		_, domain, err := urlrules.Host("https://www.xn--bcher-kva.de/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := settingFor(settings, domain); got != "rules" {
+			t.Errorf("settings keyed %q: got %q for %s", key, got, domain)
+		}
+	}
+	if got := settingFor(map[string]string{"example.org": "other"}, "bücher.de"); got != "" {
+		t.Errorf("another domain's rules: %q", got)
+	}
 }

@@ -2,11 +2,8 @@ package capture
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"sync"
-
-	"golang.org/x/net/publicsuffix"
 
 	"github.com/webkeep/webkeep/shared/urlrules"
 )
@@ -26,18 +23,13 @@ type domainRules struct {
 // for its registered domain (from the settings, by domain or host, else from fromDB);
 // ok is false when no rules apply.
 func (d *domainRules) canonical(rawURL string, settings map[string]string, fromDB func(registered string) string) (canonical, website string, ok bool, err error) {
-	u, perr := url.Parse(rawURL)
-	if perr != nil || u.Hostname() == "" {
+	host, domain, herr := urlrules.Host(rawURL)
+	if herr != nil {
 		return "", "", false, nil
 	}
-	host := strings.ToLower(u.Hostname())
-	domain, derr := publicsuffix.EffectiveTLDPlusOne(host)
-	if derr != nil {
-		domain = host
-	}
-	src := settings[domain]
+	src := settingFor(settings, domain)
 	if strings.TrimSpace(src) == "" {
-		src = settings[host]
+		src = settingFor(settings, host)
 	}
 	if strings.TrimSpace(src) == "" && fromDB != nil {
 		src = fromDB(domain)
@@ -54,6 +46,20 @@ func (d *domainRules) canonical(rawURL string, settings map[string]string, fromD
 		return "", "", false, err
 	}
 	return m.Canonical, m.Website, m.Canonical != "", nil
+}
+
+// settingFor returns the rules the settings give for a host or domain name, written
+// there in any spelling of it (case, Unicode or "xn--").
+func settingFor(settings map[string]string, name string) string {
+	if src, ok := settings[name]; ok {
+		return src
+	}
+	for key, src := range settings {
+		if h, _, err := urlrules.Host(key); err == nil && h == name {
+			return src
+		}
+	}
+	return ""
 }
 
 func (d *domainRules) compile(domain, src string) (*urlrules.Rules, error) {

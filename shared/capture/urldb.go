@@ -13,9 +13,8 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/net/publicsuffix"
-
 	"github.com/webkeep/webkeep/shared/urldb"
+	"github.com/webkeep/webkeep/shared/urlrules"
 )
 
 // urlDatabase is the URL database the user loaded: its domain files are kept in the
@@ -139,7 +138,7 @@ func (d *urlDatabase) rulesFor(registered string) string {
 		return ""
 	}
 	for _, dom := range d.db.Domains {
-		if r, err := publicsuffix.EffectiveTLDPlusOne(dom.Name); (err == nil && r == registered) || dom.Name == registered {
+		if host, r, err := urlrules.Host(dom.Name); err == nil && (r == registered || host == registered) {
 			if v, ok := dom.Meta.Get(rulesMetaKey); ok {
 				if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
 					return s

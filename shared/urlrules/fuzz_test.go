@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -43,8 +44,8 @@ func FuzzCompile(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if d, _ := registeredDomain(c.Hostname()); d != m.Domain {
-			t.Fatalf("%q: canonical %q is in domain %q, not %q", rawURL, m.Canonical, d, m.Domain)
+		if h := c.Hostname(); h != m.Domain && !strings.HasSuffix(h, "."+m.Domain) {
+			t.Fatalf("%q: canonical %q is not in domain %q", rawURL, m.Canonical, m.Domain)
 		}
 	})
 }

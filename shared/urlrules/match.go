@@ -6,8 +6,16 @@ import (
 	"net/url"
 	"strings"
 
+	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
 )
+
+// hostNames maps a host to the form the rules see, as a browser maps what is typed
+// in its address bar (UTS #46, nontransitional): case and width folded, "xn--"
+// labels decoded, so that the ASCII and the Unicode spelling of a host match alike
+// and a rule may name a sub-domain in Unicode. A Match writes hosts back in ASCII.
+// Underscores are allowed, as in real host names.
+var hostNames = idna.New(idna.MapForLookup(), idna.Transitional(false), idna.StrictDomainName(false))
 
 // Match is what the rules make of one URL.
 type Match struct {
@@ -143,6 +151,7 @@ func (rs *Rules) Match(rawURL string) (*Match, error) {
 		hostKey = joinParts(hostSlots, m.Options, false, ".", domain)
 		hostCanon = joinParts(hostSlots, m.Options, true, ".", domain)
 	}
+	m.Domain, hostKey, hostCanon = asciiHost(m.Domain), asciiHost(hostKey), asciiHost(hostCanon)
 	web.WriteString(hostKey)
 	canonScheme := scheme
 	if scheme == "http" || scheme == "https" {
@@ -195,9 +204,31 @@ func (rs *Rules) Match(rawURL string) (*Match, error) {
 	return m, nil
 }
 
-// parseURL parses rawURL and normalizes its scheme and host: lower case,
-// no trailing dot. (Hosts in Unicode are not converted to IDNA: golang.org/x/net/idna
-// needs golang.org/x/text, which the module does not require.)
+// asciiHost is the ASCII form of a host name the rules saw in Unicode: "xn--" labels
+// for the others, as the host is sent on the wire and as CDX keys and URL databases
+// name it. A name that has no such form is returned as it is.
+func asciiHost(name string) string {
+	if a, err := hostNames.ToASCII(name); err == nil && a != "" {
+		return a
+	}
+	return name
+}
+
+// Host returns the host of rawURL as the rules see it (lower case, in Unicode, see
+// Match) and its registered domain. A URL without a scheme is read as http.
+func Host(rawURL string) (host, domain string, err error) {
+	u, err := parseURL(rawURL)
+	if err != nil {
+		return "", "", err
+	}
+	host = u.Hostname()
+	domain, _ = registeredDomain(host)
+	return host, domain, nil
+}
+
+// parseURL parses rawURL and normalizes its scheme and host: lower case, no trailing
+// dot, a host name in Unicode (see hostNames). A host that is not a valid
+// internationalized name is kept as it is, in lower case.
 func parseURL(rawURL string) (*url.URL, error) {
 	s := rawURL
 	if !strings.Contains(s, "://") {
@@ -208,8 +239,13 @@ func parseURL(rawURL string) (*url.URL, error) {
 		return nil, fmt.Errorf("%w: %q: %v", ErrURL, rawURL, err)
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if host == "" {
-		return nil, fmt.Errorf("%w: %q: no host", ErrURL, rawURL)
+	if host == "" || strings.ContainsAny(host, "[]") {
+		return nil, fmt.Errorf("%w: %q: no valid host", ErrURL, rawURL)
+	}
+	if net.ParseIP(host) == nil {
+		if name, err := hostNames.ToUnicode(host); err == nil && name != "" {
+			host = name
+		}
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	if p := u.Port(); p != "" {
@@ -222,17 +258,27 @@ func parseURL(rawURL string) (*url.URL, error) {
 }
 
 // registeredDomain splits host into its registered domain, from the Public
-// Suffix List, and the sub-domains before it.
+// Suffix List, and the sub-domains before it. The list is looked up in ASCII; the
+// parts are host's own labels.
 func registeredDomain(host string) (domain, sub string) {
 	host = strings.Trim(host, "[]")
 	if net.ParseIP(host) != nil {
 		return host, ""
 	}
-	d, err := publicsuffix.EffectiveTLDPlusOne(host)
+	ascii, err := hostNames.ToASCII(host)
+	if err != nil {
+		ascii = host
+	}
+	d, err := publicsuffix.EffectiveTLDPlusOne(ascii)
 	if err != nil {
 		return host, ""
 	}
-	return d, strings.TrimSuffix(strings.TrimSuffix(host, d), ".")
+	labels := strings.Split(host, ".")
+	n := strings.Count(d, ".") + 1
+	if len(labels) != strings.Count(ascii, ".")+1 || n > len(labels) {
+		return host, ""
+	}
+	return strings.Join(labels[len(labels)-n:], "."), strings.Join(labels[:len(labels)-n], ".")
 }
 
 // matchSeparated matches the sub-domains, each followed by a dot, against a

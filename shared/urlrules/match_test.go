@@ -151,5 +151,32 @@ func TestMatchRegisteredDomain(t *testing.T) {
 		{url: "http://localhost./", domain: "localhost", website: "localhost", canonical: "http://localhost/"},
 		{url: "http://", err: ErrURL},
 		{url: "http://a b/", err: ErrURL},
+		{url: "]", err: ErrURL},
 	})
+}
+
+// Hosts are matched in their Unicode form (UTS #46): the ASCII ("xn--") and the
+// Unicode spellings of a name, in any case or width, give the same match, written
+// in ASCII; a rule may name a sub-domain in Unicode ("läden"); the public suffix is
+// found for either spelling (公司.cn and рф are on the list as xn-- names).
+func TestMatchInternationalHosts(t *testing.T) {
+	rs, err := Compile("idn", []byte(`shops { optional shop = website("läden|shop", "shop"); }
+any { protocol = any; }`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bücher := matchCase{domain: "xn--bcher-kva.de", website: "shop.xn--bcher-kva.de", canonical: "http://shop.xn--bcher-kva.de/a"}
+	var tests []matchCase
+	for _, u := range []string{"http://läden.bücher.de/a", "http://LÄDEN.BÜCHER.DE/a", "http://xn--lden-loa.xn--bcher-kva.de/a", "http://ｌäｄｅｎ.bücher.de/a"} {
+		c := bücher
+		c.url = u
+		tests = append(tests, c)
+	}
+	tests = append(tests,
+		matchCase{url: "http://shop.xn--e1afmkfd.xn--p1ai/", domain: "xn--e1afmkfd.xn--p1ai", website: "shop.xn--e1afmkfd.xn--p1ai", canonical: "http://shop.xn--e1afmkfd.xn--p1ai/"},
+		matchCase{url: "http://shop.пример.рф/", domain: "xn--e1afmkfd.xn--p1ai", website: "shop.xn--e1afmkfd.xn--p1ai", canonical: "http://shop.xn--e1afmkfd.xn--p1ai/"},
+		matchCase{url: "http://shop.例子.公司.cn/", domain: "xn--fsqu00a.xn--55qx5d.cn", website: "shop.xn--fsqu00a.xn--55qx5d.cn", canonical: "http://shop.xn--fsqu00a.xn--55qx5d.cn/"},
+		matchCase{url: "http://Shop.My_Host.org/", domain: "my_host.org", website: "shop.my_host.org", canonical: "http://shop.my_host.org/"},
+	)
+	checkMatches(t, rs, tests)
 }
