@@ -332,24 +332,16 @@ test("options: saved settings come back after a reload; bad ones are refused wit
   await options.close();
 });
 
-test("options: Check all shows progress and then the report", async () => {
+test("options: the database exports as a zip", async () => {
   const options = await browser.context.newPage();
   await options.goto(browser.page("options.html"));
   await options.waitForSelector('#urldb-status[data-loaded="true"]');
-  await options.click("#check-all");
-  await options.waitForSelector("#check-report:not([hidden])", { timeout: 60000 });
-  // The database names 127.0.0.1 without the demo site's port, so the check asks
-  // port 80: whatever answers there, every URL gets a verdict and each failure a row.
-  const [, checked, pass, fail] = (await options.textContent("#check-summary")).match(/^(\d+) URLs checked: (\d+) pass, (\d+) fail\./);
-  assert.equal(Number(checked), 5);
-  assert.equal(Number(pass) + Number(fail), 5);
-  assert.equal(await options.getAttribute(".job", "data-state"), "done");
-  assert.match(await options.textContent(".job .count"), /^done: 5 of 5 \(100%\)$/);
-  const failures = await options.$$eval("#check-failures tr td.url", (tds) => tds.map((td) => new URL(td.textContent).pathname));
-  assert.equal(failures.length, Number(fail));
-  // The export is the database with the added record.
-  const exported = await options.evaluate(async () => (await fetch("/api/urldb/export.zip")).status);
-  assert.equal(exported, 200);
+  // (Check all is tested against a site without CORS headers in check.test.mjs.)
+  const exported = await options.evaluate(async () => {
+    const r = await fetch("/api/urldb/export.zip");
+    return [r.status, r.headers.get("Content-Type"), new Uint8Array(await r.arrayBuffer()).slice(0, 2).join()];
+  });
+  assert.deepEqual(exported, [200, "application/zip", "80,75"]);
   await options.close();
 });
 

@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -233,6 +234,23 @@ func TestURLDatabaseFromAFolderUpload(t *testing.T) {
 	send(t, svc.Handler(), "POST", "/api/urldb", mw.FormDataContentType(), buf.Bytes(), &info)
 	if info.Records != 3 || len(info.Domains) != 1 || info.Domains[0].Name != "example.org" {
 		t.Errorf("folder upload: %+v", info)
+	}
+	// Check all reads example.org over http: the host access the extension asks for.
+	if !slices.Equal(info.Origins, []string{"http://example.org/*"}) {
+		t.Errorf("origins %q, want http://example.org/*", info.Origins)
+	}
+}
+
+// The host access Check all asks for: each site of the database once, by scheme and
+// host, whatever its port.
+func TestOriginPatterns(t *testing.T) {
+	var targets []urldb.Target
+	for _, u := range []string{"https://b.example/x", "http://127.0.0.1:8080/a", "https://b.example/y?z", "http://[::1]:9/", "ftp://c.example/", "https://a.example"} {
+		targets = append(targets, urldb.Target{URL: u})
+	}
+	want := []string{"http://127.0.0.1/*", "http://[::1]/*", "https://a.example/*", "https://b.example/*"}
+	if got := originPatterns(targets); !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -34,6 +35,10 @@ type DatabaseInfo struct {
 	Domains  []DomainInfo `json:"domains"`
 	Records  int          `json:"records"`
 	Problems []string     `json:"problems"`
+	// Origins are the match patterns ("https://example.org/*") of the sites Check all
+	// fetches: the host access the extension asks the user for before a check, so
+	// that it can read sites that do not allow other origins to (CORS).
+	Origins []string `json:"origins"`
 }
 
 // DomainInfo is one domain of the database.
@@ -79,7 +84,7 @@ func (d *urlDatabase) set(db *urldb.Database, err error) {
 func (d *urlDatabase) Info() DatabaseInfo {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	info := DatabaseInfo{Loaded: d.db != nil && len(d.db.Domains) > 0, Domains: []DomainInfo{}, Problems: d.problems}
+	info := DatabaseInfo{Loaded: d.db != nil && len(d.db.Domains) > 0, Domains: []DomainInfo{}, Problems: d.problems, Origins: []string{}}
 	if info.Problems == nil {
 		info.Problems = []string{}
 	}
@@ -88,8 +93,35 @@ func (d *urlDatabase) Info() DatabaseInfo {
 			info.Domains = append(info.Domains, DomainInfo{Name: dom.Name, Records: len(dom.Records)})
 			info.Records += len(dom.Records)
 		}
+		if entries, err := d.db.Select(urldb.Filter{}); err == nil {
+			info.Origins = originPatterns(urldb.Targets(entries, urldb.TargetOptions{}))
+		}
 	}
 	return info
+}
+
+// originPatterns returns the match patterns of the sites of targets, each once, in
+// order: scheme and host, any port, any path.
+func originPatterns(targets []urldb.Target) []string {
+	seen := map[string]bool{}
+	patterns := []string{}
+	for _, t := range targets {
+		u, err := url.Parse(t.URL)
+		if err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			continue
+		}
+		host := u.Hostname()
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+		p := u.Scheme + "://" + host + "/*"
+		if !seen[p] {
+			seen[p] = true
+			patterns = append(patterns, p)
+		}
+	}
+	slices.Sort(patterns)
+	return patterns
 }
 
 // Replace loads a new database from domain files and keeps them. Files that do not

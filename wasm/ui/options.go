@@ -143,6 +143,19 @@ func checkAll() {
 	b := byID("check-all")
 	setDisabled(b, true)
 	defer setDisabled(b, false)
+	var db URLDB
+	if err := call("GET", "/api/urldb", nil, &db); err != nil {
+		showError(fmt.Errorf("reading the URL database: %w", err))
+		return
+	}
+	granted, err := requestHostAccess(db.Origins)
+	switch {
+	case err != nil:
+		showError(fmt.Errorf("asking for access to the database's %d sites: %w", len(db.Origins), err))
+		return
+	case !granted:
+		notice(fmt.Sprintf("Without access to the database's %d sites, only those that let any site read them (CORS) can be checked; the others fail.", len(db.Origins)))
+	}
 	var ref JobRef
 	if err := call("POST", "/api/urldb/check", CheckRequest{Record: checked("check-record")}, &ref); err != nil {
 		showError(fmt.Errorf("starting the check: %w", err))
@@ -161,6 +174,32 @@ func checkAll() {
 		return
 	}
 	renderCheck(res)
+}
+
+// requestHostAccess asks the user, once, for the extension's access to the sites
+// with the match patterns origins (chrome.permissions, an optional host permission
+// of the manifest): with it the service worker reads any site, without it only
+// those that allow every origin. It reports whether access is granted. It runs
+// within the click that starts a check, as the browser requires.
+func requestHostAccess(origins []string) (bool, error) {
+	if len(origins) == 0 {
+		return true, nil
+	}
+	list := js.Global().Get("Array").New()
+	for _, o := range origins {
+		list.Call("push", o)
+	}
+	want := js.Global().Get("Object").New()
+	want.Set("origins", list)
+	perms := js.Global().Get("chrome").Get("permissions")
+	if has, err := await(perms.Call("contains", want)); err == nil && has.Truthy() {
+		return true, nil
+	}
+	granted, err := await(perms.Call("request", want))
+	if err != nil {
+		return false, err
+	}
+	return granted.Truthy(), nil
 }
 
 func renderCheck(res CheckResult) {

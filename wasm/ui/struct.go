@@ -144,6 +144,8 @@ type URLDB struct {
 	Domains  []Domain `json:"domains"`
 	Records  int      `json:"records"`
 	Problems []string `json:"problems"`
+	// Origins are the match patterns of the sites a check fetches.
+	Origins []string `json:"origins"`
 }
 
 // Domain is one file of the URL database.
