@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +20,11 @@ import (
 type Target struct {
 	TabID   int    `json:"tabId"`
 	Session string `json:"sessionId,omitempty"`
+}
+
+// covers reports whether other is t, or one of its workers and frames when t is a tab.
+func (t Target) covers(other Target) bool {
+	return t == other || t.Session == "" && t.TabID == other.TabID
 }
 
 // Browser sends DevTools Protocol commands to a target and returns the result object.
@@ -149,7 +156,7 @@ type responseBody struct {
 // NewRecorder returns a recorder that issues its commands through b.
 func NewRecorder(b Browser) *Recorder {
 	return &Recorder{
-		browser:         b,
+		browser:         &commandLog{Browser: b, sent: map[int]sentCommand{}},
 		StreamThreshold: DefaultStreamThreshold,
 		pending:         make(map[requestKey]*pendingExchange),
 		bodies:          make(map[requestKey]*responseBody),
@@ -280,7 +287,7 @@ func (r *Recorder) attachChild(ctx context.Context, t Target, kind string) {
 	switch kind {
 	case "iframe", "worker", "shared_worker", "service_worker":
 		// A short-lived worker may be gone before it is enabled: nothing was missed.
-		if err := r.enable(ctx, t, kind); err != nil && !strings.Contains(err.Error(), "Session with given id not found") {
+		if err := r.enable(ctx, t, kind); err != nil && !errors.Is(err, errTargetGone) && !strings.Contains(err.Error(), "Session with given id not found") {
 			r.report(err)
 		}
 	}
@@ -343,6 +350,125 @@ func (r *Recorder) setPending(key requestKey, p *pendingExchange) {
 
 // Wait blocks until every command and finish in flight is done.
 func (r *Recorder) Wait() { r.work.Wait() }
+
+// WaitAtMost is Wait, for at most d. If the work is not done by then, it returns the
+// commands still waiting for the browser's answer, as "method (seconds)".
+func (r *Recorder) WaitAtMost(d time.Duration) (waiting []string) {
+	if waitAtMost(&r.work, d) {
+		return nil
+	}
+	waiting = r.browser.(*commandLog).waiting()
+	if len(waiting) == 0 {
+		waiting = []string{"work without a command under way"}
+	}
+	return waiting
+}
+
+// waitAtMost waits for wg (a sync.WaitGroup, an inflight) for at most d, and reports
+// whether it is done.
+func waitAtMost(wg interface{ Wait() }, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// commandLog is a Browser that keeps the commands waiting for an answer, so that a
+// wait that gives up can say which.
+type commandLog struct {
+	Browser
+	mu   sync.Mutex
+	next int
+	sent map[int]sentCommand
+	gone map[Target]error // workers and frames that ended, and why
+}
+
+type sentCommand struct {
+	method string
+	target Target
+	since  time.Time
+	cancel context.CancelCauseFunc
+}
+
+// errTargetGone is why a command to a target that went away fails: the browser
+// does not always answer it (a worker that ended while being set up).
+var errTargetGone = errors.New("target gone")
+
+func (b *commandLog) Send(ctx context.Context, t Target, method string, params any) (json.RawMessage, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	b.mu.Lock()
+	if why := b.gone[t]; why != nil {
+		b.mu.Unlock()
+		cancel(nil)
+		return nil, fmt.Errorf("%s: %w", method, why)
+	}
+	b.next++
+	id := b.next
+	b.sent[id] = sentCommand{method, t, time.Now(), cancel}
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		delete(b.sent, id)
+		b.mu.Unlock()
+		cancel(nil)
+	}()
+	res, err := b.Browser.Send(ctx, t, method, params)
+	if err != nil && context.Cause(ctx) != nil && ctx.Err() != nil {
+		err = fmt.Errorf("%s: %w", method, context.Cause(ctx))
+	}
+	return res, err
+}
+
+// abandon cancels the commands sent to t, or to any target t covers, with why. A
+// worker or frame (t with a Session) is gone for good: later commands to it fail at
+// once. A tab may be attached again, and forgets its workers and frames.
+func (b *commandLog) abandon(t Target, why error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range b.sent {
+		if t.covers(c.target) {
+			c.cancel(why)
+		}
+	}
+	if t.Session != "" {
+		if b.gone == nil {
+			b.gone = map[Target]error{}
+		}
+		b.gone[t] = why
+		return
+	}
+	for g := range b.gone {
+		if t.covers(g) {
+			delete(b.gone, g)
+		}
+	}
+}
+
+// waiting lists the commands sent and not answered, oldest first.
+func (b *commandLog) waiting() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ids := make([]int, 0, len(b.sent))
+	for id := range b.sent {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		c := b.sent[id]
+		out = append(out, fmt.Sprintf("%s (%.0f s)", c.method, time.Since(c.since).Seconds()))
+	}
+	return out
+}
 
 // cdpRequest is the request object of Network.requestWillBeSent.
 type cdpRequest struct {
@@ -413,6 +539,11 @@ type (
 			Type string `json:"type"`
 		} `json:"targetInfo"`
 	}
+	// detachedFromTarget is the params of Target.detachedFromTarget: a worker or
+	// out-of-process frame is gone.
+	detachedFromTarget struct {
+		SessionID string `json:"sessionId"`
+	}
 	// frameStartedNavigating is the params of Page.frameStartedNavigating, and of
 	// Page.frameRequestedNavigation.
 	frameStartedNavigating struct {
@@ -449,6 +580,7 @@ var eventParams = map[string]any{
 	"Network.loadingFinished":            loadingFinished{},
 	"Network.loadingFailed":              loadingFailed{},
 	"Target.attachedToTarget":            attachedToTarget{},
+	"Target.detachedFromTarget":          detachedFromTarget{},
 	"Page.frameNavigated":                frameNavigated{},
 	"Page.frameStartedNavigating":        frameStartedNavigating{},
 	"Page.frameRequestedNavigation":      frameStartedNavigating{},
@@ -670,6 +802,14 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			defer r.work.Done()
 			r.attachChild(ctx, child, ev.TargetInfo.Type)
 		}()
+	case "Target.detachedFromTarget":
+		var ev detachedFromTarget
+		if err := decode(&ev); err != nil {
+			return err
+		}
+		if ev.SessionID != "" {
+			r.Detached(ctx, Target{TabID: t.TabID, Session: ev.SessionID}, "the worker or frame ended")
+		}
 	case "Page.loadEventFired":
 		if err := decode(&loadEventFired{}); err != nil {
 			return err
@@ -906,17 +1046,20 @@ func (c *inflight) Wait() {
 }
 
 // Detached finishes what is pending for a target that went away (closed tab, recording
-// stopped): each unfinished exchange is kept, marked as cut.
+// stopped, a worker or frame ended): each unfinished exchange is kept, marked as cut,
+// and commands sent to it and not answered fail. A tab's target (no Session) covers
+// its workers and frames.
 func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
+	r.browser.(*commandLog).abandon(t, fmt.Errorf("%w: %s", errTargetGone, reason))
 	r.mu.Lock()
 	var cut []requestKey
 	for key := range r.pending {
-		if key.target.TabID == t.TabID {
+		if t.covers(key.target) {
 			cut = append(cut, key)
 		}
 	}
 	for target := range r.durable {
-		if target.TabID == t.TabID {
+		if t.covers(target) {
 			delete(r.durable, target)
 			delete(r.wantHeld, target)
 			delete(r.fetchOn, target)

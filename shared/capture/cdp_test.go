@@ -600,3 +600,45 @@ func TestHeldResponseGoesOnWithoutAnAnswer(t *testing.T) {
 		t.Errorf("problems: %v", problems)
 	}
 }
+
+// silentWorkerBrowser answers every command but those sent to a worker's session,
+// which it leaves unanswered until their context ends, as the browser does with a
+// worker that ends while it is being set up.
+type silentWorkerBrowser struct{ fakeBrowser }
+
+func (b *silentWorkerBrowser) Send(ctx context.Context, t Target, method string, params any) (json.RawMessage, error) {
+	if t.Session != "" {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return b.fakeBrowser.Send(ctx, t, method, params)
+}
+
+// A worker that ends while its commands wait for an answer: the commands fail when
+// the browser says it is gone (Target.detachedFromTarget), the work is done, and
+// nothing is reported, since nothing of the worker was missed.
+func TestWorkerGoneWhileBeingSetUp(t *testing.T) {
+	r := NewRecorder(&silentWorkerBrowser{})
+	var reported []error
+	var mu sync.Mutex
+	r.OnError = func(err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() }
+	ctx := context.Background()
+	tab := Target{TabID: 1}
+	if err := r.HandleEvent(ctx, tab, "Target.attachedToTarget", json.RawMessage(`{"sessionId":"W","targetInfo":{"type":"worker"}}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if waiting := r.WaitAtMost(50 * time.Millisecond); len(waiting) == 0 || !strings.Contains(waiting[0], "Network.enable") {
+		t.Fatalf("before the worker ends, waiting for %q; want Network.enable", waiting)
+	}
+	if err := r.HandleEvent(ctx, tab, "Target.detachedFromTarget", json.RawMessage(`{"sessionId":"W"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if waiting := r.WaitAtMost(5 * time.Second); waiting != nil {
+		t.Fatalf("after the worker ended, still waiting for %q", waiting)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reported) != 0 {
+		t.Errorf("reported %v", reported)
+	}
+}

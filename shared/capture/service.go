@@ -254,6 +254,13 @@ func (s *Service) Stop(ctx context.Context) (info SessionInfo, err error) {
 	return info, err
 }
 
+// siteFetchLimit bounds the reading of a site's data.txt and robots.txt.
+const siteFetchLimit = 30 * time.Second
+
+// stopWait bounds how long stopping waits for the browser's answers to the commands
+// under way, before and after the debugger leaves the tabs.
+var stopWait = 10 * time.Second
+
 // Limits of waiting for bodies to finish arriving when recording stops.
 const (
 	drainIdle = 3 * time.Second // no event handled for this long: stop waiting
@@ -288,16 +295,23 @@ func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
 	id := s.state.Session
 	s.mu.Unlock()
 	// Bodies being read are read before the debugger leaves: the browser drops what
-	// it kept for a tab when it does.
-	s.recorder.Wait()
+	// it kept for a tab when it does. A browser that does not answer does not keep
+	// recording from stopping.
+	if waiting := s.recorder.WaitAtMost(stopWait); waiting != nil {
+		s.noteCurrent("recording stopped before the browser answered " + strings.Join(waiting, ", ") + ": bodies being read then may be missing")
+	}
 	for _, t := range tabs {
 		s.host.Detach(ctx, t) // a closed tab is already detached
 		s.recorder.Detached(ctx, Target{TabID: t}, "recording stopped")
 		s.host.Badge(t, "")
 	}
-	s.recorder.Wait()
+	if waiting := s.recorder.WaitAtMost(stopWait); waiting != nil {
+		s.noteCurrent("recording stopped with commands unanswered after the debugger left: " + strings.Join(waiting, ", "))
+	}
 	s.flushWrites()
-	s.bg.Wait()
+	if !waitAtMost(&s.bg, stopWait) {
+		s.noteCurrent("recording stopped before the site files (data.txt, robots.txt) were read")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.state = state{}
@@ -434,7 +448,9 @@ func (s *Service) page(p Page) {
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		site, err := fetchSite(context.Background(), s.host, Target{TabID: p.TabID}, p.FrameID, p.URL, agent)
+		ctx, cancel := context.WithTimeout(context.Background(), siteFetchLimit)
+		defer cancel()
+		site, err := fetchSite(ctx, s.host, Target{TabID: p.TabID}, p.FrameID, p.URL, agent)
 		if err != nil {
 			sess.Note(fmt.Sprintf("%s: data.txt: %v", origin, err))
 			return

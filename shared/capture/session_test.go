@@ -642,3 +642,49 @@ func TestServiceStopReadsBodiesBeforeDetaching(t *testing.T) {
 		t.Error("the body read while stopping is not in the WARC")
 	}
 }
+
+// A browser that never answers a command does not keep recording from stopping: the
+// stop gives up after stopWait and says in the session which command it waited for.
+func TestServiceStopDoesNotWaitForeverForTheBrowser(t *testing.T) {
+	defer func(d time.Duration) { stopWait = d }(stopWait)
+	stopWait = 100 * time.Millisecond
+	host := newFakeHost()
+	never := make(chan struct{})
+	defer close(never)
+	host.answer = func(method string, p map[string]any) (any, error) {
+		if method == "Network.getResponseBody" {
+			<-never
+		}
+		return map[string]any{}, nil
+	}
+	svc, err := NewService(NewMemStore(), host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := svc.Handler()
+	do(t, h, "POST", "/api/record/start?tab=5", nil)
+	for _, ev := range []event{
+		{"Network.requestWillBeSent", `{"requestId":"1","type":"Script","request":{"url":"http://example.org/a.js","method":"GET","headers":{}}}`},
+		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/javascript"}}}`},
+		{"Network.loadingFinished", `{"requestId":"1"}`},
+	} {
+		svc.Event(context.Background(), Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
+	}
+	stopped := make(chan SessionInfo)
+	go func() {
+		var info SessionInfo
+		do(t, h, "POST", "/api/record/stop", &info)
+		stopped <- info
+	}()
+	select {
+	case info := <-stopped:
+		if len(info.Notes) == 0 || !strings.Contains(strings.Join(info.Notes, "\n"), "Network.getResponseBody") {
+			t.Errorf("notes %q do not name the command left unanswered", info.Notes)
+		}
+		if svc.recording(5) {
+			t.Error("still recording after stop")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("stop waited for the browser")
+	}
+}

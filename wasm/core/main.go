@@ -109,11 +109,26 @@ func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, para
 	if t.Session != "" {
 		session = t.Session
 	}
-	v, err := jsglue.Await(h.v.Call("send", t.TabID, session, method, p))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
+	sent := h.v.Call("send", t.TabID, session, method, p)
+	type answer struct {
+		v   js.Value
+		err error
 	}
-	return json.RawMessage(v.String()), nil
+	answered := make(chan answer, 1)
+	go func() {
+		v, err := jsglue.Await(sent)
+		answered <- answer{v, err}
+	}()
+	select {
+	case a := <-answered:
+		if a.err != nil {
+			return nil, fmt.Errorf("%s: %w", method, a.err)
+		}
+		return json.RawMessage(a.v.String()), nil
+	case <-ctx.Done():
+		// The browser may still answer; the answer is dropped.
+		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+	}
 }
 
 func (h *jsHost) Attach(ctx context.Context, tabID int) error {
