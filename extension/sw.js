@@ -104,6 +104,25 @@ const routeFlush = (r) => {
     .finally(() => r.writes.delete(put));
   r.writes.add(put);
 };
+const newRoute = (prefix, limit) => ({
+  // A negative limit keeps nothing: the body will not be kept (it missed its start).
+  prefix, limit, size: 0, cut: limit < 0, seq: 0, buf: new Uint8Array(routeChunk), len: 0, writes: new Set(), error: null,
+});
+// routeBytes is routeData for bytes that came as text (an IO stream's, not base64).
+const routeBytes = (r, bytes) => {
+  for (let at = 0; at < bytes.length && !r.cut;) {
+    if (r.len === r.buf.length) routeFlush(r);
+    let n = Math.min(bytes.length - at, r.buf.length - r.len);
+    if (r.limit > 0 && r.size + n > r.limit) {
+      n = r.limit - r.size;
+      r.cut = true;
+    }
+    r.buf.set(bytes.subarray(at, at + n), r.len);
+    r.size += n;
+    r.len += n;
+    at += n;
+  }
+};
 const routeData = (r, base64) => {
   while (base64.length > 0 && !r.cut) {
     // Room for less than a base64 quantum (3 bytes) would decode nothing.
@@ -150,9 +169,19 @@ self.webkeepHost = {
   },
   body: {
     route: (tabId, requestId, prefix, limit) => {
-      routes.set(routeKey(tabId, requestId), {
-        prefix, limit, size: 0, cut: false, seq: 0, buf: new Uint8Array(routeChunk), len: 0, writes: new Set(), error: null,
-      });
+      routes.set(routeKey(tabId, requestId), newRoute(prefix, limit));
+    },
+    // One IO.read of a DevTools stream, its data stored as an event's would be under
+    // prefix; resolves to whether the stream (or what may be kept of it) has ended.
+    read: async (tabId, sessionId, handle, prefix, limit) => {
+      const key = "io " + prefix;
+      if (!routes.has(key)) routes.set(key, newRoute(prefix, limit));
+      const r = routes.get(key);
+      const c = await chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, "IO.read", { handle, size: routeChunk });
+      if (!c.base64Encoded) routeBytes(r, new TextEncoder().encode(c.data));
+      else if (Uint8Array.prototype.setFromBase64) routeData(r, c.data);
+      else routeBytes(r, Uint8Array.from(atob(c.data), (ch) => ch.charCodeAt(0)));
+      return Boolean(c.eof) || r.cut;
     },
     end: async (prefix) => {
       let r = null;

@@ -60,16 +60,13 @@ const DefaultStreamThreshold = 8 << 20
 // Content-Length) is instead streamed (Network.streamResourceContent) into a spool in
 // the Store as it arrives, so memory stays flat whatever its size. With durable
 // messages the browser buffers nothing for a stream to start with, so streaming must
-// begin before the body flows:
-//
-//   - While a page loads, no response is held: interception (the Fetch domain) slows
-//     every request of a page, even those it lets go at once. The resource types that
-//     carry downloads and data (streamedTypes) are streamed from their request on; one
-//     whose body outran the request to stream is read whole when it ends, if the
-//     browser gives it (up to wholeLimit).
-//   - Once the page has loaded, when large downloads come (the user asks for them),
-//     responses of those types are held at the Response stage until their body, if
-//     large, is streaming. Interception stops when the next navigation starts.
+// begin before the body flows: the resource types that carry downloads and data
+// (streamedTypes) are streamed from their request on. No response is held
+// (interception, the Fetch domain, slows every request of a page, even those it lets
+// go at once). A body that outran the request to stream it (a server on the same
+// machine or network answers within the moment that takes) is read whole when it
+// ends, as the browser gives a body up to wholeLimit; a larger one, of a GET, is
+// fetched again, streamed, through the tab's network stack, and its record says so.
 //
 // Targets without durable messages (workers) stream a large body from its response,
 // which the browser has buffered from the start.
@@ -100,15 +97,8 @@ type Recorder struct {
 	bodies  map[requestKey]*responseBody // streamed or taken, by network id
 	extras  map[requestKey]Fields        // wire request headers that came before their request
 	durable map[Target]bool              // targets whose bodies the browser keeps after they end
-	// A page target's responses of streamedTypes are held (see Recorder) when they
-	// should be (wantHeld) and the Fetch domain is on (fetchOn); holdMu serializes the
-	// commands that make it so.
-	wantHeld map[Target]bool
-	fetchOn  map[Target]bool
-	holdMu   sync.Mutex
-	main     map[Target]string // the main frame of each page target
-	idle     chan struct{}     // closed when the last request in flight ends (see setPending)
-	work     inflight          // commands and finishes in flight
+	idle    chan struct{}                // closed when the last request in flight ends (see setPending)
+	work    inflight                     // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -119,9 +109,14 @@ type Recorder struct {
 type BodyRouter interface {
 	// RouteBody sends the data of the Network.dataReceived events of request id in tab
 	// (any of its targets) to the Store, in chunks under prefix whose keys are prefix
-	// followed by a 10-digit sequence number, keeping at most limit bytes (0: all).
-	// Those events then reach HandleEvent without their data.
+	// followed by a 10-digit sequence number, keeping at most limit bytes (0: all;
+	// negative: none). Those events then reach HandleEvent without their data. Routing
+	// a request again replaces its route.
 	RouteBody(tabID int, requestID, prefix string, limit int64)
+	// ReadStream reads the next piece of the DevTools IO stream handle of t and stores
+	// its data as RouteBody stores an event's, under prefix; EndBody ends it. done says
+	// that the stream, or as much of it as limit keeps, has ended.
+	ReadStream(t Target, handle, prefix string, limit int64) (done bool, err error)
 	// EndBody stops routing to prefix and returns, once every chunk is stored, how many
 	// bytes were kept and whether more came than limit allowed.
 	EndBody(prefix string) (size int64, cut bool, err error)
@@ -162,9 +157,6 @@ func NewRecorder(b Browser) *Recorder {
 		bodies:          make(map[requestKey]*responseBody),
 		extras:          make(map[requestKey]Fields),
 		durable:         make(map[Target]bool),
-		wantHeld:        make(map[Target]bool),
-		fetchOn:         make(map[Target]bool),
-		main:            make(map[Target]string),
 	}
 }
 
@@ -213,72 +205,10 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 }
 
 // streamedTypes are the resource types whose bodies a target with durable messages
-// streams from their request on, or holds at the Response stage once its page has
-// loaded: those that carry downloads, media and data, where a body may be too large
-// to read whole. The browser streams nothing of the others (images, scripts, style
+// streams from their request on: those that carry downloads, media and data, where a
+// body may be too large to read whole. The browser streams nothing of the others (images, scripts, style
 // sheets, fonts); they are read whole when they finish.
 var streamedTypes = map[string]bool{"Document": true, "Media": true, "XHR": true, "Fetch": true, "EventSource": true, "Other": true}
-
-// hold starts or stops holding the responses of streamedTypes of a page target at the
-// Response stage. The commands go in the order asked for; only the last wish counts.
-func (r *Recorder) hold(ctx context.Context, t Target, on bool) {
-	r.mu.Lock()
-	if !r.durable[t] {
-		r.mu.Unlock()
-		return
-	}
-	// Turned off, requests are streamed from their start again at once.
-	r.wantHeld[t] = on
-	r.mu.Unlock()
-	r.work.Add(1)
-	go func() {
-		defer r.work.Done()
-		r.holdMu.Lock()
-		defer r.holdMu.Unlock()
-		r.mu.Lock()
-		want, on := r.wantHeld[t], r.fetchOn[t]
-		r.mu.Unlock()
-		if want == on {
-			return
-		}
-		if !want {
-			r.mu.Lock()
-			r.fetchOn[t] = false
-			r.mu.Unlock()
-			if _, err := r.browser.Send(ctx, t, "Fetch.disable", nil); err != nil && !gone(err) {
-				r.report(fmt.Errorf("capture: Fetch.disable on tab %d: %w", t.TabID, err))
-			}
-			return
-		}
-		var ps []map[string]any
-		for rt := range streamedTypes {
-			// A document after the load is the next page, which holding would slow
-			// (it stops only once that navigation has started).
-			if rt != "Document" {
-				ps = append(ps, map[string]any{"urlPattern": "*", "resourceType": rt, "requestStage": "Response"})
-			}
-		}
-		if _, err := r.browser.Send(ctx, t, "Fetch.enable", map[string]any{"patterns": ps}); err != nil {
-			if !gone(err) {
-				r.report(fmt.Errorf("capture: Fetch.enable on tab %d: %w", t.TabID, err))
-			}
-			return
-		}
-		r.mu.Lock()
-		// Requests that begin from now on are held, unless holding stopped meanwhile
-		// (the next call undoes it).
-		r.fetchOn[t] = true
-		r.mu.Unlock()
-	}()
-}
-
-// held says whether the responses of streamedTypes of t are held. r.mu is held.
-func (r *Recorder) held(t Target) bool { return r.wantHeld[t] && r.fetchOn[t] }
-
-// gone says whether a command failed because its target has gone.
-func gone(err error) bool {
-	return strings.Contains(err.Error(), "not found") || strings.Contains(err.Error(), "not attached") || strings.Contains(err.Error(), "Detached")
-}
 
 // attachChild enables a worker or frame that the browser attached on its own, then
 // lets it run: it waits for the debugger until told to go on.
@@ -351,17 +281,22 @@ func (r *Recorder) setPending(key requestKey, p *pendingExchange) {
 // Wait blocks until every command and finish in flight is done.
 func (r *Recorder) Wait() { r.work.Wait() }
 
-// WaitAtMost is Wait, for at most d. If the work is not done by then, it returns the
-// commands still waiting for the browser's answer, as "method (seconds)".
-func (r *Recorder) WaitAtMost(d time.Duration) (waiting []string) {
-	if waitAtMost(&r.work, d) {
-		return nil
+// WaitAnswered is Wait, as long as the browser answers: it gives up once no command
+// has been answered for d, and then returns the commands still waiting for their
+// answer, as "method (seconds)". Long work that goes on (a large body read a piece at
+// a time) is waited for.
+func (r *Recorder) WaitAnswered(d time.Duration) (waiting []string) {
+	log := r.browser.(*commandLog)
+	for !waitAtMost(&r.work, d) {
+		if time.Since(log.lastAnswered()) < d {
+			continue
+		}
+		if waiting = log.waiting(); len(waiting) == 0 {
+			waiting = []string{"work without a command under way"}
+		}
+		return waiting
 	}
-	waiting = r.browser.(*commandLog).waiting()
-	if len(waiting) == 0 {
-		waiting = []string{"work without a command under way"}
-	}
-	return waiting
+	return nil
 }
 
 // waitAtMost waits for wg (a sync.WaitGroup, an inflight) for at most d, and reports
@@ -386,10 +321,26 @@ func waitAtMost(wg interface{ Wait() }, d time.Duration) bool {
 // wait that gives up can say which.
 type commandLog struct {
 	Browser
-	mu   sync.Mutex
-	next int
-	sent map[int]sentCommand
-	gone map[Target]error // workers and frames that ended, and why
+	mu       sync.Mutex
+	next     int
+	sent     map[int]sentCommand
+	gone     map[Target]error // workers and frames that ended, and why
+	answered time.Time        // when the last answer came
+}
+
+// touch counts as an answer: work that talks to the browser by other means than
+// Send (a BodyRouter reading a stream) goes on.
+func (b *commandLog) touch() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.answered = time.Now()
+}
+
+// lastAnswered returns when the browser last answered a command.
+func (b *commandLog) lastAnswered() time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.answered
 }
 
 type sentCommand struct {
@@ -418,6 +369,7 @@ func (b *commandLog) Send(ctx context.Context, t Target, method string, params a
 	defer func() {
 		b.mu.Lock()
 		delete(b.sent, id)
+		b.answered = time.Now()
 		b.mu.Unlock()
 		cancel(nil)
 	}()
@@ -544,22 +496,6 @@ type (
 	detachedFromTarget struct {
 		SessionID string `json:"sessionId"`
 	}
-	// frameStartedNavigating is the params of Page.frameStartedNavigating, and of
-	// Page.frameRequestedNavigation.
-	frameStartedNavigating struct {
-		FrameID        string `json:"frameId"`
-		NavigationType string `json:"navigationType"`
-	}
-	// loadEventFired is the params of Page.loadEventFired.
-	loadEventFired struct{}
-	// requestPaused is the params of Fetch.requestPaused.
-	requestPaused struct {
-		RequestID           string  `json:"requestId"`
-		NetworkID           string  `json:"networkId"`
-		ResponseStatusCode  int     `json:"responseStatusCode"`
-		ResponseErrorReason string  `json:"responseErrorReason"`
-		ResponseHeaders     []Field `json:"responseHeaders"`
-	}
 	// frameNavigated is the params of Page.frameNavigated.
 	frameNavigated struct {
 		Frame struct {
@@ -582,20 +518,15 @@ var eventParams = map[string]any{
 	"Target.attachedToTarget":            attachedToTarget{},
 	"Target.detachedFromTarget":          detachedFromTarget{},
 	"Page.frameNavigated":                frameNavigated{},
-	"Page.frameStartedNavigating":        frameStartedNavigating{},
-	"Page.frameRequestedNavigation":      frameStartedNavigating{},
-	"Page.loadEventFired":                loadEventFired{},
-	"Fetch.requestPaused":                requestPaused{},
 }
 
 // UrgentEvents are the events the recorder must act on before what follows them
 // arrives: a new request, whose body may have to be streamed before any of it comes,
-// with the wire headers of each hop of it (they are matched to hops by their order); a
-// response held at the Response stage; a page loaded and a navigation starting, which
-// start and stop holding, in their order; and a worker or frame, held until it is set
-// up. HandleEvent needs them in order among themselves but not with the others, which
-// only ever follow them, so a host that queues events should hand these over at once.
-var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Fetch.requestPaused", "Page.loadEventFired", "Page.frameRequestedNavigation", "Page.frameStartedNavigating", "Target.attachedToTarget"}
+// with the wire headers of each hop of it (they are matched to hops by their order),
+// and a worker or frame, held until it is set up. HandleEvent needs them in order
+// among themselves but not with the others, which only ever follow them, so a host
+// that queues events should hand these over at once.
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Target.attachedToTarget"}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the
@@ -685,7 +616,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if carried != nil {
 			r.bodies[key] = carried
 		}
-		fromRequest := r.durable[t] && !r.held(t)
+		fromRequest := r.durable[t]
 		r.mu.Unlock()
 		if fromRequest && carried == nil && streamedTypes[ev.Type] {
 			r.stream(ctx, t, key, true, false)
@@ -756,9 +687,10 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			} else {
 				body.spool.Write(b)
 			}
-		case body.fromRequest && ev.Data == nil && ev.DataLength > 0:
-			// Data the stream does not have.
+		case body.fromRequest && ev.Data == nil && ev.DataLength > 0 && !body.missed:
+			// Data the stream does not have: what it gets is of no use.
 			body.missed = true
+			body.spool.drop(key.target.TabID, ev.RequestID)
 		}
 	case "Network.loadingFinished":
 		var ev loadingFinished
@@ -810,43 +742,10 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if ev.SessionID != "" {
 			r.Detached(ctx, Target{TabID: t.TabID, Session: ev.SessionID}, "the worker or frame ended")
 		}
-	case "Page.loadEventFired":
-		if err := decode(&loadEventFired{}); err != nil {
-			return err
-		}
-		r.hold(ctx, t, true)
-	case "Page.frameStartedNavigating", "Page.frameRequestedNavigation":
-		// A page asking to navigate (a link, a script) says so before the navigation
-		// starts: holding stops in time for its first request.
-		var ev frameStartedNavigating
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		r.mu.Lock()
-		main := r.main[t]
-		r.mu.Unlock()
-		if ev.NavigationType != "sameDocument" && (main == "" || main == ev.FrameID) {
-			r.hold(ctx, t, false)
-		}
-	case "Fetch.requestPaused":
-		var ev requestPaused
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		r.work.Add(1)
-		go func() {
-			defer r.work.Done()
-			r.takeResponse(ctx, t, ev.RequestID, ev.NetworkID, ev.ResponseStatusCode, ev.ResponseErrorReason, Fields(ev.ResponseHeaders))
-		}()
 	case "Page.frameNavigated":
 		var ev frameNavigated
 		if err := decode(&ev); err != nil {
 			return err
-		}
-		if ev.Frame.ParentID == "" {
-			r.mu.Lock()
-			r.main[t] = ev.Frame.ID
-			r.mu.Unlock()
 		}
 		if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
 			r.OnPage(Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, FrameID: ev.Frame.ID})
@@ -895,50 +794,6 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 		}
 	}
 	return key, nil
-}
-
-// takeResponse lets a held response go on, having started streaming its body when it
-// is large: with durable messages, streaming must begin before the body flows.
-func (r *Recorder) takeResponse(ctx context.Context, t Target, fetchID, networkID string, status int, errReason string, header Fields) {
-	defer r.continueResponse(ctx, t, fetchID)
-	if networkID == "" || errReason != "" || status == 204 || status == 304 || (status >= 300 && status < 400 && header.Get("Location") != "") || !r.large(header) {
-		return
-	}
-	key := requestKey{t, networkID}
-	r.mu.Lock()
-	_, streaming := r.bodies[key] // since its request, begun before holding did
-	r.mu.Unlock()
-	if !streaming {
-		// Should the browser not answer, the page must not wait for ever: the body is
-		// then read whole when it ends, if it can be.
-		// The response's header is known here, before the browser reports it: the
-		// body's data is stored as it comes from its first byte.
-		select {
-		case <-r.stream(ctx, t, key, false, true):
-		case <-time.After(streamAnswerWait):
-			r.report(fmt.Errorf("capture: %s: the browser did not answer the request to stream the body within %v", networkID, streamAnswerWait))
-		}
-	}
-}
-
-// streamAnswerWait bounds how long a held response waits for its body to stream.
-var streamAnswerWait = 10 * time.Second
-
-// continueResponse lets a held response go on. It always must: a held response that
-// is never let go hangs the page. (Fetch.disable lets go of them all.)
-func (r *Recorder) continueResponse(ctx context.Context, t Target, fetchID string) {
-	if _, err := r.browser.Send(ctx, t, "Fetch.continueResponse", map[string]any{"requestId": fetchID}); err != nil {
-		if _, err2 := r.browser.Send(ctx, t, "Fetch.continueRequest", map[string]any{"requestId": fetchID}); err2 != nil {
-			r.mu.Lock()
-			held := r.held(t)
-			r.mu.Unlock()
-			// Fetch.disable has let go of it already.
-			letGo := strings.Contains(err.Error(), "not enabled") || strings.Contains(err2.Error(), "Invalid InterceptionId")
-			if held && !gone(err2) && !letGo {
-				r.report(fmt.Errorf("capture: letting a response go on: %v; %v", err, err2))
-			}
-		}
-	}
 }
 
 // large says whether a response's declared length calls for streaming.
@@ -1061,9 +916,6 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 	for target := range r.durable {
 		if t.covers(target) {
 			delete(r.durable, target)
-			delete(r.wantHeld, target)
-			delete(r.fetchOn, target)
-			delete(r.main, target)
 		}
 	}
 	r.mu.Unlock()
@@ -1201,7 +1053,7 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			r.mu.Lock()
 			missed := body.missed
 			r.mu.Unlock()
-			if sp != nil && missed && withBody {
+			if sp != nil && missed {
 				sp.remove()
 				sp = nil
 			}
@@ -1247,6 +1099,10 @@ const wholeLimit = 64 << 20
 func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendingExchange) {
 	ex := p.ex
 	if n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64); err == nil && n > wholeLimit {
+		if ex.Method == "GET" {
+			r.fetchAgainStreamed(ctx, t, p, n)
+			return
+		}
 		ex.RespTruncated = "length"
 		ex.RespNote = fmt.Sprintf("the body (%d bytes) was not streamed from its start, and the browser gives a body over %d bytes only whole: it is not kept", n, wholeLimit)
 		return
@@ -1291,6 +1147,52 @@ func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange)
 		ex.RespBody = f.body
 		ex.RespNote = "the browser kept none of the body it received (an image it could not decode): this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
 	}
+}
+
+// fetchAgainStreamed fills in the body of a GET response of length bytes, over
+// wholeLimit, that outran the request to stream it (the browser gives such a body only
+// to a stream begun before it flowed) by fetching its URL once more through the tab's
+// network stack, as the page's frame, streamed into a spool. The record says so; if the
+// answer differs in status or length, it is not the same body and is not kept.
+func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingExchange, length int64) {
+	ex := p.ex
+	store := r.Store
+	if store == nil {
+		store = NewMemStore()
+	}
+	sp := newSpool(store, r.BodyLimit)
+	f, handle := openResource(ctx, r.browser, t, p.frameID, ex.URL, true)
+	if f.err == nil {
+		if r.Router != nil && r.Store != nil {
+			// The data goes from the browser's answers into the store as the events'
+			// of a routed body do, and never through the recorder.
+			f.err = sp.readRouted(r.Router, t, handle, r.browser.(*commandLog).touch)
+			r.browser.Send(ctx, t, "IO.close", map[string]any{"handle": handle})
+		} else {
+			_, f.err = copyStream(ctx, r.browser, t, handle, sp, -1)
+		}
+	}
+	if err := sp.finish(); err != nil && f.err == nil {
+		f.err = err
+	}
+	why := fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser gives a body over %d bytes only that way", length, wholeLimit)
+	switch {
+	case f.err != nil:
+		ex.RespNote = why + "; fetching it again failed: " + f.err.Error()
+	case f.status != ex.Status:
+		ex.RespNote = fmt.Sprintf("%s; fetching it again gave status %d, not %d", why, f.status, ex.Status)
+	case !sp.cut && sp.size != length:
+		ex.RespNote = fmt.Sprintf("%s; fetching it again gave %d bytes, not %d", why, sp.size, length)
+	default:
+		ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
+		ex.respSpool = sp
+		if sp.cut {
+			ex.RespTruncated = "length"
+		}
+		return
+	}
+	sp.remove()
+	ex.RespTruncated = "length"
 }
 
 // getResponseBody calls a getResponseBody command (Fetch or Network) and decodes the

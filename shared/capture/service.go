@@ -257,8 +257,8 @@ func (s *Service) Stop(ctx context.Context) (info SessionInfo, err error) {
 // siteFetchLimit bounds the reading of a site's data.txt and robots.txt.
 const siteFetchLimit = 30 * time.Second
 
-// stopWait bounds how long stopping waits for the browser's answers to the commands
-// under way, before and after the debugger leaves the tabs.
+// stopWait bounds how long stopping waits for the browser to answer one of the
+// commands under way, before and after the debugger leaves the tabs.
 var stopWait = 10 * time.Second
 
 // Limits of waiting for bodies to finish arriving when recording stops.
@@ -297,7 +297,7 @@ func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
 	// Bodies being read are read before the debugger leaves: the browser drops what
 	// it kept for a tab when it does. A browser that does not answer does not keep
 	// recording from stopping.
-	if waiting := s.recorder.WaitAtMost(stopWait); waiting != nil {
+	if waiting := s.recorder.WaitAnswered(stopWait); waiting != nil {
 		s.noteCurrent("recording stopped before the browser answered " + strings.Join(waiting, ", ") + ": bodies being read then may be missing")
 	}
 	for _, t := range tabs {
@@ -305,7 +305,7 @@ func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
 		s.recorder.Detached(ctx, Target{TabID: t}, "recording stopped")
 		s.host.Badge(t, "")
 	}
-	if waiting := s.recorder.WaitAtMost(stopWait); waiting != nil {
+	if waiting := s.recorder.WaitAnswered(stopWait); waiting != nil {
 		s.noteCurrent("recording stopped with commands unanswered after the debugger left: " + strings.Join(waiting, ", "))
 	}
 	s.flushWrites()

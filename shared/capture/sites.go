@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -94,11 +95,13 @@ func loadSiteFile(ctx context.Context, b Browser, t Target, frameID, rawURL stri
 }
 
 // loadedResource is what Network.loadNetworkResource gave: the status (0 if no
-// response came), the response header, the body and the first problem.
+// response came), the response header, the body (or its length, when it went to a
+// Writer) and the first problem.
 type loadedResource struct {
 	status int
 	header map[string]string
 	body   []byte
+	size   int64
 	err    error
 }
 
@@ -106,6 +109,20 @@ type loadedResource struct {
 // (Network.loadNetworkResource): the page does not see the request and no host
 // permission is needed. At most limit bytes of the body are read.
 func loadResource(ctx context.Context, b Browser, t Target, frameID, rawURL string, credentials bool, limit int) loadedResource {
+	out, handle := openResource(ctx, b, t, frameID, rawURL, credentials)
+	if out.err != nil {
+		return out
+	}
+	var buf bytes.Buffer
+	out.size, out.err = copyStream(ctx, b, t, handle, &buf, int64(limit))
+	out.body = buf.Bytes()
+	return out
+}
+
+// openResource asks for a URL as loadResource does, and returns the status and header
+// of the answer and the handle of the DevTools IO stream of its body, to be read to
+// its end and closed (copyStream). A failed request has no stream.
+func openResource(ctx context.Context, b Browser, t Target, frameID, rawURL string, credentials bool) (loadedResource, string) {
 	var out loadedResource
 	res, err := b.Send(ctx, t, "Network.loadNetworkResource", map[string]any{
 		"frameId": frameID, "url": rawURL,
@@ -113,7 +130,7 @@ func loadResource(ctx context.Context, b Browser, t Target, frameID, rawURL stri
 	})
 	if err != nil {
 		out.err = err
-		return out
+		return out, ""
 	}
 	var r struct {
 		Resource struct {
@@ -126,27 +143,35 @@ func loadResource(ctx context.Context, b Browser, t Target, frameID, rawURL stri
 	}
 	if err := json.Unmarshal(res, &r); err != nil {
 		out.err = fmt.Errorf("Network.loadNetworkResource: %w", err)
-		return out
+		return out, ""
 	}
 	out.status, out.header = r.Resource.HTTPStatusCode, r.Resource.Headers
-	out.body, out.err = readStream(ctx, b, t, r.Resource.Stream, limit)
-	if !r.Resource.Success && out.err == nil {
+	if !r.Resource.Success {
+		if r.Resource.Stream != "" {
+			b.Send(ctx, t, "IO.close", map[string]any{"handle": r.Resource.Stream})
+		}
 		out.err = fmt.Errorf("Network.loadNetworkResource: %s", r.Resource.NetErrorName)
+		return out, ""
 	}
-	return out
+	return out, r.Resource.Stream
 }
 
-// readStream reads a DevTools IO stream to its end, at most limit bytes, and closes it.
-func readStream(ctx context.Context, b Browser, t Target, handle string, limit int) ([]byte, error) {
+// ioReadSize is the most of a DevTools IO stream asked for at a time.
+const ioReadSize = 1 << 20
+
+// copyStream reads a DevTools IO stream to its end, or to limit bytes if limit is not
+// negative, writes what it read to w, and closes the stream. The browser gives the
+// data as it is asked for it, so memory stays flat whatever the stream's length.
+func copyStream(ctx context.Context, b Browser, t Target, handle string, w io.Writer, limit int64) (int64, error) {
 	if handle == "" {
-		return nil, nil
+		return 0, nil
 	}
 	defer b.Send(ctx, t, "IO.close", map[string]any{"handle": handle})
-	var buf bytes.Buffer
-	for buf.Len() < limit {
-		res, err := b.Send(ctx, t, "IO.read", map[string]any{"handle": handle, "size": 64 << 10})
+	var n int64
+	for limit < 0 || n < limit {
+		res, err := b.Send(ctx, t, "IO.read", map[string]any{"handle": handle, "size": ioReadSize})
 		if err != nil {
-			return nil, err
+			return n, err
 		}
 		var chunk struct {
 			Base64Encoded bool   `json:"base64Encoded"`
@@ -154,23 +179,25 @@ func readStream(ctx context.Context, b Browser, t Target, handle string, limit i
 			EOF           bool   `json:"eof"`
 		}
 		if err := json.Unmarshal(res, &chunk); err != nil {
-			return nil, fmt.Errorf("IO.read: %w", err)
+			return n, fmt.Errorf("IO.read: %w", err)
 		}
+		p := []byte(chunk.Data)
 		if chunk.Base64Encoded {
-			p, err := base64.StdEncoding.DecodeString(chunk.Data)
-			if err != nil {
-				return nil, fmt.Errorf("IO.read: %w", err)
+			if p, err = base64.StdEncoding.DecodeString(chunk.Data); err != nil {
+				return n, fmt.Errorf("IO.read: %w", err)
 			}
-			buf.Write(p)
-		} else {
-			buf.WriteString(chunk.Data)
+		}
+		if limit >= 0 && n+int64(len(p)) > limit {
+			p = p[:limit-n]
+		}
+		k, err := w.Write(p)
+		n += int64(k)
+		if err != nil {
+			return n, err
 		}
 		if chunk.EOF {
 			break
 		}
 	}
-	if buf.Len() > limit {
-		buf.Truncate(limit)
-	}
-	return buf.Bytes(), nil
+	return n, nil
 }

@@ -51,6 +51,34 @@ func (s *spool) route(router BodyRouter, tab int, id string) {
 	router.RouteBody(tab, id, s.prefix+routedKeys, s.limit)
 }
 
+// drop has the router keep none of the data still to come for tab's request id: the
+// body will not be kept (it missed its start). The spool is to be removed.
+func (s *spool) drop(tab int, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.router != nil && !s.routed {
+		s.router.RouteBody(tab, id, s.prefix+routedKeys, -1)
+	}
+}
+
+// readRouted has router read the DevTools IO stream handle of t to its end into the
+// spool's routed keys, calling progress after each piece; finish counts it.
+func (s *spool) readRouted(router BodyRouter, t Target, handle string, progress func()) error {
+	s.mu.Lock()
+	s.router = router
+	s.mu.Unlock()
+	for {
+		done, err := router.ReadStream(t, handle, s.prefix+routedKeys, s.limit)
+		if err != nil {
+			return fmt.Errorf("capture: reading a stream: %w", err)
+		}
+		progress()
+		if done {
+			return nil
+		}
+	}
+}
+
 // endRoute stops the router and counts what it stored. s.mu is held.
 func (s *spool) endRoute() error {
 	if s.router == nil || s.routed {

@@ -149,6 +149,20 @@ func (h *jsHost) RouteBody(tabID int, requestID, prefix string, limit int64) {
 	h.v.Get("body").Call("route", tabID, requestID, prefix, float64(limit))
 }
 
+// ReadStream has the shim read a piece of a DevTools IO stream into IndexedDB, as it
+// does a routed body's events (capture.BodyRouter).
+func (h *jsHost) ReadStream(t capture.Target, handle, prefix string, limit int64) (bool, error) {
+	var session any = js.Null()
+	if t.Session != "" {
+		session = t.Session
+	}
+	v, err := jsglue.Await(h.v.Get("body").Call("read", t.TabID, session, handle, prefix, float64(limit)))
+	if err != nil {
+		return false, fmt.Errorf("IO.read: %w", err)
+	}
+	return v.Truthy(), nil
+}
+
 func (h *jsHost) EndBody(prefix string) (int64, bool, error) {
 	v, err := jsglue.Await(h.v.Get("body").Call("end", prefix))
 	if err != nil {
