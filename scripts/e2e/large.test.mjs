@@ -1,0 +1,62 @@
+// End to end, in real Chromium through the real extension: a response larger than the
+// browser gives whole (64 MB), fetched by a page that has loaded, from a server on the
+// same machine, which answers faster than any stream can be asked for. The archive
+// keeps it whole and exact, with flat memory in the core, whichever way it was taken.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { launch, startDemoSite, tabId } from "../lib/browser.mjs";
+import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
+
+const size = 70 << 20;
+let site, browser, dir, pageResult, records, info;
+
+before(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "webkeep-large-"));
+  site = await startDemoSite(["-big", String(size)]);
+  browser = await launch({ downloads: dir });
+  const page = await browser.context.newPage();
+  await page.goto(site.url);
+  const tab = await tabId(browser.sw, site.url);
+  const popup = await browser.context.newPage();
+  await popup.goto(browser.page(`popup.html?tab=${tab}`));
+  await popup.click("#start");
+  await popup.waitForSelector('#state[data-recording="true"]');
+  await page.goto(site.url);
+  await page.click("#load-big");
+  await page.waitForSelector("#load-big[data-done]", { timeout: 120000 });
+  pageResult = await page.textContent("#big-result");
+  await popup.click("#stop");
+  await popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
+  const id = new URL(await popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
+  info = await popup.evaluate(async (id) => (await fetch(`/api/sessions/${id}`)).json(), id);
+  const link = await popup.waitForSelector("#download-warc");
+  const [download] = await Promise.all([popup.waitForEvent("download"), link.click()]);
+  const file = path.join(dir, download.suggestedFilename());
+  await download.saveAs(file);
+  records = reassemble(readWarc09(readFileSync(file)));
+}, { timeout: 240000 });
+
+after(async () => {
+  await browser?.close();
+  site?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test("a 70 MB response is archived whole: the bytes the page received", () => {
+  const rec = records.find((r) => r.type === "response" && r.uri === new URL("/big", site.url).href);
+  assert.ok(rec, "no response record for /big");
+  const { body } = httpBody(rec.block);
+  assert.equal(body.length, size);
+  assert.equal(rec.fields.Truncated, undefined);
+  assert.equal(pageResult, `${size} bytes, sha256 ${createHash("sha256").update(body).digest("hex")}`);
+  assert.ok(rec.segments > 1, "written as segments");
+});
+
+test("if it was fetched a second time, the session says so", () => {
+  const notes = (info.notes || []).filter((n) => n.includes("/big"));
+  for (const n of notes) assert.match(n, /fetched again at/);
+});
