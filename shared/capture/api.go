@@ -23,7 +23,7 @@ import (
 //	GET    /api/sessions                        sessions, newest first
 //	GET    /api/sessions/{id}                   one session
 //	DELETE /api/sessions/{id}                   delete a session
-//	GET    /api/sessions/{id}/records           its CDXJ lines as JSON
+//	GET    /api/sessions/{id}/records           its CDXJ lines as JSON, continuation records left out
 //	GET    /api/sessions/{id}/bundle.zip        download: WARC 0.9 + CDXJ + pages + report
 //	GET    /api/sessions/{id}/warc.gz           download: the WARC 0.9 file
 //	GET    /api/sessions/{id}/index.cdxj        download: the sorted CDXJ index
@@ -92,14 +92,19 @@ func (s *Service) Handler() http.Handler {
 			if !ok || !ok2 {
 				continue
 			}
+			var f struct {
+				URL    string `json:"url"`
+				Mime   string `json:"mime"`
+				Status string `json:"status"`
+			}
+			json.Unmarshal([]byte(fields), &f)
+			if continuationLine(f.Mime, f.Status) {
+				continue
+			}
 			if !first {
 				io.WriteString(w, ",")
 			}
 			first = false
-			var f struct {
-				URL string `json:"url"`
-			}
-			json.Unmarshal([]byte(fields), &f)
 			verdict := json.RawMessage("null")
 			if v, ok := verdicts[f.URL]; ok {
 				verdict = v
@@ -395,4 +400,12 @@ func writeList[T any](w http.ResponseWriter, list []T, err error) {
 
 func writeError(w http.ResponseWriter, code int, err error) {
 	writeJSON(w, code, map[string]string{"error": err.Error()})
+}
+
+// continuationLine says whether a CDXJ line indexes a continuation record: a segment
+// of a large record, which the index lists but which is no record of its own to the
+// user. Its type is the WARC record's (an HTTP message) and it has no status; a
+// response's line has the HTTP status and its payload's type.
+func continuationLine(mime, status string) bool {
+	return status == "" && (strings.HasPrefix(mime, "message/http") || strings.HasPrefix(mime, "application/http"))
 }

@@ -551,3 +551,40 @@ func TestSettingForAnySpellingOfTheDomain(t *testing.T) {
 		t.Errorf("another domain's rules: %q", got)
 	}
 }
+
+// The archive page's record list: every CDXJ line of the session but those of the
+// continuation records of a body written in segments, which are parts of one record.
+func TestRecordsListLeavesOutContinuations(t *testing.T) {
+	svc, _ := NewService(NewMemStore(), newFakeHost())
+	h := svc.Handler()
+	sess, _ := createSession(svc.store, "r", time.Now())
+	svc.sessions[sess.info.ID] = sess
+	exs := append(sampleExchanges(), &Exchange{
+		Started: time.Now(), Method: "GET", URL: "http://example.org/big", Status: 200,
+		RespHeader: Fields{{"Content-Type", "message/http"}}, RespBody: make([]byte, 2*maxRecordBuffer+1),
+	})
+	for _, ex := range exs {
+		if err := sess.WriteExchange(ex); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cr, err := sess.CDXLines()
+	lines := strings.Count(string(readAll(t, cr, err)), "\n")
+	var recs []struct {
+		Fields struct{ URL, Mime, Status string }
+	}
+	send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/records", "", nil, &recs)
+	var big int
+	for _, r := range recs {
+		if strings.HasSuffix(r.Fields.URL, "/big") {
+			big++
+			if r.Fields.Status != "200" {
+				t.Errorf("the big body's line: %+v", r.Fields)
+			}
+		}
+	}
+	// 3 responses, 2 notes, the big response; its 2 continuation records are left out.
+	if len(recs) != 6 || big != 1 || lines != 8 {
+		t.Errorf("%d records listed (%d for /big) of %d lines", len(recs), big, lines)
+	}
+}
