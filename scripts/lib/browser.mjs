@@ -7,7 +7,8 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-export const extensionDir = path.join(root, "dist/extension");
+// WEBKEEP_EXTENSION names another build of the extension to load (to compare two).
+export const extensionDir = process.env.WEBKEEP_EXTENSION || path.join(root, "dist/extension");
 
 /** Starts the demo site on 127.0.0.1 and resolves to { url, log(), stop() }. */
 export function startDemoSite(args = []) {
