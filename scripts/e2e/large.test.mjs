@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { launch, startDemoSite, tabId } from "../lib/browser.mjs";
+import { launch, startDemoSite, startRecording } from "../lib/browser.mjs";
 import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
 
 const size = 70 << 20;
@@ -18,13 +18,7 @@ before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "webkeep-large-"));
   site = await startDemoSite(["-big", String(size)]);
   browser = await launch({ downloads: dir });
-  const page = await browser.context.newPage();
-  await page.goto(site.url);
-  const tab = await tabId(browser.sw, site.url);
-  const popup = await browser.context.newPage();
-  await popup.goto(browser.page(`popup.html?tab=${tab}`));
-  await popup.click("#start");
-  await popup.waitForSelector('#state[data-recording="true"]');
+  const { page, popup } = await startRecording(browser, site.url);
   await page.goto(site.url);
   await page.click("#load-big");
   await page.waitForSelector("#load-big[data-done]", { timeout: 120000 });

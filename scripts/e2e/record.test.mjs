@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { browseDemo, launch, startDemoSite, tabId } from "../lib/browser.mjs";
+import { browseDemo, launch, startDemoSite, startRecording } from "../lib/browser.mjs";
 import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
 import { readZip } from "../lib/zip.mjs";
 
@@ -21,13 +21,7 @@ before(async () => {
   writeFileSync(upload, Buffer.from([0x66, 0x69, 0x6c, 0x65, 0x00, 0xff, 0xfe, 0x0a]));
   site = await startDemoSite();
   browser = await launch({ downloads: dir });
-  const page = await browser.context.newPage();
-  await page.goto(site.url);
-  const tab = await tabId(browser.sw, site.url);
-  const popup = await browser.context.newPage();
-  await popup.goto(browser.page(`popup.html?tab=${tab}`));
-  await popup.click("#start");
-  await popup.waitForSelector('#state[data-recording="true"]');
+  const { page, popup } = await startRecording(browser, site.url);
   await browseDemo(page, site.url, upload);
   await popup.click("#stop");
   await popup.waitForSelector('#state[data-recording="false"]');

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { clickAndWait, launch, startDemoSite, tabId, waitFor } from "../lib/browser.mjs";
+import { clickAndWait, launch, startDemoSite, startRecording, waitFor } from "../lib/browser.mjs";
 import { readWarc09 } from "../lib/warc09.mjs";
 import { readZip } from "../lib/zip.mjs";
 
@@ -17,13 +17,7 @@ before(async () => {
   site = await startDemoSite(["-big", "1048576"]);
   other = await startDemoSite(["-big", "1024"]);
   browser = await launch({ downloads: dir });
-  const page = await browser.context.newPage();
-  await page.goto(site.url);
-  const tab = await tabId(browser.sw, site.url);
-  const popup = await browser.context.newPage();
-  await popup.goto(browser.page(`popup.html?tab=${tab}`));
-  await popup.click("#start");
-  await popup.waitForSelector('#state[data-recording="true"]');
+  const { page, popup } = await startRecording(browser, site.url);
 
   await page.goto(new URL("/gallery", site.url).href);
   await waitFor(async () => Number(await popup.textContent('[data-stat="Records"]')) >= 8, "the gallery to be recorded");

@@ -75,6 +75,21 @@ export async function tabId(sw, prefix) {
   }, prefix), `a tab at ${prefix}`);
 }
 
+/**
+ * Opens a new tab at url and starts recording it with the popup's button, as a user
+ * would; resolves to { page, tab, popup }.
+ */
+export async function startRecording(browser, url) {
+  const page = await browser.context.newPage();
+  await page.goto(url);
+  const tab = await tabId(browser.sw, url);
+  const popup = await browser.context.newPage();
+  await popup.goto(browser.page(`popup.html?tab=${tab}`));
+  await popup.click("#start");
+  await popup.waitForSelector('#state[data-recording="true"]');
+  return { page, tab, popup };
+}
+
 /** Clicks a button of the demo site that sets data-done when its request completed. */
 export async function clickAndWait(page, selector) {
   await page.click(selector);

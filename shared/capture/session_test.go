@@ -596,6 +596,26 @@ func TestSessionSitesSurviveReopening(t *testing.T) {
 	}
 }
 
+// recordScript starts recording tab 5 of host and has it load a script: the events of
+// one response, whose body is read once it has finished.
+func recordScript(t *testing.T, host Host) (*Service, http.Handler) {
+	t.Helper()
+	svc, err := NewService(NewMemStore(), host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := svc.Handler()
+	do(t, h, "POST", "/api/record/start?tab=5", nil)
+	for _, ev := range []event{
+		{"Network.requestWillBeSent", `{"requestId":"1","type":"Script","request":{"url":"http://example.org/a.js","method":"GET","headers":{}}}`},
+		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/javascript"}}}`},
+		{"Network.loadingFinished", `{"requestId":"1"}`},
+	} {
+		svc.Event(context.Background(), Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
+	}
+	return svc, h
+}
+
 // Stopping waits for the bodies being read before the debugger leaves the tab (the
 // browser drops what it kept for the tab then), and the session has them.
 func TestServiceStopReadsBodiesBeforeDetaching(t *testing.T) {
@@ -613,20 +633,7 @@ func TestServiceStopReadsBodiesBeforeDetaching(t *testing.T) {
 		}
 		return map[string]any{}, nil
 	}
-	svc, err := NewService(NewMemStore(), host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := svc.Handler()
-	do(t, h, "POST", "/api/record/start?tab=5", nil)
-	ctx := context.Background()
-	for _, ev := range []event{
-		{"Network.requestWillBeSent", `{"requestId":"1","type":"Script","request":{"url":"http://example.org/a.js","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/javascript"}}}`},
-		{"Network.loadingFinished", `{"requestId":"1"}`},
-	} {
-		svc.Event(ctx, Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
-	}
+	svc, h := recordScript(t, host)
 	time.AfterFunc(50*time.Millisecond, func() { close(release) })
 	var info SessionInfo
 	do(t, h, "POST", "/api/record/stop", &info)
@@ -657,19 +664,7 @@ func TestServiceStopDoesNotWaitForeverForTheBrowser(t *testing.T) {
 		}
 		return map[string]any{}, nil
 	}
-	svc, err := NewService(NewMemStore(), host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := svc.Handler()
-	do(t, h, "POST", "/api/record/start?tab=5", nil)
-	for _, ev := range []event{
-		{"Network.requestWillBeSent", `{"requestId":"1","type":"Script","request":{"url":"http://example.org/a.js","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/javascript"}}}`},
-		{"Network.loadingFinished", `{"requestId":"1"}`},
-	} {
-		svc.Event(context.Background(), Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
-	}
+	svc, h := recordScript(t, host)
 	stopped := make(chan SessionInfo)
 	go func() {
 		var info SessionInfo
