@@ -374,7 +374,7 @@ func (b *commandLog) Send(ctx context.Context, t Target, method string, params a
 		cancel(nil)
 	}()
 	res, err := b.Browser.Send(ctx, t, method, params)
-	if err != nil && context.Cause(ctx) != nil && ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%s: %w", method, context.Cause(ctx))
 	}
 	return res, err
@@ -1104,7 +1104,7 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 			return
 		}
 		ex.RespTruncated = "length"
-		ex.RespNote = fmt.Sprintf("the body (%d bytes) was not streamed from its start, and the browser gives a body over %d bytes only whole: it is not kept", n, wholeLimit)
+		ex.RespNote = fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole: it is not kept", n, wholeLimit)
 		return
 	}
 	b, err := r.getResponseBody(ctx, t, "Network.getResponseBody", id)
@@ -1175,7 +1175,7 @@ func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingE
 	if err := sp.finish(); err != nil && f.err == nil {
 		f.err = err
 	}
-	why := fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser gives a body over %d bytes only that way", length, wholeLimit)
+	why := fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole", length, wholeLimit)
 	switch {
 	case f.err != nil:
 		ex.RespNote = why + "; fetching it again failed: " + f.err.Error()
