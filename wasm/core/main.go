@@ -105,11 +105,7 @@ func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, para
 		}
 		p = string(b)
 	}
-	var session any = js.Null()
-	if t.Session != "" {
-		session = t.Session
-	}
-	sent := h.v.Call("send", t.TabID, session, method, p)
+	sent := h.v.Call("send", t.TabID, jsSession(t), method, p)
 	type answer struct {
 		v   js.Value
 		err error
@@ -129,6 +125,14 @@ func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, para
 		// The browser may still answer; the answer is dropped.
 		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
 	}
+}
+
+// jsSession is a target's DevTools session for the shim: null for the tab itself.
+func jsSession(t capture.Target) any {
+	if t.Session == "" {
+		return js.Null()
+	}
+	return t.Session
 }
 
 func (h *jsHost) Attach(ctx context.Context, tabID int) error {
@@ -152,11 +156,7 @@ func (h *jsHost) RouteBody(tabID int, requestID, prefix string, limit int64) {
 // ReadStream has the shim read a piece of a DevTools IO stream into IndexedDB, as it
 // does a routed body's events (capture.BodyRouter).
 func (h *jsHost) ReadStream(t capture.Target, handle, prefix string, limit int64) (bool, error) {
-	var session any = js.Null()
-	if t.Session != "" {
-		session = t.Session
-	}
-	v, err := jsglue.Await(h.v.Get("body").Call("read", t.TabID, session, handle, prefix, float64(limit)))
+	v, err := jsglue.Await(h.v.Get("body").Call("read", t.TabID, jsSession(t), handle, prefix, float64(limit)))
 	if err != nil {
 		return false, fmt.Errorf("IO.read: %w", err)
 	}
