@@ -36,6 +36,8 @@ before(async () => {
   mkdirSync(db);
   writeFileSync(path.join(db, `127.0.0.1:${server.address().port}.yaml`),
     "---\n---\n_path: /good\ncontent-type: text/html\n---\n_path: /typed\ncontent-type: text/html\n---\n_path: /gone\ncontent-type: text/html\n");
+  // A site that is down: nothing listens on port 1.
+  writeFileSync(path.join(db, "127.0.0.1:1.yaml"), "---\n---\n_path: /down\ncontent-type: text/html\n");
   browser = await launch({ downloads: dir });
   const options = await browser.context.newPage();
   await options.goto(browser.page("options.html"));
@@ -78,14 +80,15 @@ test("Check all, with access granted, reads the site and judges every URL", asyn
   await options.waitForSelector('#urldb-status[data-loaded="true"]');
   await options.click("#check-all");
   await options.waitForSelector("#check-report:not([hidden])", { timeout: 60000 });
-  assert.match(await options.textContent("#check-summary"), /^3 URLs checked: 1 pass, 2 fail\./);
+  assert.match(await options.textContent("#check-summary"), /^4 URLs checked: 1 pass, 3 fail\./);
   assert.equal(await options.getAttribute(".job", "data-state"), "done");
-  assert.match(await options.textContent(".job .count"), /^done: 3 of 3 \(100%\)$/);
+  assert.match(await options.textContent(".job .count"), /^done: 4 of 4 \(100%\)$/);
   const rows = await options.$$eval("#check-failures tr", (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
   const byPath = Object.fromEntries(rows.map(([url, ...rest]) => [new URL(url).pathname, rest.join(" ")]));
-  assert.deepEqual(Object.keys(byPath).sort(), ["/gone", "/typed"]);
+  assert.deepEqual(Object.keys(byPath).sort(), ["/down", "/gone", "/typed"]);
   assert.match(byPath["/gone"], /404/);
   assert.match(byPath["/typed"], /text\/plain/);
+  assert.match(byPath["/down"], /could not reach the site, or did not let webkeep read it/);
   // Granted through the page's request, for the database's site only.
   assert.deepEqual((await browser.sw.evaluate(() => chrome.permissions.getAll())).origins, ["http://127.0.0.1/*"]);
   await options.close();

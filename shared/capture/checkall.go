@@ -24,6 +24,11 @@ type CheckReport struct {
 	Skipped []string `json:"skipped"`
 }
 
+// fetchRefused explains the browser's one error for a request it could not make or
+// would not let the extension read: without host access, a site that does not allow
+// other origins to read it (CORS) fails so, as a site that is down does.
+const fetchRefused = "(the browser could not reach the site, or did not let webkeep read it: Check all asks for access to the database's sites; without it, only sites that let any site read them can be checked)"
+
 // checkConcurrency bounds the requests a browser makes at once for a check.
 const checkConcurrency = 6
 
@@ -81,6 +86,9 @@ func (s *Service) CheckAll(sessionID string, record bool) (*Job, error) {
 				report.Passed++
 			} else {
 				report.Failed++
+			}
+			if v.Status == 0 && strings.Contains(v.Problem, "Failed to fetch") {
+				v.Note = strings.TrimSpace(v.Note + " " + fetchRefused)
 			}
 			report.Verdicts = append(report.Verdicts, v)
 		})
