@@ -95,13 +95,11 @@ func loadSiteFile(ctx context.Context, b Browser, t Target, frameID, rawURL stri
 }
 
 // loadedResource is what Network.loadNetworkResource gave: the status (0 if no
-// response came), the response header, the body (or its length, when it went to a
-// Writer) and the first problem.
+// response came), the response header, the body and the first problem.
 type loadedResource struct {
 	status int
 	header map[string]string
 	body   []byte
-	size   int64
 	err    error
 }
 
@@ -114,7 +112,7 @@ func loadResource(ctx context.Context, b Browser, t Target, frameID, rawURL stri
 		return out
 	}
 	var buf bytes.Buffer
-	out.size, out.err = copyStream(ctx, b, t, handle, &buf, int64(limit))
+	_, out.err = copyStream(ctx, b, t, handle, &buf, int64(limit))
 	out.body = buf.Bytes()
 	return out
 }
