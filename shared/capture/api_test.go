@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/urldb"
-	"github.com/webkeep/webkeep/shared/urlrules"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -535,20 +534,40 @@ func indent(s string) string {
 }
 
 // The options page's domain rules apply to a site however its name is written there:
-// in capitals, in Unicode or in its "xn--" form.
-func TestSettingForAnySpellingOfTheDomain(t *testing.T) {
+// in capitals, in Unicode or in its "xn--" form. They are kept under the name as the
+// rules see hosts; a key that is no host name, or two keys for one name, are refused.
+func TestDomainRulesForAnySpellingOfTheDomain(t *testing.T) {
 	for _, key := range []string{"bücher.de", "BÜCHER.de", "xn--bcher-kva.de"} {
-		settings := map[string]string{key: "rules", "example.org": "other"}
-		_, domain, err := urlrules.Host("https://www.xn--bcher-kva.de/")
+		svc, _ := NewService(NewMemStore(), newFakeHost())
+		set := DefaultSettings()
+		set.DomainRules = map[string]string{key: "any { protocol = any; }", "example.org": ""}
+		saved, err := svc.UpdateSettings(set)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", key, err)
 		}
-		if got := settingFor(settings, domain); got != "rules" {
-			t.Errorf("settings keyed %q: got %q for %s", key, got, domain)
+		if _, ok := saved.DomainRules["bücher.de"]; !ok {
+			t.Errorf("%s: saved as %v", key, saved.DomainRules)
+		}
+		if c, _ := svc.canonical("https://www.xn--bcher-kva.de/x"); c != "http://www.xn--bcher-kva.de/x" {
+			t.Errorf("rules keyed %q: canonical %q", key, c)
+		}
+		if c, _ := svc.canonical("https://www.example.net/x"); c != "" {
+			t.Errorf("rules keyed %q apply to another domain: %q", key, c)
 		}
 	}
-	if got := settingFor(map[string]string{"example.org": "other"}, "bücher.de"); got != "" {
-		t.Errorf("another domain's rules: %q", got)
+	for _, tc := range []struct {
+		rules map[string]string
+		want  string
+	}{
+		{map[string]string{"a b": "x"}, "domainRules[a b]: not a host or domain name"},
+		{map[string]string{"bücher.de": "", "xn--bcher-kva.de": ""}, "the same domain as"},
+	} {
+		svc, _ := NewService(NewMemStore(), newFakeHost())
+		set := DefaultSettings()
+		set.DomainRules = tc.rules
+		if _, err := svc.UpdateSettings(set); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.rules, err, tc.want)
+		}
 	}
 }
 

@@ -27,9 +27,11 @@ func (d *domainRules) canonical(rawURL string, settings map[string]string, fromD
 	if herr != nil {
 		return "", "", false, nil
 	}
-	src := settingFor(settings, domain)
+	// The settings' keys are host names as urlrules.Host gives them (see
+	// Settings.keyRulesByHost).
+	src := settings[domain]
 	if strings.TrimSpace(src) == "" {
-		src = settingFor(settings, host)
+		src = settings[host]
 	}
 	if strings.TrimSpace(src) == "" && fromDB != nil {
 		src = fromDB(domain)
@@ -46,20 +48,6 @@ func (d *domainRules) canonical(rawURL string, settings map[string]string, fromD
 		return "", "", false, err
 	}
 	return m.Canonical, m.Website, m.Canonical != "", nil
-}
-
-// settingFor returns the rules the settings give for a host or domain name, written
-// there in any spelling of it (case, Unicode or "xn--").
-func settingFor(settings map[string]string, name string) string {
-	if src, ok := settings[name]; ok {
-		return src
-	}
-	for key, src := range settings {
-		if h, _, err := urlrules.Host(key); err == nil && h == name {
-			return src
-		}
-	}
-	return ""
 }
 
 func (d *domainRules) compile(domain, src string) (*urlrules.Rules, error) {

@@ -103,6 +103,27 @@ func (s *Settings) Validate() error {
 	return nil
 }
 
+// keyRulesByHost keys the domain rules by host name as the rules see hosts (lower case,
+// in Unicode: urlrules.Host), so that a rule written for "BÜCHER.de" or
+// "xn--bcher-kva.de" is found for either spelling. It names a key that is no host
+// name, or two keys for one name.
+func (s *Settings) keyRulesByHost() error {
+	keyed := make(map[string]string, len(s.DomainRules))
+	given := make(map[string]string, len(s.DomainRules))
+	for key, src := range s.DomainRules {
+		host, _, err := urlrules.Host(key)
+		if err != nil {
+			return fmt.Errorf("%w: domainRules[%s]: not a host or domain name", errSettings, key)
+		}
+		if other, ok := given[host]; ok {
+			return fmt.Errorf("%w: domainRules[%s]: the same domain as %s", errSettings, key, other)
+		}
+		keyed[host], given[host] = src, key
+	}
+	s.DomainRules = keyed
+	return nil
+}
+
 // public returns the settings as the pages see them: the token hidden.
 func (s Settings) public() Settings {
 	s.TeamTokenSet = s.TeamToken != ""
@@ -120,6 +141,7 @@ func loadSettings(store Store) Settings {
 	if s.DomainRules == nil {
 		s.DomainRules = map[string]string{}
 	}
+	s.keyRulesByHost() // settings saved before keys were normalized; a bad key stays
 	return s
 }
 
@@ -142,6 +164,9 @@ func (s *Service) UpdateSettings(next Settings) (Settings, error) {
 	next.TeamTokenSet = false
 	if next.DomainRules == nil {
 		next.DomainRules = map[string]string{}
+	}
+	if err := next.keyRulesByHost(); err != nil {
+		return s.settings.public(), err
 	}
 	if err := next.Validate(); err != nil {
 		return s.settings.public(), err
