@@ -5,16 +5,27 @@
 //
 //   node scripts/bench-extension.mjs [--loads N] [--big BYTES]
 import { execFileSync } from "node:child_process";
-import { launch, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
+import { launch, root, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
+import path from "node:path";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) : def;
 };
-const loads = arg("--loads", 15);
+const loads = arg("--loads", 61);
 const bigSize = arg("--big", 500 << 20);
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const mb = (n) => (n / 1e6).toFixed(1);
+const floorDir = path.join(root, "scripts/bench.d/devtools-floor");
+
+// interval is a 95% bootstrap interval of median(on) / median(off): both samples are
+// drawn again with replacement, many times, and the middle 95% of the ratios kept. One
+// run's ratio moves by about a tenth on a busy machine; the interval says how far.
+function interval(on, off, draws = 2000) {
+  const draw = (xs) => median(Array.from(xs, () => xs[Math.floor(Math.random() * xs.length)]));
+  const rs = Array.from({ length: draws }, () => draw(on) / draw(off)).sort((a, b) => a - b);
+  return [rs[Math.floor(draws * 0.025)], rs[Math.floor(draws * 0.975)]];
+}
 
 // Resident memory, in bytes, of the extension's process (where the service worker and
 // its Go core run) and of every process of the browser together. Only the browser this
@@ -63,7 +74,8 @@ async function loadTimes(pages, url) {
 }
 
 const site = await startDemoSite(["-big", String(bigSize)]);
-const browser = await launch({});
+const browser = await launch({ extra: [floorDir] });
+const floorId = new URL(browser.extraWorkers[0].url()).host;
 const rows = [];
 try {
   // Cold start: stop the worker, wake it with a message, time until the core answers.
@@ -80,46 +92,65 @@ try {
   }
   rows.push(["core cold start in the service worker (stop, then first /api/status answer)", `${median(starts).toFixed(0)} ms`, `median of ${starts.length}`]);
 
-  // Two tabs on the same page, one recorded; their loads alternate. Once against the
-  // demo site as it is (loopback, answers at once), once with each response 40 ms
-  // late, as from a distant server: recording's cost is mostly fixed per page.
+    // Three tabs on the same page: one plain, one instrumented by the DevTools floor
+  // extension (the debugger attached as webkeep attaches it, and nothing done with what
+  // it hears), one recorded; their loads alternate. The floor tells the browser's cost
+  // from webkeep's. Once against the demo site as it is (loopback, answers at once),
+  // once with each response 40 ms late, as from a distant server: recording's cost is
+  // mostly fixed per page. The popup is closed meanwhile, as it is when a user clicks
+  // into the page.
   const measure = async (siteURL) => {
     const url = new URL("/gallery", siteURL).href;
-    const plain = await browser.context.newPage();
-    await plain.goto(url + "?tab=off");
-    const rec = await browser.context.newPage();
-    await rec.goto(url + "?tab=on");
-    const tab = await tabId(browser.sw, url + "?tab=on");
-    await ext.evaluate((t) => fetch(`/api/record/start?tab=${t}`, { method: "POST" }), tab);
+    const tabs = [];
+    for (const name of ["off", "floor", "on"]) {
+      const page = await browser.context.newPage();
+      await page.goto(`${url}?tab=${name}`);
+      tabs.push({ page, id: await tabId(browser.sw, `${url}?tab=${name}`) });
+    }
+    await ext.goto(browser.page("popup.html"));
+    const res = await ext.evaluate(([id, t]) => chrome.runtime.sendMessage(id, { instrument: t }), [floorId, tabs[1].id]);
+    if (!res || !res.ok) throw new Error(`the floor extension did not instrument its tab: ${JSON.stringify(res)}`);
+    await ext.evaluate((t) => fetch(`/api/record/start?tab=${t}`, { method: "POST" }), tabs[2].id);
+    await ext.goto("about:blank");
     // Starting reloads the tab, so that its page is recorded whole; a load of ours
     // may be cut short by it.
     for (let tries = 0; ; tries++) {
       try {
-        await rec.goto(url);
+        await tabs[2].page.goto(url);
         break;
       } catch (e) {
         if (tries > 3 || !/interrupted by another navigation/.test(e.message)) throw e;
         await new Promise((r) => setTimeout(r, 500));
       }
     }
-    const times = await loadTimes([plain, rec], url);
-    await plain.close();
-    return [times, rec];
+    const times = await loadTimes(tabs.map((t) => t.page), url);
+    await tabs[0].page.close();
+    await tabs[1].page.close();
+    await ext.goto(browser.page("popup.html"));
+    return [times, tabs[2].page];
   };
-  const [[off, on], page] = await measure(site.url);
-  rows.push(["page load, recording off (demo /gallery: HTML, CSS, 3 images, a script, a worker POST)", `${median(off).toFixed(1)} ms`, `median of ${loads}; loads alternate with the recorded tab's, ${settle} ms apart`]);
-  rows.push(["page load, recording on", `${median(on).toFixed(1)} ms`, `median of ${loads}`]);
-  rows.push(["ratio on/off (target <= 1.3)", (median(on) / median(off)).toFixed(2), ""]);
+  const ratio = (on, off) => {
+    const [lo, hi] = interval(on, off);
+    return `${(median(on) / median(off)).toFixed(2)} (95% interval ${lo.toFixed(2)}-${hi.toFixed(2)})`;
+  };
+  const [[off, base, on], page] = await measure(site.url);
+  rows.push(["page load, recording off (demo /gallery: HTML, CSS, 3 images, a script, a worker POST)", `${median(off).toFixed(1)} ms`, `median of ${loads}; loads alternate with the other two tabs', ${settle} ms apart`]);
+  rows.push(["page load, DevTools floor (the debugger attached as webkeep attaches it, nothing recorded)", `${median(base).toFixed(1)} ms`, `median of ${loads}; ratio to off ${ratio(base, off)}`]);
+  rows.push(["page load, recording on", `${median(on).toFixed(1)} ms`, `median of ${loads}; ratio to the floor ${ratio(on, base)}`]);
+  rows.push(["ratio on/off (target <= 1.3)", ratio(on, off), "ratio of the medians; the interval by resampling the loads"]);
   const far = await startDemoSite(["-latency", "40ms"]);
   try {
-    const [[farOff, farOn], farTab] = await measure(far.url);
+    const [[farOff, , farOn], farTab] = await measure(far.url);
     await farTab.close();
-    rows.push(["same, each response 40 ms late: recording off / on", `${median(farOff).toFixed(1)} / ${median(farOn).toFixed(1)} ms`, `ratio ${(median(farOn) / median(farOff)).toFixed(2)}`]);
+    rows.push(["same, each response 40 ms late: recording off / on", `${median(farOff).toFixed(1)} / ${median(farOn).toFixed(1)} ms`, `ratio ${ratio(farOn, farOff)}`]);
   } finally {
     far.stop();
   }
 
-  // Memory while a large response is recorded.
+  // Memory while a large response is recorded, by the one extension process left once
+  // the floor's has gone.
+  ext.evaluate((id) => chrome.runtime.sendMessage(id, { leave: true }), floorId).catch(() => { /* it went */ });
+  await waitFor(() => { try { return rss(); } catch { return false; } }, "the floor extension to leave");
   await page.goto(site.url);
   await new Promise((r) => setTimeout(r, 1000));
   const idle = rss();

@@ -1,7 +1,7 @@
 // Drives headless Debian Chromium with the webkeep extension loaded, and the demo site:
 // shared by `make demo` and the end-to-end tests.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -26,8 +26,12 @@ export function startDemoSite(args = []) {
   });
 }
 
-/** Launches Chromium with the extension; resolves to { context, sw, extensionId, close() }. */
-export async function launch({ downloads } = {}) {
+/**
+ * Launches Chromium with the extension, and any other extensions (directories) named in
+ * extra; resolves to { context, sw, extensionId, extraWorkers, close() }, where
+ * extraWorkers holds the service workers of the extra extensions, in their order.
+ */
+export async function launch({ downloads, extra = [] } = {}) {
   const userDataDir = mkdtempSync(path.join(tmpdir(), "webkeep-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -39,16 +43,28 @@ export async function launch({ downloads } = {}) {
       "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
       "--disable-sync", "--disable-dev-shm-usage",
-      `--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`,
+      `--disable-extensions-except=${[extensionDir, ...extra].join(",")}`, `--load-extension=${[extensionDir, ...extra].join(",")}`,
     ],
   });
-  let sw = context.serviceWorkers().find((w) => w.url().startsWith("chrome-extension://"));
-  if (!sw) sw = await context.waitForEvent("serviceworker", { timeout: 30000 });
+  // Each extension is told apart by the directory its worker says it was loaded from.
+  const workers = await waitFor(async () => {
+    const ws = context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"));
+    return ws.length > extra.length && ws;
+  }, "the extensions' service workers");
+  const names = await Promise.all(workers.map((w) => w.evaluate(() => chrome.runtime.getManifest().name)));
+  const sw = workers[names.indexOf("webkeep")];
+  if (!sw) throw new Error(`webkeep's service worker is not among ${names.join(", ")}`);
+  const extraWorkers = await Promise.all(extra.map(async (dir) => {
+    const { name } = JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8"));
+    const w = workers[names.indexOf(name)];
+    if (!w) throw new Error(`the service worker of ${dir} (${name}) did not start`);
+    return w;
+  }));
   const extensionId = new URL(sw.url()).host;
   // The core is ready when it has published its API.
   await waitFor(() => sw.evaluate(() => typeof self.webkeepCore === "object"), "the core to start");
   return {
-    context, sw, extensionId, userDataDir,
+    context, sw, extensionId, extraWorkers, userDataDir,
     page: (p) => `chrome-extension://${extensionId}/${p}`,
     close: async () => { await context.close(); rmSync(userDataDir, { recursive: true, force: true }); },
   };
