@@ -92,7 +92,7 @@ try {
   }
   rows.push(["core cold start in the service worker (stop, then first /api/status answer)", `${median(starts).toFixed(0)} ms`, `median of ${starts.length}`]);
 
-    // Three tabs on the same page: one plain, one instrumented by the DevTools floor
+  // Three tabs on the same page: one plain, one instrumented by the DevTools floor
   // extension (the debugger attached as webkeep attaches it, and nothing done with what
   // it hears), one recorded; their loads alternate. The floor tells the browser's cost
   // from webkeep's. Once against the demo site as it is (loopback, answers at once),

@@ -46,7 +46,7 @@ export async function launch({ downloads, extra = [] } = {}) {
       `--disable-extensions-except=${[extensionDir, ...extra].join(",")}`, `--load-extension=${[extensionDir, ...extra].join(",")}`,
     ],
   });
-  // Each extension is told apart by the directory its worker says it was loaded from.
+  // The extensions' workers are told apart by their manifests' names.
   const workers = await waitFor(async () => {
     const ws = context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"));
     return ws.length > extra.length && ws;
@@ -54,12 +54,12 @@ export async function launch({ downloads, extra = [] } = {}) {
   const names = await Promise.all(workers.map((w) => w.evaluate(() => chrome.runtime.getManifest().name)));
   const sw = workers[names.indexOf("webkeep")];
   if (!sw) throw new Error(`webkeep's service worker is not among ${names.join(", ")}`);
-  const extraWorkers = await Promise.all(extra.map(async (dir) => {
+  const extraWorkers = extra.map((dir) => {
     const { name } = JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8"));
     const w = workers[names.indexOf(name)];
     if (!w) throw new Error(`the service worker of ${dir} (${name}) did not start`);
     return w;
-  }));
+  });
   const extensionId = new URL(sw.url()).host;
   // The core is ready when it has published its API.
   await waitFor(() => sw.evaluate(() => typeof self.webkeepCore === "object"), "the core to start");

@@ -1,7 +1,7 @@
 // The page-load benchmark's reference (scripts/bench-extension.mjs): a tab instrumented
 // as webkeep's recorder instruments it (shared/capture/cdp.go, Recorder.enable), by an
 // extension that reads no body and writes nothing. What recording costs beyond this is
-// webkeep's own.
+// webkeep's own. The settings below must follow the recorder's.
 "use strict";
 const network = { maxTotalBufferSize: 256 << 20, maxResourceBufferSize: 64 << 20, maxPostDataSize: 64 << 20 };
 const durable = { maxTotalBufferSize: 256 << 20, maxResourceBufferSize: 64 << 20 };
