@@ -1133,6 +1133,7 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange) {
 	ex := p.ex
 	f := loadResource(ctx, r.browser, t, p.frameID, ex.URL, true, wholeLimit)
+	changed := changedValidator(ex.RespHeader, fieldsFromMap(f.header))
 	switch {
 	case f.err != nil:
 		ex.RespNote = "the browser kept none of the body it received (an image it could not decode), and fetching it again failed: " + f.err.Error()
@@ -1142,6 +1143,9 @@ func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange)
 		ex.RespTruncated = "unspecified"
 	case ex.RespHeader.Has("Content-Length") && ex.RespHeader.Get("Content-Length") != strconv.Itoa(len(f.body)):
 		ex.RespNote = fmt.Sprintf("the browser kept none of the body it received (an image it could not decode), and fetching it again gave %d bytes, not the %s of the response", len(f.body), ex.RespHeader.Get("Content-Length"))
+		ex.RespTruncated = "unspecified"
+	case changed != "":
+		ex.RespNote = fmt.Sprintf("the browser kept none of the body it received (an image it could not decode), and fetching it again gave another version of it (%s)", changed)
 		ex.RespTruncated = "unspecified"
 	default:
 		ex.RespBody = f.body
@@ -1153,7 +1157,8 @@ func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange)
 // wholeLimit, that outran the request to stream it (the browser gives such a body only
 // to a stream begun before it flowed) by fetching its URL once more through the tab's
 // network stack, as the page's frame, streamed into a spool. The record says so; if the
-// answer differs in status or length, it is not the same body and is not kept.
+// answer differs in status or length, or names another version of the resource (ETag,
+// Last-Modified), it is not the same body and is not kept.
 func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingExchange, length int64) {
 	ex := p.ex
 	store := r.Store
@@ -1176,6 +1181,7 @@ func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingE
 		f.err = err
 	}
 	why := fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole", length, wholeLimit)
+	changed := changedValidator(ex.RespHeader, fieldsFromMap(f.header))
 	switch {
 	case f.err != nil:
 		ex.RespNote = why + "; fetching it again failed: " + f.err.Error()
@@ -1183,6 +1189,8 @@ func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingE
 		ex.RespNote = fmt.Sprintf("%s; fetching it again gave status %d, not %d", why, f.status, ex.Status)
 	case !sp.cut && sp.size != length:
 		ex.RespNote = fmt.Sprintf("%s; fetching it again gave %d bytes, not %d", why, sp.size, length)
+	case changed != "":
+		ex.RespNote = fmt.Sprintf("%s; fetching it again gave another version of it (%s)", why, changed)
 	default:
 		ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
 		ex.respSpool = sp
@@ -1193,6 +1201,23 @@ func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingE
 	}
 	sp.remove()
 	ex.RespTruncated = "length"
+}
+
+// validators are the response fields by which a server says which version of a
+// resource it sent.
+var validators = []string{"ETag", "Last-Modified"}
+
+// changedValidator describes the first validator that both answers carry with
+// different values ("ETag \"b\", not \"a\""), or returns "" if none differs: a body
+// fetched again stands for the first only if the server sent the same version.
+func changedValidator(first, again Fields) string {
+	for _, name := range validators {
+		was, now := first.Get(name), again.Get(name)
+		if was != "" && now != "" && was != now {
+			return fmt.Sprintf("%s %s, not %s", name, now, was)
+		}
+	}
+	return ""
 }
 
 // getResponseBody calls a getResponseBody command (Fetch or Network) and decodes the

@@ -343,66 +343,90 @@ func TestRecorderFetchesAgainALargeBodyThatMissedItsStart(t *testing.T) {
 	for i := range piece {
 		piece[i] = byte(i)
 	}
-	read := 0
-	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
-		switch method {
-		case "Network.streamResourceContent":
-			return map[string]any{"bufferedData": ""}, nil
-		case "Network.getResponseBody":
-			return nil, errors.New("a body over the browser's limit must not be read whole")
-		case "Network.loadNetworkResource":
-			return map[string]any{"resource": map[string]any{"success": true, "httpStatusCode": 200, "stream": "io1"}}, nil
-		case "IO.read":
-			n := min(ioReadSize, length-read)
-			read += n
-			return map[string]any{"data": base64.StdEncoding.EncodeToString(piece[:n]), "base64Encoded": true, "eof": read == length}, nil
-		}
-		return map[string]any{}, nil
-	}}
-	r := NewRecorder(b)
-	r.Store = NewMemStore()
-	router := &fakeRouter{store: r.Store, browser: b, routes: map[string]*fakeRoute{}}
-	r.Router = router
-	var got *Exchange
-	done := make(chan struct{})
-	r.OnExchange = func(ex *Exchange) { got = ex; close(done) }
-	ctx := context.Background()
-	tab := Target{TabID: 1}
-	if err := r.Enable(ctx, tab); err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range []struct{ method, params, data string }{
-		{"Network.requestWillBeSent", `{"requestId":"s","type":"Fetch","frameId":"F","request":{"url":"http://example.org/big","method":"GET","headers":{}}}`, ""},
-		{"Network.responseReceived", fmt.Sprintf(`{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"%d"}}}`, length), ""},
-		{"Network.dataReceived", `{"requestId":"s","dataLength":4}`, ""}, // before the stream began
-		{"Network.dataReceived", `{"requestId":"s","dataLength":4,"data":""}`, "late"},
-		{"Network.loadingFinished", `{"requestId":"s"}`, ""},
+	first := fmt.Sprintf(`"Content-Length":"%d","ETag":"\"v1\"","Last-Modified":"Mon, 02 Nov 2026 10:00:00 GMT"`, length)
+	for _, tc := range []struct {
+		name  string
+		again map[string]string // the header of the second answer
+		note  string            // what the record's note says
+		kept  bool
+	}{
+		{"the same version", map[string]string{"ETag": `"v1"`, "Last-Modified": "Mon, 02 Nov 2026 10:00:00 GMT"}, "this body was fetched again", true},
+		{"no validators to compare", map[string]string{}, "this body was fetched again", true},
+		{"another ETag", map[string]string{"etag": `"v2"`}, `another version of it (ETag "v2", not "v1")`, false},
+		{"another date", map[string]string{"Last-Modified": "Sun, 22 Nov 2026 10:00:00 GMT"}, "another version of it (Last-Modified Sun, 22 Nov 2026", false},
 	} {
-		r.Wait()
-		if ev.data != "" && !router.data(1, "s", []byte(ev.data)) {
-			t.Fatal("the streamed body is not routed")
-		}
-		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	<-done
-	defer got.release()
-	if !strings.Contains(got.RespNote, "fetched again") || got.RespTruncated != "" || got.BodyLen() != length {
-		t.Fatalf("note %q, truncated %q, %d bytes", got.RespNote, got.RespTruncated, got.BodyLen())
-	}
-	body, _ := got.Body()
-	all, _ := io.ReadAll(body)
-	if len(all) != length || !bytes.Equal(all[:ioReadSize], piece) || !bytes.Equal(all[len(all)-10:], piece[:10]) {
-		t.Errorf("body of %d bytes is not what the browser gave", len(all))
-	}
-	if closed := b.sent("IO.close"); len(closed) != 1 {
-		t.Errorf("the stream was closed %d times", len(closed))
-	}
-	for _, c := range b.sent("") {
-		if strings.HasPrefix(c, "Fetch.") {
-			t.Errorf("a response was held: %s", c)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			read := 0
+			b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+				switch method {
+				case "Network.streamResourceContent":
+					return map[string]any{"bufferedData": ""}, nil
+				case "Network.getResponseBody":
+					return nil, errors.New("a body over the browser's limit must not be read whole")
+				case "Network.loadNetworkResource":
+					return map[string]any{"resource": map[string]any{"success": true, "httpStatusCode": 200, "stream": "io1", "headers": tc.again}}, nil
+				case "IO.read":
+					n := min(ioReadSize, length-read)
+					read += n
+					return map[string]any{"data": base64.StdEncoding.EncodeToString(piece[:n]), "base64Encoded": true, "eof": read == length}, nil
+				}
+				return map[string]any{}, nil
+			}}
+			r := NewRecorder(b)
+			r.Store = NewMemStore()
+			router := &fakeRouter{store: r.Store, browser: b, routes: map[string]*fakeRoute{}}
+			r.Router = router
+			var got *Exchange
+			done := make(chan struct{})
+			r.OnExchange = func(ex *Exchange) { got = ex; close(done) }
+			ctx := context.Background()
+			tab := Target{TabID: 1}
+			if err := r.Enable(ctx, tab); err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range []struct{ method, params, data string }{
+				{"Network.requestWillBeSent", `{"requestId":"s","type":"Fetch","frameId":"F","request":{"url":"http://example.org/big","method":"GET","headers":{}}}`, ""},
+				{"Network.responseReceived", `{"requestId":"s","response":{"status":200,"headers":{` + first + `}}}`, ""},
+				{"Network.dataReceived", `{"requestId":"s","dataLength":4}`, ""}, // before the stream began
+				{"Network.dataReceived", `{"requestId":"s","dataLength":4,"data":""}`, "late"},
+				{"Network.loadingFinished", `{"requestId":"s"}`, ""},
+			} {
+				r.Wait()
+				if ev.data != "" && !router.data(1, "s", []byte(ev.data)) {
+					t.Fatal("the streamed body is not routed")
+				}
+				if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			<-done
+			defer got.release()
+			if !strings.Contains(got.RespNote, tc.note) {
+				t.Errorf("note %q, want it to say %q", got.RespNote, tc.note)
+			}
+			if closed := b.sent("IO.close"); len(closed) != 1 {
+				t.Errorf("the stream was closed %d times", len(closed))
+			}
+			for _, c := range b.sent("") {
+				if strings.HasPrefix(c, "Fetch.") {
+					t.Errorf("a response was held: %s", c)
+				}
+			}
+			if !tc.kept {
+				if got.RespTruncated != "length" || got.BodyLen() != 0 {
+					t.Errorf("another version was kept: truncated %q, %d bytes", got.RespTruncated, got.BodyLen())
+				}
+				return
+			}
+			if got.RespTruncated != "" || got.BodyLen() != length {
+				t.Fatalf("truncated %q, %d bytes", got.RespTruncated, got.BodyLen())
+			}
+			body, _ := got.Body()
+			all, _ := io.ReadAll(body)
+			if len(all) != length || !bytes.Equal(all[:ioReadSize], piece) || !bytes.Equal(all[len(all)-10:], piece[:10]) {
+				t.Errorf("body of %d bytes is not what the browser gave", len(all))
+			}
+		})
 	}
 }
 
@@ -527,8 +551,8 @@ func TestEventFields(t *testing.T) {
 // read whole when they finish. A stream that missed the start of its body gives way to
 // reading it whole, unless the body is too large to read whole; an image whose body
 // the browser dropped is fetched again, and the record says so. So is a GET body too
-// large to read whole, streamed as it is read, and kept only if it comes back the
-// same length. Nothing is ever held (no Fetch domain).
+// large to read whole, streamed as it is read. A body fetched again is kept only if it
+// comes back the same length and version. Nothing is ever held (no Fetch domain).
 func TestRecorderOnAPage(t *testing.T) {
 	const hugeLength = wholeLimit + 10
 	zeros := make([]byte, ioReadSize)
@@ -539,14 +563,15 @@ func TestRecorderOnAPage(t *testing.T) {
 			return map[string]any{"bufferedData": ""}, nil
 		case "Network.getResponseBody":
 			switch p["requestId"] {
-			case "img":
+			case "img", "img2":
 				return map[string]any{"body": "", "base64Encoded": true}, nil
 			case "huge":
 				return nil, errors.New("a body over the browser's limit must not be read whole")
 			}
 			return map[string]any{"body": b64("whole " + p["requestId"].(string)), "base64Encoded": true}, nil
 		case "Network.loadNetworkResource":
-			return map[string]any{"resource": map[string]any{"success": true, "httpStatusCode": 200, "stream": p["url"]}}, nil
+			// The server has another version of img2 by now.
+			return map[string]any{"resource": map[string]any{"success": true, "httpStatusCode": 200, "stream": p["url"], "headers": map[string]any{"ETag": `"b"`}}}, nil
 		case "IO.read":
 			switch h := p["handle"].(string); h {
 			case "http://example.org/huge":
@@ -595,6 +620,7 @@ func TestRecorderOnAPage(t *testing.T) {
 		req("xhr", "XHR"), resp("xhr", 0), data("xhr", "streamed"), fin("xhr"),
 		req("late", "Fetch"), resp("late", 0), arrived("late", 5), data("late", "rest"), fin("late"),
 		req("img", "Image"), resp("img", 0), arrived("img", 11), fin("img"),
+		req("img2", "Image"), {"Network.responseReceived", `{"requestId":"img2","response":{"status":200,"headers":{"ETag":"\"a\""}}}`}, arrived("img2", 11), fin("img2"),
 		req("huge", "Media"), arrived("huge", 1), resp("huge", hugeLength), data("huge", "rest"), fin("huge"),
 		req("changed", "Media"), arrived("changed", 1), resp("changed", hugeLength), fin("changed"),
 		{"Network.requestWillBeSent", `{"requestId":"upload","type":"Fetch","request":{"url":"http://example.org/upload","method":"POST","headers":{}}}`},
@@ -622,13 +648,16 @@ func TestRecorderOnAPage(t *testing.T) {
 		all, _ := io.ReadAll(rd)
 		return string(all)
 	}
-	for id, want := range map[string]string{"font": "whole font", "xhr": "streamed", "late": "whole late", "img": "image bytes", "huge": string(make([]byte, hugeLength)), "changed": "", "upload": "", "doc2": "page", "next": "again"} {
+	for id, want := range map[string]string{"font": "whole font", "xhr": "streamed", "late": "whole late", "img": "image bytes", "img2": "", "huge": string(make([]byte, hugeLength)), "changed": "", "upload": "", "doc2": "page", "next": "again"} {
 		if b := body(id); b != want {
 			t.Errorf("%s: body of %d bytes %.20q, want %d bytes %.20q", id, len(b), b, len(want), want)
 		}
 	}
 	if ex := got[url("img")]; !strings.Contains(ex.RespNote, "fetched again") || ex.RespTruncated != "" {
 		t.Errorf("image fetched again: note %q, truncated %q", ex.RespNote, ex.RespTruncated)
+	}
+	if ex := got[url("img2")]; ex.RespTruncated != "unspecified" || !strings.Contains(ex.RespNote, `another version of it (ETag "b", not "a")`) {
+		t.Errorf("image fetched again in another version: note %q, truncated %q", ex.RespNote, ex.RespTruncated)
 	}
 	if ex := got[url("huge")]; ex.RespTruncated != "" || !strings.Contains(ex.RespNote, "fetched again") {
 		t.Errorf("large body that missed its start: note %q, truncated %q", ex.RespNote, ex.RespTruncated)
