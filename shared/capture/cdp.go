@@ -74,7 +74,7 @@ const DefaultStreamThreshold = 8 << 20
 // goroutine; the commands they cause run on goroutines of their own, so a slow command
 // never holds the event stream back.
 type Recorder struct {
-	browser Browser
+	browser *commandLog // every command goes through it (see WaitAnswered)
 	// OnExchange receives every finished exchange: completed, redirected or failed.
 	// Calls may come from several goroutines.
 	OnExchange func(*Exchange)
@@ -286,12 +286,11 @@ func (r *Recorder) Wait() { r.work.Wait() }
 // answer, as "method (seconds)". Long work that goes on (a large body read a piece at
 // a time) is waited for.
 func (r *Recorder) WaitAnswered(d time.Duration) (waiting []string) {
-	log := r.browser.(*commandLog)
 	for !waitAtMost(&r.work, d) {
-		if time.Since(log.lastAnswered()) < d {
+		if time.Since(r.browser.lastAnswered()) < d {
 			continue
 		}
-		if waiting = log.waiting(); len(waiting) == 0 {
+		if waiting = r.browser.waiting(); len(waiting) == 0 {
 			waiting = []string{"work without a command under way"}
 		}
 		return waiting
@@ -905,7 +904,7 @@ func (c *inflight) Wait() {
 // and commands sent to it and not answered fail. A tab's target (no Session) covers
 // its workers and frames.
 func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
-	r.browser.(*commandLog).abandon(t, fmt.Errorf("%w: %s", errTargetGone, reason))
+	r.browser.abandon(t, fmt.Errorf("%w: %s", errTargetGone, reason))
 	r.mu.Lock()
 	var cut []requestKey
 	for key := range r.pending {
@@ -1133,24 +1132,14 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange) {
 	ex := p.ex
 	f := loadResource(ctx, r.browser, t, p.frameID, ex.URL, true, wholeLimit)
-	changed := changedValidator(ex.RespHeader, fieldsFromMap(f.header))
-	switch {
-	case f.err != nil:
-		ex.RespNote = "the browser kept none of the body it received (an image it could not decode), and fetching it again failed: " + f.err.Error()
+	const why = "the browser kept none of the body it received (an image it could not decode)"
+	if other := f.differs(ex, int64(len(f.body))); other != "" {
+		ex.RespNote = why + ", and fetching it again " + other
 		ex.RespTruncated = "unspecified"
-	case f.status != ex.Status:
-		ex.RespNote = fmt.Sprintf("the browser kept none of the body it received (an image it could not decode), and fetching it again gave status %d, not %d", f.status, ex.Status)
-		ex.RespTruncated = "unspecified"
-	case ex.RespHeader.Has("Content-Length") && ex.RespHeader.Get("Content-Length") != strconv.Itoa(len(f.body)):
-		ex.RespNote = fmt.Sprintf("the browser kept none of the body it received (an image it could not decode), and fetching it again gave %d bytes, not the %s of the response", len(f.body), ex.RespHeader.Get("Content-Length"))
-		ex.RespTruncated = "unspecified"
-	case changed != "":
-		ex.RespNote = fmt.Sprintf("the browser kept none of the body it received (an image it could not decode), and fetching it again gave another version of it (%s)", changed)
-		ex.RespTruncated = "unspecified"
-	default:
-		ex.RespBody = f.body
-		ex.RespNote = "the browser kept none of the body it received (an image it could not decode): this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
+		return
 	}
+	ex.RespBody = f.body
+	ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
 }
 
 // fetchAgainStreamed fills in the body of a GET response of length bytes, over
@@ -1171,7 +1160,7 @@ func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingE
 		if r.Router != nil && r.Store != nil {
 			// The data goes from the browser's answers into the store as the events'
 			// of a routed body do, and never through the recorder.
-			f.err = sp.readRouted(r.Router, t, handle, r.browser.(*commandLog).touch)
+			f.err = sp.readRouted(r.Router, t, handle, r.browser.touch)
 			r.browser.Send(ctx, t, "IO.close", map[string]any{"handle": handle})
 		} else {
 			_, f.err = copyStream(ctx, r.browser, t, handle, sp, -1)
@@ -1181,40 +1170,45 @@ func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingE
 		f.err = err
 	}
 	why := fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole", length, wholeLimit)
-	changed := changedValidator(ex.RespHeader, fieldsFromMap(f.header))
-	switch {
-	case f.err != nil:
-		ex.RespNote = why + "; fetching it again failed: " + f.err.Error()
-	case f.status != ex.Status:
-		ex.RespNote = fmt.Sprintf("%s; fetching it again gave status %d, not %d", why, f.status, ex.Status)
-	case !sp.cut && sp.size != length:
-		ex.RespNote = fmt.Sprintf("%s; fetching it again gave %d bytes, not %d", why, sp.size, length)
-	case changed != "":
-		ex.RespNote = fmt.Sprintf("%s; fetching it again gave another version of it (%s)", why, changed)
-	default:
-		ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
-		ex.respSpool = sp
-		if sp.cut {
-			ex.RespTruncated = "length"
-		}
+	size := sp.size
+	if sp.cut {
+		size = -1 // the body limit cut it: its length is unknown
+	}
+	if other := f.differs(ex, size); other != "" {
+		ex.RespNote = why + "; fetching it again " + other
+		sp.remove()
+		ex.RespTruncated = "length"
 		return
 	}
-	sp.remove()
-	ex.RespTruncated = "length"
+	ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
+	ex.respSpool = sp
+	if sp.cut {
+		ex.RespTruncated = "length"
+	}
 }
 
 // validators are the response fields by which a server says which version of a
 // resource it sent.
 var validators = []string{"ETag", "Last-Modified"}
 
-// changedValidator describes the first validator that both answers carry with
-// different values ("ETag \"b\", not \"a\""), or returns "" if none differs: a body
-// fetched again stands for the first only if the server sent the same version.
-func changedValidator(first, again Fields) string {
+// differs says how an answer of size bytes (negative: unknown) to fetching ex's URL
+// again shows that it is not the body ex stands for ("gave status 404, not 200"), or
+// returns "" if nothing does: it failed, or its status, its length (when ex's
+// response declared one) or a validator that both answers carry differs.
+func (f loadedResource) differs(ex *Exchange, size int64) string {
+	if f.err != nil {
+		return "failed: " + f.err.Error()
+	}
+	if f.status != ex.Status {
+		return fmt.Sprintf("gave status %d, not %d", f.status, ex.Status)
+	}
+	if n := ex.RespHeader.Get("Content-Length"); n != "" && size >= 0 && n != strconv.FormatInt(size, 10) {
+		return fmt.Sprintf("gave %d bytes, not the %s of the response", size, n)
+	}
+	again := fieldsFromMap(f.header)
 	for _, name := range validators {
-		was, now := first.Get(name), again.Get(name)
-		if was != "" && now != "" && was != now {
-			return fmt.Sprintf("%s %s, not %s", name, now, was)
+		if was, now := ex.RespHeader.Get(name), again.Get(name); was != "" && now != "" && was != now {
+			return fmt.Sprintf("gave another version of it (%s %s, not %s)", name, now, was)
 		}
 	}
 	return ""

@@ -662,7 +662,7 @@ func TestRecorderOnAPage(t *testing.T) {
 	if ex := got[url("huge")]; ex.RespTruncated != "" || !strings.Contains(ex.RespNote, "fetched again") {
 		t.Errorf("large body that missed its start: note %q, truncated %q", ex.RespNote, ex.RespTruncated)
 	}
-	if ex := got[url("changed")]; ex.RespTruncated != "length" || !strings.Contains(ex.RespNote, fmt.Sprintf("gave 12 bytes, not %d", hugeLength)) {
+	if ex := got[url("changed")]; ex.RespTruncated != "length" || !strings.Contains(ex.RespNote, fmt.Sprintf("gave 12 bytes, not the %d of the response", hugeLength)) {
 		t.Errorf("large body fetched again, not the same: note %q, truncated %q", ex.RespNote, ex.RespTruncated)
 	}
 	if ex := got[url("upload")]; ex.RespTruncated != "length" || !strings.Contains(ex.RespNote, "not kept") {

@@ -100,8 +100,8 @@ func (d *urlDatabase) Info() DatabaseInfo {
 	return info
 }
 
-// originPatterns returns the match patterns of the sites of targets, each once, in
-// order: scheme and host, any port, any path.
+// originPatterns returns the match patterns of the sites of targets, each once,
+// sorted: scheme and host, any port, any path.
 func originPatterns(targets []urldb.Target) []string {
 	seen := map[string]bool{}
 	patterns := []string{}
