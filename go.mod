@@ -3,10 +3,11 @@ module github.com/webkeep/webkeep
 go 1.26.0
 
 require (
-	github.com/klauspost/compress v1.20.3 // indirect
-	github.com/syumai/workers v0.33.0 // indirect
-	golang.org/x/net v0.62.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
-	honnef.co/go/js/dom/v2 v2.0.0-20250304181735-b5e52f05e89d // indirect
+	github.com/klauspost/compress v1.20.3
+	github.com/syumai/workers v0.33.0
+	golang.org/x/net v0.62.0
+	gopkg.in/yaml.v3 v3.0.1
+	honnef.co/go/js/dom/v2 v2.0.0-20250304181735-b5e52f05e89d
 )
+
+require golang.org/x/text v0.43.0 // indirect
