@@ -686,22 +686,38 @@ func TestRecorderOnAPage(t *testing.T) {
 // WaitQuiet returns once no request is in flight, and at the latest QuietWait after
 // the time it is given.
 func TestWaitQuiet(t *testing.T) {
+	// returns fails the test unless wait returns within limit: far less than the
+	// time it would take if the case under test were not handled.
+	returns := func(what string, limit time.Duration, wait func()) {
+		t.Helper()
+		done := make(chan struct{})
+		go func() { wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(limit):
+			t.Fatalf("WaitQuiet did not return within %v: %s", limit, what)
+		}
+	}
 	r := NewRecorder(&fakeBrowser{})
-	r.WaitQuiet(time.Now()) // nothing in flight: at once
+	// Nothing in flight: at once, though the deadline is an hour away.
+	returns("nothing in flight", 10*time.Second, func() { r.WaitQuiet(time.Now().Add(time.Hour)) })
 	ctx := context.Background()
 	tab := Target{TabID: 1}
 	r.HandleEvent(ctx, tab, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`), nil)
 	done := make(chan struct{})
-	go func() { r.WaitQuiet(time.Now()); close(done) }()
+	go func() { r.WaitQuiet(time.Now().Add(time.Hour)); close(done) }()
 	select {
 	case <-done:
 		t.Fatal("WaitQuiet returned while a request was in flight")
 	case <-time.After(50 * time.Millisecond):
 	}
 	r.HandleEvent(ctx, tab, "Network.loadingFailed", json.RawMessage(`{"requestId":"1","errorText":"net::ERR_ABORTED"}`), nil)
-	<-done
+	returns("the request in flight ended", 10*time.Second, func() { <-done })
+	// A request in flight, but the deadline passed long ago: at once.
 	r.HandleEvent(ctx, tab, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"2","request":{"url":"http://example.org/","method":"GET","headers":{}}}`), nil)
-	r.WaitQuiet(time.Now().Add(-QuietWait)) // waited long enough already
+	returns("deadline already passed", QuietWait/2, func() { r.WaitQuiet(time.Now().Add(-time.Hour)) })
+	// A request in flight and a deadline ahead: at the deadline.
+	returns("deadline ahead", 10*time.Second, func() { r.WaitQuiet(time.Now().Add(100 * time.Millisecond)) })
 	r.Wait()
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -40,17 +41,25 @@ func FuzzEncodeRequest(f *testing.F) {
 }
 
 // FuzzSURT checks that SURT never panics and is deterministic, and that a
-// key, once computed, is stable under a second canonicalization of a URL
-// that has no fragment.
+// fragment never changes a key: the canonicalization drops it, so a URL with
+// "#..." appended has the key of the URL without it.
 func FuzzSURT(f *testing.F) {
 	for _, v := range readJSONL[surtVector](f, "testdata/surt.jsonl") {
-		f.Add(v.URL)
+		f.Add(v.URL, "frag")
 	}
-	f.Fuzz(func(t *testing.T, url string) {
+	f.Fuzz(func(t *testing.T, url, fragment string) {
 		k1, err1 := SURT(url)
 		k2, err2 := SURT(url)
 		if k1 != k2 || (err1 == nil) != (err2 == nil) {
 			t.Fatalf("not deterministic: %q %v / %q %v", k1, err1, k2, err2)
+		}
+		if err1 != nil || url == "" || strings.ContainsRune(url, '#') || strings.TrimSpace(url) != url ||
+			strings.HasPrefix(url, "filedesc") || strings.HasPrefix(url, "urn:") {
+			return
+		}
+		k3, err3 := SURT(url + "#" + fragment)
+		if err3 != nil || k3 != k1 {
+			t.Fatalf("the fragment %q changed the key of %q: %q %v, without it %q", fragment, url, k3, err3, k1)
 		}
 	})
 }
