@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,20 +44,45 @@ func (f *dialectFlag) Set(s string) error {
 	switch s {
 	case "pywb-2.6.7", "pywb267", "2.6.7":
 		f.d = cdx.Pywb267
-	case "pywb-2.8", "pywb28", "2.8", "warcio":
+	case "pywb-2.8", "pywb28", "2.8":
 		f.d = cdx.Pywb28
+	case "warcio.js", "warciojs", "replaywebpage", "wabac":
+		f.d = cdx.WarcioJS
 	default:
-		return fmt.Errorf("unknown dialect %q (pywb-2.6.7 or pywb-2.8)", s)
+		return fmt.Errorf("unknown dialect %q (pywb-2.6.7, pywb-2.8 or warcio.js)", s)
 	}
 	return nil
 }
 
 // encodeInput is one line of `webkeep cdx encode`'s input.
 type encodeInput struct {
-	Method     string            `json:"method"`
-	URL        string            `json:"url"`
-	Headers    map[string]string `json:"headers"`
-	BodyBase64 string            `json:"body_base64"`
+	Method     string        `json:"method"`
+	URL        string        `json:"url"`
+	Headers    encodeHeaders `json:"headers"`
+	BodyBase64 string        `json:"body_base64"`
+}
+
+// encodeHeaders are the headers of an encode input line: an object of names and
+// values, or a list of [name, value] pairs, which may repeat a name.
+type encodeHeaders http.Header
+
+func (h *encodeHeaders) UnmarshalJSON(b []byte) error {
+	*h = encodeHeaders{}
+	var pairs [][2]string
+	if err := json.Unmarshal(b, &pairs); err == nil {
+		for _, p := range pairs {
+			(*h)[p[0]] = append((*h)[p[0]], p[1])
+		}
+		return nil
+	}
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		return errors.New("headers: neither an object of strings nor a list of [name, value] pairs")
+	}
+	for k, v := range m {
+		(*h)[k] = append((*h)[k], v)
+	}
+	return nil
 }
 
 // encodeOutput is one line of its output.
@@ -70,12 +96,13 @@ func runCDXEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("webkeep cdx encode", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var dialect dialectFlag
-	fs.Var(&dialect, "dialect", "key dialect: pywb-2.6.7 or pywb-2.8")
+	fs.Var(&dialect, "dialect", "key dialect: pywb-2.6.7, pywb-2.8 or warcio.js (the key ReplayWeb.page looks a POST or PUT up under)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: webkeep cdx encode [--dialect pywb-2.6.7|pywb-2.8] < requests.jsonl
+		fmt.Fprintln(stderr, `usage: webkeep cdx encode [--dialect pywb-2.6.7|pywb-2.8|warcio.js] < requests.jsonl
 
 Reads one JSON object per line, {"method":..., "url":..., "headers":{...},
-"body_base64":...}, with the headers as sent, and writes per line, in order,
+"body_base64":...}, with the headers as sent (an object, or a list of
+[name, value] pairs), and writes per line, in order,
 {"url": <url with the appended query>, "urlkey": <SURT>, "requestBody": <the
 appended body query, "" if none>}.`)
 		fs.PrintDefaults()
@@ -113,10 +140,7 @@ appended body query, "" if none>}.`)
 			status = 1
 			continue
 		}
-		h := http.Header{}
-		for k, v := range in.Headers {
-			h[k] = append(h[k], v)
-		}
+		h := http.Header(in.Headers)
 		url, reqBody := dialect.d.EncodeRequest(&cdx.Request{Method: in.Method, URL: in.URL, Header: h, Body: body})
 		key, err := cdx.SURT(url)
 		if err != nil {

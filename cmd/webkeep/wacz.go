@@ -39,8 +39,8 @@ func waczCreate(args []string, stdout, stderr io.Writer) int {
 	detect := fs.Bool("detect-pages", true, "without --pages, list every HTML GET response with status 200 as a page")
 	title := fs.String("title", "", "the collection's `title`")
 	desc := fs.String("description", "", "the collection's description (Markdown)")
-	var dialect dialectFlag
-	fs.Var(&dialect, "dialect", "`dialect` of the index's POST keys and requestBody: pywb-2.6.7 (default) or pywb-2.8 (warcio.js's, which ReplayWeb.page uses to look POSTs up)")
+	dialect := dialectFlag{cdx.WarcioJS}
+	fs.Var(&dialect, "dialect", "`dialect` of the index's POST keys and requestBody: warcio.js (the keys ReplayWeb.page looks POSTs and PUTs up under), pywb-2.6.7 or pywb-2.8")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, waczUsage, "\nflags:\n")
 		fs.PrintDefaults()

@@ -37,9 +37,9 @@ func (s *Session) WriteWACZ(w io.Writer) error {
 	done := make(chan indexed, 1)
 	go func() {
 		var out indexed
-		ix := &cdx.Indexer{Dialect: cdx.Pywb28}
+		ix := &cdx.Indexer{Dialect: cdx.WarcioJS}
 		out.err = ix.Index(indexR, name, func(e *cdx.Entry) error {
-			out.lines = append(out.lines, e.AppendLine(nil, cdx.Pywb28))
+			out.lines = append(out.lines, e.AppendLine(nil, cdx.WarcioJS))
 			return nil
 		})
 		io.Copy(io.Discard, indexR) // let the converter finish whatever happens

@@ -44,7 +44,7 @@ func (e *Entry) AppendLine(dst []byte, d Dialect) []byte {
 	dst = append(dst, ' ')
 	dst = append(dst, e.Timestamp...)
 	dst = append(dst, ' ', '{')
-	js := jsonWriter{dst: dst, compact: d == Pywb28}
+	js := jsonWriter{dst: dst, compact: d.compactJSON()}
 	js.field("metadata", e.Metadata)
 	js.field("url", e.URL)
 	js.field("mime", e.Mime)
@@ -53,12 +53,12 @@ func (e *Entry) AppendLine(dst []byte, d Dialect) []byte {
 	js.field("digest", e.Digest)
 	js.memberInt("length", e.Length)
 	js.memberInt("offset", e.Offset)
-	if d == Pywb28 {
+	if d.compactJSON() {
 		js.member("filename", e.Filename)
 	}
 	js.field("method", e.Method)
 	js.field("requestBody", e.RequestBody)
-	if d != Pywb28 {
+	if !d.compactJSON() {
 		js.member("filename", e.Filename)
 	}
 	return append(js.dst, '}', '\n')

@@ -19,15 +19,30 @@ const (
 	// Pywb28 is pywb >= 2.8.4: true, false, null, and whole floats printed
 	// as integers (44.0 -> 44), as JavaScript prints them.
 	Pywb28
+	// WarcioJS is the key ReplayWeb.page looks a request up under at replay
+	// (wabac.js 2.27 calling warcio.js 2.4's postToGetUrl on the request's
+	// text): POST and PUT only, the body read as UTF-8 text, JSON with
+	// JavaScript's property order and number strings, forms as sent, the
+	// query decodeURI-ed, and "__wb_method=M&" always followed by "&". Its
+	// requestBody is that decoded query, so that the URL ReplayWeb.page
+	// rebuilds from a CDXJ line is the URL it looks up.
+	WarcioJS
 )
 
 // String returns the dialect's name as the CLI spells it.
 func (d Dialect) String() string {
-	if d == Pywb28 {
+	switch d {
+	case Pywb28:
 		return "pywb-2.8"
+	case WarcioJS:
+		return "warcio.js"
 	}
 	return "pywb-2.6.7"
 }
+
+// compactJSON reports whether the dialect's CDXJ lines are JavaScript's compact
+// JSON.stringify rather than Python's json.dumps.
+func (d Dialect) compactJSON() bool { return d == Pywb28 || d == WarcioJS }
 
 // A Request is an HTTP request as recorded: the method, the absolute URL, the
 // headers as sent (a missing Content-Length is simply absent) and the body.
@@ -62,7 +77,18 @@ func EncodeRequest(r *Request) (url string, requestBody string) {
 // EncodeRequest is EncodeRequest in dialect d.
 func (d Dialect) EncodeRequest(r *Request) (url string, requestBody string) {
 	method, query := d.BodyQuery(r)
+	if d == WarcioJS {
+		return d.appendQuery(r.URL, method, query), query
+	}
 	return AppendQuery(r.URL, method, query), query
+}
+
+// appendQuery appends the method and body query to url as the dialect does.
+func (d Dialect) appendQuery(url, method, query string) string {
+	if d == WarcioJS && method != "GET" {
+		return jsAppendQuery(url, method, query)
+	}
+	return AppendQuery(url, method, query)
 }
 
 // AppendQuery appends "__wb_method=METHOD" and the body query to url as
@@ -87,7 +113,14 @@ func AppendQuery(url, method, query string) string {
 // unless the method is POST or PUT and Content-Length is a positive integer;
 // otherwise the first Content-Length bytes of the body encoded by the content
 // type, cut at MaxQueryLength characters.
+//
+// In the WarcioJS dialect the method is normalized as fetch() does, and the
+// query is the one ReplayWeb.page computes at replay (see WarcioJS).
 func (d Dialect) BodyQuery(r *Request) (method, query string) {
+	if d == WarcioJS {
+		method, query, _ = replayQuery(r)
+		return method, safeQuery(query)
+	}
 	method = strings.ToUpper(r.Method)
 	if method != "POST" && method != "PUT" {
 		return method, ""
