@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/wacz"
@@ -13,8 +15,10 @@ import (
 // converted to WARC/1.1 (replay tools read no 0.9) and streamed into the zip, indexed
 // as it passes, and its pages.
 //
-// The index uses the pywb >= 2.8 dialect: ReplayWeb.page computes the keys it looks
-// POSTs up by with warcio.js, which renders JSON bodies that way.
+// The index is in the warcio.js dialect, the keys ReplayWeb.page computes when a
+// replayed page sends a POST or PUT. Each page is listed at the time of the capture it
+// was made from, and a page that answered a POST or PUT under that capture's key, so
+// that opening it from ReplayWeb.page's page list shows what was recorded.
 func (s *Session) WriteWACZ(w io.Writer) error {
 	info := s.Info()
 	zw := wacz.NewWriter(w, wacz.Options{
@@ -31,15 +35,18 @@ func (s *Session) WriteWACZ(w io.Writer) error {
 		indexW.CloseWithError(err)
 	}()
 	type indexed struct {
-		lines [][]byte
-		err   error
+		lines    [][]byte
+		captures pageCaptures
+		err      error
 	}
 	done := make(chan indexed, 1)
 	go func() {
 		var out indexed
 		ix := &cdx.Indexer{Dialect: cdx.WarcioJS}
+		out.captures = pageCaptures{}
 		out.err = ix.Index(indexR, name, func(e *cdx.Entry) error {
 			out.lines = append(out.lines, e.AppendLine(nil, cdx.WarcioJS))
+			out.captures.add(e)
 			return nil
 		})
 		io.Copy(io.Discard, indexR) // let the converter finish whatever happens
@@ -64,10 +71,60 @@ func (s *Session) WriteWACZ(w io.Writer) error {
 	}
 	wp := make([]wacz.Page, 0, len(pages))
 	for _, p := range pages {
-		wp = append(wp, wacz.Page{ID: p.ID, URL: p.URL, TS: p.TS, Title: p.Title})
+		u, ts := idx.captures.of(p.URL, p.TS)
+		wp = append(wp, wacz.Page{ID: p.ID, URL: u, TS: ts, Title: p.Title})
 	}
 	if err := zw.AddPages(wp); err != nil {
 		return err
 	}
 	return zw.Close()
+}
+
+// pageCaptures holds, by URL, the captures of an index that a page can be made from:
+// responses and revisits.
+type pageCaptures map[string][]pageCapture
+
+type pageCapture struct {
+	ts   time.Time
+	page string // the URL ReplayWeb.page looks the capture up under
+}
+
+func (c pageCaptures) add(e *cdx.Entry) {
+	if e.Status == "" && e.Mime != "warc/revisit" {
+		return // not an answer: a continuation, a note
+	}
+	ts, err := time.Parse("20060102150405", e.Timestamp)
+	if err != nil {
+		return
+	}
+	page := e.URL
+	if e.Method == "POST" || e.Method == "PUT" {
+		page = cdx.WarcioJS.AppendQuery(e.URL, e.Method, e.RequestBody)
+	}
+	c[e.URL] = append(c[e.URL], pageCapture{ts: ts, page: page})
+}
+
+// of returns the URL and time under which a page visited at ts is listed: those of
+// its capture, the last one of its URL made at most a second after ts (a record's
+// time is that of its request, in whole seconds), or the first one after. A page
+// with no capture keeps its own.
+func (c pageCaptures) of(pageURL string, ts time.Time) (string, time.Time) {
+	u, _, _ := strings.Cut(pageURL, "#")
+	var best *pageCapture
+	for i, pc := range c[u] {
+		switch {
+		case best == nil:
+			best = &c[u][i]
+		case !pc.ts.After(ts.Add(time.Second)):
+			if best.ts.After(ts.Add(time.Second)) || pc.ts.After(best.ts) {
+				best = &c[u][i]
+			}
+		case best.ts.After(ts.Add(time.Second)) && pc.ts.Before(best.ts):
+			best = &c[u][i]
+		}
+	}
+	if best == nil {
+		return pageURL, ts
+	}
+	return best.page, best.ts
 }

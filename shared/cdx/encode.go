@@ -78,13 +78,14 @@ func EncodeRequest(r *Request) (url string, requestBody string) {
 func (d Dialect) EncodeRequest(r *Request) (url string, requestBody string) {
 	method, query := d.BodyQuery(r)
 	if d == WarcioJS {
-		return d.appendQuery(r.URL, method, query), query
+		return d.AppendQuery(r.URL, method, query), query
 	}
 	return AppendQuery(r.URL, method, query), query
 }
 
-// appendQuery appends the method and body query to url as the dialect does.
-func (d Dialect) appendQuery(url, method, query string) string {
+// AppendQuery appends the method and body query to url as the dialect does: the
+// key a replay tool of the dialect looks a request up under.
+func (d Dialect) AppendQuery(url, method, query string) string {
 	if d == WarcioJS && method != "GET" {
 		return jsAppendQuery(url, method, query)
 	}

@@ -237,7 +237,7 @@ func (ix *Indexer) merge(resp, req *indexed) bool {
 		return false
 	}
 	url := resp.entry.URL
-	newURL := strings.ReplaceAll(ix.Dialect.appendQuery(url, req.method, req.query), "WB_wombat_", "")
+	newURL := strings.ReplaceAll(ix.Dialect.AppendQuery(url, req.method, req.query), "WB_wombat_", "")
 	if newURL != url {
 		if key, err := SURT(newURL); err == nil {
 			resp.entry.URLKey = key
