@@ -41,3 +41,17 @@ if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules
   say "npm ci"
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi
+
+# ReplayWeb.page, to replay what webkeep downloads in the tool most people use: its
+# built app (index.html, ui.js, sw.js) from the npm package. `npm install` of it fails
+# (a dependency's version is missing from the registry), but the package itself is all
+# that is served.
+RWP_VERSION=2.5.3
+if [ ! -f ".cache/replaywebpage-$RWP_VERSION/sw.js" ]; then
+  say "fetching ReplayWeb.page $RWP_VERSION"
+  mkdir -p .cache && rm -rf ".cache/replaywebpage-$RWP_VERSION"
+  tgz=$(cd .cache && npm pack "replaywebpage@$RWP_VERSION" --silent)
+  mkdir -p ".cache/replaywebpage-$RWP_VERSION"
+  tar xzf ".cache/$tgz" -C ".cache/replaywebpage-$RWP_VERSION" --strip-components=1
+  rm ".cache/$tgz"
+fi

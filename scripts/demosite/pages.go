@@ -56,6 +56,8 @@ const formsHTML = `<!doctype html>
 <button id="post-multipart" type="button">POST FormData with a file</button>
 <button id="put-item" type="button">PUT</button>
 <button id="delete-item" type="button">DELETE</button>
+<button id="search-first" type="button">Search "first"</button>
+<button id="search-second" type="button">Search "second"</button>
 </p>
 <pre id="out"></pre>
 <p><a href="/">Home</a></p>
@@ -103,6 +105,9 @@ const actions = {
   },
   "put-item": (id) => call(id, "PUT", "/api/item/42", JSON.stringify({ name: "item 42", count: 3 }), { "Content-Type": "application/json" }),
   "delete-item": (id) => call(id, "DELETE", "/api/item/42"),
+  // One endpoint POSTed twice with different bodies, answering each differently.
+  "search-first": (id) => call(id, "POST", "/api/search", JSON.stringify({ q: "first" }), { "Content-Type": "application/json" }),
+  "search-second": (id) => call(id, "POST", "/api/search", JSON.stringify({ q: "second" }), { "Content-Type": "application/json" }),
 };
 for (const [id, action] of Object.entries(actions)) {
   const button = document.getElementById(id);

@@ -58,6 +58,7 @@ func newSite(bigSize int64) *site {
 	s.mux.HandleFunc("POST /api/json", s.echo)
 	s.mux.HandleFunc("POST /api/text", s.echo)
 	s.mux.HandleFunc("POST /api/binary", s.echo)
+	s.mux.HandleFunc("POST /api/search", s.echo)
 	s.mux.HandleFunc("PUT /api/item/{id}", s.echo)
 	s.mux.HandleFunc("DELETE /api/item/{id}", s.echo)
 	s.mux.HandleFunc("GET /redirect/start", func(w http.ResponseWriter, r *http.Request) {

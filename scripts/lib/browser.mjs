@@ -112,22 +112,36 @@ export async function clickAndWait(page, selector) {
   await page.waitForSelector(`${selector}[data-done]`, { timeout: 60000 });
 }
 
+/** The buttons of the demo's forms page that send a request with fetch(). */
+export const demoCalls = ["post-json", "post-text", "post-binary", "post-multipart", "put-item", "delete-item", "search-first", "search-second"];
+
 /**
  * Visits every page of the demo site and submits every form, in the given tab. The
- * upload form's file is chosen as a user would, through the file input.
+ * upload form's file is chosen as a user would, through the file input. Returns the
+ * steps taken; live, when given, receives what the pages showed: each page's text by
+ * its URL, the large file's digest as "big", and each fetch() call's answer by its
+ * button's id.
  */
-export async function browseDemo(page, base, uploadFile) {
+export async function browseDemo(page, base, uploadFile, live = {}) {
   const steps = [];
-  const step = async (name, f) => { await f(); steps.push(name); };
+  const text = async () => { live[page.url()] = await page.evaluate(() => document.body.innerText); };
+  const step = async (name, f) => { await f(); steps.push(name); if (!demoCalls.includes(name) && name !== "large file") await text(); };
   await step("home", () => page.goto(base));
-  await step("large file", () => clickAndWait(page, "#load-big"));
+  await step("large file", async () => {
+    await clickAndWait(page, "#load-big");
+    live.big = await page.textContent("#big-result");
+  });
   await step("gallery", async () => {
     await page.goto(new URL("/gallery", base).href);
     await page.waitForSelector("#worker-status[data-done]", { timeout: 30000 });
   });
   await step("forms", () => page.goto(new URL("/forms", base).href));
-  for (const id of ["post-json", "post-text", "post-binary", "post-multipart", "put-item", "delete-item"]) {
-    await step(id, () => clickAndWait(page, "#" + id));
+  for (const id of demoCalls) {
+    await step(id, async () => {
+      const before = await page.textContent("#out");
+      await clickAndWait(page, "#" + id);
+      live[id] = (await page.textContent("#out")).slice(before.length).trim();
+    });
   }
   await step("urlencoded form", () => Promise.all([page.waitForURL("**/submit/form"), page.click("#form-urlencoded button")]));
   await step("forms again", () => page.goto(new URL("/forms", base).href));
