@@ -67,6 +67,10 @@ func TestIndex(t *testing.T) {
 				if i+1 < len(infos) {
 					end = infos[i+1].Offset
 				}
+				if !tc.gz {
+					// warcio counts a plain record without the CRLF CRLF after it.
+					end -= 4
+				}
 				return strconv.FormatInt(end-infos[i].Offset, 10)
 			}
 			want := `com,example)/form?__wb_method=post&a=1&b=x%20y&q=1&z 20240506070809 {"url": "http://www.example.com/form?q=1", "mime": "text/html", "status": "200", "digest": "` + digest + `", "length": "` + ln(2) + `", "offset": "` + off(2) + `", "method": "POST", "requestBody": "a=1&b=x y&z", "filename": "test.warc"}
