@@ -186,7 +186,7 @@ func (ix *Indexer) scan(r io.Reader, base int64, filename string, damage func(er
 		if !wr.Gzip() {
 			it.rec, it.headerLen = rec, int64(len(raw))
 		}
-		if it.entry.URL == "" && httpRecordTypes[rec.Type] {
+		if rec.TargetURI == "" && httpRecordTypes[rec.Type] {
 			// pywb's indexer stops at such a record (warcio calls startswith
 			// on the missing URI); webkeep reports it and goes on.
 			if !damage(fmt.Errorf("record at %d: %s record without WARC-Target-URI, not indexed", rec.Offset, rec.Type)) {
@@ -406,6 +406,11 @@ func (ix *Indexer) record(rec *warc.Record, filename, payloadDigest string) (*in
 	// holds no status line or header, warcio makes up "HTTP/1.0 200 OK" with
 	// the record's Content-Type and Content-Length.
 	ix.br.Reset(rec.Block)
+	ctype := rec.ContentType
+	if rec.Version == warc.V09 {
+		// A WARC 0.9 record is indexed as pywb indexes its WARC/1.1 form.
+		ctype = warc.ContentType11(ctype, rec.Type)
+	}
 	var msg httpMessage
 	if httpRecordTypes[rec.Type] && rec.BlockLength != 0 &&
 		(strings.HasPrefix(e.URL, "http:") || strings.HasPrefix(e.URL, "https:")) {
@@ -415,8 +420,8 @@ func (ix *Indexer) record(rec *warc.Record, filename, payloadDigest string) (*in
 	}
 	if !msg.ok() {
 		msg = httpMessage{protocol: "HTTP/1.0", statusline: "200 OK", header: http.Header{}}
-		if rec.ContentType != "" {
-			msg.header.Set("Content-Type", rec.ContentType)
+		if ctype != "" {
+			msg.header.Set("Content-Type", ctype)
 		}
 		if rec.BlockLength >= 0 {
 			msg.header.Set("Content-Length", strconv.FormatInt(rec.BlockLength, 10))
@@ -426,7 +431,7 @@ func (ix *Indexer) record(rec *warc.Record, filename, payloadDigest string) (*in
 		// Skipped before anything else (create_record_iter).
 		return nil, nil
 	}
-	ctype, _ := header(msg.header, "Content-Type")
+	ctype, _ = header(msg.header, "Content-Type")
 	switch rec.Type {
 	case warc.TypeRevisit:
 		e.Mime = "warc/revisit"
