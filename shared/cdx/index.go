@@ -122,7 +122,7 @@ func (ix *Indexer) Index(r io.Reader, filename string, emit func(*Entry) error) 
 func (ix *Indexer) indexSerial(r io.Reader, filename string, emit func(*Entry) error) error {
 	cr := &countingReader{r: r}
 	p := pairer{ix: ix, emit: emit}
-	err := ix.scan(cr, 0, filename, func(err error) bool {
+	end, err := ix.scan(cr, 0, filename, func(err error) bool {
 		if ix.Problems != nil {
 			ix.Problems(fmt.Errorf("%s: %w", filename, err))
 		}
@@ -131,22 +131,26 @@ func (ix *Indexer) indexSerial(r io.Reader, filename string, emit func(*Entry) e
 	if err != nil {
 		return err
 	}
-	if p.pending != nil {
+	if p.pending != nil && end < 0 {
 		// The last record runs to the end of the file.
 		if _, err := io.Copy(io.Discard, cr); err != nil {
 			return fmt.Errorf("cdx: %s: %w", filename, err)
 		}
+		end = cr.n
 	}
-	return p.finish(cr.n)
+	return p.finish(end)
 }
 
 // scan reads the records of r, a file or a section of one that starts at file
 // offset base, and calls add with each record's indexed form (its length not yet
 // known). damage is told of each damaged range; scan stops if it returns false.
-func (ix *Indexer) scan(r io.Reader, base int64, filename string, damage func(error) bool, add func(*indexed) error) error {
+// It returns the file offset where the last record ends, as warcio counts it: in a
+// gzip file the end of its member (members after it that hold no record do not
+// count); -1 when that is the end of r.
+func (ix *Indexer) scan(r io.Reader, base int64, filename string, damage func(error) bool, add func(*indexed) error) (int64, error) {
 	wr, err := warc.NewReader(r)
 	if err != nil {
-		return fmt.Errorf("cdx: %s: %w", filename, err)
+		return -1, fmt.Errorf("cdx: %s: %w", filename, err)
 	}
 	// Most blocks are read only as far as their HTTP header: members with sl
 	// (webkeep's WARC 0.9) are skipped without inflating the rest.
@@ -157,23 +161,26 @@ func (ix *Indexer) scan(r io.Reader, base int64, filename string, damage func(er
 	for {
 		rec, err := wr.Next()
 		if err == io.EOF {
-			return nil
+			if wr.Gzip() {
+				return base + wr.RecordsEnd(), nil
+			}
+			return -1, nil
 		}
 		var de *warc.DamageError
 		if errors.As(err, &de) {
 			if !damage(err) {
-				return nil
+				return -1, nil
 			}
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("cdx: %s: %w", filename, err)
+			return -1, fmt.Errorf("cdx: %s: %w", filename, err)
 		}
 		rec.Offset += base
 		raw := wr.RawHeader()
 		it, err := ix.record(rec, filename, "")
 		if err != nil {
-			return fmt.Errorf("cdx: %s: record at %d: %w", filename, rec.Offset, err)
+			return -1, fmt.Errorf("cdx: %s: record at %d: %w", filename, rec.Offset, err)
 		}
 		if it == nil {
 			// Not indexed, but it ends the record before it.
@@ -190,11 +197,11 @@ func (ix *Indexer) scan(r io.Reader, base int64, filename string, damage func(er
 			// pywb's indexer stops at such a record (warcio calls startswith
 			// on the missing URI); webkeep reports it and goes on.
 			if !damage(fmt.Errorf("record at %d: %s record without WARC-Target-URI, not indexed", rec.Offset, rec.Type)) {
-				return nil
+				return -1, nil
 			}
 		}
 		if err := add(it); err != nil {
-			return err
+			return -1, err
 		}
 	}
 }

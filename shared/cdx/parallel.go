@@ -68,6 +68,7 @@ func (ix *Indexer) indexParallel(f readSeekerAt, filename string, emit func(*Ent
 		return false, nil
 	}
 	sections := make([][]*indexed, len(cuts)-1)
+	ends := make([]int64, len(cuts)-1)
 	errs := make([]error, len(cuts)-1)
 	damaged := make([]bool, len(cuts)-1)
 	var wg sync.WaitGroup
@@ -81,7 +82,7 @@ func (ix *Indexer) indexParallel(f readSeekerAt, filename string, emit func(*Ent
 					return
 				}
 				sec := io.NewSectionReader(f, cuts[k], cuts[k+1]-cuts[k])
-				errs[k] = w.scan(sec, cuts[k], filename, func(error) bool {
+				ends[k], errs[k] = w.scan(sec, cuts[k], filename, func(error) bool {
 					damaged[k] = true
 					return false
 				}, func(it *indexed) error {
@@ -112,7 +113,11 @@ func (ix *Indexer) indexParallel(f readSeekerAt, filename string, emit func(*Ent
 			}
 		}
 	}
-	return true, p.finish(size)
+	end := ends[len(ends)-1]
+	if end < 0 {
+		end = size
+	}
+	return true, p.finish(end)
 }
 
 // nextMember finds the first gzip member at or after from that inflates whole

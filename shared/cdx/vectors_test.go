@@ -3,6 +3,7 @@ package cdx
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -174,6 +175,21 @@ func TestIndexPywbVectors(t *testing.T) {
 			diffLines(t, name, indexFile(t, data, name), want)
 		})
 	}
+}
+
+// TestIndexPywbVectorsTrailingMember: a gzip member holding no record after the
+// last one is not part of its length (warcio counts a record's own member; pywb
+// 2.6.7 gives the vector file with an empty member appended the same index).
+func TestIndexPywbVectorsTrailingMember(t *testing.T) {
+	const name = "vectors.warc.gz"
+	data := readFile(t, filepath.Join(pywbIndexDir, name))
+	var empty bytes.Buffer
+	zw := gzip.NewWriter(&empty)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, empty.Bytes()...)
+	diffLines(t, name, indexFile(t, data, name), string(readFile(t, filepath.Join(pywbIndexDir, name+".cdxj"))))
 }
 
 // TestFollowPywbVectors: a Follower given the records of the gzip vector file one
