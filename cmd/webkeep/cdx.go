@@ -142,8 +142,9 @@ func runCDXIndex(args []string, stdout, stderr io.Writer) int {
 	var dialect dialectFlag
 	fs.Var(&dialect, "dialect", "key and line dialect: pywb-2.6.7 or pywb-2.8")
 	workers := fs.Int("workers", 0, "sections of a gzip file indexed at the same time (0: one per CPU)")
+	unsurt := fs.Bool("unsurt", false, "keys as canonical URLs (example.com/a), not SURTs, as pywb's cdx-indexer --unsurt")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: webkeep cdx index [--dialect pywb-2.6.7|pywb-2.8] [--workers N] FILE...
+		fmt.Fprintln(stderr, `usage: webkeep cdx index [--dialect pywb-2.6.7|pywb-2.8] [--workers N] [--unsurt] FILE...
 
 Writes the sorted CDXJ index of the WARC files (0.9, 1.0, 1.1, gzip or plain)
 to standard output: the lines pywb 2.6.7's "cdx-indexer --sort --cdxj
@@ -170,7 +171,7 @@ skipped; the exit code is then 1.`)
 		return 2
 	}
 	status := 0
-	ix := &cdx.Indexer{Dialect: dialect.d, Workers: *workers, Problems: func(err error) {
+	ix := &cdx.Indexer{Dialect: dialect.d, Workers: *workers, NonSURT: *unsurt, Problems: func(err error) {
 		// Damage is reported with the file and its byte range; the records
 		// around it are still indexed, and the exit code says the input was bad.
 		fmt.Fprintf(stderr, "webkeep cdx index: %v\n", err)

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,9 @@ type Indexer struct {
 	// Workers is how many sections of a gzip file are indexed at the same
 	// time; zero means one per CPU (runtime.GOMAXPROCS), one means serially.
 	Workers int
+	// NonSURT makes keys canonical URLs rather than SURTs, as pywb's
+	// cdx-indexer --unsurt does: "example.com/a?b=1" for "com,example)/a?b=1".
+	NonSURT bool
 
 	br  *bufio.Reader
 	buf []byte
@@ -58,12 +62,34 @@ func (ix *Indexer) surt(url string) (string, error) {
 	if url == ix.lastURL && ix.lastKey != "" {
 		return ix.lastKey, nil
 	}
-	key, err := SURT(url)
+	key, err := ix.canonicalize(url)
 	if err != nil {
 		return "", err
 	}
 	ix.lastURL, ix.lastKey = url, key
 	return key, nil
+}
+
+// canonicalize is pywb's canonicalize: the SURT, or with NonSURT the SURT
+// turned back into a URL.
+func (ix *Indexer) canonicalize(url string) (string, error) {
+	key, err := SURT(url)
+	if err != nil || !ix.NonSURT {
+		return key, err
+	}
+	return unsurt(key), nil
+}
+
+// unsurt is pywb's unsurt: the host part of a SURT (up to ")/") reversed and
+// joined with dots; a key without ")/" is returned as it is.
+func unsurt(key string) string {
+	i := strings.Index(key, ")/")
+	if i < 0 {
+		return key
+	}
+	parts := strings.Split(key[:i], ",")
+	slices.Reverse(parts)
+	return strings.Join(parts, ".") + key[i+1:]
 }
 
 // indexed is a record on its way to becoming an entry: pywb's entry plus
@@ -288,7 +314,7 @@ func (ix *Indexer) merge(resp, req *indexed) bool {
 	url := resp.entry.URL
 	newURL := strings.ReplaceAll(AppendQuery(url, req.method, req.query), "WB_wombat_", "")
 	if newURL != url {
-		if key, err := SURT(newURL); err == nil {
+		if key, err := ix.canonicalize(newURL); err == nil {
 			resp.entry.URLKey = key
 			req.entry.URLKey = key
 		}
@@ -353,6 +379,14 @@ func pyText(b []byte) string {
 	return string(r)
 }
 
+// pyString is pyText for a header value already read as a string.
+func pyString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return pyText([]byte(s))
+}
+
 // targetURI is WARC-Target-URI as warcio gives it to pywb: decoded, and with
 // spaces percent-encoded (ArcWarcRecordLoader._ensure_target_uri_format; the
 // warc reader has already dropped the angle brackets Wget 1.19 wrote).
@@ -367,7 +401,7 @@ func targetURI(rec *warc.Record) string {
 			u = strings.TrimPrefix(u, "filedesc:")
 		}
 	}
-	return strings.ReplaceAll(pyText([]byte(u)), " ", "%20")
+	return strings.ReplaceAll(pyString(u), " ", "%20")
 }
 
 // record is create_record_iter and parse_warc_record for one record. payloadDigest,
@@ -389,7 +423,7 @@ func (ix *Indexer) record(rec *warc.Record, filename, payloadDigest string) (*in
 		return it, nil
 	}
 	e.Timestamp = timestamp14(rec.Date)
-	e.Metadata = rec.Header.Get("WARC-Json-Metadata")
+	e.Metadata = pyString(rec.Header.Get("WARC-Json-Metadata"))
 	// WARC-Payload-Digest as it is, without a leading "sha1:"; computed below
 	// when absent.
 	e.Digest = "-"
@@ -444,10 +478,10 @@ func (ix *Indexer) record(rec *warc.Record, filename, payloadDigest string) (*in
 		e.Mime = "warc/revisit"
 	case warc.TypeRequest:
 		e.Mime = mimeOf(ctype, "-")
-		e.MimeDetected = rec.Header.Get("WARC-Identified-Payload-Type")
+		e.MimeDetected = pyString(rec.Header.Get("WARC-Identified-Payload-Type"))
 	default:
 		e.Mime = mimeOf(ctype, "unk")
-		e.MimeDetected = rec.Header.Get("WARC-Identified-Payload-Type")
+		e.MimeDetected = pyString(rec.Header.Get("WARC-Identified-Payload-Type"))
 	}
 	e.Status = "-"
 	if rec.Type == warc.TypeResponse {

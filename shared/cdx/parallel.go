@@ -75,7 +75,7 @@ func (ix *Indexer) indexParallel(f readSeekerAt, filename string, emit func(*Ent
 	var next atomic.Int32 // the next section to index
 	for range min(workers, len(sections)) {
 		wg.Go(func() {
-			w := &Indexer{Dialect: ix.Dialect}
+			w := &Indexer{Dialect: ix.Dialect, NonSURT: ix.NonSURT}
 			for {
 				k := int(next.Add(1)) - 1
 				if k >= len(sections) {

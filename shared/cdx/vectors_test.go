@@ -123,9 +123,14 @@ const pywbIndexDir = "testdata/pywb-index"
 // sorted index in the pywb 2.6.7 dialect.
 func indexFile(t *testing.T, data []byte, name string) string {
 	t.Helper()
+	return indexFileWith(t, &Indexer{Workers: 1}, data, name)
+}
+
+func indexFileWith(t *testing.T, ix *Indexer, data []byte, name string) string {
+	t.Helper()
 	var out bytes.Buffer
 	w := NewWriter(&out, Pywb267)
-	ix := &Indexer{Workers: 1, Problems: func(err error) { t.Errorf("problem: %v", err) }}
+	ix.Problems = func(err error) { t.Errorf("problem: %v", err) }
 	if err := ix.Index(bytes.NewReader(data), name, w.Write); err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +179,15 @@ func TestIndexPywbVectors(t *testing.T) {
 			want := string(readFile(t, filepath.Join(pywbIndexDir, name+".cdxj")))
 			diffLines(t, name, indexFile(t, data, name), want)
 		})
+	}
+}
+
+// TestIndexPywbVectorsUnsurt: with NonSURT the keys are pywb's with --unsurt.
+func TestIndexPywbVectorsUnsurt(t *testing.T) {
+	for _, name := range []string{"vectors.warc", "vectors.warc.gz"} {
+		data := readFile(t, filepath.Join(pywbIndexDir, name))
+		want := string(readFile(t, filepath.Join(pywbIndexDir, strings.TrimSuffix(name, ".cdxj")+".unsurt.cdxj")))
+		diffLines(t, name, indexFileWith(t, &Indexer{Workers: 1, NonSURT: true}, data, name), want)
 	}
 }
 
