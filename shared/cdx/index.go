@@ -208,6 +208,13 @@ func (ix *Indexer) scan(r io.Reader, base int64, filename string, damage func(er
 		if err != nil {
 			return -1, fmt.Errorf("cdx: %s: record at %d: %w", filename, rec.Offset, err)
 		}
+		if it != nil && !it.none && rec.Type != warc.TypeWarcinfo && rec.Date.IsZero() {
+			// pywb's indexer stops at a record without a WARC-Date it can read.
+			if !damage(fmt.Errorf("record at %d: %s record without a usable WARC-Date, not indexed", rec.Offset, rec.Type)) {
+				return -1, nil
+			}
+			it = nil
+		}
 		if it == nil {
 			// Not indexed, but it ends the record before it.
 			it = &indexed{skip: true, none: true, entry: Entry{Offset: rec.Offset}}

@@ -2,6 +2,7 @@ package cdx
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,5 +114,39 @@ func TestTimestamp14(t *testing.T) {
 	}
 	if got := timestamp14(time.Time{}); got != "00010101000000" {
 		t.Errorf("timestamp14(zero) = %q", got)
+	}
+}
+
+// TestIndexReportsWhatPywbStopsAt: records pywb's indexer stops at (a response
+// without WARC-Target-URI, a record without WARC-Date) are reported with their
+// offsets and left out; the records around them are indexed.
+func TestIndexReportsWhatPywbStopsAt(t *testing.T) {
+	rec := func(fields string, block string) string {
+		return "WARC/1.1\r\nWARC-Type: resource\r\n" + fields + "Content-Type: text/plain\r\nContent-Length: " +
+			strconv.Itoa(len(block)) + "\r\n\r\n" + block + "\r\n\r\n"
+	}
+	good := rec("WARC-Record-ID: <urn:uuid:1>\r\nWARC-Date: 2024-01-02T03:04:05Z\r\nWARC-Target-URI: http://example.com/a\r\n", "a")
+	noURI := strings.Replace(rec("WARC-Record-ID: <urn:uuid:2>\r\nWARC-Date: 2024-01-02T03:04:05Z\r\n", "HTTP/1.1 200 OK\r\n\r\n"), "resource", "response", 1)
+	noDate := rec("WARC-Record-ID: <urn:uuid:3>\r\nWARC-Target-URI: http://example.com/c\r\n", "c")
+	last := rec("WARC-Record-ID: <urn:uuid:4>\r\nWARC-Date: 2024-01-02T03:04:05Z\r\nWARC-Target-URI: http://example.com/d\r\n", "d")
+	file := good + noURI + noDate + last
+	var problems []string
+	var keys []string
+	ix := &Indexer{Problems: func(err error) { problems = append(problems, err.Error()) }}
+	if err := ix.Index(strings.NewReader(file), "f.warc", func(e *Entry) error {
+		keys = append(keys, e.URLKey)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"com,example)/a", "com,example)/d"}; !slices.Equal(keys, want) {
+		t.Errorf("indexed %q, want %q", keys, want)
+	}
+	wantProblems := []string{
+		"f.warc: record at " + strconv.Itoa(len(good)) + ": response record without WARC-Target-URI, not indexed",
+		"f.warc: record at " + strconv.Itoa(len(good+noURI)) + ": resource record without a usable WARC-Date, not indexed",
+	}
+	if !slices.Equal(problems, wantProblems) {
+		t.Errorf("problems:\n%q\nwant\n%q", problems, wantProblems)
 	}
 }
