@@ -339,17 +339,19 @@ var httpRecordTypes = map[string]bool{warc.TypeResponse: true, warc.TypeRequest:
 // writes for rec: the first Related-Record-ID, or for a revisit or conversion
 // (whose first is WARC-Refers-To) the second.
 func concurrentTo(rec *warc.Record) string {
-	related := rec.Header.Values(warc.FieldRelatedRecordID)
+	skip := 0
 	if rec.Type == warc.TypeRevisit || rec.Type == warc.TypeConversion {
-		if len(related) < 2 {
-			return ""
+		skip = 1
+	}
+	for _, f := range rec.Header {
+		if strings.EqualFold(f.Name, warc.FieldRelatedRecordID) {
+			if skip == 0 {
+				return f.Value
+			}
+			skip--
 		}
-		return related[1]
 	}
-	if len(related) == 0 {
-		return ""
-	}
-	return related[0]
+	return ""
 }
 
 // rawField returns the value of the first field called name in a raw WARC/1.x
@@ -362,7 +364,7 @@ func rawField(raw []byte, name string) string {
 		} else {
 			raw = nil
 		}
-		if len(line) > len(name) && line[len(name)] == ':' && strings.EqualFold(string(line[:len(name)]), name) {
+		if len(line) > len(name) && line[len(name)] == ':' && asciiEqualFold(line[:len(name)], name) {
 			v := strings.TrimFunc(pyText(line[len(name)+1:]), pyIsSpace)
 			if len(v) >= 2 && v[0] == '<' && v[len(v)-1] == '>' {
 				v = v[1 : len(v)-1]
@@ -371,6 +373,20 @@ func rawField(raw []byte, name string) string {
 		}
 	}
 	return ""
+}
+
+// asciiEqualFold reports whether b equals s but for the case of ASCII letters.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		x, y := b[i]|0x20, s[i]|0x20
+		if x != y || (x < 'a' || x > 'z') && b[i] != s[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // pyText is a header line as warcio decodes it: UTF-8, or where that fails,
@@ -596,25 +612,7 @@ func (m *httpMessage) statusCode() string {
 func (m *httpMessage) read(br *bufio.Reader) error {
 	m.header = http.Header{}
 	total := 0
-	readLine := func() (string, bool, error) {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			full := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull && total+len(full) <= maxHTTPHeader {
-				line, err = br.ReadSlice('\n')
-				full = append(full, line...)
-			}
-			line = full
-		}
-		total += len(line)
-		if total > maxHTTPHeader {
-			return "", false, fmt.Errorf("HTTP header longer than %d bytes", maxHTTPHeader)
-		}
-		if err != nil && err != io.EOF {
-			return "", false, err
-		}
-		return strings.TrimRightFunc(pyText(line), pyIsSpace), len(line) > 0, nil
-	}
+	readLine := func() (string, bool, error) { return readHeaderLine(br, &total) }
 	first, any, err := readLine()
 	if err != nil || !any || first == "" {
 		// An empty block (a revisit's EOFError) or an empty first line.
@@ -644,6 +642,28 @@ func (m *httpMessage) read(br *bufio.Reader) error {
 		line = next
 	}
 	return err
+}
+
+// readHeaderLine reads one line of an HTTP header, decoded and stripped as warcio
+// does, and whether there was one; total counts the header's bytes.
+func readHeaderLine(br *bufio.Reader, total *int) (string, bool, error) {
+	line, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		full := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull && *total+len(full) <= maxHTTPHeader {
+			line, err = br.ReadSlice('\n')
+			full = append(full, line...)
+		}
+		line = full
+	}
+	*total += len(line)
+	if *total > maxHTTPHeader {
+		return "", false, fmt.Errorf("HTTP header longer than %d bytes", maxHTTPHeader)
+	}
+	if err != nil && err != io.EOF {
+		return "", false, err
+	}
+	return strings.TrimRightFunc(pyText(line), pyIsSpace), len(line) > 0, nil
 }
 
 // countingReader counts the bytes read through it.
