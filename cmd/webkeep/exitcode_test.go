@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -99,6 +100,29 @@ func TestExitCodesOnBadWARCs(t *testing.T) {
 					t.Errorf("stderr does not name offset %d:\n%s", off, msg)
 				}
 			})
+		}
+	}
+}
+
+// TestExitCodesOnWholeFileGzip: a WARC gzipped whole has no record offsets to index:
+// cdx index and wacz create refuse it with exit 1, naming the file.
+func TestExitCodesOnWholeFileGzip(t *testing.T) {
+	dir := t.TempDir()
+	plain := "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:1>\r\nWARC-Date: 2024-01-02T03:04:05Z\r\n" +
+		"WARC-Target-URI: http://example.com/r\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok\r\n\r\n"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(plain + strings.Replace(plain, "uuid:1", "uuid:2", 1)))
+	zw.Close()
+	file := filepath.Join(dir, "whole.warc.gz")
+	if err := os.WriteFile(file, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"cdx", "index", file}, {"wacz", "create", "-o", filepath.Join(dir, "o.wacz"), file}} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "whole.warc.gz") ||
+			!strings.Contains(stderr.String(), "record by record") {
+			t.Errorf("webkeep %s: exit %d; stderr:\n%s", strings.Join(args, " "), code, stderr.String())
 		}
 	}
 }

@@ -37,6 +37,10 @@ const maxRequestBody = 64 << 20
 // carry so that the index needs no payload.
 var payloadDigestFields = []string{warc.FieldPayloadDigest, "Payload-Digest"}
 
+// errSharedMember is the error for a gzip file compressed whole rather than record
+// by record.
+var errSharedMember = errors.New("the record shares a gzip member with the one before it: the file is not compressed record by record (warcio recompress makes it so)")
+
 // An Indexer turns the records of WARC files into CDXJ entries.
 type Indexer struct {
 	// Dialect selects the JSON body rendering of keys.
@@ -184,6 +188,7 @@ func (ix *Indexer) scan(r io.Reader, base int64, filename string, damage func(er
 	if ix.br == nil {
 		ix.br = bufio.NewReaderSize(nil, 32<<10)
 	}
+	lastOffset := int64(-1)
 	for {
 		rec, err := wr.Next()
 		if err == io.EOF {
@@ -203,6 +208,12 @@ func (ix *Indexer) scan(r io.Reader, base int64, filename string, damage func(er
 			return -1, fmt.Errorf("cdx: %s: %w", filename, err)
 		}
 		rec.Offset += base
+		if wr.Gzip() && rec.Offset == lastOffset {
+			// Not gzip record by record: no offset or length would find this
+			// record, and pywb's indexer refuses the file here too.
+			return -1, fmt.Errorf("cdx: %s: record at %d: %w", filename, rec.Offset, errSharedMember)
+		}
+		lastOffset = rec.Offset
 		raw := wr.RawHeader()
 		it, err := ix.record(rec, filename, "")
 		if err != nil {

@@ -2,6 +2,7 @@ package cdx
 
 import (
 	"bytes"
+	"compress/gzip"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,5 +149,23 @@ func TestIndexReportsWhatPywbStopsAt(t *testing.T) {
 	}
 	if !slices.Equal(problems, wantProblems) {
 		t.Errorf("problems:\n%q\nwant\n%q", problems, wantProblems)
+	}
+}
+
+// TestIndexRefusesWholeFileGzip: a WARC gzipped whole, not record by record, has no
+// offsets to index; pywb's indexer refuses it, and so does Index, naming the file.
+func TestIndexRefusesWholeFileGzip(t *testing.T) {
+	data, _ := testWARC(t, warc.V11, false)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	var n int
+	err := (&Indexer{}).Index(bytes.NewReader(gz.Bytes()), "whole.warc.gz", func(*Entry) error { n++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "whole.warc.gz: record at 0:") || !strings.Contains(err.Error(), "record by record") {
+		t.Errorf("err = %v, want the file refused", err)
+	}
+	if n != 0 {
+		t.Errorf("%d entries for a file without record offsets", n)
 	}
 }
