@@ -431,8 +431,10 @@ func targetURI(rec *warc.Record) string {
 		// it as "filedesc:" and the name when there is no WARC-Target-URI.
 		if f := rec.Header.Get(warc.FieldFilename); f != "" {
 			u = f
+		} else if name, ok := strings.CutPrefix(u, "filedesc:"); ok {
+			u = name
 		} else {
-			u = strings.TrimPrefix(u, "filedesc:")
+			u = ""
 		}
 	}
 	return strings.ReplaceAll(pyString(u), " ", "%20")
