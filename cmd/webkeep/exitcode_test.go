@@ -48,6 +48,8 @@ func badInputs(t *testing.T, dir string) map[string]int64 {
 		t.Fatal(err)
 	}
 	write("truncated.warc.gz", gz.Bytes()[:infos[1].Offset+(int64(gz.Len())-infos[1].Offset)/2], infos[1].Offset)
+	// Cut in its gzip trailer only: the block is whole, the member is not.
+	write("trailer.warc.gz", gz.Bytes()[:gz.Len()-4], infos[1].Offset)
 
 	// A good record, then one with a negative Content-Length.
 	good := "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:1>\r\nWARC-Date: 2024-01-02T03:04:05Z\r\n" +

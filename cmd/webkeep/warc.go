@@ -194,6 +194,14 @@ func warcCat(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if err == nil {
+		// The record must also end well: a gzip member cut after the block (its
+		// CRC and length missing) is damage at this record's offset.
+		var de *warc.DamageError
+		if _, nerr := r.Next(); errors.As(nerr, &de) && de.Offset == *offset {
+			err = nerr
+		}
+	}
 	if err != nil {
 		if err == io.EOF {
 			err = fmt.Errorf("no record at offset %d", *offset)
