@@ -166,11 +166,15 @@ func runCDXIndex(args []string, stdout, stderr io.Writer) int {
 	var dialect dialectFlag
 	fs.Var(&dialect, "dialect", "key and line dialect: pywb-2.6.7 or pywb-2.8")
 	workers := fs.Int("workers", 0, "sections of a gzip file indexed at the same time (0: one per CPU)")
+	unsurt := fs.Bool("unsurt", false, "keys as canonical URLs (example.com/a), not SURTs, as pywb's cdx-indexer --unsurt")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: webkeep cdx index [--dialect pywb-2.6.7|pywb-2.8] [--workers N] FILE...
+		fmt.Fprintln(stderr, `usage: webkeep cdx index [--dialect pywb-2.6.7|pywb-2.8] [--workers N] [--unsurt] FILE...
 
 Writes the sorted CDXJ index of the WARC files (0.9, 1.0, 1.1, gzip or plain)
-to standard output, POST and PUT bodies appended to the keys as pywb does.`)
+to standard output: the lines pywb 2.6.7's "cdx-indexer --sort --cdxj
+--postappend" writes, POST and PUT bodies appended to the keys (docs/cdx.md).
+Damaged records are reported on standard error with the file and offset and
+skipped; the exit code is then 1.`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -190,10 +194,13 @@ to standard output, POST and PUT bodies appended to the keys as pywb does.`)
 		fmt.Fprintln(stderr, "webkeep cdx index: --workers must not be negative")
 		return 2
 	}
-	ix := &cdx.Indexer{Dialect: dialect.d, Workers: *workers, Problems: func(err error) {
-		fmt.Fprintf(stderr, "webkeep cdx index: %v\n", err)
-	}}
 	status := 0
+	ix := &cdx.Indexer{Dialect: dialect.d, Workers: *workers, NonSURT: *unsurt, Problems: func(err error) {
+		// Damage is reported with the file and its byte range; the records
+		// around it are still indexed, and the exit code says the input was bad.
+		fmt.Fprintf(stderr, "webkeep cdx index: %v\n", err)
+		status = 1
+	}}
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
 		if err != nil {

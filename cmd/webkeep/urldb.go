@@ -43,23 +43,33 @@ func runURLDB(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	sub, rest := fs.Arg(0), fs.Args()[1:]
+	var code int
 	switch sub {
 	case "add":
-		return u.add(rest)
+		code = u.add(rest)
 	case "check":
-		return u.check(rest)
+		code = u.check(rest)
 	case "dump-urls":
-		return u.dumpURLs(rest)
+		code = u.dumpURLs(rest)
 	case "fmt":
-		return u.fmt(rest)
+		code = u.fmt(rest)
+	default:
+		fmt.Fprintf(stderr, "webkeep urldb: invalid choice: %q (choose from 'add', 'check', 'dump-urls', 'fmt')\n", sub)
+		return 2
 	}
-	fmt.Fprintf(stderr, "webkeep urldb: invalid choice: %q (choose from 'add', 'check', 'dump-urls', 'fmt')\n", sub)
-	return 2
+	if code == 0 && u.damaged {
+		// The command did its work on the rest; a file it could not read is bad input.
+		return 1
+	}
+	return code
 }
 
 type urldbCmd struct {
 	stdout, stderr io.Writer
 	db             string
+	// damaged is set when a database file had errors: the command goes on
+	// with the rest, warns, and exits 1.
+	damaged bool
 }
 
 func (u *urldbCmd) usage(fs *flag.FlagSet) {
@@ -110,15 +120,17 @@ func (u *urldbCmd) dir() string {
 
 // load loads the database; problems in files are warnings, the rest loads.
 func (u *urldbCmd) load() (*urldb.Database, bool) {
-	db, err := urldb.LoadDir(u.dir())
+	dir := u.dir()
+	db, err := urldb.LoadDir(dir)
 	var list urldb.ErrorList
 	switch {
 	case errors.As(err, &list):
+		u.damaged = true
 		for _, e := range list {
 			u.warn("%v", e)
 		}
 	case err != nil:
-		u.die("%v", err)
+		u.die("%s: %v", dir, err)
 		return nil, false
 	}
 	return db, true

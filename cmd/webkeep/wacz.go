@@ -84,6 +84,10 @@ func waczCreate(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: %d WARC files (%d converted from WARC 0.9), %d index lines, %d pages\n",
 		*out, len(c.warcs), c.converted, c.lines, len(c.pages))
+	if c.damaged {
+		// The WACZ holds what could be read; the input was bad all the same.
+		return 1
+	}
 	return 0
 }
 
@@ -102,6 +106,7 @@ type waczCreator struct {
 	lines     int
 	pages     []wacz.Page
 	seen      map[string]bool // URLs of detected pages
+	damaged   bool            // an input had damaged records, left out
 }
 
 // waczWARC is one WARC file going into the WACZ.
@@ -146,7 +151,9 @@ func (c *waczCreator) add(in, dir string) error {
 	}
 	defer f.Close()
 	ix := &cdx.Indexer{Dialect: c.dialect, Problems: func(err error) {
-		fmt.Fprintf(c.stderr, "webkeep wacz create: %s: %v\n", in, err)
+		// The error names the file (its archive name) and the damaged range.
+		fmt.Fprintf(c.stderr, "webkeep wacz create: %s: %v\n", in, errors.Unwrap(err))
+		c.damaged = true
 	}}
 	return ix.Index(f, w.name, func(e *cdx.Entry) error {
 		c.lines++

@@ -194,6 +194,14 @@ func warcCat(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if err == nil {
+		// The record must also end well: a gzip member cut after the block (its
+		// CRC and length missing) is damage at this record's offset.
+		var de *warc.DamageError
+		if _, nerr := r.Next(); errors.As(nerr, &de) && de.Offset == *offset {
+			err = nerr
+		}
+	}
 	if err != nil {
 		if err == io.EOF {
 			err = fmt.Errorf("no record at offset %d", *offset)
@@ -214,7 +222,24 @@ func warcVerify(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	v := warc.NewVerifier(func(p warc.Problem) { fmt.Fprintln(stdout, p.Error()) })
+	// The report goes to standard output; standard error says which files
+	// failed and where their first problem is, as the other commands do.
+	type fileProblems struct {
+		n     int
+		first warc.Problem
+	}
+	var order []string
+	perFile := map[string]*fileProblems{}
+	v := warc.NewVerifier(func(p warc.Problem) {
+		fmt.Fprintln(stdout, p.Error())
+		fp := perFile[p.File]
+		if fp == nil {
+			fp = &fileProblems{first: p}
+			perFile[p.File] = fp
+			order = append(order, p.File)
+		}
+		fp.n++
+	})
 	status := 0
 	for _, name := range files {
 		f, err := os.Open(name)
@@ -228,6 +253,14 @@ func warcVerify(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	v.Finish()
+	for _, name := range order {
+		fp := perFile[name]
+		noun := "problems"
+		if fp.n == 1 {
+			noun = "problem"
+		}
+		fmt.Fprintf(stderr, "webkeep warc verify: %s: %d %s, the first at offset %d: %v\n", name, fp.n, noun, fp.first.Offset, fp.first.Err)
+	}
 	fmt.Fprintf(stdout, "%d records, %d problems\n", v.Records(), v.Problems())
 	if v.Problems() > 0 {
 		status = 1

@@ -13,6 +13,14 @@
 // Writer collects lines into a sorted index. The Pywb28 dialect renders JSON
 // bodies as pywb >= 2.8.4 does (true/false/null, whole floats without ".0").
 //
+// Indexer.Index reads whole WARC files, and Indexer.Follow takes records as a
+// writer writes them, and both emit the entries of pywb 2.6.7's "cdx-indexer
+// --sort --cdxj --postappend" over warcio 1.7.4: which records make lines, the
+// HTTP message as warcio parses it, requests paired with responses by
+// WARC-Concurrent-To, and lengths as warcio counts them (a gzip member, or in a
+// plain file the header and block without the CRLF CRLF after it).
+// docs/cdx.md lists every field.
+//
 // Python semantics that matter and are reproduced: str() of JSON numbers
 // (44.0, 1e+20, 1.5e-07, integers exact at any size), urllib's quote_plus and
 // unquote_plus, json.loads' encoding detection (BOM, UTF-16, UTF-32) and

@@ -12,6 +12,11 @@ import (
 // them (see warc.WriterOptions.Written), without reading the file. Given every record
 // of a file, it emits the entries Index emits for that file.
 type Follower struct {
+	// Plain says that the file is not compressed: a record's length then
+	// stops before the CRLF CRLF that the writer writes after its block, as
+	// pywb counts it. In a gzip file it is the whole member.
+	Plain bool
+
 	ix       *Indexer
 	filename string
 	p        pairer
@@ -41,6 +46,9 @@ func (f *Follower) Add(rec *warc.Record, payloadDigest string) error {
 	it, err := f.ix.record(rec, f.filename, payloadDigest)
 	if it == nil || err != nil {
 		it = &indexed{skip: true, none: true, entry: Entry{Offset: rec.Offset}}
+	}
+	if f.Plain {
+		it.trailer = 4
 	}
 	if aerr := f.p.add(it); aerr != nil {
 		return aerr

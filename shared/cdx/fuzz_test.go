@@ -1,8 +1,11 @@
 package cdx
 
 import (
+	"bytes"
 	"encoding/base64"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,5 +64,30 @@ func FuzzSURT(f *testing.F) {
 		if err3 != nil || k3 != k1 {
 			t.Fatalf("the fragment %q changed the key of %q: %q %v, without it %q", fragment, url, k3, err3, k1)
 		}
+	})
+}
+
+// FuzzIndex: indexing any bytes never panics or hangs, and every entry lies inside
+// the file: its offset and length within the data, the length never negative.
+func FuzzIndex(f *testing.F) {
+	for _, name := range []string{"vectors.warc", "vectors.warc.gz", "vectors-0.9.warc", "vectors-0.9.warc.gz"} {
+		data, err := os.ReadFile(filepath.Join(pywbIndexDir, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+	}
+	f.Add([]byte("WARC/1.1\r\nWARC-Type: response\r\nContent-Length: -5\r\n\r\n"))
+	f.Add([]byte("WARC/1.0\r\nWARC-Type: request\r\nWARC-Target-URI: http://a/\r\nWARC-Date: 2024-01-01T00:00:00Z\r\n" +
+		"Content-Length: 60\r\n\r\nPOST / HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 99\r\n\r\n{\"a\":1}\r\n\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ix := &Indexer{Workers: 1, Problems: func(error) {}}
+		ix.Index(bytes.NewReader(data), "f", func(e *Entry) error {
+			if e.Offset < 0 || e.Length < 0 || e.Offset+e.Length > int64(len(data)) {
+				t.Fatalf("entry at %d, length %d, outside a file of %d bytes", e.Offset, e.Length, len(data))
+			}
+			return nil
+		})
 	})
 }

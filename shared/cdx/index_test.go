@@ -2,6 +2,8 @@ package cdx
 
 import (
 	"bytes"
+	"compress/gzip"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,6 +69,10 @@ func TestIndex(t *testing.T) {
 				if i+1 < len(infos) {
 					end = infos[i+1].Offset
 				}
+				if !tc.gz {
+					// warcio counts a plain record without the CRLF CRLF after it.
+					end -= 4
+				}
 				return strconv.FormatInt(end-infos[i].Offset, 10)
 			}
 			want := `com,example)/form?__wb_method=post&a=1&b=x%20y&q=1&z 20240506070809 {"url": "http://www.example.com/form?q=1", "mime": "text/html", "status": "200", "digest": "` + digest + `", "length": "` + ln(2) + `", "offset": "` + off(2) + `", "method": "POST", "requestBody": "a=1&b=x y&z", "filename": "test.warc"}
@@ -109,5 +115,57 @@ func TestTimestamp14(t *testing.T) {
 	}
 	if got := timestamp14(time.Time{}); got != "00010101000000" {
 		t.Errorf("timestamp14(zero) = %q", got)
+	}
+}
+
+// TestIndexReportsWhatPywbStopsAt: records pywb's indexer stops at (a response
+// without WARC-Target-URI, a record without WARC-Date) are reported with their
+// offsets and left out; the records around them are indexed.
+func TestIndexReportsWhatPywbStopsAt(t *testing.T) {
+	rec := func(fields string, block string) string {
+		return "WARC/1.1\r\nWARC-Type: resource\r\n" + fields + "Content-Type: text/plain\r\nContent-Length: " +
+			strconv.Itoa(len(block)) + "\r\n\r\n" + block + "\r\n\r\n"
+	}
+	good := rec("WARC-Record-ID: <urn:uuid:1>\r\nWARC-Date: 2024-01-02T03:04:05Z\r\nWARC-Target-URI: http://example.com/a\r\n", "a")
+	noURI := strings.Replace(rec("WARC-Record-ID: <urn:uuid:2>\r\nWARC-Date: 2024-01-02T03:04:05Z\r\n", "HTTP/1.1 200 OK\r\n\r\n"), "resource", "response", 1)
+	noDate := rec("WARC-Record-ID: <urn:uuid:3>\r\nWARC-Target-URI: http://example.com/c\r\n", "c")
+	last := rec("WARC-Record-ID: <urn:uuid:4>\r\nWARC-Date: 2024-01-02T03:04:05Z\r\nWARC-Target-URI: http://example.com/d\r\n", "d")
+	file := good + noURI + noDate + last
+	var problems []string
+	var keys []string
+	ix := &Indexer{Problems: func(err error) { problems = append(problems, err.Error()) }}
+	if err := ix.Index(strings.NewReader(file), "f.warc", func(e *Entry) error {
+		keys = append(keys, e.URLKey)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"com,example)/a", "com,example)/d"}; !slices.Equal(keys, want) {
+		t.Errorf("indexed %q, want %q", keys, want)
+	}
+	wantProblems := []string{
+		"f.warc: record at " + strconv.Itoa(len(good)) + ": response record without WARC-Target-URI, not indexed",
+		"f.warc: record at " + strconv.Itoa(len(good+noURI)) + ": resource record without a usable WARC-Date, not indexed",
+	}
+	if !slices.Equal(problems, wantProblems) {
+		t.Errorf("problems:\n%q\nwant\n%q", problems, wantProblems)
+	}
+}
+
+// TestIndexRefusesWholeFileGzip: a WARC gzipped whole, not record by record, has no
+// offsets to index; pywb's indexer refuses it, and so does Index, naming the file.
+func TestIndexRefusesWholeFileGzip(t *testing.T) {
+	data, _ := testWARC(t, warc.V11, false)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	var n int
+	err := (&Indexer{}).Index(bytes.NewReader(gz.Bytes()), "whole.warc.gz", func(*Entry) error { n++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "whole.warc.gz: record at 0:") || !strings.Contains(err.Error(), "record by record") {
+		t.Errorf("err = %v, want the file refused", err)
+	}
+	if n != 0 {
+		t.Errorf("%d entries for a file without record offsets", n)
 	}
 }

@@ -68,20 +68,21 @@ func (ix *Indexer) indexParallel(f readSeekerAt, filename string, emit func(*Ent
 		return false, nil
 	}
 	sections := make([][]*indexed, len(cuts)-1)
+	ends := make([]int64, len(cuts)-1)
 	errs := make([]error, len(cuts)-1)
 	damaged := make([]bool, len(cuts)-1)
 	var wg sync.WaitGroup
 	var next atomic.Int32 // the next section to index
 	for range min(workers, len(sections)) {
 		wg.Go(func() {
-			w := &Indexer{Dialect: ix.Dialect}
+			w := &Indexer{Dialect: ix.Dialect, NonSURT: ix.NonSURT}
 			for {
 				k := int(next.Add(1)) - 1
 				if k >= len(sections) {
 					return
 				}
 				sec := io.NewSectionReader(f, cuts[k], cuts[k+1]-cuts[k])
-				errs[k] = w.scan(sec, cuts[k], filename, func(error) bool {
+				ends[k], errs[k] = w.scan(sec, cuts[k], filename, func(error) bool {
 					damaged[k] = true
 					return false
 				}, func(it *indexed) error {
@@ -112,7 +113,11 @@ func (ix *Indexer) indexParallel(f readSeekerAt, filename string, emit func(*Ent
 			}
 		}
 	}
-	return true, p.finish(size)
+	end := ends[len(ends)-1]
+	if end < 0 {
+		end = size
+	}
+	return true, p.finish(end)
 }
 
 // nextMember finds the first gzip member at or after from that inflates whole

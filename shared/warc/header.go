@@ -145,6 +145,11 @@ func contentType09(ct string) string {
 	}, ct)
 }
 
+// ContentType11 returns the Content-Type that a WARC/1.1 Writer writes for a record
+// of type typ whose ContentType is ct: "application/http;msgtype=..." for the draft's
+// "message/http", ct itself otherwise.
+func ContentType11(ct, typ string) string { return contentType11(ct, typ) }
+
 // contentType11 is the WARC/1.1 content type: "application/http;msgtype=..." for the
 // draft's "message/http" in requests and responses.
 func contentType11(ct, typ string) string {

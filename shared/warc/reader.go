@@ -439,6 +439,21 @@ func (r *Reader) DataLength() int64 { return r.dataLength }
 // being read (an unparsable date, a bad field line), each with its offset.
 func (r *Reader) Problems() []error { return r.problems }
 
+// RecordsEnd returns, once Next has returned io.EOF, the file offset where the last
+// record ends: in a gzip file the end of the member that starts it, so that gzip
+// members after it holding no record (empty ones, or newlines only) are not
+// counted; in a plain file the end of the file.
+func (r *Reader) RecordsEnd() int64 {
+	if r.gzip && r.mem != nil {
+		for _, m := range r.mem.starts {
+			if m.uoff > r.recStart {
+				return m.coff
+			}
+		}
+	}
+	return r.src.pos()
+}
+
 // fileOffset converts a position in the record stream to a file offset: for gzip
 // files, the start of the member that holds it.
 func (r *Reader) fileOffset(pos int64) (int64, bool) {

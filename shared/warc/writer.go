@@ -60,7 +60,8 @@ type WriterOptions struct {
 	SumSHA1 func(data ...[]byte) ([][sha1.Size]byte, error)
 	// Written, when set, is told of each record once it is written, each segment of a
 	// segmented block its own record: rec has the record's Offset and its header
-	// fields as written (the digests the Writer added included), and no Block.
+	// fields as written (the digests the Writer added included), its Version, and no
+	// Block.
 	// payloadDigest is the "sha1:BASE32" digest of what follows the HTTP header in
 	// this record's own block, or of the whole block when it is not an HTTP message;
 	// it is empty for a revisit and wherever the Writer did not compute it. It lets an
@@ -284,6 +285,7 @@ func (w *Writer) written(rec *Record, offset int64, extra Header, payloadDigest 
 		return
 	}
 	r := *rec
+	r.Version = w.opts.Version
 	r.Header = append(rec.Header.Clone(), extra...)
 	r.Offset = offset
 	if w.opts.Version == V09 {
