@@ -3,6 +3,7 @@ package capture
 import (
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"io"
@@ -443,6 +444,26 @@ func TestWACZDownloadHoldsWARC11IndexAndPages(t *testing.T) {
 	pages, _ := io.ReadAll(p)
 	if !bytes.Contains(pages, []byte(`"url":"http://example.org/"`)) && !bytes.Contains(pages, []byte(`"url": "http://example.org/"`)) {
 		t.Errorf("pages: %s", pages)
+	}
+	// Only answers are indexed: the notes of the failed request and of the upload
+	// whose file the browser hid are metadata records, which ReplayWeb.page would
+	// take for captures of their URLs.
+	ix, _ := files["indexes/index.cdx.gz"].Open()
+	zr2, err := gzip.NewReader(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, _ := io.ReadAll(zr2)
+	if bytes.Contains(lines, []byte("http://down.example/")) {
+		t.Errorf("the failed request's note is indexed:\n%s", lines)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+		if !strings.Contains(line, `"status":`) && !strings.Contains(line, `"mime":"warc/revisit"`) {
+			t.Errorf("a line that is no answer: %s", line)
+		}
+	}
+	if !bytes.Contains(lines, []byte(`"method":"POST"`)) {
+		t.Errorf("no POST in the index:\n%s", lines)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/wacz"
+	"github.com/webkeep/webkeep/shared/warc"
 )
 
 // WriteWACZ writes the session as a WACZ 1.1.1 file for ReplayWeb.page: its WARC
@@ -45,6 +46,9 @@ func (s *Session) WriteWACZ(w io.Writer) error {
 		ix := &cdx.Indexer{Dialect: cdx.WarcioJS}
 		out.captures = pageCaptures{}
 		out.err = ix.Index(indexR, name, func(e *cdx.Entry) error {
+			if !replayable[e.Type] {
+				return nil
+			}
 			out.lines = append(out.lines, e.AppendLine(nil, cdx.WarcioJS))
 			out.captures.add(e)
 			return nil
@@ -80,6 +84,11 @@ func (s *Session) WriteWACZ(w io.Writer) error {
 	return zw.Close()
 }
 
+// replayable are the record types the WACZ index lists. ReplayWeb.page registers
+// every line as a capture of its URL: a note (metadata) or a segment after the first
+// (continuation) would shadow the response of its URL and time.
+var replayable = map[string]bool{warc.TypeResponse: true, warc.TypeRevisit: true, warc.TypeResource: true}
+
 // pageCaptures holds, by URL, the captures of an index that a page can be made from:
 // responses and revisits.
 type pageCaptures map[string][]pageCapture
@@ -90,9 +99,6 @@ type pageCapture struct {
 }
 
 func (c pageCaptures) add(e *cdx.Entry) {
-	if e.Status == "" && e.Mime != "warc/revisit" {
-		return // not an answer: a continuation, a note
-	}
 	ts, err := time.Parse("20060102150405", e.Timestamp)
 	if err != nil {
 		return

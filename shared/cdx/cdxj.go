@@ -29,6 +29,10 @@ type Entry struct {
 	// WARC-Identified-Payload-Type, written when present.
 	Metadata     string
 	MimeDetected string
+
+	// Type is the record's WARC-Type (its WARC/1.1 name), for callers that keep
+	// some lines only; it is not written to the line.
+	Type string
 }
 
 // AppendLine appends "urlkey timestamp {json}\n" to dst.

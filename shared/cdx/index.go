@@ -451,6 +451,7 @@ func (ix *Indexer) record(rec *warc.Record, filename, payloadDigest string) (*in
 	}
 	it := &indexed{typ: rec.Type, id: rec.ID, concurrent: concurrentTo(rec)}
 	e := &it.entry
+	e.Type = rec.Type
 	e.Offset = rec.Offset
 	e.Filename = filename
 	e.URL = targetURI(rec)
