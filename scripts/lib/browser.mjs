@@ -119,12 +119,15 @@ export const demoCalls = ["post-json", "post-text", "post-binary", "post-multipa
  * Visits every page of the demo site and submits every form, in the given tab. The
  * upload form's file is chosen as a user would, through the file input. Returns the
  * steps taken; live, when given, receives what the pages showed: each page's text by
- * its URL, the large file's digest as "big", and each fetch() call's answer by its
- * button's id.
+ * its URL, which of its images the browser could show (images, by URL), the large
+ * file's digest as "big", and each fetch() call's answer by its button's id.
  */
 export async function browseDemo(page, base, uploadFile, live = {}) {
   const steps = [];
-  const text = async () => { live[page.url()] = await page.evaluate(() => document.body.innerText); };
+  const text = async () => {
+    live[page.url()] = await page.evaluate(() => document.body.innerText);
+    live.images = { ...live.images, [page.url()]: await page.evaluate(() => [...document.images].map((i) => i.complete && i.naturalWidth > 0)) };
+  };
   const step = async (name, f) => { await f(); steps.push(name); if (!demoCalls.includes(name) && name !== "large file") await text(); };
   await step("home", () => page.goto(base));
   await step("large file", async () => {

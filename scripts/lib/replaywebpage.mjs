@@ -2,9 +2,10 @@
 // scripts/setup.sh into .cache) and an archive on 127.0.0.1, and opens pages of the
 // archive in it: what a user does with a downloaded WACZ or WARC.
 import http from "node:http";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { root } from "./browser.mjs";
+import { chromium } from "playwright-core";
+import { browseDemo, launch, root, tabId } from "./browser.mjs";
 
 export const rwpVersion = "2.5.3";
 export const rwpDir = path.join(root, ".cache", `replaywebpage-${rwpVersion}`);
@@ -67,4 +68,57 @@ export async function openInReplayWebPage(page, app, source, { url, ts, view } =
     last = now;
     if (stable >= 2) return frame;
   }
+}
+
+/** Downloads an API path of the extension through a link click, as a user's download. */
+async function download(page, dir, apiPath, name) {
+  const [d] = await Promise.all([page.waitForEvent("download"), page.evaluate((p) => {
+    const a = document.createElement("a");
+    a.href = p;
+    document.body.append(a);
+    a.click();
+  }, apiPath)]);
+  const failure = await d.failure();
+  if (failure) throw new Error(`downloading ${apiPath}: ${failure}`);
+  const file = path.join(dir, name);
+  await d.saveAs(file);
+  return file;
+}
+
+/**
+ * Records the demo site (started) through the extension in a new browser, as
+ * browseDemo visits it, filling live with what the pages showed, and downloads the
+ * session's WACZ and WARC/1.1 into dir; resolves to { wacz, warc } (their paths).
+ */
+export async function recordDemo(site, dir, live) {
+  const browser = await launch({ downloads: dir });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(site.url);
+    const tab = await tabId(browser.sw, site.url);
+    const popup = await browser.context.newPage();
+    await popup.goto(browser.page(`popup.html?tab=${tab}`));
+    await popup.click("#start");
+    await popup.waitForSelector('#state[data-recording="true"]');
+    const upload = path.join(dir, "upload.bin");
+    writeFileSync(upload, Buffer.from("uploaded file \u00e9\n"));
+    await page.bringToFront();
+    await browseDemo(page, site.url, upload, live);
+    await popup.bringToFront();
+    await popup.click("#stop");
+    await popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
+    const id = new URL(await popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
+    return {
+      wacz: await download(popup, dir, `/api/sessions/${id}/wacz`, "session.wacz"),
+      warc: await download(popup, dir, `/api/sessions/${id}/warc11.gz`, "session.warc.gz"),
+    };
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Launches a plain headless Chromium (no extension) to open ReplayWeb.page in. */
+export function launchViewer() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
 }
