@@ -202,7 +202,7 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 	}
 	var magic [4]byte
 	f.ReadAt(magic[:], 0)
-	var warcSrc io.Reader = io.NewSectionReader(in, 0, f.Size())
+	var warcSrc io.Reader = shortReads{io.NewSectionReader(in, 0, f.Size())}
 	var pages []byte
 	if bytes.Equal(magic[:], []byte("PK\x03\x04")) {
 		zr, err := zip.NewReader(in, f.Size())

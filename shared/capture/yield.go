@@ -72,3 +72,17 @@ func (j *jobInput) ReadAt(p []byte, off int64) (int, error) {
 	j.pace()
 	return n, err
 }
+
+// maxJobRead bounds one read of a job's input: a decompressor, which may inflate a few
+// KB into megabytes, then comes back to the input (to pace, and to see a cancel) often.
+const maxJobRead = 1 << 10
+
+// shortReads reads at most maxJobRead bytes at a time.
+type shortReads struct{ r io.Reader }
+
+func (s shortReads) Read(p []byte) (int, error) {
+	if len(p) > maxJobRead {
+		p = p[:maxJobRead]
+	}
+	return s.r.Read(p)
+}

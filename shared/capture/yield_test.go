@@ -44,8 +44,8 @@ func TestTheAPIAnswersWhileLongWorkRuns(t *testing.T) {
 				t.Fatalf("%d %s", rec.Code, rec.Body)
 			}
 			var j Job
+			started := time.Now()
 			for i := 0; i < 3; i++ {
-				time.Sleep(100 * time.Millisecond)
 				if rec := send(t, h, "GET", "/api/status", "", nil, nil); rec.Code != http.StatusOK {
 					t.Fatalf("status: %d %s", rec.Code, rec.Body)
 				}
@@ -54,6 +54,7 @@ func TestTheAPIAnswersWhileLongWorkRuns(t *testing.T) {
 					t.Fatalf("the job ended (%+v) before the status was answered %d times", j, i+1)
 				}
 			}
+			t.Logf("the status answered 3 times in %v while the job ran", time.Since(started))
 			send(t, h, "DELETE", "/api/jobs/"+ref.Job, "", nil, nil)
 			for j.State == "running" {
 				time.Sleep(10 * time.Millisecond)
