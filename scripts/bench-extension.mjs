@@ -4,8 +4,7 @@
 // while a large response is recorded.
 //
 //   node scripts/bench-extension.mjs [--loads N] [--big BYTES]
-import { execFileSync } from "node:child_process";
-import { launch, root, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
+import { launch, processMemory, root, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
 import path from "node:path";
 
 const arg = (name, def) => {
@@ -25,33 +24,6 @@ function interval(on, off, draws = 2000) {
   const draw = (xs) => median(Array.from(xs, () => xs[Math.floor(Math.random() * xs.length)]));
   const rs = Array.from({ length: draws }, () => draw(on) / draw(off)).sort((a, b) => a - b);
   return [rs[Math.floor(draws * 0.025)], rs[Math.floor(draws * 0.975)]];
-}
-
-// Resident memory, in bytes, of the extension's process (where the service worker and
-// its Go core run) and of every process of the browser together. Only the browser this
-// script launched counts (its process, found by its profile directory, and that
-// process's descendants): other Chromiums on the machine, with extensions of their own,
-// are no part of the measure.
-function rss() {
-  const out = execFileSync("ps", ["-e", "-ww", "-o", "pid=,ppid=,rss=,args="], { encoding: "utf8" }).trim();
-  const procs = [];
-  for (const line of out.split("\n")) {
-    const m = line.trim().match(/^(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/);
-    if (m) procs.push({ pid: m[1], ppid: m[2], bytes: Number(m[3]) * 1024, args: m[4] });
-  }
-  const ours = new Set(procs.filter((p) => p.args.includes(`--user-data-dir=${browser.userDataDir}`) && !p.args.includes("--type=")).map((p) => p.pid));
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const p of procs) if (!ours.has(p.pid) && ours.has(p.ppid)) { ours.add(p.pid); grew = true; }
-  }
-  let ext = 0, all = 0, exts = 0;
-  for (const p of procs) {
-    if (!ours.has(p.pid)) continue;
-    all += p.bytes;
-    if (p.args.includes("--extension-process")) { ext += p.bytes; exts++; }
-  }
-  if (ours.size === 0 || exts !== 1) throw new Error(`expected one extension process of our browser, found ${exts} among ${ours.size}`);
-  return { ext, all };
 }
 
 // loadTimes loads url in each page in turn, loads times over, and returns each page's
@@ -76,6 +48,7 @@ async function loadTimes(pages, url) {
 const site = await startDemoSite(["-big", String(bigSize)]);
 const browser = await launch({ extra: [floorDir] });
 const floorId = new URL(browser.extraWorkers[0].url()).host;
+const rss = () => processMemory(browser);
 const rows = [];
 try {
   // Cold start: stop the worker, wake it with a message, time until the core answers.

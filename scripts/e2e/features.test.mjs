@@ -119,12 +119,19 @@ test("WACZ download: datapackage, index and pages, and its WARC reads in warcio"
 test("import of the downloaded bundle makes a session with the same records", async () => {
   const bundle = readFileSync(downloads["download-bundle"].file);
   const orig = (await api("GET", `/api/sessions/${session}`)).json;
-  const res = await api("POST", "/api/import?name=imported", [...bundle]);
-  assert.equal(res.status, 200, JSON.stringify(res.json));
-  assert.equal(res.json.name, "imported");
-  assert.equal(res.json.records, orig.records);
-  assert.equal(res.json.pages, orig.pages);
-  const recs = (await api("GET", `/api/sessions/${res.json.id}/records`)).json;
+  const started = await api("POST", "/api/import?name=imported", [...bundle]);
+  assert.equal(started.status, 202, JSON.stringify(started.json));
+  const job = await waitFor(async () => {
+    const j = (await api("GET", `/api/jobs/${started.json.job}`)).json;
+    return j.state !== "running" && j;
+  }, "the import to finish", 60000);
+  assert.equal(job.state, "done", JSON.stringify(job));
+  assert.equal(job.done, bundle.length);
+  const imported = job.result;
+  assert.equal(imported.name, "imported");
+  assert.equal(imported.records, orig.records);
+  assert.equal(imported.pages, orig.pages);
+  const recs = (await api("GET", `/api/sessions/${imported.id}/records`)).json;
   assert.ok(recs.some((r) => r.urlkey.includes("__wb_method=post")));
 });
 

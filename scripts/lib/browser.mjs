@@ -1,6 +1,6 @@
 // Drives headless Debian Chromium with the webkeep extension loaded, and the demo site:
 // shared by `make demo` and the end-to-end tests.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -157,4 +157,33 @@ export async function browseDemo(page, base, uploadFile, live = {}) {
   await step("data.txt", () => page.goto(new URL("/data.txt", base).href));
   await step("robots.txt", () => page.goto(new URL("/robots.txt", base).href));
   return steps;
+}
+
+/**
+ * Resident memory, in bytes, of the extension's process (where the service worker and
+ * its Go core run) and of every process of the browser together: { ext, all }. Only the
+ * browser that launch() started counts (its process, found by its profile directory, and that
+ * process's descendants): other Chromiums on the machine, with extensions of their own,
+ * are no part of the measure. It throws unless the browser has one extension process.
+ */
+export function processMemory(browser) {
+  const out = execFileSync("ps", ["-e", "-ww", "-o", "pid=,ppid=,rss=,args="], { encoding: "utf8" }).trim();
+  const procs = [];
+  for (const line of out.split("\n")) {
+    const m = line.trim().match(/^(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/);
+    if (m) procs.push({ pid: m[1], ppid: m[2], bytes: Number(m[3]) * 1024, args: m[4] });
+  }
+  const ours = new Set(procs.filter((p) => p.args.includes(`--user-data-dir=${browser.userDataDir}`) && !p.args.includes("--type=")).map((p) => p.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) if (!ours.has(p.pid) && ours.has(p.ppid)) { ours.add(p.pid); grew = true; }
+  }
+  let ext = 0, all = 0, exts = 0;
+  for (const p of procs) {
+    if (!ours.has(p.pid)) continue;
+    all += p.bytes;
+    if (p.args.includes("--extension-process")) { ext += p.bytes; exts++; }
+  }
+  if (ours.size === 0 || exts !== 1) throw new Error(`expected one extension process of our browser, found ${exts} among ${ours.size}`);
+  return { ext, all };
 }

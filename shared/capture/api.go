@@ -204,12 +204,12 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 	// The same, under the file's own name, so a link's last segment names the download.
 	mux.HandleFunc("GET /api/sessions/{id}/{file}", wacz)
 	mux.HandleFunc("POST /api/import", func(w http.ResponseWriter, r *http.Request) {
-		info, err := s.Import(r.URL.Query().Get("name"), r.Body)
+		job, err := s.StartImport(r.Context(), r.URL.Query().Get("name"), r.Body)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, info)
+		writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
 	})
 	mux.HandleFunc("POST /api/sessions/{id}/upload", func(w http.ResponseWriter, r *http.Request) {
 		job, err := s.Upload(r.PathValue("id"), r.URL.Query().Get("overwrite") == "1")
@@ -269,17 +269,12 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 		writeJSON(w, http.StatusOK, s.db.Info())
 	})
 	mux.HandleFunc("POST /api/urldb", func(w http.ResponseWriter, r *http.Request) {
-		files, err := databaseFiles(r.Header.Get("Content-Type"), r.Body)
+		job, err := s.LoadDatabase(r.Context(), r.URL.Query().Get("name"), r.Header.Get("Content-Type"), r.Body)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, err)
 			return
 		}
-		info, err := s.db.Replace(files)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, info)
+		writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
 	})
 	mux.HandleFunc("DELETE /api/urldb", func(w http.ResponseWriter, r *http.Request) {
 		if err := s.db.Clear(); err != nil {

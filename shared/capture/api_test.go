@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -33,6 +34,34 @@ func send(t *testing.T, h http.Handler, method, path, contentType string, body [
 		}
 	}
 	return rec
+}
+
+// runJob sends a request that starts a job (202 {"job": id}), follows the job until
+// it ends, and decodes its result into out (if not nil) when it is done.
+func runJob(t *testing.T, h http.Handler, method, path, contentType string, body []byte, out any) Job {
+	t.Helper()
+	var ref struct {
+		Job string `json:"job"`
+	}
+	if rec := send(t, h, method, path, contentType, body, &ref); rec.Code != http.StatusAccepted {
+		return Job{State: "failed", Error: fmt.Sprintf("%d %s", rec.Code, rec.Body)}
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		var j Job
+		send(t, h, "GET", "/api/jobs/"+ref.Job, "", nil, &j)
+		if j.State == "running" {
+			continue
+		}
+		if out != nil && j.State == "done" {
+			b, _ := json.Marshal(j.Result)
+			if err := json.Unmarshal(b, out); err != nil {
+				t.Fatalf("%s %s: the job's result: %v", method, path, err)
+			}
+		}
+		return j
+	}
+	t.Fatalf("%s %s: job %s still running after a minute", method, path, ref.Job)
+	return Job{}
 }
 
 func TestSettingsValidateAndKeepTheTokenSecret(t *testing.T) {
@@ -133,11 +162,11 @@ func TestURLDatabaseVerdictsAddAndExport(t *testing.T) {
 	svc, _ := NewService(store, host)
 	h := svc.Handler()
 
-	if rec := send(t, h, "POST", "/api/urldb", "application/zip", []byte("not a zip"), nil); rec.Code != http.StatusBadRequest {
-		t.Errorf("a broken upload: %d", rec.Code)
+	if j := runJob(t, h, "POST", "/api/urldb?name=x.zip", "application/zip", []byte("not a zip"), nil); j.State != "failed" || !strings.Contains(j.Error, "x.zip: the upload is neither a zip") {
+		t.Errorf("a broken upload: %+v", j)
 	}
 	var info DatabaseInfo
-	send(t, h, "POST", "/api/urldb", "application/zip", dbZip(t, map[string]string{
+	runJob(t, h, "POST", "/api/urldb", "application/zip", dbZip(t, map[string]string{
 		"db/example.org.yaml": demoDomain,
 		"db/broken.org.yaml":  "---\nhttps: [\n",
 	}), &info)
@@ -231,7 +260,7 @@ func TestURLDatabaseFromAFolderUpload(t *testing.T) {
 	mw.Close()
 	svc, _ := NewService(NewMemStore(), newFakeHost())
 	var info DatabaseInfo
-	send(t, svc.Handler(), "POST", "/api/urldb", mw.FormDataContentType(), buf.Bytes(), &info)
+	runJob(t, svc.Handler(), "POST", "/api/urldb", mw.FormDataContentType(), buf.Bytes(), &info)
 	if info.Records != 3 || len(info.Domains) != 1 || info.Domains[0].Name != "example.org" {
 		t.Errorf("folder upload: %+v", info)
 	}
@@ -343,8 +372,8 @@ func TestImportWARCAndBundleAndDownloadWARC11(t *testing.T) {
 	// Import the 1.1 file, then the bundle: both give back every record, the index
 	// finds the POST, and pages come along with a bundle.
 	var info SessionInfo
-	if r := send(t, h, "POST", "/api/import?name=from-1.1", "", rec.Body.Bytes(), &info); r.Code != http.StatusOK {
-		t.Fatalf("import WARC/1.1: %d %s", r.Code, r.Body)
+	if j := runJob(t, h, "POST", "/api/import?name=from-1.1", "", rec.Body.Bytes(), &info); j.State != "done" {
+		t.Fatalf("import WARC/1.1: %+v", j)
 	}
 	if info.Name != "from-1.1" || info.Records != src.Info().Records || info.NonGET != 2 || !info.Imported {
 		t.Errorf("imported: %+v", info)
@@ -354,15 +383,15 @@ func TestImportWARCAndBundleAndDownloadWARC11(t *testing.T) {
 	if err := src.WriteBundle(&bundle); err != nil {
 		t.Fatal(err)
 	}
-	send(t, h, "POST", "/api/import", "", bundle.Bytes(), &info)
+	runJob(t, h, "POST", "/api/import", "", bundle.Bytes(), &info)
 	if info.Records != src.Info().Records || info.Pages != 1 {
 		t.Errorf("imported bundle: %+v", info)
 	}
-	if r := send(t, h, "POST", "/api/import", "", []byte("PK\x03\x04garbage"), nil); r.Code != http.StatusBadRequest || !strings.Contains(r.Body.String(), "zip") {
-		t.Errorf("a broken bundle: %d %s", r.Code, r.Body)
+	if j := runJob(t, h, "POST", "/api/import?name=b.zip", "", []byte("PK\x03\x04garbage"), nil); j.State != "failed" || !strings.Contains(j.Error, "import b.zip: not a readable zip") {
+		t.Errorf("a broken bundle: %+v", j)
 	}
-	if r := send(t, h, "POST", "/api/import", "", []byte("hello"), nil); r.Code != http.StatusBadRequest {
-		t.Errorf("not a WARC: %d %s", r.Code, r.Body)
+	if j := runJob(t, h, "POST", "/api/import", "", []byte("hello"), nil); j.State != "failed" {
+		t.Errorf("not a WARC: %+v", j)
 	}
 }
 

@@ -4,9 +4,11 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -102,11 +104,24 @@ func (s *Session) WriteWARC11(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ww := warc.NewWriter(w, warc.WriterOptions{Version: warc.V11, Gzip: true, Level: gzipLevel})
-	if _, err := warc.Convert(ww, rd); err != nil {
+	ww := warc.NewWriter(w, warc.WriterOptions{Version: warc.V11, Gzip: true, Level: gzipLevel, MaxBuffer: maxRecordBuffer})
+	if _, err := s.converter().Convert(ww, rd); err != nil {
 		return err
 	}
 	return ww.Close()
+}
+
+// converter converts records holding at most maxRecordBuffer of a block in memory: a
+// longer block is spooled in the store (IndexedDB in the browser, which has no
+// temporary files).
+func (s *Session) converter() *warc.Converter {
+	return &warc.Converter{Spool: func(block io.Reader) (io.ReadSeekCloser, error) {
+		f, err := storeFile(context.Background(), s.store, newSpoolPrefix(), block, math.MaxInt64, nil)
+		if err != nil {
+			return nil, err
+		}
+		return f.open(), nil
+	}}
 }
 
 // chunkSink appends what is written to a session stream in chunks of a bounded size.
@@ -137,74 +152,138 @@ func (c *chunkSink) flush() error {
 	return err
 }
 
-// maxImport bounds an imported bundle, which is read into memory to open the zip.
-const maxImport = 2 << 30
+// maxImport bounds an import: the upload is kept in the store until it is imported.
+const maxImport = 4 << 30
+
+// maxImportPages bounds the pages file of an imported bundle, which is read whole.
+const maxImportPages = 64 << 20
+
+// StartImport keeps an upload in the store and starts a job that imports it as a new
+// session (see Import). The job's Done and Total count the bytes of the upload read;
+// its Result is the new session's SessionInfo. A failed or cancelled import leaves no
+// session behind.
+func (s *Service) StartImport(ctx context.Context, name string, body io.Reader) (*Job, error) {
+	f, err := storeFile(ctx, s.store, newSpoolPrefix(), body, maxImport, nil)
+	if err != nil {
+		return nil, fmt.Errorf("import %s: %w", importName(name), err)
+	}
+	return s.jobs.start("import", func(ctx context.Context, progress func(done, total int)) (any, error) {
+		defer f.remove()
+		return s.importFile(ctx, name, f, progress)
+	}), nil
+}
 
 // Import makes a new session from a WARC (0.9, 1.0 or 1.1, gzip or plain) or a
-// webkeep bundle. Records are rewritten as WARC 0.9 with their ids and links kept, and
-// indexed afresh.
-func (s *Service) Import(name string, body io.Reader) (SessionInfo, error) {
-	br := bufio.NewReaderSize(body, 64<<10)
-	magic, _ := br.Peek(4)
-	var warcSrc io.Reader = br
+// webkeep bundle named name. Records are rewritten as WARC 0.9 with their ids and
+// links kept, and indexed afresh. The upload is kept in the store while it is read
+// (a bundle's zip is opened there, never read whole), and so is a block too long to
+// hold in memory. If the import fails, no session is left of it.
+func (s *Service) Import(ctx context.Context, name string, body io.Reader) (SessionInfo, error) {
+	f, err := storeFile(ctx, s.store, newSpoolPrefix(), body, maxImport, nil)
+	if err != nil {
+		return SessionInfo{}, fmt.Errorf("import %s: %w", importName(name), err)
+	}
+	defer f.remove()
+	return s.importFile(ctx, name, f, nil)
+}
+
+// importName names an upload in messages.
+func importName(name string) string {
+	if name == "" {
+		return "the upload"
+	}
+	return name
+}
+
+func (s *Service) importFile(ctx context.Context, name string, f *storedFile, progress func(done, total int)) (SessionInfo, error) {
+	in := &jobInput{r: f, ctx: ctx, size: f.Size(), progress: progress}
+	fail := func(err error) (SessionInfo, error) {
+		return SessionInfo{}, fmt.Errorf("import %s: %w", importName(name), err)
+	}
+	var magic [4]byte
+	f.ReadAt(magic[:], 0)
+	var warcSrc io.Reader = shortReads{io.NewSectionReader(in, 0, f.Size())}
 	var pages []byte
-	if bytes.Equal(magic, []byte("PK\x03\x04")) {
-		data, err := io.ReadAll(io.LimitReader(br, maxImport+1))
+	if bytes.Equal(magic[:], []byte("PK\x03\x04")) {
+		zr, err := zip.NewReader(in, f.Size())
 		if err != nil {
-			return SessionInfo{}, err
-		}
-		if len(data) > maxImport {
-			return SessionInfo{}, fmt.Errorf("import: the bundle is larger than %d GB", maxImport>>30)
-		}
-		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			return SessionInfo{}, fmt.Errorf("import: not a readable zip: %w", err)
+			return fail(fmt.Errorf("not a readable zip: %w", err))
 		}
 		warcSrc = nil
-		for _, f := range zr.File {
+		for _, zf := range zr.File {
 			switch {
-			case strings.HasSuffix(f.Name, ".warc.gz") || strings.HasSuffix(f.Name, ".warc"):
+			case strings.HasSuffix(zf.Name, ".warc.gz") || strings.HasSuffix(zf.Name, ".warc"):
 				if warcSrc == nil {
-					rc, err := f.Open()
+					rc, err := zf.Open()
 					if err != nil {
-						return SessionInfo{}, fmt.Errorf("import: %s: %w", f.Name, err)
+						return fail(fmt.Errorf("%s: %w", zf.Name, err))
 					}
 					defer rc.Close()
 					warcSrc = rc
 				}
-			case f.Name == bundlePages || f.Name == "pages/pages.jsonl":
-				rc, err := f.Open()
-				if err == nil {
-					pages, _ = io.ReadAll(io.LimitReader(rc, 64<<20))
-					rc.Close()
+			case zf.Name == bundlePages || zf.Name == "pages/pages.jsonl":
+				rc, err := zf.Open()
+				if err != nil {
+					return fail(fmt.Errorf("%s: %w", zf.Name, err))
+				}
+				pages, err = io.ReadAll(io.LimitReader(rc, maxImportPages+1))
+				rc.Close()
+				if err != nil {
+					return fail(fmt.Errorf("%s: %w", zf.Name, err))
+				}
+				if len(pages) > maxImportPages {
+					return fail(fmt.Errorf("%s: %w: over the limit of %d MiB", zf.Name, errTooLarge, maxImportPages>>20))
 				}
 			}
 		}
 		if warcSrc == nil {
-			return SessionInfo{}, fmt.Errorf("import: the zip holds no .warc.gz or .warc file")
+			return fail(fmt.Errorf("the zip holds no .warc.gz or .warc file"))
 		}
 	}
 	rd, err := warc.NewReader(warcSrc)
 	if err != nil {
-		return SessionInfo{}, fmt.Errorf("import: %w", err)
+		return fail(err)
 	}
 	if name == "" {
 		name = "Imported " + s.now().UTC().Format("2006-01-02 15:04")
 	}
-	s.mu.Lock()
-	sess, err := createSession(s.store, name, s.now())
-	if err == nil {
-		s.sessions[sess.info.ID] = sess
-	}
-	s.mu.Unlock()
+	sess, err := s.createImportSession(name)
 	if err != nil {
-		return SessionInfo{}, err
+		return fail(err)
 	}
 	if err := sess.importRecords(rd, pages); err != nil {
-		sess.Note("import stopped: " + err.Error())
-		return sess.Info(), fmt.Errorf("import: %w (the records before it were kept in session %s)", err, sess.info.ID)
+		// Nothing of a failed import is kept: no session named after the file.
+		s.mu.Lock()
+		delete(s.sessions, sess.info.ID)
+		derr := s.store.Delete(sessionKey(sess.info.ID, ""))
+		s.mu.Unlock()
+		if derr != nil {
+			err = fmt.Errorf("%w (and removing what was imported: %v)", err, derr)
+		}
+		return fail(err)
 	}
 	return sess.Info(), nil
+}
+
+// createImportSession makes a session for an import, its id one no other session
+// has (two sessions made in the same millisecond would otherwise share it).
+func (s *Service) createImportSession(name string) (*Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	for {
+		id := strings.ReplaceAll(now.UTC().Format("20060102T150405.000Z"), ".", "")
+		if _, err := s.store.Get(sessionKey(id, "info")); errors.Is(err, ErrNotFound) && s.sessions[id] == nil {
+			break
+		}
+		now = now.Add(time.Millisecond)
+	}
+	sess, err := createSession(s.store, name, now)
+	if err != nil {
+		return nil, err
+	}
+	s.sessions[sess.info.ID] = sess
+	return sess, nil
 }
 
 func (s *Session) importRecords(rd *warc.Reader, pages []byte) error {
@@ -212,8 +291,8 @@ func (s *Session) importRecords(rd *warc.Reader, pages []byte) error {
 	defer s.mu.Unlock()
 	s.info.Imported = true
 	sink := &chunkSink{s: s, stream: streamWARC}
-	w := warc.NewWriter(sink, warc.WriterOptions{Version: warc.V09, Gzip: true, Level: gzipLevel})
-	n, err := warc.Convert(w, rd)
+	w := warc.NewWriter(sink, warc.WriterOptions{Version: warc.V09, Gzip: true, Level: gzipLevel, MaxBuffer: maxRecordBuffer})
+	n, err := s.converter().Convert(w, rd)
 	if ferr := sink.flush(); err == nil {
 		err = ferr
 	}

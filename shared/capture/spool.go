@@ -36,7 +36,7 @@ type spool struct {
 func newSpool(store Store, limit int64) *spool {
 	return &spool{
 		store:  store,
-		prefix: fmt.Sprintf("spool/%010d/", spoolSeq.Add(1)),
+		prefix: newSpoolPrefix(),
 		limit:  limit,
 	}
 }
@@ -176,6 +176,10 @@ func (s *spool) remove() {
 		}
 	}
 }
+
+// newSpoolPrefix returns a key prefix of its own under "spool/", which a restart
+// clears (cleanSpools).
+func newSpoolPrefix() string { return fmt.Sprintf("spool/%010d/", spoolSeq.Add(1)) }
 
 // cleanSpools deletes spools a stopped instance left behind.
 func cleanSpools(store Store) { store.Delete("spool/") }

@@ -110,9 +110,14 @@ func (s *Service) LoadTeamDatabase(ctx context.Context) (DatabaseInfo, error) {
 		return s.db.Info(), err
 	}
 	defer resp.Body.Close()
-	files, err := databaseFiles("application/zip", resp.Body)
+	f, err := storeFile(ctx, s.store, newSpoolPrefix(), resp.Body, maxDatabaseUpload, nil)
 	if err != nil {
 		return s.db.Info(), fmt.Errorf("the team's URL database: %w", err)
 	}
-	return s.db.Replace(files)
+	defer f.remove()
+	files, err := databaseFiles(ctx, "the team's URL database", "application/zip", f, f.Size())
+	if err != nil {
+		return s.db.Info(), err
+	}
+	return s.db.replace(ctx, files, nil)
 }

@@ -3,6 +3,7 @@ package capture
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -127,10 +128,32 @@ func originPatterns(targets []urldb.Target) []string {
 // Replace loads a new database from domain files and keeps them. Files that do not
 // load are reported in the answer; the others are used.
 func (d *urlDatabase) Replace(files []urldb.File) (DatabaseInfo, error) {
+	return d.replace(context.Background(), files, nil)
+}
+
+// replace is Replace as a job: it gives the event loop a turn as it parses, reports
+// the documents parsed to progress (if not nil), and stops, changing nothing, once
+// ctx is done.
+func (d *urlDatabase) replace(ctx context.Context, files []urldb.File, progress func(done, total int)) (DatabaseInfo, error) {
 	if len(files) == 0 {
 		return d.Info(), fmt.Errorf("no .yaml domain files were given: choose the database's folder, or a zip of it")
 	}
-	db, err := urldb.LoadFiles(files...)
+	docs, parsed := 0, 0
+	for _, f := range files {
+		docs += bytes.Count(f.Data, []byte("\n---")) + 1
+	}
+	var p pacer
+	loader := &urldb.Loader{Pause: func() error {
+		if parsed++; progress != nil {
+			progress(min(parsed, docs), docs)
+		}
+		p.pace()
+		return ctx.Err()
+	}}
+	db, err := loader.LoadFiles(files...)
+	if ctx.Err() != nil {
+		return d.Info(), ctx.Err()
+	}
 	if db == nil {
 		return d.Info(), err
 	}
@@ -279,45 +302,61 @@ func (d *urlDatabase) Entries() ([]urldb.Entry, error) {
 	return d.db.Select(urldb.Filter{})
 }
 
-// maxDatabaseUpload bounds what an upload of a database may weigh.
-const maxDatabaseUpload = 256 << 20
+// The limits of a URL database upload. The parsed database is held in the core's
+// memory, which in the browser never shrinks: tens of MB of YAML load, a zip that
+// inflates past them is refused.
+const (
+	// maxDatabaseUpload bounds the upload itself: a zip, or a folder's files.
+	maxDatabaseUpload = 256 << 20
+	// maxDatabaseBytes bounds the domain files in total, as a zip inflates them.
+	maxDatabaseBytes = 64 << 20
+	// maxDatabaseFiles bounds how many domain files a database has.
+	maxDatabaseFiles = 20000
+)
 
-// databaseFiles reads the domain files of an upload: a zip, or multipart/form-data
-// with the files of a folder.
-func databaseFiles(contentType string, body io.Reader) ([]urldb.File, error) {
-	data, err := io.ReadAll(io.LimitReader(body, maxDatabaseUpload+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxDatabaseUpload {
-		return nil, fmt.Errorf("the database is larger than %d MB", maxDatabaseUpload>>20)
+// databaseFiles reads the domain files of an upload of size bytes named name: a zip,
+// or multipart/form-data with the files of a folder. Past a limit it fails with an
+// error that names the limit, the upload and the file it was reached at.
+func databaseFiles(ctx context.Context, name, contentType string, upload io.ReaderAt, size int64) ([]urldb.File, error) {
+	var files []urldb.File
+	var total int64
+	// add reads one domain file within what the limits leave.
+	add := func(file string, r io.Reader) error {
+		if len(files) == maxDatabaseFiles {
+			return fmt.Errorf("%s: %s: more than %d domain files, the most a database may have", name, file, maxDatabaseFiles)
+		}
+		b, err := io.ReadAll(io.LimitReader(r, maxDatabaseBytes-total+1))
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", name, file, err)
+		}
+		if total += int64(len(b)); total > maxDatabaseBytes {
+			return fmt.Errorf("%s: %s: the domain files come to more than %d MiB, the most a database may hold", name, file, maxDatabaseBytes>>20)
+		}
+		files = append(files, urldb.File{Name: path.Base(file), Data: b})
+		return ctx.Err()
 	}
 	mt, params, _ := mime.ParseMediaType(contentType)
 	if strings.HasPrefix(mt, "multipart/") {
-		mr := multipart.NewReader(bytes.NewReader(data), params["boundary"])
-		var files []urldb.File
+		mr := multipart.NewReader(io.NewSectionReader(upload, 0, size), params["boundary"])
 		for {
 			part, err := mr.NextPart()
 			if err == io.EOF {
 				break
 			}
 			if err != nil {
-				return nil, fmt.Errorf("reading the uploaded files: %w", err)
+				return nil, fmt.Errorf("%s: reading the uploaded files: %w", name, err)
 			}
-			name := part.FileName()
-			b, err := io.ReadAll(part)
-			if err != nil {
-				return nil, fmt.Errorf("reading %s: %w", name, err)
-			}
-			if strings.HasSuffix(name, ".yaml") {
-				files = append(files, urldb.File{Name: path.Base(name), Data: b})
+			if file := part.FileName(); strings.HasSuffix(file, ".yaml") {
+				if err := add(file, part); err != nil {
+					return nil, err
+				}
 			}
 		}
 		return files, nil
 	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	zr, err := zip.NewReader(upload, size)
 	if err != nil {
-		return nil, fmt.Errorf("the upload is neither a zip nor a folder of YAML files: %w", err)
+		return nil, fmt.Errorf("%s: the upload is neither a zip nor a folder of YAML files: %w", name, err)
 	}
 	// The shallowest directory holding .yaml files is the database.
 	depth := -1
@@ -328,21 +367,42 @@ func databaseFiles(contentType string, body io.Reader) ([]urldb.File, error) {
 			}
 		}
 	}
-	var files []urldb.File
 	for _, f := range zr.File {
 		if !strings.HasSuffix(f.Name, ".yaml") || strings.Count(f.Name, "/") != depth {
 			continue
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Name, err)
+			return nil, fmt.Errorf("%s: %s: %w", name, f.Name, err)
 		}
-		b, err := io.ReadAll(io.LimitReader(rc, maxDatabaseUpload))
+		err = add(f.Name, rc)
 		rc.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Name, err)
+			return nil, err
 		}
-		files = append(files, urldb.File{Name: path.Base(f.Name), Data: b})
 	}
 	return files, nil
+}
+
+// LoadDatabase keeps an upload of a URL database in the store (see databaseFiles)
+// and starts a job that loads it in place of the current one. The job's Done and
+// Total count the YAML documents parsed; its Result is the new DatabaseInfo. If the
+// upload fails to load, or the job is cancelled, the current database stays.
+func (s *Service) LoadDatabase(ctx context.Context, name, contentType string, body io.Reader) (*Job, error) {
+	if name == "" {
+		name = "the upload"
+	}
+	f, err := storeFile(ctx, s.store, newSpoolPrefix(), body, maxDatabaseUpload, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return s.jobs.start("urldb", func(ctx context.Context, progress func(done, total int)) (any, error) {
+		defer f.remove()
+		in := &jobInput{r: f, ctx: ctx, size: f.Size()}
+		files, err := databaseFiles(ctx, name, contentType, in, f.Size())
+		if err != nil {
+			return nil, err
+		}
+		return s.db.replace(ctx, files, progress)
+	}), nil
 }

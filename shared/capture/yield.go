@@ -1,6 +1,10 @@
 package capture
 
-import "io"
+import (
+	"context"
+	"io"
+	"time"
+)
 
 // yieldEvery is how much of a body is compressed and hashed between two turns given
 // to the event loop.
@@ -25,4 +29,60 @@ func (y *yieldingReader) Read(p []byte) (int, error) {
 		yield()
 	}
 	return n, err
+}
+
+// turnEvery is the longest long work (an import, loading a database) runs before it
+// gives the event loop a turn, so that the API still answers meanwhile.
+const turnEvery = 50 * time.Millisecond
+
+// pacer gives the event loop a turn whenever turnEvery has passed since the last one.
+type pacer struct{ last time.Time }
+
+// pace yields if it is time to.
+func (p *pacer) pace() {
+	if now := time.Now(); now.Sub(p.last) >= turnEvery {
+		yield()
+		p.last = time.Now()
+	}
+}
+
+// jobInput reads a job's input: it stops once ctx is done, reports to progress the
+// furthest byte read of size, and paces the work, whose reads it sees often enough
+// (a decompressor reads its input a few KB at a time).
+type jobInput struct {
+	r        io.ReaderAt
+	ctx      context.Context
+	size     int64
+	progress func(done, total int)
+	far      int64
+	pacer
+}
+
+func (j *jobInput) ReadAt(p []byte, off int64) (int, error) {
+	if err := j.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := j.r.ReadAt(p, off)
+	if end := off + int64(n); end > j.far {
+		j.far = end
+		if j.progress != nil {
+			j.progress(int(j.far), int(j.size))
+		}
+	}
+	j.pace()
+	return n, err
+}
+
+// maxJobRead bounds one read of a job's input: a decompressor, which may inflate a few
+// KB into megabytes, then comes back to the input (to pace, and to see a cancel) often.
+const maxJobRead = 1 << 10
+
+// shortReads reads at most maxJobRead bytes at a time.
+type shortReads struct{ r io.Reader }
+
+func (s shortReads) Read(p []byte) (int, error) {
+	if len(p) > maxJobRead {
+		p = p[:maxJobRead]
+	}
+	return s.r.Read(p)
 }

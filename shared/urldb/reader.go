@@ -114,6 +114,19 @@ func findDBDir(fsys fs.FS) (string, error) {
 // LoadFiles loads a database from domain files given by name and content.
 // Files whose names do not end in ".yaml" are ignored.
 func LoadFiles(files ...File) (*Database, error) {
+	return (&Loader{}).LoadFiles(files...)
+}
+
+// A Loader loads databases, pausing as its caller asks.
+type Loader struct {
+	// Pause, when not nil, is called between two YAML documents of a domain file: a
+	// caller with one thread (WebAssembly in a browser) gives its event loop a turn
+	// there. An error from Pause stops the load, which returns it.
+	Pause func() error
+}
+
+// LoadFiles loads a database from domain files as the package's LoadFiles does.
+func (l *Loader) LoadFiles(files ...File) (*Database, error) {
 	db := &Database{}
 	var errs ErrorList
 	seen := map[string]bool{}
@@ -127,7 +140,11 @@ func LoadFiles(files ...File) (*Database, error) {
 			continue
 		}
 		seen[name] = true
-		d, err := ReadDomain(name, bytes.NewReader(f.Data))
+		d, err := l.readDomain(name, f.Data)
+		var stop *pauseError
+		if errors.As(err, &stop) {
+			return nil, stop.err
+		}
 		if el, ok := err.(ErrorList); ok {
 			errs = append(errs, el...)
 		} else if err != nil {
@@ -183,17 +200,31 @@ func ReadDomain(name string, r io.Reader) (*Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &domainParser{file: name, d: &Domain{Name: strings.TrimSuffix(name, ".yaml")}}
+	return (&Loader{}).readDomain(name, data)
+}
+
+// pauseError carries the error of a Loader's Pause out of a parse.
+type pauseError struct{ err error }
+
+func (e *pauseError) Error() string { return e.err.Error() }
+
+func (l *Loader) readDomain(name string, data []byte) (*Domain, error) {
+	p := &domainParser{file: name, d: &Domain{Name: strings.TrimSuffix(name, ".yaml")}, pause: l.Pause}
 	p.parse(data)
+	if p.stopped != nil {
+		return nil, &pauseError{p.stopped}
+	}
 	p.d.buildIndex()
 	return p.d, p.errs.err()
 }
 
 type domainParser struct {
-	file string
-	d    *Domain
-	errs ErrorList
-	docs int
+	file    string
+	d       *Domain
+	errs    ErrorList
+	docs    int
+	pause   func() error
+	stopped error // what Pause returned, which ended the parse
 }
 
 func (p *domainParser) errorf(line int, field string, err error, format string, args ...any) {
@@ -214,6 +245,11 @@ func (p *domainParser) parse(data []byte) {
 		chunks = []chunk{{data, 1}}
 	}
 	for _, c := range chunks {
+		if p.pause != nil {
+			if p.stopped = p.pause(); p.stopped != nil {
+				return
+			}
+		}
 		if !p.parseChunk(c) {
 			p.d.Incomplete = true
 			if !ok {

@@ -195,3 +195,26 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestLoaderPausesBetweenDocumentsAndStopsWhenAsked(t *testing.T) {
+	domain := "---\nwebsite: https://example.org/\n---\n_path: /a\ncontent-type: text/html\n---\n_path: /b\ncontent-type: text/html\n---\n_path: /c\ncontent-type: text/html\n"
+	pauses := 0
+	db, err := (&Loader{Pause: func() error { pauses++; return nil }}).LoadFiles(File{Name: "example.org.yaml", Data: []byte(domain)})
+	if err != nil || len(db.Domains) != 1 || len(db.Domains[0].Records) != 3 {
+		t.Fatalf("load: %v, %+v", err, db)
+	}
+	if pauses != 4 {
+		t.Errorf("paused %d times, want 4 (once per document)", pauses)
+	}
+	stop := errors.New("cancelled")
+	pauses = 0
+	db, err = (&Loader{Pause: func() error {
+		if pauses++; pauses == 3 {
+			return stop
+		}
+		return nil
+	}}).LoadFiles(File{Name: "example.org.yaml", Data: []byte(domain)}, File{Name: "other.org.yaml", Data: []byte(domain)})
+	if err != stop || db != nil || pauses != 3 {
+		t.Errorf("stopped load: db %v, err %v, %d pauses", db, err, pauses)
+	}
+}

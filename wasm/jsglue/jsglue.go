@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
+	"strconv"
 	"syscall/js"
 )
 
@@ -100,24 +100,96 @@ func Uint8Array(b []byte) js.Value {
 // streamChunk is how much of a response body crosses into JavaScript at a time.
 const streamChunk = 256 << 10
 
-// Serve answers a fetch Request with h. It returns a promise of a Response whose body is
-// a ReadableStream fed as the handler writes, holding at most one chunk in flight, so a
-// download of any size keeps memory flat.
+// NewStreamReader returns a reader of a JavaScript ReadableStream of bytes (a
+// Request's or Response's body): it takes a chunk from the stream when the last is
+// used up, so what is read is never held whole. Close cancels the stream.
+func NewStreamReader(stream js.Value) io.ReadCloser {
+	return &streamReader{reader: stream.Call("getReader")}
+}
+
+// streamReader reads a ReadableStream through its default reader.
+type streamReader struct {
+	reader js.Value
+	chunk  js.Value // the Uint8Array being read
+	off    int      // bytes of chunk already read
+	n      int      // chunk's length
+	err    error    // io.EOF once the stream is done, or its error
+}
+
+func (r *streamReader) Read(p []byte) (int, error) {
+	for r.off == r.n {
+		if r.err != nil {
+			return 0, r.err
+		}
+		v, err := Await(r.reader.Call("read"))
+		switch {
+		case err != nil:
+			r.err = fmt.Errorf("reading a stream: %w", err)
+		case v.Get("done").Bool():
+			r.err = io.EOF
+		default:
+			r.chunk, r.off, r.n = v.Get("value"), 0, v.Get("value").Get("byteLength").Int()
+		}
+	}
+	n := min(len(p), r.n-r.off)
+	js.CopyBytesToGo(p[:n], r.chunk.Call("subarray", r.off, r.off+n))
+	r.off += n
+	if r.off == r.n {
+		r.chunk = js.Undefined()
+	}
+	return n, nil
+}
+
+func (r *streamReader) Close() error {
+	if r.err == nil {
+		r.err = errors.New("reading a stream: closed")
+		r.reader.Call("cancel")
+	}
+	return nil
+}
+
+// NewRequest makes a server's *http.Request of a fetch Request, its body streamed
+// from the Request's (see NewStreamReader), its ContentLength that of the
+// Content-Length header, if any, else -1 (0 without a body).
+func NewRequest(ctx context.Context, request js.Value) (*http.Request, error) {
+	body := io.ReadCloser(http.NoBody)
+	if b := request.Get("body"); b.Truthy() {
+		body = NewStreamReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, request.Get("method").String(), request.Get("url").String(), body)
+	if err != nil {
+		body.Close()
+		return nil, err
+	}
+	headers := js.Global().Get("Array").Call("from", request.Get("headers").Call("entries"))
+	for i := 0; i < headers.Length(); i++ {
+		kv := headers.Index(i)
+		req.Header.Add(kv.Index(0).String(), kv.Index(1).String())
+	}
+	req.ContentLength = 0
+	if body != http.NoBody {
+		req.ContentLength = -1
+		if n, err := strconv.ParseInt(req.Header.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
+			req.ContentLength = n
+		}
+	}
+	req.Host = req.URL.Host
+	req.RemoteAddr = "127.0.0.1:0" // the extension's own pages
+	return req, nil
+}
+
+// Serve answers a fetch Request with h. The request's body streams into the handler
+// (see NewRequest), and the promise it returns is of a Response whose body is a
+// ReadableStream fed as the handler writes, holding at most one chunk in flight, so
+// an upload or a download of any size keeps memory flat.
 func Serve(h http.Handler, request js.Value) js.Value {
 	return Promise(func() (any, error) {
-		body, err := Await(request.Call("arrayBuffer"))
-		if err != nil {
-			return nil, fmt.Errorf("reading request body: %w", err)
-		}
-		req := httptest.NewRequest(request.Get("method").String(), request.Get("url").String(), bytes.NewReader(Bytes(body)))
-		req.RequestURI = ""
-		headers := js.Global().Get("Array").Call("from", request.Get("headers").Call("entries"))
-		for i := 0; i < headers.Length(); i++ {
-			kv := headers.Index(i)
-			req.Header.Add(kv.Index(0).String(), kv.Index(1).String())
-		}
 		ctx, cancel := context.WithCancel(context.Background())
-		req = req.WithContext(ctx)
+		req, err := NewRequest(ctx, request)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
 		rw := &responseWriter{header: http.Header{}, ready: make(chan js.Value, 1), chunks: make(chan []byte), cancel: cancel, ctx: ctx}
 		rw.buf = bufio.NewWriterSize(chunkWriter{rw}, streamChunk)
 		go func() {
@@ -130,6 +202,7 @@ func Serve(h http.Handler, request js.Value) js.Value {
 					rw.abort(errors.New("response aborted"))
 				}
 			}()
+			defer req.Body.Close()
 			h.ServeHTTP(rw, req)
 		}()
 		return <-rw.ready, nil

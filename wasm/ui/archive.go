@@ -498,14 +498,18 @@ func importFile() {
 	file := files.Index(0)
 	name := file.Get("name").String()
 	hideError()
-	var answer struct {
-		SessionInfo
-		Job string `json:"job"`
-	}
-	err := uploadWithProgress("Importing "+name, "POST", "/api/import?name="+url.QueryEscape(name), file, &answer)
+	var ref JobRef
+	err := uploadWithProgress("Importing "+name, "POST", "/api/import?name="+url.QueryEscape(name), file, &ref)
 	input.Underlying().Set("value", "")
-	if err == nil && answer.Job != "" {
-		_, err = trackJob("Reading "+name, answer.Job)
+	var j Job
+	if err == nil {
+		j, err = trackJob("Reading "+name, ref.Job)
+	}
+	var imported SessionInfo
+	if err == nil {
+		if err = json.Unmarshal(j.Result, &imported); err != nil {
+			err = fmt.Errorf("reading the imported session: %w", err)
+		}
 	}
 	switch {
 	case errors.Is(err, errCancelled):
@@ -516,7 +520,7 @@ func importFile() {
 	}
 	notice("Imported " + name + ".")
 	loadSessions()
-	if answer.ID != "" {
-		dom.GetWindow().Location().SetHash(answer.ID)
+	if imported.ID != "" {
+		dom.GetWindow().Location().SetHash(imported.ID)
 	}
 }

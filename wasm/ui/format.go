@@ -170,8 +170,11 @@ func orDash(s string) string {
 }
 
 // jobProgress renders how far a job is: "12 of 537 (2%)", or "12" when the total is
-// not known yet.
+// not known yet; an import counts bytes: "1.5 MB of 24.0 MB (6%)".
 func jobProgress(j Job) string {
+	if j.Kind == "import" {
+		return transferProgress(j.Done, j.Total)
+	}
 	if j.Total <= 0 {
 		return strconv.FormatInt(j.Done, 10)
 	}

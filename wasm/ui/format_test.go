@@ -145,6 +145,7 @@ func TestProgress(t *testing.T) {
 		want string
 	}{
 		{Job{Done: 12}, "12"}, {Job{Done: 12, Total: 537}, "12 of 537 (2%)"}, {Job{Done: 537, Total: 537}, "537 of 537 (100%)"},
+		{Job{Kind: "import", Done: 1_500_000, Total: 24_000_000}, "1.5 MB of 24.0 MB (6%)"},
 	} {
 		if got := jobProgress(tc.j); got != tc.want {
 			t.Errorf("jobProgress(%+v) = %q, want %q", tc.j, got, tc.want)

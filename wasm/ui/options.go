@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"syscall/js"
 	"time"
@@ -108,7 +109,7 @@ func loadFolder() {
 		showError(errors.New("the folder has no .yaml files: choose the folder that holds the database's <domain>.yaml files"))
 		return
 	}
-	sendDatabase(fmt.Sprintf("Loading %s", plural(n, "file")), form)
+	sendDatabase(fmt.Sprintf("Loading %s", plural(n, "file")), "the folder's files", form)
 }
 
 // loadZip sends the chosen zip of YAML files.
@@ -120,13 +121,24 @@ func loadZip() {
 	}
 	f := files.Index(0)
 	input.Set("value", "")
-	sendDatabase("Loading "+f.Get("name").String(), f)
+	sendDatabase("Loading "+f.Get("name").String(), f.Get("name").String(), f)
 }
 
-func sendDatabase(label string, body js.Value) {
+// sendDatabase uploads a database, named name, then follows the job that loads it.
+func sendDatabase(label, name string, body js.Value) {
 	hideError()
+	var ref JobRef
+	err := uploadWithProgress(label, "POST", "/api/urldb?name="+url.QueryEscape(name), body, &ref)
+	var j Job
+	if err == nil {
+		j, err = trackJob("Reading "+name, ref.Job)
+	}
 	var db URLDB
-	err := uploadWithProgress(label, "POST", "/api/urldb", body, &db)
+	if err == nil {
+		if err = json.Unmarshal(j.Result, &db); err != nil {
+			err = fmt.Errorf("reading the loaded database: %w", err)
+		}
+	}
 	switch {
 	case errors.Is(err, errCancelled):
 	case err != nil:

@@ -1,0 +1,100 @@
+//go:build js && wasm
+
+package jsglue
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"syscall/js"
+	"testing"
+)
+
+// chunkedRequest returns a fetch Request whose body is a ReadableStream of n chunks
+// of size bytes (chunk i filled with byte i), and a function that says how many
+// chunks the stream has been asked for so far.
+func chunkedRequest(n, size int) (js.Value, func() int) {
+	f := js.Global().Get("Function").New("n", "size", `
+		let pulls = 0;
+		const body = new ReadableStream({
+			pull(c) {
+				if (pulls === n) { c.close(); return; }
+				c.enqueue(new Uint8Array(size).fill(pulls & 255));
+				pulls++;
+			},
+		}, { highWaterMark: 0 });
+		const request = new Request("http://core.test/api/upload?x=1", {
+			method: "POST", body, duplex: "half", headers: { "Content-Type": "application/zip" },
+		});
+		return { request, pulls: () => pulls };
+	`)
+	v := f.Invoke(n, size)
+	return v.Get("request"), func() int { return v.Call("pulls").Int() }
+}
+
+func TestServeStreamsTheRequestBodyIntoTheHandler(t *testing.T) {
+	const chunks, size = 64, 64 << 10
+	request, pulls := chunkedRequest(chunks, size)
+	var pulledAtStart int
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != "POST" || r.URL.Path != "/api/upload" || r.URL.Query().Get("x") != "1" || r.Header.Get("Content-Type") != "application/zip" || r.ContentLength != -1 {
+			http.Error(w, fmt.Sprintf("request: %s %s %q %d", r.Method, r.URL, r.Header, r.ContentLength), http.StatusBadRequest)
+			return
+		}
+		first := make([]byte, 10)
+		if _, err := io.ReadFull(r.Body, first); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		pulledAtStart = pulls()
+		sum := sha256.New()
+		sum.Write(first)
+		n, err := io.Copy(sum, r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintf(w, "%d %x", n+10, sum.Sum(nil))
+	})
+	res, err := Await(Serve(h, request))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := Await(res.Call("text"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sha256.New()
+	for i := 0; i < chunks; i++ {
+		b := make([]byte, size)
+		for j := range b {
+			b[j] = byte(i)
+		}
+		want.Write(b)
+	}
+	if got, w := text.String(), fmt.Sprintf("%d %s", chunks*size, hex.EncodeToString(want.Sum(nil))); got != w || res.Get("status").Int() != 200 {
+		t.Fatalf("answer %d %q, want %q", res.Get("status").Int(), got, w)
+	}
+	// The handler read its first bytes while most of the body was still to come.
+	if pulledAtStart > 4 {
+		t.Errorf("the stream had given %d of %d chunks when the handler read its first bytes: the body was read ahead", pulledAtStart, chunks)
+	}
+}
+
+func TestServeGivesARequestWithoutBodyNoBody(t *testing.T) {
+	request := js.Global().Get("Request").New("http://core.test/api/status")
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %d %d %v", r.Method, r.ContentLength, len(b), err)
+	})
+	res, err := Await(Serve(h, request))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := Await(res.Call("text"))
+	if got := text.String(); got != "GET 0 0 <nil>" {
+		t.Errorf("answer %q", got)
+	}
+}
