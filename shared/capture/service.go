@@ -482,10 +482,11 @@ func (s *Service) noteCurrent(msg string) {
 	}
 }
 
+// tabs returns the recorded tabs: an empty list, never nil, when none is.
 func (s *Service) tabs() []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]int(nil), s.state.Tabs...)
+	return append([]int{}, s.state.Tabs...)
 }
 
 // Sessions lists every session, newest first.

@@ -30,7 +30,7 @@ type SessionInfo struct {
 	Pages     int       `json:"pages"`
 	Failures  int       `json:"failures"` // exchanges that ended without a response
 	Bytes     int64     `json:"bytes"`    // size of the session's .warc.gz
-	Notes     []string  `json:"notes,omitempty"`
+	Notes     []string  `json:"notes"`    // problems the user should know of; never null
 	Verdicts  Verdicts  `json:"verdicts"` // URL-database checks of recorded responses
 	Imported  bool      `json:"imported,omitempty"`
 
@@ -123,7 +123,7 @@ func (s *Session) Info() SessionInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info := s.info
-	info.Notes = append([]string(nil), s.info.Notes...)
+	info.Notes = append([]string{}, s.info.Notes...)
 	info.Chunks = nil
 	return info
 }
