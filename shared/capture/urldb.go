@@ -307,7 +307,7 @@ func databaseFiles(contentType string, body io.Reader) ([]urldb.File, error) {
 			name := part.FileName()
 			b, err := io.ReadAll(part)
 			if err != nil {
-				return nil, fmt.Errorf("reading %s: %w", name, err)
+				return nil, fmt.Errorf("reading the uploaded file %q: %w", name, err)
 			}
 			if strings.HasSuffix(name, ".yaml") {
 				files = append(files, urldb.File{Name: path.Base(name), Data: b})
