@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -127,6 +129,10 @@ func LoadFiles(files ...File) (*Database, error) {
 			continue
 		}
 		seen[name] = true
+		if msg := badDomainFileName(name); msg != "" {
+			errs = append(errs, &Error{File: strconv.Quote(name), Err: ErrDomain, Msg: msg})
+			continue
+		}
 		d, err := ReadDomain(name, bytes.NewReader(f.Data))
 		if el, ok := err.(ErrorList); ok {
 			errs = append(errs, el...)
@@ -139,6 +145,22 @@ func LoadFiles(files ...File) (*Database, error) {
 	slices.SortFunc(db.Domains, func(a, b *Domain) int { return strings.Compare(a.Name, b.Name) })
 	errs = append(errs, db.reindex()...)
 	return db, errs.err()
+}
+
+// badDomainFileName says why a file's name cannot name a domain, or "": the domain is
+// the name without ".yaml", and is written back under it, so it must be text that
+// names one file in a folder: UTF-8, without control characters, not "." or "..".
+func badDomainFileName(name string) string {
+	domain := strings.TrimSuffix(name, ".yaml")
+	switch {
+	case domain == "" || domain == "." || domain == "..":
+		return "the file name names no domain: want the domain's name, then .yaml"
+	case !utf8.ValidString(domain):
+		return "the file name is not UTF-8 text: want the domain's name, then .yaml"
+	case strings.IndexFunc(domain, unicode.IsControl) >= 0:
+		return "the file name holds a control character: want the domain's name, then .yaml"
+	}
+	return ""
 }
 
 // reindex rebuilds the map of names and cnames to domains.
