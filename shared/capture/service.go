@@ -286,8 +286,8 @@ func (s *Service) rememberTarget(ctx context.Context, tabID int) {
 // nothing is changed.
 func (s *Service) Reconcile(ctx context.Context) (err error) {
 	lister, ok := s.host.(TabLister)
-	if !ok {
-		return nil
+	if !ok || len(s.tabs()) == 0 {
+		return nil // nothing is recorded: nothing to ask the browser
 	}
 	open, err := lister.OpenTabs(ctx)
 	if err != nil {
