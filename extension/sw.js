@@ -161,6 +161,15 @@ self.webkeepHost = {
     if (!/already attached/i.test(String(e && e.message))) throw e;
   }),
   detach: (tabId) => chrome.debugger.detach({ tabId }).catch(() => {}),
+  // The open tabs' ids, and the page targets of tabs (their target ids, and whether a
+  // debugger is attached), as JSON: the core reconciles its recording state with them.
+  tabs: async () => {
+    const [tabs, targets] = await Promise.all([chrome.tabs.query({}), chrome.debugger.getTargets()]);
+    return JSON.stringify({
+      tabs: tabs.map((t) => t.id),
+      targets: targets.filter((t) => t.tabId).map(({ tabId, id, attached }) => ({ tabId, id, attached })),
+    });
+  },
   // The badge shows the latest text the core gave a tab, at most four times a second:
   // each chrome.action call costs about a millisecond of this thread.
   badge: (tabId, text) => {

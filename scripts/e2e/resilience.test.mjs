@@ -1,12 +1,14 @@
 // End to end: recording survives what real browsing does to it. The service worker is
 // stopped in the middle of a session, the tab fails to load a page, navigates to another
-// site, and is closed; nothing recorded is lost and the user sees what happened.
+// site, and is closed; nothing recorded is lost and the user sees what happened. Then
+// the browser itself is killed while recording, and launched again on its profile.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { after, before, test } from "node:test";
-import { clickAndWait, launch, startDemoSite, startRecording, waitFor } from "../lib/browser.mjs";
+import { after, before, describe, test } from "node:test";
+import { clickAndWait, launch, root, startDemoSite, startRecording, tabId, waitFor } from "../lib/browser.mjs";
 import { readWarc09 } from "../lib/warc09.mjs";
 import { readZip } from "../lib/zip.mjs";
 
@@ -88,4 +90,95 @@ test("closing the tab ends recording, keeps the session, and says so", () => {
   assert.ok(report.session.notes.some((n) => /stopped being recorded/.test(n)), report.session.notes.join("\n"));
   assert.match(popupText, /stopped being recorded/);
   assert.match(popupText, /Not recording/);
+});
+
+// The browser process of a profile: the one Chromium process launched with its
+// user-data-dir that is not a child (renderer, GPU, utility: those have --type=).
+function browserProcess(profile) {
+  const lines = execFileSync("ps", ["-eo", "pid=,args="]).toString().split("\n");
+  const pids = lines
+    .filter((l) => l.includes(`--user-data-dir=${profile}`) && !l.includes("--type="))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
+  assert.equal(pids.length, 1, `one browser process for ${profile}: ${pids}`);
+  return pids[0];
+}
+
+describe("the browser is killed while recording", () => {
+  let site, browser, dir, profile, before_, status, popupState, startVisible, session, warc, cdxj;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "webkeep-e2e-"));
+    profile = mkdtempSync(path.join(tmpdir(), "webkeep-profile-"));
+    site = await startDemoSite(["-big", "1024"]);
+    browser = await launch({ downloads: dir, profile });
+    const { page, popup } = await startRecording(browser, site.url);
+    await page.goto(new URL("/gallery", site.url).href);
+    await waitFor(async () => Number(await popup.textContent('[data-stat="Records"]')) >= 8, "the gallery to be recorded");
+    before_ = await popup.evaluate(() => fetch("/api/status").then((r) => r.json()));
+
+    // SIGKILL, as a crash or the OOM killer would: nothing is closed gracefully.
+    const pid = browserProcess(profile);
+    process.kill(pid, "SIGKILL");
+    await waitFor(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, "the browser to die");
+    await browser.context.close().catch(() => {}); // its pipe is gone already
+
+    browser = await launch({ downloads: dir, profile });
+    const p = await browser.context.newPage();
+    await p.goto(browser.page("popup.html"));
+    status = await p.evaluate(() => fetch("/api/status").then((r) => r.json()));
+    session = await p.evaluate((id) => fetch("/api/sessions/" + id).then((r) => r.json()), before_.session.id);
+
+    // A new tab's popup.
+    const page2 = await browser.context.newPage();
+    await page2.goto(new URL("/forms", site.url).href);
+    const tab = await tabId(browser.sw, new URL("/forms", site.url).href);
+    const popup2 = await browser.context.newPage();
+    await popup2.goto(browser.page(`popup.html?tab=${tab}`));
+    await popup2.waitForSelector("#state[data-recording]");
+    await popup2.waitForSelector("#download-warc");
+    popupState = await popup2.textContent("#state");
+    startVisible = await popup2.isVisible("#start");
+    const save = async (id) => {
+      const [download] = await Promise.all([popup2.waitForEvent("download"), popup2.click("#" + id)]);
+      const file = path.join(dir, download.suggestedFilename());
+      await download.saveAs(file);
+      return file;
+    };
+    warc = await save("download-warc");
+    cdxj = await save("download-cdxj");
+  }, { timeout: 240000 });
+
+  after(async () => {
+    await browser?.close();
+    site?.stop();
+    for (const d of [dir, profile]) if (d) rmSync(d, { recursive: true, force: true });
+  });
+
+  test("was recording before the browser was killed", () => {
+    assert.equal(before_.recording, true);
+    assert.equal(before_.tabs.length, 1);
+    assert.ok(before_.session.records >= 8, JSON.stringify(before_.session));
+  });
+
+  test("after the relaunch, nothing claims to be recording", () => {
+    assert.deepEqual(status, { recording: false, tabs: [] });
+  });
+
+  test("a new tab's popup offers Start", () => {
+    assert.equal(popupState, "Not recording");
+    assert.ok(startVisible, "the Start button is shown");
+  });
+
+  test("the session was stopped with a note saying why, its records kept", () => {
+    assert.ok(session.notes.some((n) => /the browser closed while recording; 1 tab was gone when webkeep restarted/.test(n)), session.notes.join("\n"));
+    assert.ok(session.records >= before_.session.records, `${session.records} records, ${before_.session.records} before the kill`);
+  });
+
+  test("its WARC and CDXJ download and verify", () => {
+    execFileSync(path.join(root, "bin/webkeep"), ["warc", "verify", warc]); // throws on exit != 0
+    const records = readWarc09(readFileSync(warc));
+    assert.ok(records.some((r) => r.type === "response" && r.uri === new URL("/gallery", site.url).href), "the gallery page");
+    const indexed = execFileSync(path.join(root, "bin/webkeep"), ["cdx", "index", warc]).toString();
+    assert.equal(readFileSync(cdxj, "utf8"), indexed, "the CDXJ is what the indexer makes of the WARC");
+  });
 });

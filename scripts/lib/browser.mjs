@@ -28,11 +28,13 @@ export function startDemoSite(args = []) {
 
 /**
  * Launches Chromium with the extension, and any other extensions (directories) named in
- * extra; resolves to { context, sw, extensionId, extraWorkers, close() }, where
- * extraWorkers holds the service workers of the extra extensions, in their order.
+ * extra; resolves to { context, sw, extensionId, extraWorkers, userDataDir, close() },
+ * where extraWorkers holds the service workers of the extra extensions, in their order.
+ * profile names a profile directory (user-data-dir) to launch on, which close() leaves
+ * in place; without it the browser gets a new one, which close() removes.
  */
-export async function launch({ downloads, extra = [] } = {}) {
-  const userDataDir = mkdtempSync(path.join(tmpdir(), "webkeep-chromium-"));
+export async function launch({ downloads, extra = [], profile } = {}) {
+  const userDataDir = profile || mkdtempSync(path.join(tmpdir(), "webkeep-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: false,
@@ -66,7 +68,10 @@ export async function launch({ downloads, extra = [] } = {}) {
   return {
     context, sw, extensionId, extraWorkers, userDataDir,
     page: (p) => `chrome-extension://${extensionId}/${p}`,
-    close: async () => { await context.close(); rmSync(userDataDir, { recursive: true, force: true }); },
+    close: async () => {
+      await context.close();
+      if (!profile) rmSync(userDataDir, { recursive: true, force: true });
+    },
   };
 }
 

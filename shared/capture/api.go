@@ -2,12 +2,14 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -151,7 +153,7 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 		var body struct {
 			Name string `json:"name"`
 		}
-		if err := json.NewDecoder(io.LimitReader(r.Body, 64<<10)).Decode(&body); err != nil {
+		if err := readJSON(r.Body, 64<<10, &body); err != nil {
 			writeError(w, http.StatusBadRequest, fmt.Errorf("rename: want {\"name\": \"...\"}: %w", err))
 			return
 		}
@@ -204,7 +206,20 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 	// The same, under the file's own name, so a link's last segment names the download.
 	mux.HandleFunc("GET /api/sessions/{id}/{file}", wacz)
 	mux.HandleFunc("POST /api/import", func(w http.ResponseWriter, r *http.Request) {
-		job, err := s.StartImport(r.Context(), r.URL.Query().Get("name"), r.Body)
+		name := r.URL.Query().Get("name")
+		if name != "" {
+			var err error
+			if name, err = checkSessionName(name); err != nil {
+				writeError(w, http.StatusBadRequest, fmt.Errorf("import: %w", err))
+				return
+			}
+		}
+		body := bufio.NewReader(r.Body)
+		if _, err := body.Peek(1); err != nil {
+			writeError(w, http.StatusBadRequest, errors.New("import: the file is empty: want a WARC (0.9, 1.0, 1.1; gzip or plain) or a webkeep bundle .zip"))
+			return
+		}
+		job, err := s.StartImport(r.Context(), name, body)
 		if err != nil {
 			writeError(w, http.StatusBadRequest, err)
 			return
@@ -250,8 +265,8 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("PUT /api/settings", func(w http.ResponseWriter, r *http.Request) {
 		next := DefaultSettings()
-		if err := json.NewDecoder(io.LimitReader(r.Body, 4<<20)).Decode(&next); err != nil {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("settings: not valid JSON: %w", err))
+		if err := readJSON(r.Body, 4<<20, &next); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("settings: %w", err))
 			return
 		}
 		saved, err := s.UpdateSettings(next)
@@ -293,7 +308,7 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 			Categories []string `json:"categories"`
 			Static     bool     `json:"static"`
 		}
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil {
+		if err := readJSON(r.Body, 1<<20, &body); err != nil {
 			writeError(w, http.StatusBadRequest, fmt.Errorf("add: want {\"session\", \"offset\", \"categories\", \"static\"}: %w", err))
 			return
 		}
@@ -320,7 +335,7 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 			Record  bool   `json:"record"`
 		}
 		if r.ContentLength != 0 {
-			if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil {
+			if err := readJSON(r.Body, 1<<20, &body); err != nil {
 				writeError(w, http.StatusBadRequest, fmt.Errorf("check: want {\"session\", \"record\"}: %w", err))
 				return
 			}
@@ -373,6 +388,68 @@ func sendFile(w http.ResponseWriter, name, contentType string, write func(io.Wri
 	if err := write(w); err != nil {
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// readJSON decodes a request body that must be one JSON object of at most limit bytes
+// into v. Its errors say what is wrong: the body is too large, not JSON, not an
+// object, followed by more data, or which field has a value of the wrong type.
+func readJSON(body io.Reader, limit int64, v any) error {
+	data, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return fmt.Errorf("reading the body: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return fmt.Errorf("the body is larger than %d bytes", limit)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	first, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not valid JSON: %w", eofIsUnexpected(err))
+	}
+	if first != json.Delim('{') {
+		return fmt.Errorf("not valid JSON: want an object, got %v", first)
+	}
+	dec = json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return fmt.Errorf("%s: want %s, got %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+		}
+		return fmt.Errorf("not valid JSON: %w", eofIsUnexpected(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("not valid JSON: more data after the object, at byte %d", dec.InputOffset())
+	}
+	return nil
+}
+
+// jsonKind names the kind of JSON value that decodes into t.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number, not negative"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	default:
+		return "an object"
+	}
+}
+
+// eofIsUnexpected says that a body that ended where a JSON value should go ended too
+// early.
+func eofIsUnexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -251,7 +251,11 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 	if err != nil {
 		return fail(err)
 	}
-	if err := sess.importRecords(rd, pages); err != nil {
+	err = sess.importRecords(rd, pages)
+	if err == nil && sess.Info().Records == 0 {
+		err = errors.New("the file holds no WARC records")
+	}
+	if err != nil {
 		// Nothing of a failed import is kept: no session named after the file.
 		s.mu.Lock()
 		delete(s.sessions, sess.info.ID)

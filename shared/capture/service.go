@@ -23,11 +23,31 @@ type Host interface {
 	Badge(tabID int, text string)
 }
 
+// TabLister is a Host that can list the tabs the browser has open. A service over one
+// reconciles its recording state with them when it starts (Service.Reconcile), and
+// remembers the DevTools target of each tab it records: unlike a tab id, which the
+// browser hands out again after a restart, a target id names one tab of one run of the
+// browser. In the extension the shim answers with chrome.tabs.query and
+// chrome.debugger.getTargets.
+type TabLister interface {
+	OpenTabs(ctx context.Context) ([]OpenTab, error)
+}
+
+// OpenTab is a tab the browser has open.
+type OpenTab struct {
+	ID       int    // the tab id
+	Target   string // its DevTools target id; empty if the browser listed none
+	Attached bool   // whether a debugger is attached to it
+}
+
 // state is what must survive a restart of the service worker: which tabs are recorded
 // into which session.
 type state struct {
 	Session string `json:"session,omitempty"` // the session being recorded into
 	Tabs    []int  `json:"tabs"`
+	// Targets are the DevTools target ids of the recorded tabs, by tab id, where the
+	// host could name them (TabLister).
+	Targets map[int]string `json:"targets,omitempty"`
 }
 
 const stateKey = "state"
@@ -137,6 +157,11 @@ func (s *Service) current() *Session {
 func (s *Service) recording(tabID int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.recordingLocked(tabID)
+}
+
+// recordingLocked is recording, s.mu held.
+func (s *Service) recordingLocked(tabID int) bool {
 	for _, t := range s.state.Tabs {
 		if t == tabID {
 			return true
@@ -190,6 +215,7 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 			}
 			return SessionInfo{}, err
 		}
+		s.rememberTarget(ctx, tabID)
 	}
 	s.host.Badge(tabID, badgeText(sess.Info().Records))
 	return sess.Info(), nil
@@ -214,10 +240,125 @@ func (s *Service) forget(tabID int) {
 		}
 	}
 	s.state.Tabs = tabs
+	delete(s.state.Targets, tabID)
 	if len(tabs) == 0 {
-		s.state.Session = ""
+		s.state = state{}
 	}
 	s.saveState()
+}
+
+// rememberTarget keeps the DevTools target id of a tab just attached, if the host can
+// name it, so that Reconcile can tell the tab from another the browser gives its id
+// after a restart. Without it Reconcile goes by whether a debugger is attached.
+func (s *Service) rememberTarget(ctx context.Context, tabID int) {
+	lister, ok := s.host.(TabLister)
+	if !ok {
+		return
+	}
+	open, err := lister.OpenTabs(ctx)
+	if err != nil {
+		return
+	}
+	for _, t := range open {
+		if t.ID != tabID || t.Target == "" {
+			continue
+		}
+		s.mu.Lock()
+		if s.recordingLocked(tabID) {
+			if s.state.Targets == nil {
+				s.state.Targets = map[int]string{}
+			}
+			s.state.Targets[tabID] = t.Target
+			s.saveState()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Reconcile brings the recording state a previous instance left (Service.NewService)
+// in line with the tabs the browser has open; the extension calls it when the core
+// starts, before it answers anything. A recorded tab goes on being recorded if it is
+// still open: the same DevTools target, or, if its target is not known, a tab with its
+// id that a debugger is attached to; one whose debugger left meanwhile is attached
+// again. The others are gone: the browser closed them, or was closed or killed while
+// recording. When every tab of a recording is gone, the recording is closed, with a
+// note in its session saying so; what was recorded stays. Without a TabLister host,
+// nothing is changed.
+func (s *Service) Reconcile(ctx context.Context) (err error) {
+	lister, ok := s.host.(TabLister)
+	if !ok || len(s.tabs()) == 0 {
+		return nil // nothing is recorded: nothing to ask the browser
+	}
+	open, err := lister.OpenTabs(ctx)
+	if err != nil {
+		return fmt.Errorf("capture: listing the open tabs: %w", err)
+	}
+	s.do(func() { err = s.reconcile(ctx, open) })
+	return err
+}
+
+func (s *Service) reconcile(ctx context.Context, open []OpenTab) error {
+	s.mu.Lock()
+	id, recorded, targets := s.state.Session, append([]int(nil), s.state.Tabs...), s.state.Targets
+	s.mu.Unlock()
+	if id == "" {
+		return nil
+	}
+	byID := map[int]OpenTab{}
+	for _, t := range open {
+		byID[t.ID] = t
+	}
+	var gone, kept []int
+	for _, tab := range recorded {
+		t, ok := byID[tab]
+		target, known := targets[tab]
+		switch {
+		case !ok, known && t.Target != target, !known && !t.Attached:
+			gone = append(gone, tab)
+		case !t.Attached:
+			// The same tab, which the debugger left while no instance listened.
+			if err := s.attach(ctx, tab); err != nil {
+				gone = append(gone, tab)
+				continue
+			}
+			kept = append(kept, tab)
+		default:
+			kept = append(kept, tab)
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	sess, err := s.session(id)
+	s.mu.Unlock()
+	for _, tab := range gone {
+		s.forget(tab)
+	}
+	if err != nil {
+		return fmt.Errorf("capture: closing the recording of tabs that are gone: %w", err)
+	}
+	if len(kept) == 0 {
+		sess.Note(fmt.Sprintf("the browser closed while recording; %s when webkeep restarted. Recording stopped there; what was recorded until then is kept", goneTabs(len(gone))))
+	} else {
+		sess.Note(fmt.Sprintf("%s when webkeep restarted; recording goes on in the %s", goneTabs(len(gone)), plural(len(kept), "other tab")))
+	}
+	return nil
+}
+
+// goneTabs says that n recorded tabs were gone.
+func goneTabs(n int) string {
+	if n == 1 {
+		return "1 tab was gone"
+	}
+	return fmt.Sprintf("%d tabs were gone", n)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // StopTab stops recording one tab; when it was the last, the session is closed.
@@ -482,10 +623,11 @@ func (s *Service) noteCurrent(msg string) {
 	}
 }
 
+// tabs returns the recorded tabs: an empty list, never nil, when none is.
 func (s *Service) tabs() []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]int(nil), s.state.Tabs...)
+	return append([]int{}, s.state.Tabs...)
 }
 
 // Sessions lists every session, newest first.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/urldb"
@@ -30,12 +32,12 @@ type SessionInfo struct {
 	Pages     int       `json:"pages"`
 	Failures  int       `json:"failures"` // exchanges that ended without a response
 	Bytes     int64     `json:"bytes"`    // size of the session's .warc.gz
-	Notes     []string  `json:"notes,omitempty"`
+	Notes     []string  `json:"notes"`    // problems the user should know of; never null
 	Verdicts  Verdicts  `json:"verdicts"` // URL-database checks of recorded responses
 	Imported  bool      `json:"imported,omitempty"`
 
 	// Chunk counters: the next sequence number of each append-only stream.
-	Chunks map[string]int `json:"chunks"`
+	Chunks map[string]int `json:"chunks,omitempty"`
 }
 
 // Verdicts counts the URL-database checks of a session's responses.
@@ -93,6 +95,16 @@ func sessionKey(id, rest string) string { return "s/" + id + "/" + rest }
 func createSession(store Store, name string, now time.Time) (*Session, error) {
 	id := now.UTC().Format("20060102T150405.000Z")
 	id = strings.ReplaceAll(id, ".", "")
+	// Two sessions made in the same millisecond (an import as recording starts) must
+	// not share an id: the second would write over the first's records.
+	for n, base := 2, id; ; n++ {
+		if _, err := store.Get(sessionKey(id, "info")); errors.Is(err, ErrNotFound) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("capture: new session: %w", err)
+		}
+		id = fmt.Sprintf("%s-%d", base, n)
+	}
 	s := &Session{store: store, info: SessionInfo{
 		ID: id, Name: name, Created: now.UTC(), Updated: now.UTC(), Chunks: map[string]int{},
 	}}
@@ -123,7 +135,7 @@ func (s *Session) Info() SessionInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info := s.info
-	info.Notes = append([]string(nil), s.info.Notes...)
+	info.Notes = append([]string{}, s.info.Notes...)
 	info.Chunks = nil
 	return info
 }
@@ -445,14 +457,33 @@ func (s *Session) AddSite(site Site) error {
 
 // Rename gives the session a new name.
 func (s *Session) Rename(name string) error {
-	name = strings.TrimSpace(name)
-	if name == "" || len(name) > 200 {
-		return fmt.Errorf("a session name must have 1 to 200 characters")
+	name, err := checkSessionName(name)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.info.Name = name
 	return s.saveInfo()
+}
+
+// maxSessionName bounds a session's name, in characters.
+const maxSessionName = 200
+
+// checkSessionName returns a name given to a session, spaces trimmed, or why it cannot
+// be one: empty, longer than maxSessionName characters, not UTF-8, or holding control
+// characters (a line break, a NUL), which would show as nothing or break a line.
+func checkSessionName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch n := utf8.RuneCountInString(name); {
+	case n == 0 || n > maxSessionName:
+		return "", fmt.Errorf("name: a session name must have 1 to %d characters, not %d", maxSessionName, n)
+	case !utf8.ValidString(name):
+		return "", fmt.Errorf("name: %q is not UTF-8 text", name)
+	case strings.IndexFunc(name, unicode.IsControl) >= 0:
+		return "", fmt.Errorf("name: %q holds a control character", name)
+	}
+	return name, nil
 }
 
 // Verdicts returns the session's URL-database verdicts.

@@ -685,3 +685,39 @@ func TestServiceStopDoesNotWaitForeverForTheBrowser(t *testing.T) {
 		t.Fatal("stop waited for the browser")
 	}
 }
+
+// Two sessions made in the same millisecond (an import as recording starts) get two
+// ids: the second does not write over the first.
+func TestSessionsMadeInOneMillisecondKeepApart(t *testing.T) {
+	store := NewMemStore()
+	now := time.Now()
+	first, err := createSession(store, "first", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.WriteExchange(&Exchange{Method: "GET", URL: "http://example.org/", Status: 200, RespHeader: Fields{{"Content-Type", "text/plain"}}, RespBody: []byte("kept")}); err != nil {
+		t.Fatal(err)
+	}
+	before := first.Info()
+	second, err := createSession(store, "second", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Info().ID == before.ID {
+		t.Fatalf("two sessions share the id %s", before.ID)
+	}
+	if err := second.WriteExchange(&Exchange{Method: "GET", URL: "http://example.org/other", Status: 200, RespHeader: Fields{{"Content-Type", "text/plain"}}, RespBody: []byte("new")}); err != nil {
+		t.Fatal(err)
+	}
+	reopened, err := openSession(store, before.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := reopened.Info(); got.Name != "first" || got.Records != before.Records {
+		t.Errorf("the first session after the second was made: %+v, was %+v", got, before)
+	}
+	index, _ := reopened.SortedCDX()
+	if !strings.Contains(string(index), "org,example)/ ") || strings.Contains(string(index), "/other") {
+		t.Errorf("the first session's index: %s", index)
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -140,6 +142,10 @@ func (l *Loader) LoadFiles(files ...File) (*Database, error) {
 			continue
 		}
 		seen[name] = true
+		if msg := badDomainFileName(name); msg != "" {
+			errs = append(errs, &Error{File: strconv.Quote(name), Err: ErrDomain, Msg: msg})
+			continue
+		}
 		d, err := l.readDomain(name, f.Data)
 		var stop *pauseError
 		if errors.As(err, &stop) {
@@ -156,6 +162,22 @@ func (l *Loader) LoadFiles(files ...File) (*Database, error) {
 	slices.SortFunc(db.Domains, func(a, b *Domain) int { return strings.Compare(a.Name, b.Name) })
 	errs = append(errs, db.reindex()...)
 	return db, errs.err()
+}
+
+// badDomainFileName says why a file's name cannot name a domain, or "": the domain is
+// the name without ".yaml", and is written back under it, so it must be text that
+// names one file in a folder: UTF-8, without control characters, not "." or "..".
+func badDomainFileName(name string) string {
+	domain := strings.TrimSuffix(name, ".yaml")
+	switch {
+	case domain == "" || domain == "." || domain == "..":
+		return "the file name names no domain: want the domain's name, then .yaml"
+	case !utf8.ValidString(domain):
+		return "the file name is not UTF-8 text: want the domain's name, then .yaml"
+	case strings.IndexFunc(domain, unicode.IsControl) >= 0:
+		return "the file name holds a control character: want the domain's name, then .yaml"
+	}
+	return ""
 }
 
 // reindex rebuilds the map of names and cnames to domains.

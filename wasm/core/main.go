@@ -36,6 +36,11 @@ func main() {
 	}
 	handler := svc.Handler()
 	ctx := context.Background()
+	// A recording whose tabs are gone (the browser was closed or killed while it
+	// recorded) is closed before anything is answered: no page shows a phantom one.
+	if err := svc.Reconcile(ctx); err != nil {
+		js.Global().Get("console").Call("error", "webkeep core: "+err.Error())
+	}
 
 	api := js.Global().Get("Object").New()
 	// event(tabId, sessionId, method, paramsJSON, bytes): a chrome.debugger event; bytes,
@@ -146,6 +151,36 @@ func (h *jsHost) Detach(ctx context.Context, tabID int) error {
 }
 
 func (h *jsHost) Badge(tabID int, text string) { h.v.Call("badge", tabID, text) }
+
+// OpenTabs lists the browser's tabs (capture.TabLister): the shim answers the ids
+// chrome.tabs.query gives and the page targets chrome.debugger.getTargets gives.
+func (h *jsHost) OpenTabs(ctx context.Context) ([]capture.OpenTab, error) {
+	v, err := jsglue.Await(h.v.Call("tabs"))
+	if err != nil {
+		return nil, fmt.Errorf("listing tabs: %w", err)
+	}
+	var answer struct {
+		Tabs    []int `json:"tabs"`
+		Targets []struct {
+			TabID    int    `json:"tabId"`
+			ID       string `json:"id"`
+			Attached bool   `json:"attached"`
+		} `json:"targets"`
+	}
+	if err := json.Unmarshal([]byte(v.String()), &answer); err != nil {
+		return nil, fmt.Errorf("listing tabs: %w", err)
+	}
+	open := make([]capture.OpenTab, len(answer.Tabs))
+	for i, id := range answer.Tabs {
+		open[i].ID = id
+		for _, t := range answer.Targets {
+			if t.TabID == id {
+				open[i].Target, open[i].Attached = t.ID, t.Attached
+			}
+		}
+	}
+	return open, nil
+}
 
 // RouteBody has the shim put a streamed body's data in IndexedDB as its events arrive
 // (capture.BodyRouter): the bytes do not cross into Go's memory, which never shrinks.
