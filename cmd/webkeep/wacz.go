@@ -137,7 +137,7 @@ func (c *waczCreator) add(in, dir string) error {
 			}
 		}
 		w.path = filepath.Join(c.tmp, w.name)
-		if err := convertFile(in, w.path, warc.V11); err != nil {
+		if err := convertFile(in, w.path, warc.V11, true); err != nil {
 			return err
 		}
 		c.converted++

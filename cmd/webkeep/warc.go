@@ -271,6 +271,7 @@ func warcVerify(args []string, stdout, stderr io.Writer) int {
 func warcConvert(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("convert", "convert --to 0.9|1.1 IN OUT", stderr)
 	to := fs.String("to", "", "`version` to write: 0.9 or 1.1")
+	keep := fs.Bool("keep-segments", false, "with --to 1.1, keep segmented records as segments (by default each is written whole, as replay tools need)")
 	files, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -290,7 +291,7 @@ func warcConvert(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if err := convertFile(files[0], files[1], version); err != nil {
+	if err := convertFile(files[0], files[1], version, version != warc.V09 && !*keep); err != nil {
 		fmt.Fprintf(stderr, "webkeep warc convert: %v\n", err)
 		return 1
 	}
@@ -298,8 +299,8 @@ func warcConvert(args []string, stdout, stderr io.Writer) int {
 }
 
 // convertFile converts in to out through a temporary file beside out, so that a
-// failed conversion leaves no partial output.
-func convertFile(in, out string, version warc.Version) error {
+// failed conversion leaves no partial output; join writes segmented records whole.
+func convertFile(in, out string, version warc.Version, join bool) error {
 	src, err := os.Open(in)
 	if err != nil {
 		return err
@@ -316,7 +317,7 @@ func convertFile(in, out string, version warc.Version) error {
 	defer os.Remove(tmp.Name())
 	tmp.Chmod(0o644)
 	w := warc.NewWriter(tmp, warc.WriterOptions{Version: version, Gzip: strings.HasSuffix(out, ".gz")})
-	if _, err := warc.Convert(w, r); err != nil {
+	if _, err := (&warc.Converter{JoinSegments: join}).Convert(w, r); err != nil {
 		tmp.Close()
 		return fmt.Errorf("%s: %w", in, err)
 	}

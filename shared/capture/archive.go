@@ -94,7 +94,8 @@ func (s *Session) Record(offset int64) (*RecordDetail, error) {
 	}
 }
 
-// WriteWARC11 writes the session as WARC/1.1, converting record by record.
+// WriteWARC11 writes the session as WARC/1.1, converting record by record; a record
+// the session holds as segments is written whole, its block spooled in the store.
 func (s *Session) WriteWARC11(w io.Writer) error {
 	src, err := s.WARC()
 	if err != nil {
@@ -105,7 +106,9 @@ func (s *Session) WriteWARC11(w io.Writer) error {
 		return err
 	}
 	ww := warc.NewWriter(w, warc.WriterOptions{Version: warc.V11, Gzip: true, Level: gzipLevel, MaxBuffer: maxRecordBuffer})
-	if _, err := s.converter().Convert(ww, rd); err != nil {
+	c := s.converter()
+	c.JoinSegments = true // replay tools read no segments
+	if _, err := c.Convert(ww, rd); err != nil {
 		return err
 	}
 	return ww.Close()

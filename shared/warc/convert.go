@@ -15,6 +15,11 @@ type Converter struct {
 	// Nil means a temporary file (os.CreateTemp), which GOOS=js does not have: code
 	// running in a browser spools through its own storage.
 	Spool func(block io.Reader) (io.ReadSeekCloser, error)
+	// JoinSegments writes each segmented record (section 7.2) as one whole record:
+	// its block and those of its continuation records, spooled as one, under the
+	// first segment's header without its segment fields. Replay tools read no
+	// segments. Without it, segments stay segments.
+	JoinSegments bool
 }
 
 // Convert copies every record from r to w, which writes them in its own version:
@@ -35,6 +40,9 @@ func (c *Converter) Convert(w *Writer, r *Reader) (int, error) {
 	if spoolBlock == nil {
 		spoolBlock = spoolTemp
 	}
+	if c.JoinSegments {
+		r.Reassemble(true)
+	}
 	n := 0
 	var buf bytes.Buffer
 	for {
@@ -50,11 +58,22 @@ func (c *Converter) Convert(w *Writer, r *Reader) (int, error) {
 		// The block is read before it is written: a WARC 0.9 record may turn out to
 		// be shorter than declared (the LAW form) only once it has been read.
 		var spool io.ReadSeekCloser
-		if rec.BlockLength > w.opts.MaxBuffer {
+		joined := rec.BlockLength < 0 // reassembled: its length is known once it is read
+		if rec.BlockLength > w.opts.MaxBuffer || joined {
 			if spool, err = spoolBlock(rec.Block); err != nil {
 				return n, fmt.Errorf("warc: spooling record %s: %w", rec.ID, err)
 			}
 			out.Block = spool
+			if joined {
+				if out.BlockLength, err = spool.Seek(0, io.SeekEnd); err == nil {
+					_, err = spool.Seek(0, io.SeekStart)
+				}
+				if err != nil {
+					spool.Close()
+					return n, fmt.Errorf("warc: spooling record %s: %w", rec.ID, err)
+				}
+				out.Header.Del(FieldSegmentNumber)
+			}
 		} else {
 			buf.Reset()
 			if _, err := buf.ReadFrom(rec.Block); err != nil {
@@ -62,7 +81,9 @@ func (c *Converter) Convert(w *Writer, r *Reader) (int, error) {
 			}
 			out.Block = bytes.NewReader(buf.Bytes())
 		}
-		out.BlockLength = rec.BlockLength
+		if !joined {
+			out.BlockLength = rec.BlockLength
+		}
 		_, err = w.WriteRecord(&out)
 		if spool != nil {
 			if cerr := spool.Close(); err == nil && cerr != nil {

@@ -2,7 +2,10 @@ package warc
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"encoding/base32"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -103,4 +106,84 @@ func TestConverterReportsASpoolThatFails(t *testing.T) {
 	if !errors.Is(err, full) || !strings.Contains(err.Error(), "spooling record") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// A segmented record becomes one whole record when its segments are joined, even
+// into a gzip destination that cannot be patched (WARC/1.1 needs no sl field); the
+// records around it are left as they are. Without joining, segments stay segments.
+func TestConverterJoinsSegments(t *testing.T) {
+	payload := pattern(2400, 3)
+	block := append([]byte("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"), payload...)
+	var src bytes.Buffer
+	w := NewWriter(&src, WriterOptions{Version: V09, Gzip: true, MaxBuffer: 1000})
+	for _, rec := range []*Record{
+		{Type: TypeResponse, TargetURI: "http://x/big", ContentType: "message/http", Block: io.MultiReader(bytes.NewReader(block)), BlockLength: int64(len(block))},
+		{Type: TypeResource, TargetURI: "http://x/small", ContentType: "text/plain", Block: strings.NewReader("small"), BlockLength: 5},
+	} {
+		if _, err := w.WriteRecord(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		join  bool
+		types []string
+	}{
+		{true, []string{TypeResponse, TypeResource}},
+		{false, []string{TypeResponse, TypeContinuation, TypeContinuation, TypeResource}},
+	} {
+		t.Run(fmt.Sprintf("join=%v", tc.join), func(t *testing.T) {
+			r, err := NewReader(bytes.NewReader(src.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &memSpool{}
+			var out bytes.Buffer
+			dst := NewWriter(&out, WriterOptions{Version: V11, Gzip: true, MaxBuffer: 1000})
+			if _, err := (&Converter{Spool: s.spool, JoinSegments: tc.join}).Convert(dst, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := dst.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if s.spooled != s.closed {
+				t.Errorf("%d spooled, %d released", s.spooled, s.closed)
+			}
+			rd, err := NewReader(bytes.NewReader(out.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var types []string
+			for {
+				rec, err := rd.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				types = append(types, rec.Type)
+				got, _ := io.ReadAll(rec.Block)
+				if !tc.join || rec.Type != TypeResponse {
+					continue
+				}
+				if !bytes.Equal(got, block) || rec.BlockLength != int64(len(block)) {
+					t.Errorf("the joined block: %d bytes, want %d", len(got), len(block))
+				}
+				if rec.Header.Has(FieldSegmentNumber) {
+					t.Errorf("the joined record keeps %s", FieldSegmentNumber)
+				}
+				if want := "sha1:" + base32sha1(payload); rec.Header.Get(FieldPayloadDigest) != want {
+					t.Errorf("payload digest %q, want %q", rec.Header.Get(FieldPayloadDigest), want)
+				}
+			}
+			if fmt.Sprint(types) != fmt.Sprint(tc.types) {
+				t.Errorf("records %v, want %v", types, tc.types)
+			}
+		})
+	}
+}
+
+func base32sha1(b []byte) string {
+	sum := sha1.Sum(b)
+	return base32.StdEncoding.EncodeToString(sum[:])
 }

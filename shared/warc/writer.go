@@ -190,7 +190,12 @@ func (w *Writer) WriteRecord(r *Record) (RecordInfo, error) {
 		return RecordInfo{}, err
 	}
 	rs, seekable := rec.Block.(io.ReadSeeker)
-	if rec.BlockLength > w.opts.MaxBuffer && !(seekable && (!w.opts.Gzip || w.ws != nil)) {
+	// A long block that can be read twice is written whole: its digests are taken in
+	// a first pass and it is streamed in a second. Only a WARC 0.9 gzip member must
+	// know its compressed length before it is written (the sl field, section 9.2),
+	// which takes a destination it can patch.
+	streamable := !w.opts.Gzip || w.ws != nil || w.opts.Version != V09
+	if rec.BlockLength > w.opts.MaxBuffer && !(seekable && streamable) {
 		return w.writeSegments(&rec, w.opts.MaxBuffer, nil)
 	}
 	return w.writeOne(&rec, rs, seekable)
@@ -500,8 +505,19 @@ func (w *Writer) emit(rec *Record, fields, extra Header, blk block) (int64, erro
 		return n, err
 	}
 	head := len(w.hdr) + w.httpHeadLen(rec, blk)
-	if blk.n > w.opts.MaxBuffer && w.ws != nil {
+	switch {
+	case blk.n > w.opts.MaxBuffer && w.ws != nil:
 		return w.emitSeek(blk, head, ulen)
+	case blk.n > w.opts.MaxBuffer:
+		// Streamed as it is compressed; its sl lengths stay zero ("unknown"), which
+		// readers of WARC/1.x do not need.
+		cw := &countWriter{w: w.w}
+		err := w.writeMember(cw, blk, head)
+		w.off += cw.n
+		if err != nil {
+			w.err = err
+		}
+		return cw.n, err
 	}
 	w.member.Reset()
 	if err := w.writeMember(&w.member, blk, head); err != nil {
