@@ -60,6 +60,8 @@ type encodeInput struct {
 	URL        string        `json:"url"`
 	Headers    encodeHeaders `json:"headers"`
 	BodyBase64 string        `json:"body_base64"`
+	// Mime is the response's content type, for replayUrl.
+	Mime string `json:"mime"`
 }
 
 // encodeHeaders are the headers of an encode input line: an object of names and
@@ -90,6 +92,9 @@ type encodeOutput struct {
 	URL         string `json:"url"`
 	URLKey      string `json:"urlkey"`
 	RequestBody string `json:"requestBody"`
+	// ReplayURL, in the warcio.js dialect, is the URL ReplayWeb.page stores the
+	// capture under when its answer has the input's mime.
+	ReplayURL string `json:"replayUrl,omitempty"`
 }
 
 func runCDXEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -101,10 +106,12 @@ func runCDXEncode(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, `usage: webkeep cdx encode [--dialect pywb-2.6.7|pywb-2.8|warcio.js] < requests.jsonl
 
 Reads one JSON object per line, {"method":..., "url":..., "headers":{...},
-"body_base64":...}, with the headers as sent (an object, or a list of
-[name, value] pairs), and writes per line, in order,
-{"url": <url with the appended query>, "urlkey": <SURT>, "requestBody": <the
-appended body query, "" if none>}.`)
+"body_base64":..., "mime":...}, with the headers as sent (an object, or a
+list of [name, value] pairs) and, optionally, the response's content type,
+and writes per line, in order, {"url": <url with the appended query>,
+"urlkey": <SURT>, "requestBody": <the appended body query, "" if none>}; in
+the warcio.js dialect also "replayUrl": the URL ReplayWeb.page stores such a
+capture under (its index loader rewrites some keys).`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -148,7 +155,12 @@ appended body query, "" if none>}.`)
 			status = 1
 			continue
 		}
-		if err := enc.Encode(encodeOutput{URL: url, URLKey: key, RequestBody: reqBody}); err != nil {
+		out := encodeOutput{URL: url, URLKey: key, RequestBody: reqBody}
+		if dialect.d == cdx.WarcioJS {
+			method, _ := dialect.d.BodyQuery(&cdx.Request{Method: in.Method})
+			out.ReplayURL = cdx.ReplayWebPageURL(in.URL, method, reqBody, in.Mime)
+		}
+		if err := enc.Encode(out); err != nil {
 			fmt.Fprintf(stderr, "webkeep cdx encode: %v\n", err)
 			return 1
 		}

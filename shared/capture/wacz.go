@@ -105,7 +105,7 @@ func (c pageCaptures) add(e *cdx.Entry) {
 	}
 	page := e.URL
 	if e.Method == "POST" || e.Method == "PUT" {
-		page = cdx.WarcioJS.AppendQuery(e.URL, e.Method, e.RequestBody)
+		page = cdx.ReplayWebPageURL(e.URL, e.Method, e.RequestBody, e.Mime)
 	}
 	c[e.URL] = append(c[e.URL], pageCapture{ts: ts, page: page})
 }

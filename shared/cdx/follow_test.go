@@ -2,6 +2,7 @@ package cdx
 
 import (
 	"bytes"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -74,7 +75,9 @@ func TestFollowerAgreesWithIndex(t *testing.T) {
 				}
 				info, err := w.WriteRecord(&warc.Record{
 					Type: r.typ, TargetURI: r.url, Date: date.Add(time.Duration(i) * time.Second),
-					ContentType: r.ctype, Header: h, Block: strings.NewReader(r.block), BlockLength: int64(len(r.block)),
+					// A reader that cannot be read twice, so that a long block is
+					// written as segments whatever the version.
+					ContentType: r.ctype, Header: h, Block: io.MultiReader(strings.NewReader(r.block)), BlockLength: int64(len(r.block)),
 				})
 				if err != nil {
 					t.Fatal(err)

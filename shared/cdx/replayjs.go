@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -832,3 +833,123 @@ func jsTrim(s string) string {
 		return r >= 0x2000 && r <= 0x200A
 	})
 }
+
+// replayLoaderMimes are the content types for which ReplayWeb.page's CDXJ loader
+// stores a POST's key as the URL parser writes it (with each query value cut at
+// replayLoaderValueMax characters); any other key is cut at replayLoaderURLMax.
+var replayLoaderMimes = map[string]bool{
+	"text/javascript": true, "application/javascript": true, "application/x-javascript": true,
+	"application/json": true, "application/octet-stream": true, "text/html": true,
+}
+
+const (
+	replayLoaderValueMax = 1024
+	replayLoaderURLMax   = 512
+)
+
+// ReplayWebPageURL returns the URL under which ReplayWeb.page (wabac.js 2.27) stores
+// a line of a WACZ index with this url, method, requestBody (as the WarcioJS dialect
+// writes them) and response mime: the key a page list entry must name to open that
+// capture. A GET's is its url.
+func ReplayWebPageURL(url, method, requestBody, mime string) string {
+	if method == "" || method == "GET" {
+		return url
+	}
+	key := jsAppendQuery(url, method, requestBody)
+	if !replayLoaderMimes[mime] {
+		if len(utf16Units(key)) > replayLoaderURLMax {
+			return string(utf16.Decode(utf16Units(key)[:replayLoaderURLMax]))
+		}
+		return key
+	}
+	// The URL parser drops leading and trailing controls and spaces, and every tab
+	// and line break; a URL with no path gets "/".
+	key = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, strings.TrimFunc(key, func(r rune) bool { return r <= ' ' }))
+	base, query, ok := strings.Cut(key, "?")
+	if !ok || strings.ContainsAny(query, "#") {
+		return key // not one this function follows the URL parser through
+	}
+	if scheme, rest, ok := strings.Cut(base, "://"); ok && !strings.Contains(rest, "/") {
+		base = scheme + "://" + rest + "/"
+	}
+	q := parseFormQuery(query)
+	cut := false
+	for i, v := range q.values {
+		if u := utf16Units(v); len(u) > replayLoaderValueMax {
+			q.values[i] = string(utf16.Decode(u[:replayLoaderValueMax]))
+			cut = true
+		}
+	}
+	if cut {
+		// searchParams.set() writes the whole query again, form-encoded.
+		return base + "?" + q.String()
+	}
+	return base + "?" + encodeQuery(query)
+}
+
+// encodeQuery percent-encodes a query as the URL parser does for http(s) URLs:
+// controls, space, '"', "'", '<', '>' and every non-ASCII byte (as UTF-8).
+func encodeQuery(q string) string {
+	const hexDigits = "0123456789ABCDEF"
+	var sb strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c <= ' ' || c == '"' || c == '\'' || c == '<' || c == '>' || c >= 0x7F {
+			sb.WriteByte('%')
+			sb.WriteByte(hexDigits[c>>4])
+			sb.WriteByte(hexDigits[c&15])
+			continue
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+// parseFormQuery is the application/x-www-form-urlencoded parser: pairs split on
+// "&" and the first "=", "+" read as a space, escapes decoded as UTF-8.
+func parseFormQuery(q string) *searchParams {
+	p := &searchParams{}
+	for _, pair := range strings.Split(q, "&") {
+		if pair == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(pair, "=")
+		p.names = append(p.names, formDecode(name))
+		p.values = append(p.values, formDecode(value))
+	}
+	return p
+}
+
+func formDecode(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '+':
+			b = append(b, ' ')
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			b = append(b, byte(v))
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+	return decodeUTF8NoBOM(b)
+}
+
+// decodeUTF8NoBOM is decodeUTF8 keeping a leading BOM, as "UTF-8 decode without BOM"
+// does.
+func decodeUTF8NoBOM(b []byte) string {
+	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+		return "\uFEFF" + decodeUTF8(b[3:])
+	}
+	return decodeUTF8(b)
+}
+
+// utf16Units is s as JavaScript sees it: UTF-16 code units.
+func utf16Units(s string) []uint16 { return utf16.Encode([]rune(s)) }
