@@ -91,15 +91,21 @@ func sessionKey(id, rest string) string { return "s/" + id + "/" + rest }
 
 // createSession makes a new, empty session in the store.
 func createSession(store Store, name string, now time.Time) (*Session, error) {
-	id := now.UTC().Format("20060102T150405.000Z")
-	id = strings.ReplaceAll(id, ".", "")
-	s := &Session{store: store, info: SessionInfo{
-		ID: id, Name: name, Created: now.UTC(), Updated: now.UTC(), Chunks: map[string]int{},
-	}}
+	s := newSession(store, name, now)
 	if err := s.saveInfo(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newSession returns a new, empty session, not yet in the store: it is listed once its
+// info is saved.
+func newSession(store Store, name string, now time.Time) *Session {
+	id := now.UTC().Format("20060102T150405.000Z")
+	id = strings.ReplaceAll(id, ".", "")
+	return &Session{store: store, info: SessionInfo{
+		ID: id, Name: name, Created: now.UTC(), Updated: now.UTC(), Chunks: map[string]int{},
+	}}
 }
 
 // openSession loads a session's state from the store.

@@ -325,7 +325,7 @@ func databaseFiles(ctx context.Context, name, contentType string, upload io.Read
 		if len(files) == maxDatabaseFiles {
 			return fmt.Errorf("%s: %s: more than %d domain files, the most a database may have", name, file, maxDatabaseFiles)
 		}
-		b, err := io.ReadAll(io.LimitReader(r, maxDatabaseBytes-total+1))
+		b, err := io.ReadAll(io.LimitReader(&jobReader{r: r, ctx: ctx}, maxDatabaseBytes-total+1))
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", name, file, err)
 		}
