@@ -47,7 +47,7 @@ test("a URL-database zip bomb is refused with the limit named; the database stay
   await options.waitForSelector('#jobs .job[data-state="failed"]', { timeout: 120000 });
   await options.waitForSelector("#error:not([hidden])");
   const error = await options.textContent("#error");
-  assert.match(error, /bomb\.zip: db\/bomb\d\d\.example\.yaml: the domain files come to more than 64 MiB/, error);
+  assert.match(error, /bomb\.zip: db\/bomb\d\d\.example\.yaml: the domain files come to more than 32 MiB/, error);
   const status = await get(options, "/api/status");
   assert.equal(status.status, 200);
   assert.equal(status.json.recording, false);

@@ -104,14 +104,15 @@ export function domainFile(n, seed) {
 }
 
 /**
- * Writes a zip URL database of domain files of perFile records each, until their YAML
- * comes to at least bytes; resolves to { records, yaml } (the YAML's size).
+ * Writes a zip URL database of as many domain files of perFile records each as fit in
+ * bytes of YAML; returns { records, yaml } (the YAML's size).
  */
 export function writeDatabase(file, bytes, perFile = 20000) {
   const entries = [];
   let yaml = 0, records = 0;
-  for (let i = 0; yaml < bytes; i++) {
+  for (let i = 0; ; i++) {
     const data = domainFile(perFile, i);
+    if (yaml + data.length > bytes) break;
     entries.push({ name: `db/d${String(i).padStart(3, "0")}.example.org.yaml`, data });
     yaml += data.length;
     records += perFile;

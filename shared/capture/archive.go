@@ -205,7 +205,7 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 	}
 	var magic [4]byte
 	f.ReadAt(magic[:], 0)
-	var warcSrc io.Reader = shortReads{io.NewSectionReader(in, 0, f.Size())}
+	var warcSrc io.Reader = &jobReader{r: io.NewSectionReader(in, 0, f.Size()), ctx: ctx}
 	var pages []byte
 	if bytes.Equal(magic[:], []byte("PK\x03\x04")) {
 		zr, err := zip.NewReader(in, f.Size())
@@ -222,7 +222,7 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 						return fail(fmt.Errorf("%s: %w", zf.Name, err))
 					}
 					defer rc.Close()
-					warcSrc = rc
+					warcSrc = &jobReader{r: rc, ctx: ctx}
 				}
 			case zf.Name == bundlePages || zf.Name == "pages/pages.jsonl":
 				rc, err := zf.Open()
@@ -254,7 +254,7 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 	if err != nil {
 		return fail(err)
 	}
-	err = sess.importRecords(rd, pages)
+	err = sess.importRecords(ctx, rd, pages)
 	if err == nil && sess.Info().Records == 0 {
 		err = errors.New("the file holds no WARC records")
 	}
@@ -273,27 +273,28 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 }
 
 // createImportSession makes a session for an import, its id one no other session
-// has (two sessions made in the same millisecond would otherwise share it).
+// has (two sessions made in the same millisecond would otherwise share it). It is
+// listed once the import has saved its info, at the end: until then no request waits
+// on it, which the import holds locked.
 func (s *Service) createImportSession(name string) (*Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	for {
-		id := strings.ReplaceAll(now.UTC().Format("20060102T150405.000Z"), ".", "")
-		if _, err := s.store.Get(sessionKey(id, "info")); errors.Is(err, ErrNotFound) && s.sessions[id] == nil {
-			break
+		sess := newSession(s.store, name, now)
+		_, err := s.store.Get(sessionKey(sess.info.ID, "info"))
+		if errors.Is(err, ErrNotFound) && s.sessions[sess.info.ID] == nil {
+			s.sessions[sess.info.ID] = sess
+			return sess, nil
+		}
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
 		}
 		now = now.Add(time.Millisecond)
 	}
-	sess, err := createSession(s.store, name, now)
-	if err != nil {
-		return nil, err
-	}
-	s.sessions[sess.info.ID] = sess
-	return sess, nil
 }
 
-func (s *Session) importRecords(rd *warc.Reader, pages []byte) error {
+func (s *Session) importRecords(ctx context.Context, rd *warc.Reader, pages []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.info.Imported = true
@@ -311,10 +312,11 @@ func (s *Session) importRecords(rd *warc.Reader, pages []byte) error {
 		return err
 	}
 	// Index what was written, as pywb would index the file.
-	src, err := openChunks(s.store, sessionKey(s.info.ID, streamWARC+"/"))
+	chunks, err := openChunks(s.store, sessionKey(s.info.ID, streamWARC+"/"))
 	if err != nil {
 		return err
 	}
+	src := &jobReader{r: chunks, ctx: ctx}
 	var lines []byte
 	ix := &cdx.Indexer{Dialect: cdx.Pywb267}
 	err = ix.Index(src, s.BaseName()+".warc.gz", func(e *cdx.Entry) error {

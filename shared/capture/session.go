@@ -93,25 +93,31 @@ func sessionKey(id, rest string) string { return "s/" + id + "/" + rest }
 
 // createSession makes a new, empty session in the store.
 func createSession(store Store, name string, now time.Time) (*Session, error) {
-	id := now.UTC().Format("20060102T150405.000Z")
-	id = strings.ReplaceAll(id, ".", "")
+	s := newSession(store, name, now)
 	// Two sessions made in the same millisecond (an import as recording starts) must
 	// not share an id: the second would write over the first's records.
-	for n, base := 2, id; ; n++ {
-		if _, err := store.Get(sessionKey(id, "info")); errors.Is(err, ErrNotFound) {
+	for n, base := 2, s.info.ID; ; n++ {
+		if _, err := store.Get(sessionKey(s.info.ID, "info")); errors.Is(err, ErrNotFound) {
 			break
 		} else if err != nil {
 			return nil, fmt.Errorf("capture: new session: %w", err)
 		}
-		id = fmt.Sprintf("%s-%d", base, n)
+		s.info.ID = fmt.Sprintf("%s-%d", base, n)
 	}
-	s := &Session{store: store, info: SessionInfo{
-		ID: id, Name: name, Created: now.UTC(), Updated: now.UTC(), Chunks: map[string]int{},
-	}}
 	if err := s.saveInfo(); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newSession returns a new, empty session, not yet in the store: it is listed once its
+// info is saved.
+func newSession(store Store, name string, now time.Time) *Session {
+	id := now.UTC().Format("20060102T150405.000Z")
+	id = strings.ReplaceAll(id, ".", "")
+	return &Session{store: store, info: SessionInfo{
+		ID: id, Name: name, Created: now.UTC(), Updated: now.UTC(), Chunks: map[string]int{},
+	}}
 }
 
 // openSession loads a session's state from the store.

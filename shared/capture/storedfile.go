@@ -115,10 +115,18 @@ func (f *storedFile) remove() error {
 	return f.store.Delete(f.prefix)
 }
 
-// storedReader reads a storedFile from its start and removes it when closed.
+// storedReader reads a storedFile from its start, pacing whoever reads it (a writer
+// compressing a spooled block as it reads it), and removes it when closed.
 type storedReader struct {
 	*io.SectionReader
 	f *storedFile
+	pacer
+}
+
+func (r *storedReader) Read(p []byte) (int, error) {
+	n, err := r.SectionReader.Read(p)
+	r.pace()
+	return n, err
 }
 
 // Close removes the file.

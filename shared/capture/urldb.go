@@ -94,9 +94,18 @@ func (d *urlDatabase) Info() DatabaseInfo {
 			info.Domains = append(info.Domains, DomainInfo{Name: dom.Name, Records: len(dom.Records)})
 			info.Records += len(dom.Records)
 		}
-		if entries, err := d.db.Select(urldb.Filter{}); err == nil {
-			info.Origins = originPatterns(urldb.Targets(entries, urldb.TargetOptions{}))
+		// Every record of a domain is checked on the same site: one record a domain
+		// says which (a database of 500,000 records would otherwise make as many URLs).
+		var targets []urldb.Target
+		for _, dom := range d.db.Domains {
+			for _, r := range dom.Records {
+				if !r.Has(urldb.CategoryDeprecated) {
+					targets = append(targets, urldb.Targets([]urldb.Entry{{Domain: dom, Record: r}}, urldb.TargetOptions{})...)
+					break
+				}
+			}
 		}
+		info.Origins = originPatterns(targets)
 	}
 	return info
 }
@@ -308,8 +317,9 @@ func (d *urlDatabase) Entries() ([]urldb.Entry, error) {
 const (
 	// maxDatabaseUpload bounds the upload itself: a zip, or a folder's files.
 	maxDatabaseUpload = 256 << 20
-	// maxDatabaseBytes bounds the domain files in total, as a zip inflates them.
-	maxDatabaseBytes = 64 << 20
+	// maxDatabaseBytes bounds the domain files in total, as a zip inflates them: about
+	// 270,000 records shaped like the real database's.
+	maxDatabaseBytes = 32 << 20
 	// maxDatabaseFiles bounds how many domain files a database has.
 	maxDatabaseFiles = 20000
 )
@@ -325,7 +335,7 @@ func databaseFiles(ctx context.Context, name, contentType string, upload io.Read
 		if len(files) == maxDatabaseFiles {
 			return fmt.Errorf("%s: %s: more than %d domain files, the most a database may have", name, file, maxDatabaseFiles)
 		}
-		b, err := io.ReadAll(io.LimitReader(r, maxDatabaseBytes-total+1))
+		b, err := io.ReadAll(io.LimitReader(&jobReader{r: r, ctx: ctx}, maxDatabaseBytes-total+1))
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", name, file, err)
 		}

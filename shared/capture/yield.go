@@ -77,12 +77,22 @@ func (j *jobInput) ReadAt(p []byte, off int64) (int, error) {
 // KB into megabytes, then comes back to the input (to pace, and to see a cancel) often.
 const maxJobRead = 1 << 10
 
-// shortReads reads at most maxJobRead bytes at a time.
-type shortReads struct{ r io.Reader }
+// jobReader reads a job's input at most maxJobRead bytes at a time, pacing the work
+// and stopping once ctx is done.
+type jobReader struct {
+	r   io.Reader
+	ctx context.Context
+	pacer
+}
 
-func (s shortReads) Read(p []byte) (int, error) {
+func (j *jobReader) Read(p []byte) (int, error) {
+	if err := j.ctx.Err(); err != nil {
+		return 0, err
+	}
 	if len(p) > maxJobRead {
 		p = p[:maxJobRead]
 	}
-	return s.r.Read(p)
+	n, err := j.r.Read(p)
+	j.pace()
+	return n, err
 }

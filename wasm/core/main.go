@@ -21,7 +21,10 @@ import (
 func main() {
 	// Wasm memory grows with the Go heap and never shrinks: collect sooner than the
 	// default (heap at twice what is live), and hard near a ceiling, so writing a large
-	// record (an 8 MB segment, its compressor, 4 MB store chunks) leaves it small.
+	// record (an 8 MB segment, its compressor, 4 MB store chunks) leaves it small. The
+	// ceiling is above what a loaded URL database keeps live (tens of MB at the 32 MiB
+	// limit): a live heap over it would have the collector run without end, and every
+	// request wait on it.
 	debug.SetGCPercent(gcPercent)
 	debug.SetMemoryLimit(memoryLimit)
 	host := js.Global().Get("webkeepHost")
@@ -88,7 +91,7 @@ func main() {
 
 const (
 	gcPercent   = 25
-	memoryLimit = 40 << 20
+	memoryLimit = 128 << 20
 )
 
 func optString(v js.Value) string {
