@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/webkeep/webkeep/shared/cdx"
 )
 
 // Handler returns the HTTP API the extension's pages use. In the extension it answers
@@ -84,22 +86,22 @@ func (s *Service) Handler() http.Handler {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, "[")
-		sc := bufio.NewScanner(lines)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		lr := cdx.NewLineReader(lines)
 		first := true
-		for sc.Scan() {
-			line := sc.Text()
-			key, rest, ok := strings.Cut(line, " ")
-			ts, fields, ok2 := strings.Cut(rest, " ")
-			if !ok || !ok2 {
-				continue
+		for {
+			key, ts, fields, err := lr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				continue // a line the session's own index cannot have
 			}
 			var f struct {
 				URL    string `json:"url"`
 				Mime   string `json:"mime"`
 				Status string `json:"status"`
 			}
-			json.Unmarshal([]byte(fields), &f)
+			json.Unmarshal(fields, &f)
 			if continuationLine(f.Mime, f.Status) {
 				continue
 			}
@@ -111,7 +113,7 @@ func (s *Service) Handler() http.Handler {
 			if v, ok := verdicts[f.URL]; ok {
 				verdict = v
 			}
-			k, _ := json.Marshal(key)
+			k, _ := json.Marshal(string(key))
 			fmt.Fprintf(w, `{"urlkey":%s,"timestamp":%q,"fields":%s,"verdict":%s}`, k, ts, fields, verdict)
 		}
 		io.WriteString(w, "]")

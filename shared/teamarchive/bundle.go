@@ -459,10 +459,10 @@ func checkCDXJ(b []byte) error {
 		if len(line) == 0 {
 			continue
 		}
-		if len(line) > maxCDXLine {
-			return fmt.Errorf("line %d: longer than %d bytes", n, maxCDXLine)
+		if len(line) > cdx.MaxLineLength {
+			return fmt.Errorf("line %d: longer than %d bytes", n, cdx.MaxLineLength)
 		}
-		if _, _, _, err := splitCDXJ(line); err != nil {
+		if _, _, _, err := cdx.SplitLine(line); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
 	}

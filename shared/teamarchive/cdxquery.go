@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"container/heap"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -204,7 +203,7 @@ func (q *Query) mayMatch(first, last string, lastTruncated bool) bool {
 // sorted index cannot displace them). The error names the line.
 func (c *collector) scan(r io.Reader, source string) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxCDXLine)
+	sc.Buffer(make([]byte, 0, 64<<10), cdx.MaxLineLength)
 	taken, lineNo := 0, 0
 	for sc.Scan() {
 		lineNo++
@@ -218,7 +217,7 @@ func (c *collector) scan(r io.Reader, source string) error {
 		if string(line) >= c.q.End || taken == c.q.Limit {
 			return nil
 		}
-		key, ts, _, err := splitCDXJ(line)
+		key, ts, _, err := cdx.SplitLine(line)
 		if err != nil {
 			return fmt.Errorf("%s: line %d: %w", source, lineNo, err)
 		}
@@ -255,7 +254,7 @@ func (c *collector) write(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	var buf []byte
 	for _, l := range lines {
-		key, ts, js, err := splitCDXJ([]byte(l.line))
+		key, ts, js, err := cdx.SplitLine([]byte(l.line))
 		if err != nil {
 			return err
 		}
@@ -295,31 +294,6 @@ func (c *collector) write(w io.Writer) error {
 	return bw.Flush()
 }
 
-// maxCDXLine bounds one index line (pywb keys carry at most 4096 characters of body
-// query, the URL and fields come on top).
-const maxCDXLine = 1 << 20
-
-// errCDXJ is wrapped by splitCDXJ's errors.
-var errCDXJ = errors.New("not a CDXJ line (urlkey timestamp {json})")
-
-// splitCDXJ splits "urlkey timestamp {json}" and checks its shape: a key without
-// spaces, 1 to 14 digits (pywb writes 14; shorter ones are legal CDX), a JSON
-// object.
-func splitCDXJ(line []byte) (key, ts, js []byte, err error) {
-	key, rest, ok := bytes.Cut(line, []byte(" "))
-	if !ok || len(key) == 0 {
-		return nil, nil, nil, errCDXJ
-	}
-	ts, js, ok = bytes.Cut(rest, []byte(" "))
-	if !ok || len(ts) == 0 || len(ts) > 14 || len(bytes.Trim(ts, "0123456789")) != 0 {
-		return nil, nil, nil, fmt.Errorf("%w: bad timestamp %q", errCDXJ, clip(string(ts)))
-	}
-	js = bytes.TrimSpace(js)
-	if len(js) < 2 || js[0] != '{' || js[len(js)-1] != '}' || !json.Valid(js) {
-		return nil, nil, nil, fmt.Errorf("%w: bad JSON block", errCDXJ)
-	}
-	return key, ts, js, nil
-}
 
 // appendJSONString appends s as Python's json.dumps writes it (ensure_ascii: every
 // non-ASCII code point as \uXXXX, astral ones as surrogate pairs).

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/webkeep/webkeep/shared/cdx"
 )
 
 // A Writer writes a WACZ file to an io.Writer. Add the WARC files, the index and
@@ -261,33 +263,15 @@ func eachLine(text []byte, f func(n int, line []byte) error) error {
 // blockKey returns the "urlkey timestamp" of a CDXJ line that parseLine accepted:
 // the key of its block in index.idx.
 func blockKey(line []byte) []byte {
-	sp := bytes.IndexByte(line, ' ')
-	return line[:sp+1+bytes.IndexByte(line[sp+1:], ' ')]
+	key, ts, _, _ := cdx.SplitLine(line)
+	return line[:len(key)+1+len(ts)]
 }
 
 // parseLine checks a CDXJ line and returns the filename in its JSON.
 func parseLine(line []byte) (filename string, err error) {
-	sp := bytes.IndexByte(line, ' ')
-	if sp <= 0 {
-		return "", errors.New("no space after the key")
-	}
-	n := bytes.IndexByte(line[sp+1:], ' ')
-	if n < 0 {
-		return "", errors.New("no space after the timestamp")
-	}
-	ts := line[sp+1 : sp+1+n]
-	ok := len(ts) > 0 && len(ts) <= 14
-	for _, c := range ts {
-		ok = ok && '0' <= c && c <= '9'
-	}
-	if !ok {
-		return "", fmt.Errorf("timestamp %q is not 1 to 14 digits", ts)
-	}
-	obj := line[sp+n+2:]
-	if !json.Valid(obj) {
-		var v any
-		err := json.Unmarshal(obj, &v)
-		return "", fmt.Errorf("JSON: %v", err)
+	_, _, obj, err := cdx.SplitLine(line)
+	if err != nil {
+		return "", err
 	}
 	name, ok := filenameOf(obj)
 	if !ok {

@@ -455,9 +455,9 @@ func TestErrors(t *testing.T) {
 			func(w *wacz.Writer) error { return w.AddPages(nil) },
 		}, wacz.ErrDuplicate, "pages/pages.jsonl", false},
 		{"index not sorted", []func(*wacz.Writer) error{addIndex(lines[1] + lines[0])}, wacz.ErrIndex, "line 2: not sorted", false},
-		{"index without timestamp", []func(*wacz.Writer) error{addIndex(`com,example)/ {"filename": "a.warc.gz"}`)}, wacz.ErrIndex, "line 1: timestamp", false},
-		{"index with a letter in the timestamp", []func(*wacz.Writer) error{addIndex(lines[0] + `com,example)/ 2024010100000x {"filename": "a.warc.gz"}`)}, wacz.ErrIndex, "line 2: timestamp", false},
-		{"index with bad JSON", []func(*wacz.Writer) error{addIndex(`com,example)/ 20240101000000 {"filename": a}`)}, wacz.ErrIndex, "line 1: JSON", false},
+		{"index without timestamp", []func(*wacz.Writer) error{addIndex(`com,example)/ {"filename": "a.warc.gz"}`)}, wacz.ErrIndex, "line 1: cdx: not a CDXJ line (urlkey timestamp {json}): timestamp", false},
+		{"index with a letter in the timestamp", []func(*wacz.Writer) error{addIndex(lines[0] + `com,example)/ 2024010100000x {"filename": "a.warc.gz"}`)}, wacz.ErrIndex, "line 2: cdx: not a CDXJ line (urlkey timestamp {json}): timestamp", false},
+		{"index with bad JSON", []func(*wacz.Writer) error{addIndex(`com,example)/ 20240101000000 {"filename": a}`)}, wacz.ErrIndex, "line 1: cdx: not a CDXJ line (urlkey timestamp {json}): its fields are not a JSON object", false},
 		{"index without filename", []func(*wacz.Writer) error{addIndex(`com,example)/ 20240101000000 {"url": "http://example.com/"}`)}, wacz.ErrIndex, `line 1: no "filename"`, false},
 		{"index names a missing WARC", []func(*wacz.Writer) error{addWARC("b.warc.gz", gz), indexA, closeW}, wacz.ErrIndex, `line 1: filename "a.warc.gz" is not a file under archive/`, true},
 		{"page without url", []func(*wacz.Writer) error{
