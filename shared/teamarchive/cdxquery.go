@@ -294,7 +294,6 @@ func (c *collector) write(w io.Writer) error {
 	return bw.Flush()
 }
 
-
 // appendJSONString appends s as Python's json.dumps writes it (ensure_ascii: every
 // non-ASCII code point as \uXXXX, astral ones as surrogate pairs).
 func appendJSONString(dst []byte, s string) []byte {
