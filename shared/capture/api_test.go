@@ -46,7 +46,7 @@ func runJob(t *testing.T, h http.Handler, method, path, contentType string, body
 	if rec := send(t, h, method, path, contentType, body, &ref); rec.Code != http.StatusAccepted {
 		return Job{State: "failed", Error: fmt.Sprintf("%d %s", rec.Code, rec.Body)}
 	}
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		var j Job
 		send(t, h, "GET", "/api/jobs/"+ref.Job, "", nil, &j)
 		if j.State == "running" {
@@ -60,7 +60,7 @@ func runJob(t *testing.T, h http.Handler, method, path, contentType string, body
 		}
 		return j
 	}
-	t.Fatalf("%s %s: job %s still running after a minute", method, path, ref.Job)
+	t.Fatalf("%s %s: job %s still running after 5 minutes", method, path, ref.Job)
 	return Job{}
 }
 

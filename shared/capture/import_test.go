@@ -222,7 +222,7 @@ func cancelled(t *testing.T, svc *Service, gate *gateStore, path, contentType st
 		t.Fatalf("cancel: %d %s", rec.Code, rec.Body)
 	}
 	close(gate.open)
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		var j Job
 		send(t, h, "GET", "/api/jobs/"+ref.Job, "", nil, &j)
 		if j.State != "running" {
