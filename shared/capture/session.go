@@ -417,6 +417,23 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 	if err := writeNote(); err != nil {
 		return n, err
 	}
+	if ex.RespNote != "" {
+		// What happened to the body (cut, not kept, fetched again) is said in the
+		// archive itself, beside the response it is about.
+		s.indexBlock = []byte(ex.RespNote)
+		if _, err := s.w.WriteRecord(&warc.Record{
+			Type:        warc.TypeMetadata,
+			TargetURI:   ex.URL,
+			Date:        date,
+			ContentType: "text/plain",
+			Header:      warc.Header{{Name: warc.FieldRelatedRecordID, Value: respInfo.ID}},
+			Block:       strings.NewReader(ex.RespNote),
+			BlockLength: int64(len(ex.RespNote)),
+		}); err != nil {
+			return n, fmt.Errorf("response note record: %w", err)
+		}
+		n++
+	}
 	return n, nil
 }
 

@@ -721,3 +721,51 @@ func TestSessionsMadeInOneMillisecondKeepApart(t *testing.T) {
 		t.Errorf("the first session's index: %s", index)
 	}
 }
+
+// Why a response body is not what the server sent (here: cut at the size limit) is
+// said in the archive, in a metadata record beside the response, not only in the
+// session's notes.
+func TestSessionWritesAResponseNoteAsARecord(t *testing.T) {
+	store := NewMemStore()
+	sess, err := createSession(store, "note", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := sampleExchanges()[0]
+	ex.RespTruncated, ex.RespNote = "length", "the body was cut at the size limit"
+	if err := sess.WriteExchange(ex); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sess.WARC()
+	rd, err := warc.NewReader(bytes.NewReader(readAll(t, w, err)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var respID string
+	var notes []string
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(rec.Block)
+		switch rec.Type {
+		case warc.TypeResponse:
+			respID = rec.ID
+			if rec.Header.Get(warc.FieldTruncated) != "length" {
+				t.Errorf("the response is not marked Truncated: %v", rec.Header)
+			}
+		case warc.TypeMetadata:
+			if rec.Header.Get(warc.FieldRelatedRecordID) != respID || rec.TargetURI != ex.URL {
+				t.Errorf("the note is not about the response %s: %v", respID, rec.Header)
+			}
+			notes = append(notes, string(b))
+		}
+	}
+	if len(notes) != 1 || notes[0] != ex.RespNote {
+		t.Errorf("notes in the archive: %q", notes)
+	}
+}
