@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webkeep/webkeep/internal/pyfmt"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
 )
@@ -212,10 +213,10 @@ func (u *urldbCmd) maps(db *urldb.Database, specs []string) (map[string]string, 
 	for _, spec := range specs {
 		orig, alias, ok := strings.Cut(spec, "=")
 		if !ok {
-			return nil, u.die(`invalid "--map" specification %s: should contain one equals sign`, urldb.PyRepr(spec))
+			return nil, u.die(`invalid "--map" specification %s: should contain one equals sign`, pyfmt.Repr(spec))
 		}
 		if db.Domain(orig) == nil {
-			return nil, u.die(`invalid "--map" specification %s: original domain name %s not recognized`, urldb.PyRepr(spec), orig)
+			return nil, u.die(`invalid "--map" specification %s: original domain name %s not recognized`, pyfmt.Repr(spec), orig)
 		}
 		m[orig] = alias
 	}

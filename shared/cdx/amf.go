@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/webkeep/webkeep/internal/pyfmt"
 )
 
 // ErrAMF is returned (wrapped with the offset) for an application/x-amf body
@@ -717,7 +719,7 @@ func pyStrAMF(v any) (string, error) {
 	case amfInt:
 		return string(v), nil
 	case float64:
-		return pyFloatRepr(v), nil
+		return pyfmt.FloatRepr(v), nil
 	case string:
 		return v, nil
 	}
@@ -749,7 +751,7 @@ func appendPyJSON(b []byte, v any, depth int, active map[any]bool) ([]byte, erro
 		case math.IsInf(v, -1):
 			return append(b, "-Infinity"...), nil
 		}
-		return append(b, pyFloatRepr(v)...), nil
+		return append(b, pyfmt.FloatRepr(v)...), nil
 	case string:
 		w := jsonWriter{dst: b}
 		w.str(v)

@@ -6,8 +6,9 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/webkeep/webkeep/internal/pyfmt"
 )
 
 // An Entry is one CDXJ line: the fields pywb's indexer writes.
@@ -115,12 +116,16 @@ func (w *jsonWriter) name(name string) {
 // or, compact, with only what JSON.stringify escapes. Invalid UTF-8 is
 // written as U+FFFD.
 func (w *jsonWriter) str(s string) {
-	b := append(w.dst, '"')
 	if plainJSON(s) {
-		b = append(b, s...)
-		w.dst = append(b, '"')
+		w.dst = append(append(append(w.dst, '"'), s...), '"')
 		return
 	}
+	if !w.compact {
+		w.dst = pyfmt.AppendJSONString(w.dst, s)
+		return
+	}
+	const hex = "0123456789abcdef"
+	b := append(w.dst, '"')
 	for _, r := range s {
 		switch {
 		case r == '"':
@@ -137,20 +142,10 @@ func (w *jsonWriter) str(s string) {
 			b = append(b, '\\', 'b')
 		case r == '\f':
 			b = append(b, '\\', 'f')
-		case r < 0x20 || !w.compact && r == 0x7f:
-			b = append(b, '\\', 'u')
-			b = appendHexN(b, uint32(r), 4)
-		case r < utf8.RuneSelf || w.compact:
-			b = utf8.AppendRune(b, r)
-		case r >= 0x10000:
-			r1, r2 := utf16.EncodeRune(r)
-			b = append(b, '\\', 'u')
-			b = appendHexN(b, uint32(r1), 4)
-			b = append(b, '\\', 'u')
-			b = appendHexN(b, uint32(r2), 4)
+		case r < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&15])
 		default:
-			b = append(b, '\\', 'u')
-			b = appendHexN(b, uint32(r), 4)
+			b = utf8.AppendRune(b, r)
 		}
 	}
 	w.dst = append(b, '"')

@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/webkeep/webkeep/internal/pyfmt"
 )
 
 // ErrBoundary is returned for a multipart body whose content type has no
@@ -205,11 +207,11 @@ func (fs *fieldStorage) readPart(h mimeHeader, outer []byte) (formPart, error) {
 	nameRepr, fileRepr := "None", "None"
 	if name, ok := disp["name"]; ok {
 		item.name = &name
-		nameRepr = pyReprStr(name)
+		nameRepr = pyfmt.Repr(name)
 	}
 	filename, binary := disp["filename"]
 	if binary {
-		fileRepr = pyReprStr(filename)
+		fileRepr = pyfmt.Repr(filename)
 	}
 	ctype, ctParams := "text/plain", map[string]string{}
 	if _, ok := h.lookup("content-type"); ok {
@@ -225,7 +227,7 @@ func (fs *fieldStorage) readPart(h mimeHeader, outer []byte) (formPart, error) {
 		fs.r.pos = len(fs.r.b)
 		fs.bytesRead += int64(len(rest))
 		for _, kv := range parseQSL(string(appendDecodeReplace(nil, rest))) {
-			item.values = append(item.values, "MiniFieldStorage("+pyReprStr(kv[0])+", "+pyReprStr(kv[1])+")")
+			item.values = append(item.values, "MiniFieldStorage("+pyfmt.Repr(kv[0])+", "+pyfmt.Repr(kv[1])+")")
 		}
 		valueRepr = "[" + strings.Join(item.values, ", ") + "]"
 		fs.skipLines(outer)
@@ -254,9 +256,9 @@ func (fs *fieldStorage) readPart(h mimeHeader, outer []byte) (formPart, error) {
 		}
 		item.values = []string{string(data)}
 		if binary {
-			valueRepr = pyReprBytes(data)
+			valueRepr = pyfmt.ReprBytes(data)
 		} else {
-			valueRepr = pyReprStr(string(data))
+			valueRepr = pyfmt.Repr(string(data))
 		}
 	}
 	item.repr = "FieldStorage(" + nameRepr + ", " + fileRepr + ", " + valueRepr + ")"

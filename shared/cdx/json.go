@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/webkeep/webkeep/internal/pyfmt"
 )
 
 // ErrJSON is returned (wrapped with the offset) for a body that Python's
@@ -484,7 +486,7 @@ func pyFloatStr(f float64, d Dialect) (string, error) {
 			return pyIntOfFloat(f), nil
 		}
 	}
-	return pyFloatRepr(f), nil
+	return pyfmt.FloatRepr(f), nil
 }
 
 // jsonQuery is pywb's MethodQueryCanonicalizer.json_parse: it flattens the

@@ -8,7 +8,6 @@ package cdx
 import (
 	"math"
 	"math/big"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -227,72 +226,6 @@ func pyInt(s string) (int64, bool) {
 		n = -n
 	}
 	return n, true
-}
-
-// pyFloatRepr is Python's repr(float) (= str(float)): the shortest digits that
-// round-trip, positional notation for exponents -4 <= e < 16 with at least one
-// digit after the point, scientific notation with a signed two-digit exponent
-// otherwise; "nan", "inf", "-inf".
-func pyFloatRepr(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // -d.ddddde±XX
-	sign := ""
-	if e[0] == '-' {
-		sign, e = "-", e[1:]
-	}
-	mant, exps, _ := strings.Cut(e, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	exp, _ := strconv.Atoi(exps)
-	decpt := exp + 1
-	var b strings.Builder
-	b.WriteString(sign)
-	switch {
-	case decpt > -4 && decpt <= 16:
-		switch {
-		case decpt <= 0:
-			b.WriteString("0.")
-			b.WriteString(strings.Repeat("0", -decpt))
-			b.WriteString(digits)
-		case decpt >= len(digits):
-			b.WriteString(digits)
-			b.WriteString(strings.Repeat("0", decpt-len(digits)))
-			b.WriteString(".0")
-		default:
-			b.WriteString(digits[:decpt])
-			b.WriteByte('.')
-			b.WriteString(digits[decpt:])
-		}
-	default:
-		b.WriteString(digits[:1])
-		if len(digits) > 1 {
-			b.WriteByte('.')
-			b.WriteString(digits[1:])
-		}
-		b.WriteByte('e')
-		if exp < 0 {
-			b.WriteByte('-')
-			exp = -exp
-		} else {
-			b.WriteByte('+')
-		}
-		if exp < 10 {
-			b.WriteByte('0')
-		}
-		b.WriteString(strconv.Itoa(exp))
-	}
-	return b.String()
 }
 
 // pyIntOfFloat is str(int(f)) for a finite f: the exact integer value.

@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/webkeep/webkeep/internal/pyfmt"
 	"github.com/webkeep/webkeep/shared/cdx"
 )
 
@@ -267,9 +267,9 @@ func (c *collector) write(w io.Writer) error {
 		if c.q.Output == "json" {
 			buf = append(buf, `{"urlkey"`...)
 			buf = append(buf, colon...)
-			buf = appendJSONString(buf, string(key))
+			buf = pyfmt.AppendJSONString(buf, string(key))
 			buf = append(buf, sep+`"timestamp"`+colon...)
-			buf = appendJSONString(buf, string(ts))
+			buf = pyfmt.AppendJSONString(buf, string(ts))
 			if inner := bytes.TrimSpace(js[1 : len(js)-1]); len(inner) > 0 {
 				buf = append(buf, sep...)
 				buf = append(buf, inner...)
@@ -285,40 +285,11 @@ func (c *collector) write(w io.Writer) error {
 			}
 		}
 		buf = append(buf, sep+`"source"`+colon...)
-		buf = appendJSONString(buf, l.source)
+		buf = pyfmt.AppendJSONString(buf, l.source)
 		buf = append(buf, "}\n"...)
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}
 	}
 	return bw.Flush()
-}
-
-// appendJSONString appends s as Python's json.dumps writes it (ensure_ascii: every
-// non-ASCII code point as \uXXXX, astral ones as surrogate pairs).
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			dst = append(dst, '\\', byte(r))
-		case r == '\n':
-			dst = append(dst, `\n`...)
-		case r == '\r':
-			dst = append(dst, `\r`...)
-		case r == '\t':
-			dst = append(dst, `\t`...)
-		case r >= 0x20 && r < 0x7f:
-			dst = append(dst, byte(r))
-		case r > 0xffff:
-			r1, r2 := utf16.EncodeRune(r)
-			for _, u := range []rune{r1, r2} {
-				dst = append(dst, '\\', 'u', hex[u>>12&15], hex[u>>8&15], hex[u>>4&15], hex[u&15])
-			}
-		default:
-			dst = append(dst, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
-		}
-	}
-	return append(dst, '"')
 }

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
+
+	"github.com/webkeep/webkeep/internal/pyfmt"
 )
 
 // Domain returns the domain whose primary name or cname is name (any case), or nil.
@@ -29,7 +30,7 @@ func (db *Database) Normalize(rawURL string) (*Domain, string, error) {
 		d = db.Domain(host)
 	}
 	if d == nil {
-		return nil, "", fmt.Errorf("%w %s for URL %s", ErrDomain, PyRepr(netloc), PyRepr(rawURL))
+		return nil, "", fmt.Errorf("%w %s for URL %s", ErrDomain, pyfmt.Repr(netloc), pyfmt.Repr(rawURL))
 	}
 	return d, NormalizePath(path, query, d.CaseSensitivePaths()), nil
 }
@@ -116,7 +117,7 @@ func (db *Database) Select(f Filter) ([]Entry, error) {
 	if f.Domain != "" {
 		d := db.Domain(f.Domain)
 		if d == nil {
-			return nil, fmt.Errorf("%w %s", ErrDomain, PyRepr(f.Domain))
+			return nil, fmt.Errorf("%w %s", ErrDomain, pyfmt.Repr(f.Domain))
 		}
 		domains = []*Domain{d}
 	}
@@ -166,39 +167,3 @@ func splitURL(s string) (scheme, netloc, path, query string) {
 }
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// PyRepr quotes a string as Python's repr does, for messages that match
-// wwturldb's: 'text', or "text" when it holds a ' and no ".
-func PyRepr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == '\\' || r == rune(q):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && !unicode.IsPrint(r):
-			if r <= 0xffff {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			} else {
-				fmt.Fprintf(&b, `\U%08x`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/webkeep/webkeep/internal/pyfmt"
 )
 
 // The implicit resolvers of PyYAML (yaml/resolver.py, YAML 1.1), in the order
@@ -223,45 +225,11 @@ func formatFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-.inf"
 	}
-	v := pyFloatRepr(f)
+	v := pyfmt.FloatRepr(f)
 	if !strings.Contains(v, ".") && strings.Contains(v, "e") {
 		v = strings.Replace(v, "e", ".0e", 1)
 	}
 	return v
-}
-
-// pyFloatRepr is Python's repr of a float: the shortest digits that read back,
-// positional when the exponent is in [-4, 16), else scientific.
-func pyFloatRepr(f float64) string {
-	e := strconv.FormatFloat(f, 'e', -1, 64) // -d.ddde±xx
-	neg := strings.HasPrefix(e, "-")
-	e = strings.TrimPrefix(e, "-")
-	mant, expStr, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expStr)
-	digits := strings.Replace(mant, ".", "", 1)
-	var out string
-	if exp < -4 || exp >= 16 {
-		out = digits[:1]
-		if len(digits) > 1 {
-			out += "." + digits[1:]
-		}
-		sign := "+"
-		if exp < 0 {
-			sign = "-"
-			exp = -exp
-		}
-		out += fmt.Sprintf("e%s%02d", sign, exp)
-	} else if exp < 0 {
-		out = "0." + strings.Repeat("0", -exp-1) + digits
-	} else if exp+1 >= len(digits) {
-		out = digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
-	} else {
-		out = digits[:exp+1] + "." + digits[exp+1:]
-	}
-	if neg {
-		out = "-" + out
-	}
-	return out
 }
 
 // scalarText returns the text PyYAML writes for a scalar value, and whether it

@@ -1,0 +1,187 @@
+// Package pyfmt writes values as the Python programs webkeep must agree with write
+// them (pywb's indexer, wwturldb's messages): repr() of a str, bytes and float, and
+// json.dumps of a str (ensure_ascii). It is the one place the project formats
+// anything the Python way.
+package pyfmt
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Repr is Python's repr() of a str: single quotes unless the text
+// contains a single quote and no double quote; backslash escapes for the
+// quote, backslash, \t \n \r and every non-printable character.
+func Repr(s string) string {
+	quote := byte('\'')
+	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
+		quote = '"'
+	}
+	b := []byte{quote}
+	for _, r := range s {
+		switch {
+		case r == rune(quote) || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\t':
+			b = append(b, `\t`...)
+		case r == '\n':
+			b = append(b, `\n`...)
+		case r == '\r':
+			b = append(b, `\r`...)
+		case r < 0x20 || r == 0x7f:
+			b = append(b, '\\', 'x', lowerHex[r>>4], lowerHex[r&15])
+		case r < utf8.RuneSelf || unicode.IsPrint(r):
+			b = utf8.AppendRune(b, r)
+		case r < 0x100:
+			b = append(b, '\\', 'x', lowerHex[r>>4], lowerHex[r&15])
+		case r < 0x10000:
+			b = append(b, '\\', 'u')
+			b = appendHexN(b, uint32(r), 4)
+		default:
+			b = append(b, '\\', 'U')
+			b = appendHexN(b, uint32(r), 8)
+		}
+	}
+	return string(append(b, quote))
+}
+
+// ReprBytes is Python's repr() of bytes.
+func ReprBytes(s []byte) string {
+	quote := byte('\'')
+	if strings.Contains(string(s), "'") && !strings.Contains(string(s), `"`) {
+		quote = '"'
+	}
+	b := []byte{'b', quote}
+	for _, c := range s {
+		switch {
+		case c == quote || c == '\\':
+			b = append(b, '\\', c)
+		case c == '\t':
+			b = append(b, `\t`...)
+		case c == '\n':
+			b = append(b, `\n`...)
+		case c == '\r':
+			b = append(b, `\r`...)
+		case c < 0x20 || c >= 0x7f:
+			b = append(b, '\\', 'x', lowerHex[c>>4], lowerHex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(append(b, quote))
+}
+
+const lowerHex = "0123456789abcdef"
+
+func appendHexN(b []byte, v uint32, n int) []byte {
+	for i := n - 1; i >= 0; i-- {
+		b = append(b, lowerHex[(v>>(4*uint(i)))&15])
+	}
+	return b
+}
+
+// FloatRepr is Python's repr(float) (= str(float)): the shortest digits that
+// round-trip, positional notation for exponents -4 <= e < 16 with at least one
+// digit after the point, scientific notation with a signed two-digit exponent
+// otherwise; "nan", "inf", "-inf".
+func FloatRepr(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case f == 0:
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64) // -d.ddddde±XX
+	sign := ""
+	if e[0] == '-' {
+		sign, e = "-", e[1:]
+	}
+	mant, exps, _ := strings.Cut(e, "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	exp, _ := strconv.Atoi(exps)
+	decpt := exp + 1
+	var b strings.Builder
+	b.WriteString(sign)
+	switch {
+	case decpt > -4 && decpt <= 16:
+		switch {
+		case decpt <= 0:
+			b.WriteString("0.")
+			b.WriteString(strings.Repeat("0", -decpt))
+			b.WriteString(digits)
+		case decpt >= len(digits):
+			b.WriteString(digits)
+			b.WriteString(strings.Repeat("0", decpt-len(digits)))
+			b.WriteString(".0")
+		default:
+			b.WriteString(digits[:decpt])
+			b.WriteByte('.')
+			b.WriteString(digits[decpt:])
+		}
+	default:
+		b.WriteString(digits[:1])
+		if len(digits) > 1 {
+			b.WriteByte('.')
+			b.WriteString(digits[1:])
+		}
+		b.WriteByte('e')
+		if exp < 0 {
+			b.WriteByte('-')
+			exp = -exp
+		} else {
+			b.WriteByte('+')
+		}
+		if exp < 10 {
+			b.WriteByte('0')
+		}
+		b.WriteString(strconv.Itoa(exp))
+	}
+	return b.String()
+}
+
+// AppendJSONString appends s as Python's json.dumps writes a str (ensure_ascii):
+// '"' and '\\' escaped, \n \r \t \b \f by name, every other character outside
+// space to '~' as \uXXXX (astral ones as a surrogate pair). Invalid UTF-8 is
+// written as U+FFFD.
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			dst = append(dst, '\\', byte(r))
+		case r == '\n':
+			dst = append(dst, '\\', 'n')
+		case r == '\r':
+			dst = append(dst, '\\', 'r')
+		case r == '\t':
+			dst = append(dst, '\\', 't')
+		case r == '\b':
+			dst = append(dst, '\\', 'b')
+		case r == '\f':
+			dst = append(dst, '\\', 'f')
+		case r >= 0x20 && r < 0x7f:
+			dst = append(dst, byte(r))
+		case r >= 0x10000:
+			r1, r2 := utf16.EncodeRune(r)
+			dst = append(dst, '\\', 'u')
+			dst = appendHexN(dst, uint32(r1), 4)
+			dst = append(dst, '\\', 'u')
+			dst = appendHexN(dst, uint32(r2), 4)
+		default:
+			dst = append(dst, '\\', 'u')
+			dst = appendHexN(dst, uint32(r), 4)
+		}
+	}
+	return append(dst, '"')
+}
