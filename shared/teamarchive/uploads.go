@@ -79,15 +79,14 @@ func (s *Server) putRecord(ctx context.Context, u *uploadRecord) error {
 	return nil
 }
 
-// A partRecord is one received part, kept under parts/{name}/{id}/{number}.
-// State is the SHA-256 state of the whole upload after this part, when the part was
+// A partRecord is one received part, kept under parts/{name}/{id}/{number}, with
+// the bucket's ETag of it (opaque: miniflare's is no MD5). State is the SHA-256 state of the whole upload after this part, when the part was
 // hashed on from the state its predecessor recorded (Prev, "" for part 1): parts sent
 // in order give the bundle's SHA-256 without reading it again.
 type partRecord struct {
 	Number int    `json:"number"`
 	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
-	etag   string
+	ETag   string `json:"etag"`
 	state  string
 	prev   string
 }
@@ -95,7 +94,7 @@ type partRecord struct {
 func partKey(u *uploadRecord, n int) string { return fmt.Sprintf("%s%05d", u.partPrefix(), n) }
 
 func partFromObject(o *Object) partRecord {
-	p := partRecord{SHA256: o.Meta["sha256"], etag: o.Meta["etag"], state: o.Meta["state"], prev: o.Meta["prev"]}
+	p := partRecord{ETag: o.Meta["etag"], state: o.Meta["state"], prev: o.Meta["prev"]}
 	p.Number, _ = strconv.Atoi(o.Key[strings.LastIndexByte(o.Key, '/')+1:])
 	p.Size, _ = strconv.ParseInt(o.Meta["size"], 10, 64)
 	return p
@@ -303,13 +302,13 @@ func (s *Server) putPart(w http.ResponseWriter, r *http.Request, u *uploadRecord
 			}
 		}
 	}
-	own := sha256.New()
-	hashes := []io.Writer{own}
-	if n == 1 || rec.prev != "" {
-		hashes = append(hashes, whole)
-	}
+	chained := n == 1 || rec.prev != ""
 	in := &uploadReader{r: body, declared: size, max: size}
-	etag, err := s.cfg.Bucket.UploadPart(ctx, u.DataKey, u.Multipart, n, io.TeeReader(in, io.MultiWriter(hashes...)), size)
+	var part io.Reader = in
+	if chained {
+		part = io.TeeReader(in, whole)
+	}
+	etag, err := s.cfg.Bucket.UploadPart(ctx, u.DataKey, u.Multipart, n, part, size)
 	if err != nil {
 		if in.err != nil || errors.Is(err, ErrShortBody) {
 			return httpErr(http.StatusBadRequest, "part %d interrupted after %d of %d bytes: %v", n, in.n, size, err)
@@ -319,14 +318,14 @@ func (s *Server) putPart(w http.ResponseWriter, r *http.Request, u *uploadRecord
 		}
 		return fmt.Errorf("storing part %d of %s: %w", n, u.Name, err)
 	}
-	rec.etag, rec.SHA256 = etag, hex.EncodeToString(own.Sum(nil))
-	if len(hashes) == 2 {
+	rec.ETag = etag
+	if chained {
 		st, err := whole.(encoding.BinaryMarshaler).MarshalBinary()
 		if err == nil {
 			rec.state = hex.EncodeToString(st)
 		}
 	}
-	meta := map[string]string{"size": strconv.FormatInt(size, 10), "sha256": rec.SHA256, "etag": etag, "state": rec.state, "prev": rec.prev}
+	meta := map[string]string{"size": strconv.FormatInt(size, 10), "etag": etag, "state": rec.state, "prev": rec.prev}
 	if _, err := s.cfg.Bucket.Put(ctx, partKey(u, n), http.NoBody, 0, PutOptions{Meta: meta}); err != nil {
 		return fmt.Errorf("recording part %d of %s: %w", n, u.Name, err)
 	}
@@ -399,7 +398,7 @@ func (s *Server) completeUpload(w http.ResponseWriter, r *http.Request, u *uploa
 			return httpErr(http.StatusBadRequest, "part %d is %d bytes: every part but the last must be exactly %d bytes", p.Number, p.Size, u.PartSize)
 		}
 		size += p.Size
-		list[i] = Part{Number: p.Number, ETag: p.etag}
+		list[i] = Part{Number: p.Number, ETag: p.ETag}
 	}
 	switch {
 	case want.Parts != 0 && want.Parts != len(parts):

@@ -3,6 +3,7 @@ package teamarchive
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -39,7 +40,7 @@ type uploadAnswerJSON struct {
 	Parts    []struct {
 		Number int    `json:"number"`
 		Size   int64  `json:"size"`
-		SHA256 string `json:"sha256"`
+		ETag   string `json:"etag"`
 	} `json:"parts"`
 	Received int64 `json:"received"`
 }
@@ -79,6 +80,11 @@ func complete(t testing.TB, s http.Handler, u uploadAnswerJSON, body string) *ht
 	return do(t, s, req{method: "POST", path: "/api/uploads/" + u.Name + "/" + u.Upload, token: "-", body: b})
 }
 
+func md5Hex(b []byte) string {
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
+
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
@@ -115,8 +121,8 @@ func TestUploadInParts(t *testing.T) {
 			for _, n := range order {
 				w := putPart(t, s, u, n, part(bundle, n))
 				wantStatus(t, w, http.StatusOK)
-				if got := decode[struct{ SHA256 string }](t, w).SHA256; got != sha256Hex(part(bundle, n)) {
-					t.Errorf("part %d: sha256 %s", n, got)
+				if got := decode[struct{ ETag string }](t, w).ETag; got != md5Hex(part(bundle, n)) {
+					t.Errorf("part %d: etag %s", n, got)
 				}
 			}
 			if w := do(t, s, req{method: "GET", path: "/api/bundles", token: "-"}); !strings.Contains(w.Body.String(), `"bundles":[]`) {
@@ -131,7 +137,7 @@ func TestUploadInParts(t *testing.T) {
 				t.Fatalf("parts received: %+v", got)
 			}
 			for i, p := range got.Parts {
-				if p.Number != i+1 || p.SHA256 != sha256Hex(part(bundle, i+1)) {
+				if p.Number != i+1 || p.ETag != md5Hex(part(bundle, i+1)) {
 					t.Errorf("part %d: %+v", i+1, p)
 				}
 			}
