@@ -6,7 +6,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
@@ -26,6 +26,29 @@ function start(bindings = {}) {
     r2Persist: persist,
     bindings: { WEBKEEP_TOKENS: `alice:${ALICE},bob:${BOB}`, WEBKEEP_MAX_UPLOAD_BYTES: String(4 << 30), ...bindings },
   });
+}
+
+// rss returns the resident memory in bytes of this process and of workerd (the
+// Worker's runtime, a child of this process), from /proc.
+function rss() {
+  const of = (pid) => {
+    try {
+      return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
+    } catch {
+      return 0;
+    }
+  };
+  let workerd = 0;
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      const ppid = Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]);
+      if (cmd.includes("workerd") && ppid === process.pid) workerd += of(pid);
+    } catch {
+      /* gone */
+    }
+  }
+  return { node: of(process.pid), workerd };
 }
 
 // BundleStream produces, in order, a bundle zip as the extension makes it: a stored
@@ -179,6 +202,13 @@ test(`an upload of ${(PAYLOAD / 2 ** 30).toFixed(2)} GiB in parts survives a cut
     assert.equal(r.status, 403, r.text);
 
     const bundle = new BundleStream(PAYLOAD);
+    const idle = rss();
+    const peak = { ...idle };
+    const sampler = setInterval(() => {
+      const now = rss();
+      peak.node = Math.max(peak.node, now.node);
+      peak.workerd = Math.max(peak.workerd, now.workerd);
+    }, 250);
     const started = process.hrtime.bigint();
     let n = 0;
     let held = null; // the part being sent when the connection was cut
@@ -225,7 +255,13 @@ test(`an upload of ${(PAYLOAD / 2 ** 30).toFixed(2)} GiB in parts survives a cut
     assert.equal(r.status, 201, r.text);
     const info = r.json();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    console.log(`# uploaded ${size} bytes in ${n} parts in ${seconds.toFixed(1)} s (${(size / 2 ** 20 / seconds).toFixed(0)} MiB/s, restart included)`);
+    clearInterval(sampler);
+    const mib = (b) => (b / 2 ** 20).toFixed(0);
+    // One line the benchmark script (scripts/bench.d/upload.sh) reads.
+    console.log(
+      `# upload-figures bytes=${size} parts=${n} seconds=${seconds.toFixed(1)} mibps=${(size / 2 ** 20 / seconds).toFixed(1)} ` +
+        `node_idle_mib=${mib(idle.node)} node_peak_mib=${mib(peak.node)} workerd_idle_mib=${mib(idle.workerd)} workerd_peak_mib=${mib(peak.workerd)}`,
+    );
     assert.equal(info.size, size);
     assert.equal(info.sha256, sha);
     assert.equal(info.records, 1);
