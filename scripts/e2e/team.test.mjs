@@ -3,6 +3,7 @@
 // POST by key, and the extension loads the team's URL database.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { createServer } from "node:http";
 import { Miniflare } from "miniflare";
 import { clickAndWait, launch, startDemoSite, tabId, waitFor } from "../lib/browser.mjs";
 import { workerModules } from "../worker/harness.mjs";
@@ -88,4 +89,103 @@ test("the team's URL database loads into the extension", async () => {
   assert.equal(r.status, 200, JSON.stringify(r.json));
   assert.equal(r.json.records, 1);
   assert.equal(r.json.domains[0].name, host);
+});
+
+// An upload in parts whose service worker is stopped in the middle of a part: the
+// worker that starts next resumes it by itself, under the same job id, from the part
+// that did not arrive, and the archive ends with the session's bundle, byte-identical.
+test("an upload stopped with the service worker resumes when it starts again", { timeout: 240000 }, async () => {
+  const parts = new Map(); // part number: PUTs that reached the Worker
+  let hold = "2"; // the part whose first PUT never gets through
+  let held;
+  const heldSeen = new Promise((resolve) => (held = resolve));
+  const mf5 = new Miniflare({
+    ...workerModules(),
+    host: "127.0.0.1",
+    port: 0,
+    r2Buckets: ["ARCHIVE"],
+    bindings: { WEBKEEP_TOKENS: `e2e:${TOKEN}`, WEBKEEP_PART_BYTES: String(5 << 20) },
+  });
+  const upstream = (await mf5.ready).href;
+  // A proxy on 127.0.0.1 that counts parts and swallows the first PUT of part `hold`.
+  const proxy = createServer(async (req, res) => {
+    const m = /^\/api\/uploads\/[^/]+\/[^/]+\/(\d+)$/.exec(req.url);
+    if (m && req.method === "PUT" && m[1] === hold) {
+      hold = null;
+      held();
+      req.resume();
+      return; // never answered: the service worker is stopped meanwhile
+    }
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    if (m && req.method === "PUT") parts.set(m[1], (parts.get(m[1]) || 0) + 1);
+    const headers = { ...req.headers };
+    for (const h of ["host", "connection", "keep-alive", "transfer-encoding", "content-length"]) delete headers[h];
+    try {
+      const r = await fetch(new URL(req.url, upstream), { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+      const out = Object.fromEntries(r.headers);
+      for (const h of ["connection", "keep-alive", "transfer-encoding", "content-length", "content-encoding"]) delete out[h];
+      res.writeHead(r.status, out);
+      res.end(Buffer.from(await r.arrayBuffer()));
+    } catch (err) {
+      res.writeHead(502, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ error: `proxy: ${err.cause ?? err}` }));
+    }
+  });
+  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  try {
+    // A session of over two parts: a WARC with 12 MiB of random payload, imported.
+    const imported = await ext.evaluate(async () => {
+      const n = 12 << 20;
+      const payload = new Uint8Array(n);
+      for (let i = 0; i < n; i += 65536) crypto.getRandomValues(payload.subarray(i, i + 65536));
+      const http = `HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: ${n}\r\n\r\n`;
+      const head = `WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/big.bin\r\nWARC-Date: 2024-09-01T00:00:00Z\r\n` +
+        `WARC-Record-ID: <urn:uuid:5e4c2f8a-0000-4000-8000-000000000003>\r\nContent-Type: application/http; msgtype=response\r\n` +
+        `Content-Length: ${http.length + n}\r\n\r\n`;
+      const res = await fetch("/api/import?name=big.warc", { method: "POST", body: new Blob([head, http, payload, "\r\n\r\n"]) });
+      return { status: res.status, json: await res.json() };
+    });
+    assert.equal(imported.status, 200, JSON.stringify(imported.json));
+    const big = imported.json.id;
+    const proxied = `http://127.0.0.1:${proxy.address().port}/`;
+    await api("PUT", "/api/settings", JSON.stringify({ headerPolicy: "redact", warcVersion: "0.9", cdxDialect: "pywb-2.6.7", agent: "webkeep", teamEndpoint: proxied, teamToken: TOKEN }));
+    const job = (await api("POST", `/api/sessions/${big}/upload`)).json.job;
+    assert.equal(job, `upload-${big}`);
+    await heldSeen;
+    const before = await api("GET", `/api/jobs/${job}`);
+    assert.equal(before.json.state, "running");
+    assert.ok(before.json.done >= 5 << 20, JSON.stringify(before.json));
+
+    await browser.sw.evaluate(() => { self.beforeStop = true; });
+    const cdp = await browser.context.newCDPSession(ext);
+    await cdp.send("ServiceWorker.enable");
+    await cdp.send("ServiceWorker.stopAllWorkers");
+    // The next call starts a new service worker, which resumes the upload.
+    const done = await waitFor(async () => {
+      const r = await api("GET", `/api/jobs/${job}`).catch(() => null);
+      return r?.status === 200 && r.json.state !== "running" && r.json;
+    }, "the resumed upload", 180000);
+    assert.equal(done.state, "done", JSON.stringify(done));
+    const restarted = await Promise.any(browser.context.serviceWorkers().map((w) => w.evaluate(() => typeof self.webkeepCore === "object" && !self.beforeStop)));
+    assert.ok(restarted, "the service worker was really stopped and started again");
+    assert.deepEqual([...parts.entries()].sort(), [["1", 1], ["2", 1], ["3", 1]], "each part reached the Worker once");
+
+    // The archive has the session's bundle, byte-identical.
+    const bundle = await ext.evaluate(async (id) => {
+      const b = new Uint8Array(await (await fetch(`/api/sessions/${id}/bundle.zip`)).arrayBuffer());
+      const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", b));
+      return { size: b.length, sha256: [...sum].map((x) => x.toString(16).padStart(2, "0")).join("") };
+    }, big);
+    const list = await (await fetch(new URL("/api/bundles", upstream), { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+    const mine = list.bundles.find((b) => b.name === `webkeep-${big}.zip`);
+    assert.ok(mine, JSON.stringify(list));
+    assert.equal(mine.size, bundle.size);
+    assert.equal(mine.sha256, bundle.sha256);
+    const pending = await (await fetch(new URL("/api/uploads", upstream), { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+    assert.deepEqual(pending.uploads, []);
+  } finally {
+    proxy.close();
+    await mf5.dispose();
+  }
 });

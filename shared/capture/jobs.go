@@ -32,13 +32,27 @@ type jobs struct {
 // start runs f as a job; f reports progress through the callback and returns the
 // job's result.
 func (j *jobs) start(kind string, f func(ctx context.Context, progress func(done, total int)) (any, error)) *Job {
-	ctx, cancel := context.WithCancel(context.Background())
+	return j.startAs("", kind, f)
+}
+
+// startAs is start with the job's id given ("" for a new one): work that outlives a
+// service instance (an upload resumed after a restart) keeps its id, so a page
+// following it goes on. A job of that id still running is returned instead.
+func (j *jobs) startAs(id, kind string, f func(ctx context.Context, progress func(done, total int)) (any, error)) *Job {
 	j.mu.Lock()
 	if j.m == nil {
 		j.m = map[string]*Job{}
 	}
+	if old := j.m[id]; old != nil && old.State == "running" {
+		j.mu.Unlock()
+		return old
+	}
+	ctx, cancel := context.WithCancel(context.Background())
 	j.next++
-	job := &Job{ID: fmt.Sprintf("%s-%d", kind, j.next), Kind: kind, State: "running", Started: time.Now().UTC(), cancel: cancel}
+	if id == "" {
+		id = fmt.Sprintf("%s-%d", kind, j.next)
+	}
+	job := &Job{ID: id, Kind: kind, State: "running", Started: time.Now().UTC(), cancel: cancel}
 	j.m[job.ID] = job
 	j.mu.Unlock()
 	go func() {

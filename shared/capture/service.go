@@ -109,6 +109,7 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.writes.onPanic = s.tasks.onPanic
 	go s.tasks.run()
 	go s.writes.run()
+	s.ResumeUploads() // a restarted service worker goes on with its uploads
 	return s, nil
 }
 

@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -48,11 +47,12 @@ func (s *Service) teamRequest(ctx context.Context, method, path string, body io.
 			e.Error = strings.TrimSpace(string(b))
 		}
 		switch resp.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			return nil, fmt.Errorf("the team archive refused the token (%s): check it on the options page", e.Error)
+		case http.StatusUnauthorized:
+			err = fmt.Errorf("the team archive refused the token (%s): check it on the options page", e.Error)
 		default:
-			return nil, fmt.Errorf("the team archive answered %s: %s", resp.Status, e.Error)
+			err = fmt.Errorf("the team archive answered %s: %s", resp.Status, e.Error)
 		}
+		return nil, &teamError{status: resp.StatusCode, err: err}
 	}
 	return resp, nil
 }
@@ -65,7 +65,8 @@ func (s *Service) client() *http.Client {
 	return http.DefaultClient
 }
 
-// Upload starts a job that sends a session's bundle to the team archive.
+// Upload starts a job that sends a session's bundle to the team archive, in parts
+// (see uploadParts); an upload of the session already running is returned as it is.
 func (s *Service) Upload(id string, overwrite bool) (*Job, error) {
 	sess, err := s.Session(id)
 	if err != nil {
@@ -74,33 +75,7 @@ func (s *Service) Upload(id string, overwrite bool) (*Job, error) {
 	if set := s.Settings(); set.TeamEndpoint == "" || set.TeamToken == "" {
 		return nil, fmt.Errorf("no team archive is set: give its address and a token on the options page")
 	}
-	return s.jobs.start("upload", func(ctx context.Context, progress func(done, total int)) (any, error) {
-		// The bundle is built in memory: the fetch behind Go's HTTP client in the
-		// browser sends a body whole.
-		var buf bytes.Buffer
-		if err := sess.WriteBundle(&buf); err != nil {
-			return nil, err
-		}
-		total := buf.Len()
-		progress(0, total)
-		name := sess.BaseName() + ".zip"
-		path := "/api/bundles/" + name
-		if overwrite {
-			path += "?overwrite=1"
-		}
-		resp, err := s.teamRequest(ctx, http.MethodPut, path, &buf, int64(total))
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		progress(total, total)
-		var out TeamUpload
-		json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out)
-		if out.Name == "" {
-			out.Name = name
-		}
-		return out, nil
-	}), nil
+	return s.startUpload(sess, overwrite), nil
 }
 
 // LoadTeamDatabase replaces the URL database with the team's shared one.

@@ -38,6 +38,7 @@ type Bucket interface {
 	// List returns up to limit objects whose keys start with prefix, in key order,
 	// from the position cursor (from a previous page; "" to start) on.
 	List(ctx context.Context, prefix, cursor string, limit int) (*ListPage, error)
+	Multipart
 }
 
 // An Object describes one stored object.
@@ -73,4 +74,38 @@ type ListPage struct {
 	// Cursor continues the listing when Truncated is set.
 	Cursor    string
 	Truncated bool
+}
+
+// Multipart uploads, as R2 has them: every part but the last at least MinPartSize
+// bytes and all of the same size, at most MaxParts parts numbered from 1.
+const (
+	MinPartSize = 5 << 20
+	MaxParts    = 10000
+)
+
+// ErrNoUpload is returned for a multipart upload that does not exist (any more):
+// completed, aborted, or never created.
+var ErrNoUpload = errors.New("teamarchive: no such multipart upload")
+
+// A Multipart is the object store's multipart upload: the parts of one object sent
+// one by one (each its own request), then assembled in one step. R2 has it; MemBucket
+// does it in memory.
+type Multipart interface {
+	// CreateMultipart starts a multipart upload of key and returns its id. The object
+	// appears only when the upload is completed.
+	CreateMultipart(ctx context.Context, key string, opts PutOptions) (uploadID string, err error)
+	// UploadPart stores part number n (1 to MaxParts) of an upload: exactly size bytes of
+	// body, as Put. Sending a part again replaces it. It returns the part's ETag.
+	UploadPart(ctx context.Context, key, uploadID string, n int, body io.Reader, size int64) (etag string, err error)
+	// CompleteMultipart assembles the parts, in order, into the object key.
+	CompleteMultipart(ctx context.Context, key, uploadID string, parts []Part) (*Object, error)
+	// AbortMultipart discards an upload and its parts; an upload that does not exist is
+	// not an error.
+	AbortMultipart(ctx context.Context, key, uploadID string) error
+}
+
+// A Part names one uploaded part for CompleteMultipart.
+type Part struct {
+	Number int
+	ETag   string
 }

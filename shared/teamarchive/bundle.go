@@ -147,6 +147,13 @@ func (s *Server) putBundle(w http.ResponseWriter, r *http.Request, name, uploade
 		DataKey:    prefixData + name + "/" + upload,
 		CDXKey:     prefixCDX + name + "/" + upload,
 	}
+	// The upload's record first: a Worker stopped before the end leaves it, and the
+	// sweep of abandoned uploads (see uploads.go) removes what it names.
+	rec := &uploadRecord{Name: name, ID: upload, Uploader: uploader, Created: now, DataKey: e.DataKey, Overwrite: replace}
+	if err := s.putRecord(ctx, rec); err != nil {
+		return err
+	}
+	defer s.cleanup(rec.key())
 	body := &uploadReader{r: r.Body, declared: size, max: s.cfg.MaxBundleSize, h: sha256.New()}
 	stored, err := s.cfg.Bucket.Put(ctx, e.DataKey, body, size, PutOptions{})
 	if err == nil && body.n == 0 {
@@ -168,7 +175,16 @@ func (s *Server) putBundle(w http.ResponseWriter, r *http.Request, name, uploade
 		return fmt.Errorf("storing %s: stored %d bytes of %d", name, stored.Size, body.n)
 	}
 	e.SHA256 = hex.EncodeToString(body.h.Sum(nil))
+	return s.publish(w, r, e, old)
+}
 
+// publish indexes a stored upload and lists it, with the condition that old (the
+// entry it replaces, nil for none) is still the listed one; whatever fails removes
+// what the upload wrote.
+func (s *Server) publish(w http.ResponseWriter, r *http.Request, e *bundleEntry, old *Object) error {
+	ctx := r.Context()
+	name := e.Name
+	indexKey := prefixIndex + name
 	index, err := s.indexUpload(ctx, e)
 	if err != nil {
 		s.cleanup(e.DataKey)
@@ -236,7 +252,7 @@ type uploadReader struct {
 	declared int64 // -1: unknown
 	max      int64
 	n        int64
-	h        hash.Hash
+	h        hash.Hash // nil: no hash
 	err      error
 }
 
@@ -258,7 +274,9 @@ func (u *uploadReader) Read(p []byte) (int, error) {
 	}
 	n, err := u.r.Read(p[:min(int64(len(p)), limit)])
 	u.n += int64(n)
-	u.h.Write(p[:n])
+	if u.h != nil {
+		u.h.Write(p[:n])
+	}
 	switch {
 	case u.n > u.max:
 		u.err = fmt.Errorf("%w: more than %d bytes", errTooLarge, u.max)

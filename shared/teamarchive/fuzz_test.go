@@ -3,6 +3,7 @@ package teamarchive
 import (
 	"bytes"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,6 +60,40 @@ func FuzzCDXScan(f *testing.F) {
 		for _, l := range c.lines {
 			if l.line < q.Start || l.line >= q.End {
 				t.Errorf("kept %q outside [%q, %q)", l.line, q.Start, q.End)
+			}
+		}
+	})
+}
+
+var uploadMethods = []string{"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"}
+
+// FuzzUploadRoutes sends hostile paths, part numbers and completion bodies to an
+// upload in parts: no panic, no failure of the server's own (5xx), and nothing is
+// ever stored outside the upload's own keys.
+func FuzzUploadRoutes(f *testing.F) {
+	for _, s := range []struct{ method, suffix, body string }{
+		{"PUT", "/1", "part"}, {"PUT", "/0", "x"}, {"PUT", "/99999999999999999999", "x"}, {"PUT", "/-1", "x"},
+		{"PUT", "/1/..", "x"}, {"POST", "", `{"parts": 1}`}, {"POST", "", `{"parts": -1, "size": 1e99}`},
+		{"POST", "", `{"sha256": 5}`}, {"POST", "", "\x00\xff"}, {"GET", "/..%2f..", ""}, {"DELETE", "%2f", ""},
+	} {
+		f.Add(uint8(slices.Index(uploadMethods, s.method)), s.suffix, []byte(s.body))
+	}
+	f.Fuzz(func(t *testing.T, m uint8, suffix string, body []byte) {
+		method := uploadMethods[int(m)%len(uploadMethods)]
+		s, b, _ := newPartsServer(t)
+		u := createUpload(t, s, "f.zip")
+		path := "/api/uploads/f.zip/" + u.Upload + suffix
+		if _, err := url.ParseRequestURI(path); err != nil || strings.ContainsAny(suffix, " \t\r\n#?") {
+			return // no client can send it
+		}
+		w := do(t, s, req{method: method, path: path, token: "-", body: body})
+		if w.Code >= 500 {
+			t.Errorf("%s %q: %d %s", method, suffix, w.Code, w.Body.String())
+		}
+		for _, k := range b.Keys() {
+			if !strings.HasPrefix(k, "uploads/f.zip/"+u.Upload) && !strings.HasPrefix(k, "parts/f.zip/"+u.Upload+"/") &&
+				!strings.HasPrefix(k, "data/f.zip/"+u.Upload) && !strings.HasPrefix(k, "cdx/f.zip/"+u.Upload) && k != "index/f.zip" {
+				t.Errorf("%s %q stored %s", method, suffix, k)
 			}
 		}
 	})

@@ -30,6 +30,14 @@ type Config struct {
 	MaxBundleSize int64
 	// MaxDomainFileSize bounds a URL database file; zero means DefaultMaxDomainFileSize.
 	MaxDomainFileSize int64
+	// PartSize is the size of every part of an upload in parts but the last; zero
+	// means DefaultPartSize. R2 wants at least MinPartSize.
+	PartSize int64
+	// MaxUploadSize bounds an upload in parts in bytes; zero means DefaultMaxUploadSize.
+	MaxUploadSize int64
+	// UploadTTL is the age past which an unfinished upload counts as abandoned and is
+	// removed by the next sweep; zero means DefaultUploadTTL.
+	UploadTTL time.Duration
 	// MaxQueryLimit caps a CDX query's limit=; zero means DefaultMaxQueryLimit.
 	MaxQueryLimit int
 	// Now gives upload times and ids; time.Now when nil.
@@ -50,6 +58,15 @@ func NewServer(cfg Config) *Server {
 	}
 	if cfg.MaxDomainFileSize <= 0 {
 		cfg.MaxDomainFileSize = DefaultMaxDomainFileSize
+	}
+	if cfg.PartSize <= 0 {
+		cfg.PartSize = DefaultPartSize
+	}
+	if cfg.MaxUploadSize <= 0 {
+		cfg.MaxUploadSize = DefaultMaxUploadSize
+	}
+	if cfg.UploadTTL <= 0 {
+		cfg.UploadTTL = DefaultUploadTTL
 	}
 	if cfg.MaxQueryLimit <= 0 {
 		cfg.MaxQueryLimit = DefaultMaxQueryLimit
@@ -88,7 +105,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A CORS preflight: browsers (the extension among them) ask before sending
 		// a token. Tokens travel in Authorization, never in cookies, so any origin
 		// may ask; what it may do is still decided by the token.
-		h.Set("Access-Control-Allow-Methods", "GET, HEAD, PUT, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-Match, If-None-Match, Range")
 		h.Set("Access-Control-Max-Age", "86400")
 		w.WriteHeader(http.StatusNoContent)
@@ -119,7 +136,7 @@ func statusOf(err error) int {
 	switch {
 	case errors.Is(err, ErrName), errors.Is(err, ErrQuery):
 		return http.StatusBadRequest
-	case errors.Is(err, ErrNotExist):
+	case errors.Is(err, ErrNotExist), errors.Is(err, ErrNoUpload):
 		return http.StatusNotFound
 	case errors.Is(err, ErrPrecondition):
 		return http.StatusPreconditionFailed
@@ -152,7 +169,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func (s *Server) route(w http.ResponseWriter, r *http.Request) error {
 	if r.Method == http.MethodOptions {
 		h := w.Header()
-		h.Set("Access-Control-Allow-Methods", "GET, HEAD, PUT, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-Match, If-None-Match, Range")
 		h.Set("Access-Control-Max-Age", "86400")
 		w.WriteHeader(http.StatusNoContent)
@@ -201,6 +218,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) error {
 			return s.deleteBundle(w, r, name)
 		}
 		return s.getBundle(w, r, name)
+	case path == "/api/uploads" || strings.HasPrefix(path, "/api/uploads/"):
+		return s.routeUploads(w, r, strings.TrimPrefix(path, "/api/uploads"))
 	case path == "/api/cdx":
 		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
 			return err

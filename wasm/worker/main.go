@@ -5,7 +5,10 @@
 //
 // Bindings (wrangler.toml): ARCHIVE, the R2 bucket; WEBKEEP_TOKENS, a secret of
 // comma-separated bearer tokens ("name:secret" or "secret"); WEBKEEP_PUBLIC_READS,
-// "1" to let reads go without a token; WEBKEEP_MAX_BUNDLE_BYTES, the upload limit.
+// "1" to let reads go without a token; WEBKEEP_MAX_BUNDLE_BYTES, the limit of an upload
+// in one request; WEBKEEP_MAX_UPLOAD_BYTES, of an upload in parts; WEBKEEP_PART_BYTES,
+// the size of its parts; WEBKEEP_UPLOAD_TTL, the age (a Go duration, "24h") past which
+// an unfinished upload is swept.
 //
 // The JavaScript glue in glue/ instantiates this program once per request (as
 // syumai/workers' own glue does); everything below the http.Handler is ordinary Go,
@@ -16,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
@@ -36,6 +40,16 @@ func main() {
 	}
 	if n, err := strconv.ParseInt(cloudflare.Getenv("WEBKEEP_MAX_BUNDLE_BYTES"), 10, 64); err == nil && n > 0 {
 		cfg.MaxBundleSize = n
+	}
+	if n, err := strconv.ParseInt(cloudflare.Getenv("WEBKEEP_MAX_UPLOAD_BYTES"), 10, 64); err == nil && n > 0 {
+		cfg.MaxUploadSize = n
+	}
+	if n, err := strconv.ParseInt(cloudflare.Getenv("WEBKEEP_PART_BYTES"), 10, 64); err == nil && n > 0 {
+		// R2's bounds, and under Cloudflare's 100 MB request limit.
+		cfg.PartSize = min(max(n, teamarchive.MinPartSize), 96<<20)
+	}
+	if d, err := time.ParseDuration(cloudflare.Getenv("WEBKEEP_UPLOAD_TTL")); err == nil && d > 0 {
+		cfg.UploadTTL = d
 	}
 	if bucket.IsUndefined() {
 		fmt.Fprintln(os.Stderr, "webkeep worker: the R2 binding ARCHIVE is missing (see wrangler.toml)")

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"syscall/js"
 	"time"
 
@@ -118,17 +119,7 @@ type eofReader struct{}
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 func (r *r2Bucket) Put(_ context.Context, key string, body io.Reader, size int64, opts teamarchive.PutOptions) (*teamarchive.Object, error) {
-	jsOpts := map[string]any{}
-	if opts.ContentType != "" {
-		jsOpts["httpMetadata"] = map[string]any{"contentType": opts.ContentType}
-	}
-	if len(opts.Meta) > 0 {
-		m := map[string]any{}
-		for k, v := range opts.Meta {
-			m[k] = v
-		}
-		jsOpts["customMetadata"] = m
-	}
+	jsOpts := putOptions(opts)
 	if opts.IfMatch != "" || opts.IfNoneMatch {
 		h := headersClass.New()
 		if opts.IfMatch != "" {
@@ -143,34 +134,13 @@ func (r *r2Bucket) Put(_ context.Context, key string, body io.Reader, size int64
 	if size < 0 {
 		return r.putUnknown(key, body, jsOpts)
 	}
-	var value js.Value
-	var pumpErr chan error
-	var writer js.Value
-	if size <= smallPut || fixedLengthStream.IsUndefined() {
-		buf := make([]byte, size)
-		if n, err := io.ReadFull(body, buf); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-				err = fmt.Errorf("%w (%d of %d bytes)", teamarchive.ErrShortBody, n, size)
-			}
-			return nil, fmt.Errorf("r2 put %s: %w", key, err)
-		}
-		value = uint8Array.New(len(buf))
-		js.CopyBytesToJS(value, buf)
-	} else {
-		fls := fixedLengthStream.New(size)
-		writer = fls.Get("writable").Call("getWriter")
-		value = fls.Get("readable")
-		pumpErr = make(chan error, 1)
-		go func() { pumpErr <- pump(writer, body, size) }()
+	value, finish, err := sizedBody(body, size)
+	if err != nil {
+		return nil, fmt.Errorf("r2 put %s: %w", key, err)
 	}
 	v, err := await(r.b.Call("put", key, value, jsOpts))
-	if pumpErr != nil {
-		if err != nil {
-			writer.Call("abort", "put failed")
-		}
-		if perr := <-pumpErr; perr != nil {
-			return nil, fmt.Errorf("r2 put %s: %w", key, perr)
-		}
+	if perr := finish(err != nil); perr != nil {
+		return nil, fmt.Errorf("r2 put %s: %w", key, perr)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("r2 put %s: %w", key, err)
@@ -179,6 +149,107 @@ func (r *r2Bucket) Put(_ context.Context, key string, body io.Reader, size int64
 		return nil, fmt.Errorf("%w: put %s", teamarchive.ErrPrecondition, key)
 	}
 	return toObject(v), nil
+}
+
+// putOptions are R2's options for opts' content type and metadata.
+func putOptions(opts teamarchive.PutOptions) map[string]any {
+	jsOpts := map[string]any{}
+	if opts.ContentType != "" {
+		jsOpts["httpMetadata"] = map[string]any{"contentType": opts.ContentType}
+	}
+	if len(opts.Meta) > 0 {
+		m := map[string]any{}
+		for k, v := range opts.Meta {
+			m[k] = v
+		}
+		jsOpts["customMetadata"] = m
+	}
+	return jsOpts
+}
+
+// sizedBody makes exactly size bytes of body a value R2 takes: one buffer up to
+// smallPut, else a FixedLengthStream fed as R2 reads it, so memory stays flat. Once R2
+// has answered, finish (told whether R2 failed) waits for the stream's feeder and
+// returns its error: a short or failing body.
+func sizedBody(body io.Reader, size int64) (js.Value, func(failed bool) error, error) {
+	if size <= smallPut || fixedLengthStream.IsUndefined() {
+		buf := make([]byte, size)
+		if n, err := io.ReadFull(body, buf); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				err = fmt.Errorf("%w (%d of %d bytes)", teamarchive.ErrShortBody, n, size)
+			}
+			return js.Undefined(), nil, err
+		}
+		value := uint8Array.New(len(buf))
+		js.CopyBytesToJS(value, buf)
+		return value, func(bool) error { return nil }, nil
+	}
+	fls := fixedLengthStream.New(size)
+	writer := fls.Get("writable").Call("getWriter")
+	pumpErr := make(chan error, 1)
+	go func() { pumpErr <- pump(writer, body, size) }()
+	return fls.Get("readable"), func(failed bool) error {
+		if failed {
+			writer.Call("abort", "put failed")
+		}
+		return <-pumpErr
+	}, nil
+}
+
+// noUpload turns R2's refusal of an unknown multipart upload into ErrNoUpload.
+func noUpload(err error) error {
+	if s := err.Error(); strings.Contains(s, "does not exist") || strings.Contains(s, "10024") {
+		return fmt.Errorf("%w: %v", teamarchive.ErrNoUpload, err)
+	}
+	return err
+}
+
+func (r *r2Bucket) CreateMultipart(_ context.Context, key string, opts teamarchive.PutOptions) (string, error) {
+	up, err := await(r.b.Call("createMultipartUpload", key, putOptions(opts)))
+	if err != nil {
+		return "", fmt.Errorf("r2 create multipart %s: %w", key, err)
+	}
+	return up.Get("uploadId").String(), nil
+}
+
+func (r *r2Bucket) UploadPart(_ context.Context, key, uploadID string, n int, body io.Reader, size int64) (string, error) {
+	value, finish, err := sizedBody(body, size)
+	if err != nil {
+		return "", fmt.Errorf("r2 upload part %d of %s: %w", n, key, err)
+	}
+	up := r.b.Call("resumeMultipartUpload", key, uploadID)
+	p, err := await(up.Call("uploadPart", n, value))
+	if perr := finish(err != nil); perr != nil {
+		return "", fmt.Errorf("r2 upload part %d of %s: %w", n, key, perr)
+	}
+	if err != nil {
+		return "", fmt.Errorf("r2 upload part %d of %s: %w", n, key, noUpload(err))
+	}
+	return p.Get("etag").String(), nil
+}
+
+func (r *r2Bucket) CompleteMultipart(_ context.Context, key, uploadID string, parts []teamarchive.Part) (*teamarchive.Object, error) {
+	list := make([]any, len(parts))
+	for i, p := range parts {
+		list[i] = map[string]any{"partNumber": p.Number, "etag": p.ETag}
+	}
+	up := r.b.Call("resumeMultipartUpload", key, uploadID)
+	v, err := await(up.Call("complete", list))
+	if err != nil {
+		return nil, fmt.Errorf("r2 complete %s: %w", key, noUpload(err))
+	}
+	return toObject(v), nil
+}
+
+func (r *r2Bucket) AbortMultipart(_ context.Context, key, uploadID string) error {
+	up := r.b.Call("resumeMultipartUpload", key, uploadID)
+	if _, err := await(up.Call("abort")); err != nil {
+		if errors.Is(noUpload(err), teamarchive.ErrNoUpload) {
+			return nil
+		}
+		return fmt.Errorf("r2 abort %s: %w", key, err)
+	}
+	return nil
 }
 
 // partSize is the multipart part size: R2 wants at least 5 MiB and equal sizes for
@@ -391,6 +462,16 @@ func (missingBucket) Put(context.Context, string, io.Reader, int64, teamarchive.
 	return nil, errNoBinding
 }
 func (missingBucket) Delete(context.Context, ...string) error { return errNoBinding }
+func (missingBucket) CreateMultipart(context.Context, string, teamarchive.PutOptions) (string, error) {
+	return "", errNoBinding
+}
+func (missingBucket) UploadPart(context.Context, string, string, int, io.Reader, int64) (string, error) {
+	return "", errNoBinding
+}
+func (missingBucket) CompleteMultipart(context.Context, string, string, []teamarchive.Part) (*teamarchive.Object, error) {
+	return nil, errNoBinding
+}
+func (missingBucket) AbortMultipart(context.Context, string, string) error { return errNoBinding }
 func (missingBucket) List(context.Context, string, string, int) (*teamarchive.ListPage, error) {
 	return nil, errNoBinding
 }
