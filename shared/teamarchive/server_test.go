@@ -361,8 +361,9 @@ func TestServerInterruptedUpload(t *testing.T) {
 	if keys := small.cfg.Bucket.(*MemBucket).Keys(); len(keys) != 3 {
 		t.Errorf("keys after chunked uploads: %v", keys)
 	}
-	if false {
-		t.Errorf("listing after interrupted uploads: %s", w.Body.String())
+	// The upload over the limit left nothing: the listing has the first one only.
+	if w := do(t, small, req{method: "GET", path: "/api/bundles", token: "-"}); strings.Count(w.Body.String(), `"chunked.zip"`) != 1 {
+		t.Errorf("listing after the chunked uploads: %s", w.Body.String())
 	}
 }
 
