@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -102,16 +103,29 @@ func TestRecordMatchesCDX(t *testing.T) {
 }
 
 func TestRecordWithVerdict(t *testing.T) {
-	// A record as docs/api.md lists it, with the verdict shared/urldb writes.
-	in := `[{"urlkey":"org,example)/a.css","timestamp":"20250601100005","fields":{"url":"https://example.org/a.css","mime":"text/plain","status":"200","length":"10","offset":"0"},
-		"verdict":{"url":"https://example.org/a.css","domain":"example.org","path":"/a.css","ok":false,"code":"content-type","problem":"expected text/css; got text/plain","status":200,"expected":"text/css","got":"text/plain"}}]`
+	// A record as docs/api.md lists it, with the verdict shared/urldb gives a CSS
+	// file served as text/plain.
+	verdict := urldb.CheckResponse(&urldb.Record{Path: "/a.css", ContentType: "text/css", ContentLength: -1},
+		urldb.Response{Status: 200, Header: http.Header{"Content-Type": {"text/plain"}}, Length: -1})
+	verdict.URL, verdict.Domain = "https://example.org/a.css", "example.org"
+	vb, err := json.Marshal(verdict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := records(t, cdx.Entry{URLKey: "org,example)/a.css", Timestamp: "20250601100005", URL: "https://example.org/a.css", Mime: "text/plain", Status: "200"})
+	rb, _ := json.Marshal(rec[0])
+	in := "[" + strings.TrimSuffix(string(rb), "}") + `,"verdict":` + string(vb) + "}]"
 	var got []Record
 	if err := json.Unmarshal([]byte(in), &got); err != nil {
 		t.Fatal(err)
 	}
 	v := got[0].Verdict
-	if v == nil || v.OK || v.Code != "content-type" || v.Status != 200 || v.Expected != "text/css" || v.Domain != "example.org" {
-		t.Errorf("verdict decoded as %+v", v)
+	if v == nil || v.OK != verdict.OK || v.Code != verdict.Code || v.Status != 200 || v.Expected != verdict.Expected ||
+		v.Got != verdict.Got || v.Domain != "example.org" || v.Problem != verdict.Problem {
+		t.Errorf("verdict decoded as %+v, the core wrote %+v", v, verdict)
+	}
+	if verdict.OK || verdict.Code == "" {
+		t.Errorf("the check passed a CSS file served as text/plain: %+v", verdict)
 	}
 }
 
