@@ -18,6 +18,7 @@ try {
 } finally {
   site.stop();
 }
+const waczMB = (statSync(files.wacz).size / 1e6).toFixed(1);
 const pages = readZip(files.wacz).get("pages/pages.jsonl").toString("utf8").trim().split("\n").slice(1).map((l) => JSON.parse(l));
 const rwp = await serveReplayWebPage({ "session.wacz": files.wacz });
 const viewer = await launchViewer();
@@ -52,7 +53,7 @@ try {
 const ms = (x) => `${Math.round(x)} ms`;
 console.log(`## Replay in ReplayWeb.page ${rwpVersion}`);
 console.log();
-console.log(`\`node scripts/bench-replaywebpage.mjs\`: the demo's WACZ (${(statSync(files.wacz).size / 1e6).toFixed(1)} MB, ${pages.length} pages, a 24 MB file) served from 127.0.0.1, opened in a fresh headless Chromium profile, median of ${runs} runs. Each page is opened from its page-list URL in a new tab, until its replay frame has loaded and stopped navigating.`);
+console.log(`\`node scripts/bench-replaywebpage.mjs\`: the demo's WACZ (${waczMB} MB, ${pages.length} pages, a 24 MB file) served from 127.0.0.1, opened in a fresh headless Chromium profile, median of ${runs} runs. Each page is opened from its page-list URL in a new tab, until its replay frame has loaded and stopped navigating.`);
 console.log();
 console.log("| measure | median |");
 console.log("|---|---|");
