@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,6 +116,61 @@ func TestWARCUsage(t *testing.T) {
 		{[]string{"convert", "--to", "2.0", "a", "b"}, 2}, {[]string{"ls", "/does/not/exist"}, 1}} {
 		if code := runWARC(tt.args, &out, &errb); code != tt.code {
 			t.Errorf("%v: exit %d, want %d", tt.args, code, tt.code)
+		}
+	}
+}
+
+// warc convert --to 1.1 writes a segmented record whole, as replay tools need it,
+// unless --keep-segments asks for the segments.
+func TestWARCConvertJoinsSegments(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "seg.warc")
+	f, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := bytes.Repeat([]byte("0123456789"), 300)
+	w := warc.NewWriter(f, warc.WriterOptions{Version: warc.V09, MaxBuffer: 1000})
+	// A reader that cannot be read twice is written as segments.
+	if _, err := w.WriteRecord(&warc.Record{Type: warc.TypeResource, TargetURI: "http://x/", ContentType: "text/plain",
+		Block: io.MultiReader(bytes.NewReader(block)), BlockLength: int64(len(block))}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	f.Close()
+	for _, tc := range []struct {
+		flags []string
+		types string
+	}{
+		{nil, "resource"},
+		{[]string{"--keep-segments"}, "resource continuation continuation"},
+	} {
+		out := filepath.Join(dir, "out.warc")
+		var o, e bytes.Buffer
+		if code := runWARC(append(append([]string{"convert", "--to", "1.1"}, tc.flags...), src, out), &o, &e); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.flags, code, e.String())
+		}
+		data, _ := os.ReadFile(out)
+		rd, err := warc.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var types []string
+		var got []byte
+		for {
+			rec, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			types = append(types, rec.Type)
+			b, _ := io.ReadAll(rec.Block)
+			got = append(got, b...)
+		}
+		if strings.Join(types, " ") != tc.types || !bytes.Equal(got, block) {
+			t.Errorf("%v: records %v, %d bytes of block", tc.flags, types, len(got))
 		}
 	}
 }
