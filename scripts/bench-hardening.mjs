@@ -1,4 +1,4 @@
-// Benchmarks of the core under large inputs in real Chromium (issue 18), printed as a
+// Benchmarks of the core under large inputs in real Chromium, printed as a
 // markdown section for BENCHMARKS.md: the extension process's memory while a 1 GB WARC
 // with one 300 MB record is imported, and while the largest URL database the limits let
 // in is loaded, each through its page as a user would; and the longest time /api/status
@@ -112,7 +112,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-console.log("## Large inputs in Chromium (issue 18)\n");
+console.log("## Large inputs in Chromium: a 1 GB import and a 32 MiB URL database\n");
 console.log(`\`node scripts/bench-hardening.mjs --warc ${warcSize} --record ${recordSize} --db ${dbSize}\` (headless Debian Chromium, the real extension)\n`);
 console.log("| measure | value | notes |\n| --- | --- | --- |");
 for (const r of rows) console.log(`| ${r.join(" | ")} |`);

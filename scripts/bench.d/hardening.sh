@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The core under large inputs in real Chromium (issue 18; needs `make build`): memory and
+# The core under large inputs in real Chromium (needs `make build`): memory and
 # the API's answers while a 1 GB WARC is imported and the largest URL database loads.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

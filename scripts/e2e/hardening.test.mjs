@@ -1,5 +1,5 @@
 // End to end, in real Chromium through the real extension: inputs that once killed the
-// core (issue 18). A 4 MB URL-database zip that inflates to 4 GB is refused with the limit
+// core. A 4 MB URL-database zip that inflates to 4 GB is refused with the limit
 // named, the loaded database and the sessions untouched; a WARC/1.0 with a 40 MiB record
 // imports (its block spooled through IndexedDB); the core answers /api/status after each.
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 // Inputs that once broke the extension's core, and large real-looking ones, written to
-// files for the end-to-end tests and benchmarks (issue 18): a URL-database zip bomb, a
+// files for the end-to-end tests and benchmarks: a URL-database zip bomb, a
 // WARC/1.0 with one large record, a URL database of generated records.
 import { createHash, randomUUID } from "node:crypto";
 import { closeSync, openSync, writeSync } from "node:fs";
@@ -56,7 +56,7 @@ export function writeZip(file, entries) {
   return off;
 }
 
-/** Writes a zip of n domain files each inflating to size bytes of spaces (issue 18's bomb). */
+/** Writes a zip of n domain files each inflating to size bytes of spaces (a zip bomb). */
 export function writeBombZip(file, n = 20, size = 200 << 20) {
   const spaces = Buffer.alloc(size, 0x20);
   const raw = deflateRawSync(spaces, { level: 9 });
