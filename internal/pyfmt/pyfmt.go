@@ -1,7 +1,7 @@
-// Package pyfmt writes values as the Python programs webkeep must agree with write
-// them (pywb's indexer, wwturldb's messages): repr() of a str, bytes and float, and
-// json.dumps of a str (ensure_ascii). It is the one place the project formats
-// anything the Python way.
+// Package pyfmt writes and reads values as the Python programs webkeep must agree
+// with do (pywb's indexer, wwturldb's messages): repr() of a str, bytes and float,
+// json.dumps of a str (ensure_ascii), and bytes.decode("utf-8", "replace"). It is the
+// one place the project formats anything the Python way.
 package pyfmt
 
 import (
@@ -184,4 +184,54 @@ func AppendJSONString(dst []byte, s string) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// DecodeUTF8 decodes UTF-8 as Python's bytes.decode("utf-8", "replace") does, and
+// as the Encoding standard's "UTF-8 decode without BOM" (TextDecoder) does: one
+// U+FFFD for each maximal invalid subpart (a truncated sequence is one).
+func DecodeUTF8(p []byte) string {
+	if utf8.Valid(p) {
+		return string(p)
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c < 0x80 {
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		if r, size := utf8.DecodeRune(p[i:]); r != utf8.RuneError || size > 1 {
+			b.WriteRune(r)
+			i += size
+			continue
+		}
+		n, lo, hi := 0, byte(0x80), byte(0xbf)
+		switch {
+		case c >= 0xc2 && c <= 0xdf:
+			n = 2
+		case c == 0xe0:
+			n, lo = 3, 0xa0
+		case c >= 0xe1 && c <= 0xec || c == 0xee || c == 0xef:
+			n = 3
+		case c == 0xed:
+			n, hi = 3, 0x9f
+		case c == 0xf0:
+			n, lo = 4, 0x90
+		case c >= 0xf1 && c <= 0xf3:
+			n = 4
+		case c == 0xf4:
+			n, hi = 4, 0x8f
+		}
+		j := i + 1
+		for k := 1; k < n && j < len(p); k++ {
+			if k == 1 && (p[j] < lo || p[j] > hi) || k > 1 && (p[j] < 0x80 || p[j] > 0xbf) {
+				break
+			}
+			j++
+		}
+		b.WriteRune(utf8.RuneError)
+		i = j
+	}
+	return b.String()
 }

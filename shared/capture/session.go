@@ -341,46 +341,38 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 	}
 	n := 1
 	related := warc.Header{{Name: warc.FieldRelatedRecordID, Value: reqInfo.ID}}
+	// writeMetadata writes a note about the exchange as a metadata record related to
+	// the record whose id is given.
+	writeMetadata := func(note, relatedID, what string) error {
+		s.indexBlock = []byte(note)
+		if _, err := s.w.WriteRecord(&warc.Record{
+			Type:        warc.TypeMetadata,
+			TargetURI:   ex.URL,
+			Date:        date,
+			ContentType: "text/plain",
+			Header:      warc.Header{{Name: warc.FieldRelatedRecordID, Value: relatedID}},
+			Block:       strings.NewReader(note),
+			BlockLength: int64(len(note)),
+		}); err != nil {
+			return fmt.Errorf("%s record: %w", what, err)
+		}
+		n++
+		return nil
+	}
 	// writeNote says in the archive itself why the request is incomplete. It follows
 	// the response: replay indexers pair a request with the record next to it.
 	writeNote := func() error {
 		if ex.ReqNote == "" {
 			return nil
 		}
-		s.indexBlock = []byte(ex.ReqNote)
-		if _, err := s.w.WriteRecord(&warc.Record{
-			Type:        warc.TypeMetadata,
-			TargetURI:   ex.URL,
-			Date:        date,
-			ContentType: "text/plain",
-			Header:      related,
-			Block:       strings.NewReader(ex.ReqNote),
-			BlockLength: int64(len(ex.ReqNote)),
-		}); err != nil {
-			return fmt.Errorf("note record: %w", err)
-		}
-		n++
-		return nil
+		return writeMetadata(ex.ReqNote, reqInfo.ID, "note")
 	}
 	if ex.Status == 0 {
 		if err := writeNote(); err != nil {
 			return n, err
 		}
-		note := "no response: " + ex.Failure
-		s.indexBlock = []byte(note)
-		_, err := s.w.WriteRecord(&warc.Record{
-			Type:        warc.TypeMetadata,
-			TargetURI:   ex.URL,
-			Date:        date,
-			ContentType: "text/plain",
-			Header:      related,
-			Block:       strings.NewReader(note),
-			BlockLength: int64(len(note)),
-		})
-		if err != nil {
-			return n, fmt.Errorf("failure record: %w", err)
-		}
-		return n + 1, nil
+		err := writeMetadata("no response: "+ex.Failure, reqInfo.ID, "failure")
+		return n, err
 	}
 	head := ex.ResponseHead()
 	body, err := ex.Body()
@@ -420,19 +412,9 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 	if ex.RespNote != "" {
 		// What happened to the body (cut, not kept, fetched again) is said in the
 		// archive itself, beside the response it is about.
-		s.indexBlock = []byte(ex.RespNote)
-		if _, err := s.w.WriteRecord(&warc.Record{
-			Type:        warc.TypeMetadata,
-			TargetURI:   ex.URL,
-			Date:        date,
-			ContentType: "text/plain",
-			Header:      warc.Header{{Name: warc.FieldRelatedRecordID, Value: respInfo.ID}},
-			Block:       strings.NewReader(ex.RespNote),
-			BlockLength: int64(len(ex.RespNote)),
-		}); err != nil {
-			return n, fmt.Errorf("response note record: %w", err)
+		if err := writeMetadata(ex.RespNote, respInfo.ID, "response note"); err != nil {
+			return n, err
 		}
-		n++
 	}
 	return n, nil
 }

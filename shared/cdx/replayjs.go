@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/webkeep/webkeep/internal/pyfmt"
 )
 
 // This file is the WarcioJS dialect: the key ReplayWeb.page computes when a replayed
@@ -123,62 +125,13 @@ func headerValues(h map[string][]string, name string) []string {
 	return out
 }
 
-// decodeUTF8 is the Encoding standard's "UTF-8 decode": a leading BOM is dropped and
-// each maximal invalid subpart becomes one U+FFFD.
+// decodeUTF8 is the Encoding standard's "UTF-8 decode", which Request.text() does: a
+// leading BOM is dropped and each maximal invalid subpart becomes one U+FFFD.
 func decodeUTF8(b []byte) string {
 	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
 		b = b[3:]
 	}
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	var sb strings.Builder
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < 0x80 {
-			sb.WriteByte(c)
-			i++
-			continue
-		}
-		need, lo, hi := 0, byte(0x80), byte(0xBF)
-		switch {
-		case c >= 0xC2 && c <= 0xDF:
-			need = 1
-		case c >= 0xE0 && c <= 0xEF:
-			need = 2
-			if c == 0xE0 {
-				lo = 0xA0
-			} else if c == 0xED {
-				hi = 0x9F
-			}
-		case c >= 0xF0 && c <= 0xF4:
-			need = 3
-			if c == 0xF0 {
-				lo = 0x90
-			} else if c == 0xF4 {
-				hi = 0x8F
-			}
-		default:
-			sb.WriteRune(utf8.RuneError)
-			i++
-			continue
-		}
-		j := i + 1
-		for k := 0; k < need; k++ {
-			if j >= len(b) || b[j] < lo || b[j] > hi {
-				break
-			}
-			lo, hi = 0x80, 0xBF
-			j++
-		}
-		if j-i == need+1 {
-			sb.Write(b[i:j])
-		} else {
-			sb.WriteRune(utf8.RuneError)
-		}
-		i = j
-	}
-	return sb.String()
+	return pyfmt.DecodeUTF8(b)
 }
 
 // binaryToString is warcio.js's fallback for a body it cannot read as a form or
@@ -939,16 +892,7 @@ func formDecode(s string) string {
 			b = append(b, c)
 		}
 	}
-	return decodeUTF8NoBOM(b)
-}
-
-// decodeUTF8NoBOM is decodeUTF8 keeping a leading BOM, as "UTF-8 decode without BOM"
-// does.
-func decodeUTF8NoBOM(b []byte) string {
-	if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
-		return "\uFEFF" + decodeUTF8(b[3:])
-	}
-	return decodeUTF8(b)
+	return pyfmt.DecodeUTF8(b)
 }
 
 // utf16Units is s as JavaScript sees it: UTF-16 code units.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/webkeep/webkeep/internal/pyfmt"
 )
 
 // NormalizePath returns the database form of a URL's path and query (without
@@ -99,7 +101,7 @@ func normalizeSegments(path string) string {
 func pyUnquote(s string) string {
 	if !strings.Contains(s, "%") {
 		if !utf8.ValidString(s) { // a Python str cannot hold invalid UTF-8
-			return decodeUTF8Replace([]byte(s))
+			return pyfmt.DecodeUTF8([]byte(s))
 		}
 		return s
 	}
@@ -110,7 +112,7 @@ func pyUnquote(s string) string {
 			for j < len(s) && s[j] >= 0x80 {
 				j++
 			}
-			b.WriteString(decodeUTF8Replace([]byte(s[i:j])))
+			b.WriteString(pyfmt.DecodeUTF8([]byte(s[i:j])))
 			i = j
 			continue
 		}
@@ -125,7 +127,7 @@ func pyUnquote(s string) string {
 			raw = append(raw, s[j])
 			j++
 		}
-		b.WriteString(decodeUTF8Replace(raw))
+		b.WriteString(pyfmt.DecodeUTF8(raw))
 		i = j
 	}
 	return b.String()
@@ -143,55 +145,6 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - '0'
-}
-
-// decodeUTF8Replace decodes UTF-8 as Python's bytes.decode("utf-8", "replace"):
-// one U+FFFD for each maximal invalid subpart (a truncated sequence is one).
-func decodeUTF8Replace(p []byte) string {
-	if utf8.Valid(p) {
-		return string(p)
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); {
-		c := p[i]
-		if c < 0x80 {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		if r, size := utf8.DecodeRune(p[i:]); r != utf8.RuneError || size > 1 {
-			b.WriteRune(r)
-			i += size
-			continue
-		}
-		n, lo, hi := 0, byte(0x80), byte(0xbf)
-		switch {
-		case c >= 0xc2 && c <= 0xdf:
-			n = 2
-		case c == 0xe0:
-			n, lo = 3, 0xa0
-		case c >= 0xe1 && c <= 0xec || c == 0xee || c == 0xef:
-			n = 3
-		case c == 0xed:
-			n, hi = 3, 0x9f
-		case c == 0xf0:
-			n, lo = 4, 0x90
-		case c >= 0xf1 && c <= 0xf3:
-			n = 4
-		case c == 0xf4:
-			n, hi = 4, 0x8f
-		}
-		j := i + 1
-		for k := 1; k < n && j < len(p); k++ {
-			if k == 1 && (p[j] < lo || p[j] > hi) || k > 1 && (p[j] < 0x80 || p[j] > 0xbf) {
-				break
-			}
-			j++
-		}
-		b.WriteRune(utf8.RuneError)
-		i = j
-	}
-	return b.String()
 }
 
 // pyQuote is Python's urllib.parse.quote of the UTF-8 bytes of s: everything
