@@ -53,7 +53,7 @@ try {
 const ms = (x) => `${Math.round(x)} ms`;
 console.log(`## Replay in ReplayWeb.page ${rwpVersion}`);
 console.log();
-console.log(`\`node scripts/bench-replaywebpage.mjs\`: the demo's WACZ (${waczMB} MB, ${pages.length} pages, a 24 MB file) served from 127.0.0.1, opened in a fresh headless Chromium profile, median of ${runs} runs. Each page is opened from its page-list URL in a new tab, until its replay frame has loaded and stopped navigating.`);
+console.log(`\`node scripts/bench-replaywebpage.mjs\`: the demo's WACZ (${waczMB} MB, ${pages.length} pages, a 24 MB file) served from 127.0.0.1, opened in a fresh headless Chromium profile, median of ${runs} runs. Each page is opened from its page-list URL in a new tab, until its replay frame has loaded and stopped navigating (polled every 250 ms: each figure holds up to 0.75 s of that wait).`);
 console.log();
 console.log("| measure | median |");
 console.log("|---|---|");
