@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // ErrLine is wrapped by the errors of SplitLine and LineReader: a line that is not
@@ -70,4 +71,49 @@ func (r *LineReader) Next() (key, timestamp, fields []byte, err error) {
 		return nil, nil, nil, fmt.Errorf("cdx: line %d: %w", r.line+1, err)
 	}
 	return nil, nil, nil, io.EOF
+}
+
+// ParseEntry reads an Entry back from a CDXJ line that AppendLine (in any dialect),
+// pywb or warcio wrote: the inverse of AppendLine. Fields it does not know are
+// ignored; length and offset, when present, must be whole numbers.
+func ParseEntry(line []byte) (Entry, error) {
+	key, ts, fields, err := SplitLine(line)
+	if err != nil {
+		return Entry{}, err
+	}
+	var f struct {
+		URL          string `json:"url"`
+		Mime         string `json:"mime"`
+		MimeDetected string `json:"mime-detected"`
+		Status       string `json:"status"`
+		Digest       string `json:"digest"`
+		Length       string `json:"length"`
+		Offset       string `json:"offset"`
+		Method       string `json:"method"`
+		RequestBody  string `json:"requestBody"`
+		Filename     string `json:"filename"`
+		Metadata     string `json:"metadata"`
+	}
+	if err := json.Unmarshal(fields, &f); err != nil {
+		return Entry{}, fmt.Errorf("%w: %v", ErrLine, err)
+	}
+	e := Entry{
+		URLKey: string(key), Timestamp: string(ts), URL: f.URL, Mime: f.Mime, MimeDetected: f.MimeDetected,
+		Status: f.Status, Digest: f.Digest, Method: f.Method, RequestBody: f.RequestBody, Filename: f.Filename,
+		Metadata: f.Metadata,
+	}
+	for _, n := range []struct {
+		name, s string
+		dst     *int64
+	}{{"length", f.Length, &e.Length}, {"offset", f.Offset, &e.Offset}} {
+		if n.s == "" {
+			continue
+		}
+		v, err := strconv.ParseInt(n.s, 10, 64)
+		if err != nil || v < 0 {
+			return Entry{}, fmt.Errorf("%w: %s %.20q is not a whole number", ErrLine, n.name, n.s)
+		}
+		*n.dst = v
+	}
+	return e, nil
 }

@@ -82,3 +82,26 @@ func FuzzSplitLine(f *testing.F) {
 		}
 	})
 }
+
+// ParseEntry reads back every field AppendLine writes, in each dialect.
+func TestParseEntryIsTheInverseOfAppendLine(t *testing.T) {
+	entries := []Entry{
+		{URLKey: "org,example)/", Timestamp: "20240101000000", URL: "http://example.org/", Mime: "text/html", Status: "200",
+			Digest: "ABC", Length: 10, Offset: 5, Filename: "a.warc.gz", MimeDetected: "text/html", Metadata: `{"a":1}`},
+		{URLKey: "org,example)/api?__wb_method=post&a=1", Timestamp: "20240101000001", URL: "http://example.org/api",
+			Mime: "application/json", Status: "201", Digest: "DEF", Length: 812, Offset: 40960, Method: "POST",
+			RequestBody: "a=1&note=café \"q\"", Filename: "a.warc.gz"},
+	}
+	for _, d := range []Dialect{Pywb267, Pywb28, WarcioJS} {
+		for _, e := range entries {
+			line := e.AppendLine(nil, d)
+			got, err := ParseEntry(line[:len(line)-1])
+			if err != nil || got != e {
+				t.Errorf("%s: %s\n read %+v, %v", d, line, got, err)
+			}
+		}
+	}
+	if _, err := ParseEntry([]byte(`k 20240101000000 {"offset":"-1"}`)); err == nil || !errors.Is(err, ErrLine) {
+		t.Errorf("a negative offset: %v", err)
+	}
+}
