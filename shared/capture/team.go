@@ -23,9 +23,14 @@ func (s *Service) teamRequest(ctx context.Context, method, path string, body io.
 	if set.TeamEndpoint == "" || set.TeamToken == "" {
 		return nil, fmt.Errorf("no team archive is set: give its address and a token on the options page")
 	}
+	// The query is kept apart: JoinPath would escape its "?" into the path.
+	path, query, _ := strings.Cut(path, "?")
 	u, err := url.JoinPath(set.TeamEndpoint, path)
 	if err != nil {
 		return nil, fmt.Errorf("team endpoint: %w", err)
+	}
+	if query != "" {
+		u += "?" + query
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {

@@ -325,3 +325,25 @@ func TestUploadInPartsCancelled(t *testing.T) {
 		t.Errorf("left in the store: %v", keys)
 	}
 }
+
+// A bundle the team already has is refused unless the upload asks to replace it; asked,
+// the replacement goes through (the query reaches the archive as a query).
+func TestUploadInPartsOverwrite(t *testing.T) {
+	a := newTeamArchive(t)
+	store := NewMemStore()
+	svc := teamService(t, store, a, http.DefaultTransport)
+	sess := bigSession(t, store, svc)
+	for _, tc := range []struct {
+		overwrite bool
+		state     string
+	}{{false, "done"}, {false, "failed"}, {true, "done"}} {
+		job, err := svc.Upload(sess.info.ID, tc.overwrite)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done := waitJob(t, svc.Handler(), job.ID); done.State != tc.state {
+			t.Fatalf("overwrite=%v: %+v, want %s", tc.overwrite, done, tc.state)
+		}
+	}
+	wantUploaded(t, a, store, sess)
+}

@@ -65,7 +65,13 @@ const pollEvery = 400 * time.Millisecond
 // trackJob shows a job's progress until it ends, cancelling it if the user asks, and
 // returns its final state: an error if it failed or was cancelled.
 func trackJob(label, id string) (Job, error) {
+	// One box a job: a job run again under its id (a session's upload) replaces the
+	// box of its last run.
+	for _, old := range byID("jobs").QuerySelectorAll(`[data-job="` + id + `"]`) {
+		old.Remove()
+	}
 	p := newProgress(label)
+	p.root.SetAttribute("data-job", id)
 	path := "/api/jobs/" + id
 	cancel := p.cancel
 	for {
