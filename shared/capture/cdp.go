@@ -95,10 +95,12 @@ type Recorder struct {
 	mu      sync.Mutex
 	pending map[requestKey]*pendingExchange
 	bodies  map[requestKey]*responseBody // streamed or taken, by network id
-	extras  map[requestKey]Fields        // wire request headers that came before their request
-	durable map[Target]bool              // targets whose bodies the browser keeps after they end
-	idle    chan struct{}                // closed when the last request in flight ends (see setPending)
-	work    inflight                     // commands and finishes in flight
+	// extras are the wire headers (ExtraInfo events) of each request, waiting to be
+	// matched with its hops, in order.
+	extras  map[requestKey]*extraQueue
+	durable map[Target]bool // targets whose bodies the browser keeps after they end
+	idle    chan struct{}   // closed when the last request in flight ends (see setPending)
+	work    inflight        // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -129,7 +131,13 @@ type requestKey struct {
 
 type pendingExchange struct {
 	ex       *Exchange
-	extra    Fields         // request headers as sent on the wire (ExtraInfo)
+	extra    Fields        // request headers as sent on the wire (ExtraInfo)
+	respWire *responseWire // response headers as received on the wire (ExtraInfo)
+	// wantExtra says the browser announced ExtraInfo events for this hop
+	// (hasExtraInfo): finishing waits a moment for those not yet come.
+	wantExtra bool
+	// noWait says the target is gone: no event will come any more.
+	noWait   bool
 	reqWG    sync.WaitGroup // a request body being fetched
 	frameID  string         // the frame that asked for it
 	received bool           // some of the body has arrived
@@ -155,7 +163,7 @@ func NewRecorder(b Browser) *Recorder {
 		StreamThreshold: DefaultStreamThreshold,
 		pending:         make(map[requestKey]*pendingExchange),
 		bodies:          make(map[requestKey]*responseBody),
-		extras:          make(map[requestKey]Fields),
+		extras:          make(map[requestKey]*extraQueue),
 		durable:         make(map[Target]bool),
 	}
 }
@@ -451,9 +459,11 @@ type (
 		Request          cdpRequest   `json:"request"`
 		WallTime         float64      `json:"wallTime"`
 		RedirectResponse *cdpResponse `json:"redirectResponse"`
-		Type             string       `json:"type"`
-		DocumentURL      string       `json:"documentURL"`
-		FrameID          string       `json:"frameId"`
+		// RedirectHasExtraInfo says ExtraInfo events come for the redirect's hop.
+		RedirectHasExtraInfo bool   `json:"redirectHasExtraInfo"`
+		Type                 string `json:"type"`
+		DocumentURL          string `json:"documentURL"`
+		FrameID              string `json:"frameId"`
 	}
 	// requestExtraInfo is the params of Network.requestWillBeSentExtraInfo.
 	requestExtraInfo struct {
@@ -464,6 +474,17 @@ type (
 	responseReceived struct {
 		RequestID string      `json:"requestId"`
 		Response  cdpResponse `json:"response"`
+		// HasExtraInfo says ExtraInfo events come (or came) for this hop.
+		HasExtraInfo bool `json:"hasExtraInfo"`
+	}
+	// responseExtraInfo is the params of Network.responseReceivedExtraInfo: the
+	// response's headers as received, Set-Cookie included. HeadersText, the raw
+	// header block, is given for HTTP/1.x only.
+	responseExtraInfo struct {
+		RequestID   string            `json:"requestId"`
+		StatusCode  int               `json:"statusCode"`
+		Headers     map[string]string `json:"headers"`
+		HeadersText string            `json:"headersText"`
 	}
 	// dataReceived is the params of Network.dataReceived.
 	dataReceived struct {
@@ -511,6 +532,7 @@ var eventParams = map[string]any{
 	"Network.requestWillBeSent":          requestWillBeSent{},
 	"Network.requestWillBeSentExtraInfo": requestExtraInfo{},
 	"Network.responseReceived":           responseReceived{},
+	"Network.responseReceivedExtraInfo":  responseExtraInfo{},
 	"Network.dataReceived":               dataReceived{},
 	"Network.loadingFinished":            loadingFinished{},
 	"Network.loadingFailed":              loadingFailed{},
@@ -525,7 +547,7 @@ var eventParams = map[string]any{
 // and a worker or frame, held until it is set up. HandleEvent needs them in order
 // among themselves but not with the others, which only ever follow them, so a host
 // that queues events should hand these over at once.
-var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Target.attachedToTarget"}
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget"}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the
@@ -588,8 +610,11 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		delete(r.bodies, key)
 		r.mu.Unlock()
 		if prev != nil && ev.RedirectResponse != nil {
+			r.mu.Lock()
 			setResponse(prev.ex, ev.RedirectResponse)
+			prev.wantExtra = ev.RedirectHasExtraInfo
 			prev.ex.Redirected = true
+			r.mu.Unlock()
 			r.finish(ctx, key, prev, false, t)
 		}
 		if !archivable(ev.Request.URL) {
@@ -608,10 +633,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		}}
 		r.mu.Lock()
 		r.setPending(key, p)
-		if extra, ok := r.extras[key]; ok {
-			p.extra = extra
-			delete(r.extras, key)
-		}
+		r.addHop(key, p)
 		if carried != nil {
 			r.bodies[key] = carried
 		}
@@ -626,14 +648,22 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if err := decode(&ev); err != nil {
 			return err
 		}
-		key := requestKey{t, ev.RequestID}
 		r.mu.Lock()
-		if p := r.pending[key]; p != nil && p.extra == nil {
-			p.extra = fieldsFromMap(ev.Headers)
-		} else {
-			// It came first; the next hop of this request takes it.
-			r.extras[key] = fieldsFromMap(ev.Headers)
+		key, _ := r.find(t, ev.RequestID)
+		q := r.extraQueue(key)
+		q.requests = append(q.requests, fieldsFromMap(ev.Headers))
+		q.match()
+		r.mu.Unlock()
+	case "Network.responseReceivedExtraInfo":
+		var ev responseExtraInfo
+		if err := decode(&ev); err != nil {
+			return err
 		}
+		r.mu.Lock()
+		key, _ := r.find(t, ev.RequestID)
+		q := r.extraQueue(key)
+		q.responses = append(q.responses, ev.wire())
+		q.match()
 		r.mu.Unlock()
 	case "Network.responseReceived":
 		var ev responseReceived
@@ -644,6 +674,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		key, p := r.find(t, ev.RequestID)
 		if p != nil {
 			setResponse(p.ex, &ev.Response)
+			p.wantExtra = ev.HasExtraInfo
 		}
 		body := r.bodies[key]
 		durable := r.durable[key.target]
@@ -925,6 +956,9 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		if p == nil {
 			continue
 		}
+		r.mu.Lock()
+		p.noWait = true
+		r.mu.Unlock()
 		if p.ex.Status == 0 {
 			p.ex.Failure = "detached: " + reason
 		} else {
@@ -1022,10 +1056,8 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 	go func() {
 		defer r.work.Done()
 		p.reqWG.Wait()
+		r.takeExtra(key, p)
 		ex := p.ex
-		if p.extra != nil {
-			ex.ReqHeader = p.extra
-		}
 		if n, err := strconv.Atoi(ex.ReqHeader.Get("Content-Length")); err == nil && n != len(ex.ReqBody) && !ex.ReqTruncated {
 			ex.ReqTruncated = true
 			ex.ReqNote = fmt.Sprintf("the browser revealed %d of the %d bytes of the request body (a file chosen by the user is never revealed)", len(ex.ReqBody), n)
@@ -1259,4 +1291,162 @@ func wallTime(sec float64) time.Time {
 	}
 	whole, frac := math.Modf(sec)
 	return time.Unix(int64(whole), int64(frac*1e9)).UTC()
+}
+
+// responseWire is a response's head as the browser received it (ExtraInfo).
+type responseWire struct {
+	status     int
+	statusText string // from the raw status line, when there is one
+	header     Fields
+}
+
+// wire returns the response head that ev reports: the raw header block when the
+// browser gives one (HTTP/1.x: every line in its order, repeated fields kept), else
+// the header object, whose repeated fields the browser joined with "\n".
+func (ev *responseExtraInfo) wire() responseWire {
+	w := responseWire{status: ev.StatusCode}
+	if ev.HeadersText != "" {
+		if text, header, ok := parseHeadBlock(ev.HeadersText); ok {
+			w.statusText, w.header = text, header
+			return w
+		}
+	}
+	w.header = fieldsFromMap(ev.Headers)
+	return w
+}
+
+// parseHeadBlock parses a raw HTTP/1.x response head ("HTTP/1.1 200 OK\r\nName:
+// value\r\n...") into its reason phrase and its fields, in order. Folded lines
+// (obsolete, but still sent) continue the field before them. ok is false when the
+// text does not begin with a status line.
+func parseHeadBlock(text string) (reason string, header Fields, ok bool) {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	status := strings.SplitN(lines[0], " ", 3)
+	if len(status) < 2 || !strings.HasPrefix(status[0], "HTTP/") {
+		return "", nil, false
+	}
+	if len(status) == 3 {
+		reason = strings.TrimSpace(status[2])
+	}
+	for _, line := range lines[1:] {
+		if line == "" {
+			continue
+		}
+		if (line[0] == ' ' || line[0] == '\t') && len(header) > 0 {
+			header[len(header)-1].Value += " " + strings.TrimSpace(line)
+			continue
+		}
+		name, value, found := strings.Cut(line, ":")
+		if !found || strings.TrimSpace(name) == "" {
+			continue
+		}
+		header = append(header, Field{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+	}
+	return reason, header, true
+}
+
+// extraQueue matches the ExtraInfo events of one request id with its hops (a request
+// and the requests its redirects led to). The browser sends them in the order of the
+// hops, but before or after the hops' own events: each kind is given to the hops in
+// order, whichever comes first.
+type extraQueue struct {
+	hops      []*pendingExchange // hops that still lack some of their ExtraInfo
+	requests  []Fields
+	responses []responseWire
+}
+
+// maxExtraQueues bounds the requests whose ExtraInfo waits for their hops: events of
+// requests the recorder never saw begin (they began before it attached) are dropped
+// beyond it.
+const maxExtraQueues = 4096
+
+// extraQueue returns the queue of key's request id, made if there is none. r.mu is held.
+func (r *Recorder) extraQueue(key requestKey) *extraQueue {
+	if q := r.extras[key]; q != nil {
+		return q
+	}
+	for k, q := range r.extras {
+		if k.id == key.id && k.target.TabID == key.target.TabID {
+			return q
+		}
+	}
+	if len(r.extras) >= maxExtraQueues {
+		clear(r.extras)
+	}
+	q := &extraQueue{}
+	r.extras[key] = q
+	return q
+}
+
+// addHop adds a new hop of key's request, which takes the ExtraInfo waiting for it.
+// r.mu is held.
+func (r *Recorder) addHop(key requestKey, p *pendingExchange) {
+	q := r.extraQueue(key)
+	q.hops = append(q.hops, p)
+	q.match()
+}
+
+// match gives the waiting ExtraInfo to the hops, in order. A response's ExtraInfo is
+// for the first hop still without one, unless that hop's response is known and has
+// another status: then that hop never gets one (it was given up waiting).
+func (q *extraQueue) match() {
+	for _, p := range q.hops {
+		if p.extra == nil && len(q.requests) > 0 {
+			p.extra, q.requests = q.requests[0], q.requests[1:]
+		}
+	}
+	for _, p := range q.hops {
+		if p.respWire != nil {
+			continue
+		}
+		for len(q.responses) > 0 && p.ex.Status != 0 && q.responses[0].status != 0 && q.responses[0].status != p.ex.Status {
+			q.responses = q.responses[1:] // a late one for a hop already given up on
+		}
+		if len(q.responses) == 0 {
+			break
+		}
+		w := q.responses[0]
+		p.respWire, q.responses = &w, q.responses[1:]
+	}
+	q.hops = slices.DeleteFunc(q.hops, func(p *pendingExchange) bool { return p.extra != nil && p.respWire != nil })
+}
+
+// extraWait bounds how long an ending hop waits for the ExtraInfo events the browser
+// announced and has not sent yet.
+const extraWait = 2 * time.Second
+
+// takeExtra waits, up to extraWait, for the ExtraInfo of p that the browser
+// announced, then puts the wire headers in p's exchange and forgets p's place in the
+// queue.
+func (r *Recorder) takeExtra(key requestKey, p *pendingExchange) {
+	deadline := time.Now().Add(extraWait)
+	for {
+		r.mu.Lock()
+		done := p.noWait || !p.wantExtra || p.extra != nil && (p.respWire != nil || p.ex.Status == 0)
+		if done || time.Now().After(deadline) {
+			q := r.extraQueue(key)
+			q.hops = slices.DeleteFunc(q.hops, func(h *pendingExchange) bool { return h == p })
+			if len(q.hops) == 0 && len(q.requests) == 0 && len(q.responses) == 0 {
+				for k, v := range r.extras {
+					if v == q {
+						delete(r.extras, k)
+					}
+				}
+			}
+			extra, wire := p.extra, p.respWire
+			r.mu.Unlock()
+			if extra != nil {
+				p.ex.ReqHeader = extra
+			}
+			if wire != nil && p.ex.Status != 0 {
+				p.ex.RespHeader = wire.header
+				if wire.statusText != "" {
+					p.ex.StatusText = wire.statusText
+				}
+			}
+			return
+		}
+		r.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -762,3 +762,126 @@ func TestWorkerGoneWhileBeingSetUp(t *testing.T) {
 		t.Errorf("reported %v", reported)
 	}
 }
+
+// recordAtOnce is record with the events handed over as fast as they come, as a busy
+// browser sends them: work they cause is still under way when the next one arrives.
+func recordAtOnce(t *testing.T, b *fakeBrowser, events []event) []*Exchange {
+	t.Helper()
+	r := NewRecorder(b)
+	var mu sync.Mutex
+	var out []*Exchange
+	r.OnExchange = func(ex *Exchange) { mu.Lock(); out = append(out, ex); mu.Unlock() }
+	r.OnError = func(err error) { t.Errorf("recorder: %v", err) }
+	for _, ev := range events {
+		if err := r.HandleEvent(context.Background(), Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
+			t.Fatalf("%s: %v", ev.method, err)
+		}
+	}
+	r.Wait()
+	return out
+}
+
+func TestRecorderWireHeadersFromExtraInfo(t *testing.T) {
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Network.getResponseBody" {
+			return map[string]any{"body": "welcome"}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	loginText := "HTTP/1.1 200 Logged In\r\nContent-Type: text/html\r\nSet-Cookie: sid=abc; HttpOnly\r\nSet-Cookie: theme=dark\r\nContent-Length: 7\r\n\r\n"
+	redirectText := "HTTP/1.1 302 Found\r\nLocation: /home\r\nSet-Cookie: step=1\r\nContent-Length: 0\r\n\r\n"
+	tests := []struct {
+		name   string
+		events []event
+	}{
+		{"extra info after the hop ended", []event{
+			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
+			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
+			{"Network.responseReceived", `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
+			{"Network.loadingFinished", `{"requestId":"1"}`},
+			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
+			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
+			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
+			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":200,"headers":{},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(loginText, "\r", `\r`), "\n", `\n`) + `"}`},
+		}},
+		{"extra info before each hop", []event{
+			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
+			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
+			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
+			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
+			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
+			// Without raw text (HTTP/2), repeated fields come joined by "\n".
+			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":200,"headers":{"content-type":"text/html","set-cookie":"sid=abc; HttpOnly\ntheme=dark","content-length":"7"}}`},
+			{"Network.responseReceived", `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
+			{"Network.loadingFinished", `{"requestId":"1"}`},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := recordAtOnce(t, b, tt.events)
+			if len(got) != 2 {
+				t.Fatalf("got %d exchanges, want 2", len(got))
+			}
+			byURL := map[string]*Exchange{}
+			for _, ex := range got {
+				byURL[ex.URL] = ex
+			}
+			first, home := byURL["http://example.org/login"], byURL["http://example.org/home"]
+			if first.ReqHeader.Get("Cookie") != "old=1" || home.ReqHeader.Get("Cookie") != "step=1" {
+				t.Errorf("request cookies %q and %q, want old=1 and step=1", first.ReqHeader.Get("Cookie"), home.ReqHeader.Get("Cookie"))
+			}
+			if first.RespHeader.Get("Set-Cookie") != "step=1" {
+				t.Errorf("redirect's Set-Cookie %q, want step=1 (%v)", first.RespHeader.Get("Set-Cookie"), first.RespHeader)
+			}
+			var cookies []string
+			for _, f := range home.RespHeader {
+				if strings.EqualFold(f.Name, "Set-Cookie") {
+					cookies = append(cookies, f.Value)
+				}
+			}
+			if strings.Join(cookies, " | ") != "sid=abc; HttpOnly | theme=dark" {
+				t.Errorf("Set-Cookie fields %q, want both, in order", cookies)
+			}
+			head := strings.ToLower(string(home.ResponseHead()))
+			if !strings.Contains(head, "set-cookie: sid=abc; httponly\r\n") || !strings.Contains(head, "theme=dark\r\n") {
+				t.Errorf("response head lacks the cookies:\n%s", head)
+			}
+		})
+	}
+}
+
+func TestParseHeadBlock(t *testing.T) {
+	tests := []struct {
+		text, reason string
+		header       Fields
+		ok           bool
+	}{
+		{"HTTP/1.1 200 OK\r\nA: 1\r\nA: 2\r\nB:  x \r\n\r\n", "OK", Fields{{"A", "1"}, {"A", "2"}, {"B", "x"}}, true},
+		{"HTTP/1.0 404\r\nX: a\r\n  folded\r\nbad line\r\n", "", Fields{{"X", "a folded"}}, true},
+		{"HTTP/1.1 302 Found Here\nLocation: /\n", "Found Here", Fields{{"Location", "/"}}, true},
+		{"", "", nil, false},
+		{"garbage\r\nA: 1", "", nil, false},
+	}
+	for _, tt := range tests {
+		reason, header, ok := parseHeadBlock(tt.text)
+		if reason != tt.reason || ok != tt.ok || fmt.Sprint(header) != fmt.Sprint(tt.header) {
+			t.Errorf("parseHeadBlock(%q) = %q, %v, %v; want %q, %v, %v", tt.text, reason, header, ok, tt.reason, tt.header, tt.ok)
+		}
+	}
+}
+
+func FuzzParseHeadBlock(f *testing.F) {
+	f.Add("HTTP/1.1 200 OK\r\nSet-Cookie: a=b\r\nSet-Cookie: c=d\r\n\r\n")
+	f.Add("HTTP/1.1 302\n  x\n:\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		_, header, ok := parseHeadBlock(text)
+		if !ok && header != nil {
+			t.Fatal("fields from a block that is not a response head")
+		}
+		for _, kv := range header {
+			if kv.Name == "" || strings.ContainsAny(kv.Name, "\r\n") {
+				t.Fatalf("bad field name %q", kv.Name)
+			}
+		}
+	})
+}
