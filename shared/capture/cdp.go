@@ -99,8 +99,11 @@ type Recorder struct {
 	// matched with its hops, in order.
 	extras  map[requestKey]*extraQueue
 	durable map[Target]bool // targets whose bodies the browser keeps after they end
-	idle    chan struct{}   // closed when the last request in flight ends (see setPending)
-	work    inflight        // commands and finishes in flight
+	// documents holds, by tab and frame, the loader id of the document each frame shows
+	// now: a request of another loader of that frame belongs to a page that was left.
+	documents map[frameKey]string
+	idle      chan struct{} // closed when the last request in flight ends (see setPending)
+	work      inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -140,6 +143,7 @@ type pendingExchange struct {
 	noWait   bool
 	reqWG    sync.WaitGroup // a request body being fetched
 	frameID  string         // the frame that asked for it
+	loaderID string         // the document of that frame it belongs to
 	received bool           // some of the body has arrived
 }
 
@@ -165,6 +169,7 @@ func NewRecorder(b Browser) *Recorder {
 		bodies:          make(map[requestKey]*responseBody),
 		extras:          make(map[requestKey]*extraQueue),
 		durable:         make(map[Target]bool),
+		documents:       make(map[frameKey]string),
 	}
 }
 
@@ -383,9 +388,45 @@ func (b *commandLog) Send(ctx context.Context, t Target, method string, params a
 	res, err := b.Browser.Send(ctx, t, method, params)
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%s: %w", method, context.Cause(ctx))
+	} else if err != nil {
+		err = plainError(err)
 	}
 	return res, err
 }
+
+// plainError turns the error of a DevTools command, which the browser gives as the
+// protocol's JSON error object ({"code":-32000,"message":"No resource with given
+// identifier found"}), into its message, the words a user can read. Other errors are
+// returned as they are.
+func plainError(err error) error {
+	msg := err.Error()
+	i := strings.Index(msg, `{"code"`)
+	if i < 0 {
+		return err
+	}
+	var obj struct {
+		Message string `json:"message"`
+		Data    string `json:"data"`
+	}
+	if json.Unmarshal([]byte(msg[i:]), &obj) != nil || obj.Message == "" {
+		return err
+	}
+	plain := obj.Message
+	if obj.Data != "" {
+		plain += " (" + obj.Data + ")"
+	}
+	return &browserError{plain: msg[:i] + plain, err: err}
+}
+
+// browserError is a DevTools command's error in plain words; it unwraps to the error
+// the browser gave.
+type browserError struct {
+	plain string
+	err   error
+}
+
+func (e *browserError) Error() string { return e.plain }
+func (e *browserError) Unwrap() error { return e.err }
 
 // abandon cancels the commands sent to t, or to any target t covers, with why. A
 // worker or frame (t with a Session) is gone for good: later commands to it fail at
@@ -464,6 +505,7 @@ type (
 		Type                 string `json:"type"`
 		DocumentURL          string `json:"documentURL"`
 		FrameID              string `json:"frameId"`
+		LoaderID             string `json:"loaderId"`
 	}
 	// requestExtraInfo is the params of Network.requestWillBeSentExtraInfo.
 	requestExtraInfo struct {
@@ -520,6 +562,7 @@ type (
 	frameNavigated struct {
 		Frame struct {
 			ID       string `json:"id"`
+			LoaderID string `json:"loaderId"`
 			ParentID string `json:"parentId"`
 			URL      string `json:"url"`
 			Fragment string `json:"urlFragment"`
@@ -623,7 +666,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			}
 			return nil
 		}
-		p := &pendingExchange{frameID: ev.FrameID, ex: &Exchange{
+		p := &pendingExchange{frameID: ev.FrameID, loaderID: ev.LoaderID, ex: &Exchange{
 			Started:      wallTime(ev.WallTime),
 			Method:       ev.Request.Method,
 			URL:          ev.Request.URL,
@@ -744,14 +787,10 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if p == nil {
 			return nil
 		}
-		if p.ex.Status == 0 {
-			p.ex.Failure = ev.ErrorText
-			if ev.Canceled {
-				p.ex.Failure = "canceled: " + ev.ErrorText
-			}
-		} else {
-			p.ex.RespNote = "the body did not arrive whole: " + ev.ErrorText
-		}
+		r.mu.Lock()
+		left := r.pageLeft(key, p)
+		r.mu.Unlock()
+		failed(p.ex, ev.ErrorText, ev.Canceled, left)
 		r.finish(ctx, key, p, false, t)
 	case "Target.attachedToTarget":
 		var ev attachedToTarget
@@ -776,6 +815,11 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		var ev frameNavigated
 		if err := decode(&ev); err != nil {
 			return err
+		}
+		if ev.Frame.LoaderID != "" {
+			r.mu.Lock()
+			r.documents[frameKey{t.TabID, ev.Frame.ID}] = ev.Frame.LoaderID
+			r.mu.Unlock()
 		}
 		if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
 			r.OnPage(Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, FrameID: ev.Frame.ID})
@@ -958,12 +1002,9 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		}
 		r.mu.Lock()
 		p.noWait = true
+		left := r.pageLeft(key, p)
 		r.mu.Unlock()
-		if p.ex.Status == 0 {
-			p.ex.Failure = "detached: " + reason
-		} else {
-			p.ex.RespNote = "detached before the body ended: " + reason
-		}
+		cutShort(p.ex, reason, left, time.Now())
 		r.finish(ctx, key, p, false, key.target)
 	}
 }
@@ -1024,7 +1065,7 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 		p.ex.ReqBody = body
 		p.ex.ReqTruncated = true
 		if hidden {
-			p.ex.ReqNote = "the browser does not reveal the bytes of a file chosen by the user: the request body lacks them"
+			p.ex.ReqNote = "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes"
 		} else {
 			p.ex.ReqNote = "request body not available from the browser: " + err.Error()
 		}
@@ -1060,7 +1101,7 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 		ex := p.ex
 		if n, err := strconv.Atoi(ex.ReqHeader.Get("Content-Length")); err == nil && n != len(ex.ReqBody) && !ex.ReqTruncated {
 			ex.ReqTruncated = true
-			ex.ReqNote = fmt.Sprintf("the browser revealed %d of the %d bytes of the request body (a file chosen by the user is never revealed)", len(ex.ReqBody), n)
+			ex.ReqNote = fmt.Sprintf("request body incomplete: the browser revealed %d of its %d bytes (a %s is never revealed)", len(ex.ReqBody), n, "file chosen by the user")
 		}
 		if len(ex.ReqBody) > 0 && !ex.ReqTruncated && !ex.ReqHeader.Has("Content-Length") {
 			// The browser adds Content-Length below the layer DevTools reports from; a
@@ -1116,10 +1157,33 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			// closes or the recording stops.
 			r.readWhole(ctx, from, key.id, p)
 		}
+		checkLength(ex)
 		if r.OnExchange != nil {
 			r.OnExchange(ex)
 		}
 	}()
+}
+
+// checkLength marks a response whose archived body is not as long as the server
+// declared (Content-Length, with no content coding that the browser undid) and that
+// nothing marked yet: never an unmarked difference.
+func checkLength(ex *Exchange) {
+	if ex.RespTruncated != "" || ex.Status < 200 || ex.Status == 204 || ex.Status == 304 || ex.Redirected || ex.Method == "HEAD" {
+		return
+	}
+	if ce := ex.RespHeader.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return
+	}
+	n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64)
+	if err != nil || n == ex.BodyLen() {
+		return
+	}
+	ex.RespTruncated = "length"
+	why := fmt.Sprintf("the archived body has %d of the %d bytes the server declared", ex.BodyLen(), n)
+	if ex.RespNote != "" {
+		why = ex.RespNote + "; " + why
+	}
+	ex.RespNote = why
 }
 
 // wholeLimit is the largest body read whole: the browser keeps no more of one body.
@@ -1147,7 +1211,15 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 		}
 	}
 	if err != nil {
-		ex.RespNote = "response body not available from the browser: " + err.Error()
+		r.mu.Lock()
+		left := r.pageLeft(requestKey{t, id}, p)
+		r.mu.Unlock()
+		ex.RespTruncated = "unspecified"
+		if left {
+			ex.RespNote = WhyPageLeft + " (the browser no longer had the body: " + err.Error() + ")"
+		} else {
+			ex.RespNote = "the browser did not give the body: " + err.Error()
+		}
 	}
 	ex.RespBody = b
 	// The browser drops the body of an image it could not decode: it then gives an
@@ -1449,4 +1521,88 @@ func (r *Recorder) takeExtra(key requestKey, p *pendingExchange) {
 		r.mu.Unlock()
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// frameKey names a frame of a tab.
+type frameKey struct {
+	tab   int
+	frame string
+}
+
+// pageLeft says whether p's request belongs to a document its frame no longer shows:
+// the page was left (a navigation) while it was under way. r.mu is held.
+func (r *Recorder) pageLeft(key requestKey, p *pendingExchange) bool {
+	if p.loaderID == "" || p.frameID == "" {
+		return false
+	}
+	now, ok := r.documents[frameKey{key.target.TabID, p.frameID}]
+	return ok && now != p.loaderID
+}
+
+// The reasons an exchange is archived incomplete, as its records say them (Failure,
+// RespNote, ReqNote): each begins with one of these, so that they can be counted by
+// reason.
+const (
+	WhyPageLeft  = "the page was left before its body arrived"
+	WhyCancelled = "cancelled by the browser"
+	WhyStopped   = "recording stopped before the body ended"
+	// WhyHiddenFile is why a request body lacks bytes.
+	WhyHiddenFile = "body hidden by the browser (file chosen by the user)"
+)
+
+// failed labels an exchange that the browser reported failed (Network.loadingFailed)
+// with errorText: before its response came (no response) or while its body came (the
+// body is then marked truncated). cancelled says the browser cancelled it, left that
+// its page was left meanwhile.
+func failed(ex *Exchange, errorText string, cancelled, left bool) {
+	var why string
+	switch {
+	case left && ex.Status == 0:
+		why = "the page was left before its response arrived"
+	case left:
+		why = WhyPageLeft
+	case cancelled:
+		why = WhyCancelled
+	case ex.Status == 0:
+		why = "the request failed"
+	default:
+		why = "the connection ended before the body did"
+	}
+	why += " (" + errorText + ")"
+	if ex.Status == 0 {
+		ex.Failure = why
+		return
+	}
+	ex.RespNote = why
+	ex.RespTruncated = "disconnect"
+}
+
+// cutShort labels an exchange still under way when its target went away for reason
+// (recording stopped, the tab closed, a worker ended) at now. left says its page had
+// been left before.
+func cutShort(ex *Exchange, reason string, left bool, now time.Time) {
+	var why string
+	switch {
+	case left && ex.Status == 0:
+		why = "the page was left before its response arrived"
+	case left:
+		why = WhyPageLeft
+	case reason == "recording stopped" && ex.Status == 0:
+		why = "recording stopped before the response arrived"
+	case reason == "recording stopped":
+		why = WhyStopped
+	case ex.Status == 0:
+		why = "no response before the debugger left: " + reason
+	default:
+		why = "the body had not ended when the debugger left: " + reason
+	}
+	if !ex.Started.IsZero() && now.Sub(ex.Started) >= time.Second {
+		why += fmt.Sprintf(" (requested %s before)", now.Sub(ex.Started).Round(time.Second))
+	}
+	if ex.Status == 0 {
+		ex.Failure = why
+		return
+	}
+	ex.RespNote = why
+	ex.RespTruncated = "disconnect"
 }

@@ -306,7 +306,7 @@ func TestRecorderRoutedBody(t *testing.T) {
 		ctx := context.Background()
 		for _, ev := range []struct{ method, params, data string }{
 			{"Network.requestWillBeSent", `{"requestId":"s","request":{"url":"http://example.org/v","method":"GET","headers":{}}}`, ""},
-			{"Network.responseReceived", `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"100"}}}`, ""},
+			{"Network.responseReceived", `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"22"}}}`, ""},
 			// The host marks the events whose data it took with empty data.
 			{"Network.dataReceived", `{"requestId":"s","dataLength":4,"data":""}`, "one-"},
 			{"Network.dataReceived", `{"requestId":"s","dataLength":4,"data":""}`, "two-"},
@@ -460,7 +460,7 @@ func TestRecorderRedirectChainAndFailures(t *testing.T) {
 	if bEx := byURL["http://example.org/b"]; bEx == nil || bEx.Status != 200 || string(bEx.RespBody) != "end" {
 		t.Errorf("final hop: %+v", bEx)
 	}
-	if f := byURL["http://down.example/"]; f == nil || f.Status != 0 || f.Failure != "net::ERR_CONNECTION_REFUSED" {
+	if f := byURL["http://down.example/"]; f == nil || f.Status != 0 || f.Failure != "the request failed (net::ERR_CONNECTION_REFUSED)" {
 		t.Errorf("failed request: %+v", f)
 	}
 	if got := b.sent("Network.getResponseBody"); len(got) != 1 {
@@ -485,7 +485,7 @@ func TestRecorderMarksHiddenFileBytes(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("got %d exchanges", len(got))
 	}
-	if !got[0].ReqTruncated || !strings.Contains(got[0].ReqNote, "of the 200 bytes") {
+	if !got[0].ReqTruncated || !strings.Contains(got[0].ReqNote, "79 of its 200 bytes") || !strings.Contains(got[0].ReqNote, "file chosen by the user") {
 		t.Errorf("hidden file bytes not marked: truncated=%v note=%q", got[0].ReqTruncated, got[0].ReqNote)
 	}
 }
@@ -884,4 +884,101 @@ func FuzzParseHeadBlock(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
+	start := `{"requestId":"%s","frameId":"F","loaderId":"L1","type":"Image","wallTime":%d,"request":{"url":"http://example.org/%s","method":"GET","headers":{}}}`
+	answer := `{"requestId":"%s","response":{"status":200,"headers":{"Content-Type":"image/png","Content-Length":"10"}}}`
+	left := event{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`}
+	now := time.Now().Unix()
+	tests := []struct {
+		name    string
+		events  []event
+		detach  bool // the recording stops after the events
+		body    func(method string) (any, error)
+		failure string // the start of the label of an exchange without a response
+		note    string // the start of the response's note, if it has a response
+		mark    string // its Truncated value
+	}{
+		{"page left while the body came", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
+			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+			left,
+			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		}, false, nil, "", WhyPageLeft + " (net::ERR_ABORTED)", "disconnect"},
+		{"cancelled on the page still shown", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
+			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		}, false, nil, WhyCancelled + " (net::ERR_ABORTED)", "", ""},
+		{"cancelled while its body came", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
+			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		}, false, nil, "", WhyCancelled, "disconnect"},
+		{"requested long before Stop on a page left", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now-180, "a.png")},
+			left,
+		}, true, nil, "the page was left before its response arrived (requested 3m", "", ""},
+		{"under way on the page shown when recording stopped", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now-180, "a.png")},
+			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+		}, true, nil, "", WhyStopped + " (requested 3m", "disconnect"},
+		{"the body gone when it ended", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
+			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+			left,
+			{"Network.loadingFinished", `{"requestId":"1"}`},
+		}, false, func(method string) (any, error) {
+			return nil, errors.New(`{"code":-32000,"message":"No resource with given identifier found"}`)
+		}, "", WhyPageLeft + " (the browser no longer had the body: No resource with given identifier found)", "unspecified"},
+		{"an empty body where 10 bytes were declared", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
+			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+			{"Network.loadingFinished", `{"requestId":"1"}`},
+		}, false, func(method string) (any, error) { return map[string]any{"body": ""}, nil },
+			"", "the archived body has 0 of the 10 bytes the server declared", "length"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+				if method == "Network.getResponseBody" && tt.body != nil {
+					return tt.body(method)
+				}
+				if method == "Network.getResponseBody" || method == "Network.loadNetworkResource" {
+					return nil, errors.New("not expected: " + method)
+				}
+				return map[string]any{}, nil
+			}}
+			r := NewRecorder(b)
+			var got []*Exchange
+			var mu sync.Mutex
+			r.OnExchange = func(ex *Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+			for _, ev := range tt.events {
+				if err := r.HandleEvent(context.Background(), Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
+					t.Fatal(err)
+				}
+				r.Wait()
+			}
+			if tt.detach {
+				r.Detached(context.Background(), Target{TabID: 7}, "recording stopped")
+				r.Wait()
+			}
+			if len(got) != 1 {
+				t.Fatalf("got %d exchanges, want 1", len(got))
+			}
+			ex := got[0]
+			if tt.failure != "" {
+				if ex.Status != 0 || !strings.HasPrefix(ex.Failure, tt.failure) {
+					t.Errorf("status %d, failure %q; want none and %q", ex.Status, ex.Failure, tt.failure)
+				}
+				return
+			}
+			if !strings.HasPrefix(ex.RespNote, tt.note) || ex.RespTruncated != tt.mark {
+				t.Errorf("note %q, Truncated %q; want %q…, %q", ex.RespNote, ex.RespTruncated, tt.note, tt.mark)
+			}
+			if strings.Contains(ex.RespNote+ex.Failure, "detached") || strings.Contains(ex.RespNote, `{"code"`) {
+				t.Errorf("label in the debugger's words: %q", ex.RespNote+ex.Failure)
+			}
+		})
+	}
 }

@@ -31,10 +31,17 @@ type SessionInfo struct {
 	NonGET    int       `json:"nonGet"`    // exchanges whose method is not GET
 	Pages     int       `json:"pages"`
 	Failures  int       `json:"failures"` // exchanges that ended without a response
-	Bytes     int64     `json:"bytes"`    // size of the session's .warc.gz
-	Notes     []string  `json:"notes"`    // problems the user should know of; never null
-	Verdicts  Verdicts  `json:"verdicts"` // URL-database checks of recorded responses
-	Imported  bool      `json:"imported,omitempty"`
+	// Incomplete counts the exchanges archived with a body marked Truncated (request
+	// or response): not byte for byte what went over the wire.
+	Incomplete int `json:"incomplete"`
+	// Reasons counts the exchanges that ended without a response or were archived
+	// incomplete, by reason in plain words ("cancelled by the browser"): what the
+	// popup and the archive page list.
+	Reasons  map[string]int `json:"reasons,omitempty"`
+	Bytes    int64          `json:"bytes"`    // size of the session's .warc.gz
+	Notes    []string       `json:"notes"`    // problems the user should know of; never null
+	Verdicts Verdicts       `json:"verdicts"` // URL-database checks of recorded responses
+	Imported bool           `json:"imported,omitempty"`
 
 	// Chunk counters: the next sequence number of each append-only stream.
 	Chunks map[string]int `json:"chunks,omitempty"`
@@ -48,6 +55,20 @@ type Verdicts struct {
 
 // maxNotes bounds the problems kept in a session's info; the count goes on.
 const maxNotes = 50
+
+// maxReasons bounds the reasons counted apart in a session's info; others are counted
+// together.
+const maxReasons = 30
+
+// reasonOf returns the reason of a note or failure label without its particulars: up
+// to the first parenthesis, colon or semicolon ("cancelled by the browser" of
+// "cancelled by the browser (net::ERR_ABORTED)").
+func reasonOf(why string) string {
+	if i := strings.IndexAny(why, "(:;"); i > 0 {
+		why = why[:i]
+	}
+	return strings.TrimSpace(why)
+}
 
 // Streams of a session in the store, each a sequence of chunks.
 const (
@@ -136,6 +157,7 @@ func (s *Session) Info() SessionInfo {
 	defer s.mu.Unlock()
 	info := s.info
 	info.Notes = append([]string{}, s.info.Notes...)
+	info.Reasons = maps.Clone(s.info.Reasons)
 	info.Chunks = nil
 	return info
 }
@@ -252,6 +274,7 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 	before := s.sink.n
 	saved := s.info
 	saved.Notes = slices.Clone(s.info.Notes)
+	saved.Reasons = maps.Clone(s.info.Reasons)
 	s.dedupLines = s.dedupLines[:0]
 	s.cdxLines = s.cdxLines[:0]
 	records, err := s.writeRecords(ex)
@@ -287,6 +310,22 @@ func (s *Session) count(ex *Exchange, records int) {
 	}
 	if ex.Status == 0 {
 		s.info.Failures++
+	}
+	if ex.ReqTruncated || ex.Status != 0 && ex.RespTruncated != "" {
+		s.info.Incomplete++
+	}
+	for _, why := range []string{ex.Failure, ex.ReqNote, ex.RespNote} {
+		if why == "" || why == ex.RespNote && ex.RespTruncated == "" || why == ex.ReqNote && !ex.ReqTruncated {
+			continue
+		}
+		if s.info.Reasons == nil {
+			s.info.Reasons = map[string]int{}
+		}
+		if r := reasonOf(why); s.info.Reasons[r] > 0 || len(s.info.Reasons) < maxReasons {
+			s.info.Reasons[r]++
+		} else {
+			s.info.Reasons["other reasons"]++
+		}
 	}
 	for _, n := range []string{ex.ReqNote, ex.RespNote} {
 		if n != "" {
@@ -335,29 +374,32 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 	}
 	n := 1
 	related := warc.Header{{Name: warc.FieldRelatedRecordID, Value: reqInfo.ID}}
-	// writeNote says in the archive itself why the request is incomplete. It follows
-	// the response: replay indexers pair a request with the record next to it.
-	writeNote := func() error {
-		if ex.ReqNote == "" {
-			return nil
+	// writeNote says in the archive itself why the request or the response is
+	// incomplete (or how its body was had), a metadata record each. It follows the
+	// response: replay indexers pair a request with the record next to it.
+	writeNote := func(notes ...string) error {
+		for _, note := range notes {
+			if note == "" {
+				continue
+			}
+			s.indexBlock = []byte(note)
+			if _, err := s.w.WriteRecord(&warc.Record{
+				Type:        warc.TypeMetadata,
+				TargetURI:   ex.URL,
+				Date:        date,
+				ContentType: "text/plain",
+				Header:      related,
+				Block:       strings.NewReader(note),
+				BlockLength: int64(len(note)),
+			}); err != nil {
+				return fmt.Errorf("note record: %w", err)
+			}
+			n++
 		}
-		s.indexBlock = []byte(ex.ReqNote)
-		if _, err := s.w.WriteRecord(&warc.Record{
-			Type:        warc.TypeMetadata,
-			TargetURI:   ex.URL,
-			Date:        date,
-			ContentType: "text/plain",
-			Header:      related,
-			Block:       strings.NewReader(ex.ReqNote),
-			BlockLength: int64(len(ex.ReqNote)),
-		}); err != nil {
-			return fmt.Errorf("note record: %w", err)
-		}
-		n++
 		return nil
 	}
 	if ex.Status == 0 {
-		if err := writeNote(); err != nil {
+		if err := writeNote(ex.ReqNote); err != nil {
 			return n, err
 		}
 		note := "no response: " + ex.Failure
@@ -408,7 +450,7 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 			s.dedupLines = append(append(s.dedupLines, line...), '\n')
 		}
 	}
-	if err := writeNote(); err != nil {
+	if err := writeNote(ex.ReqNote, ex.RespNote); err != nil {
 		return n, err
 	}
 	return n, nil

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -719,5 +720,82 @@ func TestSessionsMadeInOneMillisecondKeepApart(t *testing.T) {
 	index, _ := reopened.SortedCDX()
 	if !strings.Contains(string(index), "org,example)/ ") || strings.Contains(string(index), "/other") {
 		t.Errorf("the first session's index: %s", index)
+	}
+}
+
+func TestSessionMarksIncompleteBodiesInTheArchive(t *testing.T) {
+	sess, err := createSession(NewMemStore(), "test", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exchanges := []*Exchange{
+		{Method: "GET", URL: "http://example.org/a.png", Status: 200, RespHeader: Fields{{"Content-Length", "10"}},
+			RespNote: WhyPageLeft + " (net::ERR_ABORTED)", RespTruncated: "disconnect"},
+		{Method: "GET", URL: "http://example.org/b.png", Status: 200, RespNote: WhyPageLeft + " (net::ERR_ABORTED)", RespTruncated: "disconnect"},
+		{Method: "GET", URL: "http://example.org/c.js", Failure: WhyCancelled + " (net::ERR_ABORTED)"},
+		{Method: "POST", URL: "http://example.org/up", ReqBody: []byte("--X--"), ReqTruncated: true, ReqNote: "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes",
+			Status: 200, RespBody: []byte("ok")},
+		// A note on a whole body (fetched again) is kept but counts as no problem.
+		{Method: "GET", URL: "http://example.org/d.png", Status: 200, RespBody: []byte("x"), RespNote: "fetched again"},
+	}
+	for _, ex := range exchanges {
+		if err := sess.WriteExchange(ex); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info := sess.Info()
+	wantReasons := map[string]int{WhyPageLeft: 2, WhyCancelled: 1, "request body hidden by the browser": 1}
+	if info.Incomplete != 3 || info.Failures != 1 || fmt.Sprint(info.Reasons) != fmt.Sprint(wantReasons) {
+		t.Errorf("incomplete %d, failures %d, reasons %v; want 3, 1, %v", info.Incomplete, info.Failures, info.Reasons, wantReasons)
+	}
+	w, err := sess.WARC()
+	rd, err := warc.NewReader(bytes.NewReader(readAll(t, w, err)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		block, _ := io.ReadAll(rec.Block)
+		switch rec.Type {
+		case warc.TypeResponse:
+			got = append(got, "response "+rec.Header.Get(warc.FieldTruncated))
+		case warc.TypeMetadata:
+			got = append(got, "metadata "+reasonOf(string(block)))
+		default:
+			got = append(got, rec.Type)
+		}
+	}
+	want := []string{
+		"request", "response disconnect", "metadata " + WhyPageLeft,
+		"request", "response disconnect", "metadata " + WhyPageLeft,
+		"request", "metadata no response",
+		"request", "response ", "metadata request body hidden by the browser",
+		"request", "response ", "metadata fetched again",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestPlainError(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"code":-32000,"message":"No resource with given identifier found"}`, "No resource with given identifier found"},
+		{`Error: {"code":-32602,"message":"Invalid parameters","data":"Failed to deserialize params.requestId"}`, "Error: Invalid parameters (Failed to deserialize params.requestId)"},
+		{`{"code":1}`, `{"code":1}`},
+		{`{"code":-32000,"message":"cut`, `{"code":-32000,"message":"cut`},
+		{"plain words", "plain words"},
+	} {
+		in := errors.New(tt.in)
+		got := plainError(in)
+		if got.Error() != tt.want || !errors.Is(got, in) {
+			t.Errorf("plainError(%q) = %q, want %q (wrapping the original)", tt.in, got, tt.want)
+		}
 	}
 }
