@@ -80,7 +80,16 @@ const (
 	// streamDedup remembers, a JSON line each, the payloads archived in full, so that
 	// deduplication goes on after the service worker restarts.
 	streamDedup = "dedup"
+	// streamRevisits gives, a JSON line each, the HTTP status of the revisit records,
+	// which their CDX lines do not carry (pywb writes "-"): the archive page shows it.
+	streamRevisits = "revisits"
 )
+
+// revisitLine is a line of streamRevisits.
+type revisitLine struct {
+	Offset int64 `json:"offset"`
+	Status int   `json:"status"`
+}
 
 // dedupLine is a line of streamDedup.
 type dedupLine struct {
@@ -101,7 +110,9 @@ type Session struct {
 	// restart; archived, the exchange being written adds its line to dedupLines.
 	dedup      *warc.Deduper
 	dedupLines []byte
-	w          *warc.Writer
+	// revisitLines are the lines of streamRevisits of the exchange being written.
+	revisitLines []byte
+	w            *warc.Writer
 	// index indexes the records w writes, as they are written, into cdxLines: the
 	// lines of the exchange being written. indexBlock is what the index reads of
 	// the record being written (its HTTP header, a request's body, a note's text).
@@ -276,6 +287,7 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 	saved.Notes = slices.Clone(s.info.Notes)
 	saved.Reasons = maps.Clone(s.info.Reasons)
 	s.dedupLines = s.dedupLines[:0]
+	s.revisitLines = s.revisitLines[:0]
 	s.cdxLines = s.cdxLines[:0]
 	records, err := s.writeRecords(ex)
 	if err == nil {
@@ -286,7 +298,7 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 		// counts that include them are stored together.
 		s.info.Bytes += s.sink.n - before
 		s.count(ex, records)
-		err = s.commit(streamChunk{streamWARC, s.sink.buf.Bytes()}, streamChunk{streamCDX, s.cdxLines}, streamChunk{streamDedup, s.dedupLines})
+		err = s.commit(streamChunk{streamWARC, s.sink.buf.Bytes()}, streamChunk{streamCDX, s.cdxLines}, streamChunk{streamDedup, s.dedupLines}, streamChunk{streamRevisits, s.revisitLines})
 	}
 	s.sink.buf.Reset()
 	if err != nil {
@@ -441,6 +453,10 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 		return n, fmt.Errorf("response record: %w", err)
 	}
 	n += max(1, respInfo.Segments) // a large body is written as segments
+	if respInfo.Type == warc.TypeRevisit {
+		line, _ := json.Marshal(revisitLine{Offset: respInfo.Offset, Status: ex.Status})
+		s.revisitLines = append(append(s.revisitLines, line...), '\n')
+	}
 	if respInfo.Type == warc.TypeResponse && respInfo.PayloadDigest != "" {
 		if _, known := s.dedup.Lookup(respInfo.PayloadDigest); known {
 			line, err := json.Marshal(dedupLine{Digest: respInfo.PayloadDigest, ID: respInfo.ID, URI: ex.URL, Date: date})
@@ -621,3 +637,18 @@ func (s *Session) PageLines() (io.Reader, error) {
 
 // errNoSession is returned for an unknown session id.
 var errNoSession = errors.New("no such session")
+
+// RevisitStatus returns the HTTP status of each revisit record the session wrote, by
+// its offset in the session's WARC.
+func (s *Session) RevisitStatus() (map[int64]int, error) {
+	out := map[int64]int{}
+	err := s.readLines(streamRevisits, func(b []byte) error {
+		var l revisitLine
+		if err := json.Unmarshal(b, &l); err != nil {
+			return err
+		}
+		out[l.Offset] = l.Status
+		return nil
+	})
+	return out, err
+}
