@@ -23,6 +23,10 @@ type SessionInfo struct {
 	Bytes     int64         `json:"bytes"`
 	Notes     []string      `json:"notes"`
 	Verdicts  VerdictCounts `json:"verdicts"`
+	// Incomplete counts exchanges archived with a body marked Truncated; Reasons
+	// counts those and the ones without a response by reason, in plain words.
+	Incomplete int            `json:"incomplete"`
+	Reasons    map[string]int `json:"reasons"`
 }
 
 // VerdictCounts sums up the URL database's verdicts on a session's responses.
@@ -45,6 +49,8 @@ type Record struct {
 	Timestamp string       `json:"timestamp"`
 	Fields    RecordFields `json:"fields"`
 	Verdict   *Verdict     `json:"verdict"`
+	// RevisitStatus is a revisit's HTTP status, which its CDXJ line does not carry.
+	RevisitStatus int `json:"revisitStatus"`
 
 	search string // what a search for words looks in, lowercased; made by Filter.Match
 }
