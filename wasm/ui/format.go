@@ -243,6 +243,8 @@ func siteFile(f SiteFile) string {
 	switch {
 	case f.Error != "":
 		return "error: " + f.Error
+	case !f.Found && f.NotFile != "":
+		return fmt.Sprintf("none (HTTP %d: %s)", f.Status, f.NotFile)
 	case !f.Found && f.Status != 0:
 		return fmt.Sprintf("none (HTTP %d)", f.Status)
 	case !f.Found:

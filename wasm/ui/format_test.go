@@ -210,6 +210,8 @@ func TestSiteFindings(t *testing.T) {
 			{"Name": "birds", "Paths": []any{"/b.csv"}}, {"Paths": []any{"/fish.csv"}}, {"path": "/x"}, {},
 		}}}, "found (yaml), 4 dataset(s): birds, /fish.csv, /x, (unnamed)", "none"},
 		{Site{DataTxt: SiteFile{Error: "HTTP 500"}, Robots: SiteFile{Found: true}}, "error: HTTP 500", "found"},
+		{Site{DataTxt: SiteFile{Status: 200, NotFile: "the answer is an HTML page"}, Robots: SiteFile{Status: 200, NotFile: "the answer is text/html, not text"}},
+			"none (HTTP 200: the answer is an HTML page)", "none (HTTP 200: the answer is text/html, not text)"},
 	} {
 		d, r := siteFindings(tc.s)
 		if d != tc.datatxt || r != tc.robots {

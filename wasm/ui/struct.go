@@ -142,6 +142,8 @@ type SiteFile struct {
 	// Datasets are the entries of a YAML data.txt (shared/datatxt.Dataset).
 	Datasets []map[string]any `json:"datasets"`
 	Error    string           `json:"error"`
+	// NotFile says why a successful answer was not the file (the site's HTML page).
+	NotFile string `json:"notFile"`
 }
 
 // URLDB describes the loaded URL database: GET /api/urldb.
