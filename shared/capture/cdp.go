@@ -236,18 +236,19 @@ func (r *Recorder) attachChild(ctx context.Context, t Target, kind string) {
 	}
 }
 
-// Receiving reports how many responses of a tab have begun but not ended: bodies
-// still arriving.
-func (r *Recorder) Receiving(tab int) int {
+// Receiving returns the URLs of the responses of a tab that have begun but not ended:
+// bodies still arriving.
+func (r *Recorder) Receiving(tab int) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
+	var urls []string
 	for k, p := range r.pending {
 		if k.target.TabID == tab && p.ex.Status != 0 {
-			n++
+			urls = append(urls, p.ex.URL)
 		}
 	}
-	return n
+	slices.Sort(urls)
+	return urls
 }
 
 // QuietWait bounds how long work that can wait for a quiet moment (see WaitQuiet)
@@ -294,13 +295,21 @@ func (r *Recorder) setPending(key requestKey, p *pendingExchange) {
 // Wait blocks until every command and finish in flight is done.
 func (r *Recorder) Wait() { r.work.Wait() }
 
-// WaitAnswered is Wait, as long as the browser answers: it gives up once no command
-// has been answered for d, and then returns the commands still waiting for their
-// answer, as "method (seconds)". Long work that goes on (a large body read a piece at
-// a time) is waited for.
-func (r *Recorder) WaitAnswered(d time.Duration) (waiting []string) {
-	for !waitAtMost(&r.work, d) {
-		if time.Since(r.browser.lastAnswered()) < d {
+// WaitAnswered is Wait, as long as the browser answers and until is not past (zero:
+// no such bound): it gives up once no command has been answered for d, or at until,
+// and then returns the commands still waiting for their answer, as "method
+// (seconds)". Long work that goes on (a large body read a piece at a time) is waited
+// for until then.
+func (r *Recorder) WaitAnswered(d time.Duration, until time.Time) (waiting []string) {
+	for {
+		step := d
+		if !until.IsZero() {
+			step = min(step, time.Until(until))
+		}
+		if step > 0 && waitAtMost(&r.work, step) {
+			return nil
+		}
+		if (until.IsZero() || time.Now().Before(until)) && time.Since(r.browser.lastAnswered()) < d {
 			continue
 		}
 		if waiting = r.browser.waiting(); len(waiting) == 0 {
@@ -308,7 +317,6 @@ func (r *Recorder) WaitAnswered(d time.Duration) (waiting []string) {
 		}
 		return waiting
 	}
-	return nil
 }
 
 // waitAtMost waits for wg (a sync.WaitGroup, an inflight) for at most d, and reports

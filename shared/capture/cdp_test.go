@@ -747,13 +747,13 @@ func TestWorkerGoneWhileBeingSetUp(t *testing.T) {
 	if err := r.HandleEvent(ctx, tab, "Target.attachedToTarget", json.RawMessage(`{"sessionId":"W","targetInfo":{"type":"worker"}}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if waiting := r.WaitAnswered(50 * time.Millisecond); len(waiting) == 0 || !strings.Contains(waiting[0], "Network.enable") {
+	if waiting := r.WaitAnswered(50*time.Millisecond, time.Time{}); len(waiting) == 0 || !strings.Contains(waiting[0], "Network.enable") {
 		t.Fatalf("before the worker ends, waiting for %q; want Network.enable", waiting)
 	}
 	if err := r.HandleEvent(ctx, tab, "Target.detachedFromTarget", json.RawMessage(`{"sessionId":"W"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if waiting := r.WaitAnswered(5 * time.Second); waiting != nil {
+	if waiting := r.WaitAnswered(5*time.Second, time.Time{}); waiting != nil {
 		t.Fatalf("after the worker ended, still waiting for %q", waiting)
 	}
 	mu.Lock()

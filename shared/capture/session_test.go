@@ -799,3 +799,45 @@ func TestPlainError(t *testing.T) {
 		}
 	}
 }
+
+// A body that never stops arriving (a tab opened from the recorded one, streaming)
+// does not keep recording from stopping: Stop ends within StopLimit, keeps what came,
+// marks it, and says what it gave up on.
+func TestServiceStopEndsWhileABodyKeepsComing(t *testing.T) {
+	defer func(d time.Duration) { StopLimit = d }(StopLimit)
+	StopLimit = time.Second
+	host := newFakeHost()
+	svc, h := recordScript(t, host)
+	ctx := context.Background()
+	svc.Event(ctx, Target{TabID: 5}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"h","type":"Image","request":{"url":"http://example.org/hang","method":"GET","headers":{}}}`), nil)
+	svc.Event(ctx, Target{TabID: 5}, "Network.responseReceived", json.RawMessage(`{"requestId":"h","response":{"status":200,"headers":{"Content-Type":"text/plain"}}}`), nil)
+	stopFeeding := make(chan struct{})
+	defer close(stopFeeding)
+	go func() {
+		for {
+			select {
+			case <-stopFeeding:
+				return
+			case <-time.After(20 * time.Millisecond):
+				svc.Event(ctx, Target{TabID: 5}, "Network.dataReceived", json.RawMessage(`{"requestId":"h","dataLength":10}`), nil)
+			}
+		}
+	}()
+	time.Sleep(100 * time.Millisecond)
+	began := time.Now()
+	var info SessionInfo
+	do(t, h, "POST", "/api/record/stop", &info)
+	if took := time.Since(began); took > StopLimit+500*time.Millisecond {
+		t.Errorf("stop took %v, over its limit of %v", took, StopLimit)
+	}
+	notes := strings.Join(info.Notes, "\n")
+	if !strings.Contains(notes, "recording stopped while 1 body was still arriving") || !strings.Contains(notes, "http://example.org/hang") {
+		t.Errorf("notes do not say what was given up on:\n%s", notes)
+	}
+	if info.Exchanges != 2 || info.Incomplete != 1 || info.Reasons[WhyStopped] != 1 {
+		t.Errorf("exchanges %d, incomplete %d, reasons %v", info.Exchanges, info.Incomplete, info.Reasons)
+	}
+	if svc.recording(5) {
+		t.Error("still recording after stop")
+	}
+}
