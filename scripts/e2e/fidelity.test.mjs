@@ -46,6 +46,31 @@ async function recordLogin(settings) {
   return { session, shown, records };
 }
 
+/**
+ * Records a page that opens, in a new tab, a page whose body never ends, then stops:
+ * resolves to { took (ms), info (the session) }.
+ */
+async function recordHang() {
+  const page = await browser.context.newPage();
+  const url = new URL("/login", site.url).href;
+  await page.goto(url);
+  const tab = await tabId(browser.sw, url);
+  await api("POST", `/api/record/start?tab=${tab}`);
+  await page.fill("#pw", "x");
+  await Promise.all([page.waitForURL("**/login", { waitUntil: "load" }), page.click("#login button")]);
+  const [opened] = await Promise.all([browser.context.waitForEvent("page"), page.click("#open-hang")]);
+  await waitFor(async () => (await api("GET", "/api/status")).json.tabs.length === 2, "the opened tab recorded");
+  // The opened tab is reloaded to be recorded from its start: let its body flow.
+  await waitFor(async () => (await opened.evaluate(() => document.body && document.body.innerText.length)) > 5000, "the endless body arriving", 30000);
+  const began = Date.now();
+  const stop = await api("POST", "/api/record/stop");
+  const took = Date.now() - began;
+  assert.equal(stop.status, 200, JSON.stringify(stop.json));
+  await opened.close();
+  await page.close();
+  return { took, info: stop.json };
+}
+
 /** The response record of the POST to /login and the request record of /account. */
 function loginRecords(records) {
   const requests = records.filter((r) => r.type === "request");
@@ -66,7 +91,8 @@ before(async () => {
   await ext.goto(browser.page("options.html"));
   runs.redact = await recordLogin({ headerPolicy: "redact" });
   runs.keep = await recordLogin({ headerPolicy: "keep" });
-}, { timeout: 180000 });
+  runs.hang = await recordHang();
+}, { timeout: 240000 });
 
 after(async () => {
   await browser?.close();
@@ -87,4 +113,13 @@ test("with the keep policy, Set-Cookie and Cookie are archived as they were on t
   assert.match(cookies[0], /^demo_session=s-\d+-42; Path=\/; HttpOnly$/);
   assert.match(cookies[1], /^demo_user=.+; Path=\/$/);
   assert.match(account, /^cookie: .*demo_session=s-\d+-42/im, account);
+});
+
+test("Stop ends within 10 s while a tab opened from the recorded one keeps a body coming, and says what it gave up on", (t) => {
+  const { took, info } = runs.hang;
+  t.diagnostic(`stop took ${took} ms`);
+  assert.ok(took < 11000, `stop took ${took} ms`);
+  const notes = info.notes.join("\n");
+  assert.match(notes, /recording stopped while 1 body was still arriving, kept as far as they had come and marked Truncated: http:\/\/127\.0\.0\.1:\d+\/hang/, notes);
+  assert.equal(info.reasons["recording stopped before the body ended"], 1, JSON.stringify(info.reasons));
 });
