@@ -694,6 +694,9 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			r.stream(ctx, t, key, true, false)
 		}
 		r.readRequestBody(ctx, t, key, p, &ev.Request)
+		if fromRequest && ev.Request.Method != "GET" && (ev.Request.HasPostData || ev.Request.PostData != nil || len(ev.Request.PostDataEntries) > 0) {
+			r.askPasswordFields(ctx, t, p)
+		}
 	case "Network.requestWillBeSentExtraInfo":
 		var ev requestExtraInfo
 		if err := decode(&ev); err != nil {
@@ -1613,4 +1616,43 @@ func cutShort(ex *Exchange, reason string, left bool, now time.Time) {
 	}
 	ex.RespNote = why
 	ex.RespTruncated = "disconnect"
+}
+
+// passwordFieldsScript lists the names of the fields of type password in the page and
+// in its frames of the same origin.
+const passwordFieldsScript = `(() => {
+  const names = new Set();
+  const walk = (d) => {
+    for (const e of d.querySelectorAll("input[type=password]")) if (e.name) names.add(e.name);
+    for (const f of d.querySelectorAll("iframe, frame")) { try { if (f.contentDocument) walk(f.contentDocument); } catch (e) {} }
+  };
+  walk(document);
+  return [...names];
+})()`
+
+// askPasswordFields asks the page that sends a request with a body which of its
+// fields are of type password, as soon as the request starts: a form's page is still
+// there then. The answer names the fields redactPasswords looks for; a page that has
+// gone (or a browser that does not answer) leaves the names alone to find them.
+func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingExchange) {
+	p.reqWG.Add(1)
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		defer p.reqWG.Done()
+		res, err := r.browser.Send(ctx, t, "Runtime.evaluate", map[string]any{
+			"expression": passwordFieldsScript, "returnByValue": true, "silent": true,
+		})
+		if err != nil {
+			return
+		}
+		var out struct {
+			Result struct {
+				Value []string `json:"value"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(res, &out) == nil {
+			p.ex.passwordDOM = out.Result.Value
+		}
+	}()
 }

@@ -37,11 +37,14 @@ type SessionInfo struct {
 	// Reasons counts the exchanges that ended without a response or were archived
 	// incomplete, by reason in plain words ("cancelled by the browser"): what the
 	// popup and the archive page list.
-	Reasons  map[string]int `json:"reasons,omitempty"`
-	Bytes    int64          `json:"bytes"`    // size of the session's .warc.gz
-	Notes    []string       `json:"notes"`    // problems the user should know of; never null
-	Verdicts Verdicts       `json:"verdicts"` // URL-database checks of recorded responses
-	Imported bool           `json:"imported,omitempty"`
+	Reasons map[string]int `json:"reasons,omitempty"`
+	// LoginPosts counts the requests whose body holds a password field (a login
+	// form posted): the archive page marks such sessions.
+	LoginPosts int      `json:"loginPosts"`
+	Bytes      int64    `json:"bytes"`    // size of the session's .warc.gz
+	Notes      []string `json:"notes"`    // problems the user should know of; never null
+	Verdicts   Verdicts `json:"verdicts"` // URL-database checks of recorded responses
+	Imported   bool     `json:"imported,omitempty"`
 
 	// Chunk counters: the next sequence number of each append-only stream.
 	Chunks map[string]int `json:"chunks,omitempty"`
@@ -326,6 +329,9 @@ func (s *Session) count(ex *Exchange, records int) {
 	if ex.ReqTruncated || ex.Status != 0 && ex.RespTruncated != "" {
 		s.info.Incomplete++
 	}
+	if len(ex.PasswordFields) > 0 {
+		s.info.LoginPosts++
+	}
 	for _, why := range []string{ex.Failure, ex.ReqNote, ex.RespNote} {
 		if why == "" || why == ex.RespNote && ex.RespTruncated == "" || why == ex.ReqNote && !ex.ReqTruncated {
 			continue
@@ -411,7 +417,7 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 		return nil
 	}
 	if ex.Status == 0 {
-		if err := writeNote(ex.ReqNote); err != nil {
+		if err := writeNote(ex.ReqNote, ex.Redaction); err != nil {
 			return n, err
 		}
 		note := "no response: " + ex.Failure
@@ -466,7 +472,7 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 			s.dedupLines = append(append(s.dedupLines, line...), '\n')
 		}
 	}
-	if err := writeNote(ex.ReqNote, ex.RespNote); err != nil {
+	if err := writeNote(ex.ReqNote, ex.Redaction, ex.RespNote); err != nil {
 		return n, err
 	}
 	return n, nil

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -839,5 +842,79 @@ func TestServiceStopEndsWhileABodyKeepsComing(t *testing.T) {
 	}
 	if svc.recording(5) {
 		t.Error("still recording after stop")
+	}
+}
+
+// A login form's password is redacted by default, in the WARC and in the CDX key;
+// with the keep policy it stays. Either way the session counts a login POST.
+func TestServiceRedactsPasswordsInFormPosts(t *testing.T) {
+	for _, policy := range []string{"", "redact", "keep"} {
+		t.Run("policy "+policy, func(t *testing.T) {
+			host := newFakeHost()
+			host.answer = func(method string, p map[string]any) (any, error) {
+				switch method {
+				case "Runtime.evaluate":
+					return map[string]any{"result": map[string]any{"type": "object", "value": []string{"secret"}}}, nil
+				case "Network.getResponseBody":
+					return map[string]any{"body": "welcome"}, nil
+				}
+				return map[string]any{}, nil
+			}
+			svc, err := NewService(NewMemStore(), host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			settings := svc.Settings()
+			settings.PasswordPolicy = policy
+			if _, err := svc.UpdateSettings(settings); err != nil {
+				t.Fatal(err)
+			}
+			h := svc.Handler()
+			do(t, h, "POST", "/api/record/start?tab=5", nil)
+			body := "user=zo%C3%AB&secret=hunter2"
+			for _, ev := range []event{
+				{"Network.requestWillBeSent", `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/login","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64(body) + `"}]}}`},
+				{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Content-Type":"application/x-www-form-urlencoded","Content-Length":"28"}}`},
+				{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+				{"Network.loadingFinished", `{"requestId":"1"}`},
+			} {
+				svc.Event(context.Background(), Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
+			}
+			var info SessionInfo
+			do(t, h, "POST", "/api/record/stop", &info)
+			sess, err := svc.session(info.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := sess.WARC()
+			archive := readAll(t, w, err)
+			gz, _ := gzip.NewReader(bytes.NewReader(archive))
+			gz.Multistream(true)
+			plain, _ := io.ReadAll(gz)
+			c, err := sess.CDXLines()
+			cdxText := string(readAll(t, c, err))
+			if info.LoginPosts != 1 {
+				t.Errorf("login POSTs %d, want 1", info.LoginPosts)
+			}
+			if policy == "keep" {
+				if !bytes.Contains(plain, []byte("secret=hunter2")) || !strings.Contains(cdxText, "hunter2") {
+					t.Errorf("kept password not archived:\n%s", plain)
+				}
+				return
+			}
+			redacted := "user=zo%C3%AB&secret=" + url.QueryEscape(redactedValue)
+			if bytes.Contains(plain, []byte("hunter2")) || strings.Contains(cdxText, "hunter2") {
+				t.Errorf("the password is in the archive:\n%s\n%s", plain, cdxText)
+			}
+			if !bytes.Contains(plain, []byte("Content-Length: "+strconv.Itoa(len(redacted))+"\r\n")) || !bytes.Contains(plain, []byte("\r\n\r\n"+redacted+"\r\n")) {
+				t.Errorf("the request record does not hold the redacted body with its length:\n%s", plain)
+			}
+			if !bytes.Contains(plain, []byte("the value of the password field secret of the request body replaced")) {
+				t.Errorf("no note says what was redacted:\n%s", plain)
+			}
+			if !strings.Contains(cdxText, "__wb_method=post&secret=[redacted%20by%20webkeep]&user=") {
+				t.Errorf("the CDX key does not hold the redacted body:\n%s", cdxText)
+			}
+		})
 	}
 }
