@@ -42,8 +42,9 @@ async function recordLogin(settings) {
   const stop = await api("POST", "/api/record/stop");
   assert.equal(stop.status, 200, JSON.stringify(stop.json));
   await page.close();
-  const records = reassemble(await warcOf(session));
-  return { session, shown, records };
+  const raw = await warcOf(session);
+  const records = reassemble(raw);
+  return { session, shown, records, info: stop.json, text: Buffer.concat(raw.map((r) => r.block)).toString("latin1") };
 }
 
 /**
@@ -90,7 +91,7 @@ before(async () => {
   ext = await browser.context.newPage();
   await ext.goto(browser.page("options.html"));
   runs.redact = await recordLogin({ headerPolicy: "redact" });
-  runs.keep = await recordLogin({ headerPolicy: "keep" });
+  runs.keep = await recordLogin({ headerPolicy: "keep", passwordPolicy: "keep" });
   runs.hang = await recordHang();
 }, { timeout: 240000 });
 
@@ -122,4 +123,25 @@ test("Stop ends within 10 s while a tab opened from the recorded one keeps a bod
   const notes = info.notes.join("\n");
   assert.match(notes, /recording stopped while 1 body was still arriving, kept as far as they had come and marked Truncated: http:\/\/127\.0\.0\.1:\d+\/hang/, notes);
   assert.equal(info.reasons["recording stopped before the body ended"], 1, JSON.stringify(info.reasons));
+});
+
+test("the login form's password is redacted by default (found as the page's field of type password), and kept by option", () => {
+  const { post } = loginRecords(runs.redact.records);
+  const body = httpBody(post.block).body.toString("latin1");
+  assert.equal(body, "user=zo%C3%AB&secret=%5Bredacted+by+webkeep%5D");
+  assert.match(httpBody(post.block).head, new RegExp(`^content-length: ${body.length}$`, "im"));
+  assert.ok(!runs.redact.text.includes("hunter2"), "the password is somewhere in the WARC");
+  assert.match(runs.redact.text, /the value of the password field secret of the request body replaced/);
+  assert.equal(runs.redact.info.loginPosts, 1);
+  const kept = httpBody(loginRecords(runs.keep.records).post.block).body.toString("latin1");
+  assert.equal(kept, "user=zo%C3%AB&secret=hunter2-s%C3%A9cret");
+  assert.equal(runs.keep.info.loginPosts, 1);
+});
+
+test("the archive page marks the sessions that hold a login POST", async () => {
+  const archive = await browser.context.newPage();
+  await archive.goto(browser.page("archive.html"));
+  const mark = await archive.waitForSelector(`tr[data-session="${runs.redact.session}"] .login-mark`);
+  assert.match(await mark.getAttribute("title"), /holds 1 request that sent a password/);
+  await archive.close();
 });

@@ -102,8 +102,11 @@ type Recorder struct {
 	// documents holds, by tab and frame, the loader id of the document each frame shows
 	// now: a request of another loader of that frame belongs to a page that was left.
 	documents map[frameKey]string
-	idle      chan struct{} // closed when the last request in flight ends (see setPending)
-	work      inflight      // commands and finishes in flight
+	// passwordNames holds, by tab, the names of the fields of type password its page
+	// had when it last finished loading a frame (see askPasswordFields).
+	passwordNames map[int][]string
+	idle          chan struct{} // closed when the last request in flight ends (see setPending)
+	work          inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -170,6 +173,7 @@ func NewRecorder(b Browser) *Recorder {
 		extras:          make(map[requestKey]*extraQueue),
 		durable:         make(map[Target]bool),
 		documents:       make(map[frameKey]string),
+		passwordNames:   make(map[int][]string),
 	}
 }
 
@@ -566,6 +570,11 @@ type (
 	detachedFromTarget struct {
 		SessionID string `json:"sessionId"`
 	}
+	// frameStoppedLoading is the params of Page.frameStoppedLoading: a frame has
+	// loaded, and its form fields are there to be asked about.
+	frameStoppedLoading struct {
+		FrameID string `json:"frameId"`
+	}
 	// frameNavigated is the params of Page.frameNavigated.
 	frameNavigated struct {
 		Frame struct {
@@ -590,6 +599,7 @@ var eventParams = map[string]any{
 	"Target.attachedToTarget":            attachedToTarget{},
 	"Target.detachedFromTarget":          detachedFromTarget{},
 	"Page.frameNavigated":                frameNavigated{},
+	"Page.frameStoppedLoading":           frameStoppedLoading{},
 }
 
 // UrgentEvents are the events the recorder must act on before what follows them
@@ -695,6 +705,9 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		}
 		r.readRequestBody(ctx, t, key, p, &ev.Request)
 		if fromRequest && ev.Request.Method != "GET" && (ev.Request.HasPostData || ev.Request.PostData != nil || len(ev.Request.PostDataEntries) > 0) {
+			r.mu.Lock()
+			p.ex.passwordDOM = slices.Clone(r.passwordNames[t.TabID])
+			r.mu.Unlock()
 			r.askPasswordFields(ctx, t, p)
 		}
 	case "Network.requestWillBeSentExtraInfo":
@@ -821,6 +834,23 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		}
 		if ev.SessionID != "" {
 			r.Detached(ctx, Target{TabID: t.TabID, Session: ev.SessionID}, "the worker or frame ended")
+		}
+	case "Page.frameStoppedLoading":
+		var ev frameStoppedLoading
+		if err := decode(&ev); err != nil {
+			return err
+		}
+		if t.Session == "" && ev.FrameID != "" {
+			r.work.Add(1)
+			go func() {
+				defer r.work.Done()
+				names, err := r.passwordFieldNames(ctx, t)
+				if err == nil {
+					r.mu.Lock()
+					r.passwordNames[t.TabID] = names
+					r.mu.Unlock()
+				}
+			}()
 		}
 	case "Page.frameNavigated":
 		var ev frameNavigated
@@ -1631,28 +1661,41 @@ const passwordFieldsScript = `(() => {
 })()`
 
 // askPasswordFields asks the page that sends a request with a body which of its
-// fields are of type password, as soon as the request starts: a form's page is still
-// there then. The answer names the fields redactPasswords looks for; a page that has
-// gone (or a browser that does not answer) leaves the names alone to find them.
+// fields are of type password, as the request starts, adding them to those its page
+// had when it last loaded a frame: a form that navigates may be gone by the time the
+// browser answers. The names are those redactPasswords looks for, besides the names a
+// password goes by.
 func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingExchange) {
 	p.reqWG.Add(1)
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
 		defer p.reqWG.Done()
-		res, err := r.browser.Send(ctx, t, "Runtime.evaluate", map[string]any{
-			"expression": passwordFieldsScript, "returnByValue": true, "silent": true,
-		})
-		if err != nil {
-			return
-		}
-		var out struct {
-			Result struct {
-				Value []string `json:"value"`
-			} `json:"result"`
-		}
-		if json.Unmarshal(res, &out) == nil {
-			p.ex.passwordDOM = out.Result.Value
+		if names, err := r.passwordFieldNames(ctx, t); err == nil {
+			for _, n := range names {
+				if !slices.Contains(p.ex.passwordDOM, n) {
+					p.ex.passwordDOM = append(p.ex.passwordDOM, n)
+				}
+			}
 		}
 	}()
+}
+
+// passwordFieldNames asks the page of t for the names of its fields of type password.
+func (r *Recorder) passwordFieldNames(ctx context.Context, t Target) ([]string, error) {
+	res, err := r.browser.Send(ctx, t, "Runtime.evaluate", map[string]any{
+		"expression": passwordFieldsScript, "returnByValue": true, "silent": true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Result struct {
+			Value []string `json:"value"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		return nil, fmt.Errorf("Runtime.evaluate: %w", err)
+	}
+	return out.Result.Value, nil
 }

@@ -982,3 +982,47 @@ func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 		})
 	}
 }
+
+// The page's fields of type password are known from when it loaded: a form that
+// navigates away may be gone by the time its request is seen.
+func TestRecorderKnowsThePasswordFieldsOfTheFormsPage(t *testing.T) {
+	var mu sync.Mutex
+	fields := []string{"secret"} // the login page; the page that follows has none
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Runtime.evaluate" {
+			mu.Lock()
+			defer mu.Unlock()
+			return map[string]any{"result": map[string]any{"value": fields}}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	r := NewRecorder(b)
+	var got *Exchange
+	r.OnExchange = func(ex *Exchange) { got = ex }
+	ctx, tab := context.Background(), Target{TabID: 7}
+	if err := r.Enable(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
+	for i, ev := range []event{
+		{"Page.frameStoppedLoading", `{"frameId":"F"}`},
+		{"Network.requestWillBeSent", `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/login","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64("user=a&secret=b") + `"}]}}`},
+		{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED"}`},
+	} {
+		if i == 1 {
+			mu.Lock()
+			fields = nil // the form's page is gone when its request is seen
+			mu.Unlock()
+		}
+		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+			t.Fatal(err)
+		}
+		r.Wait()
+	}
+	if got == nil || fmt.Sprint(got.passwordDOM) != "[secret]" {
+		t.Fatalf("password fields from the page: %+v", got)
+	}
+	redactPasswords(got, true)
+	if string(got.ReqBody) != "user=a&secret=%5Bredacted+by+webkeep%5D" || fmt.Sprint(got.PasswordFields) != "[secret]" {
+		t.Errorf("body %q, fields %v", got.ReqBody, got.PasswordFields)
+	}
+}

@@ -83,12 +83,15 @@ func loadSessions() {
 	show(byID("no-sessions"), len(list) == 0)
 	for _, s := range list {
 		link := el("a", s.Name, "href", "#"+s.ID)
+		if s.LoginPosts > 0 {
+			link.SetAttribute("title", loginMark(s))
+		}
 		row := el("tr", "", "data-session", s.ID)
 		if view.current != nil && view.current.ID == s.ID {
 			row.SetAttribute("aria-current", "true")
 		}
 		add(row,
-			add(el("td", "", "class", "name"), link),
+			nameCell(s, link),
 			el("td", localTime(s.Created)),
 			el("td", localTime(s.Updated)),
 			el("td", strconv.Itoa(s.Records), "class", "num"),
@@ -523,4 +526,14 @@ func importFile() {
 	if imported.ID != "" {
 		dom.GetWindow().Location().SetHash(imported.ID)
 	}
+}
+
+// nameCell is a session's name in the list, marked when the session holds a login
+// POST.
+func nameCell(s SessionInfo, link dom.Element) dom.Element {
+	cell := add(el("td", "", "class", "name"), link)
+	if s.LoginPosts > 0 {
+		cell.AppendChild(el("span", " login", "class", "login-mark", "data-login-posts", strconv.Itoa(s.LoginPosts), "title", loginMark(s)))
+	}
+	return cell
 }

@@ -360,3 +360,8 @@ func recordStatus(r *Record) string {
 	}
 	return r.Fields.Status
 }
+
+// loginMark says that a session holds login POSTs, for the archive page's mark.
+func loginMark(s SessionInfo) string {
+	return fmt.Sprintf("holds %s that sent a password (a login); passwords are kept or redacted as the options say", plural(s.LoginPosts, "request"))
+}

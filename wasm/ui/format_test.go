@@ -282,3 +282,9 @@ func TestRecordStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestLoginMark(t *testing.T) {
+	if got := loginMark(SessionInfo{LoginPosts: 2}); !strings.HasPrefix(got, "holds 2 requests that sent a password (a login)") {
+		t.Errorf("loginMark = %q", got)
+	}
+}

@@ -27,6 +27,8 @@ type SessionInfo struct {
 	// counts those and the ones without a response by reason, in plain words.
 	Incomplete int            `json:"incomplete"`
 	Reasons    map[string]int `json:"reasons"`
+	// LoginPosts counts the requests whose body holds a password field.
+	LoginPosts int `json:"loginPosts"`
 }
 
 // VerdictCounts sums up the URL database's verdicts on a session's responses.
@@ -214,6 +216,7 @@ func (j Job) Finished() bool { return j.State != JobRunning && j.State != "" }
 // Settings are the user's choices: GET and PUT /api/settings.
 type Settings struct {
 	HeaderPolicy    string            `json:"headerPolicy"`
+	PasswordPolicy  string            `json:"passwordPolicy"`
 	BodyLimit       int64             `json:"bodyLimit"`
 	WARCVersion     string            `json:"warcVersion"`
 	CDXDialect      string            `json:"cdxDialect"`
