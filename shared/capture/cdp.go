@@ -181,7 +181,12 @@ func NewRecorder(b Browser) *Recorder {
 // by the browser until they are read (durable messages), and automatic attachment to
 // the tab's workers and out-of-process frames, which get the same treatment.
 func (r *Recorder) Enable(ctx context.Context, t Target) error {
-	return r.enable(ctx, t, "page")
+	if err := r.enable(ctx, t, "page"); err != nil {
+		return err
+	}
+	// The page may have loaded before: its password fields are asked for now.
+	r.rememberPasswordFields(ctx, t)
+	return nil
 }
 
 type step struct {
@@ -841,16 +846,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			return err
 		}
 		if t.Session == "" && ev.FrameID != "" {
-			r.work.Add(1)
-			go func() {
-				defer r.work.Done()
-				names, err := r.passwordFieldNames(ctx, t)
-				if err == nil {
-					r.mu.Lock()
-					r.passwordNames[t.TabID] = names
-					r.mu.Unlock()
-				}
-			}()
+			r.rememberPasswordFields(ctx, t)
 		}
 	case "Page.frameNavigated":
 		var ev frameNavigated
@@ -1047,6 +1043,17 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		r.mu.Unlock()
 		cutShort(p.ex, reason, left, time.Now())
 		r.finish(ctx, key, p, false, key.target)
+	}
+	if t.Session == "" {
+		// The tab's pages are forgotten with it (it may be attached again).
+		r.mu.Lock()
+		delete(r.passwordNames, t.TabID)
+		for k := range r.documents {
+			if k.tab == t.TabID {
+				delete(r.documents, k)
+			}
+		}
+		r.mu.Unlock()
 	}
 }
 
@@ -1677,6 +1684,20 @@ func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingEx
 					p.ex.passwordDOM = append(p.ex.passwordDOM, n)
 				}
 			}
+		}
+	}()
+}
+
+// rememberPasswordFields asks, on a goroutine of its own, for the names of the fields
+// of type password of the page of t, and keeps them for the requests it sends.
+func (r *Recorder) rememberPasswordFields(ctx context.Context, t Target) {
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		if names, err := r.passwordFieldNames(ctx, t); err == nil {
+			r.mu.Lock()
+			r.passwordNames[t.TabID] = names
+			r.mu.Unlock()
 		}
 	}()
 }
