@@ -3,10 +3,12 @@
 // sent after it), under the header policy; Stop ends in bounded time when a tab opened
 // from the recorded tab keeps a body coming.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
 import { launch, startDemoSite, tabId, waitFor } from "../lib/browser.mjs";
 import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
 
+const sha256 = (b) => createHash("sha256").update(b).digest("hex");
 let site, browser, ext;
 const runs = {};
 
@@ -72,6 +74,28 @@ async function recordHang() {
   return { took, info: stop.json };
 }
 
+/**
+ * Records pages left as soon as their navigation commits, as a user clicking through
+ * quickly does: resolves to { records, log } (the site's log of what it sent).
+ */
+async function recordQuickNavigation() {
+  const page = await browser.context.newPage();
+  await page.goto(site.url);
+  const tab = await tabId(browser.sw, site.url);
+  const session = (await api("POST", `/api/record/start?tab=${tab}`)).json.id;
+  const before = (await site.log()).length;
+  for (let i = 0; i < 4; i++) {
+    for (const p of ["/gallery", "/forms", "/", "/redirect/start"]) {
+      await page.goto(new URL(p, site.url).href, { waitUntil: "commit" });
+    }
+  }
+  await page.goto(new URL("/gallery", site.url).href);
+  const stop = await api("POST", "/api/record/stop");
+  assert.equal(stop.status, 200, JSON.stringify(stop.json));
+  await page.close();
+  return { records: reassemble(await warcOf(session)), log: (await site.log()).slice(before), info: stop.json };
+}
+
 /** The response record of the POST to /login and the request record of /account. */
 function loginRecords(records) {
   const requests = records.filter((r) => r.type === "request");
@@ -93,6 +117,7 @@ before(async () => {
   runs.redact = await recordLogin({ headerPolicy: "redact" });
   runs.keep = await recordLogin({ headerPolicy: "keep", passwordPolicy: "keep" });
   runs.hang = await recordHang();
+  runs.quick = await recordQuickNavigation();
 }, { timeout: 240000 });
 
 after(async () => {
@@ -144,4 +169,33 @@ test("the archive page marks the sessions that hold a login POST", async () => {
   const mark = await archive.waitForSelector(`tr[data-session="${runs.redact.session}"] .login-mark`);
   assert.match(await mark.getAttribute("title"), /holds 1 request that sent a password/);
   await archive.close();
+});
+
+test("pages left at once: every response archived is what the server sent, or marked Truncated with a note saying why", (t) => {
+  const { records, log, info } = runs.quick;
+  const notes = new Map(records.filter((r) => r.type === "metadata").map((r) => [r.fields["Related-Record-ID"], r.block.toString("utf8")]));
+  let exact = 0;
+  const marked = {};
+  for (const r of records.filter((x) => x.type === "response")) {
+    const path = new URL(r.uri).pathname + new URL(r.uri).search;
+    const { head, body } = httpBody(r.block);
+    const status = Number(head.split(" ")[1]);
+    const sent = log.filter((e) => e.url === path && e.status === status);
+    assert.ok(sent.length > 0, `${r.uri}: archived ${status}, which the server never sent`);
+    if (r.fields.Truncated) {
+      const why = notes.get(r.fields["Related-Record-ID"]);
+      assert.ok(why, `${r.uri}: marked Truncated: ${r.fields.Truncated} with no note`);
+      const reason = why.split(/[(:;]/)[0].trim();
+      marked[reason] = (marked[reason] || 0) + 1;
+      t.diagnostic(`marked ${r.uri}: ${why}`);
+      continue;
+    }
+    if (status >= 300 && status < 400) { exact++; continue; }
+    assert.ok(sent.some((e) => e.response_size === body.length && e.response_sha256 === sha256(body)),
+      `${r.uri}: an unmarked difference: ${body.length} bytes archived, none of ${sent.map((e) => e.response_size).join(", ")} sent`);
+    exact++;
+  }
+  t.diagnostic(`${log.length} exchanges on the wire; ${exact} responses archived byte-exact; marked: ${JSON.stringify(marked)}; without a response: ${info.failures} ${JSON.stringify(info.reasons || {})}`);
+  assert.ok(exact > 0);
+  assert.ok(!JSON.stringify(info.reasons || {}).includes("detached"));
 });
