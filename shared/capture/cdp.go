@@ -1205,11 +1205,74 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			// closes or the recording stops.
 			r.readWhole(ctx, from, key.id, p)
 		}
+		if ex.RespTruncated == "disconnect" && declaredWhole(ex) {
+			// Its end was never reported, but every byte the server declared is here.
+			ex.RespTruncated = ""
+			ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (%s), but all %d bytes the server declared had arrived", ex.RespNote, ex.BodyLen())
+		}
 		checkLength(ex)
 		if r.OnExchange != nil {
 			r.OnExchange(ex)
 		}
 	}()
+}
+
+// declaredWhole says whether ex's archived body is as long as the server declared
+// (Content-Length, with no content coding that the browser undid), and not empty.
+func declaredWhole(ex *Exchange) bool {
+	if ce := ex.RespHeader.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return false
+	}
+	n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64)
+	return err == nil && n > 0 && n == ex.BodyLen()
+}
+
+// ReadLeftBodies asks the browser, before recording of tab stops, for the bodies of
+// the responses whose page was left and whose end it never reported (it often does
+// not, for a page left at once): an exchange whose whole body it gives (as long as
+// the server declared) is finished with it; the others are left to Detached, which
+// marks them.
+func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
+	r.mu.Lock()
+	var left []requestKey
+	for key, p := range r.pending {
+		if key.target.TabID == tab && p.ex.Status != 0 && !p.ex.Redirected && r.pageLeft(key, p) && r.bodies[key] == nil {
+			left = append(left, key)
+		}
+	}
+	r.mu.Unlock()
+	for _, key := range left {
+		r.work.Add(1)
+		go func() {
+			defer r.work.Done()
+			r.mu.Lock()
+			p := r.pending[key]
+			r.mu.Unlock()
+			if p == nil {
+				return
+			}
+			b, err := r.getResponseBody(ctx, key.target, "Network.getResponseBody", key.id)
+			if err != nil {
+				return
+			}
+			r.mu.Lock()
+			ex := *p.ex
+			r.mu.Unlock()
+			ex.RespBody = b
+			if !declaredWhole(&ex) {
+				return
+			}
+			r.mu.Lock()
+			if r.pending[key] != p {
+				r.mu.Unlock()
+				return
+			}
+			p.ex.RespBody = b
+			p.ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (the page was left), but gave all %d bytes the server declared when asked", len(b))
+			r.mu.Unlock()
+			r.finish(ctx, key, p, false, key.target)
+		}()
+	}
 }
 
 // checkLength marks a response whose archived body is not as long as the server

@@ -1026,3 +1026,83 @@ func TestRecorderKnowsThePasswordFieldsOfTheFormsPage(t *testing.T) {
 		t.Errorf("body %q, fields %v", got.ReqBody, got.PasswordFields)
 	}
 }
+
+// A page left at once often never hears the end of its bodies: when the browser gives
+// or streamed all the bytes the server declared, the body is archived unmarked.
+func TestRecorderKeepsWholeBodiesOfPagesLeft(t *testing.T) {
+	for _, tt := range []struct {
+		name, given string
+		whole       bool
+	}{
+		{"the browser gives it whole", "12345", true},
+		{"the browser gives part of it", "12", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+				if method == "Network.getResponseBody" {
+					return map[string]any{"body": tt.given}, nil
+				}
+				return map[string]any{}, nil
+			}}
+			r := NewRecorder(b)
+			var got []*Exchange
+			var mu sync.Mutex
+			r.OnExchange = func(ex *Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+			ctx, tab := context.Background(), Target{TabID: 7}
+			for _, ev := range []event{
+				{"Network.requestWillBeSent", `{"requestId":"1","frameId":"F","loaderId":"L1","type":"Image","request":{"url":"http://example.org/a.png","method":"GET","headers":{}}}`},
+				{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Length":"5"}}}`},
+				{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
+			} {
+				if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.Wait()
+			r.ReadLeftBodies(ctx, 7)
+			r.Wait()
+			r.Detached(ctx, tab, "recording stopped")
+			r.Wait()
+			if len(got) != 1 {
+				t.Fatalf("got %d exchanges", len(got))
+			}
+			ex := got[0]
+			if tt.whole && (string(ex.RespBody) != "12345" || ex.RespTruncated != "" || !strings.Contains(ex.RespNote, "gave all 5 bytes")) {
+				t.Errorf("body %q, Truncated %q, note %q", ex.RespBody, ex.RespTruncated, ex.RespNote)
+			}
+			if !tt.whole && (ex.RespTruncated != "disconnect" || !strings.HasPrefix(ex.RespNote, WhyPageLeft)) {
+				t.Errorf("a part kept unmarked: body %q, Truncated %q, note %q", ex.RespBody, ex.RespTruncated, ex.RespNote)
+			}
+		})
+	}
+	// A body streamed whole, whose end was never reported, is kept unmarked.
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Network.streamResourceContent" {
+			return map[string]any{"bufferedData": b64("<html>")}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	r := NewRecorder(b)
+	var got *Exchange
+	r.OnExchange = func(ex *Exchange) { got = ex }
+	ctx, tab := context.Background(), Target{TabID: 7}
+	if err := r.Enable(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []event{
+		{"Network.requestWillBeSent", `{"requestId":"d","frameId":"F","loaderId":"L1","type":"Document","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
+		{"Network.responseReceived", `{"requestId":"d","response":{"status":200,"headers":{"Content-Length":"13"}}}`},
+		{"Network.dataReceived", `{"requestId":"d","dataLength":7,"data":"` + b64("</html>") + `"}`},
+		{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
+	} {
+		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+			t.Fatal(err)
+		}
+		r.Wait()
+	}
+	r.Detached(ctx, tab, "recording stopped")
+	r.Wait()
+	if got == nil || string(got.RespBody) != "<html></html>" || got.RespTruncated != "" || !strings.Contains(got.RespNote, "all 13 bytes the server declared had arrived") {
+		t.Errorf("streamed whole: %+v", got)
+	}
+}

@@ -375,6 +375,7 @@ func (s *Service) stopTab(ctx context.Context, tabID int, deadline time.Time, ar
 		return s.stop(ctx, deadline, arriving)
 	}
 	s.noteArriving(arriving)
+	s.recorder.ReadLeftBodies(ctx, tabID)
 	s.waitStopping(deadline.Add(-StopLimit/5), "recording stopped before the browser answered %s: bodies being read then may be missing")
 	s.host.Detach(ctx, tabID)
 	s.recorder.Detached(ctx, Target{TabID: tabID}, "recording stopped")
@@ -476,6 +477,9 @@ func (s *Service) stop(ctx context.Context, deadline time.Time, arriving []strin
 	id := s.state.Session
 	s.mu.Unlock()
 	s.noteArriving(arriving)
+	for _, t := range tabs {
+		s.recorder.ReadLeftBodies(ctx, t)
+	}
 	// Bodies being read are read before the debugger leaves: the browser drops what
 	// it kept for a tab when it does. A browser that does not answer, or a body that
 	// never ends, does not keep recording from stopping.
