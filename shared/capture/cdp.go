@@ -99,9 +99,11 @@ type Recorder struct {
 	// matched with its hops, in order.
 	extras  map[requestKey]*extraQueue
 	durable map[Target]bool // targets whose bodies the browser keeps after they end
-	// documents holds, by tab and frame, the loader id of the document each frame shows
-	// now: a request of another loader of that frame belongs to a page that was left.
-	documents map[frameKey]string
+	// documents holds, by tab and frame, the document each frame shows now: a request
+	// of another document of that frame, made before it came, belongs to a page that
+	// was left. commits numbers the documents in the order they came.
+	documents map[frameKey]shownDocument
+	commits   int
 	// passwordNames holds, by tab, the names of the fields of type password its page
 	// had when it last finished loading a frame (see askPasswordFields).
 	passwordNames map[int][]string
@@ -147,6 +149,7 @@ type pendingExchange struct {
 	reqWG    sync.WaitGroup // a request body being fetched
 	frameID  string         // the frame that asked for it
 	loaderID string         // the document of that frame it belongs to
+	commit   int            // the number of the document the frame showed when it began
 	received bool           // some of the body has arrived
 }
 
@@ -172,7 +175,7 @@ func NewRecorder(b Browser) *Recorder {
 		bodies:          make(map[requestKey]*responseBody),
 		extras:          make(map[requestKey]*extraQueue),
 		durable:         make(map[Target]bool),
-		documents:       make(map[frameKey]string),
+		documents:       make(map[frameKey]shownDocument),
 		passwordNames:   make(map[int][]string),
 	}
 }
@@ -698,6 +701,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			ResourceType: ev.Type,
 		}}
 		r.mu.Lock()
+		p.commit = r.documents[frameKey{t.TabID, ev.FrameID}].commit
 		r.setPending(key, p)
 		r.addHop(key, p)
 		if carried != nil {
@@ -855,7 +859,8 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		}
 		if ev.Frame.LoaderID != "" {
 			r.mu.Lock()
-			r.documents[frameKey{t.TabID, ev.Frame.ID}] = ev.Frame.LoaderID
+			r.commits++
+			r.documents[frameKey{t.TabID, ev.Frame.ID}] = shownDocument{ev.Frame.LoaderID, r.commits}
 			r.mu.Unlock()
 		}
 		if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
@@ -1520,8 +1525,8 @@ func parseHeadBlock(text string) (reason string, header Fields, ok bool) {
 			continue
 		}
 		name, value, found := strings.Cut(line, ":")
-		if !found || strings.TrimSpace(name) == "" {
-			continue
+		if !found || !httpToken(strings.TrimSpace(name)) {
+			continue // not a field line
 		}
 		header = append(header, Field{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
 	}
@@ -1640,14 +1645,23 @@ type frameKey struct {
 	frame string
 }
 
+// shownDocument is the document a frame shows: its loader id, and its number in the
+// order documents came.
+type shownDocument struct {
+	loader string
+	commit int
+}
+
 // pageLeft says whether p's request belongs to a document its frame no longer shows:
-// the page was left (a navigation) while it was under way. r.mu is held.
+// another document came in the frame after the request began (the page was left,
+// or another navigation replaced the one the request was). A navigation that fails
+// leaves its frame as it was: it was not left. r.mu is held.
 func (r *Recorder) pageLeft(key requestKey, p *pendingExchange) bool {
 	if p.loaderID == "" || p.frameID == "" {
 		return false
 	}
 	now, ok := r.documents[frameKey{key.target.TabID, p.frameID}]
-	return ok && now != p.loaderID
+	return ok && now.commit > p.commit && now.loader != p.loaderID
 }
 
 // The reasons an exchange is archived incomplete, as its records say them (Failure,
@@ -1782,4 +1796,18 @@ func (r *Recorder) passwordFieldNames(ctx context.Context, t Target) ([]string, 
 		return nil, fmt.Errorf("Runtime.evaluate: %w", err)
 	}
 	return out.Result.Value, nil
+}
+
+// httpToken says whether s is an HTTP token (RFC 9110, 5.6.2), as a field name is.
+func httpToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }

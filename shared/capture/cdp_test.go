@@ -879,7 +879,7 @@ func FuzzParseHeadBlock(f *testing.F) {
 			t.Fatal("fields from a block that is not a response head")
 		}
 		for _, kv := range header {
-			if kv.Name == "" || strings.ContainsAny(kv.Name, "\r\n") {
+			if !httpToken(kv.Name) {
 				t.Fatalf("bad field name %q", kv.Name)
 			}
 		}
@@ -906,6 +906,11 @@ func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 			left,
 			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
 		}, false, nil, "", WhyPageLeft + " (net::ERR_ABORTED)", "disconnect"},
+		{"a navigation that fails leaves the page as it was", []event{
+			{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"}}`},
+			{"Network.requestWillBeSent", `{"requestId":"n","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
+			{"Network.loadingFailed", `{"requestId":"n","errorText":"net::ERR_UNSAFE_PORT"}`},
+		}, false, nil, "the request failed (net::ERR_UNSAFE_PORT)", "", ""},
 		{"cancelled on the page still shown", []event{
 			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
 			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
