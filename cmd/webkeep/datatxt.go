@@ -72,7 +72,8 @@ func (s *siteSource) load(withRobots bool) (files []*datatxt.File, names []strin
 			return nil, nil, err
 		}
 		f, err := datatxt.Get(context.Background(), client, u)
-		if errors.Is(err, datatxt.ErrNotFound) {
+		if errors.Is(err, datatxt.ErrNotFound) || errors.Is(err, datatxt.ErrNotText) {
+			// No such file (a 404, or the site's own page in its place): no rules.
 			continue
 		}
 		if err != nil {

@@ -69,6 +69,34 @@ const redirectEndHTML = `<!doctype html>
 <body><h1>End of the redirect chain</h1><p><a href="/">Home</a></p></body></html>
 `
 
+const loginHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in</title></head>
+<body><h1>Sign in</h1>
+<form id="login" method="post" action="/login">
+<label>User <input name="user" value="zoë"></label>
+<label>Password <input type="password" name="secret" id="pw"></label>
+<button>Sign in</button>
+</form>
+<p><a href="/">Home</a></p>
+</body></html>
+`
+
+const loggedInHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Signed in</title></head>
+<body><h1>Signed in</h1><p><a id="account" href="/account">Your account</a>
+<a id="open-hang" href="/hang" target="_blank">A page that never ends, in a new tab</a></p></body></html>
+`
+
+const loginFailedHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in failed</title></head>
+<body><h1>Give a user and a password</h1><p><a href="/login">Again</a></p></body></html>
+`
+
+const accountHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Account</title></head>
+<body><h1>Account</h1><p id="session">session: {session}</p></body></html>
+`
+
 const notFoundHTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>404 Not Found</title></head>
 <body><h1>404: no such page</h1><p><a href="/">Home</a></p></body></html>

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,7 +70,58 @@ func newSite(bigSize int64) *site {
 	})
 	s.mux.HandleFunc("GET /redirect/end", s.page(redirectEndHTML))
 	s.mux.HandleFunc("GET /big", s.big)
+	s.mux.HandleFunc("GET /login", s.page(loginHTML))
+	s.mux.HandleFunc("POST /login", s.login)
+	s.mux.HandleFunc("GET /account", s.account)
+	s.mux.HandleFunc("GET /hang", s.hang)
 	return s
+}
+
+// login answers a sign-in form as web applications do: two cookies, then a page.
+func (s *site) login(w http.ResponseWriter, r *http.Request) {
+	user := r.FormValue("user")
+	if user == "" || r.FormValue("secret") == "" {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, loginFailedHTML)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: "demo_session", Value: "s-" + strconv.Itoa(len(user)) + "-42", Path: "/", HttpOnly: true})
+	http.SetCookie(w, &http.Cookie{Name: "demo_user", Value: url.QueryEscape(user), Path: "/"})
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	io.WriteString(w, loggedInHTML)
+}
+
+// account shows whether the browser sent the session cookie.
+func (s *site) account(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if c, err := r.Cookie("demo_session"); err == nil {
+		io.WriteString(w, strings.Replace(accountHTML, "{session}", c.Value, 1))
+		return
+	}
+	io.WriteString(w, strings.Replace(accountHTML, "{session}", "none", 1))
+}
+
+// hang sends a line five times a second until the client leaves (at most ten
+// minutes): a response that never ends, and never stops arriving.
+func (s *site) hang(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	end := time.After(10 * time.Minute)
+	for {
+		io.WriteString(w, strings.Repeat("still coming...\n", 64))
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-end:
+			return
+		case <-tick.C:
+		}
+	}
 }
 
 // ServeHTTP logs the request and the response body, then serves it. /__log (the log
@@ -128,6 +180,13 @@ type recorder struct {
 func (r *recorder) WriteHeader(code int) {
 	r.status = code
 	r.ResponseWriter.WriteHeader(code)
+}
+
+// Flush passes a flush on, for responses sent a piece at a time.
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 func (r *recorder) Write(p []byte) (int, error) {

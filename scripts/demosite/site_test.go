@@ -66,3 +66,24 @@ func TestSiteLogsWhatItReceivedAndSent(t *testing.T) {
 		t.Errorf("log: %+v", s.log)
 	}
 }
+
+func TestLoginSetsTwoCookies(t *testing.T) {
+	srv := httptest.NewServer(newSite(1 << 10))
+	defer srv.Close()
+	resp, err := http.PostForm(srv.URL+"/login", map[string][]string{"user": {"zoë"}, "secret": {"hunter2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Values("Set-Cookie"); resp.StatusCode != 200 || len(got) != 2 {
+		t.Fatalf("status %d, Set-Cookie %q: want 200 and two cookies", resp.StatusCode, got)
+	}
+	resp, err = http.PostForm(srv.URL+"/login", map[string][]string{"user": {"zoë"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || len(resp.Header.Values("Set-Cookie")) != 0 {
+		t.Errorf("without a password: status %d, cookies %q", resp.StatusCode, resp.Header.Values("Set-Cookie"))
+	}
+}

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { launch, startDemoSite, startRecording } from "../lib/browser.mjs";
+import { launch, startDemoSite, startRecording, waitFor } from "../lib/browser.mjs";
 import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
 
 const size = 70 << 20;
@@ -23,6 +23,14 @@ before(async () => {
   await page.click("#load-big");
   await page.waitForSelector("#load-big[data-done]", { timeout: 120000 });
   pageResult = await page.textContent("#big-result");
+  // The body may have to be fetched a second time (it outran its stream), which takes
+  // longer than Stop waits (10 s): stop once it is archived, as a user who watches the
+  // session's figures would.
+  const big = new URL("/big", site.url).href;
+  await waitFor(async () => (await popup.evaluate(async () => {
+    const st = await (await fetch("/api/status")).json();
+    return st.session ? (await (await fetch(`/api/sessions/${st.session.id}/records`)).json()).map((r) => r.fields.url) : [];
+  })).includes(big), "the large body archived", 120000);
   await popup.click("#stop");
   await popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
   const id = new URL(await popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);

@@ -77,6 +77,7 @@ func (s *Service) Handler() http.Handler {
 			writeError(w, http.StatusInternalServerError, err)
 			return
 		}
+		revisits, _ := sess.RevisitStatus() // without it, a revisit's status is "-"
 		verdicts := map[string]json.RawMessage{}
 		if vs, err := sess.Verdicts(); err == nil {
 			for _, v := range vs {
@@ -100,6 +101,7 @@ func (s *Service) Handler() http.Handler {
 				URL    string `json:"url"`
 				Mime   string `json:"mime"`
 				Status string `json:"status"`
+				Offset string `json:"offset"`
 			}
 			json.Unmarshal(fields, &f)
 			if continuationLine(f.Mime, f.Status) {
@@ -114,7 +116,11 @@ func (s *Service) Handler() http.Handler {
 				verdict = v
 			}
 			k, _ := json.Marshal(string(key))
-			fmt.Fprintf(w, `{"urlkey":%s,"timestamp":%q,"fields":%s,"verdict":%s}`, k, ts, fields, verdict)
+			answered := ""
+			if off, err := strconv.ParseInt(f.Offset, 10, 64); err == nil && f.Mime == "warc/revisit" && revisits[off] != 0 {
+				answered = fmt.Sprintf(`,"revisitStatus":%d`, revisits[off])
+			}
+			fmt.Fprintf(w, `{"urlkey":%s,"timestamp":%q,"fields":%s,"verdict":%s%s}`, k, ts, fields, verdict, answered)
 		}
 		io.WriteString(w, "]")
 	}))

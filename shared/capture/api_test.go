@@ -657,3 +657,29 @@ func TestRecordsListLeavesOutContinuations(t *testing.T) {
 		t.Errorf("%d records listed (%d for /big) of %d lines", len(recs), big, lines)
 	}
 }
+
+func TestRecordsGiveTheStatusOfRevisits(t *testing.T) {
+	store := NewMemStore()
+	svc, _ := NewService(store, newFakeHost())
+	h := svc.Handler()
+	sess, _ := createSession(store, "r", time.Now())
+	svc.sessions[sess.info.ID] = sess
+	for _, ex := range append(sampleExchanges()[:2], sampleExchanges()[:2]...) { // the same payloads again: revisits
+		if err := sess.WriteExchange(ex); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var recs []struct {
+		Fields        struct{ URL, Mime, Status string }
+		RevisitStatus int `json:"revisitStatus"`
+	}
+	send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/records", "", nil, &recs)
+	var got []string
+	for _, r := range recs {
+		got = append(got, fmt.Sprintf("%s %s %d", r.Fields.Mime, r.Fields.Status, r.RevisitStatus))
+	}
+	want := "text/html 200 0, application/json 201 0, warc/revisit  200, warc/revisit  201"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("records: %s\nwant %s", strings.Join(got, ", "), want)
+	}
+}

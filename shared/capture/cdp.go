@@ -95,10 +95,20 @@ type Recorder struct {
 	mu      sync.Mutex
 	pending map[requestKey]*pendingExchange
 	bodies  map[requestKey]*responseBody // streamed or taken, by network id
-	extras  map[requestKey]Fields        // wire request headers that came before their request
-	durable map[Target]bool              // targets whose bodies the browser keeps after they end
-	idle    chan struct{}                // closed when the last request in flight ends (see setPending)
-	work    inflight                     // commands and finishes in flight
+	// extras are the wire headers (ExtraInfo events) of each request, waiting to be
+	// matched with its hops, in order.
+	extras  map[requestKey]*extraQueue
+	durable map[Target]bool // targets whose bodies the browser keeps after they end
+	// documents holds, by tab and frame, the document each frame shows now: a request
+	// of another document of that frame, made before it came, belongs to a page that
+	// was left. commits numbers the documents in the order they came.
+	documents map[frameKey]shownDocument
+	commits   int
+	// passwordNames holds, by tab, the names of the fields of type password its page
+	// had when it last finished loading a frame (see askPasswordFields).
+	passwordNames map[int][]string
+	idle          chan struct{} // closed when the last request in flight ends (see setPending)
+	work          inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -129,9 +139,17 @@ type requestKey struct {
 
 type pendingExchange struct {
 	ex       *Exchange
-	extra    Fields         // request headers as sent on the wire (ExtraInfo)
+	extra    Fields        // request headers as sent on the wire (ExtraInfo)
+	respWire *responseWire // response headers as received on the wire (ExtraInfo)
+	// wantExtra says the browser announced ExtraInfo events for this hop
+	// (hasExtraInfo): finishing waits a moment for those not yet come.
+	wantExtra bool
+	// noWait says the target is gone: no event will come any more.
+	noWait   bool
 	reqWG    sync.WaitGroup // a request body being fetched
 	frameID  string         // the frame that asked for it
+	loaderID string         // the document of that frame it belongs to
+	commit   int            // the number of the document the frame showed when it began
 	received bool           // some of the body has arrived
 }
 
@@ -155,8 +173,10 @@ func NewRecorder(b Browser) *Recorder {
 		StreamThreshold: DefaultStreamThreshold,
 		pending:         make(map[requestKey]*pendingExchange),
 		bodies:          make(map[requestKey]*responseBody),
-		extras:          make(map[requestKey]Fields),
+		extras:          make(map[requestKey]*extraQueue),
 		durable:         make(map[Target]bool),
+		documents:       make(map[frameKey]shownDocument),
+		passwordNames:   make(map[int][]string),
 	}
 }
 
@@ -164,7 +184,12 @@ func NewRecorder(b Browser) *Recorder {
 // by the browser until they are read (durable messages), and automatic attachment to
 // the tab's workers and out-of-process frames, which get the same treatment.
 func (r *Recorder) Enable(ctx context.Context, t Target) error {
-	return r.enable(ctx, t, "page")
+	if err := r.enable(ctx, t, "page"); err != nil {
+		return err
+	}
+	// The page may have loaded before: its password fields are asked for now.
+	r.rememberPasswordFields(ctx, t)
+	return nil
 }
 
 type step struct {
@@ -223,18 +248,19 @@ func (r *Recorder) attachChild(ctx context.Context, t Target, kind string) {
 	}
 }
 
-// Receiving reports how many responses of a tab have begun but not ended: bodies
-// still arriving.
-func (r *Recorder) Receiving(tab int) int {
+// Receiving returns the URLs of the responses of a tab that have begun but not ended:
+// bodies still arriving.
+func (r *Recorder) Receiving(tab int) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := 0
+	var urls []string
 	for k, p := range r.pending {
 		if k.target.TabID == tab && p.ex.Status != 0 {
-			n++
+			urls = append(urls, p.ex.URL)
 		}
 	}
-	return n
+	slices.Sort(urls)
+	return urls
 }
 
 // QuietWait bounds how long work that can wait for a quiet moment (see WaitQuiet)
@@ -281,13 +307,21 @@ func (r *Recorder) setPending(key requestKey, p *pendingExchange) {
 // Wait blocks until every command and finish in flight is done.
 func (r *Recorder) Wait() { r.work.Wait() }
 
-// WaitAnswered is Wait, as long as the browser answers: it gives up once no command
-// has been answered for d, and then returns the commands still waiting for their
-// answer, as "method (seconds)". Long work that goes on (a large body read a piece at
-// a time) is waited for.
-func (r *Recorder) WaitAnswered(d time.Duration) (waiting []string) {
-	for !waitAtMost(&r.work, d) {
-		if time.Since(r.browser.lastAnswered()) < d {
+// WaitAnswered is Wait, as long as the browser answers and until is not past (zero:
+// no such bound): it gives up once no command has been answered for d, or at until,
+// and then returns the commands still waiting for their answer, as "method
+// (seconds)". Long work that goes on (a large body read a piece at a time) is waited
+// for until then.
+func (r *Recorder) WaitAnswered(d time.Duration, until time.Time) (waiting []string) {
+	for {
+		step := d
+		if !until.IsZero() {
+			step = min(step, time.Until(until))
+		}
+		if step > 0 && waitAtMost(&r.work, step) {
+			return nil
+		}
+		if (until.IsZero() || time.Now().Before(until)) && time.Since(r.browser.lastAnswered()) < d {
 			continue
 		}
 		if waiting = r.browser.waiting(); len(waiting) == 0 {
@@ -295,7 +329,6 @@ func (r *Recorder) WaitAnswered(d time.Duration) (waiting []string) {
 		}
 		return waiting
 	}
-	return nil
 }
 
 // waitAtMost waits for wg (a sync.WaitGroup, an inflight) for at most d, and reports
@@ -375,9 +408,45 @@ func (b *commandLog) Send(ctx context.Context, t Target, method string, params a
 	res, err := b.Browser.Send(ctx, t, method, params)
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("%s: %w", method, context.Cause(ctx))
+	} else if err != nil {
+		err = plainError(err)
 	}
 	return res, err
 }
+
+// plainError turns the error of a DevTools command, which the browser gives as the
+// protocol's JSON error object ({"code":-32000,"message":"No resource with given
+// identifier found"}), into its message, the words a user can read. Other errors are
+// returned as they are.
+func plainError(err error) error {
+	msg := err.Error()
+	i := strings.Index(msg, `{"code"`)
+	if i < 0 {
+		return err
+	}
+	var obj struct {
+		Message string `json:"message"`
+		Data    string `json:"data"`
+	}
+	if json.Unmarshal([]byte(msg[i:]), &obj) != nil || obj.Message == "" {
+		return err
+	}
+	plain := obj.Message
+	if obj.Data != "" {
+		plain += " (" + obj.Data + ")"
+	}
+	return &browserError{plain: msg[:i] + plain, err: err}
+}
+
+// browserError is a DevTools command's error in plain words; it unwraps to the error
+// the browser gave.
+type browserError struct {
+	plain string
+	err   error
+}
+
+func (e *browserError) Error() string { return e.plain }
+func (e *browserError) Unwrap() error { return e.err }
 
 // abandon cancels the commands sent to t, or to any target t covers, with why. A
 // worker or frame (t with a Session) is gone for good: later commands to it fail at
@@ -451,9 +520,12 @@ type (
 		Request          cdpRequest   `json:"request"`
 		WallTime         float64      `json:"wallTime"`
 		RedirectResponse *cdpResponse `json:"redirectResponse"`
-		Type             string       `json:"type"`
-		DocumentURL      string       `json:"documentURL"`
-		FrameID          string       `json:"frameId"`
+		// RedirectHasExtraInfo says ExtraInfo events come for the redirect's hop.
+		RedirectHasExtraInfo bool   `json:"redirectHasExtraInfo"`
+		Type                 string `json:"type"`
+		DocumentURL          string `json:"documentURL"`
+		FrameID              string `json:"frameId"`
+		LoaderID             string `json:"loaderId"`
 	}
 	// requestExtraInfo is the params of Network.requestWillBeSentExtraInfo.
 	requestExtraInfo struct {
@@ -464,6 +536,17 @@ type (
 	responseReceived struct {
 		RequestID string      `json:"requestId"`
 		Response  cdpResponse `json:"response"`
+		// HasExtraInfo says ExtraInfo events come (or came) for this hop.
+		HasExtraInfo bool `json:"hasExtraInfo"`
+	}
+	// responseExtraInfo is the params of Network.responseReceivedExtraInfo: the
+	// response's headers as received, Set-Cookie included. HeadersText, the raw
+	// header block, is given for HTTP/1.x only.
+	responseExtraInfo struct {
+		RequestID   string            `json:"requestId"`
+		StatusCode  int               `json:"statusCode"`
+		Headers     map[string]string `json:"headers"`
+		HeadersText string            `json:"headersText"`
 	}
 	// dataReceived is the params of Network.dataReceived.
 	dataReceived struct {
@@ -495,10 +578,16 @@ type (
 	detachedFromTarget struct {
 		SessionID string `json:"sessionId"`
 	}
+	// frameStoppedLoading is the params of Page.frameStoppedLoading: a frame has
+	// loaded, and its form fields are there to be asked about.
+	frameStoppedLoading struct {
+		FrameID string `json:"frameId"`
+	}
 	// frameNavigated is the params of Page.frameNavigated.
 	frameNavigated struct {
 		Frame struct {
 			ID       string `json:"id"`
+			LoaderID string `json:"loaderId"`
 			ParentID string `json:"parentId"`
 			URL      string `json:"url"`
 			Fragment string `json:"urlFragment"`
@@ -511,12 +600,14 @@ var eventParams = map[string]any{
 	"Network.requestWillBeSent":          requestWillBeSent{},
 	"Network.requestWillBeSentExtraInfo": requestExtraInfo{},
 	"Network.responseReceived":           responseReceived{},
+	"Network.responseReceivedExtraInfo":  responseExtraInfo{},
 	"Network.dataReceived":               dataReceived{},
 	"Network.loadingFinished":            loadingFinished{},
 	"Network.loadingFailed":              loadingFailed{},
 	"Target.attachedToTarget":            attachedToTarget{},
 	"Target.detachedFromTarget":          detachedFromTarget{},
 	"Page.frameNavigated":                frameNavigated{},
+	"Page.frameStoppedLoading":           frameStoppedLoading{},
 }
 
 // UrgentEvents are the events the recorder must act on before what follows them
@@ -525,7 +616,7 @@ var eventParams = map[string]any{
 // and a worker or frame, held until it is set up. HandleEvent needs them in order
 // among themselves but not with the others, which only ever follow them, so a host
 // that queues events should hand these over at once.
-var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Target.attachedToTarget"}
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget"}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the
@@ -588,8 +679,11 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		delete(r.bodies, key)
 		r.mu.Unlock()
 		if prev != nil && ev.RedirectResponse != nil {
+			r.mu.Lock()
 			setResponse(prev.ex, ev.RedirectResponse)
+			prev.wantExtra = ev.RedirectHasExtraInfo
 			prev.ex.Redirected = true
+			r.mu.Unlock()
 			r.finish(ctx, key, prev, false, t)
 		}
 		if !archivable(ev.Request.URL) {
@@ -598,7 +692,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			}
 			return nil
 		}
-		p := &pendingExchange{frameID: ev.FrameID, ex: &Exchange{
+		p := &pendingExchange{frameID: ev.FrameID, loaderID: ev.LoaderID, ex: &Exchange{
 			Started:      wallTime(ev.WallTime),
 			Method:       ev.Request.Method,
 			URL:          ev.Request.URL,
@@ -607,11 +701,9 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			ResourceType: ev.Type,
 		}}
 		r.mu.Lock()
+		p.commit = r.documents[frameKey{t.TabID, ev.FrameID}].commit
 		r.setPending(key, p)
-		if extra, ok := r.extras[key]; ok {
-			p.extra = extra
-			delete(r.extras, key)
-		}
+		r.addHop(key, p)
 		if carried != nil {
 			r.bodies[key] = carried
 		}
@@ -621,19 +713,33 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 			r.stream(ctx, t, key, true, false)
 		}
 		r.readRequestBody(ctx, t, key, p, &ev.Request)
+		if fromRequest && ev.Request.Method != "GET" && (ev.Request.HasPostData || ev.Request.PostData != nil || len(ev.Request.PostDataEntries) > 0) {
+			r.mu.Lock()
+			p.ex.passwordDOM = slices.Clone(r.passwordNames[t.TabID])
+			r.mu.Unlock()
+			r.askPasswordFields(ctx, t, p)
+		}
 	case "Network.requestWillBeSentExtraInfo":
 		var ev requestExtraInfo
 		if err := decode(&ev); err != nil {
 			return err
 		}
-		key := requestKey{t, ev.RequestID}
 		r.mu.Lock()
-		if p := r.pending[key]; p != nil && p.extra == nil {
-			p.extra = fieldsFromMap(ev.Headers)
-		} else {
-			// It came first; the next hop of this request takes it.
-			r.extras[key] = fieldsFromMap(ev.Headers)
+		key, _ := r.find(t, ev.RequestID)
+		q := r.extraQueue(key)
+		q.requests = append(q.requests, fieldsFromMap(ev.Headers))
+		q.match()
+		r.mu.Unlock()
+	case "Network.responseReceivedExtraInfo":
+		var ev responseExtraInfo
+		if err := decode(&ev); err != nil {
+			return err
 		}
+		r.mu.Lock()
+		key, _ := r.find(t, ev.RequestID)
+		q := r.extraQueue(key)
+		q.responses = append(q.responses, ev.wire())
+		q.match()
 		r.mu.Unlock()
 	case "Network.responseReceived":
 		var ev responseReceived
@@ -644,6 +750,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		key, p := r.find(t, ev.RequestID)
 		if p != nil {
 			setResponse(p.ex, &ev.Response)
+			p.wantExtra = ev.HasExtraInfo
 		}
 		body := r.bodies[key]
 		durable := r.durable[key.target]
@@ -713,14 +820,10 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if p == nil {
 			return nil
 		}
-		if p.ex.Status == 0 {
-			p.ex.Failure = ev.ErrorText
-			if ev.Canceled {
-				p.ex.Failure = "canceled: " + ev.ErrorText
-			}
-		} else {
-			p.ex.RespNote = "the body did not arrive whole: " + ev.ErrorText
-		}
+		r.mu.Lock()
+		left := r.pageLeft(key, p)
+		r.mu.Unlock()
+		failed(p.ex, ev.ErrorText, ev.Canceled, left)
 		r.finish(ctx, key, p, false, t)
 	case "Target.attachedToTarget":
 		var ev attachedToTarget
@@ -741,10 +844,24 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		if ev.SessionID != "" {
 			r.Detached(ctx, Target{TabID: t.TabID, Session: ev.SessionID}, "the worker or frame ended")
 		}
+	case "Page.frameStoppedLoading":
+		var ev frameStoppedLoading
+		if err := decode(&ev); err != nil {
+			return err
+		}
+		if t.Session == "" && ev.FrameID != "" {
+			r.rememberPasswordFields(ctx, t)
+		}
 	case "Page.frameNavigated":
 		var ev frameNavigated
 		if err := decode(&ev); err != nil {
 			return err
+		}
+		if ev.Frame.LoaderID != "" {
+			r.mu.Lock()
+			r.commits++
+			r.documents[frameKey{t.TabID, ev.Frame.ID}] = shownDocument{ev.Frame.LoaderID, r.commits}
+			r.mu.Unlock()
 		}
 		if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
 			r.OnPage(Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, FrameID: ev.Frame.ID})
@@ -925,12 +1042,23 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		if p == nil {
 			continue
 		}
-		if p.ex.Status == 0 {
-			p.ex.Failure = "detached: " + reason
-		} else {
-			p.ex.RespNote = "detached before the body ended: " + reason
-		}
+		r.mu.Lock()
+		p.noWait = true
+		left := r.pageLeft(key, p)
+		r.mu.Unlock()
+		cutShort(p.ex, reason, left, time.Now())
 		r.finish(ctx, key, p, false, key.target)
+	}
+	if t.Session == "" {
+		// The tab's pages are forgotten with it (it may be attached again).
+		r.mu.Lock()
+		delete(r.passwordNames, t.TabID)
+		for k := range r.documents {
+			if k.tab == t.TabID {
+				delete(r.documents, k)
+			}
+		}
+		r.mu.Unlock()
 	}
 }
 
@@ -990,7 +1118,7 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 		p.ex.ReqBody = body
 		p.ex.ReqTruncated = true
 		if hidden {
-			p.ex.ReqNote = "the browser does not reveal the bytes of a file chosen by the user: the request body lacks them"
+			p.ex.ReqNote = "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes"
 		} else {
 			p.ex.ReqNote = "request body not available from the browser: " + err.Error()
 		}
@@ -1022,13 +1150,11 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 	go func() {
 		defer r.work.Done()
 		p.reqWG.Wait()
+		r.takeExtra(key, p)
 		ex := p.ex
-		if p.extra != nil {
-			ex.ReqHeader = p.extra
-		}
 		if n, err := strconv.Atoi(ex.ReqHeader.Get("Content-Length")); err == nil && n != len(ex.ReqBody) && !ex.ReqTruncated {
 			ex.ReqTruncated = true
-			ex.ReqNote = fmt.Sprintf("the browser revealed %d of the %d bytes of the request body (a file chosen by the user is never revealed)", len(ex.ReqBody), n)
+			ex.ReqNote = fmt.Sprintf("request body incomplete: the browser revealed %d of its %d bytes (a %s is never revealed)", len(ex.ReqBody), n, "file chosen by the user")
 		}
 		if len(ex.ReqBody) > 0 && !ex.ReqTruncated && !ex.ReqHeader.Has("Content-Length") {
 			// The browser adds Content-Length below the layer DevTools reports from; a
@@ -1084,10 +1210,96 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			// closes or the recording stops.
 			r.readWhole(ctx, from, key.id, p)
 		}
+		if ex.RespTruncated == "disconnect" && declaredWhole(ex) {
+			// Its end was never reported, but every byte the server declared is here.
+			ex.RespTruncated = ""
+			ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (%s), but all %d bytes the server declared had arrived", ex.RespNote, ex.BodyLen())
+		}
+		checkLength(ex)
 		if r.OnExchange != nil {
 			r.OnExchange(ex)
 		}
 	}()
+}
+
+// declaredWhole says whether ex's archived body is as long as the server declared
+// (Content-Length, with no content coding that the browser undid), and not empty.
+func declaredWhole(ex *Exchange) bool {
+	if ce := ex.RespHeader.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return false
+	}
+	n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64)
+	return err == nil && n > 0 && n == ex.BodyLen()
+}
+
+// ReadLeftBodies asks the browser, before recording of tab stops, for the bodies of
+// the responses whose page was left and whose end it never reported (it often does
+// not, for a page left at once): an exchange whose whole body it gives (as long as
+// the server declared) is finished with it; the others are left to Detached, which
+// marks them.
+func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
+	r.mu.Lock()
+	var left []requestKey
+	for key, p := range r.pending {
+		if key.target.TabID == tab && p.ex.Status != 0 && !p.ex.Redirected && r.pageLeft(key, p) && r.bodies[key] == nil {
+			left = append(left, key)
+		}
+	}
+	r.mu.Unlock()
+	for _, key := range left {
+		r.work.Add(1)
+		go func() {
+			defer r.work.Done()
+			r.mu.Lock()
+			p := r.pending[key]
+			r.mu.Unlock()
+			if p == nil {
+				return
+			}
+			b, err := r.getResponseBody(ctx, key.target, "Network.getResponseBody", key.id)
+			if err != nil {
+				return
+			}
+			r.mu.Lock()
+			ex := *p.ex
+			r.mu.Unlock()
+			ex.RespBody = b
+			if !declaredWhole(&ex) {
+				return
+			}
+			r.mu.Lock()
+			if r.pending[key] != p {
+				r.mu.Unlock()
+				return
+			}
+			p.ex.RespBody = b
+			p.ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (the page was left), but gave all %d bytes the server declared when asked", len(b))
+			r.mu.Unlock()
+			r.finish(ctx, key, p, false, key.target)
+		}()
+	}
+}
+
+// checkLength marks a response whose archived body is not as long as the server
+// declared (Content-Length, with no content coding that the browser undid) and that
+// nothing marked yet: never an unmarked difference.
+func checkLength(ex *Exchange) {
+	if ex.RespTruncated != "" || ex.Status < 200 || ex.Status == 204 || ex.Status == 304 || ex.Redirected || ex.Method == "HEAD" {
+		return
+	}
+	if ce := ex.RespHeader.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return
+	}
+	n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64)
+	if err != nil || n == ex.BodyLen() {
+		return
+	}
+	ex.RespTruncated = "length"
+	why := fmt.Sprintf("the archived body has %d of the %d bytes the server declared", ex.BodyLen(), n)
+	if ex.RespNote != "" {
+		why = ex.RespNote + "; " + why
+	}
+	ex.RespNote = why
 }
 
 // wholeLimit is the largest body read whole: the browser keeps no more of one body.
@@ -1115,7 +1327,15 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 		}
 	}
 	if err != nil {
-		ex.RespNote = "response body not available from the browser: " + err.Error()
+		r.mu.Lock()
+		left := r.pageLeft(requestKey{t, id}, p)
+		r.mu.Unlock()
+		ex.RespTruncated = "unspecified"
+		if left {
+			ex.RespNote = WhyPageLeft + " (the browser no longer had the body: " + err.Error() + ")"
+		} else {
+			ex.RespNote = "the browser did not give the body: " + err.Error()
+		}
 	}
 	ex.RespBody = b
 	// The browser drops the body of an image it could not decode: it then gives an
@@ -1259,4 +1479,335 @@ func wallTime(sec float64) time.Time {
 	}
 	whole, frac := math.Modf(sec)
 	return time.Unix(int64(whole), int64(frac*1e9)).UTC()
+}
+
+// responseWire is a response's head as the browser received it (ExtraInfo).
+type responseWire struct {
+	status     int
+	statusText string // from the raw status line, when there is one
+	header     Fields
+}
+
+// wire returns the response head that ev reports: the raw header block when the
+// browser gives one (HTTP/1.x: every line in its order, repeated fields kept), else
+// the header object, whose repeated fields the browser joined with "\n".
+func (ev *responseExtraInfo) wire() responseWire {
+	w := responseWire{status: ev.StatusCode}
+	if ev.HeadersText != "" {
+		if text, header, ok := parseHeadBlock(ev.HeadersText); ok {
+			w.statusText, w.header = text, header
+			return w
+		}
+	}
+	w.header = fieldsFromMap(ev.Headers)
+	return w
+}
+
+// parseHeadBlock parses a raw HTTP/1.x response head ("HTTP/1.1 200 OK\r\nName:
+// value\r\n...") into its reason phrase and its fields, in order. Folded lines
+// (obsolete, but still sent) continue the field before them. ok is false when the
+// text does not begin with a status line.
+func parseHeadBlock(text string) (reason string, header Fields, ok bool) {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	status := strings.SplitN(lines[0], " ", 3)
+	if len(status) < 2 || !strings.HasPrefix(status[0], "HTTP/") {
+		return "", nil, false
+	}
+	if len(status) == 3 {
+		reason = strings.TrimSpace(status[2])
+	}
+	for _, line := range lines[1:] {
+		if line == "" {
+			continue
+		}
+		if (line[0] == ' ' || line[0] == '\t') && len(header) > 0 {
+			header[len(header)-1].Value += " " + strings.TrimSpace(line)
+			continue
+		}
+		name, value, found := strings.Cut(line, ":")
+		if !found || !httpToken(strings.TrimSpace(name)) {
+			continue // not a field line
+		}
+		header = append(header, Field{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+	}
+	return reason, header, true
+}
+
+// extraQueue matches the ExtraInfo events of one request id with its hops (a request
+// and the requests its redirects led to). The browser sends them in the order of the
+// hops, but before or after the hops' own events: each kind is given to the hops in
+// order, whichever comes first.
+type extraQueue struct {
+	hops      []*pendingExchange // hops that still lack some of their ExtraInfo
+	requests  []Fields
+	responses []responseWire
+}
+
+// maxExtraQueues bounds the requests whose ExtraInfo waits for their hops: events of
+// requests the recorder never saw begin (they began before it attached) are dropped
+// beyond it.
+const maxExtraQueues = 4096
+
+// extraQueue returns the queue of key's request id, made if there is none. r.mu is held.
+func (r *Recorder) extraQueue(key requestKey) *extraQueue {
+	if q := r.extras[key]; q != nil {
+		return q
+	}
+	for k, q := range r.extras {
+		if k.id == key.id && k.target.TabID == key.target.TabID {
+			return q
+		}
+	}
+	if len(r.extras) >= maxExtraQueues {
+		clear(r.extras)
+	}
+	q := &extraQueue{}
+	r.extras[key] = q
+	return q
+}
+
+// addHop adds a new hop of key's request, which takes the ExtraInfo waiting for it.
+// r.mu is held.
+func (r *Recorder) addHop(key requestKey, p *pendingExchange) {
+	q := r.extraQueue(key)
+	q.hops = append(q.hops, p)
+	q.match()
+}
+
+// match gives the waiting ExtraInfo to the hops, in order. A response's ExtraInfo is
+// for the first hop still without one, unless that hop's response is known and has
+// another status: then that hop never gets one (it was given up waiting).
+func (q *extraQueue) match() {
+	for _, p := range q.hops {
+		if p.extra == nil && len(q.requests) > 0 {
+			p.extra, q.requests = q.requests[0], q.requests[1:]
+		}
+	}
+	for _, p := range q.hops {
+		if p.respWire != nil {
+			continue
+		}
+		for len(q.responses) > 0 && p.ex.Status != 0 && q.responses[0].status != 0 && q.responses[0].status != p.ex.Status {
+			q.responses = q.responses[1:] // a late one for a hop already given up on
+		}
+		if len(q.responses) == 0 {
+			break
+		}
+		w := q.responses[0]
+		p.respWire, q.responses = &w, q.responses[1:]
+	}
+	q.hops = slices.DeleteFunc(q.hops, func(p *pendingExchange) bool { return p.extra != nil && p.respWire != nil })
+}
+
+// extraWait bounds how long an ending hop waits for the ExtraInfo events the browser
+// announced and has not sent yet.
+const extraWait = 2 * time.Second
+
+// takeExtra waits, up to extraWait, for the ExtraInfo of p that the browser
+// announced, then puts the wire headers in p's exchange and forgets p's place in the
+// queue.
+func (r *Recorder) takeExtra(key requestKey, p *pendingExchange) {
+	deadline := time.Now().Add(extraWait)
+	for {
+		r.mu.Lock()
+		done := p.noWait || !p.wantExtra || p.extra != nil && (p.respWire != nil || p.ex.Status == 0)
+		if done || time.Now().After(deadline) {
+			q := r.extraQueue(key)
+			q.hops = slices.DeleteFunc(q.hops, func(h *pendingExchange) bool { return h == p })
+			if len(q.hops) == 0 && len(q.requests) == 0 && len(q.responses) == 0 {
+				for k, v := range r.extras {
+					if v == q {
+						delete(r.extras, k)
+					}
+				}
+			}
+			extra, wire := p.extra, p.respWire
+			r.mu.Unlock()
+			if extra != nil {
+				p.ex.ReqHeader = extra
+			}
+			if wire != nil && p.ex.Status != 0 {
+				p.ex.RespHeader = wire.header
+				if wire.statusText != "" {
+					p.ex.StatusText = wire.statusText
+				}
+			}
+			return
+		}
+		r.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// frameKey names a frame of a tab.
+type frameKey struct {
+	tab   int
+	frame string
+}
+
+// shownDocument is the document a frame shows: its loader id, and its number in the
+// order documents came.
+type shownDocument struct {
+	loader string
+	commit int
+}
+
+// pageLeft says whether p's request belongs to a document its frame no longer shows:
+// another document came in the frame after the request began (the page was left,
+// or another navigation replaced the one the request was). A navigation that fails
+// leaves its frame as it was: it was not left. r.mu is held.
+func (r *Recorder) pageLeft(key requestKey, p *pendingExchange) bool {
+	if p.loaderID == "" || p.frameID == "" {
+		return false
+	}
+	now, ok := r.documents[frameKey{key.target.TabID, p.frameID}]
+	return ok && now.commit > p.commit && now.loader != p.loaderID
+}
+
+// The reasons an exchange is archived incomplete, as its records say them (Failure,
+// RespNote, ReqNote): each begins with one of these, so that they can be counted by
+// reason.
+const (
+	WhyPageLeft  = "the page was left before its body arrived"
+	WhyCancelled = "cancelled by the browser"
+	WhyStopped   = "recording stopped before the body ended"
+	// WhyHiddenFile is why a request body lacks bytes.
+	WhyHiddenFile = "body hidden by the browser (file chosen by the user)"
+)
+
+// failed labels an exchange that the browser reported failed (Network.loadingFailed)
+// with errorText: before its response came (no response) or while its body came (the
+// body is then marked truncated). cancelled says the browser cancelled it, left that
+// its page was left meanwhile.
+func failed(ex *Exchange, errorText string, cancelled, left bool) {
+	var why string
+	switch {
+	case left && ex.Status == 0:
+		why = "the page was left before its response arrived"
+	case left:
+		why = WhyPageLeft
+	case cancelled:
+		why = WhyCancelled
+	case ex.Status == 0:
+		why = "the request failed"
+	default:
+		why = "the connection ended before the body did"
+	}
+	why += " (" + errorText + ")"
+	if ex.Status == 0 {
+		ex.Failure = why
+		return
+	}
+	ex.RespNote = why
+	ex.RespTruncated = "disconnect"
+}
+
+// cutShort labels an exchange still under way when its target went away for reason
+// (recording stopped, the tab closed, a worker ended) at now. left says its page had
+// been left before.
+func cutShort(ex *Exchange, reason string, left bool, now time.Time) {
+	var why string
+	switch {
+	case left && ex.Status == 0:
+		why = "the page was left before its response arrived"
+	case left:
+		why = WhyPageLeft
+	case reason == "recording stopped" && ex.Status == 0:
+		why = "recording stopped before the response arrived"
+	case reason == "recording stopped":
+		why = WhyStopped
+	case ex.Status == 0:
+		why = "no response before the debugger left: " + reason
+	default:
+		why = "the body had not ended when the debugger left: " + reason
+	}
+	if !ex.Started.IsZero() && now.Sub(ex.Started) >= time.Second {
+		why += fmt.Sprintf(" (requested %s before)", now.Sub(ex.Started).Round(time.Second))
+	}
+	if ex.Status == 0 {
+		ex.Failure = why
+		return
+	}
+	ex.RespNote = why
+	ex.RespTruncated = "disconnect"
+}
+
+// passwordFieldsScript lists the names of the fields of type password in the page and
+// in its frames of the same origin.
+const passwordFieldsScript = `(() => {
+  const names = new Set();
+  const walk = (d) => {
+    for (const e of d.querySelectorAll("input[type=password]")) if (e.name) names.add(e.name);
+    for (const f of d.querySelectorAll("iframe, frame")) { try { if (f.contentDocument) walk(f.contentDocument); } catch (e) {} }
+  };
+  walk(document);
+  return [...names];
+})()`
+
+// askPasswordFields asks the page that sends a request with a body which of its
+// fields are of type password, as the request starts, adding them to those its page
+// had when it last loaded a frame: a form that navigates may be gone by the time the
+// browser answers. The names are those redactPasswords looks for, besides the names a
+// password goes by.
+func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingExchange) {
+	p.reqWG.Add(1)
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		defer p.reqWG.Done()
+		if names, err := r.passwordFieldNames(ctx, t); err == nil {
+			for _, n := range names {
+				if !slices.Contains(p.ex.passwordDOM, n) {
+					p.ex.passwordDOM = append(p.ex.passwordDOM, n)
+				}
+			}
+		}
+	}()
+}
+
+// rememberPasswordFields asks, on a goroutine of its own, for the names of the fields
+// of type password of the page of t, and keeps them for the requests it sends.
+func (r *Recorder) rememberPasswordFields(ctx context.Context, t Target) {
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		if names, err := r.passwordFieldNames(ctx, t); err == nil {
+			r.mu.Lock()
+			r.passwordNames[t.TabID] = names
+			r.mu.Unlock()
+		}
+	}()
+}
+
+// passwordFieldNames asks the page of t for the names of its fields of type password.
+func (r *Recorder) passwordFieldNames(ctx context.Context, t Target) ([]string, error) {
+	res, err := r.browser.Send(ctx, t, "Runtime.evaluate", map[string]any{
+		"expression": passwordFieldsScript, "returnByValue": true, "silent": true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Result struct {
+			Value []string `json:"value"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		return nil, fmt.Errorf("Runtime.evaluate: %w", err)
+	}
+	return out.Result.Value, nil
+}
+
+// httpToken says whether s is an HTTP token (RFC 9110, 5.6.2), as a field name is.
+func httpToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }

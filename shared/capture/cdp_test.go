@@ -306,7 +306,7 @@ func TestRecorderRoutedBody(t *testing.T) {
 		ctx := context.Background()
 		for _, ev := range []struct{ method, params, data string }{
 			{"Network.requestWillBeSent", `{"requestId":"s","request":{"url":"http://example.org/v","method":"GET","headers":{}}}`, ""},
-			{"Network.responseReceived", `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"100"}}}`, ""},
+			{"Network.responseReceived", `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"22"}}}`, ""},
 			// The host marks the events whose data it took with empty data.
 			{"Network.dataReceived", `{"requestId":"s","dataLength":4,"data":""}`, "one-"},
 			{"Network.dataReceived", `{"requestId":"s","dataLength":4,"data":""}`, "two-"},
@@ -460,7 +460,7 @@ func TestRecorderRedirectChainAndFailures(t *testing.T) {
 	if bEx := byURL["http://example.org/b"]; bEx == nil || bEx.Status != 200 || string(bEx.RespBody) != "end" {
 		t.Errorf("final hop: %+v", bEx)
 	}
-	if f := byURL["http://down.example/"]; f == nil || f.Status != 0 || f.Failure != "net::ERR_CONNECTION_REFUSED" {
+	if f := byURL["http://down.example/"]; f == nil || f.Status != 0 || f.Failure != "the request failed (net::ERR_CONNECTION_REFUSED)" {
 		t.Errorf("failed request: %+v", f)
 	}
 	if got := b.sent("Network.getResponseBody"); len(got) != 1 {
@@ -485,7 +485,7 @@ func TestRecorderMarksHiddenFileBytes(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("got %d exchanges", len(got))
 	}
-	if !got[0].ReqTruncated || !strings.Contains(got[0].ReqNote, "of the 200 bytes") {
+	if !got[0].ReqTruncated || !strings.Contains(got[0].ReqNote, "79 of its 200 bytes") || !strings.Contains(got[0].ReqNote, "file chosen by the user") {
 		t.Errorf("hidden file bytes not marked: truncated=%v note=%q", got[0].ReqTruncated, got[0].ReqNote)
 	}
 }
@@ -747,18 +747,367 @@ func TestWorkerGoneWhileBeingSetUp(t *testing.T) {
 	if err := r.HandleEvent(ctx, tab, "Target.attachedToTarget", json.RawMessage(`{"sessionId":"W","targetInfo":{"type":"worker"}}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if waiting := r.WaitAnswered(50 * time.Millisecond); len(waiting) == 0 || !strings.Contains(waiting[0], "Network.enable") {
+	if waiting := r.WaitAnswered(50*time.Millisecond, time.Time{}); len(waiting) == 0 || !strings.Contains(waiting[0], "Network.enable") {
 		t.Fatalf("before the worker ends, waiting for %q; want Network.enable", waiting)
 	}
 	if err := r.HandleEvent(ctx, tab, "Target.detachedFromTarget", json.RawMessage(`{"sessionId":"W"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if waiting := r.WaitAnswered(5 * time.Second); waiting != nil {
+	if waiting := r.WaitAnswered(5*time.Second, time.Time{}); waiting != nil {
 		t.Fatalf("after the worker ended, still waiting for %q", waiting)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(reported) != 0 {
 		t.Errorf("reported %v", reported)
+	}
+}
+
+// recordAtOnce is record with the events handed over as fast as they come, as a busy
+// browser sends them: work they cause is still under way when the next one arrives.
+func recordAtOnce(t *testing.T, b *fakeBrowser, events []event) []*Exchange {
+	t.Helper()
+	r := NewRecorder(b)
+	var mu sync.Mutex
+	var out []*Exchange
+	r.OnExchange = func(ex *Exchange) { mu.Lock(); out = append(out, ex); mu.Unlock() }
+	r.OnError = func(err error) { t.Errorf("recorder: %v", err) }
+	for _, ev := range events {
+		if err := r.HandleEvent(context.Background(), Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
+			t.Fatalf("%s: %v", ev.method, err)
+		}
+	}
+	r.Wait()
+	return out
+}
+
+func TestRecorderWireHeadersFromExtraInfo(t *testing.T) {
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Network.getResponseBody" {
+			return map[string]any{"body": "welcome"}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	loginText := "HTTP/1.1 200 Logged In\r\nContent-Type: text/html\r\nSet-Cookie: sid=abc; HttpOnly\r\nSet-Cookie: theme=dark\r\nContent-Length: 7\r\n\r\n"
+	redirectText := "HTTP/1.1 302 Found\r\nLocation: /home\r\nSet-Cookie: step=1\r\nContent-Length: 0\r\n\r\n"
+	tests := []struct {
+		name   string
+		events []event
+	}{
+		{"extra info after the hop ended", []event{
+			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
+			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
+			{"Network.responseReceived", `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
+			{"Network.loadingFinished", `{"requestId":"1"}`},
+			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
+			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
+			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
+			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":200,"headers":{},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(loginText, "\r", `\r`), "\n", `\n`) + `"}`},
+		}},
+		{"extra info before each hop", []event{
+			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
+			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
+			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
+			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
+			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
+			// Without raw text (HTTP/2), repeated fields come joined by "\n".
+			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":200,"headers":{"content-type":"text/html","set-cookie":"sid=abc; HttpOnly\ntheme=dark","content-length":"7"}}`},
+			{"Network.responseReceived", `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
+			{"Network.loadingFinished", `{"requestId":"1"}`},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := recordAtOnce(t, b, tt.events)
+			if len(got) != 2 {
+				t.Fatalf("got %d exchanges, want 2", len(got))
+			}
+			byURL := map[string]*Exchange{}
+			for _, ex := range got {
+				byURL[ex.URL] = ex
+			}
+			first, home := byURL["http://example.org/login"], byURL["http://example.org/home"]
+			if first.ReqHeader.Get("Cookie") != "old=1" || home.ReqHeader.Get("Cookie") != "step=1" {
+				t.Errorf("request cookies %q and %q, want old=1 and step=1", first.ReqHeader.Get("Cookie"), home.ReqHeader.Get("Cookie"))
+			}
+			if first.RespHeader.Get("Set-Cookie") != "step=1" {
+				t.Errorf("redirect's Set-Cookie %q, want step=1 (%v)", first.RespHeader.Get("Set-Cookie"), first.RespHeader)
+			}
+			var cookies []string
+			for _, f := range home.RespHeader {
+				if strings.EqualFold(f.Name, "Set-Cookie") {
+					cookies = append(cookies, f.Value)
+				}
+			}
+			if strings.Join(cookies, " | ") != "sid=abc; HttpOnly | theme=dark" {
+				t.Errorf("Set-Cookie fields %q, want both, in order", cookies)
+			}
+			head := strings.ToLower(string(home.ResponseHead()))
+			if !strings.Contains(head, "set-cookie: sid=abc; httponly\r\n") || !strings.Contains(head, "theme=dark\r\n") {
+				t.Errorf("response head lacks the cookies:\n%s", head)
+			}
+		})
+	}
+}
+
+func TestParseHeadBlock(t *testing.T) {
+	tests := []struct {
+		text, reason string
+		header       Fields
+		ok           bool
+	}{
+		{"HTTP/1.1 200 OK\r\nA: 1\r\nA: 2\r\nB:  x \r\n\r\n", "OK", Fields{{"A", "1"}, {"A", "2"}, {"B", "x"}}, true},
+		{"HTTP/1.0 404\r\nX: a\r\n  folded\r\nbad line\r\n", "", Fields{{"X", "a folded"}}, true},
+		{"HTTP/1.1 302 Found Here\nLocation: /\n", "Found Here", Fields{{"Location", "/"}}, true},
+		{"", "", nil, false},
+		{"garbage\r\nA: 1", "", nil, false},
+	}
+	for _, tt := range tests {
+		reason, header, ok := parseHeadBlock(tt.text)
+		if reason != tt.reason || ok != tt.ok || fmt.Sprint(header) != fmt.Sprint(tt.header) {
+			t.Errorf("parseHeadBlock(%q) = %q, %v, %v; want %q, %v, %v", tt.text, reason, header, ok, tt.reason, tt.header, tt.ok)
+		}
+	}
+}
+
+func FuzzParseHeadBlock(f *testing.F) {
+	f.Add("HTTP/1.1 200 OK\r\nSet-Cookie: a=b\r\nSet-Cookie: c=d\r\n\r\n")
+	f.Add("HTTP/1.1 302\n  x\n:\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		_, header, ok := parseHeadBlock(text)
+		if !ok && header != nil {
+			t.Fatal("fields from a block that is not a response head")
+		}
+		for _, kv := range header {
+			if !httpToken(kv.Name) {
+				t.Fatalf("bad field name %q", kv.Name)
+			}
+		}
+	})
+}
+
+func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
+	start := `{"requestId":"%s","frameId":"F","loaderId":"L1","type":"Image","wallTime":%d,"request":{"url":"http://example.org/%s","method":"GET","headers":{}}}`
+	answer := `{"requestId":"%s","response":{"status":200,"headers":{"Content-Type":"image/png","Content-Length":"10"}}}`
+	left := event{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`}
+	now := time.Now().Unix()
+	tests := []struct {
+		name    string
+		events  []event
+		detach  bool // the recording stops after the events
+		body    func(method string) (any, error)
+		failure string // the start of the label of an exchange without a response
+		note    string // the start of the response's note, if it has a response
+		mark    string // its Truncated value
+	}{
+		{"page left while the body came", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
+			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+			left,
+			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		}, false, nil, "", WhyPageLeft + " (net::ERR_ABORTED)", "disconnect"},
+		{"a navigation that fails leaves the page as it was", []event{
+			{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"}}`},
+			{"Network.requestWillBeSent", `{"requestId":"n","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
+			{"Network.loadingFailed", `{"requestId":"n","errorText":"net::ERR_UNSAFE_PORT"}`},
+		}, false, nil, "the request failed (net::ERR_UNSAFE_PORT)", "", ""},
+		{"cancelled on the page still shown", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
+			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		}, false, nil, WhyCancelled + " (net::ERR_ABORTED)", "", ""},
+		{"cancelled while its body came", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
+			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		}, false, nil, "", WhyCancelled, "disconnect"},
+		{"requested long before Stop on a page left", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now-180, "a.png")},
+			left,
+		}, true, nil, "the page was left before its response arrived (requested 3m", "", ""},
+		{"under way on the page shown when recording stopped", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now-180, "a.png")},
+			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+		}, true, nil, "", WhyStopped + " (requested 3m", "disconnect"},
+		{"the body gone when it ended", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
+			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+			left,
+			{"Network.loadingFinished", `{"requestId":"1"}`},
+		}, false, func(method string) (any, error) {
+			return nil, errors.New(`{"code":-32000,"message":"No resource with given identifier found"}`)
+		}, "", WhyPageLeft + " (the browser no longer had the body: No resource with given identifier found)", "unspecified"},
+		{"an empty body where 10 bytes were declared", []event{
+			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
+			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+			{"Network.loadingFinished", `{"requestId":"1"}`},
+		}, false, func(method string) (any, error) { return map[string]any{"body": ""}, nil },
+			"", "the archived body has 0 of the 10 bytes the server declared", "length"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+				if method == "Network.getResponseBody" && tt.body != nil {
+					return tt.body(method)
+				}
+				if method == "Network.getResponseBody" || method == "Network.loadNetworkResource" {
+					return nil, errors.New("not expected: " + method)
+				}
+				return map[string]any{}, nil
+			}}
+			r := NewRecorder(b)
+			var got []*Exchange
+			var mu sync.Mutex
+			r.OnExchange = func(ex *Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+			for _, ev := range tt.events {
+				if err := r.HandleEvent(context.Background(), Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
+					t.Fatal(err)
+				}
+				r.Wait()
+			}
+			if tt.detach {
+				r.Detached(context.Background(), Target{TabID: 7}, "recording stopped")
+				r.Wait()
+			}
+			if len(got) != 1 {
+				t.Fatalf("got %d exchanges, want 1", len(got))
+			}
+			ex := got[0]
+			if tt.failure != "" {
+				if ex.Status != 0 || !strings.HasPrefix(ex.Failure, tt.failure) {
+					t.Errorf("status %d, failure %q; want none and %q", ex.Status, ex.Failure, tt.failure)
+				}
+				return
+			}
+			if !strings.HasPrefix(ex.RespNote, tt.note) || ex.RespTruncated != tt.mark {
+				t.Errorf("note %q, Truncated %q; want %q…, %q", ex.RespNote, ex.RespTruncated, tt.note, tt.mark)
+			}
+			if strings.Contains(ex.RespNote+ex.Failure, "detached") || strings.Contains(ex.RespNote, `{"code"`) {
+				t.Errorf("label in the debugger's words: %q", ex.RespNote+ex.Failure)
+			}
+		})
+	}
+}
+
+// The page's fields of type password are known from when it loaded: a form that
+// navigates away may be gone by the time its request is seen.
+func TestRecorderKnowsThePasswordFieldsOfTheFormsPage(t *testing.T) {
+	var mu sync.Mutex
+	fields := []string{"secret"} // the login page; the page that follows has none
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Runtime.evaluate" {
+			mu.Lock()
+			defer mu.Unlock()
+			return map[string]any{"result": map[string]any{"value": fields}}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	r := NewRecorder(b)
+	var got *Exchange
+	r.OnExchange = func(ex *Exchange) { got = ex }
+	ctx, tab := context.Background(), Target{TabID: 7}
+	if err := r.Enable(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
+	for i, ev := range []event{
+		{"Page.frameStoppedLoading", `{"frameId":"F"}`},
+		{"Network.requestWillBeSent", `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/login","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64("user=a&secret=b") + `"}]}}`},
+		{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED"}`},
+	} {
+		if i == 1 {
+			mu.Lock()
+			fields = nil // the form's page is gone when its request is seen
+			mu.Unlock()
+		}
+		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+			t.Fatal(err)
+		}
+		r.Wait()
+	}
+	if got == nil || fmt.Sprint(got.passwordDOM) != "[secret]" {
+		t.Fatalf("password fields from the page: %+v", got)
+	}
+	redactPasswords(got, true)
+	if string(got.ReqBody) != "user=a&secret=%5Bredacted+by+webkeep%5D" || fmt.Sprint(got.PasswordFields) != "[secret]" {
+		t.Errorf("body %q, fields %v", got.ReqBody, got.PasswordFields)
+	}
+}
+
+// A page left at once often never hears the end of its bodies: when the browser gives
+// or streamed all the bytes the server declared, the body is archived unmarked.
+func TestRecorderKeepsWholeBodiesOfPagesLeft(t *testing.T) {
+	for _, tt := range []struct {
+		name, given string
+		whole       bool
+	}{
+		{"the browser gives it whole", "12345", true},
+		{"the browser gives part of it", "12", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+				if method == "Network.getResponseBody" {
+					return map[string]any{"body": tt.given}, nil
+				}
+				return map[string]any{}, nil
+			}}
+			r := NewRecorder(b)
+			var got []*Exchange
+			var mu sync.Mutex
+			r.OnExchange = func(ex *Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+			ctx, tab := context.Background(), Target{TabID: 7}
+			for _, ev := range []event{
+				{"Network.requestWillBeSent", `{"requestId":"1","frameId":"F","loaderId":"L1","type":"Image","request":{"url":"http://example.org/a.png","method":"GET","headers":{}}}`},
+				{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Length":"5"}}}`},
+				{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
+			} {
+				if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.Wait()
+			r.ReadLeftBodies(ctx, 7)
+			r.Wait()
+			r.Detached(ctx, tab, "recording stopped")
+			r.Wait()
+			if len(got) != 1 {
+				t.Fatalf("got %d exchanges", len(got))
+			}
+			ex := got[0]
+			if tt.whole && (string(ex.RespBody) != "12345" || ex.RespTruncated != "" || !strings.Contains(ex.RespNote, "gave all 5 bytes")) {
+				t.Errorf("body %q, Truncated %q, note %q", ex.RespBody, ex.RespTruncated, ex.RespNote)
+			}
+			if !tt.whole && (ex.RespTruncated != "disconnect" || !strings.HasPrefix(ex.RespNote, WhyPageLeft)) {
+				t.Errorf("a part kept unmarked: body %q, Truncated %q, note %q", ex.RespBody, ex.RespTruncated, ex.RespNote)
+			}
+		})
+	}
+	// A body streamed whole, whose end was never reported, is kept unmarked.
+	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		if method == "Network.streamResourceContent" {
+			return map[string]any{"bufferedData": b64("<html>")}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	r := NewRecorder(b)
+	var got *Exchange
+	r.OnExchange = func(ex *Exchange) { got = ex }
+	ctx, tab := context.Background(), Target{TabID: 7}
+	if err := r.Enable(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []event{
+		{"Network.requestWillBeSent", `{"requestId":"d","frameId":"F","loaderId":"L1","type":"Document","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
+		{"Network.responseReceived", `{"requestId":"d","response":{"status":200,"headers":{"Content-Length":"13"}}}`},
+		{"Network.dataReceived", `{"requestId":"d","dataLength":7,"data":"` + b64("</html>") + `"}`},
+		{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
+	} {
+		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+			t.Fatal(err)
+		}
+		r.Wait()
+	}
+	r.Detached(ctx, tab, "recording stopped")
+	r.Wait()
+	if got == nil || string(got.RespBody) != "<html></html>" || got.RespTruncated != "" || !strings.Contains(got.RespNote, "all 13 bytes the server declared had arrived") {
+		t.Errorf("streamed whole: %+v", got)
 	}
 }

@@ -111,6 +111,13 @@ type Exchange struct {
 	Redirected    bool   // the response is a redirect that the browser followed
 	PageURL       string // the top-level document this request belongs to
 	ResourceType  string // Document, Script, Fetch, XHR, ...
+	// PasswordFields names the password fields the request body holds (a login
+	// POST); Redaction says what of them was replaced, when something was.
+	PasswordFields []string
+	Redaction      string
+	// passwordDOM names the fields of type password in the page that sent the
+	// request, when it was asked.
+	passwordDOM []string
 }
 
 // httpVersion maps the browser's protocol name onto the version written in the

@@ -362,21 +362,25 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// StopTab stops recording one tab; when it was the last, the session is closed.
+// StopTab stops recording one tab; when it was the last, the session is closed. It
+// returns within StopLimit, as Stop does.
 func (s *Service) StopTab(ctx context.Context, tabID int) (info SessionInfo, err error) {
-	s.drain(ctx, []int{tabID})
-	s.do(func() { info, err = s.stopTab(ctx, tabID) })
+	deadline := time.Now().Add(StopLimit)
+	arriving := s.drain(ctx, []int{tabID}, deadline.Add(-StopLimit*drainShare/10))
+	s.do(func() { info, err = s.stopTab(ctx, tabID, deadline, arriving) })
 	return info, err
 }
 
-func (s *Service) stopTab(ctx context.Context, tabID int) (SessionInfo, error) {
+func (s *Service) stopTab(ctx context.Context, tabID int, deadline time.Time, arriving []string) (SessionInfo, error) {
 	if len(s.tabs()) <= 1 {
-		return s.stop(ctx)
+		return s.stop(ctx, deadline, arriving)
 	}
-	s.recorder.Wait() // see stop
+	s.noteArriving(arriving)
+	s.recorder.ReadLeftBodies(ctx, tabID)
+	s.waitStopping(deadline.Add(-StopLimit/5), "recording stopped before the browser answered %s: bodies being read then may be missing")
 	s.host.Detach(ctx, tabID)
 	s.recorder.Detached(ctx, Target{TabID: tabID}, "recording stopped")
-	s.recorder.Wait()
+	s.waitStopping(deadline.Add(-StopLimit/10), "recording stopped with commands unanswered after the debugger left: %s")
 	s.flushWrites()
 	s.host.Badge(tabID, "")
 	s.forget(tabID)
@@ -389,11 +393,47 @@ func (s *Service) stopTab(ctx context.Context, tabID int) (SessionInfo, error) {
 // Stop ends recording: every recorded tab is detached and the session is closed, once
 // every exchange that was under way has been written. Bodies still arriving (the
 // browser's events lag behind what the page already has) are waited for while they
-// make progress.
+// make progress, for part of StopLimit: Stop returns within StopLimit whatever the
+// tabs and the browser do, and the session's notes say what it gave up on (bodies
+// still arriving, kept as far as they came and marked; commands not answered).
 func (s *Service) Stop(ctx context.Context) (info SessionInfo, err error) {
-	s.drain(ctx, s.tabs())
-	s.do(func() { info, err = s.stop(ctx) })
+	deadline := time.Now().Add(StopLimit)
+	arriving := s.drain(ctx, s.tabs(), deadline.Add(-StopLimit*drainShare/10))
+	s.do(func() { info, err = s.stop(ctx, deadline, arriving) })
 	return info, err
+}
+
+// StopLimit bounds how long stopping a recording takes (Stop, StopTab).
+var StopLimit = 10 * time.Second
+
+// drainShare is the tenths of StopLimit left for what follows the wait for bodies
+// still arriving: the answers to commands under way, writing the records.
+const drainShare = 4
+
+// noteArriving says in the session which bodies were still arriving when stopping
+// gave up waiting for them.
+func (s *Service) noteArriving(urls []string) {
+	if len(urls) == 0 {
+		return
+	}
+	const shown = 5
+	list := strings.Join(urls[:min(len(urls), shown)], ", ")
+	if len(urls) > shown {
+		list += fmt.Sprintf(" and %d more", len(urls)-shown)
+	}
+	what := "1 body was"
+	if len(urls) > 1 {
+		what = fmt.Sprintf("%d bodies were", len(urls))
+	}
+	s.noteCurrent(fmt.Sprintf("recording stopped while %s still arriving, kept as far as they had come and marked Truncated: %s", what, list))
+}
+
+// waitStopping waits, until at the latest, for the commands and finishes under way;
+// if it gives up, the session says so with format, whose %s is what it gave up on.
+func (s *Service) waitStopping(until time.Time, format string) {
+	if waiting := s.recorder.WaitAnswered(stopWait, until); waiting != nil {
+		s.noteCurrent(fmt.Sprintf(format, strings.Join(waiting, ", ")))
+	}
 }
 
 // siteFetchLimit bounds the reading of a site's data.txt and robots.txt.
@@ -403,23 +443,24 @@ const siteFetchLimit = 30 * time.Second
 // commands under way, before and after the debugger leaves the tabs.
 var stopWait = 10 * time.Second
 
-// Limits of waiting for bodies to finish arriving when recording stops.
-const (
-	drainIdle = 3 * time.Second // no event handled for this long: stop waiting
-	drainMax  = 2 * time.Minute
-)
+// drainIdle bounds the wait for bodies to finish arriving when recording stops: no
+// event handled for this long, and the wait ends.
+const drainIdle = 3 * time.Second
 
 // drain waits, outside the event queue so events go on being handled, until no
-// response of the tabs is mid-body, events stop coming, or drainMax has passed.
-func (s *Service) drain(ctx context.Context, tabs []int) {
-	deadline := time.Now().Add(drainMax)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		busy := 0
+// response of the tabs is mid-body, events stop coming, or until has come. It
+// returns the URLs of the bodies still arriving when it gave up.
+func (s *Service) drain(ctx context.Context, tabs []int, until time.Time) []string {
+	for {
+		var busy []string
 		for _, t := range tabs {
-			busy += s.recorder.Receiving(t)
+			busy = append(busy, s.recorder.Receiving(t)...)
 		}
-		if busy == 0 || time.Since(s.lastEvent()) > drainIdle {
-			return
+		if len(busy) == 0 || time.Since(s.lastEvent()) > drainIdle {
+			return nil
+		}
+		if !time.Now().Before(until) || ctx.Err() != nil {
+			return busy
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -431,27 +472,27 @@ func (s *Service) lastEvent() time.Time {
 	return s.lastEventAt
 }
 
-func (s *Service) stop(ctx context.Context) (SessionInfo, error) {
+func (s *Service) stop(ctx context.Context, deadline time.Time, arriving []string) (SessionInfo, error) {
 	s.mu.Lock()
 	tabs := append([]int(nil), s.state.Tabs...)
 	id := s.state.Session
 	s.mu.Unlock()
-	// Bodies being read are read before the debugger leaves: the browser drops what
-	// it kept for a tab when it does. A browser that does not answer does not keep
-	// recording from stopping.
-	if waiting := s.recorder.WaitAnswered(stopWait); waiting != nil {
-		s.noteCurrent("recording stopped before the browser answered " + strings.Join(waiting, ", ") + ": bodies being read then may be missing")
+	s.noteArriving(arriving)
+	for _, t := range tabs {
+		s.recorder.ReadLeftBodies(ctx, t)
 	}
+	// Bodies being read are read before the debugger leaves: the browser drops what
+	// it kept for a tab when it does. A browser that does not answer, or a body that
+	// never ends, does not keep recording from stopping.
+	s.waitStopping(deadline.Add(-StopLimit/5), "recording stopped before the browser answered %s: bodies being read then may be missing")
 	for _, t := range tabs {
 		s.host.Detach(ctx, t) // a closed tab is already detached
 		s.recorder.Detached(ctx, Target{TabID: t}, "recording stopped")
 		s.host.Badge(t, "")
 	}
-	if waiting := s.recorder.WaitAnswered(stopWait); waiting != nil {
-		s.noteCurrent("recording stopped with commands unanswered after the debugger left: " + strings.Join(waiting, ", "))
-	}
+	s.waitStopping(deadline.Add(-StopLimit/10), "recording stopped with commands unanswered after the debugger left: %s")
 	s.flushWrites()
-	if !waitAtMost(&s.bg, stopWait) {
+	if !waitAtMost(&s.bg, max(time.Until(deadline), 50*time.Millisecond)) {
 		s.noteCurrent("recording stopped before the site files (data.txt, robots.txt) were read")
 	}
 	s.mu.Lock()

@@ -31,10 +31,20 @@ type SessionInfo struct {
 	NonGET    int       `json:"nonGet"`    // exchanges whose method is not GET
 	Pages     int       `json:"pages"`
 	Failures  int       `json:"failures"` // exchanges that ended without a response
-	Bytes     int64     `json:"bytes"`    // size of the session's .warc.gz
-	Notes     []string  `json:"notes"`    // problems the user should know of; never null
-	Verdicts  Verdicts  `json:"verdicts"` // URL-database checks of recorded responses
-	Imported  bool      `json:"imported,omitempty"`
+	// Incomplete counts the exchanges archived with a body marked Truncated (request
+	// or response): not byte for byte what went over the wire.
+	Incomplete int `json:"incomplete"`
+	// Reasons counts the exchanges that ended without a response or were archived
+	// incomplete, by reason in plain words ("cancelled by the browser"): what the
+	// popup and the archive page list.
+	Reasons map[string]int `json:"reasons,omitempty"`
+	// LoginPosts counts the requests whose body holds a password field (a login
+	// form posted): the archive page marks such sessions.
+	LoginPosts int      `json:"loginPosts"`
+	Bytes      int64    `json:"bytes"`    // size of the session's .warc.gz
+	Notes      []string `json:"notes"`    // problems the user should know of; never null
+	Verdicts   Verdicts `json:"verdicts"` // URL-database checks of recorded responses
+	Imported   bool     `json:"imported,omitempty"`
 
 	// Chunk counters: the next sequence number of each append-only stream.
 	Chunks map[string]int `json:"chunks,omitempty"`
@@ -49,6 +59,20 @@ type Verdicts struct {
 // maxNotes bounds the problems kept in a session's info; the count goes on.
 const maxNotes = 50
 
+// maxReasons bounds the reasons counted apart in a session's info; others are counted
+// together.
+const maxReasons = 30
+
+// reasonOf returns the reason of a note or failure label without its particulars: up
+// to the first parenthesis, colon or semicolon ("cancelled by the browser" of
+// "cancelled by the browser (net::ERR_ABORTED)").
+func reasonOf(why string) string {
+	if i := strings.IndexAny(why, "(:;"); i > 0 {
+		why = why[:i]
+	}
+	return strings.TrimSpace(why)
+}
+
 // Streams of a session in the store, each a sequence of chunks.
 const (
 	streamWARC     = "warc"
@@ -59,7 +83,16 @@ const (
 	// streamDedup remembers, a JSON line each, the payloads archived in full, so that
 	// deduplication goes on after the service worker restarts.
 	streamDedup = "dedup"
+	// streamRevisits gives, a JSON line each, the HTTP status of the revisit records,
+	// which their CDX lines do not carry (pywb writes "-"): the archive page shows it.
+	streamRevisits = "revisits"
 )
+
+// revisitLine is a line of streamRevisits.
+type revisitLine struct {
+	Offset int64 `json:"offset"`
+	Status int   `json:"status"`
+}
 
 // dedupLine is a line of streamDedup.
 type dedupLine struct {
@@ -80,7 +113,9 @@ type Session struct {
 	// restart; archived, the exchange being written adds its line to dedupLines.
 	dedup      *warc.Deduper
 	dedupLines []byte
-	w          *warc.Writer
+	// revisitLines are the lines of streamRevisits of the exchange being written.
+	revisitLines []byte
+	w            *warc.Writer
 	// index indexes the records w writes, as they are written, into cdxLines: the
 	// lines of the exchange being written. indexBlock is what the index reads of
 	// the record being written (its HTTP header, a request's body, a note's text).
@@ -142,6 +177,7 @@ func (s *Session) Info() SessionInfo {
 	defer s.mu.Unlock()
 	info := s.info
 	info.Notes = append([]string{}, s.info.Notes...)
+	info.Reasons = maps.Clone(s.info.Reasons)
 	info.Chunks = nil
 	return info
 }
@@ -258,7 +294,9 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 	before := s.sink.n
 	saved := s.info
 	saved.Notes = slices.Clone(s.info.Notes)
+	saved.Reasons = maps.Clone(s.info.Reasons)
 	s.dedupLines = s.dedupLines[:0]
+	s.revisitLines = s.revisitLines[:0]
 	s.cdxLines = s.cdxLines[:0]
 	records, err := s.writeRecords(ex)
 	if err == nil {
@@ -269,7 +307,7 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 		// counts that include them are stored together.
 		s.info.Bytes += s.sink.n - before
 		s.count(ex, records)
-		err = s.commit(streamChunk{streamWARC, s.sink.buf.Bytes()}, streamChunk{streamCDX, s.cdxLines}, streamChunk{streamDedup, s.dedupLines})
+		err = s.commit(streamChunk{streamWARC, s.sink.buf.Bytes()}, streamChunk{streamCDX, s.cdxLines}, streamChunk{streamDedup, s.dedupLines}, streamChunk{streamRevisits, s.revisitLines})
 	}
 	s.sink.buf.Reset()
 	if err != nil {
@@ -293,6 +331,25 @@ func (s *Session) count(ex *Exchange, records int) {
 	}
 	if ex.Status == 0 {
 		s.info.Failures++
+	}
+	if ex.ReqTruncated || ex.Status != 0 && ex.RespTruncated != "" {
+		s.info.Incomplete++
+	}
+	if len(ex.PasswordFields) > 0 {
+		s.info.LoginPosts++
+	}
+	for _, why := range []string{ex.Failure, ex.ReqNote, ex.RespNote} {
+		if why == "" || why == ex.RespNote && ex.RespTruncated == "" || why == ex.ReqNote && !ex.ReqTruncated {
+			continue
+		}
+		if s.info.Reasons == nil {
+			s.info.Reasons = map[string]int{}
+		}
+		if r := reasonOf(why); s.info.Reasons[r] > 0 || len(s.info.Reasons) < maxReasons {
+			s.info.Reasons[r]++
+		} else {
+			s.info.Reasons["other reasons"]++
+		}
 	}
 	for _, n := range []string{ex.ReqNote, ex.RespNote} {
 		if n != "" {
@@ -359,16 +416,22 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 		n++
 		return nil
 	}
-	// writeNote says in the archive itself why the request is incomplete. It follows
-	// the response: replay indexers pair a request with the record next to it.
-	writeNote := func() error {
-		if ex.ReqNote == "" {
-			return nil
+	// writeNote says in the archive itself why the request or the response is
+	// incomplete (or how its body was had), a metadata record each. It follows the
+	// response: replay indexers pair a request with the record next to it.
+	writeNote := func(notes ...string) error {
+		for _, note := range notes {
+			if note == "" {
+				continue
+			}
+			if err := writeMetadata(note, reqInfo.ID, "note"); err != nil {
+				return err
+			}
 		}
-		return writeMetadata(ex.ReqNote, reqInfo.ID, "note")
+		return nil
 	}
 	if ex.Status == 0 {
-		if err := writeNote(); err != nil {
+		if err := writeNote(ex.ReqNote, ex.Redaction); err != nil {
 			return n, err
 		}
 		err := writeMetadata("no response: "+ex.Failure, reqInfo.ID, "failure")
@@ -397,6 +460,10 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 		return n, fmt.Errorf("response record: %w", err)
 	}
 	n += max(1, respInfo.Segments) // a large body is written as segments
+	if respInfo.Type == warc.TypeRevisit {
+		line, _ := json.Marshal(revisitLine{Offset: respInfo.Offset, Status: ex.Status})
+		s.revisitLines = append(append(s.revisitLines, line...), '\n')
+	}
 	if respInfo.Type == warc.TypeResponse && respInfo.PayloadDigest != "" {
 		if _, known := s.dedup.Lookup(respInfo.PayloadDigest); known {
 			line, err := json.Marshal(dedupLine{Digest: respInfo.PayloadDigest, ID: respInfo.ID, URI: ex.URL, Date: date})
@@ -406,15 +473,8 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 			s.dedupLines = append(append(s.dedupLines, line...), '\n')
 		}
 	}
-	if err := writeNote(); err != nil {
+	if err := writeNote(ex.ReqNote, ex.Redaction, ex.RespNote); err != nil {
 		return n, err
-	}
-	if ex.RespNote != "" {
-		// What happened to the body (cut, not kept, fetched again) is said in the
-		// archive itself, beside the response it is about.
-		if err := writeMetadata(ex.RespNote, respInfo.ID, "response note"); err != nil {
-			return n, err
-		}
 	}
 	return n, nil
 }
@@ -584,3 +644,18 @@ func (s *Session) PageLines() (io.Reader, error) {
 
 // errNoSession is returned for an unknown session id.
 var errNoSession = errors.New("no such session")
+
+// RevisitStatus returns the HTTP status of each revisit record the session wrote, by
+// its offset in the session's WARC.
+func (s *Session) RevisitStatus() (map[int64]int, error) {
+	out := map[int64]int{}
+	err := s.readLines(streamRevisits, func(b []byte) error {
+		var l revisitLine
+		if err := json.Unmarshal(b, &l); err != nil {
+			return err
+		}
+		out[l.Offset] = l.Status
+		return nil
+	})
+	return out, err
+}

@@ -4,13 +4,17 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -722,27 +726,37 @@ func TestSessionsMadeInOneMillisecondKeepApart(t *testing.T) {
 	}
 }
 
-// Why a response body is not what the server sent (here: cut at the size limit) is
-// said in the archive, in a metadata record beside the response, not only in the
-// session's notes.
-func TestSessionWritesAResponseNoteAsARecord(t *testing.T) {
-	store := NewMemStore()
-	sess, err := createSession(store, "note", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+func TestSessionMarksIncompleteBodiesInTheArchive(t *testing.T) {
+	sess, err := createSession(NewMemStore(), "test", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := sampleExchanges()[0]
-	ex.RespTruncated, ex.RespNote = "length", "the body was cut at the size limit"
-	if err := sess.WriteExchange(ex); err != nil {
-		t.Fatal(err)
+	exchanges := []*Exchange{
+		{Method: "GET", URL: "http://example.org/a.png", Status: 200, RespHeader: Fields{{"Content-Length", "10"}},
+			RespNote: WhyPageLeft + " (net::ERR_ABORTED)", RespTruncated: "disconnect"},
+		{Method: "GET", URL: "http://example.org/b.png", Status: 200, RespNote: WhyPageLeft + " (net::ERR_ABORTED)", RespTruncated: "disconnect"},
+		{Method: "GET", URL: "http://example.org/c.js", Failure: WhyCancelled + " (net::ERR_ABORTED)"},
+		{Method: "POST", URL: "http://example.org/up", ReqBody: []byte("--X--"), ReqTruncated: true, ReqNote: "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes",
+			Status: 200, RespBody: []byte("ok")},
+		// A note on a whole body (fetched again) is kept but counts as no problem.
+		{Method: "GET", URL: "http://example.org/d.png", Status: 200, RespBody: []byte("x"), RespNote: "fetched again"},
+	}
+	for _, ex := range exchanges {
+		if err := sess.WriteExchange(ex); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info := sess.Info()
+	wantReasons := map[string]int{WhyPageLeft: 2, WhyCancelled: 1, "request body hidden by the browser": 1}
+	if info.Incomplete != 3 || info.Failures != 1 || fmt.Sprint(info.Reasons) != fmt.Sprint(wantReasons) {
+		t.Errorf("incomplete %d, failures %d, reasons %v; want 3, 1, %v", info.Incomplete, info.Failures, info.Reasons, wantReasons)
 	}
 	w, err := sess.WARC()
 	rd, err := warc.NewReader(bytes.NewReader(readAll(t, w, err)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var respID string
-	var notes []string
+	var got []string
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -751,21 +765,156 @@ func TestSessionWritesAResponseNoteAsARecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := io.ReadAll(rec.Block)
+		block, _ := io.ReadAll(rec.Block)
 		switch rec.Type {
 		case warc.TypeResponse:
-			respID = rec.ID
-			if rec.Header.Get(warc.FieldTruncated) != "length" {
-				t.Errorf("the response is not marked Truncated: %v", rec.Header)
-			}
+			got = append(got, "response "+rec.Header.Get(warc.FieldTruncated))
 		case warc.TypeMetadata:
-			if rec.Header.Get(warc.FieldRelatedRecordID) != respID || rec.TargetURI != ex.URL {
-				t.Errorf("the note is not about the response %s: %v", respID, rec.Header)
-			}
-			notes = append(notes, string(b))
+			got = append(got, "metadata "+reasonOf(string(block)))
+		default:
+			got = append(got, rec.Type)
 		}
 	}
-	if len(notes) != 1 || notes[0] != ex.RespNote {
-		t.Errorf("notes in the archive: %q", notes)
+	want := []string{
+		"request", "response disconnect", "metadata " + WhyPageLeft,
+		"request", "response disconnect", "metadata " + WhyPageLeft,
+		"request", "metadata no response",
+		"request", "response ", "metadata request body hidden by the browser",
+		"request", "response ", "metadata fetched again",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("records:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestPlainError(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"code":-32000,"message":"No resource with given identifier found"}`, "No resource with given identifier found"},
+		{`Error: {"code":-32602,"message":"Invalid parameters","data":"Failed to deserialize params.requestId"}`, "Error: Invalid parameters (Failed to deserialize params.requestId)"},
+		{`{"code":1}`, `{"code":1}`},
+		{`{"code":-32000,"message":"cut`, `{"code":-32000,"message":"cut`},
+		{"plain words", "plain words"},
+	} {
+		in := errors.New(tt.in)
+		got := plainError(in)
+		if got.Error() != tt.want || !errors.Is(got, in) {
+			t.Errorf("plainError(%q) = %q, want %q (wrapping the original)", tt.in, got, tt.want)
+		}
+	}
+}
+
+// A body that never stops arriving (a tab opened from the recorded one, streaming)
+// does not keep recording from stopping: Stop ends within StopLimit, keeps what came,
+// marks it, and says what it gave up on.
+func TestServiceStopEndsWhileABodyKeepsComing(t *testing.T) {
+	defer func(d time.Duration) { StopLimit = d }(StopLimit)
+	StopLimit = time.Second
+	host := newFakeHost()
+	svc, h := recordScript(t, host)
+	ctx := context.Background()
+	svc.Event(ctx, Target{TabID: 5}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"h","type":"Image","request":{"url":"http://example.org/hang","method":"GET","headers":{}}}`), nil)
+	svc.Event(ctx, Target{TabID: 5}, "Network.responseReceived", json.RawMessage(`{"requestId":"h","response":{"status":200,"headers":{"Content-Type":"text/plain"}}}`), nil)
+	stopFeeding := make(chan struct{})
+	defer close(stopFeeding)
+	go func() {
+		for {
+			select {
+			case <-stopFeeding:
+				return
+			case <-time.After(20 * time.Millisecond):
+				svc.Event(ctx, Target{TabID: 5}, "Network.dataReceived", json.RawMessage(`{"requestId":"h","dataLength":10}`), nil)
+			}
+		}
+	}()
+	time.Sleep(100 * time.Millisecond)
+	began := time.Now()
+	var info SessionInfo
+	do(t, h, "POST", "/api/record/stop", &info)
+	if took := time.Since(began); took > StopLimit+500*time.Millisecond {
+		t.Errorf("stop took %v, over its limit of %v", took, StopLimit)
+	}
+	notes := strings.Join(info.Notes, "\n")
+	if !strings.Contains(notes, "recording stopped while 1 body was still arriving") || !strings.Contains(notes, "http://example.org/hang") {
+		t.Errorf("notes do not say what was given up on:\n%s", notes)
+	}
+	if info.Exchanges != 2 || info.Incomplete != 1 || info.Reasons[WhyStopped] != 1 {
+		t.Errorf("exchanges %d, incomplete %d, reasons %v", info.Exchanges, info.Incomplete, info.Reasons)
+	}
+	if svc.recording(5) {
+		t.Error("still recording after stop")
+	}
+}
+
+// A login form's password is redacted by default, in the WARC and in the CDX key;
+// with the keep policy it stays. Either way the session counts a login POST.
+func TestServiceRedactsPasswordsInFormPosts(t *testing.T) {
+	for _, policy := range []string{"", "redact", "keep"} {
+		t.Run("policy "+policy, func(t *testing.T) {
+			host := newFakeHost()
+			host.answer = func(method string, p map[string]any) (any, error) {
+				switch method {
+				case "Runtime.evaluate":
+					return map[string]any{"result": map[string]any{"type": "object", "value": []string{"secret"}}}, nil
+				case "Network.getResponseBody":
+					return map[string]any{"body": "welcome"}, nil
+				}
+				return map[string]any{}, nil
+			}
+			svc, err := NewService(NewMemStore(), host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			settings := svc.Settings()
+			settings.PasswordPolicy = policy
+			if _, err := svc.UpdateSettings(settings); err != nil {
+				t.Fatal(err)
+			}
+			h := svc.Handler()
+			do(t, h, "POST", "/api/record/start?tab=5", nil)
+			body := "user=zo%C3%AB&secret=hunter2"
+			for _, ev := range []event{
+				{"Network.requestWillBeSent", `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/login","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64(body) + `"}]}}`},
+				{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Content-Type":"application/x-www-form-urlencoded","Content-Length":"28"}}`},
+				{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+				{"Network.loadingFinished", `{"requestId":"1"}`},
+			} {
+				svc.Event(context.Background(), Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
+			}
+			var info SessionInfo
+			do(t, h, "POST", "/api/record/stop", &info)
+			sess, err := svc.session(info.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := sess.WARC()
+			archive := readAll(t, w, err)
+			gz, _ := gzip.NewReader(bytes.NewReader(archive))
+			gz.Multistream(true)
+			plain, _ := io.ReadAll(gz)
+			c, err := sess.CDXLines()
+			cdxText := string(readAll(t, c, err))
+			if info.LoginPosts != 1 {
+				t.Errorf("login POSTs %d, want 1", info.LoginPosts)
+			}
+			if policy == "keep" {
+				if !bytes.Contains(plain, []byte("secret=hunter2")) || !strings.Contains(cdxText, "hunter2") {
+					t.Errorf("kept password not archived:\n%s", plain)
+				}
+				return
+			}
+			redacted := "user=zo%C3%AB&secret=" + url.QueryEscape(redactedValue)
+			if bytes.Contains(plain, []byte("hunter2")) || strings.Contains(cdxText, "hunter2") {
+				t.Errorf("the password is in the archive:\n%s\n%s", plain, cdxText)
+			}
+			if !bytes.Contains(plain, []byte("Content-Length: "+strconv.Itoa(len(redacted))+"\r\n")) || !bytes.Contains(plain, []byte("\r\n\r\n"+redacted+"\r\n")) {
+				t.Errorf("the request record does not hold the redacted body with its length:\n%s", plain)
+			}
+			if !bytes.Contains(plain, []byte("the value of the password field secret of the request body replaced")) {
+				t.Errorf("no note says what was redacted:\n%s", plain)
+			}
+			if !strings.Contains(cdxText, "__wb_method=post&secret=[redacted%20by%20webkeep]&user=") {
+				t.Errorf("the CDX key does not hold the redacted body:\n%s", cdxText)
+			}
+		})
 	}
 }

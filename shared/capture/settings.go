@@ -1,11 +1,14 @@
 package capture
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/urlrules"
@@ -17,6 +20,11 @@ type Settings struct {
 	// Proxy-Authorization and Set-Cookie values are replaced before anything is
 	// written) or "keep".
 	HeaderPolicy string `json:"headerPolicy"`
+	// PasswordPolicy is "redact" (the default, also when empty: the values of the
+	// password fields of a request body, form or JSON, are replaced before anything
+	// is written) or "keep". Fields of type password in the page that sent the
+	// request count, and those named like a password (passwordName).
+	PasswordPolicy string `json:"passwordPolicy"`
 	// BodyLimit cuts response bodies longer than this many bytes (0: no limit); the
 	// record then says Truncated: length.
 	BodyLimit int64 `json:"bodyLimit"`
@@ -42,11 +50,12 @@ type Settings struct {
 // DefaultSettings are what a new installation starts with.
 func DefaultSettings() Settings {
 	return Settings{
-		HeaderPolicy: "redact",
-		WARCVersion:  "0.9",
-		CDXDialect:   "pywb-2.6.7",
-		Agent:        "webkeep",
-		DomainRules:  map[string]string{},
+		HeaderPolicy:   "redact",
+		PasswordPolicy: "redact",
+		WARCVersion:    "0.9",
+		CDXDialect:     "pywb-2.6.7",
+		Agent:          "webkeep",
+		DomainRules:    map[string]string{},
 	}
 }
 
@@ -64,6 +73,11 @@ func (s *Settings) Validate() error {
 	case "redact", "keep":
 	default:
 		return bad("headerPolicy", "%q is not redact or keep", s.HeaderPolicy)
+	}
+	switch s.PasswordPolicy {
+	case "redact", "keep":
+	default:
+		return bad("passwordPolicy", "%q is not redact or keep", s.PasswordPolicy)
 	}
 	if s.BodyLimit < 0 {
 		return bad("bodyLimit", "%d is negative; 0 means no limit", s.BodyLimit)
@@ -141,6 +155,9 @@ func loadSettings(store Store) Settings {
 	if s.DomainRules == nil {
 		s.DomainRules = map[string]string{}
 	}
+	if s.PasswordPolicy == "" {
+		s.PasswordPolicy = "redact" // settings saved before there was a choice
+	}
 	s.keyRulesByHost() // settings saved before keys were normalized; a bad key stays
 	return s
 }
@@ -162,6 +179,9 @@ func (s *Service) UpdateSettings(next Settings) (Settings, error) {
 	}
 	next.ClearTeamToken = false
 	next.TeamTokenSet = false
+	if next.PasswordPolicy == "" {
+		next.PasswordPolicy = "redact" // a client that does not know the choice
+	}
 	if next.DomainRules == nil {
 		next.DomainRules = map[string]string{}
 	}
@@ -200,6 +220,9 @@ func applyPolicy(ex *Exchange, s Settings) {
 		ex.ReqHeader = redact(ex.ReqHeader, sensitiveRequest)
 		ex.RespHeader = redact(ex.RespHeader, sensitiveResponse)
 	}
+	if len(ex.ReqBody) > 0 {
+		redactPasswords(ex, s.PasswordPolicy != "keep")
+	}
 	if s.BodyLimit > 0 && int64(len(ex.RespBody)) > s.BodyLimit {
 		ex.RespBody = ex.RespBody[:s.BodyLimit]
 		ex.RespTruncated = "length"
@@ -217,4 +240,24 @@ func redact(f Fields, names []string) Fields {
 		}
 	}
 	return out
+}
+
+// redactPasswords finds the password fields of ex's request body (PasswordFields)
+// and, with doRedact, replaces their values: the body's Content-Length is then its
+// new length, and the Redaction note says what was replaced.
+func redactPasswords(ex *Exchange, doRedact bool) {
+	body, found := passwordFields(ex.ReqHeader.Get("Content-Type"), ex.ReqBody, ex.passwordDOM, doRedact)
+	ex.PasswordFields = found
+	if !doRedact || len(found) == 0 || bytes.Equal(body, ex.ReqBody) {
+		return
+	}
+	ex.ReqBody = body
+	for i, kv := range ex.ReqHeader {
+		if strings.EqualFold(kv.Name, "Content-Length") {
+			ex.ReqHeader = slices.Clone(ex.ReqHeader)
+			ex.ReqHeader[i].Value = strconv.Itoa(len(body))
+		}
+	}
+	ex.Redaction = fmt.Sprintf("the value of the password field%s %s of the request body replaced by %q (option: passwords in form posts, redact); the body's Content-Length is its length after that",
+		map[bool]string{true: "s", false: ""}[len(found) > 1], strings.Join(found, ", "), redactedValue)
 }

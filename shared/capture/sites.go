@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/datatxt"
@@ -34,6 +36,9 @@ type SiteFile struct {
 	Datasets []datatxt.Dataset `json:"datasets,omitempty"`
 	Expires  time.Time         `json:"expires,omitempty"`
 	Error    string            `json:"error,omitempty"`
+	// NotFile says why a successful answer is not the file (an HTML page, another
+	// media type, text of neither form): the site has none, as with a 404.
+	NotFile string `json:"notFile,omitempty"`
 
 	file *datatxt.File
 }
@@ -77,7 +82,12 @@ func loadSiteFile(ctx context.Context, b Browser, t Target, frameID, rawURL stri
 	for k, v := range res.header {
 		h.Set(k, v)
 	}
-	f, err := datatxt.Parse(bytes.NewReader(res.body))
+	f, err := datatxt.ParseAnswer(h.Get("Content-Type"), bytes.NewReader(res.body))
+	if errors.Is(err, datatxt.ErrNotText) {
+		// The site's own page, say: the site has no such file.
+		out.NotFile = strings.TrimPrefix(strings.TrimPrefix(err.Error(), datatxt.ErrNotText.Error()), ": ")
+		return out
+	}
 	if err != nil {
 		out.Error = err.Error()
 		return out

@@ -23,9 +23,10 @@ func URL(siteURL, name string) (string, error) {
 }
 
 // Get fetches rawURL with client (http.DefaultClient if nil) and parses the
-// body, setting File.Expires from the response headers. A 404 or 410 returns
-// ErrNotFound, which means no restrictions and no datasets; any other
-// status outside 2xx returns ErrStatus. Redirects are followed as the client
+// body (ParseAnswer: a 2xx answer that is an HTML page or no file of either
+// form returns ErrNotText), setting File.Expires from the response headers. A
+// 404 or 410 returns ErrNotFound, which means no restrictions and no datasets;
+// any other status outside 2xx returns ErrStatus. Redirects are followed as the client
 // does.
 func Get(ctx context.Context, client *http.Client, rawURL string) (*File, error) {
 	if client == nil {
@@ -47,7 +48,7 @@ func Get(ctx context.Context, client *http.Client, rawURL string) (*File, error)
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return nil, fmt.Errorf("%w: GET %s: %s", ErrStatus, rawURL, resp.Status)
 	}
-	f, err := Parse(resp.Body)
+	f, err := ParseAnswer(resp.Header.Get("Content-Type"), resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rawURL, err)
 	}

@@ -83,12 +83,15 @@ func loadSessions() {
 	show(byID("no-sessions"), len(list) == 0)
 	for _, s := range list {
 		link := el("a", s.Name, "href", "#"+s.ID)
+		if s.LoginPosts > 0 {
+			link.SetAttribute("title", loginMark(s))
+		}
 		row := el("tr", "", "data-session", s.ID)
 		if view.current != nil && view.current.ID == s.ID {
 			row.SetAttribute("aria-current", "true")
 		}
 		add(row,
-			add(el("td", "", "class", "name"), link),
+			nameCell(s, link),
 			el("td", localTime(s.Created)),
 			el("td", localTime(s.Updated)),
 			el("td", strconv.Itoa(s.Records), "class", "num"),
@@ -194,17 +197,17 @@ func openSession(s SessionInfo) {
 // showSessionInfo shows a session's name and figures.
 func showSessionInfo(s SessionInfo) {
 	setText("session-title", s.Name)
-	setText("session-meta", fmt.Sprintf("Created %s · updated %s · %d records · %d pages · %d requests (%d not GET) · %d failed · %s",
-		localTime(s.Created), localTime(s.Updated), s.Records, s.Pages, s.Exchanges, s.NonGET, s.Failures, humanBytes(s.Bytes)))
+	setText("session-meta", fmt.Sprintf("Created %s · updated %s · %s", localTime(s.Created), localTime(s.Updated), sessionFigures(s)))
 	v := byID("session-verdicts")
 	v.SetTextContent("URL database: " + verdictSummary(s.Verdicts))
 	v.SetAttribute("data-fail", strconv.Itoa(s.Verdicts.Fail))
 	notes := byID("session-notes")
 	clear(notes)
-	for _, n := range s.Notes {
+	lines := problems(s)
+	for _, n := range lines {
 		notes.AppendChild(el("li", n))
 	}
-	show(byID("session-problems"), len(s.Notes) > 0)
+	show(byID("session-problems"), len(lines) > 0)
 }
 
 // fillChoices sets the options of a filter's drop-down list, keeping the choice made.
@@ -265,7 +268,7 @@ func renderRecords() {
 		add(row,
 			el("td", recordMethod(r), "class", "method"),
 			el("td", r.Fields.URL, "class", "url", "title", r.Fields.URL),
-			el("td", r.Fields.Status, "class", "num"),
+			el("td", recordStatus(r), "class", "num"),
 			el("td", r.Fields.Mime, "class", "mime"),
 			el("td", label, "class", "verdict", "data-verdict", label, "title", verdictText(r.Verdict)),
 			el("td", cdxTime(r.Timestamp), "class", "time"),
@@ -523,4 +526,14 @@ func importFile() {
 	if imported.ID != "" {
 		dom.GetWindow().Location().SetHash(imported.ID)
 	}
+}
+
+// nameCell is a session's name in the list, marked when the session holds a login
+// POST.
+func nameCell(s SessionInfo, link dom.Element) dom.Element {
+	cell := add(el("td", "", "class", "name"), link)
+	if s.LoginPosts > 0 {
+		cell.AppendChild(el("span", " login", "class", "login-mark", "data-login-posts", strconv.Itoa(s.LoginPosts), "title", loginMark(s)))
+	}
+	return cell
 }

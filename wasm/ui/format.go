@@ -243,6 +243,8 @@ func siteFile(f SiteFile) string {
 	switch {
 	case f.Error != "":
 		return "error: " + f.Error
+	case !f.Found && f.NotFile != "":
+		return fmt.Sprintf("none (HTTP %d: %s)", f.Status, f.NotFile)
 	case !f.Found && f.Status != 0:
 		return fmt.Sprintf("none (HTTP %d)", f.Status)
 	case !f.Found:
@@ -309,4 +311,57 @@ func plural(n int, thing string) string {
 		return "1 " + thing
 	}
 	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+// problems lists what a session did not keep whole, in plain words: first each reason
+// with how many exchanges it concerns, most first, then the session's notes.
+func problems(s SessionInfo) []string {
+	reasons := make([]string, 0, len(s.Reasons))
+	for r := range s.Reasons {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		a, b := s.Reasons[reasons[i]], s.Reasons[reasons[j]]
+		return a > b || a == b && reasons[i] < reasons[j]
+	})
+	out := make([]string, 0, len(reasons)+len(s.Notes))
+	for _, r := range reasons {
+		out = append(out, fmt.Sprintf("%s: %s", plural(s.Reasons[r], "exchange"), r))
+	}
+	return append(out, s.Notes...)
+}
+
+// sessionFigures sums up a session's figures for the archive page's header: pages and
+// exchanges, not WARC records (requests, notes and segments among them), so that the
+// only count of records on the page is the table's, of the records it lists.
+func sessionFigures(s SessionInfo) string {
+	parts := []string{
+		plural(s.Pages, "page"),
+		fmt.Sprintf("%s (%d not GET)", plural(s.Exchanges, "request"), s.NonGET),
+	}
+	if s.Failures > 0 {
+		parts = append(parts, fmt.Sprintf("%d without a response", s.Failures))
+	}
+	if s.Incomplete > 0 {
+		parts = append(parts, fmt.Sprintf("%d not kept whole", s.Incomplete))
+	}
+	parts = append(parts, humanBytes(s.Bytes))
+	return strings.Join(parts, " · ")
+}
+
+// recordStatus is the status a row of the records table shows: the CDXJ line's, or
+// for a revisit, which has none there, its own followed by "revisit".
+func recordStatus(r *Record) string {
+	if r.Fields.Mime == "warc/revisit" {
+		if r.RevisitStatus != 0 {
+			return strconv.Itoa(r.RevisitStatus) + " revisit"
+		}
+		return "revisit"
+	}
+	return r.Fields.Status
+}
+
+// loginMark says that a session holds login POSTs, for the archive page's mark.
+func loginMark(s SessionInfo) string {
+	return fmt.Sprintf("holds %s that sent a password (a login); passwords are kept or redacted as the options say", plural(s.LoginPosts, "request"))
 }

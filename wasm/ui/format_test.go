@@ -210,6 +210,8 @@ func TestSiteFindings(t *testing.T) {
 			{"Name": "birds", "Paths": []any{"/b.csv"}}, {"Paths": []any{"/fish.csv"}}, {"path": "/x"}, {},
 		}}}, "found (yaml), 4 dataset(s): birds, /fish.csv, /x, (unnamed)", "none"},
 		{Site{DataTxt: SiteFile{Error: "HTTP 500"}, Robots: SiteFile{Found: true}}, "error: HTTP 500", "found"},
+		{Site{DataTxt: SiteFile{Status: 200, NotFile: "the answer is an HTML page"}, Robots: SiteFile{Status: 200, NotFile: "the answer is text/html, not text"}},
+			"none (HTTP 200: the answer is an HTML page)", "none (HTTP 200: the answer is text/html, not text)"},
 	} {
 		d, r := siteFindings(tc.s)
 		if d != tc.datatxt || r != tc.robots {
@@ -233,5 +235,56 @@ func TestPlural(t *testing.T) {
 		if got := plural(n, "file"); got != want {
 			t.Errorf("plural(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestProblemsInPlainWords(t *testing.T) {
+	s := SessionInfo{
+		Reasons: map[string]int{"cancelled by the browser": 2, "the page was left before its body arrived": 312, "recording stopped before the response arrived": 2},
+		Notes:   []string{"http://a/x.png: the page was left before its body arrived (net::ERR_ABORTED)"},
+	}
+	want := []string{
+		"312 exchanges: the page was left before its body arrived",
+		"2 exchanges: cancelled by the browser",
+		"2 exchanges: recording stopped before the response arrived",
+		"http://a/x.png: the page was left before its body arrived (net::ERR_ABORTED)",
+	}
+	if got := problems(s); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := problems(SessionInfo{}); len(got) != 0 {
+		t.Errorf("no problems: %q", got)
+	}
+}
+
+func TestSessionFigures(t *testing.T) {
+	s := SessionInfo{Pages: 3, Exchanges: 426, NonGET: 4, Failures: 2, Incomplete: 7, Records: 850, Bytes: 2500}
+	want := "3 pages · 426 requests (4 not GET) · 2 without a response · 7 not kept whole · 2.5 KB"
+	if got := sessionFigures(s); got != want {
+		t.Errorf("sessionFigures = %q, want %q", got, want)
+	}
+	if got := sessionFigures(SessionInfo{Pages: 1, Exchanges: 1}); got != "1 page · 1 request (0 not GET) · 0 B" {
+		t.Errorf("a clean session: %q", got)
+	}
+}
+
+func TestRecordStatus(t *testing.T) {
+	for _, tc := range []struct {
+		r    Record
+		want string
+	}{
+		{Record{Fields: RecordFields{Mime: "text/html", Status: "200"}}, "200"},
+		{Record{Fields: RecordFields{Mime: "warc/revisit"}, RevisitStatus: 200}, "200 revisit"},
+		{Record{Fields: RecordFields{Mime: "warc/revisit", Status: "-"}}, "revisit"},
+	} {
+		if got := recordStatus(&tc.r); got != tc.want {
+			t.Errorf("recordStatus(%+v) = %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}
+
+func TestLoginMark(t *testing.T) {
+	if got := loginMark(SessionInfo{LoginPosts: 2}); !strings.HasPrefix(got, "holds 2 requests that sent a password (a login)") {
+		t.Errorf("loginMark = %q", got)
 	}
 }

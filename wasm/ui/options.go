@@ -245,6 +245,7 @@ func renderCheck(res CheckResult) {
 // fillSettings puts settings into the form.
 func fillSettings(s Settings) {
 	setValue("header-policy", s.HeaderPolicy)
+	setValue("password-policy", s.PasswordPolicy)
 	setValue("body-limit", formatSize(s.BodyLimit))
 	setValue("warc-version", s.WARCVersion)
 	setValue("cdx-dialect", s.CDXDialect)
@@ -303,6 +304,7 @@ func readSettings() (Settings, error) {
 	}
 	return Settings{
 		HeaderPolicy:    value("header-policy"),
+		PasswordPolicy:  value("password-policy"),
 		BodyLimit:       limit,
 		WARCVersion:     value("warc-version"),
 		CDXDialect:      value("cdx-dialect"),

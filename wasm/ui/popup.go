@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"syscall/js"
 	"time"
 )
@@ -72,7 +73,7 @@ func targetTab() (int, error) {
 var popupShown struct {
 	session *SessionInfo
 	id      string // whose download links are in the page
-	notes   string // session id and count of the notes in the page
+	notes   string // session id and the problems in the page
 }
 
 func refreshPopup(listSessions bool) {
@@ -125,6 +126,7 @@ func refreshPopup(listSessions bool) {
 		{"Requests", strconv.Itoa(sess.Exchanges)},
 		{"Non-GET", strconv.Itoa(sess.NonGET)},
 		{"Failures", strconv.Itoa(sess.Failures)},
+		{"Incomplete", strconv.Itoa(sess.Incomplete)},
 	} {
 		doc.QuerySelector(`[data-stat="` + kv[0] + `"]`).SetTextContent(kv[1])
 	}
@@ -143,12 +145,13 @@ func refreshPopup(listSessions bool) {
 		}
 		byID("to-archive").SetAttribute("href", "archive.html#"+sess.ID)
 	}
-	show(byID("problems"), len(sess.Notes) > 0)
-	if key := sess.ID + "/" + strconv.Itoa(len(sess.Notes)); key != popupShown.notes {
+	lines := problems(*sess)
+	show(byID("problems"), len(lines) > 0)
+	if key := sess.ID + "/" + strings.Join(lines, "\n"); key != popupShown.notes {
 		popupShown.notes = key
 		notes := byID("notes")
 		clear(notes)
-		for _, n := range sess.Notes {
+		for _, n := range lines {
 			notes.AppendChild(el("li", n))
 		}
 	}

@@ -23,6 +23,12 @@ type SessionInfo struct {
 	Bytes     int64         `json:"bytes"`
 	Notes     []string      `json:"notes"`
 	Verdicts  VerdictCounts `json:"verdicts"`
+	// Incomplete counts exchanges archived with a body marked Truncated; Reasons
+	// counts those and the ones without a response by reason, in plain words.
+	Incomplete int            `json:"incomplete"`
+	Reasons    map[string]int `json:"reasons"`
+	// LoginPosts counts the requests whose body holds a password field.
+	LoginPosts int `json:"loginPosts"`
 }
 
 // VerdictCounts sums up the URL database's verdicts on a session's responses.
@@ -45,6 +51,8 @@ type Record struct {
 	Timestamp string       `json:"timestamp"`
 	Fields    RecordFields `json:"fields"`
 	Verdict   *Verdict     `json:"verdict"`
+	// RevisitStatus is a revisit's HTTP status, which its CDXJ line does not carry.
+	RevisitStatus int `json:"revisitStatus"`
 
 	search string // what a search for words looks in, lowercased; made by Filter.Match
 }
@@ -136,6 +144,8 @@ type SiteFile struct {
 	// Datasets are the entries of a YAML data.txt (shared/datatxt.Dataset).
 	Datasets []map[string]any `json:"datasets"`
 	Error    string           `json:"error"`
+	// NotFile says why a successful answer was not the file (the site's HTML page).
+	NotFile string `json:"notFile"`
 }
 
 // URLDB describes the loaded URL database: GET /api/urldb.
@@ -206,6 +216,7 @@ func (j Job) Finished() bool { return j.State != JobRunning && j.State != "" }
 // Settings are the user's choices: GET and PUT /api/settings.
 type Settings struct {
 	HeaderPolicy    string            `json:"headerPolicy"`
+	PasswordPolicy  string            `json:"passwordPolicy"`
 	BodyLimit       int64             `json:"bodyLimit"`
 	WARCVersion     string            `json:"warcVersion"`
 	CDXDialect      string            `json:"cdxDialect"`

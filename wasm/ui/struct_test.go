@@ -35,6 +35,7 @@ func TestSessionInfoMatchesCore(t *testing.T) {
 		ID: "20250601-100000-ab", Name: "demo", Created: created, Updated: created.Add(95 * time.Second),
 		Records: 42, Exchanges: 20, NonGET: 8, Pages: 9, Failures: 1, Bytes: 123456,
 		Notes: []string{"tab 3 closed"}, Verdicts: capture.Verdicts{Pass: 5, Fail: 2},
+		Incomplete: 3, Reasons: map[string]int{capture.WhyPageLeft: 3}, LoginPosts: 1,
 	}
 	b, err := json.Marshal(core)
 	if err != nil {
@@ -47,7 +48,8 @@ func TestSessionInfoMatchesCore(t *testing.T) {
 	want := SessionInfo{
 		ID: core.ID, Name: core.Name, Created: created, Updated: core.Updated,
 		Records: 42, Exchanges: 20, NonGET: 8, Pages: 9, Failures: 1, Bytes: 123456, Notes: core.Notes,
-		Verdicts: VerdictCounts{Pass: 5, Fail: 2},
+		Verdicts:   VerdictCounts{Pass: 5, Fail: 2},
+		Incomplete: 3, Reasons: map[string]int{capture.WhyPageLeft: 3}, LoginPosts: 1,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("decoded %+v\nwant    %+v", got, want)
@@ -228,7 +230,7 @@ func TestSettingsMatchCore(t *testing.T) {
 	core.TeamTokenSet = true
 	var s Settings
 	roundTrip(t, core, &s)
-	if s.HeaderPolicy != "redact" || s.WARCVersion != "0.9" || s.CDXDialect != "pywb-2.6.7" || s.Agent != "webkeep" ||
+	if s.HeaderPolicy != "redact" || s.PasswordPolicy != "redact" || s.WARCVersion != "0.9" || s.CDXDialect != "pywb-2.6.7" || s.Agent != "webkeep" ||
 		!s.TeamTokenSet || s.DomainRules["example.net"] == "" {
 		t.Errorf("decoded %+v", s)
 	}
