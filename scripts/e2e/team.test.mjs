@@ -77,7 +77,7 @@ test("the session uploads to the Worker, which lists it and finds its POST", asy
   assert.equal(mine.records, indexed.length, "the archive indexed every record the session's index has");
   const cdx = await teamCall("GET", `/api/cdx?url=${encodeURIComponent(new URL("/api/json", site.url).href)}&matchType=prefix`);
   assert.equal(cdx.status, 200, cdx.text);
-  assert.match(cdx.text, /__wb_method=post/);
+  assert.match(cdx.text, /__wb_method=post/, `the session's records: ${JSON.stringify(indexed.map((r) => r.urlkey))}; all: ${(await teamCall("GET", "/api/cdx?url=" + encodeURIComponent(site.url) + "&matchType=prefix")).text}`);
 });
 
 test("the team's URL database loads into the extension", async () => {
@@ -144,7 +144,14 @@ test("an upload stopped with the service worker resumes when it starts again", {
         `WARC-Record-ID: <urn:uuid:5e4c2f8a-0000-4000-8000-000000000003>\r\nContent-Type: application/http; msgtype=response\r\n` +
         `Content-Length: ${http.length + n}\r\n\r\n`;
       const res = await fetch("/api/import?name=big.warc", { method: "POST", body: new Blob([head, http, payload, "\r\n\r\n"]) });
-      return { status: res.status, json: await res.json() };
+      if (res.status !== 202) return { status: res.status, json: await res.json() };
+      // An import is a job: its result is the new session.
+      const { job } = await res.json();
+      for (;;) {
+        const j = await (await fetch(`/api/jobs/${job}`)).json();
+        if (j.state !== "running") return { status: j.state === "done" ? 200 : 500, json: j.state === "done" ? j.result : j };
+        await new Promise((r) => setTimeout(r, 100));
+      }
     });
     assert.equal(imported.status, 200, JSON.stringify(imported.json));
     const big = imported.json.id;

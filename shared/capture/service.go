@@ -443,6 +443,10 @@ const siteFetchLimit = 30 * time.Second
 // commands under way, before and after the debugger leaves the tabs.
 var stopWait = 10 * time.Second
 
+// stopGrace is how long stopping waits at least for the browser's events about what
+// the page did just before Stop to come in.
+const stopGrace = 300 * time.Millisecond
+
 // drainIdle bounds the wait for bodies to finish arriving when recording stops: no
 // event handled for this long, and the wait ends.
 const drainIdle = 3 * time.Second
@@ -451,12 +455,17 @@ const drainIdle = 3 * time.Second
 // response of the tabs is mid-body, events stop coming, or until has come. It
 // returns the URLs of the bodies still arriving when it gave up.
 func (s *Service) drain(ctx context.Context, tabs []int, until time.Time) []string {
+	start := time.Now()
 	for {
 		var busy []string
 		for _, t := range tabs {
 			busy = append(busy, s.recorder.Receiving(t)...)
 		}
-		if len(busy) == 0 || time.Since(s.lastEvent()) > drainIdle {
+		// The browser's events lag behind the page: a request whose answer the page
+		// already has may not have been reported yet. Nothing busy counts once the
+		// events have been quiet for a moment, stopGrace after Stop at the soonest.
+		quiet := time.Since(s.lastEvent())
+		if time.Since(start) >= stopGrace && (len(busy) == 0 && quiet >= stopGrace/3 || quiet > drainIdle) {
 			return nil
 		}
 		if !time.Now().Before(until) || ctx.Err() != nil {
