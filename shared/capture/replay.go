@@ -54,6 +54,13 @@ func (s *Service) replayOf(sess *Session) (*sessionReplay, error) {
 	return r, nil
 }
 
+// replayPage is a page of a session, with the link that replays it.
+type replayPage struct {
+	URL    string `json:"url"`
+	TS     string `json:"ts"` // 14 digits, UTC
+	Replay string `json:"replay"`
+}
+
 // maxReplayedBody is the largest request body (as JSON, base64 inside) that
 // /api/replay/{id}/answer reads.
 const maxReplayedBody = 64 << 20
@@ -71,7 +78,17 @@ func (s *Service) routeReplay(mux *http.ServeMux) {
 		for _, p := range rp.index.Problems {
 			problems = append(problems, p.Error())
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"session": sess.Info(), "captures": rp.index.Len(), "problems": problems})
+		pages, err := sess.Pages()
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		links := []replayPage{}
+		for _, p := range pages {
+			ts := p.TS.UTC().Format("20060102150405")
+			links = append(links, replayPage{URL: p.URL, TS: ts, Replay: replay.Link(sess.info.ID, p.URL, ts)})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"session": sess.Info(), "captures": rp.index.Len(), "problems": problems, "pages": links})
 	}))
 	mux.HandleFunc("POST /api/replay/{id}/answer", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		var p replay.PausedRequest

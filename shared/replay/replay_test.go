@@ -232,3 +232,14 @@ func TestLog(t *testing.T) {
 		t.Errorf("after reset %+v", v)
 	}
 }
+
+func TestLink(t *testing.T) {
+	for _, tt := range []struct{ session, url, ts, want string }{
+		{"s1", "", "", "replay.html?session=s1"},
+		{"s1", "http://example.com/a?b=c&d", "20240101000000", "replay.html?session=s1&ts=20240101000000&url=http%3A%2F%2Fexample.com%2Fa%3Fb%3Dc%26d"},
+	} {
+		if got := Link(tt.session, tt.url, tt.ts); got != tt.want {
+			t.Errorf("Link(%q, %q, %q) = %q, want %q", tt.session, tt.url, tt.ts, got, tt.want)
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"honnef.co/go/js/dom/v2"
+
+	"github.com/webkeep/webkeep/shared/replay"
 )
 
 // maxRows bounds the records shown at once; the filter narrows them down.
@@ -88,7 +90,8 @@ func loadSessions() {
 			row.SetAttribute("aria-current", "true")
 		}
 		add(row,
-			add(el("td", "", "class", "name"), link),
+			add(el("td", "", "class", "name"), link, text(" "),
+				el("a", "Replay", "href", replay.Link(s.ID, "", ""), "class", "replay", "target", "_blank")),
 			el("td", localTime(s.Created)),
 			el("td", localTime(s.Updated)),
 			el("td", strconv.Itoa(s.Records), "class", "num"),
@@ -340,7 +343,9 @@ func renderPages(pages []Page) {
 	clear(list)
 	setText("page-count", strconv.Itoa(len(pages)))
 	for _, p := range pages {
-		item := add(el("li", ""), el("span", localTime(p.TS), "class", "time"), text(" "), el("span", p.URL, "class", "url"))
+		replay := replay.Link(view.current.ID, p.URL, p.TS.UTC().Format("20060102150405"))
+		item := add(el("li", ""), el("span", localTime(p.TS), "class", "time"), text(" "), el("span", p.URL, "class", "url"),
+			text(" "), el("a", "Replay", "href", replay, "class", "replay", "target", "_blank"))
 		if p.Title != "" {
 			add(item, text(" "), el("span", p.Title, "class", "title"))
 		}
