@@ -54,7 +54,8 @@ async function openReplay(sess, url) {
   const bar = await browser.context.newPage();
   await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(sess)}&url=${encodeURIComponent(url)}`));
   await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 30000 });
-  const page = await waitFor(() => browser.context.pages().find((p) => !earlier.has(p) && p !== bar && /^http/.test(p.url())), "the replay tab");
+  const page = await waitFor(() => browser.context.pages().find((p) => !earlier.has(p) && p !== bar && /^http/.test(p.url())), "the replay tab")
+    .catch(async (e) => { throw new Error(`${url}: ${e.message}; bar: ${await bar.textContent("body")}; tabs: ${browser.context.pages().map((p) => p.url())}`); });
   await page.waitForLoadState("load");
   return { bar, page };
 }
@@ -172,7 +173,7 @@ test("an imported WARC/1.1 written by warcio.js replays", async () => {
 test("the archive page links each session and each page to its replay", async () => {
   const ext = await browser.context.newPage();
   await ext.goto(browser.page(`archive.html#${session}`));
-  await ext.waitForSelector("#pages a.replay");
+  await ext.waitForSelector("#pages a.replay", { state: "attached" });
   const links = await ext.$$eval("#pages a.replay", (as) => as.map((a) => new URL(a.href)));
   assert.ok(links.length > 0);
   const rowLink = await ext.getAttribute(`tr[data-session="${session}"] a.replay`, "href");
