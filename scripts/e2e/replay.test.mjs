@@ -15,6 +15,7 @@ import { after, before, test } from "node:test";
 import { WARCRecord, WARCSerializer } from "warcio";
 import { demoCalls, launch, startDemoSite, waitFor } from "../lib/browser.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
+import { openReplay, squash } from "../lib/replay.mjs";
 
 const bigSize = 24 << 20;
 let site, dir, browser, listener, session, base;
@@ -43,31 +44,15 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const squash = (s) => s.replace(/\s+/g, " ").trim();
-
-/**
- * Opens replay.html for url of sess, as the archive page's Replay link does; resolves to
- * { bar, page }: the replay page (the bar) and the tab the page replays in, loaded.
- */
-async function openReplay(sess, url) {
-  const earlier = new Set(browser.context.pages());
-  const bar = await browser.context.newPage();
-  await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(sess)}&url=${encodeURIComponent(url)}`));
-  await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 30000 });
-  const page = await waitFor(() => browser.context.pages().find((p) => !earlier.has(p) && p !== bar && /^http/.test(p.url())), "the replay tab")
-    .catch(async (e) => { throw new Error(`${url}: ${e.message}; bar: ${await bar.textContent("body")}; tabs: ${browser.context.pages().map((p) => p.url())}`); });
-  await page.waitForLoadState("load");
-  return { bar, page };
-}
-
-const close = async ({ bar, page }) => { await page.close(); await bar.close(); };
+const open = (sess, url) => openReplay(browser, sess, url);
+const close = (r) => r.close();
 const replayed = {};
 
 test("every recorded page replays with the text and images it showed live", async () => {
   const urls = Object.keys(live).filter((u) => u.startsWith("http") && !/\/submit\//.test(u));
   assert.ok(urls.length >= 7, JSON.stringify(urls));
   for (const url of urls) {
-    const r = await openReplay(session, url);
+    const r = await open(session, url);
     if (new URL(url).pathname === "/gallery") await r.page.waitForSelector("#worker-status[data-done]", { timeout: 30000 });
     replayed[url] = await r.page.evaluate(() => document.body.innerText);
     assert.equal(squash(replayed[url]), squash(live[url]), `${url}: the replayed text`);
@@ -83,7 +68,7 @@ test("every recorded page replays with the text and images it showed live", asyn
 }, { timeout: 600000 });
 
 test("the 24 MB file replays whole (SHA-256 as live)", async () => {
-  const r = await openReplay(session, base);
+  const r = await open(session, base);
   await r.page.click("#load-big");
   await r.page.waitForSelector("#load-big[data-done]", { timeout: 120000 });
   assert.equal(await r.page.textContent("#big-result"), live.big);
@@ -91,7 +76,7 @@ test("the 24 MB file replays whole (SHA-256 as live)", async () => {
 }, { timeout: 300000 });
 
 test("every fetch() POST, PUT and DELETE answers what it answered live, each body its own", async () => {
-  const r = await openReplay(session, new URL("/forms", base).href);
+  const r = await open(session, new URL("/forms", base).href);
   const seen = {};
   for (const id of demoCalls) {
     const before = await r.page.textContent("#out");
@@ -106,7 +91,7 @@ test("every fetch() POST, PUT and DELETE answers what it answered live, each bod
 }, { timeout: 120000 });
 
 test("the urlencoded and multipart form POSTs replay their answers", async () => {
-  const r = await openReplay(session, new URL("/forms", base).href);
+  const r = await open(session, new URL("/forms", base).href);
   await Promise.all([r.page.waitForURL("**/submit/form"), r.page.click("#form-urlencoded button")]);
   assert.equal(squash(await r.page.evaluate(() => document.body.innerText)), squash(live[new URL("/submit/form", base).href]));
   await r.page.goto(new URL("/forms", base).href);
@@ -118,14 +103,14 @@ test("the urlencoded and multipart form POSTs replay their answers", async () =>
 }, { timeout: 120000 });
 
 test("the redirect chain replays as recorded and ends where it ended live", async () => {
-  const r = await openReplay(session, new URL("/redirect/start", base).href);
+  const r = await open(session, new URL("/redirect/start", base).href);
   assert.match(r.page.url(), /\/redirect\/end$/);
   assert.equal(squash(await r.page.evaluate(() => document.body.innerText)), squash(live[r.page.url()]));
   await close(r);
 });
 
 test("a page never recorded gets the \"not archived\" answer and is listed as missed", async () => {
-  const r = await openReplay(session, base);
+  const r = await open(session, base);
   const never = new URL("/never-recorded?x=1", base).href;
   await r.page.goto(never);
   assert.equal(await r.page.textContent("#webkeep-not-archived"), `GET ${never}`);
@@ -163,7 +148,7 @@ test("an imported WARC/1.1 written by warcio.js replays", async () => {
   }, [...file]);
   assert.equal(job.state, "done", JSON.stringify(job));
   await ext.close();
-  const r = await openReplay(job.result.id, "http://warcio.example/");
+  const r = await open(job.result.id, "http://warcio.example/");
   assert.equal(await r.page.textContent("#t"), "written by warcio");
   assert.equal(await r.page.evaluate(() => getComputedStyle(document.getElementById("t")).color), "rgb(1, 2, 3)");
   assert.match(await r.bar.textContent("#replay-time"), /^2024-05-06 07:08:09$/);
