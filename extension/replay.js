@@ -11,7 +11,6 @@ const api = (p, init) => fetch(`/api/replay/${encodeURIComponent(session)}${p}`,
 const $ = (id) => document.getElementById(id);
 const fail = (e) => { $("error").textContent = String(e && e.message || e); $("error").hidden = false; };
 let tabId = null;
-let answered = 0;
 
 const decodeAnswer = (h) => JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(h || "")));
 const list = (ul, items) => {
@@ -48,7 +47,6 @@ async function answer(target, { requestId, request }) {
     if (request.url === pageURL && a.timestamp && !$("replay-time").textContent) {
       $("replay-time").textContent = a.timestamp.replace(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)$/, "$1-$2-$3 $4:$5:$6");
     }
-    answered++;
   } catch (e) {
     fail(e);
     chrome.debugger.sendCommand(target, "Fetch.failRequest", { requestId, errorReason: "Failed" }).catch(() => {});
