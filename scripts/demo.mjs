@@ -1,9 +1,11 @@
 // `make demo`: records the demo site in headless Chromium through the real extension
 // (its popup's controls), downloads the session through the extension's own download
-// link, and leaves the bundle and its unpacked WARC and CDXJ in ./out.
+// link, leaves the bundle and its unpacked WARC and CDXJ in ./out, and replays every page
+// in webkeep with the demo site stopped.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { browseDemo, launch, root, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
+import { replayDemoPages } from "./lib/replay.mjs";
 import { readZip } from "./lib/zip.mjs";
 
 const started = Date.now();
@@ -37,7 +39,8 @@ try {
   await popup.waitForSelector('#state[data-recording="true"]');
   console.log("recording tab", tab);
 
-  const steps = await browseDemo(page, site.url, upload);
+  const live = {};
+  const steps = await browseDemo(page, site.url, upload, live);
   console.log(`visited: ${steps.join(", ")}`);
 
   await popup.bringToFront();
@@ -76,6 +79,13 @@ try {
   for (const n of s.notes || []) console.log(`  note: ${n}`);
   const kept = [...files.keys()].filter((n) => /\.(warc\.gz|cdxj)$/.test(n)).concat(path.basename(bundlePath), path.basename(waczPath));
   console.log(`out/: ${kept.join(", ")}`);
+
+  // Every page recorded, replayed in webkeep with the demo site stopped.
+  const id = new URL(await popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
+  site.stop();
+  const replayed = await replayDemoPages(browser, id, live);
+  console.log(`replay: ${replayed.matched.length} of ${replayed.total} pages match the live site` +
+    replayed.differ.map((u) => `\n  DIFFERS ${u}`).join(""));
 } finally {
   await browser.close();
   site.stop();

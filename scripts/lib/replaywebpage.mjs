@@ -88,10 +88,12 @@ async function download(page, dir, apiPath, name) {
 /**
  * Records the demo site (started) through the extension in a new browser, as
  * browseDemo visits it, filling live with what the pages showed, and downloads the
- * session's WACZ and WARC/1.1 into dir; resolves to { wacz, warc } (their paths).
+ * session's WACZ and WARC/1.1 into dir; resolves to { wacz, warc, id } (their paths, and
+ * the session's id). Given a browser (launched with downloads: dir), it records in
+ * that one and leaves it open.
  */
-export async function recordDemo(site, dir, live) {
-  const browser = await launch({ downloads: dir });
+export async function recordDemo(site, dir, live, { browser: given } = {}) {
+  const browser = given || await launch({ downloads: dir });
   try {
     const page = await browser.context.newPage();
     await page.goto(site.url);
@@ -111,9 +113,10 @@ export async function recordDemo(site, dir, live) {
     return {
       wacz: await download(popup, dir, `/api/sessions/${id}/wacz`, "session.wacz"),
       warc: await download(popup, dir, `/api/sessions/${id}/warc11.gz`, "session.warc.gz"),
+      id,
     };
   } finally {
-    await browser.close();
+    if (!given) await browser.close();
   }
 }
 

@@ -151,6 +151,7 @@ func (s *Service) Handler() http.Handler {
 	}))
 	s.routeArchive(mux)
 	s.routeDatabase(mux)
+	s.routeReplay(mux)
 	return mux
 }
 

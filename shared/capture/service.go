@@ -76,6 +76,8 @@ type Service struct {
 
 	httpClient  *http.Client // for the team archive; nil: http.DefaultClient
 	lastEventAt time.Time    // when the last browser event was handled
+
+	replays replays // sessions being replayed
 }
 
 // NewService returns a service over store and host, restoring the recording state a

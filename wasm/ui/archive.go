@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"honnef.co/go/js/dom/v2"
+
+	"github.com/webkeep/webkeep/shared/replay"
 )
 
 // maxRows bounds the records shown at once; the filter narrows them down.
@@ -343,7 +345,9 @@ func renderPages(pages []Page) {
 	clear(list)
 	setText("page-count", strconv.Itoa(len(pages)))
 	for _, p := range pages {
-		item := add(el("li", ""), el("span", localTime(p.TS), "class", "time"), text(" "), el("span", p.URL, "class", "url"))
+		replay := replay.Link(view.current.ID, p.URL, p.TS.UTC().Format("20060102150405"))
+		item := add(el("li", ""), el("span", localTime(p.TS), "class", "time"), text(" "), el("span", p.URL, "class", "url"),
+			text(" "), el("a", "Replay", "href", replay, "class", "replay", "target", "_blank"))
 		if p.Title != "" {
 			add(item, text(" "), el("span", p.Title, "class", "title"))
 		}
@@ -531,7 +535,8 @@ func importFile() {
 // nameCell is a session's name in the list, marked when the session holds a login
 // POST.
 func nameCell(s SessionInfo, link dom.Element) dom.Element {
-	cell := add(el("td", "", "class", "name"), link)
+	cell := add(el("td", "", "class", "name"), link, text(" "),
+		el("a", "Replay", "href", replay.Link(s.ID, "", ""), "class", "replay", "target", "_blank"))
 	if s.LoginPosts > 0 {
 		cell.AppendChild(el("span", " login", "class", "login-mark", "data-login-posts", strconv.Itoa(s.LoginPosts), "title", loginMark(s)))
 	}

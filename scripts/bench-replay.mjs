@@ -1,0 +1,81 @@
+// `make bench` (scripts/bench.d/replay.sh): the demo site recorded through the extension,
+// each page's load time measured live, then, with the site stopped, each page replayed
+// in webkeep (replay.html) and timed the same way: the replay tab's reload until its
+// load event, against the live page's. And memory while the 24 MB file replays.
+// Prints a Markdown section.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { launch, processMemory, startDemoSite } from "./lib/browser.mjs";
+import { openReplay } from "./lib/replay.mjs";
+import { recordDemo } from "./lib/replaywebpage.mjs";
+
+const runs = Number(process.env.REPLAY_BENCH_RUNS || 5);
+const dir = mkdtempSync(path.join(tmpdir(), "webkeep-replay-bench-"));
+const site = await startDemoSite(["-big", String(24 << 20)]);
+const browser = await launch({ downloads: dir });
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+const live = {};
+const rows = [];
+let mem;
+try {
+  const id = (await recordDemo(site, dir, live, { browser })).id;
+  const urls = Object.keys(live).filter((u) => u.startsWith("http") && !/\/submit\//.test(u));
+  const timeLoads = async (page) => {
+    const t = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      await page.reload({ waitUntil: "load" });
+      t.push(performance.now() - t0);
+    }
+    return median(t);
+  };
+  const liveMs = {};
+  const page = await browser.context.newPage();
+  for (const u of urls) {
+    await page.goto(u);
+    liveMs[u] = await timeLoads(page);
+  }
+  await page.close();
+  site.stop();
+  for (const u of urls) {
+    const r = await openReplay(browser, id, u);
+    rows.push({ url: new URL(u).pathname, live: liveMs[u], replay: await timeLoads(r.page) });
+    await r.close();
+  }
+  // Memory: the extension's process (core and replay page) and the whole browser,
+  // sampled while the home page's button loads the 24 MB file from the archive.
+  const r = await openReplay(browser, id, site.url);
+  const before = processMemory(browser);
+  let peak = { ...before };
+  const timer = setInterval(() => {
+    try {
+      const m = processMemory(browser);
+      peak = { ext: Math.max(peak.ext, m.ext), all: Math.max(peak.all, m.all) };
+    } catch { /* a process came or went */ }
+  }, 50);
+  const t0 = performance.now();
+  await r.page.click("#load-big");
+  await r.page.waitForSelector("#load-big[data-done]", { timeout: 120000 });
+  const bigMs = performance.now() - t0;
+  clearInterval(timer);
+  mem = { before, peak, bigMs, result: await r.page.textContent("#big-result") };
+  await r.close();
+} finally {
+  await browser.close();
+  site.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+const ms = (x) => `${Math.round(x)} ms`;
+const mb = (x) => `${(x / 1e6).toFixed(0)} MB`;
+console.log("## Replay in webkeep");
+console.log();
+console.log(`\`node scripts/bench-replay.mjs\`: the demo site recorded through the extension, each page's load measured live (reload until the load event, median of ${runs}), then with the site stopped the same page replayed in webkeep (replay.html, the debugger's Fetch domain, every request answered from the archive) and its replay tab reloaded the same way. Target: replay at most 1.5x live.`);
+console.log();
+console.log("| page | live | replay | replay / live |");
+console.log("|---|---|---|---|");
+for (const r of rows) console.log(`| ${r.url} | ${ms(r.live)} | ${ms(r.replay)} | ${(r.replay / r.live).toFixed(2)}x |`);
+const sum = (k) => rows.reduce((n, r) => n + r[k], 0);
+console.log(`| all pages | ${ms(sum("live"))} | ${ms(sum("replay"))} | ${(sum("replay") / sum("live")).toFixed(2)}x |`);
+console.log();
+console.log(`The 24 MB file replayed (fetch() from the home page, ${mem.result}) in ${ms(mem.bigMs)}. Resident memory of the extension's process (the Go core and the replay page): ${mb(mem.before.ext)} before, ${mb(mem.peak.ext)} at the peak; of the whole browser: ${mb(mem.before.all)} before, ${mb(mem.peak.all)} at the peak (sampled every 50 ms).`);

@@ -1,0 +1,53 @@
+// Replays recorded pages inside webkeep (replay.html), for `make demo`, the end-to-end
+// test and the benchmark.
+import { waitFor } from "./browser.mjs";
+
+/**
+ * Opens replay.html for url of session sess, as the archive page's Replay link does, in
+ * browser (from launch()); resolves to { bar, page, evaluate(fn), close() }: the replay
+ * page (the bar), the tab the page replays in (a Playwright page, for clicks), and fn
+ * evaluated in that tab through the extension's own debugger session (Playwright's view
+ * of a tab the extension also debugs can lag, and lose its URL).
+ */
+export async function openReplay(browser, sess, url) {
+  const earlier = new Set(browser.context.pages());
+  const bar = await browser.context.newPage();
+  await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(sess)}&url=${encodeURIComponent(url)}`));
+  await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 60000 });
+  const tab = Number(await bar.getAttribute("body", "data-replay-tab"));
+  const evaluate = (fn) => bar.evaluate(async ([tabId, src]) => {
+    const r = await chrome.debugger.sendCommand({ tabId }, "Runtime.evaluate", { expression: `(${src})()`, returnByValue: true, awaitPromise: true });
+    if (r.exceptionDetails) throw new Error(r.exceptionDetails.text);
+    return r.result.value;
+  }, [tab, fn.toString()]);
+  await waitFor(() => evaluate(() => /^http/.test(location.href) && document.readyState === "complete"), "the replay tab to load", 60000)
+    .catch(async (e) => { throw new Error(`${url}: ${e.message}; bar: ${await bar.textContent("body")}`); });
+  const page = browser.context.pages().find((p) => !earlier.has(p) && p !== bar);
+  return {
+    bar, page, evaluate,
+    close: async () => {
+      await bar.evaluate((tabId) => chrome.tabs.remove(tabId), tab).catch(() => {});
+      await bar.close();
+    },
+  };
+}
+
+/** Whitespace squashed, to compare the texts of pages. */
+export const squash = (s) => s.replace(/\s+/g, " ").trim();
+
+/**
+ * Replays every page of live (what browseDemo collected: text by URL) of session sess and
+ * compares its text with the live one; resolves to { total, matched: [url], differ: [url] }.
+ */
+export async function replayDemoPages(browser, sess, live) {
+  const urls = Object.keys(live).filter((u) => u.startsWith("http") && !/\/submit\//.test(u));
+  const res = { total: urls.length, matched: [], differ: [] };
+  for (const url of urls) {
+    const r = await openReplay(browser, sess, url);
+    if (new URL(url).pathname === "/gallery") await waitFor(() => r.evaluate(() => Boolean(document.querySelector("#worker-status[data-done]"))), "the worker").catch(() => {});
+    const text = await r.evaluate(() => document.body.innerText);
+    (squash(text) === squash(live[url]) ? res.matched : res.differ).push(url);
+    await r.close();
+  }
+  return res;
+}

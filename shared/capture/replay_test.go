@@ -1,0 +1,72 @@
+package capture
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/webkeep/webkeep/shared/replay"
+)
+
+// TestReplayAPI imports a WARC/1.0 (with a 9 MiB body, stored in several chunks)
+// and replays it through the API: each request its own answer, the large body whole,
+// a request never recorded the "not archived" page and in the log.
+func TestReplayAPI(t *testing.T) {
+	big := bytes.Repeat([]byte("nine mebibytes.."), 9<<20/16)
+	svc, _ := NewService(NewMemStore(), newFakeHost())
+	h := svc.Handler()
+	var info SessionInfo
+	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small"), big), &info); j.State != "done" {
+		t.Fatalf("import: %+v", j)
+	}
+	do := func(method, path, body string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+		return rec
+	}
+	if rec := do("POST", "/api/replay/"+info.ID+"/start", ""); rec.Code != 200 || !strings.Contains(rec.Body.String(), `"captures":2`) {
+		t.Fatalf("start: %d %s", rec.Code, rec.Body)
+	}
+	tests := []struct {
+		url      string
+		want     []byte
+		archived bool
+	}{
+		{"http://example.org/0", []byte("small"), true},
+		{"http://example.org/1", big, true},
+		{"http://example.org/2", nil, false},
+	}
+	for _, tt := range tests {
+		rec := do("POST", "/api/replay/"+info.ID+"/answer", `{"method":"GET","url":"`+tt.url+`","headers":{"Accept":"*/*"}}`)
+		a, err := replay.ReadAnswer(rec.Header())
+		if rec.Code != 200 || err != nil {
+			t.Fatalf("%s: %d %v", tt.url, rec.Code, err)
+		}
+		if a.Archived != tt.archived {
+			t.Errorf("%s: archived %v", tt.url, a.Archived)
+		}
+		if tt.archived && sha256.Sum256(rec.Body.Bytes()) != sha256.Sum256(tt.want) {
+			t.Errorf("%s: body of %d bytes, want %d", tt.url, rec.Body.Len(), len(tt.want))
+		}
+		if !tt.archived && (a.Status != 404 || !strings.Contains(rec.Body.String(), "Not archived")) {
+			t.Errorf("%s: %d %q", tt.url, a.Status, rec.Body)
+		}
+	}
+	var log replay.LogView
+	rec := do("GET", "/api/replay/"+info.ID+"/log", "")
+	if err := json.Unmarshal(rec.Body.Bytes(), &log); err != nil || log.Answered != 2 || len(log.Missed) != 1 || log.Missed[0] != "http://example.org/2" {
+		t.Errorf("log %s (%v)", rec.Body, err)
+	}
+	for _, bad := range []string{`{"url":"http://example.org/0"}`, `{"method":"POST","url":"http://x/","postDataEntries":[{"bytes":"!!"}]}`, `[1]`} {
+		if rec := do("POST", "/api/replay/"+info.ID+"/answer", bad); rec.Code != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", bad, rec.Code)
+		}
+	}
+	if rec := do("POST", "/api/replay/nosuch/start", ""); rec.Code != http.StatusNotFound {
+		t.Errorf("unknown session: %d", rec.Code)
+	}
+}

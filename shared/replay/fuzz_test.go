@@ -1,0 +1,58 @@
+package replay
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+// FuzzLookup replays arbitrary requests, and arbitrary index lines, against a small
+// archive: nothing may panic or hang, a GET's exact answer is its recorded one, and
+// an answer is either archived or the "not archived" page.
+func FuzzLookup(f *testing.F) {
+	ix, file := archive(f, warc.V09, exchanges)
+	f.Add("GET", "http://example.com/", "", "", "")
+	f.Add("POST", "http://example.com/api/search", "application/json", `{"q":"beta"}`, "20240101")
+	f.Add("POST", "http://example.com/form", "application/x-www-form-urlencoded", "name=x&city=Oslo", "")
+	f.Add("GET", "http://example.com/data.js?_=1&v=2", "", "", "2024")
+	f.Add("PUT", "http://EXAMPLE.com:80/item/1#x", "multipart/form-data; boundary=b", "--b\r\n\r\n--b--", "99999999999999")
+	f.Add("GET", "http://[::1/%zz", "", "", "x")
+	f.Fuzz(func(t *testing.T, method, url, ctype, body, at string) {
+		r := &Request{Method: method, URL: url, Header: http.Header{"Content-Type": {ctype}}, Body: []byte(body)}
+		rec := httptest.NewRecorder()
+		a := ix.Serve(rec, r, at, bytes.NewReader(file), int64(len(file)))
+		if !a.Archived && (a.Status != 404 || !strings.Contains(rec.Body.String(), "Not archived")) {
+			t.Fatalf("unarchived answer %+v", a)
+		}
+		if a.Archived && a.Status < 100 {
+			t.Fatalf("archived answer with status %d", a.Status)
+		}
+		if method == "GET" && url == "http://example.com/a.css" && rec.Body.String() != "body{color:red}" {
+			t.Fatalf("a.css answered %q", rec.Body.String())
+		}
+	})
+}
+
+// FuzzReadIndex reads arbitrary index text: lines are captures or problems, never
+// a panic, and every capture can be looked up by its own key.
+func FuzzReadIndex(f *testing.F) {
+	f.Add("com,example)/ 20240101000000 {\"url\": \"http://example.com/\", \"mime\": \"text/html\", \"status\": \"200\", \"offset\": \"0\", \"length\": \"10\"}\n")
+	f.Add("com,example)/x?__wb_method=post&a=b 2024 {\"mime\": \"warc/revisit\", \"digest\": \"sha1:AB\", \"offset\": \"1\"}\r\nbad\n")
+	f.Add("a 1 {\"offset\": \"99999999999999999999\"}")
+	f.Fuzz(func(t *testing.T, text string) {
+		ix, err := ReadIndex(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range ix.captures {
+			if got := ix.exact(c.URLKey); len(got) == 0 {
+				t.Fatalf("capture %q not found under its key", c.URLKey)
+			}
+			ix.Open(bytes.NewReader([]byte(text)), int64(len(text)), c)
+		}
+	})
+}

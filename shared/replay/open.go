@@ -1,0 +1,196 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/textproto"
+	"strconv"
+	"strings"
+
+	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+// ErrRecord is returned (wrapped with the offset) when the record a capture names
+// cannot answer: it is missing, of another type, or its HTTP header is unreadable.
+var ErrRecord = errors.New("replay: capture cannot be read")
+
+// A Response is a capture's answer, ready to give the browser.
+type Response struct {
+	Status int
+	Reason string
+	// Header is the recorded header, without what no longer holds for Body: the
+	// Transfer-Encoding and Content-Length of the wire, a Content-Encoding
+	// that was decoded, values the recorder redacted.
+	Header http.Header
+	// Body streams the payload; the caller closes it.
+	Body io.ReadCloser
+	// Capture is the capture that answered; Original, for a revisit, the capture
+	// whose payload Body is.
+	Capture, Original cdx.Entry
+}
+
+// redacted is the value the recorder writes in place of a private header's.
+const redacted = "[redacted by webkeep]"
+
+// Open reads the answer of capture c from the WARC file src of size bytes (the
+// session's; records are found by offset, plain or gzip, segmented records
+// joined). A revisit answers with its own status and header, if it has them, and
+// its original's payload (the response with the same payload digest, under the same
+// key if there is one, nearest in time).
+func (ix *Index) Open(src io.ReaderAt, size int64, c cdx.Entry) (*Response, error) {
+	resp, err := readResponse(src, size, c.Offset)
+	if err != nil {
+		return nil, err
+	}
+	resp.Capture, resp.Original = c, c
+	if c.Mime != revisitMime {
+		return resp, nil
+	}
+	orig, ok := ix.original(c)
+	if !ok {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: revisit at offset %d: no response with payload digest %s", ErrRecord, c.Offset, c.Digest)
+	}
+	o, err := readResponse(src, size, orig.Offset)
+	if err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	resp.Body.Close()
+	if resp.Status == 0 {
+		resp.Status, resp.Reason, resp.Header = o.Status, o.Reason, o.Header
+	}
+	resp.Body, resp.Original = o.Body, orig
+	return resp, nil
+}
+
+// original finds the response a revisit refers to.
+func (ix *Index) original(c cdx.Entry) (cdx.Entry, bool) {
+	idx := ix.byDigest[c.Digest]
+	var same []int
+	for _, i := range idx {
+		if ix.captures[i].URLKey == c.URLKey {
+			same = append(same, i)
+		}
+	}
+	if len(same) > 0 {
+		idx = same
+	}
+	i, ok := ix.nearest(idx, parseTimestamp(c.Timestamp))
+	if !ok {
+		return cdx.Entry{}, false
+	}
+	return ix.captures[i], true
+}
+
+// readResponse reads the record at offset: its HTTP status line and header, and a
+// reader of its payload. A revisit without an HTTP header has Status 0.
+func readResponse(src io.ReaderAt, size, offset int64) (*Response, error) {
+	if offset < 0 || offset >= size {
+		return nil, fmt.Errorf("%w: offset %d is outside the file (%d bytes)", ErrRecord, offset, size)
+	}
+	rd, err := warc.NewReader(io.NewSectionReader(src, offset, size-offset))
+	if err != nil {
+		return nil, fmt.Errorf("%w: at offset %d: %v", ErrRecord, offset, err)
+	}
+	rd.Reassemble(true)
+	rec, err := rd.Next()
+	if err != nil {
+		return nil, fmt.Errorf("%w: at offset %d: %v", ErrRecord, offset, err)
+	}
+	if rec.Type != warc.TypeResponse && rec.Type != warc.TypeRevisit {
+		return nil, fmt.Errorf("%w: the record at offset %d is a %s", ErrRecord, offset, rec.Type)
+	}
+	br := bufio.NewReaderSize(rec.Block, 32<<10)
+	resp := &Response{Header: http.Header{}}
+	line, err := textproto.NewReader(br).ReadLine()
+	if rec.Type == warc.TypeRevisit && (err == io.EOF || line == "") {
+		resp.Body = io.NopCloser(bytes.NewReader(nil))
+		return resp, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: at offset %d: status line: %v", ErrRecord, offset, err)
+	}
+	proto, status, _ := strings.Cut(line, " ")
+	code, reason, _ := strings.Cut(status, " ")
+	n, err := strconv.Atoi(code)
+	if !strings.HasPrefix(proto, "HTTP/") || err != nil || n < 100 || n > 999 {
+		return nil, fmt.Errorf("%w: at offset %d: status line %q", ErrRecord, offset, truncate(line))
+	}
+	resp.Status, resp.Reason = n, reason
+	h, err := textproto.NewReader(br).ReadMIMEHeader()
+	if err != nil && !(errors.Is(err, io.EOF) && len(h) > 0) {
+		return nil, fmt.Errorf("%w: at offset %d: HTTP header: %v", ErrRecord, offset, err)
+	}
+	for k, vs := range h {
+		for _, v := range vs {
+			if v != redacted {
+				resp.Header.Add(k, v)
+			}
+		}
+	}
+	body, err := decode(resp.Header, br)
+	if err != nil {
+		return nil, fmt.Errorf("%w: at offset %d: %v", ErrRecord, offset, err)
+	}
+	resp.Body = body
+	resp.Header.Del("Content-Length")
+	resp.Header.Del("Transfer-Encoding")
+	return resp, nil
+}
+
+// decode undoes a chunked transfer encoding and a gzip or deflate content encoding
+// still on an archived body (other tools archive the wire bytes; webkeep archives
+// them decoded, the encoding kept as X-Archive-Orig-Content-Encoding). An encoding
+// it cannot undo (br, zstd) stays, with its header.
+func decode(h http.Header, br *bufio.Reader) (io.ReadCloser, error) {
+	var r io.Reader = br
+	if strings.Contains(strings.ToLower(h.Get("Transfer-Encoding")), "chunked") && looksChunked(br) {
+		r = bufio.NewReader(httputil.NewChunkedReader(br))
+	}
+	switch strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding"))) {
+	case "gzip", "x-gzip":
+		pr := bufio.NewReader(r)
+		if head, _ := pr.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+			zr, err := gzip.NewReader(pr)
+			if err != nil {
+				return nil, fmt.Errorf("gzip body: %v", err)
+			}
+			h.Del("Content-Encoding")
+			return zr, nil
+		}
+		return io.NopCloser(pr), nil
+	case "deflate":
+		pr := bufio.NewReader(r)
+		if head, _ := pr.Peek(2); len(head) == 2 && (uint16(head[0])<<8|uint16(head[1]))%31 == 0 && head[0]&0x0f == 8 {
+			zr, err := zlib.NewReader(pr)
+			if err != nil {
+				return nil, fmt.Errorf("deflate body: %v", err)
+			}
+			h.Del("Content-Encoding")
+			return zr, nil
+		}
+		return io.NopCloser(pr), nil
+	}
+	return io.NopCloser(r), nil
+}
+
+// looksChunked reports whether the body starts with a chunk-size line.
+func looksChunked(br *bufio.Reader) bool {
+	head, _ := br.Peek(20)
+	i := bytes.IndexByte(head, '\r')
+	if i <= 0 || i+1 >= len(head) || head[i+1] != '\n' {
+		return false
+	}
+	size, _, _ := bytes.Cut(head[:i], []byte(";"))
+	_, err := strconv.ParseUint(string(bytes.TrimSpace(size)), 16, 63)
+	return err == nil
+}

@@ -1,0 +1,245 @@
+package replay
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+// exchange is one recorded request and its response.
+type exchange struct {
+	at     string // 14-digit time
+	method string
+	url    string
+	ctype  string // request content type
+	body   string // request body
+	resp   string // the response's HTTP message (header and body)
+	stream bool   // the response block cannot be read twice: large ones are segmented
+}
+
+// archive writes the exchanges as a WARC file (version v, gzip) as the recorder
+// does, response first and its request after, and indexes it as the extension
+// does.
+func archive(t testing.TB, v warc.Version, exs []exchange) (*Index, []byte) {
+	t.Helper()
+	var file bytes.Buffer
+	w := warc.NewWriter(&file, warc.WriterOptions{Version: v, Gzip: true, Dedup: warc.NewDeduper(), MaxBuffer: 64 << 10})
+	for i, ex := range exs {
+		date, err := time.Parse("20060102150405", ex.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var block io.Reader = strings.NewReader(ex.resp)
+		if ex.stream {
+			block = io.MultiReader(block)
+		}
+		id := fmt.Sprintf("urn:uuid:00000000-0000-0000-0000-%012d", i)
+		if _, err := w.WriteRecord(&warc.Record{Type: warc.TypeResponse, TargetURI: ex.url, Date: date, ID: id,
+			ContentType: "application/http; msgtype=response", Block: block, BlockLength: int64(len(ex.resp))}); err != nil {
+			t.Fatal(err)
+		}
+		req := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: example.com\r\n", ex.method, strings.TrimPrefix(ex.url, "http://example.com"))
+		if ex.body != "" {
+			req += fmt.Sprintf("Content-Type: %s\r\nContent-Length: %d\r\n", ex.ctype, len(ex.body))
+		}
+		req += "\r\n" + ex.body
+		if _, err := w.WriteRecord(&warc.Record{Type: warc.TypeRequest, TargetURI: ex.url, Date: date,
+			ContentType: "application/http; msgtype=request", Header: warc.Header{{Name: warc.FieldRelatedRecordID, Value: id}},
+			Block: strings.NewReader(req), BlockLength: int64(len(req))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var lines bytes.Buffer
+	cw := cdx.NewWriter(&lines, cdx.Pywb267)
+	ix := &cdx.Indexer{}
+	if err := ix.Index(bytes.NewReader(file.Bytes()), "test.warc.gz", func(e *cdx.Entry) error { return cw.Write(e) }); err != nil {
+		t.Fatal(err)
+	}
+	cw.Close()
+	index, err := ReadIndex(&lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(index.Problems) > 0 {
+		t.Fatalf("index problems: %v", index.Problems)
+	}
+	return index, file.Bytes()
+}
+
+func ok200(ctype, body string) string {
+	return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s", ctype, len(body), body)
+}
+
+func gzipped(s string) string {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	zw.Close()
+	return b.String()
+}
+
+var large = strings.Repeat("0123456789abcdef", 20000) // 320 KB: segments of 64 KB
+
+var exchanges = []exchange{
+	{at: "20240101000000", method: "GET", url: "http://example.com/", resp: ok200("text/html", "<p>home, first")},
+	{at: "20240101120000", method: "GET", url: "http://example.com/", resp: ok200("text/html", "<p>home, noon")},
+	{at: "20240101000001", method: "POST", url: "http://example.com/api/search", ctype: "application/json", body: `{"q":"alpha"}`, resp: ok200("application/json", `{"hits":["alpha"]}`)},
+	{at: "20240101000002", method: "POST", url: "http://example.com/api/search", ctype: "application/json", body: `{"q":"beta"}`, resp: ok200("application/json", `{"hits":["beta"]}`)},
+	{at: "20240101000003", method: "POST", url: "http://example.com/form", ctype: "application/x-www-form-urlencoded", body: "name=ann&city=Oslo", resp: ok200("text/html", "thanks ann")},
+	{at: "20240101000004", method: "PUT", url: "http://example.com/item/1", ctype: "text/plain", body: "new text", resp: ok200("text/plain", "stored")},
+	{at: "20240101000005", method: "DELETE", url: "http://example.com/item/1", resp: "HTTP/1.1 204 No Content\r\n\r\n"},
+	{at: "20240101000006", method: "GET", url: "http://example.com/old", resp: "HTTP/1.1 301 Moved Permanently\r\nLocation: /new\r\nContent-Length: 0\r\n\r\n"},
+	{at: "20240101000007", method: "GET", url: "http://example.com/a.css", resp: ok200("text/css", "body{color:red}")},
+	{at: "20240101000008", method: "GET", url: "http://example.com/copy.css", resp: "HTTP/1.1 200 OK\r\nContent-Type: text/css\r\nX-Copy: yes\r\n\r\nbody{color:red}"},
+	{at: "20240101000009", method: "GET", url: "http://example.com/data.js?v=2&_=1700000000", resp: ok200("text/javascript", "var v=2")},
+	{at: "20240101000010", method: "GET", url: "http://example.com/big.bin", resp: ok200("application/octet-stream", large), stream: true},
+	{at: "20240101000011", method: "GET", url: "http://example.com/wire", resp: "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nSet-Cookie: [redacted by webkeep]\r\n\r\n" +
+		fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(gzipped("wire bytes")), gzipped("wire bytes"))},
+}
+
+func TestServe(t *testing.T) {
+	for _, v := range []warc.Version{warc.V09, warc.V11} {
+		ix, file := archive(t, v, exchanges)
+		tests := []struct {
+			name                 string
+			method, url, at      string
+			ctype, body          string
+			status               int
+			want                 string // body, or its SHA-256 when it starts with "sha256:"
+			header, headerValue  string
+			approximate, missing bool
+		}{
+			{name: "nearest to the morning", method: "GET", url: "http://example.com/", at: "20240101010000", status: 200, want: "<p>home, first"},
+			{name: "nearest to the evening", method: "GET", url: "http://example.com/", at: "20240101200000", status: 200, want: "<p>home, noon"},
+			{name: "latest without a time", method: "GET", url: "http://example.com/", status: 200, want: "<p>home, noon"},
+			{name: "POST alpha", method: "POST", url: "http://example.com/api/search", ctype: "application/json", body: `{"q": "alpha"}`, status: 200, want: `{"hits":["alpha"]}`},
+			{name: "POST beta", method: "POST", url: "http://example.com/api/search", ctype: "application/json", body: `{"q":"beta"}`, status: 200, want: `{"hits":["beta"]}`},
+			{name: "POST form", method: "POST", url: "http://example.com/form", ctype: "application/x-www-form-urlencoded", body: "name=ann&city=Oslo", status: 200, want: "thanks ann"},
+			{name: "PUT", method: "PUT", url: "http://example.com/item/1", ctype: "text/plain", body: "new text", status: 200, want: "stored"},
+			{name: "DELETE", method: "DELETE", url: "http://example.com/item/1", status: 204, want: ""},
+			{name: "redirect as recorded", method: "GET", url: "http://example.com/old", status: 301, want: "", header: "Location", headerValue: "/new"},
+			{name: "revisit gets the original payload", method: "GET", url: "http://example.com/copy.css", status: 200, want: "body{color:red}", header: "X-Copy", headerValue: "yes"},
+			{name: "segmented body whole", method: "GET", url: "http://example.com/big.bin", status: 200, want: fmt.Sprintf("sha256:%x", sha256.Sum256([]byte(large)))},
+			{name: "wire encodings undone", method: "GET", url: "http://example.com/wire", status: 200, want: "wire bytes", header: "Content-Encoding", headerValue: ""},
+			{name: "redacted header left out", method: "GET", url: "http://example.com/wire", status: 200, want: "wire bytes", header: "Set-Cookie", headerValue: ""},
+			{name: "cache buster ignored", method: "GET", url: "http://example.com/data.js?v=2&_=1800000000", status: 200, want: "var v=2", approximate: true},
+			{name: "other version is not fuzzy", method: "GET", url: "http://example.com/data.js?v=3", status: 404, missing: true},
+			{name: "closest POST body", method: "POST", url: "http://example.com/form", ctype: "application/x-www-form-urlencoded", body: "name=ann&city=Bergen", status: 200, want: "thanks ann", approximate: true},
+			{name: "other method is not fuzzy", method: "PATCH", url: "http://example.com/item/1", status: 404, missing: true},
+			{name: "never recorded", method: "GET", url: "http://example.com/nowhere", status: 404, missing: true},
+		}
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%v/%s", v, tt.name), func(t *testing.T) {
+				r := &Request{Method: tt.method, URL: tt.url, Header: http.Header{}, Body: []byte(tt.body)}
+				if tt.ctype != "" {
+					r.Header.Set("Content-Type", tt.ctype)
+				}
+				rec := httptest.NewRecorder()
+				a := ix.Serve(rec, r, tt.at, bytes.NewReader(file), int64(len(file)))
+				got, err := ReadAnswer(rec.Header())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Status != a.Status || a.Status != tt.status {
+					t.Fatalf("status %d (header says %d), want %d (%s)", a.Status, got.Status, tt.status, a.Why)
+				}
+				if a.Archived == tt.missing || a.Approximate != tt.approximate {
+					t.Errorf("archived %v approximate %v (%s), want missing %v approximate %v", a.Archived, a.Approximate, a.Why, tt.missing, tt.approximate)
+				}
+				body := rec.Body.String()
+				if tt.missing {
+					if !strings.Contains(body, "Not archived") || !strings.Contains(body, tt.url) {
+						t.Errorf("not-archived page %q", body)
+					}
+					return
+				}
+				if w, ok := strings.CutPrefix(tt.want, "sha256:"); ok {
+					if h := fmt.Sprintf("%x", sha256.Sum256([]byte(body))); h != w {
+						t.Errorf("body of %d bytes has SHA-256 %s, want %s", len(body), h, w)
+					}
+				} else if body != tt.want {
+					t.Errorf("body %q, want %q", body, tt.want)
+				}
+				if tt.header != "" {
+					var v string
+					for _, f := range a.Headers {
+						if f.Name == tt.header {
+							v = f.Value
+						}
+					}
+					if v != tt.headerValue {
+						t.Errorf("%s: %q, want %q (headers %v)", tt.header, v, tt.headerValue, a.Headers)
+					}
+				}
+				for _, f := range a.Headers {
+					if f.Name == "Content-Length" || f.Name == "Transfer-Encoding" {
+						t.Errorf("answer keeps %s: %s", f.Name, f.Value)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestReadIndexProblems(t *testing.T) {
+	in := "com,example)/ 20240101000000 {\"url\": \"http://example.com/\", \"mime\": \"text/html\", \"status\": \"200\", \"offset\": \"0\", \"length\": \"10\"}\n" +
+		"garbage\n" +
+		"com,example)/x 2024XX {\"offset\": \"0\"}\n" +
+		"com,example)/y 20240101000000 {\"offset\": \"-4\"}\n" +
+		"com,example)/z 20240101000000 {not json\n" +
+		"com,example)/note 20240101000000 {\"url\": \"http://example.com/note\", \"mime\": \"text/plain\", \"offset\": \"9\"}\n"
+	ix, err := ReadIndex(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Len() != 1 {
+		t.Errorf("%d captures, want 1 (the note answers nothing)", ix.Len())
+	}
+	var lines []string
+	for _, p := range ix.Problems {
+		lines = append(lines, strings.SplitN(p.Error(), ":", 2)[0])
+	}
+	if got := strings.Join(lines, ","); got != "line 2,line 3,line 4,line 5" {
+		t.Errorf("problems at %s: %v", got, ix.Problems)
+	}
+}
+
+func TestLog(t *testing.T) {
+	var l Log
+	l.Add(Answer{URL: "http://a/", Archived: true})
+	l.Add(Answer{URL: "http://b/", Archived: true, Approximate: true, Why: "x"})
+	l.Add(Answer{URL: "http://c/"})
+	l.Add(Answer{URL: "http://c/"})
+	v := l.View()
+	if v.Answered != 2 || len(v.Missed) != 1 || v.Missed[0] != "http://c/" || len(v.Approximate) != 1 {
+		t.Errorf("view %+v", v)
+	}
+	l.Reset()
+	if v := l.View(); v.Answered != 0 || len(v.Missed) != 0 {
+		t.Errorf("after reset %+v", v)
+	}
+}
+
+func TestLink(t *testing.T) {
+	for _, tt := range []struct{ session, url, ts, want string }{
+		{"s1", "", "", "replay.html?session=s1"},
+		{"s1", "http://example.com/a?b=c&d", "20240101000000", "replay.html?session=s1&ts=20240101000000&url=http%3A%2F%2Fexample.com%2Fa%3Fb%3Dc%26d"},
+	} {
+		if got := Link(tt.session, tt.url, tt.ts); got != tt.want {
+			t.Errorf("Link(%q, %q, %q) = %q, want %q", tt.session, tt.url, tt.ts, got, tt.want)
+		}
+	}
+}
