@@ -83,9 +83,16 @@ try {
   // Every page recorded, replayed in webkeep with the demo site stopped.
   const id = new URL(await popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
   site.stop();
-  const replayed = await replayDemoPages(browser, id, live);
-  console.log(`replay: ${replayed.matched.length} of ${replayed.total} pages match the live site` +
-    replayed.differ.map((u) => `\n  DIFFERS ${u}`).join(""));
+  // ./out is written by now: a replay that fails or hangs is reported, plainly, and
+  // does not take the recording with it.
+  try {
+    const replayed = await Promise.race([replayDemoPages(browser, id, live),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("no result after 5 minutes")), 300000))]);
+    console.log(`replay: ${replayed.matched.length} of ${replayed.total} pages match the live site` +
+      replayed.differ.map((u) => `\n  DIFFERS ${u}`).join(""));
+  } catch (e) {
+    console.log(`replay: FAILED: ${e.message}`);
+  }
 } finally {
   await browser.close();
   site.stop();

@@ -15,8 +15,13 @@ export async function openReplay(browser, sess, url) {
   await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(sess)}&url=${encodeURIComponent(url)}`));
   await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 60000 });
   const tab = Number(await bar.getAttribute("body", "data-replay-tab"));
+  // Each evaluation has 5 s: a command the browser never answers (a tab between two
+  // documents) fails, and the caller's wait goes on or gives up, instead of hanging.
   const evaluate = (fn) => bar.evaluate(async ([tabId, src]) => {
-    const r = await chrome.debugger.sendCommand({ tabId }, "Runtime.evaluate", { expression: `(${src})()`, returnByValue: true, awaitPromise: true });
+    const r = await Promise.race([
+      chrome.debugger.sendCommand({ tabId }, "Runtime.evaluate", { expression: `(${src})()`, returnByValue: true, awaitPromise: true }),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("Runtime.evaluate: no answer in 5 s")), 5000)),
+    ]);
     if (r.exceptionDetails) throw new Error(r.exceptionDetails.text);
     return r.result.value;
   }, [tab, fn.toString()]);
@@ -43,11 +48,17 @@ export async function replayDemoPages(browser, sess, live) {
   const urls = Object.keys(live).filter((u) => u.startsWith("http") && !/\/submit\//.test(u));
   const res = { total: urls.length, matched: [], differ: [] };
   for (const url of urls) {
-    const r = await openReplay(browser, sess, url);
-    if (new URL(url).pathname === "/gallery") await waitFor(() => r.evaluate(() => Boolean(document.querySelector("#worker-status[data-done]"))), "the worker").catch(() => {});
-    const text = await r.evaluate(() => document.body.innerText);
-    (squash(text) === squash(live[url]) ? res.matched : res.differ).push(url);
-    await r.close();
+    let r;
+    try {
+      r = await openReplay(browser, sess, url);
+      if (new URL(url).pathname === "/gallery") await waitFor(() => r.evaluate(() => Boolean(document.querySelector("#worker-status[data-done]"))), "the worker").catch(() => {});
+      const text = await r.evaluate(() => document.body.innerText);
+      (squash(text) === squash(live[url]) ? res.matched : res.differ).push(url);
+    } catch (e) {
+      res.differ.push(`${url} (${e.message.split(";")[0]})`);
+    } finally {
+      await r?.close();
+    }
   }
   return res;
 }
