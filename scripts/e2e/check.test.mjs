@@ -42,7 +42,7 @@ before(async () => {
   const options = await browser.context.newPage();
   await options.goto(browser.page("options.html"));
   await options.setInputFiles("#urldb-folder", db);
-  await options.waitForSelector('#urldb-status[data-loaded="true"]');
+  await options.waitForSelector('#urldb-status[data-loaded="true"]', { timeout: 90000 }); // the suite's first start of the core
   await options.close();
 }, { timeout: 120000 });
 

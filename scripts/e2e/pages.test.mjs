@@ -213,7 +213,7 @@ test("rename: the new name is kept", async () => {
   await archive.waitForSelector("#rename-form", { state: "hidden" });
   await archive.reload();
   await archive.waitForSelector(`#sessions tr[data-session="${sessionId}"]`);
-  assert.equal(await archive.textContent(`#sessions tr[data-session="${sessionId}"] td.name`), "Demo site, renamed");
+  assert.equal(await archive.textContent(`#sessions tr[data-session="${sessionId}"] td.name a:not(.replay)`), "Demo site, renamed");
   // An empty name is refused in the page, with what to do.
   await archive.waitForSelector("#session-view:not([hidden])");
   await archive.click("#rename");
