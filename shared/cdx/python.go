@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/webkeep/webkeep/internal/pyfmt"
 )
 
 const upperHex = "0123456789ABCDEF"
@@ -99,62 +101,9 @@ func unquotePlus(s string) string {
 }
 
 // appendDecodeReplace appends b decoded as Python's UTF-8 codec with
-// errors="replace" does it: one U+FFFD for each maximal invalid subpart
-// (Unicode's "substitution of maximal subparts"), not one per byte.
+// errors="replace" does it (see pyfmt.DecodeUTF8).
 func appendDecodeReplace(dst, b []byte) []byte {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			dst = append(dst, c)
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r != utf8.RuneError || size > 1 {
-			dst = append(dst, b[i:i+size]...)
-			i += size
-			continue
-		}
-		dst = append(dst, "\uFFFD"...)
-		i += invalidPrefix(b[i:])
-	}
-	return dst
-}
-
-// invalidPrefix returns the length of the maximal subpart of an ill-formed
-// UTF-8 sequence at the start of b: the lead byte and those continuation bytes
-// that could still have begun a well-formed sequence.
-func invalidPrefix(b []byte) int {
-	c := b[0]
-	var need int
-	lo, hi := byte(0x80), byte(0xBF)
-	switch {
-	case c >= 0xC2 && c <= 0xDF:
-		need = 1
-	case c == 0xE0:
-		need, lo = 2, 0xA0
-	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
-		need = 2
-	case c == 0xED:
-		need, hi = 2, 0x9F
-	case c == 0xF0:
-		need, lo = 3, 0x90
-	case c >= 0xF1 && c <= 0xF3:
-		need = 3
-	case c == 0xF4:
-		need, hi = 3, 0x8F
-	default:
-		return 1
-	}
-	n := 1
-	for k := 0; k < need && n < len(b); k++ {
-		if b[n] < lo || b[n] > hi {
-			break
-		}
-		lo, hi = 0x80, 0xBF
-		n++
-	}
-	return n
+	return append(dst, pyfmt.DecodeUTF8(b)...)
 }
 
 // pyIsSpace is str.isspace for one character, as int() uses it to strip.
