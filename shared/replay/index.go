@@ -10,7 +10,7 @@ package replay
 
 import (
 	"bufio"
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -118,43 +118,19 @@ func answers(e *cdx.Entry) bool {
 // ParseLine parses one CDXJ line, "urlkey timestamp {json}", as pywb's indexer writes
 // it (either dialect).
 func ParseLine(line []byte) (cdx.Entry, error) {
-	var e cdx.Entry
-	s := string(line)
-	key, rest, ok := strings.Cut(s, " ")
-	ts, js, ok2 := strings.Cut(rest, " ")
-	if !ok || !ok2 || key == "" {
-		return e, fmt.Errorf("%w: not urlkey, timestamp and JSON", ErrLine)
+	e, err := cdx.ParseEntry(line)
+	if err != nil {
+		return cdx.Entry{}, fmt.Errorf("%w: %v", ErrLine, err)
 	}
-	if len(ts) < 4 || len(ts) > 14 || strings.Trim(ts, "0123456789") != "" {
-		return e, fmt.Errorf("%w: timestamp %q is not 4 to 14 digits", ErrLine, truncate(ts))
+	if len(e.Timestamp) < 4 {
+		return cdx.Entry{}, fmt.Errorf("%w: timestamp %q is not 4 to 14 digits", ErrLine, e.Timestamp)
 	}
-	var f struct {
-		URL         string `json:"url"`
-		Mime        string `json:"mime"`
-		Status      string `json:"status"`
-		Digest      string `json:"digest"`
-		Length      string `json:"length"`
-		Offset      string `json:"offset"`
-		Method      string `json:"method"`
-		RequestBody string `json:"requestBody"`
-		Filename    string `json:"filename"`
+	if !bytes.Contains(line, []byte(`"offset"`)) {
+		return cdx.Entry{}, fmt.Errorf("%w: no offset", ErrLine)
 	}
-	if err := json.Unmarshal([]byte(js), &f); err != nil {
-		return e, fmt.Errorf("%w: JSON: %v", ErrLine, err)
-	}
-	off, err := strconv.ParseInt(f.Offset, 10, 64)
-	if err != nil || off < 0 {
-		return e, fmt.Errorf("%w: offset %q", ErrLine, truncate(f.Offset))
-	}
-	length, err := strconv.ParseInt(f.Length, 10, 64)
-	if f.Length != "" && (err != nil || length < 0) {
-		return e, fmt.Errorf("%w: length %q", ErrLine, truncate(f.Length))
-	}
-	e = cdx.Entry{
-		URLKey: key, Timestamp: padTimestamp(ts), URL: f.URL, Mime: f.Mime, Status: f.Status,
-		Digest: strings.TrimPrefix(f.Digest, "sha1:"), Length: length, Offset: off,
-		Method: strings.ToUpper(f.Method), RequestBody: f.RequestBody, Filename: f.Filename,
-	}
+	e.Timestamp = padTimestamp(e.Timestamp)
+	e.Digest = strings.TrimPrefix(e.Digest, "sha1:")
+	e.Method = strings.ToUpper(e.Method)
 	return e, nil
 }
 
