@@ -152,10 +152,30 @@ const showBadges = () => {
   badges.clear();
 };
 
+// A request body the browser did not put in its requestWillBeSent event (a Blob in a
+// FormData, a large body) can be asked for only while the browser still holds the
+// request: asked for here as soon as the event arrives, the answer waits for the core's
+// own Network.getRequestPostData, which the core, behind its queue of events, might send
+// too late (the page gone, the request forgotten).
+const earlyBodies = new Map(); // tab, session and request id -> the answer's promise
+const hiddenBody = (r) => r && r.hasPostData && !(r.postDataEntries && r.postDataEntries.every((e) => typeof e.bytes === "string"));
+const askBodyEarly = (source, params) => {
+  const key = source.tabId + " " + (source.sessionId || "") + " " + params.requestId;
+  const answer = chrome.debugger.sendCommand(source, "Network.getRequestPostData", { requestId: params.requestId });
+  answer.catch(() => {});
+  earlyBodies.set(key, answer);
+  setTimeout(() => earlyBodies.delete(key), 120000); // never asked for: forgotten
+};
+
 self.webkeepHost = {
-  send: (tabId, sessionId, method, params) =>
-    chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, JSON.parse(params))
-      .then((result) => JSON.stringify(result || {})),
+  send: (tabId, sessionId, method, params) => {
+    const p = JSON.parse(params);
+    const key = method === "Network.getRequestPostData" && tabId + " " + (sessionId || "") + " " + p.requestId;
+    const early = key && earlyBodies.get(key);
+    if (early) earlyBodies.delete(key);
+    return (early || chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, p))
+      .then((result) => JSON.stringify(result || {}));
+  },
   attach: (tabId) => chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
     // After a service-worker restart the old session is still attached: keep it.
     if (!/already attached/i.test(String(e && e.message))) throw e;
@@ -262,6 +282,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   // Events the core does not act on, and fields it does not read, are not worth a
   // crossing into Go, where decoding JSON is dear.
   if (fields && !Object.hasOwn(fields, method)) return;
+  if (method === "Network.requestWillBeSent" && hiddenBody(params.request)) askBodyEarly(source, params);
   // A streamed body's bytes never travel as base64 inside JSON: the data of a body the
   // core routed goes to IndexedDB from here (routeData), and the event to the core with
   // empty data; other data goes to the core as bytes, decoded natively and copied once.

@@ -34,6 +34,10 @@ func main() {
 	select {}
 }
 
+// markReady marks the page's body data-ready="true" once every control of the page is
+// wired: what is clicked or chosen from then on is heard.
+func markReady() { doc.QuerySelector("body").SetAttribute("data-ready", "true") }
+
 // el makes an element with text and attributes given as name, value pairs.
 func el(tag, text string, attrs ...string) dom.Element {
 	e := doc.CreateElement(tag)

@@ -42,6 +42,14 @@ func options() {
 		ev.PreventDefault()
 		go safely(saveSettings)
 	})
+	// A file chosen before the page's code started (a slow start) had no one to hear
+	// its change event: it is loaded now.
+	if byID("urldb-folder").Underlying().Get("files").Length() > 0 {
+		go safely(loadFolder)
+	} else if byID("urldb-zip").Underlying().Get("files").Length() > 0 {
+		go safely(loadZip)
+	}
+	markReady()
 	var db URLDB
 	if err := call("GET", "/api/urldb", nil, &db); err != nil {
 		showError(fmt.Errorf("reading the URL database: %w", err))

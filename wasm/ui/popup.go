@@ -39,6 +39,7 @@ func popup() {
 	})
 	// The button is disabled in the page until now, so that no click goes unheard.
 	setDisabled(byID("start"), false)
+	markReady()
 	for i := 0; ; i++ {
 		// The list of sessions is asked for less often than the live figures.
 		safely(func() { refreshPopup(i%5 == 0) })
