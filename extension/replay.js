@@ -65,7 +65,9 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
   if (source.tabId !== tabId) return;
   const target = source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId };
   if (method === "Fetch.requestPaused") answer(target, p);
-  else if (method === "Target.attachedToTarget") {
+  else if (method === "Inspector.targetCrashed" && !source.sessionId) {
+    fail(new Error("The replayed page crashed in the browser: Replay again loads it anew."));
+  } else if (method === "Target.attachedToTarget") {
     const child = { tabId, sessionId: p.sessionId };
     intercept(child).catch(() => {}).finally(() => chrome.debugger.sendCommand(child, "Runtime.runIfWaitingForDebugger").catch(() => {}));
   }
@@ -111,13 +113,25 @@ async function start() {
   tabId = tab.id;
   await chrome.debugger.attach({ tabId }, "1.3");
   await intercept({ tabId });
-  await chrome.debugger.sendCommand({ tabId }, "Page.navigate", { url: pageURL });
+  // With the Page domain off, the tab's first navigation was sometimes left with no
+  // renderer (the tab "unloaded", about:blank for good): Page and Inspector are enabled
+  // first, and a crash of the replayed page is said in the bar.
+  await chrome.debugger.sendCommand({ tabId }, "Page.enable");
+  await chrome.debugger.sendCommand({ tabId }, "Inspector.enable");
+  await navigate();
   document.body.dataset.replayTab = String(tabId);
   $("state").dataset.state = "replaying";
   $("state").textContent = "Replaying in its own tab.";
   $("replay-again").hidden = false;
 }
+// navigate loads the replayed page in its tab; a navigation the browser refuses is an
+// error in the bar.
+async function navigate() {
+  $("error").hidden = true;
+  const nav = await chrome.debugger.sendCommand({ tabId }, "Page.navigate", { url: pageURL });
+  if (nav.errorText) throw new Error(`${pageURL}: ${nav.errorText}`);
+}
 $("replay-again").addEventListener("click", () => {
-  if (tabId !== null) chrome.debugger.sendCommand({ tabId }, "Page.navigate", { url: pageURL }).catch(fail);
+  if (tabId !== null) navigate().catch(fail);
 });
 start().catch((e) => { $("state").dataset.state = "error"; fail(e); });
