@@ -153,19 +153,6 @@ type pendingExchange struct {
 	received bool           // some of the body has arrived
 }
 
-// responseBody is a body being streamed into a spool.
-type responseBody struct {
-	spool    *spool   // nil if streaming failed: the body is then read whole when it ends
-	awaiting bool     // streaming asked for; the data buffered before it not yet in
-	early    [][]byte // data that came while awaiting
-	// fromRequest says the stream was asked for with the request, on a target with
-	// durable messages, where the browser buffers nothing for a stream to start with.
-	fromRequest bool
-	// missed says that some of such a body arrived before streaming began and is not
-	// in the spool: the body is read whole when it ends.
-	missed bool
-}
-
 // NewRecorder returns a recorder that issues its commands through b.
 func NewRecorder(b Browser) *Recorder {
 	return &Recorder{
@@ -228,12 +215,6 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 	}
 	return nil
 }
-
-// streamedTypes are the resource types whose bodies a target with durable messages
-// streams from their request on: those that carry downloads, media and data, where a
-// body may be too large to read whole. The browser streams nothing of the others (images, scripts, style
-// sheets, fonts); they are read whole when they finish.
-var streamedTypes = map[string]bool{"Document": true, "Media": true, "XHR": true, "Fetch": true, "EventSource": true, "Other": true}
 
 // attachChild enables a worker or frame that the browser attached on its own, then
 // lets it run: it waits for the debugger until told to go on.
@@ -595,19 +576,43 @@ type (
 	}
 )
 
-// eventParams maps each event HandleEvent acts on to its params type.
-var eventParams = map[string]any{
-	"Network.requestWillBeSent":          requestWillBeSent{},
-	"Network.requestWillBeSentExtraInfo": requestExtraInfo{},
-	"Network.responseReceived":           responseReceived{},
-	"Network.responseReceivedExtraInfo":  responseExtraInfo{},
-	"Network.dataReceived":               dataReceived{},
-	"Network.loadingFinished":            loadingFinished{},
-	"Network.loadingFailed":              loadingFailed{},
-	"Target.attachedToTarget":            attachedToTarget{},
-	"Target.detachedFromTarget":          detachedFromTarget{},
-	"Page.frameNavigated":                frameNavigated{},
-	"Page.frameStoppedLoading":           frameStoppedLoading{},
+// eventHandler decodes the params of one DevTools event and acts on it.
+type eventHandler struct {
+	// params is the type the params are decoded into: its fields are those read (see
+	// EventFields).
+	params reflect.Type
+	// handle decodes params and acts on them; data is as HandleEvent is given it.
+	handle func(r *Recorder, ctx context.Context, t Target, params json.RawMessage, data []byte) error
+}
+
+// on returns the handler of an event whose params decode into an E, which act takes.
+func on[E any](act func(r *Recorder, ctx context.Context, t Target, ev *E)) eventHandler {
+	return eventHandler{
+		params: reflect.TypeFor[E](),
+		handle: func(r *Recorder, ctx context.Context, t Target, params json.RawMessage, _ []byte) error {
+			var ev E
+			if err := json.Unmarshal(params, &ev); err != nil {
+				return err
+			}
+			act(r, ctx, t, &ev)
+			return nil
+		},
+	}
+}
+
+// eventHandlers maps each event HandleEvent acts on to its handler.
+var eventHandlers = map[string]eventHandler{
+	"Network.requestWillBeSent":          on((*Recorder).onRequestWillBeSent),
+	"Network.requestWillBeSentExtraInfo": on((*Recorder).onRequestExtraInfo),
+	"Network.responseReceived":           on((*Recorder).onResponseReceived),
+	"Network.responseReceivedExtraInfo":  on((*Recorder).onResponseExtraInfo),
+	"Network.dataReceived":               {reflect.TypeFor[dataReceived](), (*Recorder).onDataReceived},
+	"Network.loadingFinished":            on((*Recorder).onLoadingFinished),
+	"Network.loadingFailed":              on((*Recorder).onLoadingFailed),
+	"Target.attachedToTarget":            on((*Recorder).onAttachedToTarget),
+	"Target.detachedFromTarget":          on((*Recorder).onDetachedFromTarget),
+	"Page.frameNavigated":                on((*Recorder).onFrameNavigated),
+	"Page.frameStoppedLoading":           on((*Recorder).onFrameStoppedLoading),
 }
 
 // UrgentEvents are the events the recorder must act on before what follows them
@@ -625,9 +630,9 @@ var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeS
 // of the cost of an event), and may thin out Network.dataReceived events that carry
 // no data: they only show that a body is still arriving.
 func EventFields() map[string]any {
-	out := make(map[string]any, len(eventParams))
-	for method, params := range eventParams {
-		out[method] = fieldTree(reflect.TypeOf(params))
+	out := make(map[string]any, len(eventHandlers))
+	for method, h := range eventHandlers {
+		out[method] = fieldTree(h.params)
 	}
 	return out
 }
@@ -657,217 +662,224 @@ func fieldTree(t reflect.Type) any {
 
 // HandleEvent takes one DevTools event of target t. data, if not nil, is the decoded
 // body data of a Network.dataReceived event, passed apart from params so that large
-// bodies need not travel as base64 inside JSON.
+// bodies need not travel as base64 inside JSON. Events it does not act on (see
+// EventFields) are ignored.
 func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, params json.RawMessage, data []byte) error {
-	decode := func(v any) error {
-		if err := json.Unmarshal(params, v); err != nil {
-			return fmt.Errorf("capture: %s: %w", method, err)
-		}
+	h, ok := eventHandlers[method]
+	if !ok {
 		return nil
 	}
-	switch method {
-	case "Network.requestWillBeSent":
-		var ev requestWillBeSent
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		key := requestKey{t, ev.RequestID}
-		r.mu.Lock()
-		prev := r.pending[key]
-		// A redirect's next hop has the body streamed for the request, if any.
-		carried := r.bodies[key]
-		delete(r.bodies, key)
-		r.mu.Unlock()
-		if prev != nil && ev.RedirectResponse != nil {
-			r.mu.Lock()
-			setResponse(prev.ex, ev.RedirectResponse)
-			prev.wantExtra = ev.RedirectHasExtraInfo
-			prev.ex.Redirected = true
-			r.mu.Unlock()
-			r.finish(ctx, key, prev, false, t)
-		}
-		if !archivable(ev.Request.URL) {
-			if carried != nil && carried.spool != nil {
-				carried.spool.remove()
-			}
-			return nil
-		}
-		p := &pendingExchange{frameID: ev.FrameID, loaderID: ev.LoaderID, ex: &Exchange{
-			Started:      wallTime(ev.WallTime),
-			Method:       ev.Request.Method,
-			URL:          ev.Request.URL,
-			ReqHeader:    fieldsFromMap(ev.Request.Headers),
-			PageURL:      ev.DocumentURL,
-			ResourceType: ev.Type,
-		}}
-		r.mu.Lock()
-		p.commit = r.documents[frameKey{t.TabID, ev.FrameID}].commit
-		r.setPending(key, p)
-		r.addHop(key, p)
-		if carried != nil {
-			r.bodies[key] = carried
-		}
-		fromRequest := r.durable[t]
-		r.mu.Unlock()
-		if fromRequest && carried == nil && streamedTypes[ev.Type] {
-			r.stream(ctx, t, key, true, false)
-		}
-		r.readRequestBody(ctx, t, key, p, &ev.Request)
-		if fromRequest && ev.Request.Method != "GET" && (ev.Request.HasPostData || ev.Request.PostData != nil || len(ev.Request.PostDataEntries) > 0) {
-			r.mu.Lock()
-			p.ex.passwordDOM = slices.Clone(r.passwordNames[t.TabID])
-			r.mu.Unlock()
-			r.askPasswordFields(ctx, t, p)
-		}
-	case "Network.requestWillBeSentExtraInfo":
-		var ev requestExtraInfo
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		r.mu.Lock()
-		key, _ := r.find(t, ev.RequestID)
-		q := r.extraQueue(key)
-		q.requests = append(q.requests, fieldsFromMap(ev.Headers))
-		q.match()
-		r.mu.Unlock()
-	case "Network.responseReceivedExtraInfo":
-		var ev responseExtraInfo
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		r.mu.Lock()
-		key, _ := r.find(t, ev.RequestID)
-		q := r.extraQueue(key)
-		q.responses = append(q.responses, ev.wire())
-		q.match()
-		r.mu.Unlock()
-	case "Network.responseReceived":
-		var ev responseReceived
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		r.mu.Lock()
-		key, p := r.find(t, ev.RequestID)
-		if p != nil {
-			setResponse(p.ex, &ev.Response)
-			p.wantExtra = ev.HasExtraInfo
-		}
-		body := r.bodies[key]
-		durable := r.durable[key.target]
-		r.mu.Unlock()
-		switch {
-		case p == nil || !r.large(p.ex.RespHeader):
-		case body != nil:
-			// Streaming since the request: a large body's data is stored as it comes.
-			r.route(body, key)
-		case !durable:
-			// Without durable messages, the browser has buffered the body from its
-			// start, and gives that first. With them, a stream that began now would
-			// miss the start: the body is read whole when it finishes.
-			r.stream(ctx, t, key, false, true)
-		}
-	case "Network.dataReceived":
-		var ev dataReceived
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		b := data
-		if b == nil && ev.Data != nil && *ev.Data != "" {
-			var err error
-			if b, err = base64.StdEncoding.DecodeString(*ev.Data); err != nil {
-				return fmt.Errorf("capture: %s %s: data: %w", method, ev.RequestID, err)
-			}
-		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		key, p := r.find(t, ev.RequestID)
-		if p != nil && ev.DataLength > 0 {
-			p.received = true
-		}
-		body := r.bodies[key]
-		switch {
-		case body == nil || body.spool == nil:
-		case b != nil:
-			if body.awaiting {
-				body.early = append(body.early, b)
-			} else {
-				body.spool.Write(b)
-			}
-		case body.fromRequest && ev.Data == nil && ev.DataLength > 0 && !body.missed:
-			// Data the stream does not have: what it gets is of no use.
-			body.missed = true
-			body.spool.drop(key.target.TabID, ev.RequestID)
-		}
-	case "Network.loadingFinished":
-		var ev loadingFinished
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		r.mu.Lock()
-		key, p := r.find(t, ev.RequestID)
-		r.mu.Unlock()
-		if p != nil {
-			r.finish(ctx, key, p, true, t)
-		}
-	case "Network.loadingFailed":
-		var ev loadingFailed
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		r.mu.Lock()
-		key, p := r.find(t, ev.RequestID)
-		r.mu.Unlock()
-		if p == nil {
-			return nil
-		}
-		r.mu.Lock()
-		left := r.pageLeft(key, p)
-		r.mu.Unlock()
-		failed(p.ex, ev.ErrorText, ev.Canceled, left)
-		r.finish(ctx, key, p, false, t)
-	case "Target.attachedToTarget":
-		var ev attachedToTarget
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		child := Target{TabID: t.TabID, Session: ev.SessionID}
-		r.work.Add(1)
-		go func() {
-			defer r.work.Done()
-			r.attachChild(ctx, child, ev.TargetInfo.Type)
-		}()
-	case "Target.detachedFromTarget":
-		var ev detachedFromTarget
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		if ev.SessionID != "" {
-			r.Detached(ctx, Target{TabID: t.TabID, Session: ev.SessionID}, "the worker or frame ended")
-		}
-	case "Page.frameStoppedLoading":
-		var ev frameStoppedLoading
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		if t.Session == "" && ev.FrameID != "" {
-			r.rememberPasswordFields(ctx, t)
-		}
-	case "Page.frameNavigated":
-		var ev frameNavigated
-		if err := decode(&ev); err != nil {
-			return err
-		}
-		if ev.Frame.LoaderID != "" {
-			r.mu.Lock()
-			r.commits++
-			r.documents[frameKey{t.TabID, ev.Frame.ID}] = shownDocument{ev.Frame.LoaderID, r.commits}
-			r.mu.Unlock()
-		}
-		if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
-			r.OnPage(Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, FrameID: ev.Frame.ID})
-		}
+	if err := h.handle(r, ctx, t, params, data); err != nil {
+		return fmt.Errorf("capture: %s: %w", method, err)
 	}
 	return nil
+}
+
+// onRequestWillBeSent begins the exchange of a request, finishing the hop before it
+// when the request is a redirect's next hop, and begins reading its bodies: the
+// response's streamed from the request on when its type may carry a large body on a
+// target with durable messages (see streamedTypes), the request's when the browser
+// left it out of the event.
+func (r *Recorder) onRequestWillBeSent(ctx context.Context, t Target, ev *requestWillBeSent) {
+	key := requestKey{t, ev.RequestID}
+	r.mu.Lock()
+	prev := r.pending[key]
+	// A redirect's next hop has the body streamed for the request, if any.
+	carried := r.bodies[key]
+	delete(r.bodies, key)
+	r.mu.Unlock()
+	if prev != nil && ev.RedirectResponse != nil {
+		r.mu.Lock()
+		setResponse(prev.ex, ev.RedirectResponse)
+		prev.wantExtra = ev.RedirectHasExtraInfo
+		prev.ex.Redirected = true
+		r.mu.Unlock()
+		r.finish(ctx, key, prev, false, t)
+	}
+	if !archivable(ev.Request.URL) {
+		if carried != nil && carried.spool != nil {
+			carried.spool.remove()
+		}
+		return
+	}
+	p := &pendingExchange{frameID: ev.FrameID, loaderID: ev.LoaderID, ex: &Exchange{
+		Started:      wallTime(ev.WallTime),
+		Method:       ev.Request.Method,
+		URL:          ev.Request.URL,
+		ReqHeader:    fieldsFromMap(ev.Request.Headers),
+		PageURL:      ev.DocumentURL,
+		ResourceType: ev.Type,
+	}}
+	r.mu.Lock()
+	p.commit = r.documents[frameKey{t.TabID, ev.FrameID}].commit
+	r.setPending(key, p)
+	r.addHop(key, p)
+	if carried != nil {
+		r.bodies[key] = carried
+	}
+	fromRequest := r.durable[t]
+	r.mu.Unlock()
+	if fromRequest && carried == nil && streamedTypes[ev.Type] {
+		r.stream(ctx, t, key, true, false)
+	}
+	r.readRequestBody(ctx, t, key, p, &ev.Request)
+	if fromRequest && ev.Request.Method != "GET" && (ev.Request.HasPostData || ev.Request.PostData != nil || len(ev.Request.PostDataEntries) > 0) {
+		r.mu.Lock()
+		p.ex.passwordDOM = slices.Clone(r.passwordNames[t.TabID])
+		r.mu.Unlock()
+		r.askPasswordFields(ctx, t, p)
+	}
+}
+
+// onRequestExtraInfo queues the request headers a hop sent on the wire.
+func (r *Recorder) onRequestExtraInfo(_ context.Context, t Target, ev *requestExtraInfo) {
+	r.queueExtra(t, ev.RequestID, func(q *extraQueue) { q.requests = append(q.requests, fieldsFromMap(ev.Headers)) })
+}
+
+// onResponseExtraInfo queues the response head a hop received on the wire.
+func (r *Recorder) onResponseExtraInfo(_ context.Context, t Target, ev *responseExtraInfo) {
+	r.queueExtra(t, ev.RequestID, func(q *extraQueue) { q.responses = append(q.responses, ev.wire()) })
+}
+
+// queueExtra handles an ExtraInfo event of request id of t: add puts the headers it
+// carries in the queue of the request's hops, which then gives them to the hops
+// waiting for them.
+func (r *Recorder) queueExtra(t Target, id string, add func(q *extraQueue)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key, _ := r.find(t, id)
+	q := r.extraQueue(key)
+	add(q)
+	q.match()
+}
+
+// onResponseReceived puts a response's head in its exchange, and has a large body
+// stored as it arrives: routed, if it is streamed since its request, else streamed
+// now on a target without durable messages.
+func (r *Recorder) onResponseReceived(ctx context.Context, t Target, ev *responseReceived) {
+	r.mu.Lock()
+	key, p := r.find(t, ev.RequestID)
+	if p != nil {
+		setResponse(p.ex, &ev.Response)
+		p.wantExtra = ev.HasExtraInfo
+	}
+	body := r.bodies[key]
+	durable := r.durable[key.target]
+	r.mu.Unlock()
+	switch {
+	case p == nil || !r.large(p.ex.RespHeader):
+	case body != nil:
+		// Streaming since the request: a large body's data is stored as it comes.
+		r.route(body, key)
+	case !durable:
+		// Without durable messages, the browser has buffered the body from its
+		// start, and gives that first. With them, a stream that began now would
+		// miss the start: the body is read whole when it finishes.
+		r.stream(ctx, t, key, false, true)
+	}
+}
+
+// onDataReceived notes that some of a response body arrived, and adds its data, if
+// the event carries some, to the body's stream. Its params are decoded from params;
+// data, if not nil, is the event's data passed apart.
+func (r *Recorder) onDataReceived(_ context.Context, t Target, params json.RawMessage, data []byte) error {
+	var ev dataReceived
+	if err := json.Unmarshal(params, &ev); err != nil {
+		return err
+	}
+	b := data
+	if b == nil && ev.Data != nil && *ev.Data != "" {
+		var err error
+		if b, err = base64.StdEncoding.DecodeString(*ev.Data); err != nil {
+			return fmt.Errorf("request %s: data: %w", ev.RequestID, err)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key, p := r.find(t, ev.RequestID)
+	if p != nil && ev.DataLength > 0 {
+		p.received = true
+	}
+	body := r.bodies[key]
+	switch {
+	case body == nil || body.spool == nil:
+	case b != nil:
+		if body.awaiting {
+			body.early = append(body.early, b)
+		} else {
+			body.spool.Write(b)
+		}
+	case body.fromRequest && ev.Data == nil && ev.DataLength > 0 && !body.missed:
+		// Data the stream does not have: what it gets is of no use.
+		body.missed = true
+		body.spool.drop(key.target.TabID, ev.RequestID)
+	}
+	return nil
+}
+
+// onLoadingFinished finishes the exchange of a response that ended normally.
+func (r *Recorder) onLoadingFinished(ctx context.Context, t Target, ev *loadingFinished) {
+	r.mu.Lock()
+	key, p := r.find(t, ev.RequestID)
+	r.mu.Unlock()
+	if p != nil {
+		r.finish(ctx, key, p, true, t)
+	}
+}
+
+// onLoadingFailed labels the exchange of a request that failed, and finishes it.
+func (r *Recorder) onLoadingFailed(ctx context.Context, t Target, ev *loadingFailed) {
+	r.mu.Lock()
+	key, p := r.find(t, ev.RequestID)
+	r.mu.Unlock()
+	if p == nil {
+		return
+	}
+	r.mu.Lock()
+	left := r.pageLeft(key, p)
+	r.mu.Unlock()
+	failed(p.ex, ev.ErrorText, ev.Canceled, left)
+	r.finish(ctx, key, p, false, t)
+}
+
+// onAttachedToTarget sets up a worker or frame the browser attached, on a goroutine
+// of its own (see attachChild).
+func (r *Recorder) onAttachedToTarget(ctx context.Context, t Target, ev *attachedToTarget) {
+	child := Target{TabID: t.TabID, Session: ev.SessionID}
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		r.attachChild(ctx, child, ev.TargetInfo.Type)
+	}()
+}
+
+// onDetachedFromTarget finishes what is pending for a worker or frame that ended.
+func (r *Recorder) onDetachedFromTarget(ctx context.Context, t Target, ev *detachedFromTarget) {
+	if ev.SessionID != "" {
+		r.Detached(ctx, Target{TabID: t.TabID, Session: ev.SessionID}, "the worker or frame ended")
+	}
+}
+
+// onFrameStoppedLoading asks a tab's page for its password fields once a frame of it
+// has loaded.
+func (r *Recorder) onFrameStoppedLoading(ctx context.Context, t Target, ev *frameStoppedLoading) {
+	if t.Session == "" && ev.FrameID != "" {
+		r.rememberPasswordFields(ctx, t)
+	}
+}
+
+// onFrameNavigated notes the document a frame now shows, and reports a top-level
+// navigation of a tab to OnPage.
+func (r *Recorder) onFrameNavigated(_ context.Context, t Target, ev *frameNavigated) {
+	if ev.Frame.LoaderID != "" {
+		r.mu.Lock()
+		r.commits++
+		r.documents[frameKey{t.TabID, ev.Frame.ID}] = shownDocument{ev.Frame.LoaderID, r.commits}
+		r.mu.Unlock()
+	}
+	if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
+		r.OnPage(Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, FrameID: ev.Frame.ID})
+	}
 }
 
 // CatchUp reloads a tab that already shows a web page when the recorder attaches, so
@@ -910,73 +922,6 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 		}
 	}
 	return key, nil
-}
-
-// large says whether a response's declared length calls for streaming.
-func (r *Recorder) large(h Fields) bool {
-	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
-	return err == nil && n > r.StreamThreshold
-}
-
-// stream starts streaming a body into a spool. The body is registered at once, so no
-// data event is missed while the browser answers; what the browser had buffered before
-// comes first, then what arrived meanwhile. fromRequest says the stream begins with
-// the request, on a target with durable messages (see responseBody.fromRequest); large,
-// that the body is known to be large, so its data is stored as it comes (route).
-func (r *Recorder) stream(ctx context.Context, t Target, key requestKey, fromRequest, large bool) <-chan struct{} {
-	store := r.Store
-	if store == nil {
-		store = NewMemStore()
-	}
-	body := &responseBody{awaiting: true, fromRequest: fromRequest, spool: newSpool(store, r.BodyLimit)}
-	r.mu.Lock()
-	r.bodies[key] = body
-	r.mu.Unlock()
-	if large {
-		r.route(body, key)
-	}
-	answered := make(chan struct{})
-	r.work.Add(1)
-	go func() {
-		defer r.work.Done()
-		defer close(answered)
-		res, err := r.browser.Send(ctx, t, "Network.streamResourceContent", map[string]any{"requestId": key.id})
-		var buffered []byte
-		if err == nil {
-			var out struct {
-				BufferedData string `json:"bufferedData"`
-			}
-			if err = json.Unmarshal(res, &out); err == nil {
-				buffered, err = base64.StdEncoding.DecodeString(out.BufferedData)
-			}
-		}
-		if err != nil {
-			// Most often the body had already ended: it is read whole at the end.
-			body.spool.remove()
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			body.awaiting, body.early = false, nil
-			body.spool = nil
-			delete(r.bodies, key)
-			return
-		}
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		body.spool.Write(buffered)
-		for _, c := range body.early {
-			body.spool.Write(c)
-		}
-		body.awaiting, body.early = false, nil
-	}()
-	return answered
-}
-
-// route has the host store the rest of a streamed body's data itself, when it can.
-func (r *Recorder) route(body *responseBody, key requestKey) {
-	if r.Router == nil || r.Store == nil || body.spool == nil || body.spool.router != nil {
-		return
-	}
-	body.spool.route(r.Router, key.target.TabID, key.id)
 }
 
 // inflight counts work in progress. Unlike a sync.WaitGroup, work may be added while
@@ -1062,69 +1007,6 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 	}
 }
 
-// readRequestBody fills in the request body: postDataEntries are exact bytes; when the
-// browser did not include them, they are asked for.
-func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey, p *pendingExchange, req *cdpRequest) {
-	if !req.HasPostData && req.PostData == nil && len(req.PostDataEntries) == 0 {
-		return
-	}
-	var body []byte
-	complete := len(req.PostDataEntries) > 0
-	hidden := false // an entry the browser keeps to itself: a file chosen by the user
-	for i, e := range req.PostDataEntries {
-		if e.Bytes == nil {
-			complete, hidden = false, true
-			continue
-		}
-		b, err := base64.StdEncoding.DecodeString(*e.Bytes)
-		if err != nil {
-			r.report(fmt.Errorf("capture: request %s body entry %d: %w", key.id, i, err))
-			complete = false
-			continue
-		}
-		body = append(body, b...)
-	}
-	if complete {
-		p.ex.ReqBody = body
-		return
-	}
-	p.reqWG.Add(1)
-	r.work.Add(1)
-	go func() {
-		defer r.work.Done()
-		defer p.reqWG.Done()
-		res, err := r.browser.Send(ctx, t, "Network.getRequestPostData", map[string]any{"requestId": key.id})
-		if err == nil {
-			var out struct {
-				PostData      string `json:"postData"`
-				Base64Encoded bool   `json:"base64Encoded"`
-			}
-			if err = json.Unmarshal(res, &out); err == nil {
-				var b []byte
-				if out.Base64Encoded {
-					b, err = base64.StdEncoding.DecodeString(out.PostData)
-				} else {
-					b = []byte(out.PostData)
-				}
-				if err == nil && !hidden {
-					p.ex.ReqBody = b
-					return
-				}
-				if err == nil && len(b) > len(body) {
-					body = b
-				}
-			}
-		}
-		p.ex.ReqBody = body
-		p.ex.ReqTruncated = true
-		if hidden {
-			p.ex.ReqNote = "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes"
-		} else {
-			p.ex.ReqNote = "request body not available from the browser: " + err.Error()
-		}
-	}()
-}
-
 // finish hands an exchange on once its bodies are in. withBody says the response ended
 // normally, so a body not yet taken is asked for, of the target where it ended.
 func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchange, withBody bool, ended Target) {
@@ -1161,55 +1043,7 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			// fixed-length body was sent with it, and replay tools key on it.
 			ex.ReqHeader = append(ex.ReqHeader, Field{Name: "Content-Length", Value: strconv.Itoa(len(ex.ReqBody))})
 		}
-		var sp *spool
-		if body != nil {
-			// Streaming may still await what was buffered before it began.
-			for {
-				r.mu.Lock()
-				waiting := body.awaiting
-				sp = body.spool
-				r.mu.Unlock()
-				if !waiting {
-					break
-				}
-				time.Sleep(time.Millisecond)
-			}
-			// sp is nil if streaming failed: the body is read whole below.
-			r.mu.Lock()
-			missed := body.missed
-			r.mu.Unlock()
-			if sp != nil && missed {
-				sp.remove()
-				sp = nil
-			}
-		}
-		switch {
-		case sp != nil:
-			if err := sp.finish(); err != nil {
-				ex.RespNote = err.Error()
-			}
-			if b, ok := sp.held(); ok {
-				ex.RespBody = b
-				sp.remove()
-			} else {
-				ex.respSpool = sp
-			}
-			if sp.cut {
-				ex.RespTruncated = "length"
-			}
-		case withBody && ex.Status != 0 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected:
-			// A request that began in a page and ended in another target (a worker's
-			// script) is read from the page, where the browser keeps bodies.
-			from := ended
-			r.mu.Lock()
-			if r.durable[key.target] {
-				from = key.target
-			}
-			r.mu.Unlock()
-			// Read at once: the browser drops what it kept for a tab when the tab
-			// closes or the recording stops.
-			r.readWhole(ctx, from, key.id, p)
-		}
+		r.takeResponseBody(ctx, key, p, body, withBody, ended)
 		if ex.RespTruncated == "disconnect" && declaredWhole(ex) {
 			// Its end was never reported, but every byte the server declared is here.
 			ex.RespTruncated = ""
@@ -1220,238 +1054,6 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			r.OnExchange(ex)
 		}
 	}()
-}
-
-// declaredWhole says whether ex's archived body is as long as the server declared
-// (Content-Length, with no content coding that the browser undid), and not empty.
-func declaredWhole(ex *Exchange) bool {
-	if ce := ex.RespHeader.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return false
-	}
-	n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64)
-	return err == nil && n > 0 && n == ex.BodyLen()
-}
-
-// ReadLeftBodies asks the browser, before recording of tab stops, for the bodies of
-// the responses whose page was left and whose end it never reported (it often does
-// not, for a page left at once): an exchange whose whole body it gives (as long as
-// the server declared) is finished with it; the others are left to Detached, which
-// marks them.
-func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
-	r.mu.Lock()
-	var left []requestKey
-	for key, p := range r.pending {
-		if key.target.TabID == tab && p.ex.Status != 0 && !p.ex.Redirected && r.pageLeft(key, p) && r.bodies[key] == nil {
-			left = append(left, key)
-		}
-	}
-	r.mu.Unlock()
-	for _, key := range left {
-		r.work.Add(1)
-		go func() {
-			defer r.work.Done()
-			r.mu.Lock()
-			p := r.pending[key]
-			r.mu.Unlock()
-			if p == nil {
-				return
-			}
-			b, err := r.getResponseBody(ctx, key.target, "Network.getResponseBody", key.id)
-			if err != nil {
-				return
-			}
-			r.mu.Lock()
-			ex := *p.ex
-			r.mu.Unlock()
-			ex.RespBody = b
-			if !declaredWhole(&ex) {
-				return
-			}
-			r.mu.Lock()
-			if r.pending[key] != p {
-				r.mu.Unlock()
-				return
-			}
-			p.ex.RespBody = b
-			p.ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (the page was left), but gave all %d bytes the server declared when asked", len(b))
-			r.mu.Unlock()
-			r.finish(ctx, key, p, false, key.target)
-		}()
-	}
-}
-
-// checkLength marks a response whose archived body is not as long as the server
-// declared (Content-Length, with no content coding that the browser undid) and that
-// nothing marked yet: never an unmarked difference.
-func checkLength(ex *Exchange) {
-	if ex.RespTruncated != "" || ex.Status < 200 || ex.Status == 204 || ex.Status == 304 || ex.Redirected || ex.Method == "HEAD" {
-		return
-	}
-	if ce := ex.RespHeader.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
-		return
-	}
-	n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64)
-	if err != nil || n == ex.BodyLen() {
-		return
-	}
-	ex.RespTruncated = "length"
-	why := fmt.Sprintf("the archived body has %d of the %d bytes the server declared", ex.BodyLen(), n)
-	if ex.RespNote != "" {
-		why = ex.RespNote + "; " + why
-	}
-	ex.RespNote = why
-}
-
-// wholeLimit is the largest body read whole: the browser keeps no more of one body.
-const wholeLimit = 64 << 20
-
-// readWhole reads a finished body from the network layer, which keeps it (durable
-// messages) even after the page has gone.
-func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendingExchange) {
-	ex := p.ex
-	if n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64); err == nil && n > wholeLimit {
-		if ex.Method == "GET" {
-			r.fetchAgainStreamed(ctx, t, p, n)
-			return
-		}
-		ex.RespTruncated = "length"
-		ex.RespNote = fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole: it is not kept", n, wholeLimit)
-		return
-	}
-	b, err := r.getResponseBody(ctx, t, "Network.getResponseBody", id)
-	if top := (Target{TabID: t.TabID}); len(b) == 0 && p.received && t != top {
-		// A worker's response that the page held (it holds its workers' requests too)
-		// is kept by the page.
-		if b2, err2 := r.getResponseBody(ctx, top, "Network.getResponseBody", id); err2 == nil {
-			b, err = b2, nil
-		}
-	}
-	if err != nil {
-		r.mu.Lock()
-		left := r.pageLeft(requestKey{t, id}, p)
-		r.mu.Unlock()
-		ex.RespTruncated = "unspecified"
-		if left {
-			ex.RespNote = WhyPageLeft + " (the browser no longer had the body: " + err.Error() + ")"
-		} else {
-			ex.RespNote = "the browser did not give the body: " + err.Error()
-		}
-	}
-	ex.RespBody = b
-	// The browser drops the body of an image it could not decode: it then gives an
-	// empty body, or none.
-	dropped := err == nil || strings.Contains(err.Error(), "No resource with given identifier")
-	if dropped && len(b) == 0 && p.received && ex.ResourceType == "Image" && ex.Method == "GET" {
-		r.fetchAgain(ctx, t, p)
-	}
-}
-
-// fetchAgain fills in the body of an image the browser received but kept none of (it
-// drops the body of an image it cannot decode) by fetching its URL once more through
-// the tab's network stack, as the page's frame. The record says so.
-func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange) {
-	ex := p.ex
-	f := loadResource(ctx, r.browser, t, p.frameID, ex.URL, true, wholeLimit)
-	const why = "the browser kept none of the body it received (an image it could not decode)"
-	if other := f.differs(ex, int64(len(f.body))); other != "" {
-		ex.RespNote = why + ", and fetching it again " + other
-		ex.RespTruncated = "unspecified"
-		return
-	}
-	ex.RespBody = f.body
-	ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
-}
-
-// fetchAgainStreamed fills in the body of a GET response of length bytes, over
-// wholeLimit, that outran the request to stream it (the browser gives such a body only
-// to a stream begun before it flowed) by fetching its URL once more through the tab's
-// network stack, as the page's frame, streamed into a spool. The record says so; if the
-// answer differs in status or length, or names another version of the resource (ETag,
-// Last-Modified), it is not the same body and is not kept.
-func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingExchange, length int64) {
-	ex := p.ex
-	store := r.Store
-	if store == nil {
-		store = NewMemStore()
-	}
-	sp := newSpool(store, r.BodyLimit)
-	f, handle := openResource(ctx, r.browser, t, p.frameID, ex.URL, true)
-	if f.err == nil {
-		if r.Router != nil && r.Store != nil {
-			// The data goes from the browser's answers into the store as the events'
-			// of a routed body do, and never through the recorder.
-			f.err = sp.readRouted(r.Router, t, handle, r.browser.touch)
-			r.browser.Send(ctx, t, "IO.close", map[string]any{"handle": handle})
-		} else {
-			_, f.err = copyStream(ctx, r.browser, t, handle, sp, -1)
-		}
-	}
-	if err := sp.finish(); err != nil && f.err == nil {
-		f.err = err
-	}
-	why := fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole", length, wholeLimit)
-	size := sp.size
-	if sp.cut {
-		size = -1 // the body limit cut it: its length is unknown
-	}
-	if other := f.differs(ex, size); other != "" {
-		ex.RespNote = why + "; fetching it again " + other
-		sp.remove()
-		ex.RespTruncated = "length"
-		return
-	}
-	ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
-	ex.respSpool = sp
-	if sp.cut {
-		ex.RespTruncated = "length"
-	}
-}
-
-// validators are the response fields by which a server says which version of a
-// resource it sent.
-var validators = []string{"ETag", "Last-Modified"}
-
-// differs says how an answer of size bytes (negative: unknown) to fetching ex's URL
-// again shows that it is not the body ex stands for ("gave status 404, not 200"), or
-// returns "" if nothing does: it failed, or its status, its length (when ex's
-// response declared one) or a validator that both answers carry differs.
-func (f loadedResource) differs(ex *Exchange, size int64) string {
-	if f.err != nil {
-		return "failed: " + f.err.Error()
-	}
-	if f.status != ex.Status {
-		return fmt.Sprintf("gave status %d, not %d", f.status, ex.Status)
-	}
-	if n := ex.RespHeader.Get("Content-Length"); n != "" && size >= 0 && n != strconv.FormatInt(size, 10) {
-		return fmt.Sprintf("gave %d bytes, not the %s of the response", size, n)
-	}
-	again := fieldsFromMap(f.header)
-	for _, name := range validators {
-		if was, now := ex.RespHeader.Get(name), again.Get(name); was != "" && now != "" && was != now {
-			return fmt.Sprintf("gave another version of it (%s %s, not %s)", name, now, was)
-		}
-	}
-	return ""
-}
-
-// getResponseBody calls a getResponseBody command (Fetch or Network) and decodes the
-// body.
-func (r *Recorder) getResponseBody(ctx context.Context, t Target, method, id string) ([]byte, error) {
-	res, err := r.browser.Send(ctx, t, method, map[string]any{"requestId": id})
-	if err != nil {
-		return nil, err
-	}
-	var out struct {
-		Body          string `json:"body"`
-		Base64Encoded bool   `json:"base64Encoded"`
-	}
-	if err := json.Unmarshal(res, &out); err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
-	}
-	if out.Base64Encoded {
-		return base64.StdEncoding.DecodeString(out.Body)
-	}
-	return []byte(out.Body), nil
 }
 
 func (r *Recorder) report(err error) {

@@ -1,0 +1,450 @@
+package capture
+
+// The bodies of an exchange, and the ways the recorder gets them from the browser:
+// a request body from its event or asked for (readRequestBody); a response body
+// streamed into a spool as it arrives (stream, route), read whole when it ends
+// (readWhole), or fetched again when the browser kept none of it (fetchAgain,
+// fetchAgainStreamed); and the checks of what was got against what the server
+// declared (declaredWhole, checkLength).
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// responseBody is a body being streamed into a spool.
+type responseBody struct {
+	spool    *spool   // nil if streaming failed: the body is then read whole when it ends
+	awaiting bool     // streaming asked for; the data buffered before it not yet in
+	early    [][]byte // data that came while awaiting
+	// answered is closed once the browser answered the request to stream: awaiting
+	// is then false, and spool nil if streaming failed.
+	answered chan struct{}
+	// fromRequest says the stream was asked for with the request, on a target with
+	// durable messages, where the browser buffers nothing for a stream to start with.
+	fromRequest bool
+	// missed says that some of such a body arrived before streaming began and is not
+	// in the spool: the body is read whole when it ends.
+	missed bool
+}
+
+// streamedTypes are the resource types whose bodies a target with durable messages
+// streams from their request on: those that carry downloads, media and data, where a
+// body may be too large to read whole. The browser streams nothing of the others
+// (images, scripts, style sheets, fonts); they are read whole when they finish.
+var streamedTypes = map[string]bool{"Document": true, "Media": true, "XHR": true, "Fetch": true, "EventSource": true, "Other": true}
+
+// large says whether a response's declared length calls for streaming.
+func (r *Recorder) large(h Fields) bool {
+	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
+	return err == nil && n > r.StreamThreshold
+}
+
+// stream starts streaming a body into a spool. The body is registered at once, so no
+// data event is missed while the browser answers; what the browser had buffered before
+// comes first, then what arrived meanwhile. fromRequest says the stream begins with
+// the request, on a target with durable messages (see responseBody.fromRequest); large,
+// that the body is known to be large, so its data is stored as it comes (route).
+func (r *Recorder) stream(ctx context.Context, t Target, key requestKey, fromRequest, large bool) {
+	store := r.Store
+	if store == nil {
+		store = NewMemStore()
+	}
+	body := &responseBody{awaiting: true, answered: make(chan struct{}), fromRequest: fromRequest, spool: newSpool(store, r.BodyLimit)}
+	r.mu.Lock()
+	r.bodies[key] = body
+	r.mu.Unlock()
+	if large {
+		r.route(body, key)
+	}
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		defer close(body.answered)
+		res, err := r.browser.Send(ctx, t, "Network.streamResourceContent", map[string]any{"requestId": key.id})
+		var buffered []byte
+		if err == nil {
+			var out struct {
+				BufferedData string `json:"bufferedData"`
+			}
+			if err = json.Unmarshal(res, &out); err == nil {
+				buffered, err = base64.StdEncoding.DecodeString(out.BufferedData)
+			}
+		}
+		if err != nil {
+			// Most often the body had already ended: it is read whole at the end.
+			body.spool.remove()
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			body.awaiting, body.early = false, nil
+			body.spool = nil
+			delete(r.bodies, key)
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		body.spool.Write(buffered)
+		for _, c := range body.early {
+			body.spool.Write(c)
+		}
+		body.awaiting, body.early = false, nil
+	}()
+}
+
+// route has the host store the rest of a streamed body's data itself, when it can.
+func (r *Recorder) route(body *responseBody, key requestKey) {
+	if r.Router == nil || r.Store == nil || body.spool == nil || body.spool.router != nil {
+		return
+	}
+	body.spool.route(r.Router, key.target.TabID, key.id)
+}
+
+// readRequestBody fills in the request body: postDataEntries are exact bytes; when the
+// browser did not include them, they are asked for.
+func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey, p *pendingExchange, req *cdpRequest) {
+	if !req.HasPostData && req.PostData == nil && len(req.PostDataEntries) == 0 {
+		return
+	}
+	var body []byte
+	complete := len(req.PostDataEntries) > 0
+	hidden := false // an entry the browser keeps to itself: a file chosen by the user
+	for i, e := range req.PostDataEntries {
+		if e.Bytes == nil {
+			complete, hidden = false, true
+			continue
+		}
+		b, err := base64.StdEncoding.DecodeString(*e.Bytes)
+		if err != nil {
+			r.report(fmt.Errorf("capture: request %s body entry %d: %w", key.id, i, err))
+			complete = false
+			continue
+		}
+		body = append(body, b...)
+	}
+	if complete {
+		p.ex.ReqBody = body
+		return
+	}
+	p.reqWG.Add(1)
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		defer p.reqWG.Done()
+		res, err := r.browser.Send(ctx, t, "Network.getRequestPostData", map[string]any{"requestId": key.id})
+		if err == nil {
+			var out struct {
+				PostData      string `json:"postData"`
+				Base64Encoded bool   `json:"base64Encoded"`
+			}
+			if err = json.Unmarshal(res, &out); err == nil {
+				var b []byte
+				if out.Base64Encoded {
+					b, err = base64.StdEncoding.DecodeString(out.PostData)
+				} else {
+					b = []byte(out.PostData)
+				}
+				if err == nil && !hidden {
+					p.ex.ReqBody = b
+					return
+				}
+				if err == nil && len(b) > len(body) {
+					body = b
+				}
+			}
+		}
+		p.ex.ReqBody = body
+		p.ex.ReqTruncated = true
+		if hidden {
+			p.ex.ReqNote = "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes"
+		} else {
+			p.ex.ReqNote = "request body not available from the browser: " + err.Error()
+		}
+	}()
+}
+
+// takeResponseBody puts in p's exchange, as it finishes, the response body that body
+// (nil if none) streamed into a spool, once the browser has answered the request to
+// stream it. A body that was not streamed, or whose stream failed or missed its start,
+// is read whole instead (readWhole) when its response ended normally (withBody) and
+// has one, from the target where it ended, or the one where it began if the browser
+// keeps bodies there.
+func (r *Recorder) takeResponseBody(ctx context.Context, key requestKey, p *pendingExchange, body *responseBody, withBody bool, ended Target) {
+	ex := p.ex
+	var sp *spool
+	if body != nil {
+		// Streaming may still await what was buffered before it began.
+		<-body.answered
+		r.mu.Lock()
+		sp = body.spool // nil if streaming failed: the body is read whole below
+		missed := body.missed
+		r.mu.Unlock()
+		if sp != nil && missed {
+			sp.remove()
+			sp = nil
+		}
+	}
+	switch {
+	case sp != nil:
+		if err := sp.finish(); err != nil {
+			ex.RespNote = err.Error()
+		}
+		if b, ok := sp.held(); ok {
+			ex.RespBody = b
+			sp.remove()
+		} else {
+			ex.respSpool = sp
+		}
+		if sp.cut {
+			ex.RespTruncated = "length"
+		}
+	case withBody && ex.Status != 0 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected:
+		// A request that began in a page and ended in another target (a worker's
+		// script) is read from the page, where the browser keeps bodies.
+		from := ended
+		r.mu.Lock()
+		if r.durable[key.target] {
+			from = key.target
+		}
+		r.mu.Unlock()
+		// Read at once: the browser drops what it kept for a tab when the tab
+		// closes or the recording stops.
+		r.readWhole(ctx, from, key.id, p)
+	}
+}
+
+// declaredWhole says whether ex's archived body is as long as the server declared
+// (Content-Length, with no content coding that the browser undid), and not empty.
+func declaredWhole(ex *Exchange) bool {
+	if ce := ex.RespHeader.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return false
+	}
+	n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64)
+	return err == nil && n > 0 && n == ex.BodyLen()
+}
+
+// ReadLeftBodies asks the browser, before recording of tab stops, for the bodies of
+// the responses whose page was left and whose end it never reported (it often does
+// not, for a page left at once): an exchange whose whole body it gives (as long as
+// the server declared) is finished with it; the others are left to Detached, which
+// marks them.
+func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
+	r.mu.Lock()
+	var left []requestKey
+	for key, p := range r.pending {
+		if key.target.TabID == tab && p.ex.Status != 0 && !p.ex.Redirected && r.pageLeft(key, p) && r.bodies[key] == nil {
+			left = append(left, key)
+		}
+	}
+	r.mu.Unlock()
+	for _, key := range left {
+		r.work.Add(1)
+		go func() {
+			defer r.work.Done()
+			r.mu.Lock()
+			p := r.pending[key]
+			r.mu.Unlock()
+			if p == nil {
+				return
+			}
+			b, err := r.getResponseBody(ctx, key.target, "Network.getResponseBody", key.id)
+			if err != nil {
+				return
+			}
+			r.mu.Lock()
+			ex := *p.ex
+			r.mu.Unlock()
+			ex.RespBody = b
+			if !declaredWhole(&ex) {
+				return
+			}
+			r.mu.Lock()
+			if r.pending[key] != p {
+				r.mu.Unlock()
+				return
+			}
+			p.ex.RespBody = b
+			p.ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (the page was left), but gave all %d bytes the server declared when asked", len(b))
+			r.mu.Unlock()
+			r.finish(ctx, key, p, false, key.target)
+		}()
+	}
+}
+
+// checkLength marks a response whose archived body is not as long as the server
+// declared (Content-Length, with no content coding that the browser undid) and that
+// nothing marked yet: never an unmarked difference.
+func checkLength(ex *Exchange) {
+	if ex.RespTruncated != "" || ex.Status < 200 || ex.Status == 204 || ex.Status == 304 || ex.Redirected || ex.Method == "HEAD" {
+		return
+	}
+	if ce := ex.RespHeader.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return
+	}
+	n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64)
+	if err != nil || n == ex.BodyLen() {
+		return
+	}
+	ex.RespTruncated = "length"
+	why := fmt.Sprintf("the archived body has %d of the %d bytes the server declared", ex.BodyLen(), n)
+	if ex.RespNote != "" {
+		why = ex.RespNote + "; " + why
+	}
+	ex.RespNote = why
+}
+
+// wholeLimit is the largest body read whole: the browser keeps no more of one body.
+const wholeLimit = 64 << 20
+
+// readWhole reads a finished body from the network layer, which keeps it (durable
+// messages) even after the page has gone.
+func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendingExchange) {
+	ex := p.ex
+	if n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64); err == nil && n > wholeLimit {
+		if ex.Method == "GET" {
+			r.fetchAgainStreamed(ctx, t, p, n)
+			return
+		}
+		ex.RespTruncated = "length"
+		ex.RespNote = fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole: it is not kept", n, wholeLimit)
+		return
+	}
+	b, err := r.getResponseBody(ctx, t, "Network.getResponseBody", id)
+	if top := (Target{TabID: t.TabID}); len(b) == 0 && p.received && t != top {
+		// A worker's response that the page held (it holds its workers' requests too)
+		// is kept by the page.
+		if b2, err2 := r.getResponseBody(ctx, top, "Network.getResponseBody", id); err2 == nil {
+			b, err = b2, nil
+		}
+	}
+	if err != nil {
+		r.mu.Lock()
+		left := r.pageLeft(requestKey{t, id}, p)
+		r.mu.Unlock()
+		ex.RespTruncated = "unspecified"
+		if left {
+			ex.RespNote = WhyPageLeft + " (the browser no longer had the body: " + err.Error() + ")"
+		} else {
+			ex.RespNote = "the browser did not give the body: " + err.Error()
+		}
+	}
+	ex.RespBody = b
+	// The browser drops the body of an image it could not decode: it then gives an
+	// empty body, or none.
+	dropped := err == nil || strings.Contains(err.Error(), "No resource with given identifier")
+	if dropped && len(b) == 0 && p.received && ex.ResourceType == "Image" && ex.Method == "GET" {
+		r.fetchAgain(ctx, t, p)
+	}
+}
+
+// fetchAgain fills in the body of an image the browser received but kept none of (it
+// drops the body of an image it cannot decode) by fetching its URL once more through
+// the tab's network stack, as the page's frame. The record says so.
+func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange) {
+	ex := p.ex
+	f := loadResource(ctx, r.browser, t, p.frameID, ex.URL, true, wholeLimit)
+	const why = "the browser kept none of the body it received (an image it could not decode)"
+	if other := f.differs(ex, int64(len(f.body))); other != "" {
+		ex.RespNote = why + ", and fetching it again " + other
+		ex.RespTruncated = "unspecified"
+		return
+	}
+	ex.RespBody = f.body
+	ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
+}
+
+// fetchAgainStreamed fills in the body of a GET response of length bytes, over
+// wholeLimit, that outran the request to stream it (the browser gives such a body only
+// to a stream begun before it flowed) by fetching its URL once more through the tab's
+// network stack, as the page's frame, streamed into a spool. The record says so; if the
+// answer differs in status or length, or names another version of the resource (ETag,
+// Last-Modified), it is not the same body and is not kept.
+func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingExchange, length int64) {
+	ex := p.ex
+	store := r.Store
+	if store == nil {
+		store = NewMemStore()
+	}
+	sp := newSpool(store, r.BodyLimit)
+	f, handle := openResource(ctx, r.browser, t, p.frameID, ex.URL, true)
+	if f.err == nil {
+		if r.Router != nil && r.Store != nil {
+			// The data goes from the browser's answers into the store as the events'
+			// of a routed body do, and never through the recorder.
+			f.err = sp.readRouted(r.Router, t, handle, r.browser.touch)
+			r.browser.Send(ctx, t, "IO.close", map[string]any{"handle": handle})
+		} else {
+			_, f.err = copyStream(ctx, r.browser, t, handle, sp, -1)
+		}
+	}
+	if err := sp.finish(); err != nil && f.err == nil {
+		f.err = err
+	}
+	why := fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole", length, wholeLimit)
+	size := sp.size
+	if sp.cut {
+		size = -1 // the body limit cut it: its length is unknown
+	}
+	if other := f.differs(ex, size); other != "" {
+		ex.RespNote = why + "; fetching it again " + other
+		sp.remove()
+		ex.RespTruncated = "length"
+		return
+	}
+	ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
+	ex.respSpool = sp
+	if sp.cut {
+		ex.RespTruncated = "length"
+	}
+}
+
+// validators are the response fields by which a server says which version of a
+// resource it sent.
+var validators = []string{"ETag", "Last-Modified"}
+
+// differs says how an answer of size bytes (negative: unknown) to fetching ex's URL
+// again shows that it is not the body ex stands for ("gave status 404, not 200"), or
+// returns "" if nothing does: it failed, or its status, its length (when ex's
+// response declared one) or a validator that both answers carry differs.
+func (f loadedResource) differs(ex *Exchange, size int64) string {
+	if f.err != nil {
+		return "failed: " + f.err.Error()
+	}
+	if f.status != ex.Status {
+		return fmt.Sprintf("gave status %d, not %d", f.status, ex.Status)
+	}
+	if n := ex.RespHeader.Get("Content-Length"); n != "" && size >= 0 && n != strconv.FormatInt(size, 10) {
+		return fmt.Sprintf("gave %d bytes, not the %s of the response", size, n)
+	}
+	again := fieldsFromMap(f.header)
+	for _, name := range validators {
+		if was, now := ex.RespHeader.Get(name), again.Get(name); was != "" && now != "" && was != now {
+			return fmt.Sprintf("gave another version of it (%s %s, not %s)", name, now, was)
+		}
+	}
+	return ""
+}
+
+// getResponseBody calls a getResponseBody command (Fetch or Network) and decodes the
+// body.
+func (r *Recorder) getResponseBody(ctx context.Context, t Target, method, id string) ([]byte, error) {
+	res, err := r.browser.Send(ctx, t, method, map[string]any{"requestId": id})
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Body          string `json:"body"`
+		Base64Encoded bool   `json:"base64Encoded"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	if out.Base64Encoded {
+		return base64.StdEncoding.DecodeString(out.Body)
+	}
+	return []byte(out.Body), nil
+}
