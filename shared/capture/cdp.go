@@ -174,10 +174,25 @@ func (r *Recorder) Enable(ctx context.Context, t Target) error {
 	if err := r.enable(ctx, t, "page"); err != nil {
 		return err
 	}
-	// The page may have loaded before: its password fields are asked for now.
-	r.rememberPasswordFields(ctx, t)
+	// The page may have loaded before: its password fields are asked for now, and are
+	// known before recording is said to have begun, so that a login sent at once is
+	// found (a question asked as the login is sent may be answered by the next page).
+	// A page that does not answer soon is asked again on a goroutine.
+	ask, cancel := context.WithTimeout(ctx, passwordAskLimit)
+	defer cancel()
+	names, err := r.passwordFieldNames(ask, t)
+	if err != nil {
+		r.rememberPasswordFields(ctx, t)
+		return nil
+	}
+	r.mu.Lock()
+	r.passwordNames[t.TabID] = names
+	r.mu.Unlock()
 	return nil
 }
+
+// passwordAskLimit bounds how long Enable waits for a page to name its password fields.
+const passwordAskLimit = time.Second
 
 type step struct {
 	method string
