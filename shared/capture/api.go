@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
 )
 
@@ -233,7 +234,7 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 			writeError(w, http.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
+		writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
 	})
 	mux.HandleFunc("POST /api/sessions/{id}/upload", func(w http.ResponseWriter, r *http.Request) {
 		job, err := s.Upload(r.PathValue("id"), r.URL.Query().Get("overwrite") == "1")
@@ -243,7 +244,7 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 		case err != nil:
 			writeError(w, http.StatusConflict, err)
 		default:
-			writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
+			writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
 		}
 	})
 	mux.HandleFunc("POST /api/urldb/team", func(w http.ResponseWriter, r *http.Request) {
@@ -270,7 +271,7 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("GET /api/settings", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, s.Settings().public())
+		writeJSON(w, http.StatusOK, publicSettings(s.Settings()))
 	})
 	mux.HandleFunc("PUT /api/settings", func(w http.ResponseWriter, r *http.Request) {
 		next := DefaultSettings()
@@ -298,7 +299,7 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 			writeError(w, http.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
+		writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
 	})
 	mux.HandleFunc("DELETE /api/urldb", func(w http.ResponseWriter, r *http.Request) {
 		if err := s.db.Clear(); err != nil {
@@ -311,12 +312,7 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 		sendFile(w, "url-database.zip", "application/zip", s.db.WriteZip)
 	})
 	mux.HandleFunc("POST /api/urldb/records", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Session    string   `json:"session"`
-			Offset     int64    `json:"offset"`
-			Categories []string `json:"categories"`
-			Static     bool     `json:"static"`
-		}
+		var body api.AddRecord
 		if err := readJSON(r.Body, 1<<20, &body); err != nil {
 			writeError(w, http.StatusBadRequest, fmt.Errorf("add: want {\"session\", \"offset\", \"categories\", \"static\"}: %w", err))
 			return
@@ -336,13 +332,15 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 			writeError(w, http.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"domain": domain, "path": rec.Path, "record": rec})
+		record, err := json.Marshal(rec)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, api.AddedRecord{Domain: domain, Path: rec.Path, Record: record})
 	})
 	mux.HandleFunc("POST /api/urldb/check", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Session string `json:"session"`
-			Record  bool   `json:"record"`
-		}
+		var body api.CheckRequest
 		if r.ContentLength != 0 {
 			if err := readJSON(r.Body, 1<<20, &body); err != nil {
 				writeError(w, http.StatusBadRequest, fmt.Errorf("check: want {\"session\", \"record\"}: %w", err))
@@ -354,7 +352,7 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 			writeError(w, http.StatusConflict, err)
 			return
 		}
-		writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
+		writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
 )
@@ -378,7 +379,7 @@ func TestImportWARCAndBundleAndDownloadWARC11(t *testing.T) {
 	if info.Name != "from-1.1" || info.Records != src.Info().Records || info.NonGET != 2 || !info.Imported {
 		t.Errorf("imported: %+v", info)
 	}
-	src.AddPage(Page{URL: "http://example.org/", TS: time.Now()})
+	src.AddPage(Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
 	var bundle bytes.Buffer
 	if err := src.WriteBundle(&bundle); err != nil {
 		t.Fatal(err)
@@ -442,7 +443,7 @@ func TestWACZDownloadHoldsWARC11IndexAndPages(t *testing.T) {
 	for _, ex := range sampleExchanges() {
 		sess.WriteExchange(ex)
 	}
-	sess.AddPage(Page{URL: "http://example.org/", TS: time.Now()})
+	sess.AddPage(Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
 	rec := send(t, svc.Handler(), "GET", "/api/sessions/"+sess.info.ID+"/wacz", "", nil, nil)
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Disposition"), ".wacz") {
 		t.Fatalf("wacz: %d %v", rec.Code, rec.Header())
@@ -524,7 +525,10 @@ func TestCheckAllRespectsDisallow(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		got, _ = svc.jobs.get(job.ID)
 	}
-	rep := got.Result.(*CheckReport)
+	var rep CheckReport
+	if err := json.Unmarshal(got.Result, &rep); err != nil {
+		t.Fatal(err)
+	}
 	if rep.Checked != 1 || len(rep.Skipped) != 2 {
 		t.Errorf("checked %d, skipped %v; want /bad checked, /good (data.txt) and /static (robots.txt) skipped", rep.Checked, rep.Skipped)
 	}
@@ -561,7 +565,7 @@ func TestDomainRulesCanonicalizeForTheDatabaseAndPages(t *testing.T) {
 			svc.state.Session = sess.info.ID
 			svc.exchange(&Exchange{Method: "GET", URL: "http://test.3.59.w.example.org/page", Status: 200,
 				RespHeader: Fields{{"Content-Type", "text/html"}}, RespBody: []byte("x")})
-			svc.page(Page{URL: "http://test.3.59.w.example.org/page", TS: time.Now()})
+			svc.page(Page{Page: api.Page{URL: "http://test.3.59.w.example.org/page", TS: time.Now()}})
 			svc.flushWrites()
 			vs, _ := sess.Verdicts()
 			if len(vs) != 1 || !vs[0].OK || vs[0].Domain != "test.www.example.org" {
