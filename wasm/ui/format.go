@@ -166,6 +166,17 @@ func orDash(s string) string {
 	return s
 }
 
+// checkSummary sums up a check of every URL of the database, of which pass passed
+// and fail failed: "4 URLs checked: 1 pass, 3 fail.", and the URLs skipped because
+// their site disallows them.
+func checkSummary(res api.CheckReport, pass, fail int) string {
+	out := fmt.Sprintf("%d URLs checked: %d pass, %d fail.", max(res.Checked, len(res.Verdicts)), pass, fail)
+	if n := len(res.Skipped); n > 0 {
+		out += fmt.Sprintf(" %d skipped: their site's data.txt or robots.txt disallows them, and the settings say to respect that.", n)
+	}
+	return out
+}
+
 // jobProgress renders how far a job is: "12 of 537 (2%)", or "12" when the total is
 // not known yet; an import counts bytes: "1.5 MB of 24.0 MB (6%)".
 func jobProgress(j api.Job) string {

@@ -288,3 +288,21 @@ func TestLoginMark(t *testing.T) {
 		t.Errorf("loginMark = %q", got)
 	}
 }
+
+func TestCheckSummary(t *testing.T) {
+	for _, tc := range []struct {
+		res        api.CheckReport
+		pass, fail int
+		want       string
+	}{
+		{api.CheckReport{Checked: 4}, 1, 3, "4 URLs checked: 1 pass, 3 fail."},
+		// A check counts what it fetched; a report without the count has its verdicts.
+		{api.CheckReport{Verdicts: make([]api.Verdict, 2)}, 2, 0, "2 URLs checked: 2 pass, 0 fail."},
+		{api.CheckReport{Checked: 1, Skipped: []string{"https://example.org/good", "https://example.org/static"}}, 0, 1,
+			"1 URLs checked: 0 pass, 1 fail. 2 skipped: their site's data.txt or robots.txt disallows them, and the settings say to respect that."},
+	} {
+		if got := checkSummary(tc.res, tc.pass, tc.fail); got != tc.want {
+			t.Errorf("checkSummary(%+v, %d, %d) = %q, want %q", tc.res, tc.pass, tc.fail, got, tc.want)
+		}
+	}
+}

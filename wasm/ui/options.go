@@ -242,13 +242,19 @@ func renderCheck(res api.CheckReport) {
 		add(tbody, add(el("tr", ""), el("td", url, "class", "url"), el("td", v.Code), el("td", verdictText(v))))
 	}
 	summary := byID("check-summary")
-	summary.SetTextContent(fmt.Sprintf("%d URLs checked: %d pass, %d fail.", max(res.Checked, len(res.Verdicts)), pass, fail))
+	summary.SetTextContent(checkSummary(res, pass, fail))
 	summary.SetAttribute("data-fail", strconv.Itoa(fail))
 	if res.Session != "" {
 		summary.AppendChild(text(" "))
 		summary.AppendChild(el("a", "The responses are in a session.", "href", "archive.html#"+res.Session, "target", "_blank"))
 	}
 	show(byID("check-failures-box"), fail > 0)
+	skipped := byID("check-skipped")
+	clear(skipped)
+	for _, u := range res.Skipped {
+		add(skipped, el("li", u, "class", "url"))
+	}
+	show(byID("check-skipped-box"), len(res.Skipped) > 0)
 	show(byID("check-report"), true)
 }
 
