@@ -91,10 +91,11 @@ type RecordDetail struct {
 	Request *RecordDetail `json:"request,omitempty"` // the paired request of a response
 }
 
-// Field is a named header field: a WARC named field (shared/warc.Field).
+// Field is one header line: a WARC named field (shared/warc.Field), or an HTTP
+// header as it was sent or received.
 type Field struct {
-	Name  string `json:"Name"`
-	Value string `json:"Value"`
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // Verdict is the URL database's judgement of one URL (shared/urldb.CheckResponse).

@@ -413,12 +413,14 @@ func TestRenameRecordDetailAndPages(t *testing.T) {
 	if r := send(t, h, "PATCH", "/api/sessions/"+sess.info.ID, "application/json", []byte(`{"name":"  "}`), nil); r.Code != http.StatusBadRequest {
 		t.Errorf("empty name: %d", r.Code)
 	}
-	var recs []struct {
-		Fields struct {
-			URL, Offset string
-		}
+	// The lines are written by hand, streamed: each must read as an api.Record, and
+	// hold nothing the pages do not know of.
+	var recs []api.Record
+	dec := json.NewDecoder(send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/records", "", nil, nil).Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&recs); err != nil || len(recs) == 0 {
+		t.Fatalf("records: %d, %v", len(recs), err)
 	}
-	send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/records", "", nil, &recs)
 	var post string
 	for _, r := range recs {
 		if strings.HasSuffix(r.Fields.URL, "/api?x=1") {
@@ -429,6 +431,9 @@ func TestRenameRecordDetailAndPages(t *testing.T) {
 	send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/record?offset="+post, "", nil, &d)
 	if d.Type != "response" || !strings.HasPrefix(d.HTTP, "HTTP/1.1 201") || d.Request == nil || !strings.HasPrefix(d.Request.HTTP, "POST /api?x=1 HTTP/1.1") {
 		t.Errorf("detail: %+v", d)
+	}
+	if r := send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/record?offset="+post, "", nil, nil); !strings.Contains(r.Body.String(), `"fields":[{"name":"Related-Record-ID","value":"`+d.Request.ID+`"},`) {
+		t.Errorf("detail: the WARC fields are not [{\"name\", \"value\"}]: %s", r.Body)
 	}
 	if r := send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/record?offset=3", "", nil, nil); r.Code != http.StatusNotFound {
 		t.Errorf("no record at 3: %d", r.Code)
