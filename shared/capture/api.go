@@ -17,23 +17,30 @@ import (
 	"github.com/webkeep/webkeep/shared/cdx"
 )
 
-// Handler returns the HTTP API the extension's pages use. In the extension it answers
-// requests for /api/... of the extension's own origin, through the service worker's
-// fetch event.
-//
-//	GET    /api/status                          recording state
-//	POST   /api/record/start?tab=N              record tab N (into the open session or a new one)
-//	POST   /api/record/toggle?tab=N             start or stop recording tab N (the keyboard shortcut)
-//	POST   /api/record/stop                     stop recording every tab
-//	GET    /api/sessions                        sessions, newest first
-//	GET    /api/sessions/{id}                   one session
-//	DELETE /api/sessions/{id}                   delete a session
-//	GET    /api/sessions/{id}/records           its CDXJ lines as JSON, continuation records left out
-//	GET    /api/sessions/{id}/bundle.zip        download: WARC 0.9 + CDXJ + pages + report
-//	GET    /api/sessions/{id}/warc.gz           download: the WARC 0.9 file
-//	GET    /api/sessions/{id}/index.cdxj        download: the sorted CDXJ index
+// Handler returns the HTTP API the extension's pages use, as docs/api.md documents it
+// (a test holds the two to the same routes; shared/api has the JSON). In the extension
+// it answers requests for /api/... of the extension's own origin, through the service
+// worker's fetch event.
 func (s *Service) Handler() http.Handler {
-	mux := http.NewServeMux()
+	return s.routes().ServeMux
+}
+
+// routeTable is the API's mux and the patterns registered on it, in order.
+type routeTable struct {
+	*http.ServeMux
+	patterns []string
+}
+
+// HandleFunc registers handler for pattern, as http.ServeMux.HandleFunc, and lists
+// the pattern.
+func (t *routeTable) HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request)) {
+	t.ServeMux.HandleFunc(pattern, handler)
+	t.patterns = append(t.patterns, pattern)
+}
+
+// routes registers every route of the API.
+func (s *Service) routes() *routeTable {
+	mux := &routeTable{ServeMux: http.NewServeMux()}
 	mux.HandleFunc("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status())
 	})
@@ -158,7 +165,7 @@ func (s *Service) Handler() http.Handler {
 
 // routeArchive adds what the archive page needs beyond listing: rename, records and
 // their details, reports, downloads in every format, import.
-func (s *Service) routeArchive(mux *http.ServeMux) {
+func (s *Service) routeArchive(mux *routeTable) {
 	mux.HandleFunc("PATCH /api/sessions/{id}", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		var body struct {
 			Name string `json:"name"`
@@ -289,7 +296,7 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 }
 
 // routeDatabase adds the URL database: load, look, export, add records, check all.
-func (s *Service) routeDatabase(mux *http.ServeMux) {
+func (s *Service) routeDatabase(mux *routeTable) {
 	mux.HandleFunc("GET /api/urldb", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.db.Info())
 	})
