@@ -35,8 +35,8 @@ const settingsKey = "settings"
 // errSettings marks a setting the user must correct.
 var errSettings = errors.New("invalid setting")
 
-// ValidateSettings checks every field of s and names the first one that is wrong.
-func ValidateSettings(s *Settings) error {
+// validateSettings checks every field of s and names the first one that is wrong.
+func validateSettings(s *Settings) error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", errSettings, field, fmt.Sprintf(format, args...))
 	}
@@ -159,7 +159,7 @@ func (s *Service) UpdateSettings(next Settings) (Settings, error) {
 	if err := keyRulesByHost(&next); err != nil {
 		return publicSettings(s.settings), err
 	}
-	if err := ValidateSettings(&next); err != nil {
+	if err := validateSettings(&next); err != nil {
 		return publicSettings(s.settings), err
 	}
 	b, err := json.Marshal(next)
