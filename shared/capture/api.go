@@ -13,26 +13,34 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
 )
 
-// Handler returns the HTTP API the extension's pages use. In the extension it answers
-// requests for /api/... of the extension's own origin, through the service worker's
-// fetch event.
-//
-//	GET    /api/status                          recording state
-//	POST   /api/record/start?tab=N              record tab N (into the open session or a new one)
-//	POST   /api/record/toggle?tab=N             start or stop recording tab N (the keyboard shortcut)
-//	POST   /api/record/stop                     stop recording every tab
-//	GET    /api/sessions                        sessions, newest first
-//	GET    /api/sessions/{id}                   one session
-//	DELETE /api/sessions/{id}                   delete a session
-//	GET    /api/sessions/{id}/records           its CDXJ lines as JSON, continuation records left out
-//	GET    /api/sessions/{id}/bundle.zip        download: WARC 0.9 + CDXJ + pages + report
-//	GET    /api/sessions/{id}/warc.gz           download: the WARC 0.9 file
-//	GET    /api/sessions/{id}/index.cdxj        download: the sorted CDXJ index
+// Handler returns the HTTP API the extension's pages use, as docs/api.md documents it
+// (a test holds the two to the same routes; shared/api has the JSON). In the extension
+// it answers requests for /api/... of the extension's own origin, through the service
+// worker's fetch event.
 func (s *Service) Handler() http.Handler {
-	mux := http.NewServeMux()
+	return s.routes().ServeMux
+}
+
+// routeTable is the API's mux and the patterns registered on it, in order.
+type routeTable struct {
+	*http.ServeMux
+	patterns []string
+}
+
+// HandleFunc registers handler for pattern, as http.ServeMux.HandleFunc, and lists
+// the pattern.
+func (t *routeTable) HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request)) {
+	t.ServeMux.HandleFunc(pattern, handler)
+	t.patterns = append(t.patterns, pattern)
+}
+
+// routes registers every route of the API.
+func (s *Service) routes() *routeTable {
+	mux := &routeTable{ServeMux: http.NewServeMux()}
 	mux.HandleFunc("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status())
 	})
@@ -157,7 +165,7 @@ func (s *Service) Handler() http.Handler {
 
 // routeArchive adds what the archive page needs beyond listing: rename, records and
 // their details, reports, downloads in every format, import.
-func (s *Service) routeArchive(mux *http.ServeMux) {
+func (s *Service) routeArchive(mux *routeTable) {
 	mux.HandleFunc("PATCH /api/sessions/{id}", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		var body struct {
 			Name string `json:"name"`
@@ -233,7 +241,7 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 			writeError(w, http.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
+		writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
 	})
 	mux.HandleFunc("POST /api/sessions/{id}/upload", func(w http.ResponseWriter, r *http.Request) {
 		job, err := s.Upload(r.PathValue("id"), r.URL.Query().Get("overwrite") == "1")
@@ -243,7 +251,7 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 		case err != nil:
 			writeError(w, http.StatusConflict, err)
 		default:
-			writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
+			writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
 		}
 	})
 	mux.HandleFunc("POST /api/urldb/team", func(w http.ResponseWriter, r *http.Request) {
@@ -270,7 +278,7 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("GET /api/settings", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, s.Settings().public())
+		writeJSON(w, http.StatusOK, publicSettings(s.Settings()))
 	})
 	mux.HandleFunc("PUT /api/settings", func(w http.ResponseWriter, r *http.Request) {
 		next := DefaultSettings()
@@ -288,7 +296,7 @@ func (s *Service) routeArchive(mux *http.ServeMux) {
 }
 
 // routeDatabase adds the URL database: load, look, export, add records, check all.
-func (s *Service) routeDatabase(mux *http.ServeMux) {
+func (s *Service) routeDatabase(mux *routeTable) {
 	mux.HandleFunc("GET /api/urldb", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.db.Info())
 	})
@@ -298,7 +306,7 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 			writeError(w, http.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
+		writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
 	})
 	mux.HandleFunc("DELETE /api/urldb", func(w http.ResponseWriter, r *http.Request) {
 		if err := s.db.Clear(); err != nil {
@@ -311,12 +319,7 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 		sendFile(w, "url-database.zip", "application/zip", s.db.WriteZip)
 	})
 	mux.HandleFunc("POST /api/urldb/records", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Session    string   `json:"session"`
-			Offset     int64    `json:"offset"`
-			Categories []string `json:"categories"`
-			Static     bool     `json:"static"`
-		}
+		var body api.AddRecord
 		if err := readJSON(r.Body, 1<<20, &body); err != nil {
 			writeError(w, http.StatusBadRequest, fmt.Errorf("add: want {\"session\", \"offset\", \"categories\", \"static\"}: %w", err))
 			return
@@ -336,13 +339,15 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 			writeError(w, http.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"domain": domain, "path": rec.Path, "record": rec})
+		record, err := json.Marshal(rec)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, api.AddedRecord{Domain: domain, Path: rec.Path, Record: record})
 	})
 	mux.HandleFunc("POST /api/urldb/check", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Session string `json:"session"`
-			Record  bool   `json:"record"`
-		}
+		var body api.CheckRequest
 		if r.ContentLength != 0 {
 			if err := readJSON(r.Body, 1<<20, &body); err != nil {
 				writeError(w, http.StatusBadRequest, fmt.Errorf("check: want {\"session\", \"record\"}: %w", err))
@@ -354,7 +359,7 @@ func (s *Service) routeDatabase(mux *http.ServeMux) {
 			writeError(w, http.StatusConflict, err)
 			return
 		}
-		writeJSON(w, http.StatusAccepted, map[string]string{"job": job.ID})
+		writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
 )
@@ -378,7 +379,7 @@ func TestImportWARCAndBundleAndDownloadWARC11(t *testing.T) {
 	if info.Name != "from-1.1" || info.Records != src.Info().Records || info.NonGET != 2 || !info.Imported {
 		t.Errorf("imported: %+v", info)
 	}
-	src.AddPage(Page{URL: "http://example.org/", TS: time.Now()})
+	src.AddPage(Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
 	var bundle bytes.Buffer
 	if err := src.WriteBundle(&bundle); err != nil {
 		t.Fatal(err)
@@ -412,12 +413,14 @@ func TestRenameRecordDetailAndPages(t *testing.T) {
 	if r := send(t, h, "PATCH", "/api/sessions/"+sess.info.ID, "application/json", []byte(`{"name":"  "}`), nil); r.Code != http.StatusBadRequest {
 		t.Errorf("empty name: %d", r.Code)
 	}
-	var recs []struct {
-		Fields struct {
-			URL, Offset string
-		}
+	// The lines are written by hand, streamed: each must read as an api.Record, and
+	// hold nothing the pages do not know of.
+	var recs []api.Record
+	dec := json.NewDecoder(send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/records", "", nil, nil).Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&recs); err != nil || len(recs) == 0 {
+		t.Fatalf("records: %d, %v", len(recs), err)
 	}
-	send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/records", "", nil, &recs)
 	var post string
 	for _, r := range recs {
 		if strings.HasSuffix(r.Fields.URL, "/api?x=1") {
@@ -428,6 +431,9 @@ func TestRenameRecordDetailAndPages(t *testing.T) {
 	send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/record?offset="+post, "", nil, &d)
 	if d.Type != "response" || !strings.HasPrefix(d.HTTP, "HTTP/1.1 201") || d.Request == nil || !strings.HasPrefix(d.Request.HTTP, "POST /api?x=1 HTTP/1.1") {
 		t.Errorf("detail: %+v", d)
+	}
+	if r := send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/record?offset="+post, "", nil, nil); !strings.Contains(r.Body.String(), `"fields":[{"name":"Related-Record-ID","value":"`+d.Request.ID+`"},`) {
+		t.Errorf("detail: the WARC fields are not [{\"name\", \"value\"}]: %s", r.Body)
 	}
 	if r := send(t, h, "GET", "/api/sessions/"+sess.info.ID+"/record?offset=3", "", nil, nil); r.Code != http.StatusNotFound {
 		t.Errorf("no record at 3: %d", r.Code)
@@ -442,7 +448,7 @@ func TestWACZDownloadHoldsWARC11IndexAndPages(t *testing.T) {
 	for _, ex := range sampleExchanges() {
 		sess.WriteExchange(ex)
 	}
-	sess.AddPage(Page{URL: "http://example.org/", TS: time.Now()})
+	sess.AddPage(Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
 	rec := send(t, svc.Handler(), "GET", "/api/sessions/"+sess.info.ID+"/wacz", "", nil, nil)
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Disposition"), ".wacz") {
 		t.Fatalf("wacz: %d %v", rec.Code, rec.Header())
@@ -524,7 +530,10 @@ func TestCheckAllRespectsDisallow(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		got, _ = svc.jobs.get(job.ID)
 	}
-	rep := got.Result.(*CheckReport)
+	var rep CheckReport
+	if err := json.Unmarshal(got.Result, &rep); err != nil {
+		t.Fatal(err)
+	}
 	if rep.Checked != 1 || len(rep.Skipped) != 2 {
 		t.Errorf("checked %d, skipped %v; want /bad checked, /good (data.txt) and /static (robots.txt) skipped", rep.Checked, rep.Skipped)
 	}
@@ -561,7 +570,7 @@ func TestDomainRulesCanonicalizeForTheDatabaseAndPages(t *testing.T) {
 			svc.state.Session = sess.info.ID
 			svc.exchange(&Exchange{Method: "GET", URL: "http://test.3.59.w.example.org/page", Status: 200,
 				RespHeader: Fields{{"Content-Type", "text/html"}}, RespBody: []byte("x")})
-			svc.page(Page{URL: "http://test.3.59.w.example.org/page", TS: time.Now()})
+			svc.page(Page{Page: api.Page{URL: "http://test.3.59.w.example.org/page", TS: time.Now()}})
 			svc.flushWrites()
 			vs, _ := sess.Verdicts()
 			if len(vs) != 1 || !vs[0].OK || vs[0].Domain != "test.www.example.org" {

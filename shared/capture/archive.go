@@ -13,29 +13,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
 // RecordDetail is one archived record as the archive page shows it.
-type RecordDetail struct {
-	Offset  int64         `json:"offset"`
-	Type    string        `json:"type"`
-	URI     string        `json:"uri"`
-	Date    time.Time     `json:"date"`
-	ID      string        `json:"id"`
-	Fields  warc.Header   `json:"fields"`
-	HTTP    string        `json:"http,omitempty"` // start line and headers of an HTTP message
-	Length  int64         `json:"blockLength"`
-	Request *RecordDetail `json:"request,omitempty"`
-}
+type RecordDetail = api.RecordDetail
 
 // maxHeadBytes bounds how much of a block is shown as an HTTP head.
 const maxHeadBytes = 64 << 10
 
 func detail(rec *warc.Record) (*RecordDetail, error) {
-	d := &RecordDetail{Offset: rec.Offset, Type: rec.Type, URI: rec.TargetURI, Date: rec.Date, ID: rec.ID, Fields: rec.Header, Length: rec.BlockLength}
+	d := &RecordDetail{Offset: rec.Offset, Type: rec.Type, URI: rec.TargetURI, Date: rec.Date, ID: rec.ID, Fields: fields(rec.Header), Length: rec.BlockLength}
 	if strings.Contains(rec.ContentType, "http") {
 		br := bufio.NewReader(io.LimitReader(rec.Block, maxHeadBytes))
 		var head bytes.Buffer
@@ -395,4 +386,13 @@ func (s *Session) Response(offset int64) (string, urldb.Response, error) {
 		}
 		return rec.TargetURI, out, nil
 	}
+}
+
+// fields returns a record's WARC named fields as the API sends them.
+func fields(h warc.Header) []api.Field {
+	out := make([]api.Field, len(h))
+	for i, f := range h {
+		out[i] = api.Field{Name: f.Name, Value: f.Value}
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -21,11 +22,7 @@ const (
 // Report is the check report of a session, as a bundle carries it: the session, the
 // URL-database verdict on every recorded response the database lists, and what each
 // recorded site's data.txt and robots.txt say.
-type Report struct {
-	Session  SessionInfo     `json:"session"`
-	Verdicts []urldb.Verdict `json:"verdicts"`
-	Sites    []Site          `json:"sites"`
-}
+type Report = api.Report
 
 // Report gathers the session's report.
 func (s *Session) Report() (*Report, error) {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 // Target names one DevTools target: a tab, and within it a child session (a frame or a
@@ -33,18 +35,10 @@ type Browser interface {
 	Send(ctx context.Context, t Target, method string, params any) (json.RawMessage, error)
 }
 
-// Page is one top-level document the user visited.
+// Page is one top-level document the user visited, as the API sends it, and the
+// browser's id of its frame, for requests made on its behalf.
 type Page struct {
-	ID    string    `json:"id"`
-	URL   string    `json:"url"`
-	Title string    `json:"title,omitempty"`
-	TS    time.Time `json:"ts"`
-	TabID int       `json:"tabId"`
-	// Canonical and Website are the page's canonical URL and website key under its
-	// site's domain rules, when it has some.
-	Canonical string `json:"canonical,omitempty"`
-	Website   string `json:"website,omitempty"`
-	// FrameID is the browser's id of the page's frame, for requests made on its behalf.
+	api.Page
 	FrameID string `json:"-"`
 }
 
@@ -893,7 +887,7 @@ func (r *Recorder) onFrameNavigated(_ context.Context, t Target, ev *frameNaviga
 		r.mu.Unlock()
 	}
 	if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
-		r.OnPage(Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, FrameID: ev.Frame.ID})
+		r.OnPage(Page{Page: api.Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID}, FrameID: ev.Frame.ID})
 	}
 }
 

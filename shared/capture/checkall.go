@@ -8,21 +8,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/datatxt"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
 // CheckReport is the result of checking every URL of the database.
-type CheckReport struct {
-	Checked  int             `json:"checked"`
-	Passed   int             `json:"passed"`
-	Failed   int             `json:"failed"`
-	Verdicts []urldb.Verdict `json:"verdicts"`
-	Session  string          `json:"session,omitempty"` // where responses were recorded
-	// Skipped are the URLs a site's data.txt or robots.txt disallows for the agent,
-	// left out because the settings say to respect Disallow.
-	Skipped []string `json:"skipped"`
-}
+type CheckReport = api.CheckReport
 
 // fetchRefused explains the browser's one error for a request it could not make or
 // would not let the extension read: without host access, a site that does not allow

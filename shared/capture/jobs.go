@@ -2,23 +2,21 @@ package capture
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 // Job is long work the pages follow and may cancel: checking a URL database, an
 // import, an upload.
-type Job struct {
-	ID      string    `json:"id"`
-	Kind    string    `json:"kind"`
-	State   string    `json:"state"` // running, done, cancelled, failed
-	Done    int       `json:"done"`
-	Total   int       `json:"total"`
-	Error   string    `json:"error,omitempty"`
-	Result  any       `json:"result,omitempty"`
-	Started time.Time `json:"started"`
+type Job = api.Job
 
+// runningJob is a job and what cancels it.
+type runningJob struct {
+	Job
 	cancel context.CancelFunc
 }
 
@@ -26,7 +24,7 @@ type Job struct {
 type jobs struct {
 	mu   sync.Mutex
 	next int
-	m    map[string]*Job
+	m    map[string]*runningJob
 }
 
 // start runs f as a job; f reports progress through the callback and returns the
@@ -41,18 +39,18 @@ func (j *jobs) start(kind string, f func(ctx context.Context, progress func(done
 func (j *jobs) startAs(id, kind string, f func(ctx context.Context, progress func(done, total int)) (any, error)) *Job {
 	j.mu.Lock()
 	if j.m == nil {
-		j.m = map[string]*Job{}
+		j.m = map[string]*runningJob{}
 	}
-	if old := j.m[id]; old != nil && old.State == "running" {
+	if old := j.m[id]; old != nil && old.State == api.JobRunning {
 		j.mu.Unlock()
-		return old
+		return &old.Job
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	j.next++
 	if id == "" {
 		id = fmt.Sprintf("%s-%d", kind, j.next)
 	}
-	job := &Job{ID: id, Kind: kind, State: "running", Started: time.Now().UTC(), cancel: cancel}
+	job := &runningJob{Job: Job{ID: id, Kind: kind, State: api.JobRunning, Started: time.Now().UTC()}, cancel: cancel}
 	j.m[job.ID] = job
 	j.mu.Unlock()
 	go func() {
@@ -64,17 +62,22 @@ func (j *jobs) startAs(id, kind string, f func(ctx context.Context, progress fun
 		})
 		j.mu.Lock()
 		defer j.mu.Unlock()
-		job.Result = res
+		if res != nil {
+			var jsonErr error
+			if job.Result, jsonErr = json.Marshal(res); jsonErr != nil && err == nil {
+				err = fmt.Errorf("%s: its result: %w", kind, jsonErr)
+			}
+		}
 		switch {
 		case ctx.Err() != nil:
-			job.State = "cancelled"
+			job.State = api.JobCancelled
 		case err != nil:
-			job.State, job.Error = "failed", err.Error()
+			job.State, job.Error = api.JobFailed, err.Error()
 		default:
-			job.State = "done"
+			job.State = api.JobDone
 		}
 	}()
-	return job
+	return &job.Job
 }
 
 // get returns a copy of the job's state.
@@ -85,7 +88,7 @@ func (j *jobs) get(id string) (Job, bool) {
 	if !ok {
 		return Job{}, false
 	}
-	return *job, true
+	return job.Job, true
 }
 
 // stop cancels a job.

@@ -66,7 +66,7 @@ type replayPage struct {
 const maxReplayedBody = 64 << 20
 
 // routeReplay adds the replay API: start a replay, answer a request, show the log.
-func (s *Service) routeReplay(mux *http.ServeMux) {
+func (s *Service) routeReplay(mux *routeTable) {
 	mux.HandleFunc("POST /api/replay/{id}/start", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		rp, err := s.replayOf(sess)
 		if err != nil {

@@ -28,7 +28,7 @@ func (d *domainRules) canonical(rawURL string, settings map[string]string, fromD
 		return "", "", false, nil
 	}
 	// The settings' keys are host names as urlrules.Host gives them (see
-	// Settings.keyRulesByHost).
+	// keyRulesByHost).
 	src := settings[domain]
 	if strings.TrimSpace(src) == "" {
 		src = settings[host]

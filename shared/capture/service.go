@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 // Host is what the service needs of the browser beyond DevTools commands: attaching
@@ -734,11 +736,7 @@ func (s *Service) DeleteSession(id string) error {
 }
 
 // Status is the recording state shown by the popup.
-type Status struct {
-	Recording bool         `json:"recording"`
-	Tabs      []int        `json:"tabs"`
-	Session   *SessionInfo `json:"session,omitempty"`
-}
+type Status = api.Status
 
 // Status returns the recording state, once the events already queued are handled.
 func (s *Service) Status() (st Status) {

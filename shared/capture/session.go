@@ -15,45 +15,23 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
 // SessionInfo describes a recording session: what the archive page lists.
-type SessionInfo struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Created   time.Time `json:"created"`
-	Updated   time.Time `json:"updated"`
-	Records   int       `json:"records"`   // WARC records written
-	Exchanges int       `json:"exchanges"` // HTTP exchanges recorded
-	NonGET    int       `json:"nonGet"`    // exchanges whose method is not GET
-	Pages     int       `json:"pages"`
-	Failures  int       `json:"failures"` // exchanges that ended without a response
-	// Incomplete counts the exchanges archived with a body marked Truncated (request
-	// or response): not byte for byte what went over the wire.
-	Incomplete int `json:"incomplete"`
-	// Reasons counts the exchanges that ended without a response or were archived
-	// incomplete, by reason in plain words ("cancelled by the browser"): what the
-	// popup and the archive page list.
-	Reasons map[string]int `json:"reasons,omitempty"`
-	// LoginPosts counts the requests whose body holds a password field (a login
-	// form posted): the archive page marks such sessions.
-	LoginPosts int      `json:"loginPosts"`
-	Bytes      int64    `json:"bytes"`    // size of the session's .warc.gz
-	Notes      []string `json:"notes"`    // problems the user should know of; never null
-	Verdicts   Verdicts `json:"verdicts"` // URL-database checks of recorded responses
-	Imported   bool     `json:"imported,omitempty"`
-
-	// Chunk counters: the next sequence number of each append-only stream.
-	Chunks map[string]int `json:"chunks,omitempty"`
-}
+type SessionInfo = api.SessionInfo
 
 // Verdicts counts the URL-database checks of a session's responses.
-type Verdicts struct {
-	Pass int `json:"pass"`
-	Fail int `json:"fail"`
+type Verdicts = api.VerdictCounts
+
+// storedInfo is a session's info as the store keeps it: what the pages see, and the
+// next sequence number of each of its append-only streams.
+type storedInfo struct {
+	SessionInfo
+	Chunks map[string]int `json:"chunks,omitempty"`
 }
 
 // maxNotes bounds the problems kept in a session's info; the count goes on.
@@ -106,7 +84,7 @@ type dedupLine struct {
 type Session struct {
 	store Store
 	mu    sync.Mutex
-	info  SessionInfo
+	info  storedInfo
 	sink  *chunkSink // where the writer's gzip members go: the store, a chunk at a time
 	// dedup turns a payload already archived in this session into a revisit record.
 	// It is read back from streamDedup when the session is written to after a
@@ -150,8 +128,9 @@ func createSession(store Store, name string, now time.Time) (*Session, error) {
 func newSession(store Store, name string, now time.Time) *Session {
 	id := now.UTC().Format("20060102T150405.000Z")
 	id = strings.ReplaceAll(id, ".", "")
-	return &Session{store: store, info: SessionInfo{
-		ID: id, Name: name, Created: now.UTC(), Updated: now.UTC(), Chunks: map[string]int{},
+	return &Session{store: store, info: storedInfo{
+		SessionInfo: SessionInfo{ID: id, Name: name, Created: now.UTC(), Updated: now.UTC()},
+		Chunks:      map[string]int{},
 	}}
 }
 
@@ -175,10 +154,9 @@ func openSession(store Store, id string) (*Session, error) {
 func (s *Session) Info() SessionInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	info := s.info
+	info := s.info.SessionInfo
 	info.Notes = append([]string{}, s.info.Notes...)
 	info.Reasons = maps.Clone(s.info.Reasons)
-	info.Chunks = nil
 	return info
 }
 

@@ -11,41 +11,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/urlrules"
 )
 
 // Settings are the user's choices, kept in the store.
-type Settings struct {
-	// HeaderPolicy is "redact" (the default: Cookie, Authorization,
-	// Proxy-Authorization and Set-Cookie values are replaced before anything is
-	// written) or "keep".
-	HeaderPolicy string `json:"headerPolicy"`
-	// PasswordPolicy is "redact" (the default, also when empty: the values of the
-	// password fields of a request body, form or JSON, are replaced before anything
-	// is written) or "keep". Fields of type password in the page that sent the
-	// request count, and those named like a password (passwordName).
-	PasswordPolicy string `json:"passwordPolicy"`
-	// BodyLimit cuts response bodies longer than this many bytes (0: no limit); the
-	// record then says Truncated: length.
-	BodyLimit int64 `json:"bodyLimit"`
-	// WARCVersion is the format offered first for download: "0.9" or "1.1".
-	WARCVersion string `json:"warcVersion"`
-	// CDXDialect is "pywb-2.6.7" (default) or "pywb-2.8".
-	CDXDialect string `json:"cdxDialect"`
-	// Agent is the name token matched against data.txt User-agent lines.
-	Agent string `json:"agent"`
-	// RespectDisallow makes automatic crawls (Check all) skip what data.txt disallows.
-	RespectDisallow bool `json:"respectDisallow"`
-	// DomainRules are Snap!-style rules per registered domain.
-	DomainRules map[string]string `json:"domainRules"`
-	// TeamEndpoint is the team archive's URL; TeamToken its bearer token, which is
-	// never sent back to the pages (TeamTokenSet says whether there is one).
-	TeamEndpoint string `json:"teamEndpoint"`
-	TeamToken    string `json:"teamToken,omitempty"`
-	TeamTokenSet bool   `json:"teamTokenSet"`
-	// ClearTeamToken, in an update, removes the stored token.
-	ClearTeamToken bool `json:"clearTeamToken,omitempty"`
-}
+type Settings = api.Settings
 
 // DefaultSettings are what a new installation starts with.
 func DefaultSettings() Settings {
@@ -64,8 +35,8 @@ const settingsKey = "settings"
 // errSettings marks a setting the user must correct.
 var errSettings = errors.New("invalid setting")
 
-// Validate checks every field and names the first one that is wrong.
-func (s *Settings) Validate() error {
+// validateSettings checks every field of s and names the first one that is wrong.
+func validateSettings(s *Settings) error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", errSettings, field, fmt.Sprintf(format, args...))
 	}
@@ -117,11 +88,11 @@ func (s *Settings) Validate() error {
 	return nil
 }
 
-// keyRulesByHost keys the domain rules by host name as the rules see hosts (lower case,
+// keyRulesByHost keys s's domain rules by host name as the rules see hosts (lower case,
 // in Unicode: urlrules.Host), so that a rule written for "BÜCHER.de" or
 // "xn--bcher-kva.de" is found for either spelling. It names a key that is no host
 // name, or two keys for one name.
-func (s *Settings) keyRulesByHost() error {
+func keyRulesByHost(s *Settings) error {
 	keyed := make(map[string]string, len(s.DomainRules))
 	given := make(map[string]string, len(s.DomainRules))
 	for key, src := range s.DomainRules {
@@ -138,8 +109,8 @@ func (s *Settings) keyRulesByHost() error {
 	return nil
 }
 
-// public returns the settings as the pages see them: the token hidden.
-func (s Settings) public() Settings {
+// publicSettings returns s as the pages see it: the token hidden.
+func publicSettings(s Settings) Settings {
 	s.TeamTokenSet = s.TeamToken != ""
 	s.TeamToken = ""
 	s.ClearTeamToken = false
@@ -158,7 +129,7 @@ func loadSettings(store Store) Settings {
 	if s.PasswordPolicy == "" {
 		s.PasswordPolicy = "redact" // settings saved before there was a choice
 	}
-	s.keyRulesByHost() // settings saved before keys were normalized; a bad key stays
+	keyRulesByHost(&s) // settings saved before keys were normalized; a bad key stays
 	return s
 }
 
@@ -185,22 +156,22 @@ func (s *Service) UpdateSettings(next Settings) (Settings, error) {
 	if next.DomainRules == nil {
 		next.DomainRules = map[string]string{}
 	}
-	if err := next.keyRulesByHost(); err != nil {
-		return s.settings.public(), err
+	if err := keyRulesByHost(&next); err != nil {
+		return publicSettings(s.settings), err
 	}
-	if err := next.Validate(); err != nil {
-		return s.settings.public(), err
+	if err := validateSettings(&next); err != nil {
+		return publicSettings(s.settings), err
 	}
 	b, err := json.Marshal(next)
 	if err != nil {
-		return s.settings.public(), err
+		return publicSettings(s.settings), err
 	}
 	if err := s.store.Put(settingsKey, b); err != nil {
-		return s.settings.public(), err
+		return publicSettings(s.settings), err
 	}
 	s.settings = next
 	s.recorder.BodyLimit = next.BodyLimit
-	return next.public(), nil
+	return publicSettings(next), nil
 }
 
 // sensitiveRequest and sensitiveResponse are the headers the redact policy replaces.

@@ -13,35 +13,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/datatxt"
 )
 
 // Site is what a recorded site says of itself in /data.txt and /robots.txt.
-type Site struct {
-	Origin  string    `json:"origin"`
-	Checked time.Time `json:"checked"`
-	DataTxt SiteFile  `json:"datatxt"`
-	Robots  SiteFile  `json:"robots"`
-	Agent   string    `json:"agent"`
-	Allowed bool      `json:"allowed"` // the page that led here may be crawled by Agent
-	Page    string    `json:"page"`
-}
+type Site = api.Site
 
 // SiteFile is one of a site's rule files.
-type SiteFile struct {
-	Found    bool              `json:"found"`
-	Status   int               `json:"status,omitempty"`
-	Format   string            `json:"format,omitempty"` // robots or yaml
-	Records  int               `json:"records,omitempty"`
-	Datasets []datatxt.Dataset `json:"datasets,omitempty"`
-	Expires  time.Time         `json:"expires,omitempty"`
-	Error    string            `json:"error,omitempty"`
-	// NotFile says why a successful answer is not the file (an HTML page, another
-	// media type, text of neither form): the site has none, as with a 404.
-	NotFile string `json:"notFile,omitempty"`
-
-	file *datatxt.File
-}
+type SiteFile = api.SiteFile
 
 // fetchSite reads a site's /data.txt and /robots.txt through the recorded tab's
 // network stack (Network.loadNetworkResource): the page does not see the requests and
@@ -56,27 +36,30 @@ func fetchSite(ctx context.Context, b Browser, t Target, frameID, pageURL, agent
 		name string
 		dst  *SiteFile
 	}{{"/data.txt", &site.DataTxt}, {"/robots.txt", &site.Robots}} {
-		*f.dst = loadSiteFile(ctx, b, t, frameID, site.Origin+f.name)
-		if f.dst.file != nil && !f.dst.file.Allowed(agent, u.RequestURI()) {
+		var file *datatxt.File
+		*f.dst, file = loadSiteFile(ctx, b, t, frameID, site.Origin+f.name)
+		if file != nil && !file.Allowed(agent, u.RequestURI()) {
 			site.Allowed = false
 		}
 	}
 	return site, nil
 }
 
-func loadSiteFile(ctx context.Context, b Browser, t Target, frameID, rawURL string) SiteFile {
+// loadSiteFile fetches one of a site's rule files: what the report says of it, and
+// the file if it is one.
+func loadSiteFile(ctx context.Context, b Browser, t Target, frameID, rawURL string) (SiteFile, *datatxt.File) {
 	var out SiteFile
 	res := loadResource(ctx, b, t, frameID, rawURL, false, datatxt.MaxSize)
 	out.Status = res.status
 	switch {
 	case res.status == 0 && res.err != nil:
 		out.Error = res.err.Error()
-		return out
+		return out, nil
 	case res.status >= 400:
-		return out
+		return out, nil
 	case res.err != nil:
 		out.Error = res.err.Error()
-		return out
+		return out, nil
 	}
 	h := http.Header{}
 	for k, v := range res.header {
@@ -86,22 +69,24 @@ func loadSiteFile(ctx context.Context, b Browser, t Target, frameID, rawURL stri
 	if errors.Is(err, datatxt.ErrNotText) {
 		// The site's own page, say: the site has no such file.
 		out.NotFile = strings.TrimPrefix(strings.TrimPrefix(err.Error(), datatxt.ErrNotText.Error()), ": ")
-		return out
+		return out, nil
 	}
 	if err != nil {
 		out.Error = err.Error()
-		return out
+		return out, nil
 	}
-	out.Found, out.file = true, f
+	out.Found = true
 	out.Records = len(f.Records)
-	out.Datasets = f.Datasets()
+	for _, d := range f.Datasets() {
+		out.Datasets = append(out.Datasets, api.Dataset(d))
+	}
 	out.Expires = datatxt.Expiry(h, time.Now())
 	if f.Format == datatxt.YAML {
 		out.Format = "yaml"
 	} else {
 		out.Format = "robots"
 	}
-	return out
+	return out, f
 }
 
 // loadedResource is what Network.loadNetworkResource gave: the status (0 if no

@@ -8,14 +8,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 // TeamUpload is what an upload to the team archive answered.
-type TeamUpload struct {
-	Name    string `json:"name"`
-	Records int    `json:"records"`
-	Size    int64  `json:"size"`
-}
+type TeamUpload = api.TeamUpload
 
 // teamRequest makes a request to the team archive with the configured token.
 func (s *Service) teamRequest(ctx context.Context, method, path string, body io.Reader, size int64) (*http.Response, error) {

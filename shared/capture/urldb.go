@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/urlrules"
 )
@@ -31,22 +32,10 @@ type urlDatabase struct {
 const urldbPrefix = "urldb/"
 
 // DatabaseInfo describes the loaded URL database.
-type DatabaseInfo struct {
-	Loaded   bool         `json:"loaded"`
-	Domains  []DomainInfo `json:"domains"`
-	Records  int          `json:"records"`
-	Problems []string     `json:"problems"`
-	// Origins are the match patterns ("https://example.org/*") of the sites Check all
-	// fetches: the host access the extension asks the user for before a check, so
-	// that it can read sites that do not allow other origins to (CORS).
-	Origins []string `json:"origins"`
-}
+type DatabaseInfo = api.DatabaseInfo
 
 // DomainInfo is one domain of the database.
-type DomainInfo struct {
-	Name    string `json:"name"`
-	Records int    `json:"records"`
-}
+type DomainInfo = api.DomainInfo
 
 func loadURLDatabase(store Store) *urlDatabase {
 	d := &urlDatabase{store: store}

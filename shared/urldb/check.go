@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 // Response is what the check needs of an HTTP response, however it was
@@ -69,19 +71,9 @@ const (
 	CodeTimeout       = "timeout"         // no response in time
 )
 
-// Verdict is the result of checking one URL. It marshals to JSON for reports.
-type Verdict struct {
-	URL      string `json:"url"`
-	Domain   string `json:"domain,omitempty"`
-	Path     string `json:"path,omitempty"`
-	OK       bool   `json:"ok"`
-	Code     string `json:"code"`
-	Problem  string `json:"problem,omitempty"`  // wwturldb's message, e.g. "HTTP 404"
-	Note     string `json:"note,omitempty"`     // e.g. "(ignoring JS content-type nit)"
-	Status   int    `json:"status,omitempty"`   // HTTP status, 0 without response
-	Expected string `json:"expected,omitempty"` // what the record says, when it differs
-	Got      string `json:"got,omitempty"`      // what the response says
-}
+// Verdict is the result of checking one URL: the core's API sends it as is in
+// reports and check results.
+type Verdict = api.Verdict
 
 // contentTypeNits are the changes of content type wwturldb lets pass, from the
 // recorded type to the served one, with the note it prints.

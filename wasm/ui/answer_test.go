@@ -4,10 +4,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 func TestDecodeAnswer(t *testing.T) {
-	var s SessionInfo
+	var s api.SessionInfo
 	if err := decodeAnswer("GET", "/api/sessions/a", 200, `{"id":"a","name":"n","records":3}`, &s); err != nil || s.Records != 3 {
 		t.Errorf("200: %+v, %v", s, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"honnef.co/go/js/dom/v2"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/replay"
 )
 
@@ -20,8 +21,8 @@ const maxRows = 500
 
 // view is what the archive page shows: the sessions, and the one open.
 var view struct {
-	sessions []SessionInfo
-	current  *SessionInfo
+	sessions []api.SessionInfo
+	current  *api.SessionInfo
 	records  []Record
 	shown    []int // indexes into records of the rows in the table
 	detail   *Record
@@ -78,7 +79,7 @@ func hashID() string {
 
 // loadSessions fills the sessions table.
 func loadSessions() {
-	var list []SessionInfo
+	var list []api.SessionInfo
 	if err := call("GET", "/api/sessions", nil, &list); err != nil {
 		showError(err)
 		return
@@ -118,7 +119,7 @@ func openFromHash() {
 	if view.current != nil && view.current.ID == id {
 		return
 	}
-	var s SessionInfo
+	var s api.SessionInfo
 	if err := call("GET", sessionPath(id, ""), nil, &s); err != nil {
 		showError(fmt.Errorf("opening session %s: %w", id, err))
 		return
@@ -136,7 +137,7 @@ func closeSession() {
 }
 
 // openSession shows a session: its figures, downloads, pages, records and findings.
-func openSession(s SessionInfo) {
+func openSession(s api.SessionInfo) {
 	hideError()
 	view.gen++
 	gen := view.gen
@@ -179,7 +180,7 @@ func openSession(s SessionInfo) {
 	fillChoices("filter-type", "any type", distinct(recs, func(r *Record) string { return r.Fields.Mime }))
 	renderRecords()
 
-	var pages []Page
+	var pages []api.Page
 	err = call("GET", sessionPath(s.ID, "/pages"), nil, &pages)
 	if gen != view.gen {
 		return
@@ -189,7 +190,7 @@ func openSession(s SessionInfo) {
 	}
 	renderPages(pages)
 
-	var report Report
+	var report api.Report
 	err = call("GET", sessionPath(s.ID, "/report"), nil, &report)
 	if gen != view.gen {
 		return
@@ -201,7 +202,7 @@ func openSession(s SessionInfo) {
 }
 
 // showSessionInfo shows a session's name and figures.
-func showSessionInfo(s SessionInfo) {
+func showSessionInfo(s api.SessionInfo) {
 	setText("session-title", s.Name)
 	setText("session-meta", fmt.Sprintf("Created %s · updated %s · %s", localTime(s.Created), localTime(s.Updated), sessionFigures(s)))
 	v := byID("session-verdicts")
@@ -307,7 +308,7 @@ func showRecord(index int) {
 	view.detail = r
 	markSelected(index)
 	gen := view.gen
-	var d RecordDetail
+	var d api.RecordDetail
 	err := call("GET", sessionPath(view.current.ID, "/record?offset="+url.QueryEscape(r.Fields.Offset)), nil, &d)
 	if gen != view.gen || view.detail != r {
 		return
@@ -336,7 +337,7 @@ func showRecord(index int) {
 }
 
 // fillFields lists a record's WARC fields in their order.
-func fillFields(dl dom.Element, fields []Field) {
+func fillFields(dl dom.Element, fields []api.Field) {
 	clear(dl)
 	for _, f := range fields {
 		dl.AppendChild(el("dt", f.Name))
@@ -344,7 +345,7 @@ func fillFields(dl dom.Element, fields []Field) {
 	}
 }
 
-func renderPages(pages []Page) {
+func renderPages(pages []api.Page) {
 	list := byID("pages")
 	clear(list)
 	setText("page-count", strconv.Itoa(len(pages)))
@@ -359,7 +360,7 @@ func renderPages(pages []Page) {
 	}
 }
 
-func renderSites(sites []Site) {
+func renderSites(sites []api.Site) {
 	tbody := byID("sites")
 	clear(tbody)
 	show(byID("no-sites"), len(sites) == 0)
@@ -395,7 +396,7 @@ func saveRename() {
 		return
 	}
 	hideError()
-	var out SessionInfo
+	var out api.SessionInfo
 	if err := call("PATCH", sessionPath(s.ID, ""), map[string]string{"name": name}, &out); err != nil {
 		showError(fmt.Errorf("renaming the session: %w", err))
 		return
@@ -456,7 +457,7 @@ func upload(replace bool) {
 	if replace {
 		path += "?overwrite=1"
 	}
-	var ref JobRef
+	var ref api.JobRef
 	if err := call("POST", path, nil, &ref); err != nil {
 		showError(fmt.Errorf("uploading to the team archive: %w", err))
 		return
@@ -473,7 +474,7 @@ func upload(replace bool) {
 		showError(err)
 		return
 	}
-	var up TeamUpload
+	var up api.TeamUpload
 	json.Unmarshal(j.Result, &up)
 	notice("Uploaded “" + s.Name + "” to the team archive as " + orDash(up.Name) + ".")
 }
@@ -488,8 +489,8 @@ func addToDatabase() {
 		showError(fmt.Errorf("the record has no usable offset (%q): reload the page", r.Fields.Offset))
 		return
 	}
-	req := AddRecord{Session: s.ID, Offset: offset, Categories: parseCategories(value("add-categories")), Static: checked("add-static")}
-	var added AddedRecord
+	req := api.AddRecord{Session: s.ID, Offset: offset, Categories: parseCategories(value("add-categories")), Static: checked("add-static")}
+	var added api.AddedRecord
 	if err := call("POST", "/api/urldb/records", req, &added); err != nil {
 		showError(fmt.Errorf("adding to the URL database: %w", err))
 		setText("add-result", "")
@@ -509,14 +510,14 @@ func importFile() {
 	file := files.Index(0)
 	name := file.Get("name").String()
 	hideError()
-	var ref JobRef
+	var ref api.JobRef
 	err := uploadWithProgress("Importing "+name, "POST", "/api/import?name="+url.QueryEscape(name), file, &ref)
 	input.Underlying().Set("value", "")
-	var j Job
+	var j api.Job
 	if err == nil {
 		j, err = trackJob("Reading "+name, ref.Job)
 	}
-	var imported SessionInfo
+	var imported api.SessionInfo
 	if err == nil {
 		if err = json.Unmarshal(j.Result, &imported); err != nil {
 			err = fmt.Errorf("reading the imported session: %w", err)
@@ -538,7 +539,7 @@ func importFile() {
 
 // nameCell is a session's name in the list, marked when the session holds a login
 // POST.
-func nameCell(s SessionInfo, link dom.Element) dom.Element {
+func nameCell(s api.SessionInfo, link dom.Element) dom.Element {
 	cell := add(el("td", "", "class", "name"), link, text(" "),
 		el("a", "Replay", "href", replay.Link(s.ID, "", ""), "class", "replay", "target", "_blank"))
 	if s.LoginPosts > 0 {

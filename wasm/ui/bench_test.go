@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
 )
 
@@ -25,7 +26,7 @@ func benchRecords(b *testing.B, n int) []Record {
 	recs := records(b, entries...)
 	for i := range recs {
 		if i%3 == 0 {
-			recs[i].Verdict = &Verdict{OK: i%2 == 0, Code: "ok"}
+			recs[i].Verdict = &api.Verdict{OK: i%2 == 0, Code: "ok"}
 		}
 	}
 	return recs

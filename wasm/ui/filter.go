@@ -3,6 +3,8 @@ package main
 import (
 	"sort"
 	"strings"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 // Filter selects records of a session. Its text form is words that must all appear
@@ -126,4 +128,11 @@ func statusClass(r *Record) string {
 		return s[:1] + "xx"
 	}
 	return ""
+}
+
+// Record is a CDXJ line of the session shown, and what a search for words looks in
+// (made by Filter.Match, lowercased).
+type Record struct {
+	api.Record
+	search string
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
 )
 
@@ -22,9 +24,9 @@ func demoRecords(t *testing.T) []Record {
 		cdx.Entry{URLKey: "1,0,0,127)/missing", Timestamp: "20250601100005", URL: "http://127.0.0.1/missing", Mime: "text/plain", Status: "404"},
 		cdx.Entry{URLKey: "1,0,0,127)/redirect/start", Timestamp: "20250601100006", URL: "http://127.0.0.1/redirect/start", Mime: "text/html", Status: "301"},
 	)
-	recs[0].Verdict = &Verdict{OK: true, Code: "ok"}
-	recs[1].Verdict = &Verdict{Code: "sha256", Problem: "content SHA256 changed"}
-	recs[4].Verdict = &Verdict{Code: "status", Problem: "HTTP 404"}
+	recs[0].Verdict = &api.Verdict{OK: true, Code: "ok"}
+	recs[1].Verdict = &api.Verdict{Code: "sha256", Problem: "content SHA256 changed"}
+	recs[4].Verdict = &api.Verdict{Code: "status", Problem: "HTTP 404"}
 	return recs
 }
 
@@ -97,7 +99,7 @@ func TestDistinct(t *testing.T) {
 	if got := distinct(nil, recordMethod); got != nil {
 		t.Errorf("no records: %q", got)
 	}
-	if got := statusClass(&Record{Fields: RecordFields{Status: "-"}}); got != "" {
+	if got := statusClass(&Record{Record: api.Record{Fields: api.RecordFields{Status: "-"}}}); got != "" {
 		t.Errorf("statusClass(-) = %q", got)
 	}
 }
@@ -107,8 +109,31 @@ func FuzzFilter(f *testing.F) {
 		f.Add(s, "http://127.0.0.1/a?b", "404", "POST")
 	}
 	f.Fuzz(func(t *testing.T, filter, url, status, method string) {
-		r := Record{Fields: RecordFields{URL: url, Status: status, Method: method}}
+		r := Record{Record: api.Record{Fields: api.RecordFields{URL: url, Status: status, Method: method}}}
 		ParseFilter(filter).Match(&r)
 		statusClass(&r)
 	})
+}
+
+// records is a session's records as GET /api/sessions/{id}/records answers: each CDXJ
+// line the cdx package writes, as {"urlkey", "timestamp", "fields"}.
+func records(t testing.TB, entries ...cdx.Entry) []Record {
+	var b strings.Builder
+	b.WriteString("[")
+	for i, e := range entries {
+		line := strings.TrimSuffix(string(e.AppendLine(nil, cdx.Pywb267)), "\n")
+		key, rest, _ := strings.Cut(line, " ")
+		ts, fields, _ := strings.Cut(rest, " ")
+		if i > 0 {
+			b.WriteString(",")
+		}
+		k, _ := json.Marshal(key)
+		b.WriteString(`{"urlkey":` + string(k) + `,"timestamp":"` + ts + `","fields":` + fields + `}`)
+	}
+	b.WriteString("]")
+	var out []Record
+	if err := json.Unmarshal([]byte(b.String()), &out); err != nil {
+		t.Fatalf("decoding %s: %v", b.String(), err)
+	}
+	return out
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 // humanBytes renders a size the way people read it: 0 B, 999 B, 1.5 KB, 24.0 MB.
@@ -112,18 +114,13 @@ func cdxTime(ts string) string {
 	return t.Format("2006-01-02 15:04:05")
 }
 
-// verdictSummary sums up a session's verdicts in words.
-func verdictSummary(c VerdictCounts) string {
-	switch {
-	case c.Pass == 0 && c.Fail == 0 && c.Unchecked == 0:
+// verdictSummary sums up a session's verdicts in words. The core counts only the
+// responses it checked.
+func verdictSummary(c api.VerdictCounts) string {
+	if c.Pass == 0 && c.Fail == 0 {
 		return "nothing checked: load a URL database in the options to check responses"
-	case c.Pass == 0 && c.Fail == 0:
-		return fmt.Sprintf("%d unchecked: load a URL database in the options to check them", c.Unchecked)
-	case c.Unchecked == 0:
-		// The core counts only the responses it checked.
-		return fmt.Sprintf("%d pass · %d fail", c.Pass, c.Fail)
 	}
-	return fmt.Sprintf("%d pass · %d fail · %d unchecked", c.Pass, c.Fail, c.Unchecked)
+	return fmt.Sprintf("%d pass · %d fail", c.Pass, c.Fail)
 }
 
 // Verdict labels, as shown and as filtered on.
@@ -134,7 +131,7 @@ const (
 )
 
 // verdictLabel is pass, fail, or unchecked for a record without a verdict.
-func verdictLabel(v *Verdict) string {
+func verdictLabel(v *api.Verdict) string {
 	switch {
 	case v == nil:
 		return labelUnchecked
@@ -146,12 +143,12 @@ func verdictLabel(v *Verdict) string {
 }
 
 // verdictText explains a verdict: its code and the reason given.
-func verdictText(v *Verdict) string {
+func verdictText(v *api.Verdict) string {
 	if v == nil {
 		return "not in the URL database"
 	}
 	parts := []string{v.Code}
-	for _, s := range []string{v.Message, v.Problem, v.Note} {
+	for _, s := range []string{v.Problem, v.Note} {
 		if s != "" {
 			parts = append(parts, s)
 		}
@@ -169,14 +166,25 @@ func orDash(s string) string {
 	return s
 }
 
+// checkSummary sums up a check of every URL of the database, of which pass passed
+// and fail failed: "4 URLs checked: 1 pass, 3 fail.", and the URLs skipped because
+// their site disallows them.
+func checkSummary(res api.CheckReport, pass, fail int) string {
+	out := fmt.Sprintf("%d URLs checked: %d pass, %d fail.", max(res.Checked, len(res.Verdicts)), pass, fail)
+	if n := len(res.Skipped); n > 0 {
+		out += fmt.Sprintf(" %d skipped: their site's data.txt or robots.txt disallows them, and the settings say to respect that.", n)
+	}
+	return out
+}
+
 // jobProgress renders how far a job is: "12 of 537 (2%)", or "12" when the total is
 // not known yet; an import counts bytes: "1.5 MB of 24.0 MB (6%)".
-func jobProgress(j Job) string {
+func jobProgress(j api.Job) string {
 	if j.Kind == "import" {
-		return transferProgress(j.Done, j.Total)
+		return transferProgress(int64(j.Done), int64(j.Total))
 	}
 	if j.Total <= 0 {
-		return strconv.FormatInt(j.Done, 10)
+		return strconv.Itoa(j.Done)
 	}
 	return fmt.Sprintf("%d of %d (%d%%)", j.Done, j.Total, j.Done*100/j.Total)
 }
@@ -227,7 +235,7 @@ func downloads(id string) []download {
 
 // verdictShort sums up verdicts for a table cell: "3 pass, 1 fail", or "" when none
 // was checked.
-func verdictShort(c VerdictCounts) string {
+func verdictShort(c api.VerdictCounts) string {
 	if c.Pass == 0 && c.Fail == 0 {
 		return ""
 	}
@@ -235,11 +243,11 @@ func verdictShort(c VerdictCounts) string {
 }
 
 // siteFindings sums up what a site's data.txt and robots.txt said.
-func siteFindings(s Site) (datatxt, robots string) {
+func siteFindings(s api.Site) (datatxt, robots string) {
 	return siteFile(s.DataTxt), siteFile(s.Robots)
 }
 
-func siteFile(f SiteFile) string {
+func siteFile(f api.SiteFile) string {
 	switch {
 	case f.Error != "":
 		return "error: " + f.Error
@@ -268,23 +276,14 @@ func siteFile(f SiteFile) string {
 }
 
 // datasetName names a data.txt dataset entry by its name, title or first path.
-func datasetName(ds map[string]any) string {
-	for _, k := range []string{"name", "Name", "title", "Title"} {
-		if s, ok := ds[k].(string); ok && s != "" {
-			return s
-		}
-	}
-	for _, k := range []string{"paths", "Paths", "path"} {
-		switch v := ds[k].(type) {
-		case string:
-			return v
-		case []any:
-			if len(v) > 0 {
-				if s, ok := v[0].(string); ok {
-					return s
-				}
-			}
-		}
+func datasetName(ds api.Dataset) string {
+	switch {
+	case ds.Name != "":
+		return ds.Name
+	case ds.Title != "":
+		return ds.Title
+	case len(ds.Paths) > 0:
+		return ds.Paths[0]
 	}
 	return "(unnamed)"
 }
@@ -315,7 +314,7 @@ func plural(n int, thing string) string {
 
 // problems lists what a session did not keep whole, in plain words: first each reason
 // with how many exchanges it concerns, most first, then the session's notes.
-func problems(s SessionInfo) []string {
+func problems(s api.SessionInfo) []string {
 	reasons := make([]string, 0, len(s.Reasons))
 	for r := range s.Reasons {
 		reasons = append(reasons, r)
@@ -334,7 +333,7 @@ func problems(s SessionInfo) []string {
 // sessionFigures sums up a session's figures for the archive page's header: pages and
 // exchanges, not WARC records (requests, notes and segments among them), so that the
 // only count of records on the page is the table's, of the records it lists.
-func sessionFigures(s SessionInfo) string {
+func sessionFigures(s api.SessionInfo) string {
 	parts := []string{
 		plural(s.Pages, "page"),
 		fmt.Sprintf("%s (%d not GET)", plural(s.Exchanges, "request"), s.NonGET),
@@ -362,6 +361,6 @@ func recordStatus(r *Record) string {
 }
 
 // loginMark says that a session holds login POSTs, for the archive page's mark.
-func loginMark(s SessionInfo) string {
+func loginMark(s api.SessionInfo) string {
 	return fmt.Sprintf("holds %s that sent a password (a login); passwords are kept or redacted as the options say", plural(s.LoginPosts, "request"))
 }

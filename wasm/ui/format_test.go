@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 func TestHumanBytes(t *testing.T) {
@@ -99,13 +101,12 @@ func TestLocalTime(t *testing.T) {
 
 func TestVerdictSummary(t *testing.T) {
 	for _, tc := range []struct {
-		c           VerdictCounts
+		c           api.VerdictCounts
 		long, short string
 	}{
-		{VerdictCounts{}, "nothing checked: load a URL database in the options to check responses", ""},
-		{VerdictCounts{Unchecked: 12}, "12 unchecked: load a URL database in the options to check them", ""},
-		{VerdictCounts{Pass: 3, Fail: 1, Unchecked: 20}, "3 pass · 1 fail · 20 unchecked", "3 pass, 1 fail"},
-		{VerdictCounts{Fail: 2}, "0 pass · 2 fail", "0 pass, 2 fail"},
+		{api.VerdictCounts{}, "nothing checked: load a URL database in the options to check responses", ""},
+		{api.VerdictCounts{Pass: 3, Fail: 1}, "3 pass · 1 fail", "3 pass, 1 fail"},
+		{api.VerdictCounts{Fail: 2}, "0 pass · 2 fail", "0 pass, 2 fail"},
 	} {
 		if got := verdictSummary(tc.c); got != tc.long {
 			t.Errorf("verdictSummary(%+v) = %q, want %q", tc.c, got, tc.long)
@@ -118,17 +119,17 @@ func TestVerdictSummary(t *testing.T) {
 
 func TestVerdictText(t *testing.T) {
 	for _, tc := range []struct {
-		v           *Verdict
+		v           *api.Verdict
 		label, text string
 	}{
 		{nil, "unchecked", "not in the URL database"},
-		{&Verdict{OK: true, Code: "ok"}, "pass", "ok"},
+		{&api.Verdict{OK: true, Code: "ok"}, "pass", "ok"},
 		// The messages of shared/urldb's CheckResponse for a changed file and a wrong type.
-		{&Verdict{Code: "sha256", Problem: "content SHA256 changed", Expected: "ab", Got: "cd"}, "fail",
+		{&api.Verdict{Code: "sha256", Problem: "content SHA256 changed", Expected: "ab", Got: "cd"}, "fail",
 			"sha256: content SHA256 changed: expected ab, got cd"},
-		{&Verdict{Code: "content-type", Message: "expected text/css; got text/plain", Expected: "text/css"}, "fail",
+		{&api.Verdict{Code: "content-type", Problem: "expected text/css; got text/plain", Expected: "text/css"}, "fail",
 			"content-type: expected text/css; got text/plain: expected text/css, got -"},
-		{&Verdict{OK: true, Code: "ok", Note: "(ignoring JS content-type nit)"}, "pass", "ok: (ignoring JS content-type nit)"},
+		{&api.Verdict{OK: true, Code: "ok", Note: "(ignoring JS content-type nit)"}, "pass", "ok: (ignoring JS content-type nit)"},
 	} {
 		if got := verdictLabel(tc.v); got != tc.label {
 			t.Errorf("verdictLabel(%+v) = %q, want %q", tc.v, got, tc.label)
@@ -141,11 +142,11 @@ func TestVerdictText(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	for _, tc := range []struct {
-		j    Job
+		j    api.Job
 		want string
 	}{
-		{Job{Done: 12}, "12"}, {Job{Done: 12, Total: 537}, "12 of 537 (2%)"}, {Job{Done: 537, Total: 537}, "537 of 537 (100%)"},
-		{Job{Kind: "import", Done: 1_500_000, Total: 24_000_000}, "1.5 MB of 24.0 MB (6%)"},
+		{api.Job{Done: 12}, "12"}, {api.Job{Done: 12, Total: 537}, "12 of 537 (2%)"}, {api.Job{Done: 537, Total: 537}, "537 of 537 (100%)"},
+		{api.Job{Kind: "import", Done: 1_500_000, Total: 24_000_000}, "1.5 MB of 24.0 MB (6%)"},
 	} {
 		if got := jobProgress(tc.j); got != tc.want {
 			t.Errorf("jobProgress(%+v) = %q, want %q", tc.j, got, tc.want)
@@ -200,17 +201,16 @@ func TestDownloads(t *testing.T) {
 
 func TestSiteFindings(t *testing.T) {
 	for _, tc := range []struct {
-		s               Site
+		s               api.Site
 		datatxt, robots string
 	}{
-		{Site{}, "none", "none"},
-		{Site{DataTxt: SiteFile{Status: 404}, Robots: SiteFile{Found: true, Format: "robots", Records: 2}}, "none (HTTP 404)", "found (robots), 2 record(s)"},
-		// shared/datatxt.Dataset has no JSON tags: its fields arrive as Name and Paths.
-		{Site{DataTxt: SiteFile{Found: true, Format: "yaml", Datasets: []map[string]any{
-			{"Name": "birds", "Paths": []any{"/b.csv"}}, {"Paths": []any{"/fish.csv"}}, {"path": "/x"}, {},
-		}}}, "found (yaml), 4 dataset(s): birds, /fish.csv, /x, (unnamed)", "none"},
-		{Site{DataTxt: SiteFile{Error: "HTTP 500"}, Robots: SiteFile{Found: true}}, "error: HTTP 500", "found"},
-		{Site{DataTxt: SiteFile{Status: 200, NotFile: "the answer is an HTML page"}, Robots: SiteFile{Status: 200, NotFile: "the answer is text/html, not text"}},
+		{api.Site{}, "none", "none"},
+		{api.Site{DataTxt: api.SiteFile{Status: 404}, Robots: api.SiteFile{Found: true, Format: "robots", Records: 2}}, "none (HTTP 404)", "found (robots), 2 record(s)"},
+		{api.Site{DataTxt: api.SiteFile{Found: true, Format: "yaml", Datasets: []api.Dataset{
+			{Name: "birds", Paths: []string{"/b.csv"}}, {Title: "Fish", Paths: []string{"/fish.csv"}}, {Paths: []string{"/x"}}, {},
+		}}}, "found (yaml), 4 dataset(s): birds, Fish, /x, (unnamed)", "none"},
+		{api.Site{DataTxt: api.SiteFile{Error: "HTTP 500"}, Robots: api.SiteFile{Found: true}}, "error: HTTP 500", "found"},
+		{api.Site{DataTxt: api.SiteFile{Status: 200, NotFile: "the answer is an HTML page"}, Robots: api.SiteFile{Status: 200, NotFile: "the answer is text/html, not text"}},
 			"none (HTTP 200: the answer is an HTML page)", "none (HTTP 200: the answer is text/html, not text)"},
 	} {
 		d, r := siteFindings(tc.s)
@@ -239,7 +239,7 @@ func TestPlural(t *testing.T) {
 }
 
 func TestProblemsInPlainWords(t *testing.T) {
-	s := SessionInfo{
+	s := api.SessionInfo{
 		Reasons: map[string]int{"cancelled by the browser": 2, "the page was left before its body arrived": 312, "recording stopped before the response arrived": 2},
 		Notes:   []string{"http://a/x.png: the page was left before its body arrived (net::ERR_ABORTED)"},
 	}
@@ -252,18 +252,18 @@ func TestProblemsInPlainWords(t *testing.T) {
 	if got := problems(s); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("problems:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if got := problems(SessionInfo{}); len(got) != 0 {
+	if got := problems(api.SessionInfo{}); len(got) != 0 {
 		t.Errorf("no problems: %q", got)
 	}
 }
 
 func TestSessionFigures(t *testing.T) {
-	s := SessionInfo{Pages: 3, Exchanges: 426, NonGET: 4, Failures: 2, Incomplete: 7, Records: 850, Bytes: 2500}
+	s := api.SessionInfo{Pages: 3, Exchanges: 426, NonGET: 4, Failures: 2, Incomplete: 7, Records: 850, Bytes: 2500}
 	want := "3 pages · 426 requests (4 not GET) · 2 without a response · 7 not kept whole · 2.5 KB"
 	if got := sessionFigures(s); got != want {
 		t.Errorf("sessionFigures = %q, want %q", got, want)
 	}
-	if got := sessionFigures(SessionInfo{Pages: 1, Exchanges: 1}); got != "1 page · 1 request (0 not GET) · 0 B" {
+	if got := sessionFigures(api.SessionInfo{Pages: 1, Exchanges: 1}); got != "1 page · 1 request (0 not GET) · 0 B" {
 		t.Errorf("a clean session: %q", got)
 	}
 }
@@ -273,9 +273,9 @@ func TestRecordStatus(t *testing.T) {
 		r    Record
 		want string
 	}{
-		{Record{Fields: RecordFields{Mime: "text/html", Status: "200"}}, "200"},
-		{Record{Fields: RecordFields{Mime: "warc/revisit"}, RevisitStatus: 200}, "200 revisit"},
-		{Record{Fields: RecordFields{Mime: "warc/revisit", Status: "-"}}, "revisit"},
+		{Record{Record: api.Record{Fields: api.RecordFields{Mime: "text/html", Status: "200"}}}, "200"},
+		{Record{Record: api.Record{Fields: api.RecordFields{Mime: "warc/revisit"}, RevisitStatus: 200}}, "200 revisit"},
+		{Record{Record: api.Record{Fields: api.RecordFields{Mime: "warc/revisit", Status: "-"}}}, "revisit"},
 	} {
 		if got := recordStatus(&tc.r); got != tc.want {
 			t.Errorf("recordStatus(%+v) = %q, want %q", tc.r, got, tc.want)
@@ -284,7 +284,25 @@ func TestRecordStatus(t *testing.T) {
 }
 
 func TestLoginMark(t *testing.T) {
-	if got := loginMark(SessionInfo{LoginPosts: 2}); !strings.HasPrefix(got, "holds 2 requests that sent a password (a login)") {
+	if got := loginMark(api.SessionInfo{LoginPosts: 2}); !strings.HasPrefix(got, "holds 2 requests that sent a password (a login)") {
 		t.Errorf("loginMark = %q", got)
+	}
+}
+
+func TestCheckSummary(t *testing.T) {
+	for _, tc := range []struct {
+		res        api.CheckReport
+		pass, fail int
+		want       string
+	}{
+		{api.CheckReport{Checked: 4}, 1, 3, "4 URLs checked: 1 pass, 3 fail."},
+		// A check counts what it fetched; a report without the count has its verdicts.
+		{api.CheckReport{Verdicts: make([]api.Verdict, 2)}, 2, 0, "2 URLs checked: 2 pass, 0 fail."},
+		{api.CheckReport{Checked: 1, Skipped: []string{"https://example.org/good", "https://example.org/static"}}, 0, 1,
+			"1 URLs checked: 0 pass, 1 fail. 2 skipped: their site's data.txt or robots.txt disallows them, and the settings say to respect that."},
+	} {
+		if got := checkSummary(tc.res, tc.pass, tc.fail); got != tc.want {
+			t.Errorf("checkSummary(%+v, %d, %d) = %q, want %q", tc.res, tc.pass, tc.fail, got, tc.want)
+		}
 	}
 }

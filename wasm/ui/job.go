@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"honnef.co/go/js/dom/v2"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 // progressBox shows one piece of long work in the page's #jobs list: what it is, a
@@ -23,7 +25,7 @@ type progressBox struct {
 
 func newProgress(label string) *progressBox {
 	p := &progressBox{
-		root:   el("li", "", "class", "job", "data-state", JobRunning),
+		root:   el("li", "", "class", "job", "data-state", api.JobRunning),
 		bar:    el("progress", ""),
 		count:  el("span", "", "class", "count"),
 		cancel: make(chan struct{}),
@@ -49,7 +51,7 @@ func (p *progressBox) set(done, total int64, text string) {
 // finish shows how the work ended and lets the user dismiss the box.
 func (p *progressBox) finish(state, text string) {
 	p.root.SetAttribute("data-state", state)
-	if state == JobDone {
+	if state == api.JobDone {
 		// Work done is a full bar, whatever the last progress report said.
 		p.bar.SetAttribute("max", "1")
 		p.bar.SetAttribute("value", "1")
@@ -64,7 +66,7 @@ const pollEvery = 400 * time.Millisecond
 
 // trackJob shows a job's progress until it ends, cancelling it if the user asks, and
 // returns its final state: an error if it failed or was cancelled.
-func trackJob(label, id string) (Job, error) {
+func trackJob(label, id string) (api.Job, error) {
 	// One box a job: a job run again under its id (a session's upload) replaces the
 	// box of its last run.
 	for _, old := range byID("jobs").QuerySelectorAll(`[data-job="` + id + `"]`) {
@@ -75,18 +77,18 @@ func trackJob(label, id string) (Job, error) {
 	path := "/api/jobs/" + id
 	cancel := p.cancel
 	for {
-		var j Job
+		var j api.Job
 		if err := call("GET", path, nil, &j); err != nil {
-			p.finish(JobFailed, "failed")
+			p.finish(api.JobFailed, "failed")
 			return j, err
 		}
-		p.set(j.Done, j.Total, jobProgress(j))
+		p.set(int64(j.Done), int64(j.Total), jobProgress(j))
 		if j.Finished() {
 			switch j.State {
-			case JobDone:
+			case api.JobDone:
 				p.finish(j.State, "done: "+jobProgress(j))
 				return j, nil
-			case JobCancelled:
+			case api.JobCancelled:
 				p.finish(j.State, "cancelled at "+jobProgress(j))
 				return j, errCancelled
 			default:
@@ -122,11 +124,11 @@ func uploadWithProgress(label, method, path string, body js.Value, out any) erro
 	}, p.cancel, out)
 	switch {
 	case errors.Is(err, errCancelled):
-		p.finish(JobCancelled, "cancelled")
+		p.finish(api.JobCancelled, "cancelled")
 	case err != nil:
-		p.finish(JobFailed, "failed")
+		p.finish(api.JobFailed, "failed")
 	default:
-		p.finish(JobDone, "done")
+		p.finish(api.JobDone, "done")
 	}
 	return err
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"honnef.co/go/js/dom/v2"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 // options shows the URL database (load, export, check all) and the settings form.
@@ -20,7 +22,7 @@ func options() {
 	on(byID("urldb-zip"), "change", func(dom.Event) { loadZip() })
 	onClick(byID("urldb-team"), func() {
 		hideError()
-		var db URLDB
+		var db api.DatabaseInfo
 		if err := call("POST", "/api/urldb/team", nil, &db); err != nil {
 			showError(fmt.Errorf("loading the team's URL database: %w (check the team endpoint and token below)", err))
 			return
@@ -34,7 +36,7 @@ func options() {
 			showError(fmt.Errorf("unloading the URL database: %w", err))
 			return
 		}
-		renderDatabase(URLDB{})
+		renderDatabase(api.DatabaseInfo{})
 	})
 	onClick(byID("check-all"), checkAll)
 	onClick(byID("add-domain"), func() { focus(addRuleRow(domainRule{}).QuerySelector(".domain")) })
@@ -50,13 +52,13 @@ func options() {
 		go safely(loadZip)
 	}
 	markReady()
-	var db URLDB
+	var db api.DatabaseInfo
 	if err := call("GET", "/api/urldb", nil, &db); err != nil {
 		showError(fmt.Errorf("reading the URL database: %w", err))
 	} else {
 		renderDatabase(db)
 	}
-	var s Settings
+	var s api.Settings
 	if err := call("GET", "/api/settings", nil, &s); err != nil {
 		showError(fmt.Errorf("reading the settings: %w", err))
 		return
@@ -65,7 +67,7 @@ func options() {
 }
 
 // renderDatabase shows the loaded URL database: its domains and problems.
-func renderDatabase(db URLDB) {
+func renderDatabase(db api.DatabaseInfo) {
 	records := db.Records
 	if records == 0 {
 		for _, d := range db.Domains {
@@ -135,13 +137,13 @@ func loadZip() {
 // sendDatabase uploads a database, named name, then follows the job that loads it.
 func sendDatabase(label, name string, body js.Value) {
 	hideError()
-	var ref JobRef
+	var ref api.JobRef
 	err := uploadWithProgress(label, "POST", "/api/urldb?name="+url.QueryEscape(name), body, &ref)
-	var j Job
+	var j api.Job
 	if err == nil {
 		j, err = trackJob("Reading "+name, ref.Job)
 	}
-	var db URLDB
+	var db api.DatabaseInfo
 	if err == nil {
 		if err = json.Unmarshal(j.Result, &db); err != nil {
 			err = fmt.Errorf("reading the loaded database: %w", err)
@@ -163,7 +165,7 @@ func checkAll() {
 	b := byID("check-all")
 	setDisabled(b, true)
 	defer setDisabled(b, false)
-	var db URLDB
+	var db api.DatabaseInfo
 	if err := call("GET", "/api/urldb", nil, &db); err != nil {
 		showError(fmt.Errorf("reading the URL database: %w", err))
 		return
@@ -176,8 +178,8 @@ func checkAll() {
 	case !granted:
 		notice(fmt.Sprintf("Without access to the database's %d sites, only those that let any site read them (CORS) can be checked; the others fail.", len(db.Origins)))
 	}
-	var ref JobRef
-	if err := call("POST", "/api/urldb/check", CheckRequest{Record: checked("check-record")}, &ref); err != nil {
+	var ref api.JobRef
+	if err := call("POST", "/api/urldb/check", api.CheckRequest{Record: checked("check-record")}, &ref); err != nil {
 		showError(fmt.Errorf("starting the check: %w", err))
 		return
 	}
@@ -185,10 +187,10 @@ func checkAll() {
 	if err != nil && !errors.Is(err, errCancelled) {
 		showError(err)
 	}
-	if j.State != JobDone {
+	if j.State != api.JobDone {
 		return
 	}
-	var res CheckResult
+	var res api.CheckReport
 	if err := json.Unmarshal(j.Result, &res); err != nil {
 		showError(fmt.Errorf("reading the check's report: %w", err))
 		return
@@ -222,7 +224,7 @@ func requestHostAccess(origins []string) (bool, error) {
 	return granted.Truthy(), nil
 }
 
-func renderCheck(res CheckResult) {
+func renderCheck(res api.CheckReport) {
 	pass, fail := 0, 0
 	tbody := byID("check-failures")
 	clear(tbody)
@@ -240,18 +242,24 @@ func renderCheck(res CheckResult) {
 		add(tbody, add(el("tr", ""), el("td", url, "class", "url"), el("td", v.Code), el("td", verdictText(v))))
 	}
 	summary := byID("check-summary")
-	summary.SetTextContent(fmt.Sprintf("%d URLs checked: %d pass, %d fail.", max(res.Checked, len(res.Verdicts)), pass, fail))
+	summary.SetTextContent(checkSummary(res, pass, fail))
 	summary.SetAttribute("data-fail", strconv.Itoa(fail))
 	if res.Session != "" {
 		summary.AppendChild(text(" "))
 		summary.AppendChild(el("a", "The responses are in a session.", "href", "archive.html#"+res.Session, "target", "_blank"))
 	}
 	show(byID("check-failures-box"), fail > 0)
+	skipped := byID("check-skipped")
+	clear(skipped)
+	for _, u := range res.Skipped {
+		add(skipped, el("li", u, "class", "url"))
+	}
+	show(byID("check-skipped-box"), len(res.Skipped) > 0)
 	show(byID("check-report"), true)
 }
 
 // fillSettings puts settings into the form.
-func fillSettings(s Settings) {
+func fillSettings(s api.Settings) {
 	setValue("header-policy", s.HeaderPolicy)
 	setValue("password-policy", s.PasswordPolicy)
 	setValue("body-limit", formatSize(s.BodyLimit))
@@ -294,10 +302,10 @@ func addRuleRow(r domainRule) dom.Element {
 }
 
 // readSettings reads the form, checking what the page can check itself.
-func readSettings() (Settings, error) {
+func readSettings() (api.Settings, error) {
 	limit, err := parseSize(value("body-limit"))
 	if err != nil {
-		return Settings{}, fmt.Errorf("body size limit: %w", err)
+		return api.Settings{}, fmt.Errorf("body size limit: %w", err)
 	}
 	var rows []domainRule
 	for _, row := range byID("domain-rules").QuerySelectorAll(".domain-rule") {
@@ -308,9 +316,9 @@ func readSettings() (Settings, error) {
 	}
 	rules, err := rulesMap(rows)
 	if err != nil {
-		return Settings{}, err
+		return api.Settings{}, err
 	}
-	return Settings{
+	return api.Settings{
 		HeaderPolicy:    value("header-policy"),
 		PasswordPolicy:  value("password-policy"),
 		BodyLimit:       limit,
@@ -339,7 +347,7 @@ func saveSettings() {
 	}
 	saved.SetTextContent("Saving…")
 	saved.SetAttribute("data-state", "saving")
-	var out Settings
+	var out api.Settings
 	if err := call("PUT", "/api/settings", s, &out); err != nil {
 		fail(err)
 		return

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall/js"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/api"
 )
 
 // popup shows the recording state of the current tab and the controls: start, stop,
@@ -72,13 +74,13 @@ func targetTab() (int, error) {
 // popupShown is the session the popup shows when nothing is being recorded: the
 // newest one.
 var popupShown struct {
-	session *SessionInfo
+	session *api.SessionInfo
 	id      string // whose download links are in the page
 	notes   string // session id and the problems in the page
 }
 
 func refreshPopup(listSessions bool) {
-	var st Status
+	var st api.Status
 	if err := call("GET", "/api/status", nil, &st); err != nil {
 		showError(err)
 		return
@@ -95,7 +97,7 @@ func refreshPopup(listSessions bool) {
 	sess := st.Session
 	if sess == nil {
 		if listSessions || popupShown.session == nil {
-			var list []SessionInfo
+			var list []api.SessionInfo
 			if err := call("GET", "/api/sessions", nil, &list); err != nil {
 				showError(err)
 				return
