@@ -95,11 +95,9 @@ type Session struct {
 	revisitLines []byte
 	w            *warc.Writer
 	// index indexes the records w writes, as they are written, into cdxLines: the
-	// lines of the exchange being written. indexBlock is what the index reads of
-	// the record being written (its HTTP header, a request's body, a note's text).
-	index      *cdx.Follower
-	indexBlock []byte
-	cdxLines   []byte
+	// lines of the exchange being written.
+	index    *cdx.Follower
+	cdxLines []byte
 }
 
 func sessionKey(id, rest string) string { return "s/" + id + "/" + rest }
@@ -361,7 +359,6 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 	if ex.ReqTruncated {
 		reqFields = append(append(warc.Header{}, ip...), warc.Field{Name: warc.FieldTruncated, Value: "unspecified"})
 	}
-	s.indexBlock = reqMsg
 	reqInfo, err := s.w.WriteRecord(&warc.Record{
 		Type:        warc.TypeRequest,
 		TargetURI:   ex.URL,
@@ -379,7 +376,6 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 	// writeMetadata writes a note about the exchange as a metadata record related to
 	// the record whose id is given.
 	writeMetadata := func(note, relatedID, what string) error {
-		s.indexBlock = []byte(note)
 		if _, err := s.w.WriteRecord(&warc.Record{
 			Type:        warc.TypeMetadata,
 			TargetURI:   ex.URL,
@@ -420,7 +416,6 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 	if err != nil {
 		return n, fmt.Errorf("response body: %w", err)
 	}
-	s.indexBlock = head
 	respFields := append(append(warc.Header{}, ip...), related...)
 	if ex.RespTruncated != "" {
 		respFields = append(respFields, warc.Field{Name: warc.FieldTruncated, Value: ex.RespTruncated})
@@ -459,10 +454,9 @@ func (s *Session) writeRecords(ex *Exchange) (int, error) {
 
 // indexWritten indexes a record s.w has written (see warc.WriterOptions.Written). A
 // record the index cannot read is noted, and has no CDX line.
-func (s *Session) indexWritten(rec *warc.Record, payloadDigest string) {
-	rec.Block = bytes.NewReader(s.indexBlock)
-	if err := s.index.Add(rec, payloadDigest); err != nil {
-		s.note(fmt.Sprintf("%s: no CDX line: %v", rec.TargetURI, err))
+func (s *Session) indexWritten(wr *warc.WrittenRecord) {
+	if err := s.index.Add(wr.Record, wr.PayloadDigest); err != nil {
+		s.note(fmt.Sprintf("%s: no CDX line: %v", wr.Record.TargetURI, err))
 	}
 }
 

@@ -3,7 +3,6 @@ package warc
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"hash/crc32"
 	"io"
 
@@ -151,69 +150,4 @@ func (w *Writer) httpHeadLen(rec *Record, blk block) int {
 		return i + len(crlf2)
 	}
 	return 0
-}
-
-// errNotStored is what a storedReader returns where the stored head ends.
-var errNotStored = errors.New("warc: end of the stored head")
-
-// storedReader hands out the contents of the stored, non-final deflate blocks
-// that open a gzip member, read from a copy of the member's first bytes. At the
-// first other block, or at the end of the copy, it returns errNotStored.
-type storedReader struct {
-	p    []byte // the copy, from the rest of the current block on
-	left int    // bytes of the current block not yet handed out
-}
-
-func (s *storedReader) Read(b []byte) (int, error) {
-	for s.left == 0 {
-		// BFINAL 0, BTYPE 00; the other five bits pad to the byte.
-		if len(s.p) < 5 || s.p[0]&7 != 0 {
-			return 0, errNotStored
-		}
-		n, nn := binary.LittleEndian.Uint16(s.p[1:]), binary.LittleEndian.Uint16(s.p[3:])
-		if n != ^nn {
-			return 0, errNotStored
-		}
-		s.p, s.left = s.p[5:], int(n)
-	}
-	k := min(len(b), s.left, len(s.p))
-	if k == 0 {
-		return 0, errNotStored
-	}
-	copy(b, s.p[:k])
-	s.p, s.left = s.p[k:], s.left-k
-	return k, nil
-}
-
-// parseGzipHeader parses the gzip header (RFC 1952) at the start of p and
-// returns its extra field and its length. It reports false when p does not
-// start with a whole deflate member header it can take without checks (FHCRC
-// set, reserved flags).
-func parseGzipHeader(p []byte) (extra []byte, n int, ok bool) {
-	if len(p) < 10 || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 || p[3]&0xe2 != 0 {
-		return nil, 0, false
-	}
-	flg, i := p[3], 10
-	if flg&4 != 0 {
-		if len(p) < i+2 {
-			return nil, 0, false
-		}
-		x := int(binary.LittleEndian.Uint16(p[i:]))
-		i += 2
-		if len(p) < i+x {
-			return nil, 0, false
-		}
-		extra = p[i : i+x]
-		i += x
-	}
-	for _, bit := range []byte{8, 16} { // FNAME, FCOMMENT: zero-terminated
-		if flg&bit != 0 {
-			z := bytes.IndexByte(p[i:], 0)
-			if z < 0 {
-				return nil, 0, false
-			}
-			i += z + 1
-		}
-	}
-	return extra, i, true
 }

@@ -59,14 +59,27 @@ type WriterOptions struct {
 	// large blocks but dearer per call, hence the lower bound.
 	SumSHA1 func(data ...[]byte) ([][sha1.Size]byte, error)
 	// Written, when set, is told of each record once it is written, each segment of a
-	// segmented block its own record: rec has the record's Offset and its header
-	// fields as written (the digests the Writer added included), its Version, and no
-	// Block.
-	// payloadDigest is the "sha1:BASE32" digest of what follows the HTTP header in
+	// segmented block its own record, with what an index needs of it, so that an
+	// index can be built as the file is written, without reading the file again.
+	Written func(*WrittenRecord)
+}
+
+// WrittenRecord is what a Writer tells WriterOptions.Written of a record it has just
+// written. It and what it holds are valid only while Written runs.
+type WrittenRecord struct {
+	// Record has the record's Offset, its header fields as written (the digests
+	// the Writer added included), its Version and its ContentType as written. Its
+	// Block reads the block as written: for a revisit the HTTP header it kept, for
+	// a segment its own part of the block.
+	Record *Record
+	// Header is the record's header as written, through the blank line that ends it.
+	Header []byte
+	// End is the file offset where the record (with gzip, its member) ends.
+	End int64
+	// PayloadDigest is the "sha1:BASE32" digest of what follows the HTTP header in
 	// this record's own block, or of the whole block when it is not an HTTP message;
-	// it is empty for a revisit and wherever the Writer did not compute it. It lets an
-	// index be built as the file is written, without reading the file again.
-	Written func(rec *Record, payloadDigest string)
+	// it is empty for a revisit and wherever the Writer did not compute it.
+	PayloadDigest string
 }
 
 // RecordInfo tells where and how a record was written.
@@ -278,16 +291,18 @@ func (w *Writer) writeOne(r *Record, rs io.ReadSeeker, seekable bool) (RecordInf
 		if rec.Type != TypeRevisit {
 			payload = w.dig.payloadDigest()
 		}
-		w.written(&rec, info.Offset, extra, payload)
+		err = w.written(&rec, info.Offset, extra, blk, payload)
 	}
 	return info, err
 }
 
-// written tells WriterOptions.Written of rec, written at offset with the fields
-// rec.Header and extra.
-func (w *Writer) written(rec *Record, offset int64, extra Header, payloadDigest string) {
+// written tells WriterOptions.Written of rec, its block blk, written at offset with
+// the fields rec.Header and extra; w.hdr still holds its header, and w.off is where
+// it ends. It fails only when a seekable source it read cannot be put back after
+// the block.
+func (w *Writer) written(rec *Record, offset int64, extra Header, blk block, payloadDigest string) error {
 	if w.opts.Written == nil {
-		return
+		return nil
 	}
 	r := *rec
 	r.Version = w.opts.Version
@@ -298,8 +313,39 @@ func (w *Writer) written(rec *Record, offset int64, extra Header, payloadDigest 
 	} else {
 		r.ContentType = contentType11(rec.ContentType, rec.Type)
 	}
-	r.Block = nil
-	w.opts.Written(&r, payloadDigest)
+	r.Block = bytes.NewReader(blk.data)
+	var sr *seekReaderAt
+	if blk.data == nil && blk.n > 0 {
+		ra, ok := blk.rs.(io.ReaderAt)
+		if !ok {
+			sr = &seekReaderAt{rs: blk.rs}
+			ra = sr
+		}
+		r.Block = io.NewSectionReader(ra, blk.start, blk.n)
+	}
+	w.opts.Written(&WrittenRecord{Record: &r, Header: w.hdr, End: w.off, PayloadDigest: payloadDigest})
+	if sr != nil && sr.moved {
+		// Leave the source after the block, where writing it left it.
+		if _, err := blk.rs.Seek(blk.start+blk.n, io.SeekStart); err != nil {
+			return fmt.Errorf("warc: record %s: %w", rec.ID, err)
+		}
+	}
+	return nil
+}
+
+// seekReaderAt reads a block's seekable source at given offsets, for a source that
+// is not an io.ReaderAt.
+type seekReaderAt struct {
+	rs    io.ReadSeeker
+	moved bool
+}
+
+func (s *seekReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	s.moved = true
+	if _, err := s.rs.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return io.ReadFull(s.rs, p)
 }
 
 // digestFields returns the WARC/1.1 digest fields of a record.
@@ -672,14 +718,17 @@ func (w *Writer) writeSegments(rec *Record, size int64, before func(n int64) err
 			extra = Header{{"WARC-Block-Digest", digest}}
 		}
 		at := w.off
-		n, err := w.emit(&s, h, extra, block{data: data, n: n})
+		blk := block{data: data, n: n}
+		n, err := w.emit(&s, h, extra, blk)
 		info.Length += n
 		info.Segments++
 		if err != nil {
 			return info, err
 		}
 		s.Header = h
-		w.written(&s, at, extra, w.dig.payloadDigest())
+		if err := w.written(&s, at, extra, blk, w.dig.payloadDigest()); err != nil {
+			return info, err
+		}
 	}
 	info.BlockDigest = whole.blockDigest()
 	info.PayloadDigest = whole.payloadDigest()

@@ -459,3 +459,106 @@ func TestPayloadDigest09(t *testing.T) {
 		t.Errorf("back in WARC 0.9: %d Payload-Digest fields, want 4", n)
 	}
 }
+
+// seekOnly hides every method of its reader but Read and Seek (io.ReaderAt above all).
+type seekOnly struct{ io.ReadSeeker }
+
+// TestWritten: WriterOptions.Written is handed, of each record, what a Reader reads
+// back from the file at that record: its offset, its header as written and its block
+// (a revisit's HTTP header, a segment's part), and where the next record starts.
+// Blocks come buffered, from an io.ReaderAt and from a source that can only seek,
+// which the Writer leaves after the block.
+func TestWritten(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 1000)
+	resp := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" + big[:3000]
+	resp2 := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n" + big[3000:6000]
+	req := "POST /form HTTP/1.1\r\nContent-Length: 7\r\n\r\na=1&b=2"
+	const partial = 16
+	for _, v := range []Version{V09, V11} {
+		for _, gz := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v/gzip=%v", v, gz), func(t *testing.T) {
+				type written struct {
+					offset, end int64
+					typ         string
+					header      []byte
+					block       []byte
+				}
+				var got []written
+				var file bytes.Buffer
+				w := NewWriter(&file, WriterOptions{Version: v, Gzip: gz, MaxBuffer: 4096, Dedup: NewDeduper(),
+					Written: func(wr *WrittenRecord) {
+						var src io.Reader = wr.Record.Block
+						if wr.Record.TargetURI == "http://x/b" {
+							// Read only in part, as an index reads an HTTP header.
+							src = io.LimitReader(src, partial)
+						}
+						block, err := io.ReadAll(src)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got = append(got, written{wr.Record.Offset, wr.End, wr.Record.Type, bytes.Clone(wr.Header), block})
+					}})
+				onlySeeks := &seekOnly{strings.NewReader(resp2)}
+				for _, r := range []*Record{
+					{Type: TypeRequest, TargetURI: "http://x/form", ContentType: "message/http", Block: io.MultiReader(strings.NewReader(req)), BlockLength: int64(len(req))},
+					{Type: TypeResponse, TargetURI: "http://x/a", ContentType: "message/http", Block: strings.NewReader(resp), BlockLength: int64(len(resp))},
+					{Type: TypeResponse, TargetURI: "http://x/b", ContentType: "message/http", Block: onlySeeks, BlockLength: int64(len(resp2))},
+					{Type: TypeResponse, TargetURI: "http://x/c", ContentType: "message/http", Block: strings.NewReader(resp), BlockLength: int64(len(resp))},
+					{Type: TypeResource, TargetURI: "http://x/big", ContentType: "text/plain", Block: io.MultiReader(strings.NewReader(big)), BlockLength: int64(len(big))},
+				} {
+					if _, err := w.WriteRecord(r); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if at, _ := onlySeeks.Seek(0, io.SeekCurrent); at != int64(len(resp2)) {
+					t.Errorf("source left at %d, want %d, after its block", at, len(resp2))
+				}
+				r, err := NewReader(bytes.NewReader(file.Bytes()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				types := map[string]int{}
+				for i := 0; ; i++ {
+					rec, err := r.Next()
+					if err == io.EOF {
+						if i != len(got) {
+							t.Fatalf("%d records in the file, Written told of %d", i, len(got))
+						}
+						break
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if i >= len(got) {
+						t.Fatalf("record %d at %d: Written was not told of it", i, rec.Offset)
+					}
+					block, err := io.ReadAll(rec.Block)
+					if err != nil {
+						t.Fatal(err)
+					}
+					g := got[i]
+					types[g.typ]++
+					if rec.TargetURI == "http://x/b" {
+						block = block[:partial]
+					}
+					wantEnd := int64(file.Len())
+					if i+1 < len(got) {
+						wantEnd = got[i+1].offset
+					}
+					if g.offset != rec.Offset || g.end != wantEnd || g.typ != rec.Type {
+						t.Errorf("record %d: Written told of %s at %d-%d, the file has %s at %d, the next at %d", i, g.typ, g.offset, g.end, rec.Type, rec.Offset, wantEnd)
+					}
+					if !bytes.Equal(g.header, r.RawHeader()) {
+						t.Errorf("record %d: header\n%q\nwant\n%q", i, g.header, r.RawHeader())
+					}
+					if !bytes.Equal(g.block, block) {
+						t.Errorf("record %d: block of %d bytes %.60q, want %d bytes %.60q", i, len(g.block), g.block, len(block), block)
+					}
+				}
+				if types[TypeRevisit] != 1 || types[TypeContinuation] == 0 || types[TypeRequest] != 1 {
+					t.Errorf("record types %v: a case is not covered", types)
+				}
+			})
+		}
+	}
+}
