@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"syscall/js"
 	"testing"
+
+	"github.com/webkeep/webkeep/wasm/jspromise"
 )
 
 // chunkedRequest returns a fetch Request whose body is a ReadableStream of n chunks
@@ -58,11 +60,11 @@ func TestServeStreamsTheRequestBodyIntoTheHandler(t *testing.T) {
 		}
 		fmt.Fprintf(w, "%d %x", n+10, sum.Sum(nil))
 	})
-	res, err := Await(Serve(h, request))
+	res, err := jspromise.Await(Serve(h, request))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := Await(res.Call("text"))
+	text, err := jspromise.Await(res.Call("text"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +91,11 @@ func TestServeGivesARequestWithoutBodyNoBody(t *testing.T) {
 		b, err := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%s %d %d %v", r.Method, r.ContentLength, len(b), err)
 	})
-	res, err := Await(Serve(h, request))
+	res, err := jspromise.Await(Serve(h, request))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, _ := Await(res.Call("text"))
+	text, _ := jspromise.Await(res.Call("text"))
 	if got := text.String(); got != "GET 0 0 <nil>" {
 		t.Errorf("answer %q", got)
 	}
