@@ -15,6 +15,7 @@ import (
 	"syscall/js"
 
 	"github.com/webkeep/webkeep/shared/capture"
+	"github.com/webkeep/webkeep/wasm/jsfetch"
 	"github.com/webkeep/webkeep/wasm/jsglue"
 	"github.com/webkeep/webkeep/wasm/jspromise"
 )
@@ -102,8 +103,13 @@ func optString(v js.Value) string {
 	return ""
 }
 
-// jsHost is capture.Host over the shim's host object.
-type jsHost struct{ v js.Value }
+// jsHost is capture.Host over the shim's host object. It makes the core's own HTTP
+// requests (the team archive, Check all, site files) with the browser's fetch, so the
+// core links none of net/http's client.
+type jsHost struct {
+	v js.Value
+	jsfetch.Client
+}
 
 func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, params any) (json.RawMessage, error) {
 	p := "{}"
