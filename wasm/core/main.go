@@ -15,6 +15,7 @@ import (
 	"syscall/js"
 
 	"github.com/webkeep/webkeep/shared/capture"
+	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/wasm/jsfetch"
 	"github.com/webkeep/webkeep/wasm/jsglue"
 	"github.com/webkeep/webkeep/wasm/jspromise"
@@ -110,6 +111,9 @@ type jsHost struct {
 	v js.Value
 	jsfetch.Client
 }
+
+// The service makes its HTTP requests through a host that is a urldb.Doer.
+var _ urldb.Doer = (*jsHost)(nil)
 
 func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, params any) (json.RawMessage, error) {
 	p := "{}"
