@@ -100,3 +100,21 @@ func TestServeGivesARequestWithoutBodyNoBody(t *testing.T) {
 		t.Errorf("answer %q", got)
 	}
 }
+
+func TestStreamReaderSaysAStreamErroredWithUndefined(t *testing.T) {
+	stream := js.Global().Get("Function").New(`
+		return new ReadableStream({
+			start(c) { c.enqueue(new Uint8Array([1, 2, 3])); },
+			pull(c) { c.error(undefined); },
+		});
+	`).Invoke()
+	r := NewStreamReader(stream)
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if len(b) != 3 {
+		t.Errorf("read %v before the error, want the first chunk's 3 bytes", b)
+	}
+	if err == nil || err.Error() != "reading a stream: promise rejected with undefined" {
+		t.Fatalf("error %v, want the stream's rejection said", err)
+	}
+}
