@@ -3,7 +3,6 @@ package capture
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -55,12 +54,9 @@ func (s *Service) CheckAll(sessionID string, record bool) (*Job, error) {
 		if sess != nil {
 			report.Session = sess.info.ID
 		}
-		client := &http.Client{
-			// A check, like wwturldb's, looks at a redirect itself.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
+		client := s.checkClient()
 		if settings.RespectDisallow {
-			targets, report.Skipped = allowedTargets(ctx, targets, settings.Agent)
+			targets, report.Skipped = allowedTargets(ctx, s.client(true), targets, settings.Agent)
 		}
 		checker := &urldb.Checker{
 			Client:      client,
@@ -93,7 +89,7 @@ func (s *Service) CheckAll(sessionID string, record bool) (*Job, error) {
 // allowedTargets leaves out the URLs that their site's data.txt or robots.txt
 // disallows for agent. A site without the files, or whose files cannot be read,
 // restricts nothing.
-func allowedTargets(ctx context.Context, targets []urldb.Target, agent string) (kept []urldb.Target, skipped []string) {
+func allowedTargets(ctx context.Context, client datatxt.Doer, targets []urldb.Target, agent string) (kept []urldb.Target, skipped []string) {
 	files := map[string][]*datatxt.File{} // by origin
 	skipped = []string{}
 	for _, t := range targets {
@@ -107,7 +103,7 @@ func allowedTargets(ctx context.Context, targets []urldb.Target, agent string) (
 		if !ok {
 			for _, name := range []string{"data.txt", "robots.txt"} {
 				if where, err := datatxt.URL(origin, name); err == nil {
-					if f, err := datatxt.Get(ctx, nil, where); err == nil {
+					if f, err := datatxt.Get(ctx, client, where); err == nil {
 						rules = append(rules, f)
 					}
 				}

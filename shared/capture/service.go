@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -13,11 +12,13 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/urldb"
 )
 
 // Host is what the service needs of the browser beyond DevTools commands: attaching
 // the debugger to a tab, detaching it, and showing a badge. In the extension these are
-// chrome.debugger and chrome.action calls made by the service worker's shim.
+// chrome.debugger and chrome.action calls made by the service worker's shim. A Host
+// that is also a urldb.Doer makes the service's own HTTP requests (see client).
 type Host interface {
 	Browser
 	Attach(ctx context.Context, tabID int) error
@@ -76,8 +77,8 @@ type Service struct {
 	rules    domainRules
 	bg       sync.WaitGroup // background work of the recording (site files)
 
-	httpClient  *http.Client // for the team archive; nil: http.DefaultClient
-	lastEventAt time.Time    // when the last browser event was handled
+	httpClient  urldb.Doer // for the team archive and site files, set by tests; see client
+	lastEventAt time.Time  // when the last browser event was handled
 
 	replays replays // sessions being replayed
 }

@@ -38,7 +38,7 @@ func (s *Service) teamRequest(ctx context.Context, method, path string, body io.
 		req.ContentLength = size
 	}
 	req.Header.Set("Authorization", "Bearer "+set.TeamToken)
-	resp, err := s.client().Do(req)
+	resp, err := s.client(true).Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("team archive at %s: %w", set.TeamEndpoint, err)
 	}
@@ -58,14 +58,6 @@ func (s *Service) teamRequest(ctx context.Context, method, path string, body io.
 		return nil, &teamError{status: resp.StatusCode, err: err}
 	}
 	return resp, nil
-}
-
-// client is the HTTP client for the team archive; tests set their own.
-func (s *Service) client() *http.Client {
-	if s.httpClient != nil {
-		return s.httpClient
-	}
-	return http.DefaultClient
 }
 
 // Upload starts a job that sends a session's bundle to the team archive, in parts

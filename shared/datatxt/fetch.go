@@ -22,16 +22,20 @@ func URL(siteURL, name string) (string, error) {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/" + name}).String(), nil
 }
 
-// Get fetches rawURL with client (http.DefaultClient if nil) and parses the
+// Doer does HTTP requests: an *http.Client is one. Taking it rather than an
+// *http.Client lets a caller that has no use for net/http's Transport (a wasm build,
+// which fetches through the browser) leave it and its TLS out of the binary.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// Get fetches rawURL with client (http.DefaultClient, for one) and parses the
 // body (ParseAnswer: a 2xx answer that is an HTML page or no file of either
 // form returns ErrNotText), setting File.Expires from the response headers. A
 // 404 or 410 returns ErrNotFound, which means no restrictions and no datasets;
 // any other status outside 2xx returns ErrStatus. Redirects are followed as the client
 // does.
-func Get(ctx context.Context, client *http.Client, rawURL string) (*File, error) {
-	if client == nil {
-		client = http.DefaultClient
-	}
+func Get(ctx context.Context, client Doer, rawURL string) (*File, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("datatxt: %w", err)

@@ -62,7 +62,7 @@ func TestGet(t *testing.T) {
 		t.Errorf("Expires = %v, want an hour from now", f.Expires)
 	}
 
-	r, err := Get(ctx, nil, srv.URL+"/robots.txt")
+	r, err := Get(ctx, http.DefaultClient, srv.URL+"/robots.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

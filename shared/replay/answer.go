@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"net/http"
 	"slices"
@@ -105,10 +104,10 @@ func NotArchivedPage(method, url, why string) string {
 	var b bytes.Buffer
 	b.WriteString(`<!doctype html><html><head><meta charset="utf-8"><title>Not archived</title></head>` +
 		`<body style="font-family:sans-serif;margin:2em"><h1>Not archived</h1><p>webkeep has no capture of <code id="webkeep-not-archived">`)
-	b.WriteString(html.EscapeString(method + " " + url))
+	b.WriteString(escapeHTML.Replace(method + " " + url))
 	b.WriteString(`</code> in this session; nothing was fetched from the network.</p>`)
 	if why != "" {
-		b.WriteString(`<p>` + html.EscapeString(why) + `</p>`)
+		b.WriteString(`<p>` + escapeHTML.Replace(why) + `</p>`)
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()
@@ -198,3 +197,8 @@ func (p *PausedRequest) Request() (*Request, error) {
 	}
 	return r, nil
 }
+
+// escapeHTML escapes text for HTML as html.EscapeString does. The html package is not
+// imported for it: its initialiser keeps the table of every HTML entity (for
+// UnescapeString) in the binary, which the service-worker core does not need.
+var escapeHTML = strings.NewReplacer(`&`, "&amp;", `'`, "&#39;", `<`, "&lt;", `>`, "&gt;", `"`, "&#34;")

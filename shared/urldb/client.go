@@ -3,7 +3,6 @@ package urldb
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -38,9 +37,10 @@ type Exchange struct {
 // but at most PerHost at once on any one host.
 type Checker struct {
 	// Client does the requests; nil means one with no redirects followed, no
-	// cookies, and connections kept per host. Its CheckRedirect should return
-	// http.ErrUseLastResponse, as wwturldb does not follow redirects.
-	Client      *http.Client
+	// cookies, and connections kept per host (see HTTPClient). An *http.Client's
+	// CheckRedirect should return http.ErrUseLastResponse, as wwturldb does not follow
+	// redirects.
+	Client      Doer
 	Concurrency int           // requests in flight in all; DefaultConcurrency if 0
 	PerHost     int           // requests in flight per host; DefaultPerHost if 0
 	Timeout     time.Duration // per URL, body included; DefaultTimeout if 0
@@ -51,6 +51,13 @@ type Checker struct {
 	Archive func(*Exchange) error
 	// Progress, if set, is called after each URL with the count done so far.
 	Progress func(done, total int)
+}
+
+// Doer does HTTP requests: an *http.Client is one. Taking it rather than an
+// *http.Client lets a caller that has no use for net/http's Transport (a wasm build,
+// which fetches through the browser) leave it and its TLS out of the binary.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
 }
 
 // Target is one URL to check for a record.
@@ -95,32 +102,10 @@ func Targets(entries []Entry, opt TargetOptions) []Target {
 	return out
 }
 
-// HTTPClient returns the Client, making the default one on first use.
-func (c *Checker) HTTPClient() *http.Client {
-	if c.Client != nil {
-		return c.Client
-	}
-	perHost := c.PerHost
-	if perHost <= 0 {
-		perHost = DefaultPerHost
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = perHost
-	tr.MaxConnsPerHost = perHost
-	if c.Insecure {
-		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
-	}
-	c.Client = &http.Client{
-		Transport:     tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	return c.Client
-}
-
 // Fetch GETs a URL without following redirects, as wwturldb does, and returns
 // the response; the body is read (and hashed) when readBody is set. With
 // archive set, the body is always read and the exchange passed to it.
-func Fetch(ctx context.Context, client *http.Client, rawURL, userAgent string, readBody bool, archive func(*Exchange) error) (Response, error) {
+func Fetch(ctx context.Context, client Doer, rawURL, userAgent string, readBody bool, archive func(*Exchange) error) (Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return Response{}, err
@@ -267,7 +252,7 @@ func (c *Checker) Check(ctx context.Context, targets []Target, emit func(Verdict
 	return firstErr
 }
 
-func (c *Checker) checkOne(ctx context.Context, client *http.Client, t Target, timeout time.Duration, archive func(*Exchange) error) (Verdict, error) {
+func (c *Checker) checkOne(ctx context.Context, client Doer, t Target, timeout time.Duration, archive func(*Exchange) error) (Verdict, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, err := Fetch(ctx, client, t.URL, c.UserAgent, t.Record.Static(), archive)

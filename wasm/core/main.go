@@ -15,7 +15,10 @@ import (
 	"syscall/js"
 
 	"github.com/webkeep/webkeep/shared/capture"
+	"github.com/webkeep/webkeep/shared/urldb"
+	"github.com/webkeep/webkeep/wasm/jsfetch"
 	"github.com/webkeep/webkeep/wasm/jsglue"
+	"github.com/webkeep/webkeep/wasm/jspromise"
 )
 
 func main() {
@@ -101,8 +104,16 @@ func optString(v js.Value) string {
 	return ""
 }
 
-// jsHost is capture.Host over the shim's host object.
-type jsHost struct{ v js.Value }
+// jsHost is capture.Host over the shim's host object. It makes the core's own HTTP
+// requests (the team archive, Check all, site files) with the browser's fetch, so the
+// core links none of net/http's client.
+type jsHost struct {
+	v js.Value
+	jsfetch.Client
+}
+
+// The service makes its HTTP requests through a host that is a urldb.Doer.
+var _ urldb.Doer = (*jsHost)(nil)
 
 func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, params any) (json.RawMessage, error) {
 	p := "{}"
@@ -120,7 +131,7 @@ func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, para
 	}
 	answered := make(chan answer, 1)
 	go func() {
-		v, err := jsglue.Await(sent)
+		v, err := jspromise.Await(sent)
 		answered <- answer{v, err}
 	}()
 	select {
@@ -144,12 +155,12 @@ func jsSession(t capture.Target) any {
 }
 
 func (h *jsHost) Attach(ctx context.Context, tabID int) error {
-	_, err := jsglue.Await(h.v.Call("attach", tabID))
+	_, err := jspromise.Await(h.v.Call("attach", tabID))
 	return err
 }
 
 func (h *jsHost) Detach(ctx context.Context, tabID int) error {
-	_, err := jsglue.Await(h.v.Call("detach", tabID))
+	_, err := jspromise.Await(h.v.Call("detach", tabID))
 	return err
 }
 
@@ -158,7 +169,7 @@ func (h *jsHost) Badge(tabID int, text string) { h.v.Call("badge", tabID, text) 
 // OpenTabs lists the browser's tabs (capture.TabLister): the shim answers the ids
 // chrome.tabs.query gives and the page targets chrome.debugger.getTargets gives.
 func (h *jsHost) OpenTabs(ctx context.Context) ([]capture.OpenTab, error) {
-	v, err := jsglue.Await(h.v.Call("tabs"))
+	v, err := jspromise.Await(h.v.Call("tabs"))
 	if err != nil {
 		return nil, fmt.Errorf("listing tabs: %w", err)
 	}
@@ -194,7 +205,7 @@ func (h *jsHost) RouteBody(tabID int, requestID, prefix string, limit int64) {
 // ReadStream has the shim read a piece of a DevTools IO stream into IndexedDB, as it
 // does a routed body's events (capture.BodyRouter).
 func (h *jsHost) ReadStream(t capture.Target, handle, prefix string, limit int64) (bool, error) {
-	v, err := jsglue.Await(h.v.Get("body").Call("read", t.TabID, jsSession(t), handle, prefix, float64(limit)))
+	v, err := jspromise.Await(h.v.Get("body").Call("read", t.TabID, jsSession(t), handle, prefix, float64(limit)))
 	if err != nil {
 		return false, fmt.Errorf("IO.read: %w", err)
 	}
@@ -202,7 +213,7 @@ func (h *jsHost) ReadStream(t capture.Target, handle, prefix string, limit int64
 }
 
 func (h *jsHost) EndBody(prefix string) (int64, bool, error) {
-	v, err := jsglue.Await(h.v.Get("body").Call("end", prefix))
+	v, err := jspromise.Await(h.v.Get("body").Call("end", prefix))
 	if err != nil {
 		return 0, false, fmt.Errorf("streamed body %s: %w", prefix, err)
 	}
@@ -247,7 +258,7 @@ func (s *jsStore) PutBatch(keys []string, values [][]byte) error {
 		jk[i], jv[i] = keys[i], a
 		at += len(v)
 	}
-	if _, err := jsglue.Await(s.v.Call("putAll", jk, jv)); err != nil {
+	if _, err := jspromise.Await(s.v.Call("putAll", jk, jv)); err != nil {
 		if len(keys) > 1 {
 			return fmt.Errorf("store put %s and %d more: %w", keys[0], len(keys)-1, err)
 		}
@@ -266,7 +277,7 @@ func (s *jsStore) Get(key string) ([]byte, error) {
 	if into.IsUndefined() {
 		into = js.Global().Get("Uint8Array").New(readBuffer)
 	}
-	v, err := jsglue.Await(s.v.Call("get", key, into))
+	v, err := jspromise.Await(s.v.Call("get", key, into))
 	if into.Get("byteLength").Int() == 0 && err == nil && !v.IsNull() && !v.IsUndefined() {
 		// Read into it: its buffer went to the result.
 		into = js.Global().Get("Uint8Array").New(v.Get("buffer"))
@@ -288,7 +299,7 @@ func (s *jsStore) Get(key string) ([]byte, error) {
 }
 
 func (s *jsStore) Keys(prefix string) ([]string, error) {
-	v, err := jsglue.Await(s.v.Call("keys", prefix))
+	v, err := jspromise.Await(s.v.Call("keys", prefix))
 	if err != nil {
 		return nil, fmt.Errorf("store keys %s: %w", prefix, err)
 	}
@@ -300,7 +311,7 @@ func (s *jsStore) Keys(prefix string) ([]string, error) {
 }
 
 func (s *jsStore) Delete(prefix string) error {
-	_, err := jsglue.Await(s.v.Call("delete", prefix))
+	_, err := jspromise.Await(s.v.Call("delete", prefix))
 	if err != nil {
 		return fmt.Errorf("store delete %s: %w", prefix, err)
 	}

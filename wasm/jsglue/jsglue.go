@@ -1,7 +1,7 @@
 //go:build js && wasm
 
 // Package jsglue is the seam between Go compiled to WebAssembly and the JavaScript of a
-// browser extension: awaiting promises, making them, and answering a fetch Request with
+// browser extension: making promises, reading streams, and answering a fetch Request with
 // an http.Handler whose response body streams back as a ReadableStream.
 package jsglue
 
@@ -15,48 +15,9 @@ import (
 	"net/http"
 	"strconv"
 	"syscall/js"
+
+	"github.com/webkeep/webkeep/wasm/jspromise"
 )
-
-// Await waits for a JavaScript promise and returns its value, or its rejection as an
-// error. It must not be called on the goroutine that runs JavaScript callbacks.
-func Await(p js.Value) (js.Value, error) {
-	type result struct {
-		v   js.Value
-		err error
-	}
-	ch := make(chan result, 1)
-	onValue := js.FuncOf(func(this js.Value, args []js.Value) any {
-		v := js.Undefined()
-		if len(args) > 0 {
-			v = args[0]
-		}
-		ch <- result{v: v}
-		return nil
-	})
-	onError := js.FuncOf(func(this js.Value, args []js.Value) any {
-		msg := "rejected"
-		if len(args) > 0 {
-			msg = jsError(args[0])
-		}
-		ch <- result{err: errors.New(msg)}
-		return nil
-	})
-	defer onValue.Release()
-	defer onError.Release()
-	js.Global().Get("Promise").Call("resolve", p).Call("then", onValue, onError)
-	r := <-ch
-	return r.v, r.err
-}
-
-// jsError renders a thrown JavaScript value: an Error's message, else its string form.
-func jsError(v js.Value) string {
-	if v.Type() == js.TypeObject {
-		if m := v.Get("message"); m.Type() == js.TypeString {
-			return m.String()
-		}
-	}
-	return v.Call("toString").String()
-}
 
 // Promise returns a JavaScript promise settled by f, which runs on its own goroutine.
 func Promise(f func() (any, error)) js.Value {
@@ -121,7 +82,7 @@ func (r *streamReader) Read(p []byte) (int, error) {
 		if r.err != nil {
 			return 0, r.err
 		}
-		v, err := Await(r.reader.Call("read"))
+		v, err := jspromise.Await(r.reader.Call("read"))
 		switch {
 		case err != nil:
 			r.err = fmt.Errorf("reading a stream: %w", err)

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"syscall/js"
 	"testing"
+
+	"github.com/webkeep/webkeep/wasm/jspromise"
 )
 
 // chunkedRequest returns a fetch Request whose body is a ReadableStream of n chunks
@@ -58,11 +60,11 @@ func TestServeStreamsTheRequestBodyIntoTheHandler(t *testing.T) {
 		}
 		fmt.Fprintf(w, "%d %x", n+10, sum.Sum(nil))
 	})
-	res, err := Await(Serve(h, request))
+	res, err := jspromise.Await(Serve(h, request))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := Await(res.Call("text"))
+	text, err := jspromise.Await(res.Call("text"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,12 +91,30 @@ func TestServeGivesARequestWithoutBodyNoBody(t *testing.T) {
 		b, err := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%s %d %d %v", r.Method, r.ContentLength, len(b), err)
 	})
-	res, err := Await(Serve(h, request))
+	res, err := jspromise.Await(Serve(h, request))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, _ := Await(res.Call("text"))
+	text, _ := jspromise.Await(res.Call("text"))
 	if got := text.String(); got != "GET 0 0 <nil>" {
 		t.Errorf("answer %q", got)
+	}
+}
+
+func TestStreamReaderSaysAStreamErroredWithUndefined(t *testing.T) {
+	stream := js.Global().Get("Function").New(`
+		return new ReadableStream({
+			start(c) { c.enqueue(new Uint8Array([1, 2, 3])); },
+			pull(c) { c.error(undefined); },
+		});
+	`).Invoke()
+	r := NewStreamReader(stream)
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if len(b) != 3 {
+		t.Errorf("read %v before the error, want the first chunk's 3 bytes", b)
+	}
+	if err == nil || err.Error() != "reading a stream: promise rejected with undefined" {
+		t.Fatalf("error %v, want the stream's rejection said", err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"syscall/js"
+
+	"github.com/webkeep/webkeep/wasm/jspromise"
 )
 
 // errCancelled reports work the user cancelled.
@@ -27,11 +29,11 @@ func call(method, path string, in, out any) error {
 		init.Set("headers", headers)
 		init.Set("body", string(b))
 	}
-	res, err := await(js.Global().Call("fetch", path, init))
+	res, err := jspromise.Await(js.Global().Call("fetch", path, init))
 	if err != nil {
 		return fmt.Errorf("%s %s: %w: is the extension still installed and enabled? Reload the page", method, path, err)
 	}
-	body, err := await(res.Call("text"))
+	body, err := jspromise.Await(res.Call("text"))
 	if err != nil {
 		return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
 	}
@@ -82,35 +84,4 @@ func send(method, path string, body js.Value, progress func(done, total int64), 
 		return fmt.Errorf("%s %s: %s", method, path, failure)
 	}
 	return decodeAnswer(method, path, xhr.Get("status").Int(), xhr.Get("responseText").String(), out)
-}
-
-// await waits for a JavaScript promise and returns its value, or its rejection as an
-// error. It must not run on the goroutine that runs JavaScript callbacks. (The same as
-// wasm/jsglue's Await, which the pages cannot import: jsglue brings in net/http.)
-func await(p js.Value) (js.Value, error) {
-	type result struct {
-		v   js.Value
-		err error
-	}
-	ch := make(chan result, 1)
-	onValue := js.FuncOf(func(this js.Value, args []js.Value) any {
-		ch <- result{v: args[0]}
-		return nil
-	})
-	onError := js.FuncOf(func(this js.Value, args []js.Value) any {
-		msg := "rejected"
-		switch v := args[0]; {
-		case v.Type() == js.TypeObject && v.Get("message").Type() == js.TypeString:
-			msg = v.Get("message").String()
-		case !v.IsUndefined() && !v.IsNull():
-			msg = v.Call("toString").String()
-		}
-		ch <- result{err: errors.New(msg)}
-		return nil
-	})
-	defer onValue.Release()
-	defer onError.Release()
-	js.Global().Get("Promise").Call("resolve", p).Call("then", onValue, onError)
-	r := <-ch
-	return r.v, r.err
 }

@@ -14,6 +14,7 @@ import (
 	"honnef.co/go/js/dom/v2"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/wasm/jspromise"
 )
 
 // options shows the URL database (load, export, check all) and the settings form.
@@ -214,10 +215,10 @@ func requestHostAccess(origins []string) (bool, error) {
 	want := js.Global().Get("Object").New()
 	want.Set("origins", list)
 	perms := js.Global().Get("chrome").Get("permissions")
-	if has, err := await(perms.Call("contains", want)); err == nil && has.Truthy() {
+	if has, err := jspromise.Await(perms.Call("contains", want)); err == nil && has.Truthy() {
 		return true, nil
 	}
-	granted, err := await(perms.Call("request", want))
+	granted, err := jspromise.Await(perms.Call("request", want))
 	if err != nil {
 		return false, err
 	}

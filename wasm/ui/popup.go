@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/wasm/jspromise"
 )
 
 // popup shows the recording state of the current tab and the controls: start, stop,
@@ -61,7 +62,7 @@ func targetTab() (int, error) {
 	q := js.Global().Get("Object").New()
 	q.Set("active", true)
 	q.Set("currentWindow", true)
-	tabs, err := await(js.Global().Get("chrome").Get("tabs").Call("query", q))
+	tabs, err := jspromise.Await(js.Global().Get("chrome").Get("tabs").Call("query", q))
 	if err != nil {
 		return 0, fmt.Errorf("finding the current tab: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"syscall/js"
 
-	"github.com/webkeep/webkeep/wasm/jsglue"
+	"github.com/webkeep/webkeep/wasm/jspromise"
 )
 
 // ErrUnavailable is returned when the platform has no crypto.subtle (an insecure
@@ -28,13 +28,13 @@ var (
 // SHA1 returns the SHA-1 sum of each of data, in order, computed by
 // crypto.subtle.digest; the digests run concurrently. It waits for their promises, so
 // it must not be called on the goroutine that runs JavaScript callbacks (see
-// jsglue.Await).
+// jspromise.Await).
 func SHA1(data ...[]byte) ([][sha1.Size]byte, error) {
 	promises, err := start(data)
 	if err != nil {
 		return nil, err
 	}
-	all, err := jsglue.Await(js.Global().Get("Promise").Call("all", promises))
+	all, err := jspromise.Await(js.Global().Get("Promise").Call("all", promises))
 	if err != nil {
 		return nil, fmt.Errorf("webcrypto: SHA-1: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/teamarchive"
+	"github.com/webkeep/webkeep/wasm/jspromise"
 )
 
 // smallPut is the size up to which a Put sends one buffer; larger bodies are
@@ -27,7 +28,6 @@ var (
 	fixedLengthStream = js.Global().Get("FixedLengthStream")
 	headersClass      = js.Global().Get("Headers")
 	objectClass       = js.Global().Get("Object")
-	promiseClass      = js.Global().Get("Promise")
 )
 
 // r2Bucket is teamarchive.Bucket over an R2 binding (the Workers runtime API:
@@ -35,32 +35,6 @@ var (
 // delete of many keys), which syumai/workers' r2 package does not cover.
 type r2Bucket struct {
 	b js.Value
-}
-
-// await waits for a promise; a rejection becomes an error with its message.
-func await(p js.Value) (js.Value, error) {
-	type result struct {
-		v   js.Value
-		err error
-	}
-	ch := make(chan result, 1)
-	then := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		ch <- result{v: args[0]}
-		return nil
-	})
-	catch := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		msg := "rejected"
-		if len(args) > 0 && !args[0].IsUndefined() && !args[0].IsNull() {
-			msg = args[0].Call("toString").String()
-		}
-		ch <- result{err: errors.New(msg)}
-		return nil
-	})
-	defer then.Release()
-	defer catch.Release()
-	promiseClass.Call("resolve", p).Call("then", then, catch)
-	r := <-ch
-	return r.v, r.err
 }
 
 func toObject(v js.Value) *teamarchive.Object {
@@ -81,7 +55,7 @@ func toObject(v js.Value) *teamarchive.Object {
 }
 
 func (r *r2Bucket) Head(_ context.Context, key string) (*teamarchive.Object, error) {
-	v, err := await(r.b.Call("head", key))
+	v, err := jspromise.Await(r.b.Call("head", key))
 	if err != nil {
 		return nil, fmt.Errorf("r2 head %s: %w", key, err)
 	}
@@ -104,7 +78,7 @@ func (r *r2Bucket) Get(_ context.Context, key string, rg *teamarchive.Range) (*t
 		}
 		opts["range"] = rv
 	}
-	v, err := await(r.b.Call("get", key, opts))
+	v, err := jspromise.Await(r.b.Call("get", key, opts))
 	if err != nil {
 		return nil, nil, fmt.Errorf("r2 get %s: %w", key, err)
 	}
@@ -138,7 +112,7 @@ func (r *r2Bucket) Put(_ context.Context, key string, body io.Reader, size int64
 	if err != nil {
 		return nil, fmt.Errorf("r2 put %s: %w", key, err)
 	}
-	v, err := await(r.b.Call("put", key, value, jsOpts))
+	v, err := jspromise.Await(r.b.Call("put", key, value, jsOpts))
 	if perr := finish(err != nil); perr != nil {
 		return nil, fmt.Errorf("r2 put %s: %w", key, perr)
 	}
@@ -205,7 +179,7 @@ func noUpload(err error) error {
 }
 
 func (r *r2Bucket) CreateMultipart(_ context.Context, key string, opts teamarchive.PutOptions) (string, error) {
-	up, err := await(r.b.Call("createMultipartUpload", key, putOptions(opts)))
+	up, err := jspromise.Await(r.b.Call("createMultipartUpload", key, putOptions(opts)))
 	if err != nil {
 		return "", fmt.Errorf("r2 create multipart %s: %w", key, err)
 	}
@@ -218,7 +192,7 @@ func (r *r2Bucket) UploadPart(_ context.Context, key, uploadID string, n int, bo
 		return "", fmt.Errorf("r2 upload part %d of %s: %w", n, key, err)
 	}
 	up := r.b.Call("resumeMultipartUpload", key, uploadID)
-	p, err := await(up.Call("uploadPart", n, value))
+	p, err := jspromise.Await(up.Call("uploadPart", n, value))
 	if perr := finish(err != nil); perr != nil {
 		return "", fmt.Errorf("r2 upload part %d of %s: %w", n, key, perr)
 	}
@@ -234,7 +208,7 @@ func (r *r2Bucket) CompleteMultipart(_ context.Context, key, uploadID string, pa
 		list[i] = map[string]any{"partNumber": p.Number, "etag": p.ETag}
 	}
 	up := r.b.Call("resumeMultipartUpload", key, uploadID)
-	v, err := await(up.Call("complete", list))
+	v, err := jspromise.Await(up.Call("complete", list))
 	if err != nil {
 		return nil, fmt.Errorf("r2 complete %s: %w", key, noUpload(err))
 	}
@@ -243,7 +217,7 @@ func (r *r2Bucket) CompleteMultipart(_ context.Context, key, uploadID string, pa
 
 func (r *r2Bucket) AbortMultipart(_ context.Context, key, uploadID string) error {
 	up := r.b.Call("resumeMultipartUpload", key, uploadID)
-	if _, err := await(up.Call("abort")); err != nil {
+	if _, err := jspromise.Await(up.Call("abort")); err != nil {
 		if errors.Is(noUpload(err), teamarchive.ErrNoUpload) {
 			return nil
 		}
@@ -269,19 +243,19 @@ func (r *r2Bucket) putUnknown(key string, body io.Reader, jsOpts map[string]any)
 	if err != nil {
 		return nil, fmt.Errorf("r2 put %s: %w", key, err)
 	}
-	up, err := await(r.b.Call("createMultipartUpload", key, jsOpts))
+	up, err := jspromise.Await(r.b.Call("createMultipartUpload", key, jsOpts))
 	if err != nil {
 		return nil, fmt.Errorf("r2 multipart %s: %w", key, err)
 	}
 	fail := func(err error) (*teamarchive.Object, error) {
-		await(up.Call("abort"))
+		jspromise.Await(up.Call("abort"))
 		return nil, fmt.Errorf("r2 put %s: %w", key, err)
 	}
 	var parts []any
 	for part := 1; n > 0; part++ {
 		chunk := uint8Array.New(n)
 		js.CopyBytesToJS(chunk, buf[:n])
-		p, err := await(up.Call("uploadPart", part, chunk))
+		p, err := jspromise.Await(up.Call("uploadPart", part, chunk))
 		if err != nil {
 			return fail(err)
 		}
@@ -291,7 +265,7 @@ func (r *r2Bucket) putUnknown(key string, body io.Reader, jsOpts map[string]any)
 			return fail(err)
 		}
 	}
-	v, err := await(up.Call("complete", parts))
+	v, err := jspromise.Await(up.Call("complete", parts))
 	if err != nil {
 		return fail(err)
 	}
@@ -327,7 +301,7 @@ func pump(writer js.Value, body io.Reader, size int64) error {
 		if n > 0 {
 			chunk := uint8Array.New(n)
 			js.CopyBytesToJS(chunk, buf[:n])
-			if _, werr := await(writer.Call("write", chunk)); werr != nil {
+			if _, werr := jspromise.Await(writer.Call("write", chunk)); werr != nil {
 				return werr
 			}
 			done += int64(n)
@@ -340,7 +314,7 @@ func pump(writer js.Value, body io.Reader, size int64) error {
 			return err
 		}
 	}
-	_, err := await(writer.Call("close"))
+	_, err := jspromise.Await(writer.Call("close"))
 	return err
 }
 
@@ -352,7 +326,7 @@ func (r *r2Bucket) Delete(_ context.Context, keys ...string) error {
 	for i, k := range keys {
 		arr[i] = k
 	}
-	if _, err := await(r.b.Call("delete", arr)); err != nil {
+	if _, err := jspromise.Await(r.b.Call("delete", arr)); err != nil {
 		return fmt.Errorf("r2 delete %v: %w", keys, err)
 	}
 	return nil
@@ -366,7 +340,7 @@ func (r *r2Bucket) List(_ context.Context, prefix, cursor string, limit int) (*t
 	if limit > 0 {
 		opts["limit"] = limit
 	}
-	v, err := await(r.b.Call("list", opts))
+	v, err := jspromise.Await(r.b.Call("list", opts))
 	if err != nil {
 		return nil, fmt.Errorf("r2 list %s: %w", prefix, err)
 	}
@@ -400,7 +374,7 @@ func (s *streamReader) Read(p []byte) (int, error) {
 			s.reader = s.stream.Call("getReader")
 			s.started = true
 		}
-		res, err := await(s.reader.Call("read"))
+		res, err := jspromise.Await(s.reader.Call("read"))
 		if err != nil {
 			s.err = err
 			continue

@@ -1,0 +1,45 @@
+package capture
+
+import (
+	"net/http"
+
+	"github.com/webkeep/webkeep/shared/urldb"
+)
+
+// The core's own HTTP requests (the team archive, Check all, a site's data.txt and
+// robots.txt) are made by the Host when it is a urldb.Doer: in the extension, the
+// browser's fetch, so that the wasm core links none of net/http's Transport and its
+// TLS. Without one they are made by net/http's client (netClient), which a js build
+// does not link (see httpclient_js.go).
+
+// client makes the team archive's and the site files' requests: the one a test set,
+// else the host's, else net/http's, following redirects when follow is set.
+func (s *Service) client(follow bool) urldb.Doer {
+	if s.httpClient != nil {
+		return s.httpClient
+	}
+	if d, ok := s.host.(urldb.Doer); ok {
+		return d
+	}
+	return defaultClient(follow)
+}
+
+// checkClient makes Check all's requests: the host's, else net/http's without
+// following redirects, as a check, like wwturldb's, looks at a redirect itself (the
+// browser's fetch follows them).
+func (s *Service) checkClient() urldb.Doer {
+	if d, ok := s.host.(urldb.Doer); ok {
+		return d
+	}
+	return defaultClient(false)
+}
+
+// netClient is net/http's client, following redirects or not.
+func netClient(follow bool) urldb.Doer {
+	if follow {
+		return http.DefaultClient
+	}
+	return &http.Client{
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
