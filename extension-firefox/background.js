@@ -233,6 +233,26 @@ const commands = {
   },
 };
 
+// Firefox suspends an idle background page after about 30 s, and the recorder's state
+// with it; a call into the browser's API counts as activity. While a tab is recorded,
+// each recorded tab is looked up this often (a gone tab is reported as closed).
+const keepAliveMs = 20000;
+let keepAlive = null;
+const keepRecording = () => {
+  if (recorded.size === 0) {
+    clearInterval(keepAlive);
+    keepAlive = null;
+    return;
+  }
+  keepAlive ??= setInterval(() => {
+    for (const tabId of recorded) {
+      browser.tabs.get(tabId).catch(() => {
+        if (recorded.has(tabId)) deliver((c) => c.detached(tabId, "target_closed"));
+      });
+    }
+  }, keepAliveMs);
+};
+
 self.webkeepHost = {
   send: async (tabId, sessionId, method, params) => {
     if (noOps.has(method)) return "{}";
@@ -243,9 +263,11 @@ self.webkeepHost = {
   attach: async (tabId) => {
     await browser.tabs.get(tabId); // throws for a tab that is not there
     recorded.add(tabId);
+    keepRecording();
   },
   detach: async (tabId) => {
     recorded.delete(tabId);
+    keepRecording();
     for (const [id, r] of requests) if (r.tabId === tabId) requests.delete(id);
     for (const key of documents.keys()) if (key.startsWith(tabId + " ")) documents.delete(key);
   },

@@ -1,7 +1,8 @@
 // End to end, in headless Firefox ESR through webkeep's Firefox build: record a tab of
 // the demo site with the popup's controls, make every fetch() call of its forms page,
-// and compare the WARC the extension's API gives with what the demo site received and
-// sent.
+// leave the tab idle with the popup closed for longer than Firefox lets an idle
+// background page live, load one more page, and compare the WARC the extension's API
+// gives with what the demo site received and sent.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
@@ -10,6 +11,7 @@ import { api, firefoxTabId, launchFirefox, openExtensionPage } from "../lib/fire
 import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
 
 const sha256 = (b) => createHash("sha256").update(b).digest("hex");
+const idleMs = 45000;
 let site, firefox, records, serverLog;
 
 before(async () => {
@@ -25,6 +27,12 @@ before(async () => {
   await popup.waitForSelector('#state[data-recording="true"]');
   await tab.goto(new URL("/forms", site.url).href);
   for (const id of demoCalls) await clickAndWait(tab, "#" + id);
+  // Firefox suspends a background page idle for 30 s; a page of the extension that is
+  // open keeps it busy.
+  await popup.goto("about:blank");
+  await new Promise((r) => setTimeout(r, idleMs));
+  await tab.goto(new URL("/data.txt", site.url).href);
+  await openExtensionPage(popup, firefox.page(`popup.html?tab=${tabId}`));
   await popup.click("#stop");
   await popup.waitForSelector('#state[data-recording="false"]');
   const sessions = JSON.parse((await api(popup, "GET", "/api/sessions")).bytes);
@@ -32,7 +40,7 @@ before(async () => {
   assert.equal(warc.status, 200);
   records = reassemble(readWarc09(warc.bytes));
   serverLog = (await site.log()).slice(unrecorded).filter((e) => !e.url.startsWith("/favicon"));
-}, { timeout: 180000 });
+}, { timeout: 240000 });
 
 after(async () => {
   await firefox?.close();
@@ -66,6 +74,12 @@ test("every other request body is recorded byte for byte, or marked as not kept 
     const note = records.find((r) => r.type === "metadata" && r.fields["Related-Record-ID"] === cut.id);
     assert.match(note?.block.toString() ?? "", /form fields/);
   }
+});
+
+test("the recording goes on after the tab was idle, with no page of the extension open", () => {
+  const entry = serverLog.find((e) => e.url === "/data.txt");
+  assert.ok(entry, "the server saw /data.txt");
+  assert.equal(recordsOf("response", entry).length, 1, "one response record for /data.txt");
 });
 
 test("every response body is recorded as the demo site sent it", () => {
