@@ -1,8 +1,8 @@
 // End to end, in headless Firefox ESR through webkeep's Firefox build: record a tab of
 // the demo site with the popup's controls, make every fetch() call of its forms page,
 // leave the tab idle with the popup closed for longer than Firefox lets an idle
-// background page live, load one more page, and compare the WARC the extension's API
-// gives with what the demo site received and sent.
+// background page live, load one more page, stop, and compare the WARC the popup's
+// download link saves with what the demo site received and sent.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
@@ -12,7 +12,7 @@ import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
 
 const sha256 = (b) => createHash("sha256").update(b).digest("hex");
 const idleMs = 45000;
-let site, firefox, records, serverLog;
+let site, firefox, records, serverLog, warc, savedName, sessionID;
 
 before(async () => {
   site = await startDemoSite();
@@ -35,16 +35,36 @@ before(async () => {
   await openExtensionPage(popup, firefox.page(`popup.html?tab=${tabId}`));
   await popup.click("#stop");
   await popup.waitForSelector('#state[data-recording="false"]');
-  const sessions = JSON.parse((await api(popup, "GET", "/api/sessions")).bytes);
-  const warc = await api(popup, "GET", `/api/sessions/${encodeURIComponent(sessions[0].id)}/warc.gz`);
-  assert.equal(warc.status, 200);
-  records = reassemble(readWarc09(warc.bytes));
+  // The WARC as the popup's download link saves it: the file handed to the browser to
+  // save, from a blob URL, is taken before it is saved.
+  await popup.evaluate(() => {
+    window.webkeepSaved = new Promise((resolve) => {
+      HTMLAnchorElement.prototype.click = function () {
+        fetch(this.href).then((r) => r.arrayBuffer()).then((b) => resolve({ name: this.download, base64: new Uint8Array(b).toBase64() }));
+      };
+    });
+  });
+  await popup.click("#download-warc");
+  const saved = await popup.evaluate(() => window.webkeepSaved);
+  savedName = saved.name;
+  warc = Buffer.from(saved.base64, "base64");
+  records = reassemble(readWarc09(warc));
+  sessionID = JSON.parse((await api(popup, "GET", "/api/sessions")).bytes)[0].id;
   serverLog = (await site.log()).slice(unrecorded).filter((e) => !e.url.startsWith("/favicon"));
 }, { timeout: 240000 });
 
 after(async () => {
   await firefox?.close();
   site?.stop();
+});
+
+test("the popup's WARC link saves the session's WARC", async () => {
+  // Named by the answer's Content-Disposition, not by the link's last part.
+  assert.match(savedName, /.\.warc\.gz$/);
+  assert.notEqual(savedName, "warc.gz");
+  const fromAPI = await api(firefox.control, "GET", `/api/sessions/${encodeURIComponent(sessionID)}/warc.gz`);
+  assert.equal(fromAPI.status, 200);
+  assert.deepEqual(warc, fromAPI.bytes);
 });
 
 const recordsOf = (type, entry) => records.filter((r) => r.type === type && r.uri === new URL(entry.url, site.url).href);
