@@ -6,6 +6,7 @@ export GOFLAGS := -buildvcs=false
 
 GOROOT_LIB = $(shell go env GOROOT)/lib/wasm
 EXT := dist/extension
+FIREFOX := dist/firefox
 WASM_FLAGS := -trimpath -ldflags='-s -w'
 
 .PHONY: all build setup demo test bench worker-dev clean
@@ -25,7 +26,15 @@ build: setup
 	GOOS=js GOARCH=wasm go build $(WASM_FLAGS) -o $(EXT)/ui.wasm ./wasm/ui
 	@if ls wasm/worker/*.go >/dev/null 2>&1; then scripts/build-worker.sh; fi
 	go run ./scripts/zipdir $(EXT) dist/webkeep-extension.zip
-	@echo "built: bin/webkeep, $(EXT)/ (load unpacked), dist/webkeep-extension.zip"
+	@# Firefox: the same core, pages and store; its own manifest, background shim
+	@# (extension-firefox/), and api.js loaded before each page's code.
+	rm -rf $(FIREFOX) && mkdir -p $(FIREFOX)
+	cp -r $(EXT)/. $(FIREFOX)/
+	rm $(FIREFOX)/sw.js
+	cp extension-firefox/* $(FIREFOX)/
+	sed -i 's|<script src="wasm_exec.js"></script>|<script src="api.js"></script>\n&|' $(FIREFOX)/*.html
+	go run ./scripts/zipdir $(FIREFOX) dist/webkeep-firefox.xpi
+	@echo "built: bin/webkeep, $(EXT)/ (load unpacked), dist/webkeep-extension.zip, $(FIREFOX)/ and dist/webkeep-firefox.xpi (Firefox)"
 
 demo: build
 	node scripts/demo.mjs

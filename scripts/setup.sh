@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what webkeep's build, demo and tests need, when it is missing: Go (from the Go
-# module proxy's toolchain module, into .cache/go), Node.js, Debian's chromium, and the
-# npm dev tooling (npm ci). Safe to run again: it does nothing when all is present.
+# module proxy's toolchain module, into .cache/go), Node.js, Debian's chromium and
+# firefox-esr, and the npm dev tooling (npm ci). Safe to run again: it does nothing when
+# all is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,7 +38,12 @@ if [ ! -x /usr/bin/chromium ]; then
   apt_install chromium
 fi
 
-if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ ! -x /usr/bin/firefox-esr ]; then
+  say "installing Debian's firefox-esr"
+  apt_install firefox-esr
+fi
+
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/puppeteer-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "npm ci"
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi

@@ -37,6 +37,7 @@ step "wasm tests (node)" wasm_tests
 step "interop (warcio)" node_tests scripts/interop
 step "worker (workerd)" node_tests scripts/worker
 step "end-to-end (chromium)" node_tests scripts/e2e
+step "end-to-end (firefox)" node_tests scripts/e2e-firefox
 
 total=$(( $(date +%s) - start ))
 if [ ${#failed[@]} -eq 0 ]; then

@@ -1,0 +1,329 @@
+// webkeep's Firefox background page: a thin shim, as extension/sw.js is in Chromium.
+// Firefox has no chrome.debugger, so this turns the webRequest events of a recorded tab
+// into the DevTools events the Go core's recorder reads (core.fields), and answers the
+// commands the recorder sends: a response body from the bytes a StreamFilter passed on,
+// a request body from requestBody.raw. The pages reach the core's API through runtime
+// messages (api.js), for an event page has no fetch event. Every decision is made in
+// the core (wasm/core). wasm_exec.js and store.js (IndexedDB) are loaded before it.
+"use strict";
+
+const pending = [];
+let core = null;
+let fields = null; // the DevTools events the core acts on
+const ready = new Promise((resolve) => {
+  self.webkeepCoreReady = () => {
+    core = self.webkeepCore;
+    fields = core.fields;
+    for (const deliver of pending.splice(0)) deliver(core);
+    resolve(core);
+  };
+});
+const deliver = (fn) => (core ? fn(core) : pending.push(fn));
+
+// emit hands the core one DevTools event of a tab, in the order the browser's came.
+const emit = (tabId, method, params) => {
+  if (fields && !Object.hasOwn(fields, method)) return;
+  const json = JSON.stringify(params);
+  deliver((c) => c.event(tabId, null, method, json, null));
+};
+
+const recorded = new Set(); // the tabs being recorded
+// Requests of recorded tabs, by webRequest id (a redirect keeps its id): the current
+// hop's request body and the response body its StreamFilter passed on.
+const requests = new Map();
+// The document each frame of a recorded tab shows: tab and frame id -> the request id
+// that loaded it (DevTools' loaderId).
+const documents = new Map();
+const forgetAfterMs = 120000; // a body the core never asked for
+
+// DevTools resource types for webRequest's.
+const resourceTypes = {
+  main_frame: "Document", sub_frame: "Document", xmlhttprequest: "XHR", script: "Script",
+  stylesheet: "Stylesheet", image: "Image", imageset: "Image", font: "Font", media: "Media",
+  websocket: "WebSocket", ping: "Ping", beacon: "Ping", csp_report: "CSPViolationReport",
+  object: "Other", xslt: "Other", xml_dtd: "Other", web_manifest: "Manifest", speculative: "Other", other: "Other",
+};
+
+// headerMap gives webRequest's header list as DevTools does: one value per name, the
+// values of a repeated name joined by newlines.
+const headerMap = (list) => {
+  const m = {};
+  for (const { name, value } of list || []) {
+    if (value === undefined) continue;
+    m[name] = Object.hasOwn(m, name) ? m[name] + "\n" + value : value;
+  }
+  return m;
+};
+
+// requestBody: the exact bytes when Firefox gives them (requestBody.raw, as it does for
+// fetch() and XMLHttpRequest). A file part, or a body given only as parsed formData (a
+// form submitted by navigation, multipart), has no bytes: its entry has none, and the
+// core marks the record (it asks Network.getRequestPostData, which fails here).
+const requestBody = (body) => {
+  if (!body) return null;
+  if (!body.raw) return { entries: [] };
+  return { entries: body.raw.map((part) => (part.bytes ? { bytes: new Uint8Array(part.bytes).toBase64() } : {})) };
+};
+
+// response is the DevTools response object of a webRequest response event.
+const response = (d) => {
+  const [version = "", , ...reason] = (d.statusLine || "").split(" ");
+  const protocols = { "HTTP/2": "h2", "HTTP/2.0": "h2", "HTTP/3": "h3" };
+  return {
+    url: d.url,
+    status: d.statusCode,
+    statusText: reason.join(" "),
+    headers: headerMap(d.responseHeaders),
+    protocol: protocols[version] || version.toLowerCase(),
+    remoteIPAddress: d.ip || "",
+  };
+};
+
+// A StreamFilter sees every byte of a response body, decoded as the page gets it, and
+// passes it on; the copy answers the core's Network.getResponseBody.
+const filterBody = (requestId) => {
+  const hop = { chunks: [], size: 0, error: null };
+  let filter;
+  try {
+    filter = browser.webRequest.filterResponseData(requestId);
+  } catch (e) {
+    hop.error = String(e);
+    hop.done = Promise.resolve();
+    return hop;
+  }
+  hop.done = new Promise((resolve) => {
+    filter.ondata = (e) => {
+      hop.chunks.push(new Uint8Array(e.data));
+      hop.size += e.data.byteLength;
+      filter.write(e.data);
+    };
+    filter.onstop = () => {
+      filter.close();
+      resolve();
+    };
+    filter.onerror = () => {
+      hop.error = filter.error || "the response's filter failed";
+      resolve();
+    };
+  });
+  return hop;
+};
+
+const urls = { urls: ["http://*/*", "https://*/*"] };
+
+browser.webRequest.onBeforeRequest.addListener((d) => {
+  if (!recorded.has(d.tabId)) return;
+  const r = requests.get(d.requestId) || { tabId: d.tabId, redirect: null };
+  Object.assign(r, {
+    url: d.url, method: d.method, type: resourceTypes[d.type] || "Other", frameId: d.frameId, parentFrameId: d.parentFrameId,
+    documentURL: d.documentUrl || d.url, wallTime: d.timeStamp / 1000, headers: null, sent: false,
+    post: requestBody(d.requestBody), hop: filterBody(d.requestId),
+  });
+  requests.set(d.requestId, r);
+}, urls, ["blocking", "requestBody"]);
+
+// sent emits Network.requestWillBeSent for a request's hop, once.
+const sent = (requestId, r) => {
+  if (r.sent) return;
+  r.sent = true;
+  const navigation = r.type === "Document";
+  const params = {
+    requestId,
+    request: {
+      url: r.url, method: r.method, headers: r.headers || {},
+      hasPostData: Boolean(r.post), postDataEntries: r.post ? r.post.entries : undefined,
+    },
+    wallTime: r.wallTime, type: r.type, documentURL: r.documentURL, frameId: String(r.frameId),
+    // A document's request is its own loader; another request belongs to the
+    // document its frame shows.
+    loaderId: navigation ? requestId : documents.get(r.tabId + " " + r.frameId) || "",
+  };
+  if (r.redirect) {
+    params.redirectResponse = r.redirect;
+    r.redirect = null;
+  }
+  emit(r.tabId, "Network.requestWillBeSent", params);
+};
+
+browser.webRequest.onSendHeaders.addListener((d) => {
+  const r = requests.get(d.requestId);
+  if (!r) return;
+  r.headers = headerMap(d.requestHeaders);
+  sent(d.requestId, r);
+}, urls, ["requestHeaders"]);
+
+browser.webRequest.onBeforeRedirect.addListener((d) => {
+  const r = requests.get(d.requestId);
+  if (!r) return;
+  sent(d.requestId, r);
+  // The next hop's requestWillBeSent carries this response, as in DevTools.
+  r.redirect = response(d);
+}, urls, ["responseHeaders"]);
+
+browser.webRequest.onResponseStarted.addListener((d) => {
+  const r = requests.get(d.requestId);
+  if (!r) return;
+  sent(d.requestId, r);
+  emit(r.tabId, "Network.responseReceived", { requestId: d.requestId, response: response(d), hasExtraInfo: false });
+  if (r.type === "Document") {
+    documents.set(r.tabId + " " + r.frameId, d.requestId);
+    emit(r.tabId, "Page.frameNavigated", {
+      frame: { id: String(r.frameId), loaderId: d.requestId, parentId: r.frameId === 0 ? undefined : String(r.parentFrameId), url: r.url },
+    });
+  }
+}, urls, ["responseHeaders"]);
+
+const ended = (requestId, r) => setTimeout(() => requests.get(requestId) === r && requests.delete(requestId), forgetAfterMs);
+
+browser.webRequest.onCompleted.addListener((d) => {
+  const r = requests.get(d.requestId);
+  if (!r) return;
+  sent(d.requestId, r);
+  emit(r.tabId, "Network.loadingFinished", { requestId: d.requestId });
+  ended(d.requestId, r);
+}, urls);
+
+browser.webRequest.onErrorOccurred.addListener((d) => {
+  const r = requests.get(d.requestId);
+  if (!r) return;
+  sent(d.requestId, r);
+  emit(r.tabId, "Network.loadingFailed", { requestId: d.requestId, errorText: d.error, canceled: d.error === "NS_BINDING_ABORTED" });
+  ended(d.requestId, r);
+}, urls);
+
+// The recorder's commands that Firefox needs nothing for: webRequest reports every
+// request of a recorded tab, its workers' included, and keeps no bodies to configure.
+const noOps = new Set([
+  "Network.enable", "Network.setCacheDisabled", "Network.configureDurableMessages", "Page.enable",
+  "Target.setAutoAttach", "Runtime.runIfWaitingForDebugger", "IO.close",
+]);
+const bodyWaitMs = 30000;
+
+const commands = {
+  "Network.getResponseBody": async (tabId, { requestId }) => {
+    const r = requests.get(requestId);
+    if (!r || r.tabId !== tabId) throw new Error("No resource with given identifier found");
+    const hop = r.hop;
+    let timer;
+    const late = new Promise((resolve) => { timer = setTimeout(resolve, bodyWaitMs, "late"); });
+    const outcome = await Promise.race([hop.done, late]);
+    clearTimeout(timer);
+    if (outcome === "late") throw new Error(`the response's filter did not end within ${bodyWaitMs / 1000} s`);
+    if (hop.error) throw new Error(`the response's filter failed: ${hop.error}`);
+    requests.delete(requestId);
+    const body = new Uint8Array(hop.size);
+    let at = 0;
+    for (const c of hop.chunks) {
+      body.set(c, at);
+      at += c.length;
+    }
+    return { body: body.toBase64(), base64Encoded: true };
+  },
+  "Network.getRequestPostData": async () => {
+    throw new Error("Firefox gave this body only as form fields, not as bytes");
+  },
+  // The tab's address, for the core to reload it (Page.reload) and record it whole.
+  "Page.getNavigationHistory": async (tabId) => {
+    const tab = await browser.tabs.get(tabId);
+    return { currentIndex: 0, entries: [{ url: tab.url || "" }] };
+  },
+  "Page.reload": async (tabId) => {
+    await browser.tabs.reload(tabId, { bypassCache: true });
+    return {};
+  },
+};
+
+// Firefox suspends an idle background page after about 30 s, and the recorder's state
+// with it; a call into the browser's API counts as activity. While a tab is recorded,
+// each recorded tab is looked up this often (a gone tab is reported as closed).
+const keepAliveMs = 20000;
+let keepAlive = null;
+const keepRecording = () => {
+  if (recorded.size === 0) {
+    clearInterval(keepAlive);
+    keepAlive = null;
+    return;
+  }
+  keepAlive ??= setInterval(() => {
+    for (const tabId of recorded) {
+      browser.tabs.get(tabId).catch(() => {
+        if (recorded.has(tabId)) deliver((c) => c.detached(tabId, "target_closed"));
+      });
+    }
+  }, keepAliveMs);
+};
+
+self.webkeepHost = {
+  send: async (tabId, sessionId, method, params) => {
+    if (noOps.has(method)) return "{}";
+    const command = commands[method];
+    if (!command) throw new Error(`${method} is not available in Firefox`);
+    return JSON.stringify(await command(tabId, JSON.parse(params)));
+  },
+  attach: async (tabId) => {
+    await browser.tabs.get(tabId); // throws for a tab that is not there
+    recorded.add(tabId);
+    keepRecording();
+  },
+  detach: async (tabId) => {
+    recorded.delete(tabId);
+    keepRecording();
+    for (const [id, r] of requests) if (r.tabId === tabId) requests.delete(id);
+    for (const key of documents.keys()) if (key.startsWith(tabId + " ")) documents.delete(key);
+  },
+  // The open tabs' ids, and the recorded ones as attached (Firefox names no targets).
+  tabs: async () => {
+    const tabs = await browser.tabs.query({});
+    return JSON.stringify({
+      tabs: tabs.map((t) => t.id),
+      targets: [...recorded].map((tabId) => ({ tabId, id: "", attached: true })),
+    });
+  },
+  badge: (tabId, text) => {
+    if (text) browser.action.setBadgeBackgroundColor({ tabId, color: "#b00020" }).catch(() => {});
+    browser.action.setBadgeText({ tabId, text }).catch(() => {});
+  },
+  body: {
+    route: bodyRoutes.route,
+    read: async () => {
+      throw new Error("DevTools streams are not available in Firefox");
+    },
+    end: bodyRoutes.end,
+  },
+  store: idbStore,
+};
+
+browser.tabs.onRemoved.addListener((tabId) => {
+  if (recorded.has(tabId)) deliver((c) => c.detached(tabId, "target_closed"));
+});
+browser.tabs.onCreated.addListener((tab) => {
+  if (tab.openerTabId) deliver((c) => c.tabCreated(tab.id, tab.openerTabId));
+});
+// The keyboard shortcut: start or stop recording the tab.
+self.webkeepToggle = async (tab) => {
+  const c = await ready;
+  const res = await c.handle(new Request(new URL("/api/record/toggle?tab=" + tab.id, location.origin), { method: "POST" }));
+  if (!res.ok) console.warn("webkeep: toggle:", await res.text());
+  return res.json();
+};
+browser.commands.onCommand.addListener((command, tab) => {
+  if (command === "toggle-recording" && tab) self.webkeepToggle(tab);
+});
+
+// The pages' API requests (api.js), answered by the core as the service worker's fetch
+// event has them answered in Chromium: the answer goes back as status, headers and bytes.
+browser.runtime.onMessage.addListener((message, sender) => {
+  const m = message && message.webkeepApi;
+  if (!m || sender.id !== browser.runtime.id || !String(sender.url).startsWith(location.origin)) return undefined;
+  return ready.then(async (c) => {
+    const url = new URL(m.url, location.origin);
+    if (url.origin !== location.origin || !url.pathname.startsWith("/api/")) throw new Error(`not an API request: ${m.url}`);
+    const res = await c.handle(new Request(url, { method: m.method, headers: m.headers, body: m.body }));
+    return { status: res.status, statusText: res.statusText, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
+  });
+});
+
+const go = new Go();
+WebAssembly.instantiateStreaming(fetch("core.wasm"), go.importObject)
+  .then((result) => go.run(result.instance))
+  .catch((e) => console.error("webkeep: the core did not start:", e));

@@ -1,0 +1,123 @@
+// webkeep's store for the background shims (extension/sw.js in Chromium,
+// extension-firefox/background.js in Firefox): IndexedDB, and the streamed bodies the
+// core routes into it. Loaded before the shim, which passes idbStore and bodyRoutes to
+// the core as its host's store and body functions.
+"use strict";
+// IndexedDB: one object store of byte values under string keys.
+const db = new Promise((resolve, reject) => {
+  const open = indexedDB.open("webkeep", 1);
+  open.onupgradeneeded = () => open.result.createObjectStore("kv");
+  open.onsuccess = () => resolve(open.result);
+  open.onerror = () => reject(open.error);
+});
+const tx = (mode, fn, options) => db.then((d) => new Promise((resolve, reject) => {
+  const t = d.transaction("kv", mode, options);
+  const req = fn(t.objectStore("kv"));
+  t.oncomplete = () => resolve(req && req.result);
+  t.onerror = () => reject(t.error);
+  t.onabort = () => reject(t.error || new Error("IndexedDB transaction aborted"));
+}));
+const range = (prefix) => IDBKeyRange.bound(prefix, prefix + "\uffff");
+const blobMin = 64 << 10;
+
+// Streamed bodies: the core names a request whose body it streams (body.route), and the
+// data of its Network.dataReceived events goes from here into IndexedDB, decoded into
+// one reused buffer and stored as a Blob per chunk under the key prefix the core chose.
+// The bytes never cross into Go, whose memory never shrinks, nor wait for it: a body
+// can arrive faster than the core would take it in. body.end says how much came.
+const routes = new Map(); // tabId + " " + requestId -> route
+const routeChunk = 1 << 20;
+const routeKey = (tabId, requestId) => tabId + " " + requestId;
+const routeFlush = (r) => {
+  if (r.len === 0) return;
+  // A Blob copies the bytes out: the buffer is reused.
+  const value = new Blob([r.buf.subarray(0, r.len)]);
+  const key = r.prefix + String(r.seq++).padStart(10, "0");
+  r.len = 0;
+  // A spool does not outlive the worker (the core clears spools when it starts): its
+  // chunks need not be flushed to disk one by one.
+  const put = tx("readwrite", (s) => s.put(value, key), { durability: "relaxed" })
+    .catch((e) => { r.error = r.error || e; })
+    .finally(() => r.writes.delete(put));
+  r.writes.add(put);
+};
+const newRoute = (prefix, limit) => ({
+  // A negative limit keeps nothing: the body will not be kept (it missed its start).
+  prefix, limit, size: 0, cut: limit < 0, seq: 0, buf: new Uint8Array(routeChunk), len: 0, writes: new Set(), error: null,
+});
+// routeBytes is routeData for bytes that came as text (an IO stream's, not base64).
+const routeBytes = (r, bytes) => {
+  for (let at = 0; at < bytes.length && !r.cut;) {
+    if (r.len === r.buf.length) routeFlush(r);
+    let n = Math.min(bytes.length - at, r.buf.length - r.len);
+    if (r.limit > 0 && r.size + n > r.limit) {
+      n = r.limit - r.size;
+      r.cut = true;
+    }
+    r.buf.set(bytes.subarray(at, at + n), r.len);
+    r.size += n;
+    r.len += n;
+    at += n;
+  }
+};
+const routeData = (r, base64) => {
+  while (base64.length > 0 && !r.cut) {
+    // Room for less than a base64 quantum (3 bytes) would decode nothing.
+    if (r.buf.length - r.len < 3) routeFlush(r);
+    const { read, written } = r.buf.subarray(r.len).setFromBase64(base64);
+    let n = written;
+    if (r.limit > 0 && r.size + n > r.limit) {
+      n = r.limit - r.size;
+      r.cut = true;
+    }
+    r.size += n;
+    r.len += n;
+    base64 = base64.slice(read);
+  }
+};
+
+const idbStore = {
+  put: (key, bytes) => idbStore.putAll([key], [bytes]),
+  // Values put together, in one transaction. They are views of the core's scratch
+  // array, reused once putAll returns: each is copied at once, a large one into a Blob,
+  // which is stored as it is, where a typed array would be serialized, and
+  // compressed, on this thread.
+  putAll: (keys, values) => {
+    const copies = values.map((v) => (v.length >= blobMin ? new Blob([v]) : v.slice()));
+    return tx("readwrite", (s) => { keys.forEach((k, i) => s.put(copies[i], k)); });
+  },
+  // Large values, such as a streamed body's chunks, are Blobs: read into the core's
+  // array into when they fit, so that reading a body back makes no garbage. (That
+  // array's buffer is transferred: the result is over it.)
+  get: (key, into) => tx("readonly", (s) => s.get(key)).then(async (v) => {
+    if (!(v instanceof Blob)) return v ?? null;
+    if (!into || v.size > into.length) return new Uint8Array(await v.arrayBuffer());
+    const reader = v.stream().getReader({ mode: "byob" });
+    let buffer = into.buffer, n = 0;
+    while (n < v.size) {
+      const { value, done } = await reader.read(new Uint8Array(buffer, n, v.size - n));
+      if (done) break;
+      buffer = value.buffer;
+      n += value.length;
+    }
+    return new Uint8Array(buffer, 0, n);
+  }),
+  keys: (prefix) => tx("readonly", (s) => s.getAllKeys(range(prefix))),
+  delete: (prefix) => tx("readwrite", (s) => s.delete(range(prefix))),
+};
+
+// The core's body.route and body.end (body.read, of a DevTools stream, is Chromium's).
+const bodyRoutes = {
+  route: (tabId, requestId, prefix, limit) => {
+    routes.set(routeKey(tabId, requestId), newRoute(prefix, limit));
+  },
+  end: async (prefix) => {
+    let r = null;
+    for (const [k, v] of routes) if (v.prefix === prefix) { r = v; routes.delete(k); }
+    if (!r) return { size: 0, cut: false };
+    routeFlush(r);
+    while (r.writes.size) await Promise.all([...r.writes]);
+    if (r.error) throw r.error;
+    return { size: r.size, cut: r.cut };
+  },
+};

@@ -1,0 +1,116 @@
+// End to end, in headless Firefox ESR through webkeep's Firefox build: record a tab of
+// the demo site with the popup's controls, make every fetch() call of its forms page,
+// leave the tab idle with the popup closed for longer than Firefox lets an idle
+// background page live, load one more page, stop, and compare the WARC the popup's
+// download link saves with what the demo site received and sent.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { after, before, test } from "node:test";
+import { clickAndWait, demoCalls, startDemoSite } from "../lib/browser.mjs";
+import { api, firefoxTabId, launchFirefox, openExtensionPage } from "../lib/firefox.mjs";
+import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
+
+const sha256 = (b) => createHash("sha256").update(b).digest("hex");
+const idleMs = 45000;
+let site, firefox, records, serverLog, warc, savedName, sessionID;
+
+before(async () => {
+  site = await startDemoSite();
+  firefox = await launchFirefox();
+  const tab = await firefox.browser.newPage();
+  await tab.goto(site.url);
+  const tabId = await firefoxTabId(firefox.control, site.url);
+  const popup = firefox.control;
+  await openExtensionPage(popup, firefox.page(`popup.html?tab=${tabId}`));
+  const unrecorded = (await site.log()).length; // what the tab loaded before
+  await popup.click("#start");
+  await popup.waitForSelector('#state[data-recording="true"]');
+  await tab.goto(new URL("/forms", site.url).href);
+  for (const id of demoCalls) await clickAndWait(tab, "#" + id);
+  // Firefox suspends a background page idle for 30 s; a page of the extension that is
+  // open keeps it busy.
+  await popup.goto("about:blank");
+  await new Promise((r) => setTimeout(r, idleMs));
+  await tab.goto(new URL("/data.txt", site.url).href);
+  await openExtensionPage(popup, firefox.page(`popup.html?tab=${tabId}`));
+  await popup.click("#stop");
+  await popup.waitForSelector('#state[data-recording="false"]');
+  // The WARC as the popup's download link saves it: the file handed to the browser to
+  // save, from a blob URL, is taken before it is saved.
+  await popup.evaluate(() => {
+    window.webkeepSaved = new Promise((resolve) => {
+      HTMLAnchorElement.prototype.click = function () {
+        fetch(this.href).then((r) => r.arrayBuffer()).then((b) => resolve({ name: this.download, base64: new Uint8Array(b).toBase64() }));
+      };
+    });
+  });
+  await popup.click("#download-warc");
+  const saved = await popup.evaluate(() => window.webkeepSaved);
+  savedName = saved.name;
+  warc = Buffer.from(saved.base64, "base64");
+  records = reassemble(readWarc09(warc));
+  sessionID = JSON.parse((await api(popup, "GET", "/api/sessions")).bytes)[0].id;
+  serverLog = (await site.log()).slice(unrecorded).filter((e) => !e.url.startsWith("/favicon"));
+}, { timeout: 240000 });
+
+after(async () => {
+  await firefox?.close();
+  site?.stop();
+});
+
+test("the popup's WARC link saves the session's WARC", async () => {
+  // Named by the answer's Content-Disposition, not by the link's last part.
+  assert.match(savedName, /.\.warc\.gz$/);
+  assert.notEqual(savedName, "warc.gz");
+  const fromAPI = await api(firefox.control, "GET", `/api/sessions/${encodeURIComponent(sessionID)}/warc.gz`);
+  assert.equal(fromAPI.status, 200);
+  assert.deepEqual(warc, fromAPI.bytes);
+});
+
+const recordsOf = (type, entry) => records.filter((r) => r.type === type && r.uri === new URL(entry.url, site.url).href);
+
+test("the fetch() POST's request body is recorded byte for byte", () => {
+  const entry = serverLog.find((e) => e.url === "/api/binary");
+  assert.ok(entry, "the server saw the binary POST");
+  const want = Buffer.from(entry.body_base64, "base64");
+  assert.ok(want.includes(0xff) && want.includes(0x00));
+  const requests = recordsOf("request", entry).filter((r) => r.block.toString("latin1").startsWith("POST "));
+  assert.equal(requests.length, 1, "one request record for the POST");
+  assert.deepEqual(httpBody(requests[0].block).body, want);
+});
+
+test("every other request body is recorded byte for byte, or marked as not kept whole", () => {
+  const withBody = serverLog.filter((e) => e.body_base64 !== "");
+  assert.ok(withBody.length >= 5, `the server saw only ${withBody.length} requests with bodies`);
+  for (const entry of withBody) {
+    const want = Buffer.from(entry.body_base64, "base64");
+    const requests = recordsOf("request", entry).filter((r) => r.block.toString("latin1").startsWith(entry.method + " "));
+    assert.ok(requests.length > 0, `no request record for ${entry.method} ${entry.url}`);
+    if (requests.some((r) => httpBody(r.block).body.equals(want))) continue;
+    // Firefox gives a multipart body only as parsed form fields: the record says so.
+    assert.equal(entry.url, "/submit/upload", `${entry.method} ${entry.url}: no request record with the ${want.length} bytes the server received`);
+    const cut = requests.find((r) => r.fields.Truncated);
+    assert.ok(cut, "the multipart request record is marked Truncated");
+    const note = records.find((r) => r.type === "metadata" && r.fields["Related-Record-ID"] === cut.id);
+    assert.match(note?.block.toString() ?? "", /form fields/);
+  }
+});
+
+test("the recording goes on after the tab was idle, with no page of the extension open", () => {
+  const entry = serverLog.find((e) => e.url === "/data.txt");
+  assert.ok(entry, "the server saw /data.txt");
+  assert.equal(recordsOf("response", entry).length, 1, "one response record for /data.txt");
+});
+
+test("every response body is recorded as the demo site sent it", () => {
+  assert.ok(serverLog.some((e) => e.url === "/forms") && serverLog.some((e) => e.url === "/api/binary"), `the server saw /forms and the POST: ${serverLog.map((e) => e.url).join(" ")}`);
+  for (const entry of serverLog) {
+    const responses = recordsOf("response", entry);
+    assert.ok(responses.length > 0, `no response record for ${entry.method} ${entry.url}`);
+    const ok = responses.some((r) => {
+      const { head, body } = httpBody(r.block);
+      return head.includes(` ${entry.status} `) && body.length === entry.response_size && sha256(body) === entry.response_sha256;
+    });
+    assert.ok(ok, `${entry.method} ${entry.url}: no response record with the ${entry.response_size} bytes the server sent`);
+  }
+});

@@ -1,0 +1,73 @@
+// Drives headless Debian Firefox ESR with webkeep's Firefox build (dist/firefox)
+// installed as a temporary add-on, over WebDriver BiDi (puppeteer-core).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import puppeteer from "puppeteer-core";
+import { root, waitFor } from "./browser.mjs";
+
+export const firefoxExtensionDir = path.join(root, "dist/firefox");
+// The add-on's moz-extension:// host, fixed by a preference so that tests can open its pages.
+const addonID = "webkeep@webkeep.dev";
+const addonHost = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9";
+
+/**
+ * Launches Firefox with webkeep installed; resolves to { browser, page(p), control,
+ * close() }, where page(p) is the address of the extension's page p and control is a
+ * tab showing the extension's popup, where the extension's API can be called
+ * (api(control, method, path)).
+ */
+export async function launchFirefox() {
+  const profile = mkdtempSync(path.join(tmpdir(), "webkeep-firefox-"));
+  const browser = await puppeteer.launch({
+    browser: "firefox",
+    executablePath: process.env.FIREFOX || "/usr/bin/firefox-esr",
+    headless: true,
+    userDataDir: profile,
+    // WebDriver BiDi navigates to moz-extension:// pages only with system access.
+    args: ["--remote-allow-system-access"],
+    extraPrefsFirefox: { "extensions.webextensions.uuids": JSON.stringify({ [addonID]: addonHost }) },
+  });
+  const id = await browser.installExtension(firefoxExtensionDir);
+  if (id !== addonID) throw new Error(`installed add-on is ${id}, not ${addonID}`);
+  const page = (p) => `moz-extension://${addonHost}/${p}`;
+  const control = await browser.newPage();
+  await openExtensionPage(control, page("popup.html"));
+  // The core is ready when it answers.
+  await waitFor(() => control.evaluate(async () => (await fetch("/api/status")).ok), "the core to answer");
+  return {
+    browser, page, control,
+    close: async () => {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Shows the extension's page at url in page (a puppeteer Page) and waits for its code to
+ * be ready (data-ready). Firefox's WebDriver BiDi never reports the load of a
+ * moz-extension:// page, so the navigation is not awaited.
+ */
+export async function openExtensionPage(page, url) {
+  page.goto(url).catch(() => {});
+  await waitFor(() => page.evaluate((u) => location.href === u && document.body.dataset.ready === "true", url), url);
+}
+
+/** Calls the extension's API from one of its pages; resolves to { status, bytes }. */
+export async function api(extensionPage, method, apiPath) {
+  const { status, base64 } = await extensionPage.evaluate(async (m, p) => {
+    const res = await fetch(p, { method: m });
+    return { status: res.status, base64: new Uint8Array(await res.arrayBuffer()).toBase64() };
+  }, method, apiPath);
+  return { status, bytes: Buffer.from(base64, "base64") };
+}
+
+/** The id of the tab whose address starts with prefix, as the extension names it. */
+export function firefoxTabId(extensionPage, prefix) {
+  return waitFor(() => extensionPage.evaluate(async (p) => {
+    const tabs = await browser.tabs.query({});
+    const t = tabs.find((x) => x.url && x.url.startsWith(p));
+    return t && t.id;
+  }, prefix), `a tab at ${prefix}`);
+}
