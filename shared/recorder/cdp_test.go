@@ -19,13 +19,8 @@ import (
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
-type event struct {
-	method string
-	params string
-}
-
 // record runs events through a recorder and returns the exchanges it produced.
-func record(t *testing.T, b *recordertest.Browser, events []event) []*recorder.Exchange {
+func record(t *testing.T, b *recordertest.Browser, events []recordertest.Event) []*recorder.Exchange {
 	t.Helper()
 	r := recorder.NewRecorder(b)
 	r.StreamThreshold = 100
@@ -35,8 +30,8 @@ func record(t *testing.T, b *recordertest.Browser, events []event) []*recorder.E
 	r.OnError = func(err error) { t.Errorf("recorder: %v", err) }
 	ctx := context.Background()
 	for _, ev := range events {
-		if err := r.HandleEvent(ctx, recorder.Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
-			t.Fatalf("%s: %v", ev.method, err)
+		if err := r.HandleEvent(ctx, recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+			t.Fatalf("%s: %v", ev.Method, err)
 		}
 		// Commands run on their own goroutines: let them finish, as a browser that
 		// sends events at a human pace would.
@@ -54,12 +49,12 @@ func TestRecorderPOSTWithBodyReadWhenFinished(t *testing.T) {
 		}
 		return map[string]any{}, nil
 	}}
-	got := record(t, b, []event{
+	got := record(t, b, []recordertest.Event{
 		// ExtraInfo may come before its request: it must still be used.
-		{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Content-Type":"application/octet-stream","Content-Length":"4","Cookie":"a=b"}}`},
-		{"Network.requestWillBeSent", `{"requestId":"1","type":"Fetch","wallTime":1700000000.5,"request":{"url":"http://example.org/api","method":"POST","headers":{"Content-Type":"application/octet-stream"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64(binary) + `"}]}}`},
-		{"Network.responseReceived", `{"requestId":"1","response":{"url":"http://example.org/api","status":200,"statusText":"OK","protocol":"http/1.1","remoteIPAddress":"127.0.0.1","headers":{"Content-Type":"application/json","Content-Length":"11"}}}`},
-		{"Network.loadingFinished", `{"requestId":"1"}`},
+		{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Content-Type":"application/octet-stream","Content-Length":"4","Cookie":"a=b"}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","type":"Fetch","wallTime":1700000000.5,"request":{"url":"http://example.org/api","method":"POST","headers":{"Content-Type":"application/octet-stream"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64(binary) + `"}]}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"url":"http://example.org/api","status":200,"statusText":"OK","protocol":"http/1.1","remoteIPAddress":"127.0.0.1","headers":{"Content-Type":"application/json","Content-Length":"11"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 	})
 	if len(got) != 1 {
 		t.Fatalf("got %d exchanges, want 1", len(got))
@@ -92,12 +87,12 @@ func TestRecorderStreamsLargeBodies(t *testing.T) {
 		}
 		return map[string]any{}, nil
 	}}
-	got := record(t, b, []event{
-		{"Network.requestWillBeSent", `{"requestId":"2","request":{"url":"http://example.org/big","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"2","response":{"status":200,"headers":{"Content-Length":"1000"}}}`},
-		{"Network.dataReceived", `{"requestId":"2","dataLength":7,"data":"` + b64("second-") + `"}`},
-		{"Network.dataReceived", `{"requestId":"2","dataLength":5,"data":"` + b64("third") + `"}`},
-		{"Network.loadingFinished", `{"requestId":"2"}`},
+	got := record(t, b, []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"2","request":{"url":"http://example.org/big","method":"GET","headers":{}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"2","response":{"status":200,"headers":{"Content-Length":"1000"}}}`},
+		{Method: "Network.dataReceived", Params: `{"requestId":"2","dataLength":7,"data":"` + b64("second-") + `"}`},
+		{Method: "Network.dataReceived", Params: `{"requestId":"2","dataLength":5,"data":"` + b64("third") + `"}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"2"}`},
 	})
 	if len(got) != 1 {
 		t.Fatalf("got %d exchanges", len(got))
@@ -130,19 +125,19 @@ func TestRecorderStreamingKeepsOrderWhileAwaitingTheBuffer(t *testing.T) {
 	done := make(chan struct{})
 	r.OnExchange = func(ex *recorder.Exchange) { got = ex; close(done) }
 	ctx := context.Background()
-	for _, ev := range []event{
-		{"Network.requestWillBeSent", `{"requestId":"s","request":{"url":"http://example.org/v","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"100"}}}`},
-		{"Network.dataReceived", `{"requestId":"s","data":"` + b64("2-") + `"}`},
+	for _, ev := range []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"s","request":{"url":"http://example.org/v","method":"GET","headers":{}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"100"}}}`},
+		{Method: "Network.dataReceived", Params: `{"requestId":"s","data":"` + b64("2-") + `"}`},
 		// The shim passes body data as bytes, apart from the JSON.
-		{"Network.dataReceived", `{"requestId":"s","dataLength":5}`},
-		{"Network.loadingFinished", `{"requestId":"s"}`},
+		{Method: "Network.dataReceived", Params: `{"requestId":"s","dataLength":5}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"s"}`},
 	} {
 		var data []byte
-		if ev.params == `{"requestId":"s","dataLength":5}` {
+		if ev.Params == `{"requestId":"s","dataLength":5}` {
 			data = []byte("3-4-5")
 		}
-		if err := r.HandleEvent(ctx, recorder.Target{TabID: 1}, ev.method, json.RawMessage(ev.params), data); err != nil {
+		if err := r.HandleEvent(ctx, recorder.Target{TabID: 1}, ev.Method, json.RawMessage(ev.Params), data); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -401,15 +396,15 @@ func TestRecorderRedirectChainAndFailures(t *testing.T) {
 		}
 		return map[string]any{}, nil
 	}}
-	got := record(t, b, []event{
-		{"Network.requestWillBeSent", `{"requestId":"3","type":"Document","request":{"url":"http://example.org/a","method":"GET","headers":{}}}`},
-		{"Network.requestWillBeSent", `{"requestId":"3","type":"Document","request":{"url":"http://example.org/b","method":"GET","headers":{}},"redirectResponse":{"status":301,"statusText":"Moved Permanently","headers":{"Location":"/b","Content-Length":"51"}}}`},
-		{"Network.responseReceived", `{"requestId":"3","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
-		{"Network.loadingFinished", `{"requestId":"3"}`},
-		{"Network.requestWillBeSent", `{"requestId":"4","request":{"url":"http://down.example/","method":"GET","headers":{}}}`},
-		{"Network.loadingFailed", `{"requestId":"4","errorText":"net::ERR_CONNECTION_REFUSED"}`},
-		{"Network.requestWillBeSent", `{"requestId":"5","request":{"url":"data:text/plain,hi","method":"GET","headers":{}}}`},
-		{"Network.loadingFinished", `{"requestId":"5"}`},
+	got := record(t, b, []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"3","type":"Document","request":{"url":"http://example.org/a","method":"GET","headers":{}}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"3","type":"Document","request":{"url":"http://example.org/b","method":"GET","headers":{}},"redirectResponse":{"status":301,"statusText":"Moved Permanently","headers":{"Location":"/b","Content-Length":"51"}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"3","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"3"}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"4","request":{"url":"http://down.example/","method":"GET","headers":{}}}`},
+		{Method: "Network.loadingFailed", Params: `{"requestId":"4","errorText":"net::ERR_CONNECTION_REFUSED"}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"5","request":{"url":"data:text/plain,hi","method":"GET","headers":{}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`},
 	})
 	byURL := map[string]*recorder.Exchange{}
 	for _, ex := range got {
@@ -440,11 +435,11 @@ func TestRecorderMarksHiddenFileBytes(t *testing.T) {
 		}
 		return map[string]any{}, nil
 	}}
-	got := record(t, b, []event{
-		{"Network.requestWillBeSent", `{"requestId":"6","request":{"url":"http://example.org/up","method":"POST","headers":{"Content-Type":"multipart/form-data; boundary=X"},"hasPostData":true}}`},
-		{"Network.requestWillBeSentExtraInfo", `{"requestId":"6","headers":{"Content-Type":"multipart/form-data; boundary=X","Content-Length":"200"}}`},
-		{"Network.responseReceived", `{"requestId":"6","response":{"status":200,"headers":{}}}`},
-		{"Network.loadingFinished", `{"requestId":"6"}`},
+	got := record(t, b, []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"6","request":{"url":"http://example.org/up","method":"POST","headers":{"Content-Type":"multipart/form-data; boundary=X"},"hasPostData":true}}`},
+		{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"6","headers":{"Content-Type":"multipart/form-data; boundary=X","Content-Length":"200"}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"6","response":{"status":200,"headers":{}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"6"}`},
 	})
 	if len(got) != 1 {
 		t.Fatalf("got %d exchanges", len(got))
@@ -562,40 +557,42 @@ func TestRecorderOnAPage(t *testing.T) {
 		t.Errorf("commands to enable a page: %v", b.Sent(""))
 	}
 	url := func(id string) string { return "http://example.org/" + id }
-	req := func(id, typ string) event {
-		return event{"Network.requestWillBeSent", fmt.Sprintf(`{"requestId":%q,"type":%q,"frameId":"F","request":{"url":%q,"method":"GET","headers":{}}}`, id, typ, url(id))}
+	req := func(id, typ string) recordertest.Event {
+		return recordertest.Event{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(`{"requestId":%q,"type":%q,"frameId":"F","request":{"url":%q,"method":"GET","headers":{}}}`, id, typ, url(id))}
 	}
-	resp := func(id string, length int) event {
+	resp := func(id string, length int) recordertest.Event {
 		h := "{}"
 		if length > 0 {
 			h = fmt.Sprintf(`{"Content-Length":"%d"}`, length)
 		}
-		return event{"Network.responseReceived", fmt.Sprintf(`{"requestId":%q,"response":{"status":200,"headers":%s}}`, id, h)}
+		return recordertest.Event{Method: "Network.responseReceived", Params: fmt.Sprintf(`{"requestId":%q,"response":{"status":200,"headers":%s}}`, id, h)}
 	}
-	data := func(id, d string) event {
-		return event{"Network.dataReceived", fmt.Sprintf(`{"requestId":%q,"dataLength":%d,"data":%q}`, id, len(d), b64(d))}
+	data := func(id, d string) recordertest.Event {
+		return recordertest.Event{Method: "Network.dataReceived", Params: fmt.Sprintf(`{"requestId":%q,"dataLength":%d,"data":%q}`, id, len(d), b64(d))}
 	}
-	arrived := func(id string, n int) event {
-		return event{"Network.dataReceived", fmt.Sprintf(`{"requestId":%q,"dataLength":%d}`, id, n)}
+	arrived := func(id string, n int) recordertest.Event {
+		return recordertest.Event{Method: "Network.dataReceived", Params: fmt.Sprintf(`{"requestId":%q,"dataLength":%d}`, id, n)}
 	}
-	fin := func(id string) event { return event{"Network.loadingFinished", fmt.Sprintf(`{"requestId":%q}`, id)} }
-	for _, ev := range []event{
+	fin := func(id string) recordertest.Event {
+		return recordertest.Event{Method: "Network.loadingFinished", Params: fmt.Sprintf(`{"requestId":%q}`, id)}
+	}
+	for _, ev := range []recordertest.Event{
 		req("font", "Font"), resp("font", 0), arrived("font", 4), fin("font"),
 		req("xhr", "XHR"), resp("xhr", 0), data("xhr", "streamed"), fin("xhr"),
 		req("late", "Fetch"), resp("late", 0), arrived("late", 5), data("late", "rest"), fin("late"),
 		req("img", "Image"), resp("img", 0), arrived("img", 11), fin("img"),
-		req("img2", "Image"), {"Network.responseReceived", `{"requestId":"img2","response":{"status":200,"headers":{"ETag":"\"a\""}}}`}, arrived("img2", 11), fin("img2"),
+		req("img2", "Image"), {Method: "Network.responseReceived", Params: `{"requestId":"img2","response":{"status":200,"headers":{"ETag":"\"a\""}}}`}, arrived("img2", 11), fin("img2"),
 		req("huge", "Media"), arrived("huge", 1), resp("huge", hugeLength), data("huge", "rest"), fin("huge"),
 		req("changed", "Media"), arrived("changed", 1), resp("changed", hugeLength), fin("changed"),
-		{"Network.requestWillBeSent", `{"requestId":"upload","type":"Fetch","request":{"url":"http://example.org/upload","method":"POST","headers":{}}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"upload","type":"Fetch","request":{"url":"http://example.org/upload","method":"POST","headers":{}}}`},
 		arrived("upload", 1), resp("upload", hugeLength), fin("upload"),
 		req("doc", "Document"),
-		{"Network.requestWillBeSent", `{"requestId":"doc","type":"Document","request":{"url":"http://example.org/doc2","method":"GET","headers":{}},"redirectResponse":{"status":302,"headers":{"Location":"/doc2"}}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"doc","type":"Document","request":{"url":"http://example.org/doc2","method":"GET","headers":{}},"redirectResponse":{"status":302,"headers":{"Location":"/doc2"}}}`},
 		resp("doc", 0), data("doc", "page"), fin("doc"),
-		{"Page.frameNavigated", `{"frame":{"id":"M","url":"http://example.org/doc2"}}`},
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"M","url":"http://example.org/doc2"}}`},
 		req("next", "XHR"), resp("next", 0), data("next", "again"), fin("next"),
 	} {
-		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 			t.Fatal(err)
 		}
 		r.Wait()
@@ -729,7 +726,7 @@ func TestWorkerGoneWhileBeingSetUp(t *testing.T) {
 
 // recordAtOnce is record with the events handed over as fast as they come, as a busy
 // browser sends them: work they cause is still under way when the next one arrives.
-func recordAtOnce(t *testing.T, b *recordertest.Browser, events []event) []*recorder.Exchange {
+func recordAtOnce(t *testing.T, b *recordertest.Browser, events []recordertest.Event) []*recorder.Exchange {
 	t.Helper()
 	r := recorder.NewRecorder(b)
 	var mu sync.Mutex
@@ -737,8 +734,8 @@ func recordAtOnce(t *testing.T, b *recordertest.Browser, events []event) []*reco
 	r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); out = append(out, ex); mu.Unlock() }
 	r.OnError = func(err error) { t.Errorf("recorder: %v", err) }
 	for _, ev := range events {
-		if err := r.HandleEvent(context.Background(), recorder.Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
-			t.Fatalf("%s: %v", ev.method, err)
+		if err := r.HandleEvent(context.Background(), recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+			t.Fatalf("%s: %v", ev.Method, err)
 		}
 	}
 	r.Wait()
@@ -756,28 +753,28 @@ func TestRecorderWireHeadersFromExtraInfo(t *testing.T) {
 	redirectText := "HTTP/1.1 302 Found\r\nLocation: /home\r\nSet-Cookie: step=1\r\nContent-Length: 0\r\n\r\n"
 	tests := []struct {
 		name   string
-		events []event
+		events []recordertest.Event
 	}{
-		{"extra info after the hop ended", []event{
-			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
-			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
-			{"Network.responseReceived", `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
-			{"Network.loadingFinished", `{"requestId":"1"}`},
-			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
-			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
-			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
-			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":200,"headers":{},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(loginText, "\r", `\r`), "\n", `\n`) + `"}`},
+		{"extra info after the hop ended", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
+			{Method: "Network.responseReceived", Params: `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
+			{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
+			{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
+			{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
+			{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"1","statusCode":200,"headers":{},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(loginText, "\r", `\r`), "\n", `\n`) + `"}`},
 		}},
-		{"extra info before each hop", []event{
-			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
-			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
-			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
-			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
-			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
+		{"extra info before each hop", []recordertest.Event{
+			{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
+			{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
+			{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
 			// Without raw text (HTTP/2), repeated fields come joined by "\n".
-			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":200,"headers":{"content-type":"text/html","set-cookie":"sid=abc; HttpOnly\ntheme=dark","content-length":"7"}}`},
-			{"Network.responseReceived", `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
-			{"Network.loadingFinished", `{"requestId":"1"}`},
+			{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"1","statusCode":200,"headers":{"content-type":"text/html","set-cookie":"sid=abc; HttpOnly\ntheme=dark","content-length":"7"}}`},
+			{Method: "Network.responseReceived", Params: `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 		}},
 	}
 	for _, tt := range tests {
@@ -817,57 +814,57 @@ func TestRecorderWireHeadersFromExtraInfo(t *testing.T) {
 func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 	start := `{"requestId":"%s","frameId":"F","loaderId":"L1","type":"Image","wallTime":%d,"request":{"url":"http://example.org/%s","method":"GET","headers":{}}}`
 	answer := `{"requestId":"%s","response":{"status":200,"headers":{"Content-Type":"image/png","Content-Length":"10"}}}`
-	left := event{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`}
+	left := recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`}
 	now := time.Now().Unix()
 	tests := []struct {
 		name    string
-		events  []event
+		events  []recordertest.Event
 		detach  bool // the recording stops after the events
 		body    func(method string) (any, error)
 		failure string // the start of the label of an exchange without a response
 		note    string // the start of the response's note, if it has a response
 		mark    string // its Truncated value
 	}{
-		{"page left while the body came", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
-			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+		{"page left while the body came", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
 			left,
-			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
 		}, false, nil, "", recorder.WhyPageLeft + " (net::ERR_ABORTED)", "disconnect"},
-		{"a navigation that fails leaves the page as it was", []event{
-			{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"}}`},
-			{"Network.requestWillBeSent", `{"requestId":"n","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
-			{"Network.loadingFailed", `{"requestId":"n","errorText":"net::ERR_UNSAFE_PORT"}`},
+		{"a navigation that fails leaves the page as it was", []recordertest.Event{
+			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"n","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"n","errorText":"net::ERR_UNSAFE_PORT"}`},
 		}, false, nil, "the request failed (net::ERR_UNSAFE_PORT)", "", ""},
-		{"cancelled on the page still shown", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
-			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		{"cancelled on the page still shown", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
 		}, false, nil, recorder.WhyCancelled + " (net::ERR_ABORTED)", "", ""},
-		{"cancelled while its body came", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
-			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
-			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		{"cancelled while its body came", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
 		}, false, nil, "", recorder.WhyCancelled, "disconnect"},
-		{"requested long before Stop on a page left", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now-180, "a.png")},
+		{"requested long before Stop on a page left", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now-180, "a.png")},
 			left,
 		}, true, nil, "the page was left before its response arrived (requested 3m", "", ""},
-		{"under way on the page shown when recording stopped", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now-180, "a.png")},
-			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+		{"under way on the page shown when recording stopped", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now-180, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
 		}, true, nil, "", recorder.WhyStopped + " (requested 3m", "disconnect"},
-		{"the body gone when it ended", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
-			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+		{"the body gone when it ended", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
 			left,
-			{"Network.loadingFinished", `{"requestId":"1"}`},
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 		}, false, func(method string) (any, error) {
 			return nil, errors.New(`{"code":-32000,"message":"No resource with given identifier found"}`)
 		}, "", recorder.WhyPageLeft + " (the browser no longer had the body: No resource with given identifier found)", "unspecified"},
-		{"an empty body where 10 bytes were declared", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
-			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
-			{"Network.loadingFinished", `{"requestId":"1"}`},
+		{"an empty body where 10 bytes were declared", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 		}, false, func(method string) (any, error) { return map[string]any{"body": ""}, nil },
 			"", "the archived body has 0 of the 10 bytes the server declared", "length"},
 	}
@@ -887,7 +884,7 @@ func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 			var mu sync.Mutex
 			r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
 			for _, ev := range tt.events {
-				if err := r.HandleEvent(context.Background(), recorder.Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
+				if err := r.HandleEvent(context.Background(), recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 					t.Fatal(err)
 				}
 				r.Wait()
@@ -936,17 +933,17 @@ func TestRecorderKnowsThePasswordFieldsOfTheFormsPage(t *testing.T) {
 	if err := r.Enable(ctx, tab); err != nil {
 		t.Fatal(err)
 	}
-	for i, ev := range []event{
-		{"Page.frameStoppedLoading", `{"frameId":"F"}`},
-		{"Network.requestWillBeSent", `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/login","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64("user=a&secret=b") + `"}]}}`},
-		{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED"}`},
+	for i, ev := range []recordertest.Event{
+		{Method: "Page.frameStoppedLoading", Params: `{"frameId":"F"}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/login","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64("user=a&secret=b") + `"}]}}`},
+		{Method: "Network.loadingFailed", Params: `{"requestId":"1","errorText":"net::ERR_ABORTED"}`},
 	} {
 		if i == 1 {
 			mu.Lock()
 			fields = nil // the form's page is gone when its request is seen
 			mu.Unlock()
 		}
-		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 			t.Fatal(err)
 		}
 		r.Wait()
@@ -978,12 +975,12 @@ func TestRecorderKeepsWholeBodiesOfPagesLeft(t *testing.T) {
 			var mu sync.Mutex
 			r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
 			ctx, tab := context.Background(), recorder.Target{TabID: 7}
-			for _, ev := range []event{
-				{"Network.requestWillBeSent", `{"requestId":"1","frameId":"F","loaderId":"L1","type":"Image","request":{"url":"http://example.org/a.png","method":"GET","headers":{}}}`},
-				{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Length":"5"}}}`},
-				{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
+			for _, ev := range []recordertest.Event{
+				{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","frameId":"F","loaderId":"L1","type":"Image","request":{"url":"http://example.org/a.png","method":"GET","headers":{}}}`},
+				{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":200,"headers":{"Content-Length":"5"}}}`},
+				{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
 			} {
-				if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+				if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -1018,13 +1015,13 @@ func TestRecorderKeepsWholeBodiesOfPagesLeft(t *testing.T) {
 	if err := r.Enable(ctx, tab); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []event{
-		{"Network.requestWillBeSent", `{"requestId":"d","frameId":"F","loaderId":"L1","type":"Document","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"d","response":{"status":200,"headers":{"Content-Length":"13"}}}`},
-		{"Network.dataReceived", `{"requestId":"d","dataLength":7,"data":"` + b64("</html>") + `"}`},
-		{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
+	for _, ev := range []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"d","frameId":"F","loaderId":"L1","type":"Document","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"d","response":{"status":200,"headers":{"Content-Length":"13"}}}`},
+		{Method: "Network.dataReceived", Params: `{"requestId":"d","dataLength":7,"data":"` + b64("</html>") + `"}`},
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
 	} {
-		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 			t.Fatal(err)
 		}
 		r.Wait()
