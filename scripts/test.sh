@@ -21,7 +21,7 @@ gofmt_check() {
   [ -z "$out" ] || { echo "gofmt would change:"; echo "$out"; return 1; }
 }
 wasm_tests() {
-  GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./shared/capture/ ./shared/warc/
+  GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./shared/capture/ ./shared/recorder/ ./shared/warc/
 }
 node_tests() {
   local dir=$1

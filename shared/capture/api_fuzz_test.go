@@ -30,6 +30,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/webkeep/webkeep/shared/recorder"
+	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -55,16 +57,16 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []event{
-		{"Page.frameNavigated", `{"frame":{"id":"F","url":"http://example.org/"}}`},
-		{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
-		{"Network.loadingFinished", `{"requestId":"1"}`},
-		{"Network.requestWillBeSent", `{"requestId":"2","request":{"url":"http://example.org/form","method":"POST","headers":{"Content-Type":"text/plain"},"postData":"a=1"}}`},
-		{"Network.responseReceived", `{"requestId":"2","response":{"status":200,"headers":{"Content-Type":"text/plain"}}}`},
-		{"Network.loadingFinished", `{"requestId":"2"}`},
+	for _, ev := range []recordertest.Event{
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","url":"http://example.org/"}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"2","request":{"url":"http://example.org/form","method":"POST","headers":{"Content-Type":"text/plain"},"postData":"a=1"}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"2","response":{"status":200,"headers":{"Content-Type":"text/plain"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"2"}`},
 	} {
-		svc.Event(ctx, Target{TabID: 1}, ev.method, json.RawMessage(ev.params), nil)
+		svc.Event(ctx, recorder.Target{TabID: 1}, ev.Method, json.RawMessage(ev.Params), nil)
 	}
 	if _, err := svc.Stop(ctx); err != nil {
 		t.Fatal(err)

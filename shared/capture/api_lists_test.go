@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/recorder"
+	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 )
 
 // listFields checks that each documented list field of a JSON answer is a list: not
@@ -119,13 +122,13 @@ func TestAnswersListNothingAsEmptyLists(t *testing.T) {
 	get("/api/sessions/"+info.ID+"/report", "session.notes", "verdicts", "sites")
 
 	// Stopped, with a page and a response in it.
-	for _, ev := range []event{
-		{"Page.frameNavigated", `{"frame":{"id":"F","url":"http://example.org/"}}`},
-		{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
-		{"Network.loadingFinished", `{"requestId":"1"}`},
+	for _, ev := range []recordertest.Event{
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","url":"http://example.org/"}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 	} {
-		svc.Event(ctx, Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil)
+		svc.Event(ctx, recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil)
 	}
 	if _, err := svc.Stop(ctx); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
 )
@@ -105,9 +106,9 @@ func TestSettingsValidateAndKeepTheTokenSecret(t *testing.T) {
 }
 
 func TestHeaderPolicyAndBodyLimit(t *testing.T) {
-	ex := &Exchange{
-		ReqHeader:  Fields{{"Cookie", "session=abc"}, {"Authorization", "Bearer x"}, {"Accept", "*/*"}},
-		RespHeader: Fields{{"Set-Cookie", "id=1"}, {"Content-Type", "text/plain"}},
+	ex := &recorder.Exchange{
+		ReqHeader:  recorder.Fields{{Name: "Cookie", Value: "session=abc"}, {Name: "Authorization", Value: "Bearer x"}, {Name: "Accept", Value: "*/*"}},
+		RespHeader: recorder.Fields{{Name: "Set-Cookie", Value: "id=1"}, {Name: "Content-Type", Value: "text/plain"}},
 		RespBody:   []byte("0123456789"),
 	}
 	s := DefaultSettings()
@@ -122,7 +123,7 @@ func TestHeaderPolicyAndBodyLimit(t *testing.T) {
 	if string(ex.RespBody) != "0123" || ex.RespTruncated != "length" {
 		t.Errorf("body %q truncated %q", ex.RespBody, ex.RespTruncated)
 	}
-	keep := &Exchange{ReqHeader: Fields{{"Cookie", "a=b"}}}
+	keep := &recorder.Exchange{ReqHeader: recorder.Fields{{Name: "Cookie", Value: "a=b"}}}
 	s.HeaderPolicy = "keep"
 	applyPolicy(keep, s)
 	if keep.ReqHeader.Get("Cookie") != "a=b" {
@@ -183,11 +184,11 @@ func TestURLDatabaseVerdictsAddAndExport(t *testing.T) {
 	sess, _ := createSession(store, "s", time.Now())
 	svc.sessions[sess.info.ID] = sess
 	svc.state.Session = sess.info.ID
-	for _, ex := range []*Exchange{
-		{Method: "GET", URL: "http://example.org/good", Status: 200, RespHeader: Fields{{"Content-Type", "text/html"}}, RespBody: []byte("x")},
-		{Method: "GET", URL: "http://example.org/bad", Status: 404, RespHeader: Fields{{"Content-Type", "text/html"}}},
-		{Method: "GET", URL: "http://example.org/static", Status: 200, RespHeader: Fields{{"Content-Type", "text/plain"}}, RespBody: []byte("hellx")},
-		{Method: "GET", URL: "http://example.org/new", Status: 200, RespHeader: Fields{{"Content-Type", "application/json; charset=utf-8"}}, RespBody: []byte("{}")},
+	for _, ex := range []*recorder.Exchange{
+		{Method: "GET", URL: "http://example.org/good", Status: 200, RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/html"}}, RespBody: []byte("x")},
+		{Method: "GET", URL: "http://example.org/bad", Status: 404, RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/html"}}},
+		{Method: "GET", URL: "http://example.org/static", Status: 200, RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/plain"}}, RespBody: []byte("hellx")},
+		{Method: "GET", URL: "http://example.org/new", Status: 200, RespHeader: recorder.Fields{{Name: "Content-Type", Value: "application/json; charset=utf-8"}}, RespBody: []byte("{}")},
 	} {
 		svc.exchange(ex)
 	}
@@ -379,7 +380,7 @@ func TestImportWARCAndBundleAndDownloadWARC11(t *testing.T) {
 	if info.Name != "from-1.1" || info.Records != src.Info().Records || info.NonGET != 2 || !info.Imported {
 		t.Errorf("imported: %+v", info)
 	}
-	src.AddPage(Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
+	src.AddPage(recorder.Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
 	var bundle bytes.Buffer
 	if err := src.WriteBundle(&bundle); err != nil {
 		t.Fatal(err)
@@ -448,7 +449,7 @@ func TestWACZDownloadHoldsWARC11IndexAndPages(t *testing.T) {
 	for _, ex := range sampleExchanges() {
 		sess.WriteExchange(ex)
 	}
-	sess.AddPage(Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
+	sess.AddPage(recorder.Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
 	rec := send(t, svc.Handler(), "GET", "/api/sessions/"+sess.info.ID+"/wacz", "", nil, nil)
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Disposition"), ".wacz") {
 		t.Fatalf("wacz: %d %v", rec.Code, rec.Header())
@@ -568,9 +569,9 @@ func TestDomainRulesCanonicalizeForTheDatabaseAndPages(t *testing.T) {
 			sess, _ := createSession(store, "r", time.Now())
 			svc.sessions[sess.info.ID] = sess
 			svc.state.Session = sess.info.ID
-			svc.exchange(&Exchange{Method: "GET", URL: "http://test.3.59.w.example.org/page", Status: 200,
-				RespHeader: Fields{{"Content-Type", "text/html"}}, RespBody: []byte("x")})
-			svc.page(Page{Page: api.Page{URL: "http://test.3.59.w.example.org/page", TS: time.Now()}})
+			svc.exchange(&recorder.Exchange{Method: "GET", URL: "http://test.3.59.w.example.org/page", Status: 200,
+				RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/html"}}, RespBody: []byte("x")})
+			svc.page(recorder.Page{Page: api.Page{URL: "http://test.3.59.w.example.org/page", TS: time.Now()}})
 			svc.flushWrites()
 			vs, _ := sess.Verdicts()
 			if len(vs) != 1 || !vs[0].OK || vs[0].Domain != "test.www.example.org" {
@@ -637,9 +638,9 @@ func TestRecordsListLeavesOutContinuations(t *testing.T) {
 	h := svc.Handler()
 	sess, _ := createSession(svc.store, "r", time.Now())
 	svc.sessions[sess.info.ID] = sess
-	exs := append(sampleExchanges(), &Exchange{
+	exs := append(sampleExchanges(), &recorder.Exchange{
 		Started: time.Now(), Method: "GET", URL: "http://example.org/big", Status: 200,
-		RespHeader: Fields{{"Content-Type", "message/http"}}, RespBody: make([]byte, 2*maxRecordBuffer+1),
+		RespHeader: recorder.Fields{{Name: "Content-Type", Value: "message/http"}}, RespBody: make([]byte, 2*maxRecordBuffer+1),
 	})
 	for _, ex := range exs {
 		if err := sess.WriteExchange(ex); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
 )
@@ -110,7 +111,7 @@ func (s *Session) WriteWARC11(w io.Writer) error {
 // temporary files).
 func (s *Session) converter() *warc.Converter {
 	return &warc.Converter{Spool: func(block io.Reader) (io.ReadSeekCloser, error) {
-		f, err := storeFile(context.Background(), s.store, newSpoolPrefix(), block, math.MaxInt64, nil)
+		f, err := storeFile(context.Background(), s.store, recorder.NewSpoolPrefix(), block, math.MaxInt64, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +158,7 @@ const maxImportPages = 64 << 20
 // its Result is the new session's SessionInfo. A failed or cancelled import leaves no
 // session behind.
 func (s *Service) StartImport(ctx context.Context, name string, body io.Reader) (*Job, error) {
-	f, err := storeFile(ctx, s.store, newSpoolPrefix(), body, maxImport, nil)
+	f, err := storeFile(ctx, s.store, recorder.NewSpoolPrefix(), body, maxImport, nil)
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", importName(name), err)
 	}
@@ -173,7 +174,7 @@ func (s *Service) StartImport(ctx context.Context, name string, body io.Reader) 
 // (a bundle's zip is opened there, never read whole), and so is a block too long to
 // hold in memory. If the import fails, no session is left of it.
 func (s *Service) Import(ctx context.Context, name string, body io.Reader) (SessionInfo, error) {
-	f, err := storeFile(ctx, s.store, newSpoolPrefix(), body, maxImport, nil)
+	f, err := storeFile(ctx, s.store, recorder.NewSpoolPrefix(), body, maxImport, nil)
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("import %s: %w", importName(name), err)
 	}
@@ -303,7 +304,7 @@ func (s *Session) importRecords(ctx context.Context, rd *warc.Reader, pages []by
 		return err
 	}
 	// Index what was written, as pywb would index the file.
-	chunks, err := openChunks(s.store, sessionKey(s.info.ID, streamWARC+"/"))
+	chunks, err := recorder.OpenChunks(s.store, sessionKey(s.info.ID, streamWARC+"/"))
 	if err != nil {
 		return err
 	}

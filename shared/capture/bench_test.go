@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/recorder"
 )
 
 // galleryEvent is one DevTools event as the service worker got it.
@@ -44,7 +46,7 @@ func galleryEvents(tb testing.TB) []galleryEvent {
 // page waits behind.
 func BenchmarkGalleryEvents(b *testing.B) {
 	evs := galleryEvents(b)
-	fields := EventFields()
+	fields := recorder.EventFields()
 	evs = slices.DeleteFunc(evs, func(ev galleryEvent) bool { return fields[ev.Method] == nil })
 	for i := range evs {
 		evs[i].Params = projectJSON(b, evs[i].Params, fields[evs[i].Method])
@@ -61,7 +63,7 @@ func BenchmarkGalleryEvents(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for _, ev := range evs {
-			svc.Event(ctx, Target{TabID: 1, Session: ev.Session}, ev.Method, ev.Params, nil)
+			svc.Event(ctx, recorder.Target{TabID: 1, Session: ev.Session}, ev.Method, ev.Params, nil)
 		}
 		svc.do(func() { svc.recorder.Wait() })
 		svc.flushWrites()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/datatxt"
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -124,11 +125,11 @@ func allowedTargets(ctx context.Context, client datatxt.Doer, targets []urldb.Ta
 }
 
 // fromChecked turns an exchange made by the checker into one to archive.
-func fromChecked(ex *urldb.Exchange) *Exchange {
-	out := &Exchange{Started: ex.Date, Method: ex.Request.Method, URL: ex.Request.URL.String(), Protocol: "HTTP/1.1"}
+func fromChecked(ex *urldb.Exchange) *recorder.Exchange {
+	out := &recorder.Exchange{Started: ex.Date, Method: ex.Request.Method, URL: ex.Request.URL.String(), Protocol: "HTTP/1.1"}
 	for name, vs := range ex.Request.Header {
 		for _, v := range vs {
-			out.ReqHeader = append(out.ReqHeader, Field{name, v})
+			out.ReqHeader = append(out.ReqHeader, recorder.Field{Name: name, Value: v})
 		}
 	}
 	if ex.Response != nil {
@@ -141,7 +142,7 @@ func fromChecked(ex *urldb.Exchange) *Exchange {
 		sort.Strings(names)
 		for _, name := range names {
 			for _, v := range ex.Response.Header[name] {
-				out.RespHeader = append(out.RespHeader, Field{name, v})
+				out.RespHeader = append(out.RespHeader, recorder.Field{Name: name, Value: v})
 			}
 		}
 		out.RespBody = ex.Body

@@ -3,10 +3,13 @@ package capture
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"mime/multipart"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/recorder"
 )
 
 func TestPasswordName(t *testing.T) {
@@ -88,4 +91,19 @@ func FuzzPasswordFields(f *testing.F) {
 			t.Fatalf("redacting made JSON invalid: %q -> %q", body, got)
 		}
 	})
+}
+
+// The fields of type password that the recorder found in the form's page are
+// redacted, though their names do not say "password".
+func TestRedactPasswordsOfTheFormsPage(t *testing.T) {
+	ex := &recorder.Exchange{
+		Method: "POST", URL: "http://example.org/login",
+		ReqHeader:   recorder.Fields{{Name: "Content-Type", Value: "application/x-www-form-urlencoded"}},
+		ReqBody:     []byte("user=a&secret=b"),
+		PasswordDOM: []string{"secret"},
+	}
+	redactPasswords(ex, true)
+	if string(ex.ReqBody) != "user=a&secret=%5Bredacted+by+webkeep%5D" || fmt.Sprint(ex.PasswordFields) != "[secret]" {
+		t.Errorf("body %q, fields %v", ex.ReqBody, ex.PasswordFields)
+	}
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/recorder"
+	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 )
 
 // tabsHost is a fake host that lists open tabs (TabLister).
@@ -102,12 +105,12 @@ func TestReconcileWithTheTabsThatExist(t *testing.T) {
 			}
 			// Something recorded before the restart.
 			tab := tc.recorded[0].ID
-			for _, ev := range []event{
-				{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
-				{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
-				{"Network.loadingFinished", `{"requestId":"1"}`},
+			for _, ev := range []recordertest.Event{
+				{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
+				{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+				{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 			} {
-				svc.Event(ctx, Target{TabID: tab}, ev.method, json.RawMessage(ev.params), nil)
+				svc.Event(ctx, recorder.Target{TabID: tab}, ev.Method, json.RawMessage(ev.Params), nil)
 			}
 			svc.Status() // the events are handled
 			svc.recorder.Wait()

@@ -1,3 +1,7 @@
+// Package capture turns what a browser sees into an archive: the HTTP exchanges a
+// recorder (shared/recorder) assembles from the Chrome DevTools Protocol become WARC
+// records, CDX lines and page entries, appended to a session's storage as they
+// arrive, and a session can be downloaded as a bundle.
 package capture
 
 import (
@@ -12,6 +16,7 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -20,7 +25,7 @@ import (
 // chrome.debugger and chrome.action calls made by the service worker's shim. A Host
 // that is also a urldb.Doer makes the service's own HTTP requests (see client).
 type Host interface {
-	Browser
+	recorder.Browser
 	Attach(ctx context.Context, tabID int) error
 	Detach(ctx context.Context, tabID int) error
 	Badge(tabID int, text string)
@@ -62,7 +67,7 @@ const stateKey = "state"
 type Service struct {
 	store    Store
 	host     Host
-	recorder *Recorder
+	recorder *recorder.Recorder
 	now      func() time.Time
 	tasks    *taskQueue
 	writes   *taskQueue // exchanges waiting to be written, in order
@@ -87,12 +92,12 @@ type Service struct {
 // previous instance left in the store.
 func NewService(store Store, host Host) (*Service, error) {
 	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue(), writes: newTaskQueue(), sites: map[string]bool{}}
-	s.recorder = NewRecorder(host)
+	s.recorder = recorder.NewRecorder(host)
 	s.recorder.Store = store
-	if router, ok := host.(BodyRouter); ok {
+	if router, ok := host.(recorder.BodyRouter); ok {
 		s.recorder.Router = router
 	}
-	cleanSpools(store) // bodies a stopped instance was receiving are lost with it
+	recorder.CleanSpools(store) // bodies a stopped instance was receiving are lost with it
 	s.recorder.OnExchange = s.exchange
 	s.recorder.OnPage = s.page
 	s.recorder.OnError = func(err error) { s.noteCurrent(err.Error()) }
@@ -231,7 +236,7 @@ func (s *Service) attach(ctx context.Context, tabID int) error {
 	if err := s.host.Attach(ctx, tabID); err != nil {
 		return fmt.Errorf("capture: attaching to tab %d: %w", tabID, err)
 	}
-	return s.recorder.Enable(ctx, Target{TabID: tabID})
+	return s.recorder.Enable(ctx, recorder.Target{TabID: tabID})
 }
 
 // forget stops tracking tabID without touching the browser. When no tab is left, the
@@ -384,7 +389,7 @@ func (s *Service) stopTab(ctx context.Context, tabID int, deadline time.Time, ar
 	s.recorder.ReadLeftBodies(ctx, tabID)
 	s.waitStopping(deadline.Add(-StopLimit/5), "recording stopped before the browser answered %s: bodies being read then may be missing")
 	s.host.Detach(ctx, tabID)
-	s.recorder.Detached(ctx, Target{TabID: tabID}, "recording stopped")
+	s.recorder.Detached(ctx, recorder.Target{TabID: tabID}, "recording stopped")
 	s.waitStopping(deadline.Add(-StopLimit/10), "recording stopped with commands unanswered after the debugger left: %s")
 	s.flushWrites()
 	s.host.Badge(tabID, "")
@@ -501,12 +506,12 @@ func (s *Service) stop(ctx context.Context, deadline time.Time, arriving []strin
 	s.waitStopping(deadline.Add(-StopLimit/5), "recording stopped before the browser answered %s: bodies being read then may be missing")
 	for _, t := range tabs {
 		s.host.Detach(ctx, t) // a closed tab is already detached
-		s.recorder.Detached(ctx, Target{TabID: t}, "recording stopped")
+		s.recorder.Detached(ctx, recorder.Target{TabID: t}, "recording stopped")
 		s.host.Badge(t, "")
 	}
 	s.waitStopping(deadline.Add(-StopLimit/10), "recording stopped with commands unanswered after the debugger left: %s")
 	s.flushWrites()
-	if !waitAtMost(&s.bg, max(time.Until(deadline), 50*time.Millisecond)) {
+	if !s.waitBackground(max(time.Until(deadline), 50*time.Millisecond)) {
 		s.noteCurrent("recording stopped before the site files (data.txt, robots.txt) were read")
 	}
 	s.mu.Lock()
@@ -527,7 +532,7 @@ func (s *Service) stop(ctx context.Context, deadline time.Time, arriving []strin
 
 // Event queues one DevTools event of a tab for the recorder. data, if not nil, is the
 // body data of a Network.dataReceived event, taken out of params as bytes.
-func (s *Service) Event(ctx context.Context, t Target, method string, params json.RawMessage, data []byte) {
+func (s *Service) Event(ctx context.Context, t recorder.Target, method string, params json.RawMessage, data []byte) {
 	s.tasks.push(func() {
 		if !s.recording(t.TabID) {
 			return
@@ -548,7 +553,7 @@ func (s *Service) TabDetached(ctx context.Context, tabID int, reason string) {
 		if !s.recording(tabID) {
 			return
 		}
-		s.recorder.Detached(ctx, Target{TabID: tabID}, reason)
+		s.recorder.Detached(ctx, recorder.Target{TabID: tabID}, reason)
 		s.recorder.Wait()
 		s.flushWrites()
 		s.noteCurrent(fmt.Sprintf("tab %d stopped being recorded: %s", tabID, reason))
@@ -568,7 +573,7 @@ func (s *Service) TabCreated(ctx context.Context, tabID, openerTabID int) {
 		}
 		// The new tab began loading before the debugger could attach: load it again,
 		// so what it shows is recorded from its first request.
-		if reloaded, err := s.recorder.CatchUp(ctx, Target{TabID: tabID}); err != nil {
+		if reloaded, err := s.recorder.CatchUp(ctx, recorder.Target{TabID: tabID}); err != nil {
 			s.noteCurrent(fmt.Sprintf("tab %d opened from a recorded tab: %v", tabID, err))
 		} else if reloaded != "" {
 			s.noteCurrent(fmt.Sprintf("tab %d, opened from a recorded tab, was reloaded to record %s from its start", tabID, reloaded))
@@ -581,10 +586,10 @@ func (s *Service) TabCreated(ctx context.Context, tabID, openerTabID int) {
 // in the browser it shares the processors with the page, and a thread with taking the
 // page's events. The wait counts from when the exchange ended, so the queue never
 // falls further behind.
-func (s *Service) exchange(ex *Exchange) {
+func (s *Service) exchange(ex *recorder.Exchange) {
 	sess := s.current()
 	if sess == nil {
-		ex.release()
+		ex.Release()
 		return
 	}
 	ended := time.Now()
@@ -602,8 +607,8 @@ func (s *Service) flushWrites() {
 }
 
 // write archives an exchange into sess, with its URL-database verdict.
-func (s *Service) write(sess *Session, ex *Exchange) {
-	defer ex.release()
+func (s *Service) write(sess *Session, ex *recorder.Exchange) {
+	defer ex.Release()
 	applyPolicy(ex, s.Settings())
 	if err := sess.WriteExchange(ex); err != nil {
 		sess.Note(err.Error())
@@ -620,7 +625,7 @@ func (s *Service) write(sess *Session, ex *Exchange) {
 	}
 }
 
-func (s *Service) page(p Page) {
+func (s *Service) page(p recorder.Page) {
 	sess := s.current()
 	if sess == nil {
 		return
@@ -647,7 +652,7 @@ func (s *Service) page(p Page) {
 		defer s.bg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), siteFetchLimit)
 		defer cancel()
-		site, err := fetchSite(ctx, s.host, Target{TabID: p.TabID}, p.FrameID, p.URL, agent)
+		site, err := fetchSite(ctx, s.host, recorder.Target{TabID: p.TabID}, p.FrameID, p.URL, agent)
 		if err != nil {
 			sess.Note(fmt.Sprintf("%s: data.txt: %v", origin, err))
 			return
@@ -765,5 +770,21 @@ func badgeText(n int) string {
 		return fmt.Sprintf("%dk", n/1000)
 	default:
 		return "99k+"
+	}
+}
+
+// waitBackground waits for the service's background work (reading site files) for at
+// most d, and reports whether it is done.
+func (s *Service) waitBackground(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		s.bg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
 )
@@ -222,7 +223,7 @@ func (s *Session) Note(msg string) {
 }
 
 // AddPage records a visited page.
-func (s *Session) AddPage(p Page) error {
+func (s *Session) AddPage(p recorder.Page) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p.ID == "" {
@@ -244,7 +245,7 @@ func (s *Session) AddPage(p Page) error {
 // WriteExchange archives one exchange: its request and response records (or a
 // metadata record saying why there is no response), and the CDX lines that find them.
 // The records reach the store before WriteExchange returns.
-func (s *Session) WriteExchange(ex *Exchange) error {
+func (s *Session) WriteExchange(ex *recorder.Exchange) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w == nil {
@@ -299,7 +300,7 @@ func (s *Session) WriteExchange(ex *Exchange) error {
 }
 
 // count adds an exchange written as n records to the session's counts.
-func (s *Session) count(ex *Exchange, records int) {
+func (s *Session) count(ex *recorder.Exchange, records int) {
 	s.info.Records += records
 	s.info.Exchanges++
 	if ex.Method != "GET" {
@@ -345,7 +346,7 @@ const gzipLevel = 4
 const maxRecordBuffer = 8 << 20
 
 // writeRecords writes ex's records and returns their count.
-func (s *Session) writeRecords(ex *Exchange) (int, error) {
+func (s *Session) writeRecords(ex *recorder.Exchange) (int, error) {
 	date := ex.Started
 	if date.IsZero() {
 		date = time.Now().UTC()
@@ -552,10 +553,10 @@ func (s *Session) Sites() ([]Site, error) {
 }
 
 // Pages returns the session's pages.
-func (s *Session) Pages() ([]Page, error) {
-	var out []Page
+func (s *Session) Pages() ([]recorder.Page, error) {
+	var out []recorder.Page
 	err := s.readLines(streamPages, func(b []byte) error {
-		var v Page
+		var v recorder.Page
 		if err := json.Unmarshal(b, &v); err != nil {
 			return err
 		}
@@ -582,7 +583,7 @@ func (s *Session) loadDedup() (*warc.Deduper, error) {
 
 // readLines calls f with each line of a JSON-lines stream.
 func (s *Session) readLines(stream string, f func([]byte) error) error {
-	r, err := openChunks(s.store, sessionKey(s.info.ID, stream+"/"))
+	r, err := recorder.OpenChunks(s.store, sessionKey(s.info.ID, stream+"/"))
 	if err != nil {
 		return err
 	}
@@ -601,17 +602,17 @@ func (s *Session) readLines(stream string, f func([]byte) error) error {
 
 // WARC returns the session's .warc.gz as a stream.
 func (s *Session) WARC() (io.Reader, error) {
-	return openChunks(s.store, sessionKey(s.info.ID, streamWARC+"/"))
+	return recorder.OpenChunks(s.store, sessionKey(s.info.ID, streamWARC+"/"))
 }
 
 // CDXLines returns the session's CDXJ lines, in the order they were written.
 func (s *Session) CDXLines() (io.Reader, error) {
-	return openChunks(s.store, sessionKey(s.info.ID, streamCDX+"/"))
+	return recorder.OpenChunks(s.store, sessionKey(s.info.ID, streamCDX+"/"))
 }
 
 // PageLines returns the session's pages as JSON lines.
 func (s *Session) PageLines() (io.Reader, error) {
-	return openChunks(s.store, sessionKey(s.info.ID, streamPages+"/"))
+	return recorder.OpenChunks(s.store, sessionKey(s.info.ID, streamPages+"/"))
 }
 
 // errNoSession is returned for an unknown session id.

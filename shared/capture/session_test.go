@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,30 +22,32 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/recorder"
+	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
-func sampleExchanges() []*Exchange {
+func sampleExchanges() []*recorder.Exchange {
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	return []*Exchange{
+	return []*recorder.Exchange{
 		{
 			Started: t0, Method: "GET", URL: "http://example.org/", Protocol: "http/1.1",
-			ReqHeader: Fields{{"User-Agent", "test"}}, Status: 200, StatusText: "OK",
-			RespHeader: Fields{{"Content-Type", "text/html; charset=utf-8"}, {"Content-Encoding", "gzip"}, {"Content-Length", "20"}},
+			ReqHeader: recorder.Fields{{Name: "User-Agent", Value: "test"}}, Status: 200, StatusText: "OK",
+			RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/html; charset=utf-8"}, {Name: "Content-Encoding", Value: "gzip"}, {Name: "Content-Length", Value: "20"}},
 			RespBody:   []byte("<h1>hello</h1>"), RemoteIP: "127.0.0.1",
 		},
 		{
 			Started: t0.Add(time.Second), Method: "POST", URL: "http://example.org/api?x=1",
-			ReqHeader: Fields{{"Content-Type", "application/octet-stream"}, {"Content-Length", "4"}},
+			ReqHeader: recorder.Fields{{Name: "Content-Type", Value: "application/octet-stream"}, {Name: "Content-Length", Value: "4"}},
 			ReqBody:   []byte{0, 0xff, 0xfe, 1}, Status: 201,
-			RespHeader: Fields{{"Content-Type", "application/json"}}, RespBody: []byte(`{}`),
+			RespHeader: recorder.Fields{{Name: "Content-Type", Value: "application/json"}}, RespBody: []byte(`{}`),
 		},
 		{Started: t0.Add(2 * time.Second), Method: "GET", URL: "http://down.example/", Failure: "net::ERR_NAME_NOT_RESOLVED"},
 		{
 			Started: t0.Add(3 * time.Second), Method: "POST", URL: "http://example.org/up",
-			ReqHeader: Fields{{"Content-Type", "multipart/form-data; boundary=X"}, {"Content-Length", "99"}},
+			ReqHeader: recorder.Fields{{Name: "Content-Type", Value: "multipart/form-data; boundary=X"}, {Name: "Content-Length", Value: "99"}},
 			ReqBody:   []byte("--X--"), ReqTruncated: true, ReqNote: "the browser does not reveal the file",
-			Status: 200, RespHeader: Fields{{"Content-Type", "text/plain"}}, RespBody: []byte("ok"),
+			Status: 200, RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/plain"}}, RespBody: []byte("ok"),
 		},
 	}
 }
@@ -212,7 +215,7 @@ func TestSessionSurvivesReopening(t *testing.T) {
 
 // fakeHost is a browser for the service: commands succeed; attach can be made to fail.
 type fakeHost struct {
-	fakeBrowser
+	recordertest.Browser
 	mu        sync.Mutex
 	attached  map[int]bool
 	attachErr error
@@ -244,7 +247,7 @@ func (h *fakeHost) Badge(tab int, text string) {
 
 func newFakeHost() *fakeHost {
 	h := &fakeHost{attached: map[int]bool{}, badges: map[int]string{}}
-	h.answer = func(method string, p map[string]any) (any, error) {
+	h.Answer = func(method string, p map[string]any) (any, error) {
 		if method == "Network.getResponseBody" {
 			return map[string]any{"body": "page body"}, nil
 		}
@@ -281,24 +284,24 @@ func TestServiceRecordsThroughTheAPI(t *testing.T) {
 	if !host.attached[5] || info.ID == "" {
 		t.Fatalf("start: attached=%v info=%+v", host.attached, info)
 	}
-	if got := host.sent("Network.configureDurableMessages"); len(got) != 1 {
+	if got := host.Sent("Network.configureDurableMessages"); len(got) != 1 {
 		t.Errorf("Network.configureDurableMessages sent %d times", len(got))
 	}
 	ctx := context.Background()
-	events := []event{
-		{"Page.frameNavigated", `{"frame":{"id":"F","url":"http://example.org/"}}`},
-		{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
-		{"Network.loadingFinished", `{"requestId":"1"}`},
+	events := []recordertest.Event{
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","url":"http://example.org/"}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 		// Another tab's events are not recorded.
-		{"Network.requestWillBeSent", `{"requestId":"2","request":{"url":"http://other.example/","method":"GET","headers":{}}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"2","request":{"url":"http://other.example/","method":"GET","headers":{}}}`},
 	}
 	for i, ev := range events {
 		tab := 5
 		if i == len(events)-1 {
 			tab = 6
 		}
-		svc.Event(ctx, Target{TabID: tab}, ev.method, json.RawMessage(ev.params), nil)
+		svc.Event(ctx, recorder.Target{TabID: tab}, ev.Method, json.RawMessage(ev.Params), nil)
 	}
 	var st Status
 	do(t, h, "GET", "/api/status", &st)
@@ -371,8 +374,8 @@ func TestServiceRestoresRecordingAfterRestart(t *testing.T) {
 	if !st.Recording || st.Session == nil || st.Session.ID != info.ID {
 		t.Fatalf("after restart: %+v", st)
 	}
-	svc2.Event(context.Background(), Target{TabID: 3}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/x","method":"GET","headers":{}}}`), nil)
-	svc2.Event(context.Background(), Target{TabID: 3}, "Network.loadingFailed", json.RawMessage(`{"requestId":"1","errorText":"net::ERR_ABORTED"}`), nil)
+	svc2.Event(context.Background(), recorder.Target{TabID: 3}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/x","method":"GET","headers":{}}}`), nil)
+	svc2.Event(context.Background(), recorder.Target{TabID: 3}, "Network.loadingFailed", json.RawMessage(`{"requestId":"1","errorText":"net::ERR_ABORTED"}`), nil)
 	got, _ := svc2.Stop(context.Background())
 	if got.ID != info.ID || got.Exchanges != 1 {
 		t.Errorf("after restart and stop: %+v", got)
@@ -400,7 +403,7 @@ func TestServiceTabClosedKeepsSession(t *testing.T) {
 	svc, _ := NewService(NewMemStore(), host)
 	ctx := context.Background()
 	svc.Start(ctx, 8)
-	svc.Event(ctx, Target{TabID: 8}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/slow","method":"GET","headers":{}}}`), nil)
+	svc.Event(ctx, recorder.Target{TabID: 8}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/slow","method":"GET","headers":{}}}`), nil)
 	svc.TabDetached(ctx, 8, "target_closed")
 	st := svc.Status()
 	if st.Recording {
@@ -425,8 +428,8 @@ func TestSessionDeduplicatesRepeatedPayloads(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := sess.WriteExchange(&Exchange{Method: "GET", URL: "http://example.org/app.js", Status: 200,
-				RespHeader: Fields{{"Content-Type", "text/javascript"}}, RespBody: []byte("console.log(1)")}); err != nil {
+			if err := sess.WriteExchange(&recorder.Exchange{Method: "GET", URL: "http://example.org/app.js", Status: 200,
+				RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/javascript"}}, RespBody: []byte("console.log(1)")}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -531,9 +534,9 @@ func TestSessionIndexAgreesWithTheIndexer(t *testing.T) {
 	for i := range big {
 		big[i] = byte(i * 7)
 	}
-	exs = append(exs, &Exchange{
+	exs = append(exs, &recorder.Exchange{
 		Started: exs[0].Started.Add(time.Minute), Method: "GET", URL: "http://example.org/big",
-		Status: 200, RespHeader: Fields{{"Content-Type", "application/octet-stream"}}, RespBody: big,
+		Status: 200, RespHeader: recorder.Fields{{Name: "Content-Type", Value: "application/octet-stream"}}, RespBody: big,
 	})
 	for _, ex := range exs {
 		if err := sess.WriteExchange(ex); err != nil {
@@ -612,12 +615,12 @@ func recordScript(t *testing.T, host Host) (*Service, http.Handler) {
 	}
 	h := svc.Handler()
 	do(t, h, "POST", "/api/record/start?tab=5", nil)
-	for _, ev := range []event{
-		{"Network.requestWillBeSent", `{"requestId":"1","type":"Script","request":{"url":"http://example.org/a.js","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/javascript"}}}`},
-		{"Network.loadingFinished", `{"requestId":"1"}`},
+	for _, ev := range []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","type":"Script","request":{"url":"http://example.org/a.js","method":"GET","headers":{}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/javascript"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 	} {
-		svc.Event(context.Background(), Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
+		svc.Event(context.Background(), recorder.Target{TabID: 5}, ev.Method, json.RawMessage(ev.Params), nil)
 	}
 	return svc, h
 }
@@ -627,7 +630,7 @@ func recordScript(t *testing.T, host Host) (*Service, http.Handler) {
 func TestServiceStopReadsBodiesBeforeDetaching(t *testing.T) {
 	host := newFakeHost()
 	release := make(chan struct{})
-	host.answer = func(method string, p map[string]any) (any, error) {
+	host.Answer = func(method string, p map[string]any) (any, error) {
 		if method == "Network.getResponseBody" {
 			<-release
 			host.mu.Lock()
@@ -664,7 +667,7 @@ func TestServiceStopDoesNotWaitForeverForTheBrowser(t *testing.T) {
 	host := newFakeHost()
 	never := make(chan struct{})
 	defer close(never)
-	host.answer = func(method string, p map[string]any) (any, error) {
+	host.Answer = func(method string, p map[string]any) (any, error) {
 		if method == "Network.getResponseBody" {
 			<-never
 		}
@@ -699,7 +702,7 @@ func TestSessionsMadeInOneMillisecondKeepApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := first.WriteExchange(&Exchange{Method: "GET", URL: "http://example.org/", Status: 200, RespHeader: Fields{{"Content-Type", "text/plain"}}, RespBody: []byte("kept")}); err != nil {
+	if err := first.WriteExchange(&recorder.Exchange{Method: "GET", URL: "http://example.org/", Status: 200, RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/plain"}}, RespBody: []byte("kept")}); err != nil {
 		t.Fatal(err)
 	}
 	before := first.Info()
@@ -710,7 +713,7 @@ func TestSessionsMadeInOneMillisecondKeepApart(t *testing.T) {
 	if second.Info().ID == before.ID {
 		t.Fatalf("two sessions share the id %s", before.ID)
 	}
-	if err := second.WriteExchange(&Exchange{Method: "GET", URL: "http://example.org/other", Status: 200, RespHeader: Fields{{"Content-Type", "text/plain"}}, RespBody: []byte("new")}); err != nil {
+	if err := second.WriteExchange(&recorder.Exchange{Method: "GET", URL: "http://example.org/other", Status: 200, RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/plain"}}, RespBody: []byte("new")}); err != nil {
 		t.Fatal(err)
 	}
 	reopened, err := openSession(store, before.ID)
@@ -731,12 +734,12 @@ func TestSessionMarksIncompleteBodiesInTheArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exchanges := []*Exchange{
-		{Method: "GET", URL: "http://example.org/a.png", Status: 200, RespHeader: Fields{{"Content-Length", "10"}},
-			RespNote: WhyPageLeft + " (net::ERR_ABORTED)", RespTruncated: "disconnect"},
-		{Method: "GET", URL: "http://example.org/b.png", Status: 200, RespNote: WhyPageLeft + " (net::ERR_ABORTED)", RespTruncated: "disconnect"},
-		{Method: "GET", URL: "http://example.org/c.js", Failure: WhyCancelled + " (net::ERR_ABORTED)"},
-		{Method: "POST", URL: "http://example.org/up", ReqBody: []byte("--X--"), ReqTruncated: true, ReqNote: "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes",
+	exchanges := []*recorder.Exchange{
+		{Method: "GET", URL: "http://example.org/a.png", Status: 200, RespHeader: recorder.Fields{{Name: "Content-Length", Value: "10"}},
+			RespNote: recorder.WhyPageLeft + " (net::ERR_ABORTED)", RespTruncated: "disconnect"},
+		{Method: "GET", URL: "http://example.org/b.png", Status: 200, RespNote: recorder.WhyPageLeft + " (net::ERR_ABORTED)", RespTruncated: "disconnect"},
+		{Method: "GET", URL: "http://example.org/c.js", Failure: recorder.WhyCancelled + " (net::ERR_ABORTED)"},
+		{Method: "POST", URL: "http://example.org/up", ReqBody: []byte("--X--"), ReqTruncated: true, ReqNote: "request " + recorder.WhyHiddenFile + ": the archived request body lacks the file's bytes",
 			Status: 200, RespBody: []byte("ok")},
 		// A note on a whole body (fetched again) is kept but counts as no problem.
 		{Method: "GET", URL: "http://example.org/d.png", Status: 200, RespBody: []byte("x"), RespNote: "fetched again"},
@@ -747,7 +750,7 @@ func TestSessionMarksIncompleteBodiesInTheArchive(t *testing.T) {
 		}
 	}
 	info := sess.Info()
-	wantReasons := map[string]int{WhyPageLeft: 2, WhyCancelled: 1, "request body hidden by the browser": 1}
+	wantReasons := map[string]int{recorder.WhyPageLeft: 2, recorder.WhyCancelled: 1, "request body hidden by the browser": 1}
 	if info.Incomplete != 3 || info.Failures != 1 || fmt.Sprint(info.Reasons) != fmt.Sprint(wantReasons) {
 		t.Errorf("incomplete %d, failures %d, reasons %v; want 3, 1, %v", info.Incomplete, info.Failures, info.Reasons, wantReasons)
 	}
@@ -776,30 +779,14 @@ func TestSessionMarksIncompleteBodiesInTheArchive(t *testing.T) {
 		}
 	}
 	want := []string{
-		"request", "response disconnect", "metadata " + WhyPageLeft,
-		"request", "response disconnect", "metadata " + WhyPageLeft,
+		"request", "response disconnect", "metadata " + recorder.WhyPageLeft,
+		"request", "response disconnect", "metadata " + recorder.WhyPageLeft,
 		"request", "metadata no response",
 		"request", "response ", "metadata request body hidden by the browser",
 		"request", "response ", "metadata fetched again",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("records:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-func TestPlainError(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{`{"code":-32000,"message":"No resource with given identifier found"}`, "No resource with given identifier found"},
-		{`Error: {"code":-32602,"message":"Invalid parameters","data":"Failed to deserialize params.requestId"}`, "Error: Invalid parameters (Failed to deserialize params.requestId)"},
-		{`{"code":1}`, `{"code":1}`},
-		{`{"code":-32000,"message":"cut`, `{"code":-32000,"message":"cut`},
-		{"plain words", "plain words"},
-	} {
-		in := errors.New(tt.in)
-		got := plainError(in)
-		if got.Error() != tt.want || !errors.Is(got, in) {
-			t.Errorf("plainError(%q) = %q, want %q (wrapping the original)", tt.in, got, tt.want)
-		}
 	}
 }
 
@@ -812,8 +799,8 @@ func TestServiceStopEndsWhileABodyKeepsComing(t *testing.T) {
 	host := newFakeHost()
 	svc, h := recordScript(t, host)
 	ctx := context.Background()
-	svc.Event(ctx, Target{TabID: 5}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"h","type":"Image","request":{"url":"http://example.org/hang","method":"GET","headers":{}}}`), nil)
-	svc.Event(ctx, Target{TabID: 5}, "Network.responseReceived", json.RawMessage(`{"requestId":"h","response":{"status":200,"headers":{"Content-Type":"text/plain"}}}`), nil)
+	svc.Event(ctx, recorder.Target{TabID: 5}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"h","type":"Image","request":{"url":"http://example.org/hang","method":"GET","headers":{}}}`), nil)
+	svc.Event(ctx, recorder.Target{TabID: 5}, "Network.responseReceived", json.RawMessage(`{"requestId":"h","response":{"status":200,"headers":{"Content-Type":"text/plain"}}}`), nil)
 	stopFeeding := make(chan struct{})
 	defer close(stopFeeding)
 	go func() {
@@ -822,7 +809,7 @@ func TestServiceStopEndsWhileABodyKeepsComing(t *testing.T) {
 			case <-stopFeeding:
 				return
 			case <-time.After(20 * time.Millisecond):
-				svc.Event(ctx, Target{TabID: 5}, "Network.dataReceived", json.RawMessage(`{"requestId":"h","dataLength":10}`), nil)
+				svc.Event(ctx, recorder.Target{TabID: 5}, "Network.dataReceived", json.RawMessage(`{"requestId":"h","dataLength":10}`), nil)
 			}
 		}
 	}()
@@ -837,7 +824,7 @@ func TestServiceStopEndsWhileABodyKeepsComing(t *testing.T) {
 	if !strings.Contains(notes, "recording stopped while 1 body was still arriving") || !strings.Contains(notes, "http://example.org/hang") {
 		t.Errorf("notes do not say what was given up on:\n%s", notes)
 	}
-	if info.Exchanges != 2 || info.Incomplete != 1 || info.Reasons[WhyStopped] != 1 {
+	if info.Exchanges != 2 || info.Incomplete != 1 || info.Reasons[recorder.WhyStopped] != 1 {
 		t.Errorf("exchanges %d, incomplete %d, reasons %v", info.Exchanges, info.Incomplete, info.Reasons)
 	}
 	if svc.recording(5) {
@@ -851,7 +838,7 @@ func TestServiceRedactsPasswordsInFormPosts(t *testing.T) {
 	for _, policy := range []string{"", "redact", "keep"} {
 		t.Run("policy "+policy, func(t *testing.T) {
 			host := newFakeHost()
-			host.answer = func(method string, p map[string]any) (any, error) {
+			host.Answer = func(method string, p map[string]any) (any, error) {
 				switch method {
 				case "Runtime.evaluate":
 					return map[string]any{"result": map[string]any{"type": "object", "value": []string{"secret"}}}, nil
@@ -872,13 +859,13 @@ func TestServiceRedactsPasswordsInFormPosts(t *testing.T) {
 			h := svc.Handler()
 			do(t, h, "POST", "/api/record/start?tab=5", nil)
 			body := "user=zo%C3%AB&secret=hunter2"
-			for _, ev := range []event{
-				{"Network.requestWillBeSent", `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/login","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64(body) + `"}]}}`},
-				{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Content-Type":"application/x-www-form-urlencoded","Content-Length":"28"}}`},
-				{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
-				{"Network.loadingFinished", `{"requestId":"1"}`},
+			for _, ev := range []recordertest.Event{
+				{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/login","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + base64.StdEncoding.EncodeToString([]byte(body)) + `"}]}}`},
+				{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Content-Type":"application/x-www-form-urlencoded","Content-Length":"28"}}`},
+				{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+				{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 			} {
-				svc.Event(context.Background(), Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
+				svc.Event(context.Background(), recorder.Target{TabID: 5}, ev.Method, json.RawMessage(ev.Params), nil)
 			}
 			var info SessionInfo
 			do(t, h, "POST", "/api/record/stop", &info)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urlrules"
 )
 
@@ -186,7 +187,7 @@ const redactedValue = "[redacted by webkeep]"
 
 // applyPolicy applies the header policy and the body limit to an exchange before it
 // is written.
-func applyPolicy(ex *Exchange, s Settings) {
+func applyPolicy(ex *recorder.Exchange, s Settings) {
 	if s.HeaderPolicy != "keep" {
 		ex.ReqHeader = redact(ex.ReqHeader, sensitiveRequest)
 		ex.RespHeader = redact(ex.RespHeader, sensitiveResponse)
@@ -200,8 +201,8 @@ func applyPolicy(ex *Exchange, s Settings) {
 	}
 }
 
-func redact(f Fields, names []string) Fields {
-	out := make(Fields, len(f))
+func redact(f recorder.Fields, names []string) recorder.Fields {
+	out := make(recorder.Fields, len(f))
 	copy(out, f)
 	for i, kv := range out {
 		for _, n := range names {
@@ -216,8 +217,8 @@ func redact(f Fields, names []string) Fields {
 // redactPasswords finds the password fields of ex's request body (PasswordFields)
 // and, with doRedact, replaces their values: the body's Content-Length is then its
 // new length, and the Redaction note says what was replaced.
-func redactPasswords(ex *Exchange, doRedact bool) {
-	body, found := passwordFields(ex.ReqHeader.Get("Content-Type"), ex.ReqBody, ex.passwordDOM, doRedact)
+func redactPasswords(ex *recorder.Exchange, doRedact bool) {
+	body, found := passwordFields(ex.ReqHeader.Get("Content-Type"), ex.ReqBody, ex.PasswordDOM, doRedact)
 	ex.PasswordFields = found
 	if !doRedact || len(found) == 0 || bytes.Equal(body, ex.ReqBody) {
 		return

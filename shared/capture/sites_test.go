@@ -9,6 +9,9 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/recorder"
+	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 )
 
 // httpBrowser answers Network.loadNetworkResource and IO.read by fetching the URL for
@@ -85,7 +88,7 @@ func TestFetchSiteFindsOnlyTextFiles(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			hb := &httpBrowser{streams: map[string][]byte{}}
-			site, err := fetchSite(context.Background(), &fakeBrowser{answer: hb.answer}, Target{TabID: 1}, "F", tt.origin+"/private/page", "webkeep")
+			site, err := fetchSite(context.Background(), &recordertest.Browser{Answer: hb.answer}, recorder.Target{TabID: 1}, "F", tt.origin+"/private/page", "webkeep")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -209,37 +208,4 @@ func (s *DirStore) Delete(prefix string) error {
 		}
 	}
 	return nil
-}
-
-// chunkReader reads the chunks stored under a prefix, in key order, as one stream,
-// holding one chunk in memory at a time.
-type chunkReader struct {
-	store Store
-	keys  []string
-	cur   []byte
-}
-
-// openChunks returns the concatenation of the values under prefix.
-func openChunks(s Store, prefix string) (io.Reader, error) {
-	keys, err := s.Keys(prefix)
-	if err != nil {
-		return nil, err
-	}
-	return &chunkReader{store: s, keys: keys}, nil
-}
-
-func (r *chunkReader) Read(p []byte) (int, error) {
-	for len(r.cur) == 0 {
-		if len(r.keys) == 0 {
-			return 0, io.EOF
-		}
-		b, err := r.store.Get(r.keys[0])
-		if err != nil {
-			return 0, err
-		}
-		r.keys, r.cur = r.keys[1:], b
-	}
-	n := copy(p, r.cur)
-	r.cur = r.cur[n:]
-	return n, nil
 }

@@ -55,24 +55,3 @@ func TestDirStoreKeepsKeysInsideItsDirectory(t *testing.T) {
 		t.Errorf("a key escaped the store's directory: %v", entries)
 	}
 }
-
-func TestChunkReaderStreamsInKeyOrder(t *testing.T) {
-	s := NewMemStore()
-	s.Put("x/2", []byte("c"))
-	s.Put("x/0", []byte("a"))
-	s.Put("x/1", []byte("b"))
-	s.Put("y/0", []byte("z"))
-	r, _ := openChunks(s, "x/")
-	buf := make([]byte, 1)
-	var got []byte
-	for {
-		n, err := r.Read(buf)
-		got = append(got, buf[:n]...)
-		if err != nil {
-			break
-		}
-	}
-	if string(got) != "abc" {
-		t.Errorf("chunks read as %q, want abc", got)
-	}
-}

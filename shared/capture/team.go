@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/recorder"
 )
 
 // TeamUpload is what an upload to the team archive answered.
@@ -80,7 +81,7 @@ func (s *Service) LoadTeamDatabase(ctx context.Context) (DatabaseInfo, error) {
 		return s.db.Info(), err
 	}
 	defer resp.Body.Close()
-	f, err := storeFile(ctx, s.store, newSpoolPrefix(), resp.Body, maxDatabaseUpload, nil)
+	f, err := storeFile(ctx, s.store, recorder.NewSpoolPrefix(), resp.Body, maxDatabaseUpload, nil)
 	if err != nil {
 		return s.db.Info(), fmt.Errorf("the team's URL database: %w", err)
 	}

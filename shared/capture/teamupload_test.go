@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/teamarchive"
 )
 
@@ -105,8 +106,8 @@ func bigSession(t *testing.T, store Store, svc *Service) *Session {
 	body := make([]byte, 200<<10)
 	rand.Read(body)
 	exs := sampleExchanges()
-	exs = append(exs, &Exchange{Started: exs[0].Started.Add(time.Minute), Method: "GET", URL: "http://example.org/big.bin", Status: 200, StatusText: "OK",
-		RespHeader: Fields{{"Content-Type", "application/octet-stream"}}, RespBody: body})
+	exs = append(exs, &recorder.Exchange{Started: exs[0].Started.Add(time.Minute), Method: "GET", URL: "http://example.org/big.bin", Status: 200, StatusText: "OK",
+		RespHeader: recorder.Fields{{Name: "Content-Type", Value: "application/octet-stream"}}, RespBody: body})
 	for _, ex := range exs {
 		if err := sess.WriteExchange(ex); err != nil {
 			t.Fatal(err)

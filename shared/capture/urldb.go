@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/urlrules"
 )
@@ -204,7 +205,7 @@ func (d *urlDatabase) rulesFor(registered string) string {
 
 // check gives the verdict on an exchange whose URL the database lists, under its own
 // URL or, failing that, its canonical URL.
-func (d *urlDatabase) check(ex *Exchange, canonical string) (urldb.Verdict, bool) {
+func (d *urlDatabase) check(ex *recorder.Exchange, canonical string) (urldb.Verdict, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.db == nil {
@@ -391,7 +392,7 @@ func (s *Service) LoadDatabase(ctx context.Context, name, contentType string, bo
 	if name == "" {
 		name = "the upload"
 	}
-	f, err := storeFile(ctx, s.store, newSpoolPrefix(), body, maxDatabaseUpload, nil)
+	f, err := storeFile(ctx, s.store, recorder.NewSpoolPrefix(), body, maxDatabaseUpload, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

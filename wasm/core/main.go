@@ -15,6 +15,7 @@ import (
 	"syscall/js"
 
 	"github.com/webkeep/webkeep/shared/capture"
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/wasm/jsfetch"
 	"github.com/webkeep/webkeep/wasm/jsglue"
@@ -52,7 +53,7 @@ func main() {
 	// event(tabId, sessionId, method, paramsJSON, bytes): a chrome.debugger event; bytes,
 	// when not null, is the body data the shim took out of the params.
 	api.Set("event", js.FuncOf(func(this js.Value, args []js.Value) any {
-		t := capture.Target{TabID: args[0].Int(), Session: optString(args[1])}
+		t := recorder.Target{TabID: args[0].Int(), Session: optString(args[1])}
 		var data []byte
 		if len(args) > 4 && args[4].Type() == js.TypeObject {
 			data = jsglue.Bytes(args[4])
@@ -77,11 +78,11 @@ func main() {
 		return jsglue.Serve(handler, args[0])
 	}))
 	// fields: the debugger events the core acts on, each with the fields of its params
-	// that the core reads (capture.EventFields); the shim drops the rest.
-	api.Set("fields", capture.EventFields())
+	// that the core reads (recorder.EventFields); the shim drops the rest.
+	api.Set("fields", recorder.EventFields())
 	// urgent: the events the page waits on, to hand over ahead of the others.
-	urgent := make([]any, len(capture.UrgentEvents))
-	for i, m := range capture.UrgentEvents {
+	urgent := make([]any, len(recorder.UrgentEvents))
+	for i, m := range recorder.UrgentEvents {
 		urgent[i] = m
 	}
 	api.Set("urgent", urgent)
@@ -115,7 +116,7 @@ type jsHost struct {
 // The service makes its HTTP requests through a host that is a urldb.Doer.
 var _ urldb.Doer = (*jsHost)(nil)
 
-func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, params any) (json.RawMessage, error) {
+func (h *jsHost) Send(ctx context.Context, t recorder.Target, method string, params any) (json.RawMessage, error) {
 	p := "{}"
 	if params != nil {
 		b, err := json.Marshal(params)
@@ -147,7 +148,7 @@ func (h *jsHost) Send(ctx context.Context, t capture.Target, method string, para
 }
 
 // jsSession is a target's DevTools session for the shim: null for the tab itself.
-func jsSession(t capture.Target) any {
+func jsSession(t recorder.Target) any {
 	if t.Session == "" {
 		return js.Null()
 	}
@@ -197,14 +198,14 @@ func (h *jsHost) OpenTabs(ctx context.Context) ([]capture.OpenTab, error) {
 }
 
 // RouteBody has the shim put a streamed body's data in IndexedDB as its events arrive
-// (capture.BodyRouter): the bytes do not cross into Go's memory, which never shrinks.
+// (recorder.BodyRouter): the bytes do not cross into Go's memory, which never shrinks.
 func (h *jsHost) RouteBody(tabID int, requestID, prefix string, limit int64) {
 	h.v.Get("body").Call("route", tabID, requestID, prefix, float64(limit))
 }
 
 // ReadStream has the shim read a piece of a DevTools IO stream into IndexedDB, as it
-// does a routed body's events (capture.BodyRouter).
-func (h *jsHost) ReadStream(t capture.Target, handle, prefix string, limit int64) (bool, error) {
+// does a routed body's events (recorder.BodyRouter).
+func (h *jsHost) ReadStream(t recorder.Target, handle, prefix string, limit int64) (bool, error) {
 	v, err := jspromise.Await(h.v.Get("body").Call("read", t.TabID, jsSession(t), handle, prefix, float64(limit)))
 	if err != nil {
 		return false, fmt.Errorf("IO.read: %w", err)

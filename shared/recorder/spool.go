@@ -1,4 +1,4 @@
-package capture
+package recorder
 
 import (
 	"bytes"
@@ -14,9 +14,10 @@ const spoolChunk = 1 << 20
 var spoolSeq atomic.Int64
 
 // spool keeps a large response body in the store as it arrives, so memory stays flat
-// whatever the body's size.
+// whatever the body's size. Without a store it keeps the body's chunks in memory.
 type spool struct {
-	store  Store
+	store  Store // nil: the chunks are kept in memory
+	chunks [][]byte
 	prefix string
 	limit  int64 // bytes kept at most (0: all); more marks the body cut
 
@@ -36,7 +37,7 @@ type spool struct {
 func newSpool(store Store, limit int64) *spool {
 	return &spool{
 		store:  store,
-		prefix: newSpoolPrefix(),
+		prefix: NewSpoolPrefix(),
 		limit:  limit,
 	}
 }
@@ -70,7 +71,7 @@ func (s *spool) readRouted(router BodyRouter, t Target, handle string, progress 
 	for {
 		done, err := router.ReadStream(t, handle, s.prefix+routedKeys, s.limit)
 		if err != nil {
-			return fmt.Errorf("capture: reading a stream: %w", err)
+			return fmt.Errorf("recorder: reading a stream: %w", err)
 		}
 		progress()
 		if done {
@@ -94,7 +95,7 @@ func (s *spool) endRoute() error {
 	}
 	s.cut = s.cut || cut
 	if err != nil {
-		return fmt.Errorf("capture: spooling a body: %w", err)
+		return fmt.Errorf("recorder: spooling a body: %w", err)
 	}
 	return nil
 }
@@ -120,9 +121,15 @@ func (s *spool) flush() error {
 	if s.buf.Len() == 0 {
 		return nil
 	}
+	if s.store == nil {
+		s.chunks = append(s.chunks, bytes.Clone(s.buf.Bytes()))
+		s.seq++
+		s.buf.Reset()
+		return nil
+	}
 	key := fmt.Sprintf("%s%010d", s.prefix, s.seq)
 	if err := s.store.Put(key, s.buf.Bytes()); err != nil {
-		return fmt.Errorf("capture: spooling a body: %w", err)
+		return fmt.Errorf("recorder: spooling a body: %w", err)
 	}
 	s.seq++
 	s.buf.Reset()
@@ -156,7 +163,16 @@ func (s *spool) held() ([]byte, bool) {
 
 // reader streams the spooled body from the store.
 func (s *spool) reader() (io.Reader, error) {
-	r, err := openChunks(s.store, s.prefix)
+	if s.store == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		rs := make([]io.Reader, len(s.chunks))
+		for i, c := range s.chunks {
+			rs[i] = bytes.NewReader(c)
+		}
+		return io.MultiReader(rs...), nil
+	}
+	r, err := OpenChunks(s.store, s.prefix)
 	if err != nil || s.router == nil {
 		return r, err
 	}
@@ -171,15 +187,18 @@ func (s *spool) remove() {
 	if !s.removed {
 		s.removed = true
 		s.endRoute()
-		if s.seq > 0 || s.router != nil {
+		s.chunks = nil
+		if s.store != nil && (s.seq > 0 || s.router != nil) {
 			s.store.Delete(s.prefix)
 		}
 	}
 }
 
-// newSpoolPrefix returns a key prefix of its own under "spool/", which a restart
-// clears (cleanSpools).
-func newSpoolPrefix() string { return fmt.Sprintf("spool/%010d/", spoolSeq.Add(1)) }
+// NewSpoolPrefix returns a key prefix of its own under "spool/", which CleanSpools
+// clears: for data kept in the store only while the instance that put it runs (a
+// spooled body, a file being imported).
+func NewSpoolPrefix() string { return fmt.Sprintf("spool/%010d/", spoolSeq.Add(1)) }
 
-// cleanSpools deletes spools a stopped instance left behind.
-func cleanSpools(store Store) { store.Delete("spool/") }
+// CleanSpools deletes from store the bodies a stopped recorder was spooling: they are
+// lost with it. A recorder's owner calls it when it starts, before recording.
+func CleanSpools(store Store) { store.Delete("spool/") }

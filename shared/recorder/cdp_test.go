@@ -1,4 +1,4 @@
-package capture
+package recorder_test
 
 import (
 	"bytes"
@@ -12,67 +12,26 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/recorder"
+	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 )
-
-// fakeBrowser answers DevTools commands from a table and logs every command it got.
-type fakeBrowser struct {
-	mu       sync.Mutex
-	commands []string
-	answer   func(method string, params map[string]any) (any, error)
-}
-
-func (b *fakeBrowser) Send(ctx context.Context, t Target, method string, params any) (json.RawMessage, error) {
-	var p map[string]any
-	if params != nil {
-		raw, _ := json.Marshal(params)
-		json.Unmarshal(raw, &p)
-	}
-	b.mu.Lock()
-	b.commands = append(b.commands, fmt.Sprintf("%s %v", method, p["requestId"]))
-	b.mu.Unlock()
-	if b.answer == nil {
-		return json.RawMessage("{}"), nil
-	}
-	v, err := b.answer(method, p)
-	if err != nil {
-		return nil, err
-	}
-	raw, _ := json.Marshal(v)
-	return raw, nil
-}
-
-func (b *fakeBrowser) sent(prefix string) []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []string
-	for _, c := range b.commands {
-		if strings.HasPrefix(c, prefix) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
-type event struct {
-	method string
-	params string
-}
-
 // record runs events through a recorder and returns the exchanges it produced.
-func record(t *testing.T, b *fakeBrowser, events []event) []*Exchange {
+func record(t *testing.T, b *recordertest.Browser, events []recordertest.Event) []*recorder.Exchange {
 	t.Helper()
-	r := NewRecorder(b)
+	r := recorder.NewRecorder(b)
 	r.StreamThreshold = 100
 	var mu sync.Mutex
-	var out []*Exchange
-	r.OnExchange = func(ex *Exchange) { mu.Lock(); out = append(out, ex); mu.Unlock() }
+	var out []*recorder.Exchange
+	r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); out = append(out, ex); mu.Unlock() }
 	r.OnError = func(err error) { t.Errorf("recorder: %v", err) }
 	ctx := context.Background()
 	for _, ev := range events {
-		if err := r.HandleEvent(ctx, Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
-			t.Fatalf("%s: %v", ev.method, err)
+		if err := r.HandleEvent(ctx, recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+			t.Fatalf("%s: %v", ev.Method, err)
 		}
 		// Commands run on their own goroutines: let them finish, as a browser that
 		// sends events at a human pace would.
@@ -84,18 +43,18 @@ func record(t *testing.T, b *fakeBrowser, events []event) []*Exchange {
 
 func TestRecorderPOSTWithBodyReadWhenFinished(t *testing.T) {
 	binary := "\x00\x01\xff\xfe"
-	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		if method == "Network.getResponseBody" {
 			return map[string]any{"body": b64("{\"ok\":true}"), "base64Encoded": true}, nil
 		}
 		return map[string]any{}, nil
 	}}
-	got := record(t, b, []event{
+	got := record(t, b, []recordertest.Event{
 		// ExtraInfo may come before its request: it must still be used.
-		{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Content-Type":"application/octet-stream","Content-Length":"4","Cookie":"a=b"}}`},
-		{"Network.requestWillBeSent", `{"requestId":"1","type":"Fetch","wallTime":1700000000.5,"request":{"url":"http://example.org/api","method":"POST","headers":{"Content-Type":"application/octet-stream"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64(binary) + `"}]}}`},
-		{"Network.responseReceived", `{"requestId":"1","response":{"url":"http://example.org/api","status":200,"statusText":"OK","protocol":"http/1.1","remoteIPAddress":"127.0.0.1","headers":{"Content-Type":"application/json","Content-Length":"11"}}}`},
-		{"Network.loadingFinished", `{"requestId":"1"}`},
+		{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Content-Type":"application/octet-stream","Content-Length":"4","Cookie":"a=b"}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","type":"Fetch","wallTime":1700000000.5,"request":{"url":"http://example.org/api","method":"POST","headers":{"Content-Type":"application/octet-stream"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64(binary) + `"}]}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"url":"http://example.org/api","status":200,"statusText":"OK","protocol":"http/1.1","remoteIPAddress":"127.0.0.1","headers":{"Content-Type":"application/json","Content-Length":"11"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 	})
 	if len(got) != 1 {
 		t.Fatalf("got %d exchanges, want 1", len(got))
@@ -113,13 +72,13 @@ func TestRecorderPOSTWithBodyReadWhenFinished(t *testing.T) {
 	if ex.Started.Unix() != 1700000000 {
 		t.Errorf("started %v, want the event's wall time", ex.Started)
 	}
-	if c := b.sent("Network.streamResourceContent"); len(c) != 0 {
+	if c := b.Sent("Network.streamResourceContent"); len(c) != 0 {
 		t.Errorf("a small body of a worker's fetch was streamed: %v", c)
 	}
 }
 
 func TestRecorderStreamsLargeBodies(t *testing.T) {
-	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		switch method {
 		case "Network.streamResourceContent":
 			return map[string]any{"bufferedData": b64("first-")}, nil
@@ -128,12 +87,12 @@ func TestRecorderStreamsLargeBodies(t *testing.T) {
 		}
 		return map[string]any{}, nil
 	}}
-	got := record(t, b, []event{
-		{"Network.requestWillBeSent", `{"requestId":"2","request":{"url":"http://example.org/big","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"2","response":{"status":200,"headers":{"Content-Length":"1000"}}}`},
-		{"Network.dataReceived", `{"requestId":"2","dataLength":7,"data":"` + b64("second-") + `"}`},
-		{"Network.dataReceived", `{"requestId":"2","dataLength":5,"data":"` + b64("third") + `"}`},
-		{"Network.loadingFinished", `{"requestId":"2"}`},
+	got := record(t, b, []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"2","request":{"url":"http://example.org/big","method":"GET","headers":{}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"2","response":{"status":200,"headers":{"Content-Length":"1000"}}}`},
+		{Method: "Network.dataReceived", Params: `{"requestId":"2","dataLength":7,"data":"` + b64("second-") + `"}`},
+		{Method: "Network.dataReceived", Params: `{"requestId":"2","dataLength":5,"data":"` + b64("third") + `"}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"2"}`},
 	})
 	if len(got) != 1 {
 		t.Fatalf("got %d exchanges", len(got))
@@ -152,33 +111,33 @@ func TestRecorderStreamsLargeBodies(t *testing.T) {
 // after what it had buffered, in order.
 func TestRecorderStreamingKeepsOrderWhileAwaitingTheBuffer(t *testing.T) {
 	release := make(chan struct{})
-	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		if method == "Network.streamResourceContent" {
 			<-release
 			return map[string]any{"bufferedData": b64("1-")}, nil
 		}
 		return map[string]any{}, nil
 	}}
-	r := NewRecorder(b)
+	r := recorder.NewRecorder(b)
 	r.StreamThreshold = 10
 	r.BodyLimit = 7
-	var got *Exchange
+	var got *recorder.Exchange
 	done := make(chan struct{})
-	r.OnExchange = func(ex *Exchange) { got = ex; close(done) }
+	r.OnExchange = func(ex *recorder.Exchange) { got = ex; close(done) }
 	ctx := context.Background()
-	for _, ev := range []event{
-		{"Network.requestWillBeSent", `{"requestId":"s","request":{"url":"http://example.org/v","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"100"}}}`},
-		{"Network.dataReceived", `{"requestId":"s","data":"` + b64("2-") + `"}`},
+	for _, ev := range []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"s","request":{"url":"http://example.org/v","method":"GET","headers":{}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"s","response":{"status":200,"headers":{"Content-Length":"100"}}}`},
+		{Method: "Network.dataReceived", Params: `{"requestId":"s","data":"` + b64("2-") + `"}`},
 		// The shim passes body data as bytes, apart from the JSON.
-		{"Network.dataReceived", `{"requestId":"s","dataLength":5}`},
-		{"Network.loadingFinished", `{"requestId":"s"}`},
+		{Method: "Network.dataReceived", Params: `{"requestId":"s","dataLength":5}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"s"}`},
 	} {
 		var data []byte
-		if ev.params == `{"requestId":"s","dataLength":5}` {
+		if ev.Params == `{"requestId":"s","dataLength":5}` {
 			data = []byte("3-4-5")
 		}
-		if err := r.HandleEvent(ctx, Target{TabID: 1}, ev.method, json.RawMessage(ev.params), data); err != nil {
+		if err := r.HandleEvent(ctx, recorder.Target{TabID: 1}, ev.Method, json.RawMessage(ev.Params), data); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -194,8 +153,8 @@ func TestRecorderStreamingKeepsOrderWhileAwaitingTheBuffer(t *testing.T) {
 // fakeRouter stores routed data the way the extension's shim does: in chunks under the
 // prefix, each cut at the limit, beside what the recorder stores itself.
 type fakeRouter struct {
-	store   Store
-	browser Browser // for ReadStream
+	store   recorder.Store
+	browser recorder.Browser // for ReadStream
 	mu      sync.Mutex
 	routes  map[string]*fakeRoute // by tab and request id
 }
@@ -243,8 +202,8 @@ func (f *fakeRouter) feed(key string, p []byte) bool {
 
 // ReadStream reads an IO stream of the browser b as the shim does, one IO.read at a
 // time.
-func (f *fakeRouter) ReadStream(t Target, handle, prefix string, limit int64) (bool, error) {
-	res, err := f.browser.Send(context.Background(), t, "IO.read", map[string]any{"handle": handle, "size": ioReadSize})
+func (f *fakeRouter) ReadStream(t recorder.Target, handle, prefix string, limit int64) (bool, error) {
+	res, err := f.browser.Send(context.Background(), t, "IO.read", map[string]any{"handle": handle, "size": recorder.IOReadSize})
 	if err != nil {
 		return false, err
 	}
@@ -288,21 +247,21 @@ func TestRecorderRoutedBody(t *testing.T) {
 		{13, "buffered-one-", true},
 		{5, "buffe", true},
 	} {
-		b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+		b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 			if method == "Network.streamResourceContent" {
 				return map[string]any{"bufferedData": b64("buffered-")}, nil
 			}
 			return map[string]any{}, nil
 		}}
-		r := NewRecorder(b)
+		r := recorder.NewRecorder(b)
 		r.StreamThreshold = 10
 		r.BodyLimit = tc.limit
-		r.Store = NewMemStore()
+		r.Store = newMapStore()
 		router := &fakeRouter{store: r.Store, routes: map[string]*fakeRoute{}}
 		r.Router = router
-		var got *Exchange
+		var got *recorder.Exchange
 		done := make(chan struct{})
-		r.OnExchange = func(ex *Exchange) { got = ex; close(done) }
+		r.OnExchange = func(ex *recorder.Exchange) { got = ex; close(done) }
 		ctx := context.Background()
 		for _, ev := range []struct{ method, params, data string }{
 			{"Network.requestWillBeSent", `{"requestId":"s","request":{"url":"http://example.org/v","method":"GET","headers":{}}}`, ""},
@@ -316,7 +275,7 @@ func TestRecorderRoutedBody(t *testing.T) {
 			if ev.data != "" && !router.data(1, "s", []byte(ev.data)) {
 				t.Fatal("the streamed body is not routed")
 			}
-			if err := r.HandleEvent(ctx, Target{TabID: 1}, ev.method, json.RawMessage(ev.params), nil); err != nil {
+			if err := r.HandleEvent(ctx, recorder.Target{TabID: 1}, ev.method, json.RawMessage(ev.params), nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -326,7 +285,7 @@ func TestRecorderRoutedBody(t *testing.T) {
 		if string(all) != tc.want || got.BodyLen() != int64(len(tc.want)) || (got.RespTruncated == "length") != tc.cut {
 			t.Errorf("limit %d: body %q (length %d, truncated %q), want %q", tc.limit, all, got.BodyLen(), got.RespTruncated, tc.want)
 		}
-		got.release()
+		got.Release()
 		if keys, _ := r.Store.Keys("spool/"); len(keys) != 0 {
 			t.Errorf("limit %d: spooled chunks left after release: %q", tc.limit, keys)
 		}
@@ -338,8 +297,8 @@ func TestRecorderRoutedBody(t *testing.T) {
 // from the browser's IO stream through the router into the store, never through the
 // recorder.
 func TestRecorderFetchesAgainALargeBodyThatMissedItsStart(t *testing.T) {
-	const length = wholeLimit + 10
-	piece := make([]byte, ioReadSize)
+	const length = recorder.WholeLimit + 10
+	piece := make([]byte, recorder.IOReadSize)
 	for i := range piece {
 		piece[i] = byte(i)
 	}
@@ -357,7 +316,7 @@ func TestRecorderFetchesAgainALargeBodyThatMissedItsStart(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			read := 0
-			b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 				switch method {
 				case "Network.streamResourceContent":
 					return map[string]any{"bufferedData": ""}, nil
@@ -366,21 +325,21 @@ func TestRecorderFetchesAgainALargeBodyThatMissedItsStart(t *testing.T) {
 				case "Network.loadNetworkResource":
 					return map[string]any{"resource": map[string]any{"success": true, "httpStatusCode": 200, "stream": "io1", "headers": tc.again}}, nil
 				case "IO.read":
-					n := min(ioReadSize, length-read)
+					n := min(recorder.IOReadSize, length-read)
 					read += n
 					return map[string]any{"data": base64.StdEncoding.EncodeToString(piece[:n]), "base64Encoded": true, "eof": read == length}, nil
 				}
 				return map[string]any{}, nil
 			}}
-			r := NewRecorder(b)
-			r.Store = NewMemStore()
+			r := recorder.NewRecorder(b)
+			r.Store = newMapStore()
 			router := &fakeRouter{store: r.Store, browser: b, routes: map[string]*fakeRoute{}}
 			r.Router = router
-			var got *Exchange
+			var got *recorder.Exchange
 			done := make(chan struct{})
-			r.OnExchange = func(ex *Exchange) { got = ex; close(done) }
+			r.OnExchange = func(ex *recorder.Exchange) { got = ex; close(done) }
 			ctx := context.Background()
-			tab := Target{TabID: 1}
+			tab := recorder.Target{TabID: 1}
 			if err := r.Enable(ctx, tab); err != nil {
 				t.Fatal(err)
 			}
@@ -400,14 +359,14 @@ func TestRecorderFetchesAgainALargeBodyThatMissedItsStart(t *testing.T) {
 				}
 			}
 			<-done
-			defer got.release()
+			defer got.Release()
 			if !strings.Contains(got.RespNote, tc.note) {
 				t.Errorf("note %q, want it to say %q", got.RespNote, tc.note)
 			}
-			if closed := b.sent("IO.close"); len(closed) != 1 {
+			if closed := b.Sent("IO.close"); len(closed) != 1 {
 				t.Errorf("the stream was closed %d times", len(closed))
 			}
-			for _, c := range b.sent("") {
+			for _, c := range b.Sent("") {
 				if strings.HasPrefix(c, "Fetch.") {
 					t.Errorf("a response was held: %s", c)
 				}
@@ -423,7 +382,7 @@ func TestRecorderFetchesAgainALargeBodyThatMissedItsStart(t *testing.T) {
 			}
 			body, _ := got.Body()
 			all, _ := io.ReadAll(body)
-			if len(all) != length || !bytes.Equal(all[:ioReadSize], piece) || !bytes.Equal(all[len(all)-10:], piece[:10]) {
+			if len(all) != length || !bytes.Equal(all[:recorder.IOReadSize], piece) || !bytes.Equal(all[len(all)-10:], piece[:10]) {
 				t.Errorf("body of %d bytes is not what the browser gave", len(all))
 			}
 		})
@@ -431,23 +390,23 @@ func TestRecorderFetchesAgainALargeBodyThatMissedItsStart(t *testing.T) {
 }
 
 func TestRecorderRedirectChainAndFailures(t *testing.T) {
-	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		if method == "Network.getResponseBody" {
 			return map[string]any{"body": "end", "base64Encoded": false}, nil
 		}
 		return map[string]any{}, nil
 	}}
-	got := record(t, b, []event{
-		{"Network.requestWillBeSent", `{"requestId":"3","type":"Document","request":{"url":"http://example.org/a","method":"GET","headers":{}}}`},
-		{"Network.requestWillBeSent", `{"requestId":"3","type":"Document","request":{"url":"http://example.org/b","method":"GET","headers":{}},"redirectResponse":{"status":301,"statusText":"Moved Permanently","headers":{"Location":"/b","Content-Length":"51"}}}`},
-		{"Network.responseReceived", `{"requestId":"3","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
-		{"Network.loadingFinished", `{"requestId":"3"}`},
-		{"Network.requestWillBeSent", `{"requestId":"4","request":{"url":"http://down.example/","method":"GET","headers":{}}}`},
-		{"Network.loadingFailed", `{"requestId":"4","errorText":"net::ERR_CONNECTION_REFUSED"}`},
-		{"Network.requestWillBeSent", `{"requestId":"5","request":{"url":"data:text/plain,hi","method":"GET","headers":{}}}`},
-		{"Network.loadingFinished", `{"requestId":"5"}`},
+	got := record(t, b, []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"3","type":"Document","request":{"url":"http://example.org/a","method":"GET","headers":{}}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"3","type":"Document","request":{"url":"http://example.org/b","method":"GET","headers":{}},"redirectResponse":{"status":301,"statusText":"Moved Permanently","headers":{"Location":"/b","Content-Length":"51"}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"3","response":{"status":200,"headers":{"Content-Type":"text/html"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"3"}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"4","request":{"url":"http://down.example/","method":"GET","headers":{}}}`},
+		{Method: "Network.loadingFailed", Params: `{"requestId":"4","errorText":"net::ERR_CONNECTION_REFUSED"}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"5","request":{"url":"data:text/plain,hi","method":"GET","headers":{}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`},
 	})
-	byURL := map[string]*Exchange{}
+	byURL := map[string]*recorder.Exchange{}
 	for _, ex := range got {
 		byURL[ex.URL] = ex
 	}
@@ -463,24 +422,24 @@ func TestRecorderRedirectChainAndFailures(t *testing.T) {
 	if f := byURL["http://down.example/"]; f == nil || f.Status != 0 || f.Failure != "the request failed (net::ERR_CONNECTION_REFUSED)" {
 		t.Errorf("failed request: %+v", f)
 	}
-	if got := b.sent("Network.getResponseBody"); len(got) != 1 {
+	if got := b.Sent("Network.getResponseBody"); len(got) != 1 {
 		t.Errorf("bodies asked for: %v, want only the final hop's", got)
 	}
 }
 
 func TestRecorderMarksHiddenFileBytes(t *testing.T) {
 	body := "--X\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\n\r\n\r\n--X--\r\n"
-	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		if method == "Network.getRequestPostData" {
 			return map[string]any{"postData": body}, nil
 		}
 		return map[string]any{}, nil
 	}}
-	got := record(t, b, []event{
-		{"Network.requestWillBeSent", `{"requestId":"6","request":{"url":"http://example.org/up","method":"POST","headers":{"Content-Type":"multipart/form-data; boundary=X"},"hasPostData":true}}`},
-		{"Network.requestWillBeSentExtraInfo", `{"requestId":"6","headers":{"Content-Type":"multipart/form-data; boundary=X","Content-Length":"200"}}`},
-		{"Network.responseReceived", `{"requestId":"6","response":{"status":200,"headers":{}}}`},
-		{"Network.loadingFinished", `{"requestId":"6"}`},
+	got := record(t, b, []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"6","request":{"url":"http://example.org/up","method":"POST","headers":{"Content-Type":"multipart/form-data; boundary=X"},"hasPostData":true}}`},
+		{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"6","headers":{"Content-Type":"multipart/form-data; boundary=X","Content-Length":"200"}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"6","response":{"status":200,"headers":{}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"6"}`},
 	})
 	if len(got) != 1 {
 		t.Fatalf("got %d exchanges", len(got))
@@ -491,15 +450,15 @@ func TestRecorderMarksHiddenFileBytes(t *testing.T) {
 }
 
 func TestRecorderDetachKeepsWhatWasUnderWay(t *testing.T) {
-	b := &fakeBrowser{}
-	r := NewRecorder(b)
-	var got []*Exchange
+	b := &recordertest.Browser{}
+	r := recorder.NewRecorder(b)
+	var got []*recorder.Exchange
 	var mu sync.Mutex
-	r.OnExchange = func(ex *Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+	r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
 	ctx := context.Background()
-	r.HandleEvent(ctx, Target{TabID: 1}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"9","request":{"url":"http://example.org/slow","method":"GET","headers":{}}}`), nil)
-	r.HandleEvent(ctx, Target{TabID: 2}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"9","request":{"url":"http://example.org/other-tab","method":"GET","headers":{}}}`), nil)
-	r.Detached(ctx, Target{TabID: 1}, "tab closed")
+	r.HandleEvent(ctx, recorder.Target{TabID: 1}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"9","request":{"url":"http://example.org/slow","method":"GET","headers":{}}}`), nil)
+	r.HandleEvent(ctx, recorder.Target{TabID: 2}, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"9","request":{"url":"http://example.org/other-tab","method":"GET","headers":{}}}`), nil)
+	r.Detached(ctx, recorder.Target{TabID: 1}, "tab closed")
 	r.Wait()
 	if len(got) != 1 || got[0].URL != "http://example.org/slow" || !strings.Contains(got[0].Failure, "tab closed") {
 		t.Fatalf("after detach: %+v", got)
@@ -507,14 +466,14 @@ func TestRecorderDetachKeepsWhatWasUnderWay(t *testing.T) {
 }
 
 func TestRecorderRejectsMalformedEvents(t *testing.T) {
-	r := NewRecorder(&fakeBrowser{})
+	r := recorder.NewRecorder(&recordertest.Browser{})
 	for _, m := range []string{"Network.requestWillBeSent", "Network.responseReceived", "Network.dataReceived", "Network.loadingFinished"} {
-		err := r.HandleEvent(context.Background(), Target{TabID: 1}, m, json.RawMessage(`{"requestId":`), nil)
+		err := r.HandleEvent(context.Background(), recorder.Target{TabID: 1}, m, json.RawMessage(`{"requestId":`), nil)
 		if err == nil || !strings.Contains(err.Error(), m) {
 			t.Errorf("%s with broken JSON: error %v, want one naming the event", m, err)
 		}
 	}
-	err := r.HandleEvent(context.Background(), Target{TabID: 1}, "Network.dataReceived", json.RawMessage(`{"requestId":"1","data":"%%%"}`), nil)
+	err := r.HandleEvent(context.Background(), recorder.Target{TabID: 1}, "Network.dataReceived", json.RawMessage(`{"requestId":"1","data":"%%%"}`), nil)
 	if err == nil {
 		t.Error("bad base64 in dataReceived: no error")
 	}
@@ -523,11 +482,11 @@ func TestRecorderRejectsMalformedEvents(t *testing.T) {
 // TestEventFields: every event the recorder acts on is in EventFields, with the fields
 // it reads; events left out of it are ignored, and its trees name JSON fields.
 func TestEventFields(t *testing.T) {
-	fields := EventFields()
-	r := NewRecorder(&fakeBrowser{answer: func(string, map[string]any) (any, error) { return map[string]any{}, nil }})
+	fields := recorder.EventFields()
+	r := recorder.NewRecorder(&recordertest.Browser{Answer: func(string, map[string]any) (any, error) { return map[string]any{}, nil }})
 	for method := range fields {
 		// Params that are not an object fail to decode for an event that is acted on.
-		if err := r.HandleEvent(context.Background(), Target{TabID: 1}, method, json.RawMessage(`[]`), nil); err == nil {
+		if err := r.HandleEvent(context.Background(), recorder.Target{TabID: 1}, method, json.RawMessage(`[]`), nil); err == nil {
 			t.Errorf("%s: in EventFields but not decoded", method)
 		}
 	}
@@ -535,7 +494,7 @@ func TestEventFields(t *testing.T) {
 		if fields[method] != nil {
 			t.Errorf("%s: in EventFields", method)
 		}
-		if err := r.HandleEvent(context.Background(), Target{TabID: 1}, method, json.RawMessage(`[]`), nil); err != nil {
+		if err := r.HandleEvent(context.Background(), recorder.Target{TabID: 1}, method, json.RawMessage(`[]`), nil); err != nil {
 			t.Errorf("%s: not ignored: %v", method, err)
 		}
 	}
@@ -554,10 +513,10 @@ func TestEventFields(t *testing.T) {
 // large to read whole, streamed as it is read. A body fetched again is kept only if it
 // comes back the same length and version. Nothing is ever held (no Fetch domain).
 func TestRecorderOnAPage(t *testing.T) {
-	const hugeLength = wholeLimit + 10
-	zeros := make([]byte, ioReadSize)
+	const hugeLength = recorder.WholeLimit + 10
+	zeros := make([]byte, recorder.IOReadSize)
 	reads := map[string]int{} // stream handle -> bytes handed out
-	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		switch method {
 		case "Network.streamResourceContent":
 			return map[string]any{"bufferedData": ""}, nil
@@ -575,7 +534,7 @@ func TestRecorderOnAPage(t *testing.T) {
 		case "IO.read":
 			switch h := p["handle"].(string); h {
 			case "http://example.org/huge":
-				n := min(ioReadSize, hugeLength-reads[h])
+				n := min(recorder.IOReadSize, hugeLength-reads[h])
 				reads[h] += n
 				return map[string]any{"data": base64.StdEncoding.EncodeToString(zeros[:n]), "base64Encoded": true, "eof": reads[h] == hugeLength}, nil
 			case "http://example.org/changed":
@@ -585,53 +544,55 @@ func TestRecorderOnAPage(t *testing.T) {
 		}
 		return map[string]any{}, nil
 	}}
-	r := NewRecorder(b)
+	r := recorder.NewRecorder(b)
 	var mu sync.Mutex
-	got := map[string]*Exchange{}
-	r.OnExchange = func(ex *Exchange) { mu.Lock(); got[ex.URL] = ex; mu.Unlock() }
+	got := map[string]*recorder.Exchange{}
+	r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); got[ex.URL] = ex; mu.Unlock() }
 	ctx := context.Background()
-	tab := Target{TabID: 3}
+	tab := recorder.Target{TabID: 3}
 	if err := r.Enable(ctx, tab); err != nil {
 		t.Fatal(err)
 	}
-	if len(b.sent("Network.configureDurableMessages")) != 1 || len(b.sent("Fetch.")) != 0 {
-		t.Errorf("commands to enable a page: %v", b.commands)
+	if len(b.Sent("Network.configureDurableMessages")) != 1 || len(b.Sent("Fetch.")) != 0 {
+		t.Errorf("commands to enable a page: %v", b.Sent(""))
 	}
 	url := func(id string) string { return "http://example.org/" + id }
-	req := func(id, typ string) event {
-		return event{"Network.requestWillBeSent", fmt.Sprintf(`{"requestId":%q,"type":%q,"frameId":"F","request":{"url":%q,"method":"GET","headers":{}}}`, id, typ, url(id))}
+	req := func(id, typ string) recordertest.Event {
+		return recordertest.Event{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(`{"requestId":%q,"type":%q,"frameId":"F","request":{"url":%q,"method":"GET","headers":{}}}`, id, typ, url(id))}
 	}
-	resp := func(id string, length int) event {
+	resp := func(id string, length int) recordertest.Event {
 		h := "{}"
 		if length > 0 {
 			h = fmt.Sprintf(`{"Content-Length":"%d"}`, length)
 		}
-		return event{"Network.responseReceived", fmt.Sprintf(`{"requestId":%q,"response":{"status":200,"headers":%s}}`, id, h)}
+		return recordertest.Event{Method: "Network.responseReceived", Params: fmt.Sprintf(`{"requestId":%q,"response":{"status":200,"headers":%s}}`, id, h)}
 	}
-	data := func(id, d string) event {
-		return event{"Network.dataReceived", fmt.Sprintf(`{"requestId":%q,"dataLength":%d,"data":%q}`, id, len(d), b64(d))}
+	data := func(id, d string) recordertest.Event {
+		return recordertest.Event{Method: "Network.dataReceived", Params: fmt.Sprintf(`{"requestId":%q,"dataLength":%d,"data":%q}`, id, len(d), b64(d))}
 	}
-	arrived := func(id string, n int) event {
-		return event{"Network.dataReceived", fmt.Sprintf(`{"requestId":%q,"dataLength":%d}`, id, n)}
+	arrived := func(id string, n int) recordertest.Event {
+		return recordertest.Event{Method: "Network.dataReceived", Params: fmt.Sprintf(`{"requestId":%q,"dataLength":%d}`, id, n)}
 	}
-	fin := func(id string) event { return event{"Network.loadingFinished", fmt.Sprintf(`{"requestId":%q}`, id)} }
-	for _, ev := range []event{
+	fin := func(id string) recordertest.Event {
+		return recordertest.Event{Method: "Network.loadingFinished", Params: fmt.Sprintf(`{"requestId":%q}`, id)}
+	}
+	for _, ev := range []recordertest.Event{
 		req("font", "Font"), resp("font", 0), arrived("font", 4), fin("font"),
 		req("xhr", "XHR"), resp("xhr", 0), data("xhr", "streamed"), fin("xhr"),
 		req("late", "Fetch"), resp("late", 0), arrived("late", 5), data("late", "rest"), fin("late"),
 		req("img", "Image"), resp("img", 0), arrived("img", 11), fin("img"),
-		req("img2", "Image"), {"Network.responseReceived", `{"requestId":"img2","response":{"status":200,"headers":{"ETag":"\"a\""}}}`}, arrived("img2", 11), fin("img2"),
+		req("img2", "Image"), {Method: "Network.responseReceived", Params: `{"requestId":"img2","response":{"status":200,"headers":{"ETag":"\"a\""}}}`}, arrived("img2", 11), fin("img2"),
 		req("huge", "Media"), arrived("huge", 1), resp("huge", hugeLength), data("huge", "rest"), fin("huge"),
 		req("changed", "Media"), arrived("changed", 1), resp("changed", hugeLength), fin("changed"),
-		{"Network.requestWillBeSent", `{"requestId":"upload","type":"Fetch","request":{"url":"http://example.org/upload","method":"POST","headers":{}}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"upload","type":"Fetch","request":{"url":"http://example.org/upload","method":"POST","headers":{}}}`},
 		arrived("upload", 1), resp("upload", hugeLength), fin("upload"),
 		req("doc", "Document"),
-		{"Network.requestWillBeSent", `{"requestId":"doc","type":"Document","request":{"url":"http://example.org/doc2","method":"GET","headers":{}},"redirectResponse":{"status":302,"headers":{"Location":"/doc2"}}}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"doc","type":"Document","request":{"url":"http://example.org/doc2","method":"GET","headers":{}},"redirectResponse":{"status":302,"headers":{"Location":"/doc2"}}}`},
 		resp("doc", 0), data("doc", "page"), fin("doc"),
-		{"Page.frameNavigated", `{"frame":{"id":"M","url":"http://example.org/doc2"}}`},
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"M","url":"http://example.org/doc2"}}`},
 		req("next", "XHR"), resp("next", 0), data("next", "again"), fin("next"),
 	} {
-		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 			t.Fatal(err)
 		}
 		r.Wait()
@@ -672,13 +633,13 @@ func TestRecorderOnAPage(t *testing.T) {
 		t.Errorf("redirect hop: %+v", ex)
 	}
 	streamed := map[string]int{}
-	for _, c := range b.sent("Network.streamResourceContent") {
+	for _, c := range b.Sent("Network.streamResourceContent") {
 		streamed[strings.TrimPrefix(c, "Network.streamResourceContent ")]++
 	}
 	if len(streamed) != 7 || streamed["xhr"] != 1 || streamed["late"] != 1 || streamed["huge"] != 1 || streamed["changed"] != 1 || streamed["upload"] != 1 || streamed["doc"] != 1 || streamed["next"] != 1 {
 		t.Errorf("streamed: %v, want xhr, late, huge, changed, upload, doc (once, through its redirect) and next", streamed)
 	}
-	if held := b.sent("Fetch."); len(held) != 0 {
+	if held := b.Sent("Fetch."); len(held) != 0 {
 		t.Errorf("responses held: %q", held)
 	}
 }
@@ -698,11 +659,11 @@ func TestWaitQuiet(t *testing.T) {
 			t.Fatalf("WaitQuiet did not return within %v: %s", limit, what)
 		}
 	}
-	r := NewRecorder(&fakeBrowser{})
+	r := recorder.NewRecorder(&recordertest.Browser{})
 	// Nothing in flight: at once, though the deadline is an hour away.
 	returns("nothing in flight", 10*time.Second, func() { r.WaitQuiet(time.Now().Add(time.Hour)) })
 	ctx := context.Background()
-	tab := Target{TabID: 1}
+	tab := recorder.Target{TabID: 1}
 	r.HandleEvent(ctx, tab, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"1","request":{"url":"http://example.org/","method":"GET","headers":{}}}`), nil)
 	done := make(chan struct{})
 	go func() { r.WaitQuiet(time.Now().Add(time.Hour)); close(done) }()
@@ -715,7 +676,7 @@ func TestWaitQuiet(t *testing.T) {
 	returns("the request in flight ended", 10*time.Second, func() { <-done })
 	// A request in flight, but the deadline passed long ago: at once.
 	r.HandleEvent(ctx, tab, "Network.requestWillBeSent", json.RawMessage(`{"requestId":"2","request":{"url":"http://example.org/","method":"GET","headers":{}}}`), nil)
-	returns("deadline already passed", QuietWait/2, func() { r.WaitQuiet(time.Now().Add(-time.Hour)) })
+	returns("deadline already passed", recorder.QuietWait/2, func() { r.WaitQuiet(time.Now().Add(-time.Hour)) })
 	// A request in flight and a deadline ahead: at the deadline.
 	returns("deadline ahead", 10*time.Second, func() { r.WaitQuiet(time.Now().Add(100 * time.Millisecond)) })
 	r.Wait()
@@ -724,26 +685,26 @@ func TestWaitQuiet(t *testing.T) {
 // silentWorkerBrowser answers every command but those sent to a worker's session,
 // which it leaves unanswered until their context ends, as the browser does with a
 // worker that ends while it is being set up.
-type silentWorkerBrowser struct{ fakeBrowser }
+type silentWorkerBrowser struct{ recordertest.Browser }
 
-func (b *silentWorkerBrowser) Send(ctx context.Context, t Target, method string, params any) (json.RawMessage, error) {
+func (b *silentWorkerBrowser) Send(ctx context.Context, t recorder.Target, method string, params any) (json.RawMessage, error) {
 	if t.Session != "" {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return b.fakeBrowser.Send(ctx, t, method, params)
+	return b.Browser.Send(ctx, t, method, params)
 }
 
 // A worker that ends while its commands wait for an answer: the commands fail when
 // the browser says it is gone (Target.detachedFromTarget), the work is done, and
 // nothing is reported, since nothing of the worker was missed.
 func TestWorkerGoneWhileBeingSetUp(t *testing.T) {
-	r := NewRecorder(&silentWorkerBrowser{})
+	r := recorder.NewRecorder(&silentWorkerBrowser{})
 	var reported []error
 	var mu sync.Mutex
 	r.OnError = func(err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() }
 	ctx := context.Background()
-	tab := Target{TabID: 1}
+	tab := recorder.Target{TabID: 1}
 	if err := r.HandleEvent(ctx, tab, "Target.attachedToTarget", json.RawMessage(`{"sessionId":"W","targetInfo":{"type":"worker"}}`), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -765,16 +726,16 @@ func TestWorkerGoneWhileBeingSetUp(t *testing.T) {
 
 // recordAtOnce is record with the events handed over as fast as they come, as a busy
 // browser sends them: work they cause is still under way when the next one arrives.
-func recordAtOnce(t *testing.T, b *fakeBrowser, events []event) []*Exchange {
+func recordAtOnce(t *testing.T, b *recordertest.Browser, events []recordertest.Event) []*recorder.Exchange {
 	t.Helper()
-	r := NewRecorder(b)
+	r := recorder.NewRecorder(b)
 	var mu sync.Mutex
-	var out []*Exchange
-	r.OnExchange = func(ex *Exchange) { mu.Lock(); out = append(out, ex); mu.Unlock() }
+	var out []*recorder.Exchange
+	r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); out = append(out, ex); mu.Unlock() }
 	r.OnError = func(err error) { t.Errorf("recorder: %v", err) }
 	for _, ev := range events {
-		if err := r.HandleEvent(context.Background(), Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
-			t.Fatalf("%s: %v", ev.method, err)
+		if err := r.HandleEvent(context.Background(), recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+			t.Fatalf("%s: %v", ev.Method, err)
 		}
 	}
 	r.Wait()
@@ -782,7 +743,7 @@ func recordAtOnce(t *testing.T, b *fakeBrowser, events []event) []*Exchange {
 }
 
 func TestRecorderWireHeadersFromExtraInfo(t *testing.T) {
-	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		if method == "Network.getResponseBody" {
 			return map[string]any{"body": "welcome"}, nil
 		}
@@ -792,28 +753,28 @@ func TestRecorderWireHeadersFromExtraInfo(t *testing.T) {
 	redirectText := "HTTP/1.1 302 Found\r\nLocation: /home\r\nSet-Cookie: step=1\r\nContent-Length: 0\r\n\r\n"
 	tests := []struct {
 		name   string
-		events []event
+		events []recordertest.Event
 	}{
-		{"extra info after the hop ended", []event{
-			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
-			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
-			{"Network.responseReceived", `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
-			{"Network.loadingFinished", `{"requestId":"1"}`},
-			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
-			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
-			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
-			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":200,"headers":{},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(loginText, "\r", `\r`), "\n", `\n`) + `"}`},
+		{"extra info after the hop ended", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
+			{Method: "Network.responseReceived", Params: `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
+			{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
+			{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
+			{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
+			{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"1","statusCode":200,"headers":{},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(loginText, "\r", `\r`), "\n", `\n`) + `"}`},
 		}},
-		{"extra info before each hop", []event{
-			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
-			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
-			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
-			{"Network.requestWillBeSentExtraInfo", `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
-			{"Network.requestWillBeSent", `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
+		{"extra info before each hop", []recordertest.Event{
+			{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"old=1"}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/login","method":"GET","headers":{"Accept":"*/*"}}}`},
+			{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"1","statusCode":302,"headers":{"Location":"/home"},"headersText":"` + strings.ReplaceAll(strings.ReplaceAll(redirectText, "\r", `\r`), "\n", `\n`) + `"}`},
+			{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"1","headers":{"Accept":"*/*","Cookie":"step=1"}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","request":{"url":"http://example.org/home","method":"GET","headers":{"Accept":"*/*"}},"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/home"}}}`},
 			// Without raw text (HTTP/2), repeated fields come joined by "\n".
-			{"Network.responseReceivedExtraInfo", `{"requestId":"1","statusCode":200,"headers":{"content-type":"text/html","set-cookie":"sid=abc; HttpOnly\ntheme=dark","content-length":"7"}}`},
-			{"Network.responseReceived", `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
-			{"Network.loadingFinished", `{"requestId":"1"}`},
+			{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"1","statusCode":200,"headers":{"content-type":"text/html","set-cookie":"sid=abc; HttpOnly\ntheme=dark","content-length":"7"}}`},
+			{Method: "Network.responseReceived", Params: `{"requestId":"1","hasExtraInfo":true,"response":{"status":200,"statusText":"OK","headers":{"Content-Type":"text/html","Content-Length":"7"}}}`},
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 		}},
 	}
 	for _, tt := range tests {
@@ -822,7 +783,7 @@ func TestRecorderWireHeadersFromExtraInfo(t *testing.T) {
 			if len(got) != 2 {
 				t.Fatalf("got %d exchanges, want 2", len(got))
 			}
-			byURL := map[string]*Exchange{}
+			byURL := map[string]*recorder.Exchange{}
 			for _, ex := range got {
 				byURL[ex.URL] = ex
 			}
@@ -850,102 +811,66 @@ func TestRecorderWireHeadersFromExtraInfo(t *testing.T) {
 	}
 }
 
-func TestParseHeadBlock(t *testing.T) {
-	tests := []struct {
-		text, reason string
-		header       Fields
-		ok           bool
-	}{
-		{"HTTP/1.1 200 OK\r\nA: 1\r\nA: 2\r\nB:  x \r\n\r\n", "OK", Fields{{"A", "1"}, {"A", "2"}, {"B", "x"}}, true},
-		{"HTTP/1.0 404\r\nX: a\r\n  folded\r\nbad line\r\n", "", Fields{{"X", "a folded"}}, true},
-		{"HTTP/1.1 302 Found Here\nLocation: /\n", "Found Here", Fields{{"Location", "/"}}, true},
-		{"", "", nil, false},
-		{"garbage\r\nA: 1", "", nil, false},
-	}
-	for _, tt := range tests {
-		reason, header, ok := parseHeadBlock(tt.text)
-		if reason != tt.reason || ok != tt.ok || fmt.Sprint(header) != fmt.Sprint(tt.header) {
-			t.Errorf("parseHeadBlock(%q) = %q, %v, %v; want %q, %v, %v", tt.text, reason, header, ok, tt.reason, tt.header, tt.ok)
-		}
-	}
-}
-
-func FuzzParseHeadBlock(f *testing.F) {
-	f.Add("HTTP/1.1 200 OK\r\nSet-Cookie: a=b\r\nSet-Cookie: c=d\r\n\r\n")
-	f.Add("HTTP/1.1 302\n  x\n:\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		_, header, ok := parseHeadBlock(text)
-		if !ok && header != nil {
-			t.Fatal("fields from a block that is not a response head")
-		}
-		for _, kv := range header {
-			if !httpToken(kv.Name) {
-				t.Fatalf("bad field name %q", kv.Name)
-			}
-		}
-	})
-}
-
 func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 	start := `{"requestId":"%s","frameId":"F","loaderId":"L1","type":"Image","wallTime":%d,"request":{"url":"http://example.org/%s","method":"GET","headers":{}}}`
 	answer := `{"requestId":"%s","response":{"status":200,"headers":{"Content-Type":"image/png","Content-Length":"10"}}}`
-	left := event{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`}
+	left := recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`}
 	now := time.Now().Unix()
 	tests := []struct {
 		name    string
-		events  []event
+		events  []recordertest.Event
 		detach  bool // the recording stops after the events
 		body    func(method string) (any, error)
 		failure string // the start of the label of an exchange without a response
 		note    string // the start of the response's note, if it has a response
 		mark    string // its Truncated value
 	}{
-		{"page left while the body came", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
-			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+		{"page left while the body came", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
 			left,
-			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
-		}, false, nil, "", WhyPageLeft + " (net::ERR_ABORTED)", "disconnect"},
-		{"a navigation that fails leaves the page as it was", []event{
-			{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"}}`},
-			{"Network.requestWillBeSent", `{"requestId":"n","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
-			{"Network.loadingFailed", `{"requestId":"n","errorText":"net::ERR_UNSAFE_PORT"}`},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		}, false, nil, "", recorder.WhyPageLeft + " (net::ERR_ABORTED)", "disconnect"},
+		{"a navigation that fails leaves the page as it was", []recordertest.Event{
+			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"n","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"n","errorText":"net::ERR_UNSAFE_PORT"}`},
 		}, false, nil, "the request failed (net::ERR_UNSAFE_PORT)", "", ""},
-		{"cancelled on the page still shown", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
-			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
-		}, false, nil, WhyCancelled + " (net::ERR_ABORTED)", "", ""},
-		{"cancelled while its body came", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
-			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
-			{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
-		}, false, nil, "", WhyCancelled, "disconnect"},
-		{"requested long before Stop on a page left", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now-180, "a.png")},
+		{"cancelled on the page still shown", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		}, false, nil, recorder.WhyCancelled + " (net::ERR_ABORTED)", "", ""},
+		{"cancelled while its body came", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		}, false, nil, "", recorder.WhyCancelled, "disconnect"},
+		{"requested long before Stop on a page left", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now-180, "a.png")},
 			left,
 		}, true, nil, "the page was left before its response arrived (requested 3m", "", ""},
-		{"under way on the page shown when recording stopped", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now-180, "a.png")},
-			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
-		}, true, nil, "", WhyStopped + " (requested 3m", "disconnect"},
-		{"the body gone when it ended", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
-			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
+		{"under way on the page shown when recording stopped", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now-180, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
+		}, true, nil, "", recorder.WhyStopped + " (requested 3m", "disconnect"},
+		{"the body gone when it ended", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
 			left,
-			{"Network.loadingFinished", `{"requestId":"1"}`},
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 		}, false, func(method string) (any, error) {
 			return nil, errors.New(`{"code":-32000,"message":"No resource with given identifier found"}`)
-		}, "", WhyPageLeft + " (the browser no longer had the body: No resource with given identifier found)", "unspecified"},
-		{"an empty body where 10 bytes were declared", []event{
-			{"Network.requestWillBeSent", fmt.Sprintf(start, "1", now, "a.png")},
-			{"Network.responseReceived", fmt.Sprintf(answer, "1")},
-			{"Network.loadingFinished", `{"requestId":"1"}`},
+		}, "", recorder.WhyPageLeft + " (the browser no longer had the body: No resource with given identifier found)", "unspecified"},
+		{"an empty body where 10 bytes were declared", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
 		}, false, func(method string) (any, error) { return map[string]any{"body": ""}, nil },
 			"", "the archived body has 0 of the 10 bytes the server declared", "length"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 				if method == "Network.getResponseBody" && tt.body != nil {
 					return tt.body(method)
 				}
@@ -954,18 +879,18 @@ func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 				}
 				return map[string]any{}, nil
 			}}
-			r := NewRecorder(b)
-			var got []*Exchange
+			r := recorder.NewRecorder(b)
+			var got []*recorder.Exchange
 			var mu sync.Mutex
-			r.OnExchange = func(ex *Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+			r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
 			for _, ev := range tt.events {
-				if err := r.HandleEvent(context.Background(), Target{TabID: 7}, ev.method, json.RawMessage(ev.params), nil); err != nil {
+				if err := r.HandleEvent(context.Background(), recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 					t.Fatal(err)
 				}
 				r.Wait()
 			}
 			if tt.detach {
-				r.Detached(context.Background(), Target{TabID: 7}, "recording stopped")
+				r.Detached(context.Background(), recorder.Target{TabID: 7}, "recording stopped")
 				r.Wait()
 			}
 			if len(got) != 1 {
@@ -993,7 +918,7 @@ func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 func TestRecorderKnowsThePasswordFieldsOfTheFormsPage(t *testing.T) {
 	var mu sync.Mutex
 	fields := []string{"secret"} // the login page; the page that follows has none
-	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		if method == "Runtime.evaluate" {
 			mu.Lock()
 			defer mu.Unlock()
@@ -1001,34 +926,30 @@ func TestRecorderKnowsThePasswordFieldsOfTheFormsPage(t *testing.T) {
 		}
 		return map[string]any{}, nil
 	}}
-	r := NewRecorder(b)
-	var got *Exchange
-	r.OnExchange = func(ex *Exchange) { got = ex }
-	ctx, tab := context.Background(), Target{TabID: 7}
+	r := recorder.NewRecorder(b)
+	var got *recorder.Exchange
+	r.OnExchange = func(ex *recorder.Exchange) { got = ex }
+	ctx, tab := context.Background(), recorder.Target{TabID: 7}
 	if err := r.Enable(ctx, tab); err != nil {
 		t.Fatal(err)
 	}
-	for i, ev := range []event{
-		{"Page.frameStoppedLoading", `{"frameId":"F"}`},
-		{"Network.requestWillBeSent", `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/login","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64("user=a&secret=b") + `"}]}}`},
-		{"Network.loadingFailed", `{"requestId":"1","errorText":"net::ERR_ABORTED"}`},
+	for i, ev := range []recordertest.Event{
+		{Method: "Page.frameStoppedLoading", Params: `{"frameId":"F"}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/login","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64("user=a&secret=b") + `"}]}}`},
+		{Method: "Network.loadingFailed", Params: `{"requestId":"1","errorText":"net::ERR_ABORTED"}`},
 	} {
 		if i == 1 {
 			mu.Lock()
 			fields = nil // the form's page is gone when its request is seen
 			mu.Unlock()
 		}
-		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 			t.Fatal(err)
 		}
 		r.Wait()
 	}
-	if got == nil || fmt.Sprint(got.passwordDOM) != "[secret]" {
+	if got == nil || fmt.Sprint(got.PasswordDOM) != "[secret]" {
 		t.Fatalf("password fields from the page: %+v", got)
-	}
-	redactPasswords(got, true)
-	if string(got.ReqBody) != "user=a&secret=%5Bredacted+by+webkeep%5D" || fmt.Sprint(got.PasswordFields) != "[secret]" {
-		t.Errorf("body %q, fields %v", got.ReqBody, got.PasswordFields)
 	}
 }
 
@@ -1043,23 +964,23 @@ func TestRecorderKeepsWholeBodiesOfPagesLeft(t *testing.T) {
 		{"the browser gives part of it", "12", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 				if method == "Network.getResponseBody" {
 					return map[string]any{"body": tt.given}, nil
 				}
 				return map[string]any{}, nil
 			}}
-			r := NewRecorder(b)
-			var got []*Exchange
+			r := recorder.NewRecorder(b)
+			var got []*recorder.Exchange
 			var mu sync.Mutex
-			r.OnExchange = func(ex *Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
-			ctx, tab := context.Background(), Target{TabID: 7}
-			for _, ev := range []event{
-				{"Network.requestWillBeSent", `{"requestId":"1","frameId":"F","loaderId":"L1","type":"Image","request":{"url":"http://example.org/a.png","method":"GET","headers":{}}}`},
-				{"Network.responseReceived", `{"requestId":"1","response":{"status":200,"headers":{"Content-Length":"5"}}}`},
-				{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
+			r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+			ctx, tab := context.Background(), recorder.Target{TabID: 7}
+			for _, ev := range []recordertest.Event{
+				{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","frameId":"F","loaderId":"L1","type":"Image","request":{"url":"http://example.org/a.png","method":"GET","headers":{}}}`},
+				{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":200,"headers":{"Content-Length":"5"}}}`},
+				{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
 			} {
-				if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+				if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -1075,32 +996,32 @@ func TestRecorderKeepsWholeBodiesOfPagesLeft(t *testing.T) {
 			if tt.whole && (string(ex.RespBody) != "12345" || ex.RespTruncated != "" || !strings.Contains(ex.RespNote, "gave all 5 bytes")) {
 				t.Errorf("body %q, Truncated %q, note %q", ex.RespBody, ex.RespTruncated, ex.RespNote)
 			}
-			if !tt.whole && (ex.RespTruncated != "disconnect" || !strings.HasPrefix(ex.RespNote, WhyPageLeft)) {
+			if !tt.whole && (ex.RespTruncated != "disconnect" || !strings.HasPrefix(ex.RespNote, recorder.WhyPageLeft)) {
 				t.Errorf("a part kept unmarked: body %q, Truncated %q, note %q", ex.RespBody, ex.RespTruncated, ex.RespNote)
 			}
 		})
 	}
 	// A body streamed whole, whose end was never reported, is kept unmarked.
-	b := &fakeBrowser{answer: func(method string, p map[string]any) (any, error) {
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		if method == "Network.streamResourceContent" {
 			return map[string]any{"bufferedData": b64("<html>")}, nil
 		}
 		return map[string]any{}, nil
 	}}
-	r := NewRecorder(b)
-	var got *Exchange
-	r.OnExchange = func(ex *Exchange) { got = ex }
-	ctx, tab := context.Background(), Target{TabID: 7}
+	r := recorder.NewRecorder(b)
+	var got *recorder.Exchange
+	r.OnExchange = func(ex *recorder.Exchange) { got = ex }
+	ctx, tab := context.Background(), recorder.Target{TabID: 7}
 	if err := r.Enable(ctx, tab); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []event{
-		{"Network.requestWillBeSent", `{"requestId":"d","frameId":"F","loaderId":"L1","type":"Document","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
-		{"Network.responseReceived", `{"requestId":"d","response":{"status":200,"headers":{"Content-Length":"13"}}}`},
-		{"Network.dataReceived", `{"requestId":"d","dataLength":7,"data":"` + b64("</html>") + `"}`},
-		{"Page.frameNavigated", `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
+	for _, ev := range []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"d","frameId":"F","loaderId":"L1","type":"Document","request":{"url":"http://example.org/","method":"GET","headers":{}}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"d","response":{"status":200,"headers":{"Content-Length":"13"}}}`},
+		{Method: "Network.dataReceived", Params: `{"requestId":"d","dataLength":7,"data":"` + b64("</html>") + `"}`},
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`},
 	} {
-		if err := r.HandleEvent(ctx, tab, ev.method, json.RawMessage(ev.params), nil); err != nil {
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 			t.Fatal(err)
 		}
 		r.Wait()

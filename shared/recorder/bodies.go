@@ -1,4 +1,4 @@
-package capture
+package recorder
 
 // The bodies of an exchange, and the ways the recorder gets them from the browser:
 // a request body from its event or asked for (readRequestBody); a response body
@@ -51,11 +51,7 @@ func (r *Recorder) large(h Fields) bool {
 // the request, on a target with durable messages (see responseBody.fromRequest); large,
 // that the body is known to be large, so its data is stored as it comes (route).
 func (r *Recorder) stream(ctx context.Context, t Target, key requestKey, fromRequest, large bool) {
-	store := r.Store
-	if store == nil {
-		store = NewMemStore()
-	}
-	body := &responseBody{awaiting: true, answered: make(chan struct{}), fromRequest: fromRequest, spool: newSpool(store, r.BodyLimit)}
+	body := &responseBody{awaiting: true, answered: make(chan struct{}), fromRequest: fromRequest, spool: newSpool(r.Store, r.BodyLimit)}
 	r.mu.Lock()
 	r.bodies[key] = body
 	r.mu.Unlock()
@@ -120,7 +116,7 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 		}
 		b, err := base64.StdEncoding.DecodeString(*e.Bytes)
 		if err != nil {
-			r.report(fmt.Errorf("capture: request %s body entry %d: %w", key.id, i, err))
+			r.report(fmt.Errorf("recorder: request %s body entry %d: %w", key.id, i, err))
 			complete = false
 			continue
 		}
@@ -346,14 +342,14 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 // the tab's network stack, as the page's frame. The record says so.
 func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange) {
 	ex := p.ex
-	f := loadResource(ctx, r.browser, t, p.frameID, ex.URL, true, wholeLimit)
+	f := LoadResource(ctx, r.browser, t, p.frameID, ex.URL, true, wholeLimit)
 	const why = "the browser kept none of the body it received (an image it could not decode)"
-	if other := f.differs(ex, int64(len(f.body))); other != "" {
+	if other := f.differs(ex, int64(len(f.Body))); other != "" {
 		ex.RespNote = why + ", and fetching it again " + other
 		ex.RespTruncated = "unspecified"
 		return
 	}
-	ex.RespBody = f.body
+	ex.RespBody = f.Body
 	ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
 }
 
@@ -365,24 +361,20 @@ func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange)
 // Last-Modified), it is not the same body and is not kept.
 func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingExchange, length int64) {
 	ex := p.ex
-	store := r.Store
-	if store == nil {
-		store = NewMemStore()
-	}
-	sp := newSpool(store, r.BodyLimit)
+	sp := newSpool(r.Store, r.BodyLimit)
 	f, handle := openResource(ctx, r.browser, t, p.frameID, ex.URL, true)
-	if f.err == nil {
+	if f.Err == nil {
 		if r.Router != nil && r.Store != nil {
 			// The data goes from the browser's answers into the store as the events'
 			// of a routed body do, and never through the recorder.
-			f.err = sp.readRouted(r.Router, t, handle, r.browser.touch)
+			f.Err = sp.readRouted(r.Router, t, handle, r.browser.touch)
 			r.browser.Send(ctx, t, "IO.close", map[string]any{"handle": handle})
 		} else {
-			_, f.err = copyStream(ctx, r.browser, t, handle, sp, -1)
+			_, f.Err = copyStream(ctx, r.browser, t, handle, sp, -1)
 		}
 	}
-	if err := sp.finish(); err != nil && f.err == nil {
-		f.err = err
+	if err := sp.finish(); err != nil && f.Err == nil {
+		f.Err = err
 	}
 	why := fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole", length, wholeLimit)
 	size := sp.size
@@ -410,17 +402,17 @@ var validators = []string{"ETag", "Last-Modified"}
 // again shows that it is not the body ex stands for ("gave status 404, not 200"), or
 // returns "" if nothing does: it failed, or its status, its length (when ex's
 // response declared one) or a validator that both answers carry differs.
-func (f loadedResource) differs(ex *Exchange, size int64) string {
-	if f.err != nil {
-		return "failed: " + f.err.Error()
+func (f LoadedResource) differs(ex *Exchange, size int64) string {
+	if f.Err != nil {
+		return "failed: " + f.Err.Error()
 	}
-	if f.status != ex.Status {
-		return fmt.Sprintf("gave status %d, not %d", f.status, ex.Status)
+	if f.Status != ex.Status {
+		return fmt.Sprintf("gave status %d, not %d", f.Status, ex.Status)
 	}
 	if n := ex.RespHeader.Get("Content-Length"); n != "" && size >= 0 && n != strconv.FormatInt(size, 10) {
 		return fmt.Sprintf("gave %d bytes, not the %s of the response", size, n)
 	}
-	again := fieldsFromMap(f.header)
+	again := fieldsFromMap(f.Header)
 	for _, name := range validators {
 		if was, now := ex.RespHeader.Get(name), again.Get(name); was != "" && now != "" && was != now {
 			return fmt.Sprintf("gave another version of it (%s %s, not %s)", name, now, was)

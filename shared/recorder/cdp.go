@@ -1,4 +1,9 @@
-package capture
+// Package recorder assembles the events of the Chrome DevTools Protocol into HTTP
+// exchanges: each request with its response, headers as they were on the wire, and
+// bodies read whole, streamed, or spooled to a Store when large, with notes on what
+// is not exact. Its owner (capture.Service) feeds it events and takes its exchanges
+// (Recorder.OnExchange).
+package recorder
 
 import (
 	"context"
@@ -214,7 +219,7 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 	}
 	for _, s := range steps {
 		if _, err := r.browser.Send(ctx, t, s.method, s.params); err != nil {
-			return fmt.Errorf("capture: %s on tab %d (%s): %w", s.method, t.TabID, kind, err)
+			return fmt.Errorf("recorder: %s on tab %d (%s): %w", s.method, t.TabID, kind, err)
 		}
 	}
 	if kind == "page" || kind == "iframe" {
@@ -679,7 +684,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 		return nil
 	}
 	if err := h.handle(r, ctx, t, params, data); err != nil {
-		return fmt.Errorf("capture: %s: %w", method, err)
+		return fmt.Errorf("recorder: %s: %w", method, err)
 	}
 	return nil
 }
@@ -734,7 +739,7 @@ func (r *Recorder) onRequestWillBeSent(ctx context.Context, t Target, ev *reques
 	r.readRequestBody(ctx, t, key, p, &ev.Request)
 	if fromRequest && ev.Request.Method != "GET" && (ev.Request.HasPostData || ev.Request.PostData != nil || len(ev.Request.PostDataEntries) > 0) {
 		r.mu.Lock()
-		p.ex.passwordDOM = slices.Clone(r.passwordNames[t.TabID])
+		p.ex.PasswordDOM = slices.Clone(r.passwordNames[t.TabID])
 		r.mu.Unlock()
 		r.askPasswordFields(ctx, t, p)
 	}
@@ -1368,8 +1373,8 @@ func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingEx
 		defer p.reqWG.Done()
 		if names, err := r.passwordFieldNames(ctx, t); err == nil {
 			for _, n := range names {
-				if !slices.Contains(p.ex.passwordDOM, n) {
-					p.ex.passwordDOM = append(p.ex.passwordDOM, n)
+				if !slices.Contains(p.ex.PasswordDOM, n) {
+					p.ex.PasswordDOM = append(p.ex.PasswordDOM, n)
 				}
 			}
 		}

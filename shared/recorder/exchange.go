@@ -1,8 +1,4 @@
-// Package capture turns what a browser sees into an archive: HTTP exchanges observed
-// through the Chrome DevTools Protocol become WARC records, CDX lines and page entries,
-// appended to a session's storage as they arrive, and a session can be downloaded as a
-// bundle.
-package capture
+package recorder
 
 import (
 	"bytes"
@@ -115,9 +111,10 @@ type Exchange struct {
 	// POST); Redaction says what of them was replaced, when something was.
 	PasswordFields []string
 	Redaction      string
-	// passwordDOM names the fields of type password in the page that sent the
-	// request, when it was asked.
-	passwordDOM []string
+	// PasswordDOM names the fields of type password in the page that sent the
+	// request, when the recorder asked it: what redaction looks for in the body
+	// besides the names that say "password". It is not archived.
+	PasswordDOM []string `json:"-"`
 }
 
 // httpVersion maps the browser's protocol name onto the version written in the
@@ -240,8 +237,9 @@ func (e *Exchange) BodySHA256() ([]byte, error) {
 	return h.Sum(nil), nil
 }
 
-// release frees what the exchange keeps outside memory.
-func (e *Exchange) release() {
+// Release frees what the exchange keeps outside memory: a large body spooled in the
+// recorder's Store. The body cannot be read after.
+func (e *Exchange) Release() {
 	if e.respSpool != nil {
 		e.respSpool.remove()
 	}
