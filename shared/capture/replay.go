@@ -27,11 +27,17 @@ type sessionReplay struct {
 func (s *Service) replayOf(sess *Session) (*sessionReplay, error) {
 	s.replays.mu.Lock()
 	defer s.replays.mu.Unlock()
+	// The session counts the chunks of its WARC: while that count is what the replay
+	// read, the store is not asked again (a replayed page makes many requests).
+	r := s.replays.sessions[sess.info.ID]
+	if r != nil && len(r.file.keys) == sess.chunkCount(streamWARC) {
+		return r, nil
+	}
 	keys, err := s.store.Keys(sessionKey(sess.info.ID, streamWARC+"/"))
 	if err != nil {
 		return nil, err
 	}
-	if r := s.replays.sessions[sess.info.ID]; r != nil && len(r.file.keys) == len(keys) {
+	if r != nil && len(r.file.keys) == len(keys) {
 		return r, nil
 	}
 	file, err := openChunkedFile(s.store, keys)
@@ -46,7 +52,7 @@ func (s *Service) replayOf(sess *Session) (*sessionReplay, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", sess.info.ID, err)
 	}
-	r := &sessionReplay{index: ix, file: file}
+	r = &sessionReplay{index: ix, file: file}
 	if s.replays.sessions == nil {
 		s.replays.sessions = map[string]*sessionReplay{}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/replay"
 )
 
@@ -68,5 +69,65 @@ func TestReplayAPI(t *testing.T) {
 	}
 	if rec := do("POST", "/api/replay/nosuch/start", ""); rec.Code != http.StatusNotFound {
 		t.Errorf("unknown session: %d", rec.Code)
+	}
+}
+
+// keyCountingStore counts the listings of its keys.
+type keyCountingStore struct {
+	*MemStore
+	keys int
+}
+
+func (s *keyCountingStore) Keys(prefix string) ([]string, error) {
+	s.keys++
+	return s.MemStore.Keys(prefix)
+}
+
+// TestReplaySeesTheSessionGrow: the answers to a replay's requests do not list the
+// store's keys while the session is as it was, and a capture written after the
+// replay started is found.
+func TestReplaySeesTheSessionGrow(t *testing.T) {
+	store := &keyCountingStore{MemStore: NewMemStore()}
+	svc, _ := NewService(store, newFakeHost())
+	h := svc.Handler()
+	var info SessionInfo
+	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small"), []byte("second")), &info); j.State != "done" {
+		t.Fatalf("import: %+v", j)
+	}
+	answer := func(url string) (replay.Answer, string) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/replay/"+info.ID+"/answer", strings.NewReader(`{"method":"GET","url":"`+url+`","headers":{}}`)))
+		a, err := replay.ReadAnswer(rec.Header())
+		if rec.Code != 200 || err != nil {
+			t.Fatalf("%s: %d %v", url, rec.Code, err)
+		}
+		return a, rec.Body.String()
+	}
+	answer("http://example.org/0")
+	listed := store.keys
+	for range 5 {
+		if a, body := answer("http://example.org/1"); !a.Archived || body != "second" {
+			t.Fatalf("archived %v, body %q", a.Archived, body)
+		}
+	}
+	if store.keys != listed {
+		t.Errorf("the store's keys were listed %d times for 5 answers of an unchanged session", store.keys-listed)
+	}
+	if a, _ := answer("http://example.org/new"); a.Archived {
+		t.Fatal("a capture not yet written is archived")
+	}
+	sess, err := svc.Session(info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := &recorder.Exchange{
+		Method: "GET", URL: "http://example.org/new", Protocol: "HTTP/1.1", Status: 200,
+		RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/plain"}}, RespBody: []byte("written later"),
+	}
+	if err := sess.WriteExchange(ex); err != nil {
+		t.Fatal(err)
+	}
+	if a, body := answer("http://example.org/new"); !a.Archived || body != "written later" {
+		t.Errorf("after the session grew: archived %v, body %q", a.Archived, body)
 	}
 }

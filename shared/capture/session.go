@@ -196,6 +196,13 @@ func (s *Session) commit(chunks ...streamChunk) error {
 	return nil
 }
 
+// chunkCount returns how many chunks the session's stream has.
+func (s *Session) chunkCount(stream string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.info.Chunks[stream]
+}
+
 // appendChunk adds one chunk to a stream of the session.
 func (s *Session) appendChunk(stream string, p []byte) error {
 	seq := s.info.Chunks[stream]
