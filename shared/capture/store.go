@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/webkeep/webkeep/shared/recorder"
 )
 
 // ErrNotFound is returned by a Store for a key it does not hold.
@@ -16,16 +18,10 @@ var ErrNotFound = errors.New("capture: not found")
 
 // Store keeps values under string keys. In the extension it is IndexedDB, which keeps
 // what was written across service-worker and browser restarts; natively it is a
-// directory or memory. Keys sort as byte strings.
-type Store interface {
-	Put(key string, value []byte) error
-	// Get returns ErrNotFound for a missing key.
-	Get(key string) ([]byte, error)
-	// Keys returns the keys with the prefix, sorted.
-	Keys(prefix string) ([]string, error)
-	// Delete removes every key with the prefix.
-	Delete(prefix string) error
-}
+// directory or memory. Keys sort as byte strings. The recorder spools bodies in the
+// same storage, so the interface is the recorder's; the stores here return
+// ErrNotFound from Get for a missing key.
+type Store = recorder.Store
 
 // A BatchStore is a Store that puts several values in one transaction: after a
 // crash it holds all of them or none. IndexedDB is one, and a transaction costs the

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/capture"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 )
@@ -256,7 +257,7 @@ func TestRecorderRoutedBody(t *testing.T) {
 		r := recorder.NewRecorder(b)
 		r.StreamThreshold = 10
 		r.BodyLimit = tc.limit
-		r.Store = newMapStore()
+		r.Store = capture.NewMemStore()
 		router := &fakeRouter{store: r.Store, routes: map[string]*fakeRoute{}}
 		r.Router = router
 		var got *recorder.Exchange
@@ -332,7 +333,7 @@ func TestRecorderFetchesAgainALargeBodyThatMissedItsStart(t *testing.T) {
 				return map[string]any{}, nil
 			}}
 			r := recorder.NewRecorder(b)
-			r.Store = newMapStore()
+			r.Store = capture.NewMemStore()
 			router := &fakeRouter{store: r.Store, browser: b, routes: map[string]*fakeRoute{}}
 			r.Router = router
 			var got *recorder.Exchange

@@ -3,8 +3,8 @@ package recorder
 import "io"
 
 // Store keeps values under string keys, sorted as byte strings: where a recorder
-// spools the large bodies it receives. It is the owner's storage (capture.Store is
-// one); the recorder uses keys under "spool/".
+// spools the large bodies it receives. It is its owner's storage (capture.Store is this
+// interface); the recorder uses keys under "spool/".
 type Store interface {
 	Put(key string, value []byte) error
 	// Get returns an error for a missing key.
