@@ -236,6 +236,7 @@ func (l *Loader) readDomain(name string, data []byte) (*Domain, error) {
 	if p.stopped != nil {
 		return nil, &pauseError{p.stopped}
 	}
+	p.d.compact()
 	p.d.buildIndex()
 	return p.d, p.errs.err()
 }
