@@ -56,12 +56,16 @@ const headerMap = (list) => {
 };
 
 // requestBody: the exact bytes when Firefox gives them (requestBody.raw, as it does for
-// fetch() and XMLHttpRequest). A file part, or a body given only as parsed formData (a
-// form submitted by navigation, multipart), has no bytes: its entry has none, and the
-// core marks the record (it asks Network.getRequestPostData, which fails here).
+// fetch() and XMLHttpRequest). A form Firefox submits itself (by navigation, or any
+// multipart body) comes only as parsed formData, a file part as its file name: those
+// fields go to the core in order, which rebuilds the body and marks it (see the
+// recorder's FormField). A raw part without bytes (a file) has an empty entry.
 const requestBody = (body) => {
   if (!body) return null;
-  if (!body.raw) return { entries: [] };
+  if (!body.raw) {
+    const fields = Object.entries(body.formData || {}).flatMap(([name, values]) => values.map((value) => ({ name, value })));
+    return { entries: [], fields };
+  }
   return { entries: body.raw.map((part) => (part.bytes ? { bytes: new Uint8Array(part.bytes).toBase64() } : {})) };
 };
 
@@ -132,6 +136,7 @@ const sent = (requestId, r) => {
     request: {
       url: r.url, method: r.method, headers: r.headers || {},
       hasPostData: Boolean(r.post), postDataEntries: r.post ? r.post.entries : undefined,
+      webkeepFormFields: r.post ? r.post.fields : undefined,
     },
     wallTime: r.wallTime, type: r.type, documentURL: r.documentURL, frameId: String(r.frameId),
     // A document's request is its own loader; another request belongs to the

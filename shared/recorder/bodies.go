@@ -41,8 +41,7 @@ var streamedTypes = map[string]bool{"Document": true, "Media": true, "XHR": true
 
 // large says whether a response's declared length calls for streaming.
 func (r *Recorder) large(h Fields) bool {
-	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
-	return err == nil && n > r.StreamThreshold
+	return declaredLength(h) > r.StreamThreshold
 }
 
 // stream starts streaming a body into a spool. The body is registered at once, so no
@@ -104,6 +103,10 @@ func (r *Recorder) route(body *responseBody, key requestKey) {
 // browser did not include them, they are asked for.
 func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey, p *pendingExchange, req *cdpRequest) {
 	if !req.HasPostData && req.PostData == nil && len(req.PostDataEntries) == 0 {
+		return
+	}
+	if len(req.PostDataEntries) == 0 && req.FormFields != nil {
+		p.ex.ReqBody, p.ex.ReqNote, p.ex.ReqTruncated = rebuildFormBody(p.ex.ReqHeader.Get("Content-Type"), declaredLength(p.ex.ReqHeader), req.FormFields)
 		return
 	}
 	var body []byte
@@ -439,4 +442,13 @@ func (r *Recorder) getResponseBody(ctx context.Context, t Target, method, id str
 		return base64.StdEncoding.DecodeString(out.Body)
 	}
 	return []byte(out.Body), nil
+}
+
+// declaredLength is the Content-Length of h, or -1 if it has none.
+func declaredLength(h Fields) int64 {
+	n, err := strconv.ParseInt(strings.TrimSpace(h.Get("Content-Length")), 10, 64)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
 }

@@ -495,6 +495,8 @@ type cdpRequest struct {
 	PostDataEntries []struct {
 		Bytes *string `json:"bytes"`
 	} `json:"postDataEntries"`
+	// FormFields is a body reported only as parsed form fields (see FormField).
+	FormFields []FormField `json:"webkeepFormFields"`
 }
 
 // cdpResponse is the response object of Network.responseReceived.
