@@ -84,9 +84,12 @@ const response = (d) => {
 };
 
 // A StreamFilter sees every byte of a response body, decoded as the page gets it, and
-// passes it on; the copy answers the core's Network.getResponseBody.
-const filterBody = (requestId) => {
-  const hop = { chunks: [], size: 0, error: null };
+// passes it on. Until the core streams the body (Network.streamResourceContent), the
+// bytes are kept here, to answer Network.getResponseBody; once it does, each piece goes
+// on as it comes (streamed): to IndexedDB when the core routed the body (a large one),
+// else to the core in a Network.dataReceived event. So a large body is never held here.
+const filterBody = (requestId, tabId) => {
+  const hop = { chunks: [], size: 0, error: null, streaming: false, shown: 0 };
   let filter;
   try {
     filter = browser.webRequest.filterResponseData(requestId);
@@ -97,9 +100,12 @@ const filterBody = (requestId) => {
   }
   hop.done = new Promise((resolve) => {
     filter.ondata = (e) => {
-      hop.chunks.push(new Uint8Array(e.data));
-      hop.size += e.data.byteLength;
       filter.write(e.data);
+      if (hop.streaming) streamed(tabId, requestId, hop, new Uint8Array(e.data), filter);
+      else {
+        hop.chunks.push(new Uint8Array(e.data));
+        hop.size += e.data.byteLength;
+      }
     };
     filter.onstop = () => {
       filter.close();
@@ -113,6 +119,51 @@ const filterBody = (requestId) => {
   return hop;
 };
 
+// joined is a hop's kept bytes in one array; they are no longer kept.
+const joined = (hop) => {
+  const body = new Uint8Array(hop.size);
+  let at = 0;
+  for (const c of hop.chunks) {
+    body.set(c, at);
+    at += c.length;
+  }
+  hop.chunks = [];
+  hop.size = 0;
+  return body;
+};
+
+// streamed passes on a piece of a streamed body. A routed body's pieces go to
+// IndexedDB (routeBytes), and the core hears at most once a second that it is still
+// arriving; other pieces go to the core as bytes, beside the event. A body that comes
+// faster than IndexedDB stores it waits (the filter is suspended) while more than
+// heldWrites of its chunks are being written, so that it is never held here whole.
+const heldWrites = 4;
+const streamed = (tabId, requestId, hop, bytes, filter) => {
+  const route = routes.get(routeKey(tabId, requestId));
+  const params = { requestId, dataLength: bytes.length, encodedDataLength: bytes.length };
+  if (!route) {
+    deliver((c) => c.event(tabId, null, "Network.dataReceived", JSON.stringify(params), bytes));
+    return;
+  }
+  try {
+    routeBytes(route, bytes);
+  } catch (e) {
+    route.error = route.error || e;
+  }
+  if (route.writes.size > heldWrites && !hop.suspended) {
+    hop.suspended = true;
+    filter.suspend();
+    Promise.all([...route.writes]).then(() => {
+      hop.suspended = false;
+      filter.resume();
+    });
+  }
+  const now = performance.now();
+  if (now - hop.shown < 1000) return;
+  hop.shown = now;
+  emit(tabId, "Network.dataReceived", { ...params, data: "" });
+};
+
 const urls = { urls: ["http://*/*", "https://*/*"] };
 
 browser.webRequest.onBeforeRequest.addListener((d) => {
@@ -121,7 +172,7 @@ browser.webRequest.onBeforeRequest.addListener((d) => {
   Object.assign(r, {
     url: d.url, method: d.method, type: resourceTypes[d.type] || "Other", frameId: d.frameId, parentFrameId: d.parentFrameId,
     documentURL: d.documentUrl || d.url, wallTime: d.timeStamp / 1000, headers: null, sent: false,
-    post: requestBody(d.requestBody), hop: filterBody(d.requestId),
+    post: requestBody(d.requestBody), hop: filterBody(d.requestId, d.tabId),
   });
   requests.set(d.requestId, r);
 }, urls, ["blocking", "requestBody"]);
@@ -184,8 +235,15 @@ browser.webRequest.onCompleted.addListener((d) => {
   const r = requests.get(d.requestId);
   if (!r) return;
   sent(d.requestId, r);
-  emit(r.tabId, "Network.loadingFinished", { requestId: d.requestId });
-  ended(d.requestId, r);
+  // A streamed body's last pieces may come after this event: the core hears that the
+  // body ended once they have been passed on (or the filter gave up).
+  const passedOn = r.hop.streaming ? Promise.race([r.hop.done, new Promise((w) => setTimeout(w, bodyWaitMs))]) : null;
+  const finished = () => {
+    emit(r.tabId, "Network.loadingFinished", { requestId: d.requestId });
+    ended(d.requestId, r);
+  };
+  if (passedOn) passedOn.then(finished);
+  else finished();
 }, urls);
 
 browser.webRequest.onErrorOccurred.addListener((d) => {
@@ -216,13 +274,16 @@ const commands = {
     if (outcome === "late") throw new Error(`the response's filter did not end within ${bodyWaitMs / 1000} s`);
     if (hop.error) throw new Error(`the response's filter failed: ${hop.error}`);
     requests.delete(requestId);
-    const body = new Uint8Array(hop.size);
-    let at = 0;
-    for (const c of hop.chunks) {
-      body.set(c, at);
-      at += c.length;
-    }
+    const body = joined(hop);
     return { body: body.toBase64(), base64Encoded: true };
+  },
+  // From now on the body's bytes go on as they come (streamed); those kept so far
+  // are the answer. A body that has ended is read whole instead.
+  "Network.streamResourceContent": async (tabId, { requestId }) => {
+    const r = requests.get(requestId);
+    if (!r || r.tabId !== tabId || r.hop.error) throw new Error("No resource with given identifier found");
+    r.hop.streaming = true;
+    return { bufferedData: joined(r.hop).toBase64() };
   },
   "Network.getRequestPostData": async () => {
     throw new Error("Firefox gave this body only as form fields, not as bytes");

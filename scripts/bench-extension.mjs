@@ -6,6 +6,7 @@
 //   node scripts/bench-extension.mjs [--loads N] [--big BYTES]
 import { launch, processMemory, root, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
 import path from "node:path";
+import { loadTimes, median, ratio } from "./lib/stats.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -13,37 +14,10 @@ const arg = (name, def) => {
 };
 const loads = arg("--loads", 61);
 const bigSize = arg("--big", 500 << 20);
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const mb = (n) => (n / 1e6).toFixed(1);
 const floorDir = path.join(root, "scripts/bench.d/devtools-floor");
 
-// interval is a 95% bootstrap interval of median(on) / median(off): both samples are
-// drawn again with replacement, many times, and the middle 95% of the ratios kept. One
-// run's ratio moves by about a tenth on a busy machine; the interval says how far.
-function interval(on, off, draws = 2000) {
-  const draw = (xs) => median(Array.from(xs, () => xs[Math.floor(Math.random() * xs.length)]));
-  const rs = Array.from({ length: draws }, () => draw(on) / draw(off)).sort((a, b) => a - b);
-  return [rs[Math.floor(draws * 0.025)], rs[Math.floor(draws * 0.975)]];
-}
-
-// loadTimes loads url in each page in turn, loads times over, and returns each page's
-// load times. Alternating keeps a drift in the machine's load from favouring either.
-// Each load starts from a quiet browser (settle ms after the last): the recorder
-// finishes writing a page's records after its load event, which a user's next click
-// does not come as fast as a script's.
 const settle = 300;
-async function loadTimes(pages, url) {
-  const times = pages.map(() => []);
-  for (let i = 0; i < loads; i++) {
-    for (const [k, page] of pages.entries()) {
-      await new Promise((r) => setTimeout(r, settle));
-      const t0 = performance.now();
-      await page.goto(url, { waitUntil: "load" });
-      times[k].push(performance.now() - t0);
-    }
-  }
-  return times;
-}
 
 const site = await startDemoSite(["-big", String(bigSize)]);
 const browser = await launch({ extra: [floorDir] });
@@ -96,15 +70,11 @@ try {
         await new Promise((r) => setTimeout(r, 500));
       }
     }
-    const times = await loadTimes(tabs.map((t) => t.page), url);
+    const times = await loadTimes(tabs.map((t) => t.page), url, loads, settle);
     await tabs[0].page.close();
     await tabs[1].page.close();
     await ext.goto(browser.page("popup.html"));
     return [times, tabs[2].page];
-  };
-  const ratio = (on, off) => {
-    const [lo, hi] = interval(on, off);
-    return `${(median(on) / median(off)).toFixed(2)} (95% interval ${lo.toFixed(2)}-${hi.toFixed(2)})`;
   };
   const [[off, base, on], page] = await measure(site.url);
   rows.push(["page load, recording off (demo /gallery: HTML, CSS, 3 images, a script, a worker POST)", `${median(off).toFixed(1)} ms`, `median of ${loads}; loads alternate with the other two tabs', ${settle} ms apart`]);

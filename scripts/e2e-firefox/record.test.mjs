@@ -33,6 +33,10 @@ before(async () => {
   await tab.goto(new URL("/forms", site.url).href);
   await tab.evaluate(() => document.querySelector('#form-multipart input[type="file"]').remove());
   await Promise.all([tab.waitForNavigation(), tab.click("#form-multipart button")]);
+  // The 24 MB file, fetched by the home page: a large body is streamed to IndexedDB.
+  await tab.goto(site.url);
+  await tab.click("#load-big");
+  await tab.waitForSelector("#load-big[data-done]", { timeout: 120000 });
   // Firefox suspends a background page idle for 30 s; a page of the extension that is
   // open keeps it busy.
   await popup.goto("about:blank");
@@ -124,7 +128,7 @@ test("the recording goes on after the tab was idle, with no page of the extensio
 });
 
 test("every response body is recorded as the demo site sent it", () => {
-  assert.ok(serverLog.some((e) => e.url === "/forms") && serverLog.some((e) => e.url === "/api/binary"), `the server saw /forms and the POST: ${serverLog.map((e) => e.url).join(" ")}`);
+  assert.ok(serverLog.some((e) => e.url === "/forms") && serverLog.some((e) => e.url === "/api/binary") && serverLog.some((e) => e.url === "/big"), `the server saw /forms and the POST: ${serverLog.map((e) => e.url).join(" ")}`);
   for (const entry of serverLog) {
     const responses = recordsOf("response", entry);
     assert.ok(responses.length > 0, `no response record for ${entry.method} ${entry.url}`);

@@ -1,5 +1,6 @@
 // Drives headless Debian Firefox ESR with webkeep's Firefox build (dist/firefox)
 // installed as a temporary add-on, over WebDriver BiDi (puppeteer-core).
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,7 +14,7 @@ const addonHost = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9";
 
 /**
  * Launches Firefox with webkeep installed; resolves to { browser, page(p), control,
- * close() }, where page(p) is the address of the extension's page p and control is a
+ * profile, close() }, where page(p) is the address of the extension's page p and control is a
  * tab showing the extension's popup, where the extension's API can be called
  * (api(control, method, path)).
  */
@@ -36,7 +37,7 @@ export async function launchFirefox() {
   // The core is ready when it answers.
   await waitFor(() => control.evaluate(async () => (await fetch("/api/status")).ok), "the core to answer");
   return {
-    browser, page, control,
+    browser, page, control, profile,
     close: async () => {
       await browser.close();
       rmSync(profile, { recursive: true, force: true });
@@ -70,4 +71,48 @@ export function firefoxTabId(extensionPage, prefix) {
     const t = tabs.find((x) => x.url && x.url.startsWith(p));
     return t && t.id;
   }, prefix), `a tab at ${prefix}`);
+}
+
+/** The processes of a Firefox launched by launchFirefox: [{ pid, bytes, content }]. */
+function firefoxProcesses(firefox) {
+  const out = execFileSync("ps", ["-e", "-ww", "-o", "pid=,ppid=,rss=,args="], { encoding: "utf8" }).trim();
+  const procs = [];
+  for (const line of out.split("\n")) {
+    const m = line.trim().match(/^(\d+)\s+(\d+)\s+(\d+)\s+(.*)$/);
+    if (m) procs.push({ pid: m[1], ppid: m[2], bytes: Number(m[3]) * 1024, content: m[4].includes("-contentproc") && m[4].endsWith(" tab"), args: m[4] });
+  }
+  const ours = new Set(procs.filter((p) => p.args.includes(firefox.profile) && !p.args.includes("-contentproc")).map((p) => p.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) if (!ours.has(p.pid) && ours.has(p.ppid)) { ours.add(p.pid); grew = true; }
+  }
+  return procs.filter((p) => ours.has(p.pid));
+}
+
+/**
+ * The process where the add-on's background page (and the Go core) runs: Firefox's
+ * command lines do not tell an extension's content process from a site's, so it is the
+ * content process far larger than the others (the core's memory) while no site is
+ * open. Call it before opening any.
+ */
+export function firefoxExtensionProcess(firefox) {
+  const content = firefoxProcesses(firefox).filter((p) => p.content).sort((a, b) => b.bytes - a.bytes);
+  if (content.length === 0 || content.length > 1 && content[0].bytes < 1.5 * content[1].bytes) {
+    throw new Error(`no content process of our Firefox stands out as the extension's: ${content.map((p) => `${p.pid} ${(p.bytes / 1e6).toFixed(0)} MB`).join(", ")}`);
+  }
+  return content[0].pid;
+}
+
+/**
+ * The resident memory of a Firefox launched by launchFirefox, in bytes: { ext } of the
+ * process extensionPid (firefoxExtensionProcess), and { all } of its processes together.
+ */
+export function firefoxMemory(firefox, extensionPid) {
+  let ext = null, all = 0;
+  for (const p of firefoxProcesses(firefox)) {
+    all += p.bytes;
+    if (p.pid === extensionPid) ext = p.bytes;
+  }
+  if (ext === null) throw new Error(`the extension's process ${extensionPid} has gone`);
+  return { ext, all };
 }

@@ -1,0 +1,73 @@
+// Benchmarks of webkeep's Firefox build in headless Firefox ESR, printed as a markdown
+// section for BENCHMARKS.md: page-load time of the demo gallery with recording on and
+// off (two tabs, loads alternating), and the extension process's memory while a large
+// response is recorded.
+//
+//   node scripts/bench-firefox.mjs [--loads N] [--big BYTES]
+import { startDemoSite, waitFor } from "./lib/browser.mjs";
+import { api, firefoxExtensionProcess, firefoxMemory, firefoxTabId, launchFirefox } from "./lib/firefox.mjs";
+import { loadTimes, median, ratio } from "./lib/stats.mjs";
+
+const arg = (name, def) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const loads = arg("--loads", 61);
+const bigSize = arg("--big", 500 << 20);
+const settle = 300;
+const mb = (n) => (n / 1e6).toFixed(1);
+
+const site = await startDemoSite(["-big", String(bigSize)]);
+const firefox = await launchFirefox();
+const extensionPid = firefoxExtensionProcess(firefox);
+const rows = [];
+try {
+  const url = new URL("/gallery", site.url).href;
+  const tabs = [];
+  for (const name of ["off", "on"]) {
+    const page = await firefox.browser.newPage();
+    await page.goto(`${url}?tab=${name}`);
+    tabs.push({ page, id: await firefoxTabId(firefox.control, `${url}?tab=${name}`) });
+  }
+  const started = await api(firefox.control, "POST", `/api/record/start?tab=${tabs[1].id}`);
+  if (started.status !== 200) throw new Error(`start: ${started.status} ${started.bytes}`);
+  await waitFor(async () => JSON.parse((await api(firefox.control, "GET", "/api/status")).bytes).recording, "the recording to start");
+  const [off, on] = await loadTimes(tabs.map((t) => t.page), url, loads, settle);
+  rows.push(["page load, recording off (demo /gallery: HTML, CSS, 3 images, a script, a worker POST)", `${median(off).toFixed(1)} ms`, `median of ${loads}; loads alternate with the recorded tab's, ${settle} ms apart`]);
+  rows.push(["page load, recording on", `${median(on).toFixed(1)} ms`, `median of ${loads}`]);
+  rows.push(["ratio on/off (target <= 1.3)", ratio(on, off), "ratio of the medians; the interval by resampling the loads"]);
+  await tabs[0].page.close();
+
+  // Memory while the recorded tab fetches the large response.
+  const page = tabs[1].page;
+  await page.goto(site.url);
+  await new Promise((r) => setTimeout(r, 2000));
+  const idle = firefoxMemory(firefox, extensionPid);
+  const peak = { ...idle };
+  const sampler = setInterval(() => {
+    try {
+      const now = firefoxMemory(firefox, extensionPid);
+      peak.ext = Math.max(peak.ext, now.ext);
+      peak.all = Math.max(peak.all, now.all);
+    } catch { /* a process went away */ }
+  }, 200);
+  const t0 = performance.now();
+  await page.click("#load-big");
+  await page.waitForSelector("#load-big[data-done]", { timeout: 900000 });
+  const stopped = await api(firefox.control, "POST", "/api/record/stop");
+  clearInterval(sampler);
+  const secs = (performance.now() - t0) / 1000;
+  const session = JSON.parse(stopped.bytes);
+  rows.push([`memory while recording a ${mb(bigSize)} MB response: extension process (background page + Go core), idle`, `${mb(idle.ext)} MB`, "RSS"]);
+  rows.push(["same: extension process, peak", `${mb(peak.ext)} MB`, `+${mb(peak.ext - idle.ext)} MB over idle (target: flat, under 100 MB over idle)`]);
+  rows.push(["same: all Firefox processes, idle / peak", `${mb(idle.all)} / ${mb(peak.all)} MB`, "includes the page's own copy of the response"]);
+  rows.push(["same: time to load and record it", `${secs.toFixed(1)} s`, `${mb(bigSize / secs)} MB/s; session WARC ${mb(session.bytes)} MB`]);
+} finally {
+  await firefox.close();
+  site.stop();
+}
+
+console.log("## Extension in Firefox\n");
+console.log(`\`node scripts/bench-firefox.mjs --loads ${loads} --big ${bigSize}\` (headless Debian Firefox ESR, the Firefox build)\n`);
+console.log("| measure | value | notes |\n| --- | --- | --- |");
+for (const r of rows) console.log(`| ${r.join(" | ")} |`);
