@@ -384,7 +384,10 @@ browser.runtime.onMessage.addListener((message, sender) => {
   return ready.then(async (c) => {
     const url = new URL(m.url, location.origin);
     if (url.origin !== location.origin || !url.pathname.startsWith("/api/")) throw new Error(`not an API request: ${m.url}`);
-    const res = await c.handle(new Request(url, { method: m.method, headers: m.headers, body: m.body }));
+    // Firefox's Request has no body stream (Request.body), which the core reads a body
+    // from: it is handed a request with a Response's.
+    const body = m.body && m.body.length ? new Response(m.body).body : null;
+    const res = await c.handle({ url: url.href, method: m.method, headers: new Headers(m.headers), body });
     return { status: res.status, statusText: res.statusText, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
   });
 });
