@@ -36,8 +36,9 @@ build: setup
 	go run ./scripts/zipdir $(FIREFOX) dist/webkeep-firefox.xpi
 	@echo "built: bin/webkeep, $(EXT)/ (load unpacked), dist/webkeep-extension.zip, $(FIREFOX)/ and dist/webkeep-firefox.xpi (Firefox)"
 
+# BROWSER=firefox records in Firefox ESR through the Firefox build instead.
 demo: build
-	node scripts/demo.mjs
+	node scripts/demo$(if $(filter firefox,$(BROWSER)),-firefox).mjs
 
 test: build
 	scripts/test.sh

@@ -101,7 +101,7 @@ const filterBody = (requestId, tabId) => {
   hop.done = new Promise((resolve) => {
     filter.ondata = (e) => {
       filter.write(e.data);
-      if (hop.streaming) streamed(tabId, requestId, hop, new Uint8Array(e.data), filter);
+      if (hop.streaming) streamed(tabId, requestId, hop, new Uint8Array(e.data));
       else {
         hop.chunks.push(new Uint8Array(e.data));
         hop.size += e.data.byteLength;
@@ -134,11 +134,11 @@ const joined = (hop) => {
 
 // streamed passes on a piece of a streamed body. A routed body's pieces go to
 // IndexedDB (routeBytes), and the core hears at most once a second that it is still
-// arriving; other pieces go to the core as bytes, beside the event. A body that comes
-// faster than IndexedDB stores it waits (the filter is suspended) while more than
-// heldWrites of its chunks are being written, so that it is never held here whole.
-const heldWrites = 4;
-const streamed = (tabId, requestId, hop, bytes, filter) => {
+// arriving; other pieces go to the core as bytes, beside the event. (Holding the body
+// back while IndexedDB catches up, with the filter's suspend and resume, lost the end
+// of the body now and then: a body that comes faster than IndexedDB stores it waits
+// in memory, as Blobs being written.)
+const streamed = (tabId, requestId, hop, bytes) => {
   const route = routes.get(routeKey(tabId, requestId));
   const params = { requestId, dataLength: bytes.length, encodedDataLength: bytes.length };
   if (!route) {
@@ -149,14 +149,6 @@ const streamed = (tabId, requestId, hop, bytes, filter) => {
     routeBytes(route, bytes);
   } catch (e) {
     route.error = route.error || e;
-  }
-  if (route.writes.size > heldWrites && !hop.suspended) {
-    hop.suspended = true;
-    filter.suspend();
-    Promise.all([...route.writes]).then(() => {
-      hop.suspended = false;
-      filter.resume();
-    });
   }
   const now = performance.now();
   if (now - hop.shown < 1000) return;
@@ -169,11 +161,14 @@ const urls = { urls: ["http://*/*", "https://*/*"] };
 browser.webRequest.onBeforeRequest.addListener((d) => {
   if (!recorded.has(d.tabId)) return;
   const r = requests.get(d.requestId) || { tabId: d.tabId, redirect: null };
+  const streaming = Boolean(r.hop && r.hop.streaming);
   Object.assign(r, {
     url: d.url, method: d.method, type: resourceTypes[d.type] || "Other", frameId: d.frameId, parentFrameId: d.parentFrameId,
     documentURL: d.documentUrl || d.url, wallTime: d.timeStamp / 1000, headers: null, sent: false,
     post: requestBody(d.requestBody), hop: filterBody(d.requestId, d.tabId),
   });
+  // A redirect's next hop keeps streaming the body the core streams for the request.
+  if (streaming) r.hop.streaming = true;
   requests.set(d.requestId, r);
 }, urls, ["blocking", "requestBody"]);
 
@@ -236,8 +231,9 @@ browser.webRequest.onCompleted.addListener((d) => {
   if (!r) return;
   sent(d.requestId, r);
   // A streamed body's last pieces may come after this event: the core hears that the
-  // body ended once they have been passed on (or the filter gave up).
-  const passedOn = r.hop.streaming ? Promise.race([r.hop.done, new Promise((w) => setTimeout(w, bodyWaitMs))]) : null;
+  // body ended once they have been passed on (or the filter failed), however long the
+  // body takes to come; a recording stopped meanwhile marks it.
+  const passedOn = r.hop.streaming ? r.hop.done : null;
   const finished = () => {
     emit(r.tabId, "Network.loadingFinished", { requestId: d.requestId });
     ended(d.requestId, r);

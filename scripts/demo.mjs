@@ -2,26 +2,20 @@
 // (its popup's controls), downloads the session through the extension's own download
 // link, leaves the bundle and its unpacked WARC and CDXJ in ./out, and replays every page
 // in webkeep with the demo site stopped.
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { browseDemo, launch, root, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
+import { browseDemo, launch, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
 import { replayDemoPages } from "./lib/replay.mjs";
-import { readZip } from "./lib/zip.mjs";
+import { demoDatabase, endOut, out, printDemo, startOut } from "./lib/demo.mjs";
 
 const started = Date.now();
-const out = path.join(root, "out");
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
-const upload = path.join(out, ".upload-sample.bin");
-writeFileSync(upload, Buffer.from("a file chosen in the upload form\n\x00\x01\xfe\xff", "latin1"));
+const upload = startOut();
 
 const site = await startDemoSite();
 const browser = await launch({ downloads: out });
 try {
   console.log(`demo site at ${site.url}; extension ${browser.extensionId}`);
   // The URL database of the demo site, loaded through the options page as a user would.
-  const dbZip = path.join(out, ".demo-url-database.zip");
-  writeFileSync(dbZip, Buffer.from(await (await fetch(new URL("/__urldb.zip", site.url))).arrayBuffer()));
+  const dbZip = await demoDatabase(site);
   const options = await browser.context.newPage();
   await options.goto(browser.page("options.html"));
   await options.setInputFiles("#urldb-zip", dbZip);
@@ -59,26 +53,7 @@ try {
   await waczDownload.saveAs(waczPath);
   if (await waczDownload.failure()) throw new Error(`WACZ download failed: ${await waczDownload.failure()}`);
 
-  const files = readZip(bundlePath);
-  for (const [name, bytes] of files) {
-    if (name.endsWith(".warc.gz") || name.endsWith(".cdxj")) writeFileSync(path.join(out, name), bytes);
-  }
-  const report = JSON.parse(files.get("report.json").toString());
-  const s = report.session;
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  console.log(`\nwebkeep demo: ${s.pages} pages, ${s.records} records, ${s.bytes} bytes of WARC, ` +
-    `${s.nonGet} non-GET requests, ${s.exchanges} requests in all, ${seconds}s`);
-  const byURL = new Map(report.verdicts.map((v) => [v.url, v])); // the last verdict of each URL
-  const failed = [...byURL.values()].filter((v) => !v.ok);
-  console.log(`URL database checks: ${byURL.size - failed.length} URLs passed, ${failed.length} failed` +
-    failed.map((v) => `\n  FAIL ${v.url}: ${v.problem || v.code}`).join(""));
-  for (const site of report.sites) {
-    console.log(`data.txt of ${site.origin}: ${site.datatxt.found ? `${site.datatxt.format}, ${site.datatxt.records} records` : "none"}; ` +
-      `robots.txt: ${site.robots.found ? "found" : "none"}; ${site.agent} ${site.allowed ? "may" : "may not"} crawl ${site.page}`);
-  }
-  for (const n of s.notes || []) console.log(`  note: ${n}`);
-  const kept = [...files.keys()].filter((n) => /\.(warc\.gz|cdxj)$/.test(n)).concat(path.basename(bundlePath), path.basename(waczPath));
-  console.log(`out/: ${kept.join(", ")}`);
+  const files = printDemo(bundlePath, waczPath, started);
 
   // Every page recorded, replayed in webkeep with the demo site stopped.
   const id = new URL(await popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
@@ -96,6 +71,5 @@ try {
 } finally {
   await browser.close();
   site.stop();
-  rmSync(upload, { force: true });
-  rmSync(path.join(out, ".demo-url-database.zip"), { force: true });
+  endOut();
 }

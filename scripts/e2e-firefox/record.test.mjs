@@ -4,13 +4,11 @@
 // background page live, load one more page, stop, and compare the WARC the popup's
 // download link saves with what the demo site received and sent.
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
 import { clickAndWait, demoCalls, startDemoSite } from "../lib/browser.mjs";
 import { api, firefoxTabId, launchFirefox, openExtensionPage } from "../lib/firefox.mjs";
-import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
+import { answerMissing, httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
 
-const sha256 = (b) => createHash("sha256").update(b).digest("hex");
 const idleMs = 45000;
 let site, firefox, records, serverLog, warc, savedName, sessionID;
 
@@ -33,6 +31,8 @@ before(async () => {
   await tab.goto(new URL("/forms", site.url).href);
   await tab.evaluate(() => document.querySelector('#form-multipart input[type="file"]').remove());
   await Promise.all([tab.waitForNavigation(), tab.click("#form-multipart button")]);
+  // A redirect chain: the body of its last hop is streamed as the first hop's was.
+  await tab.goto(new URL("/redirect/start", site.url).href);
   // The 24 MB file, fetched by the home page: a large body is streamed to IndexedDB.
   await tab.goto(site.url);
   await tab.click("#load-big");
@@ -129,13 +129,5 @@ test("the recording goes on after the tab was idle, with no page of the extensio
 
 test("every response body is recorded as the demo site sent it", () => {
   assert.ok(serverLog.some((e) => e.url === "/forms") && serverLog.some((e) => e.url === "/api/binary") && serverLog.some((e) => e.url === "/big"), `the server saw /forms and the POST: ${serverLog.map((e) => e.url).join(" ")}`);
-  for (const entry of serverLog) {
-    const responses = recordsOf("response", entry);
-    assert.ok(responses.length > 0, `no response record for ${entry.method} ${entry.url}`);
-    const ok = responses.some((r) => {
-      const { head, body } = httpBody(r.block);
-      return head.includes(` ${entry.status} `) && body.length === entry.response_size && sha256(body) === entry.response_sha256;
-    });
-    assert.ok(ok, `${entry.method} ${entry.url}: no response record with the ${entry.response_size} bytes the server sent`);
-  }
+  for (const entry of serverLog) assert.equal(answerMissing(entry, recordsOf("response", entry)), "");
 });

@@ -1,6 +1,7 @@
 // An independent reader of WARC 0.9 files, written from the draft for the tests: it
 // checks that every gzip member holds exactly one record and that every data-length is
 // exact, and returns the records. It shares no code with the Go implementation.
+import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
 
 const CRLF = Buffer.from("\r\n");
@@ -96,4 +97,28 @@ export function reassemble(records) {
     out.push({ ...r, block, length: r.length + parts.reduce((a, p) => a + p.length, 0), segments: parts.length + 1 });
   }
   return out;
+}
+
+/**
+ * Whether one of responses (records of the URL of a demo site's log entry) is the
+ * answer the site sent: "" if so, else what is missing. The answer's status and body
+ * must match, except for a redirect, whose body browsers never hand to anyone: its
+ * record keeps the status, the Location and the length the server declared.
+ */
+export function answerMissing(entry, responses) {
+  if (responses.length === 0) return `no response record for ${entry.method} ${entry.url}`;
+  if (entry.status >= 300 && entry.status < 400) {
+    const r = responses.find((x) => httpBody(x.block).head.includes(` ${entry.status} `));
+    if (!r) return `${entry.url}: no ${entry.status} response`;
+    const { head } = httpBody(r.block);
+    if (!/\r\nLocation: /i.test(head)) return `${entry.url}: the ${entry.status} response has no Location`;
+    if (!head.includes(`\r\nX-Archive-Orig-Content-Length: ${entry.response_size}\r\n`)) return `${entry.url}: the ${entry.status} response does not keep the declared length ${entry.response_size}`;
+    return "";
+  }
+  const sha256 = (b) => createHash("sha256").update(b).digest("hex");
+  const ok = responses.some((r) => {
+    const { head, body } = httpBody(r.block);
+    return head.includes(` ${entry.status} `) && body.length === entry.response_size && sha256(body) === entry.response_sha256;
+  });
+  return ok ? "" : `${entry.method} ${entry.url}: no response record with the ${entry.response_size} bytes the server sent`;
 }
