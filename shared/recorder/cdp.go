@@ -1291,7 +1291,14 @@ const (
 	WhyStopped   = "recording stopped before the body ended"
 	// WhyHiddenFile is why a request body lacks bytes.
 	WhyHiddenFile = "body hidden by the browser (file chosen by the user)"
+	// WhyHiddenBlob is why a request body that a page sent as a File or Blob with
+	// XHR or fetch() has no bytes: the browser shows DevTools none of it.
+	WhyHiddenBlob = "body hidden by the browser (a file or blob the page sent)"
 )
+
+// noPostData is the browser's answer to Network.getRequestPostData for a body it keeps
+// to itself (a File or Blob), though its request event says it has one.
+const noPostData = "No post data available for the request"
 
 // failed labels an exchange that the browser reported failed (Network.loadingFailed)
 // with errorText: before its response came (no response) or while its body came (the

@@ -450,6 +450,38 @@ func TestRecorderMarksHiddenFileBytes(t *testing.T) {
 	}
 }
 
+func TestRecorderMarksBodiesTheBrowserKeeps(t *testing.T) {
+	tests := []struct {
+		name, answer, note string
+	}{
+		// A File or Blob sent with XHR or fetch(): the event says there is a body, the
+		// browser gives none of it.
+		{"blob", "No post data available for the request", "request body hidden by the browser (a file or blob the page sent): the archived request body lacks its bytes"},
+		{"other error", "Target closed", "request body not available from the browser: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+				if method == "Network.getRequestPostData" {
+					return nil, errors.New(tc.answer)
+				}
+				return map[string]any{}, nil
+			}}
+			got := record(t, b, []recordertest.Event{
+				{Method: "Network.requestWillBeSent", Params: `{"requestId":"7","request":{"url":"http://example.org/ajax?qqfile=a.png","method":"POST","headers":{"Content-Type":"application/octet-stream"},"hasPostData":true}}`},
+				{Method: "Network.responseReceived", Params: `{"requestId":"7","response":{"status":200,"headers":{}}}`},
+				{Method: "Network.loadingFinished", Params: `{"requestId":"7"}`},
+			})
+			if len(got) != 1 {
+				t.Fatalf("got %d exchanges", len(got))
+			}
+			if !got[0].ReqTruncated || !strings.HasPrefix(got[0].ReqNote, tc.note) || len(got[0].ReqBody) != 0 {
+				t.Errorf("truncated=%v note=%q body=%q, want truncated, a note beginning %q", got[0].ReqTruncated, got[0].ReqNote, got[0].ReqBody, tc.note)
+			}
+		})
+	}
+}
+
 func TestRecorderDetachKeepsWhatWasUnderWay(t *testing.T) {
 	b := &recordertest.Browser{}
 	r := recorder.NewRecorder(b)
