@@ -10,70 +10,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { launch, tabId, waitFor } from "../lib/browser.mjs";
+import { launch } from "../lib/browser.mjs";
 import { quickNavigation, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
-import { archivedExchanges, compareWire, summary } from "../lib/wire.mjs";
-import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
+import { recordAgainstWire, summary } from "../lib/wire.mjs";
+import { httpBody } from "../lib/warc09.mjs";
 
 let wiki, browser, ext, files;
 const runs = {};
-
-const api = (method, p) => ext.evaluate(async ([method, p]) => {
-  const res = await fetch(p, { method });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}, [method, p]);
-
-const warcOf = async (id) => readWarc09(Buffer.from(await ext.evaluate(async (p) => {
-  const b = new Uint8Array(await (await fetch(p)).arrayBuffer());
-  let s = "";
-  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
-  return btoa(s);
-}, `/api/sessions/${id}/warc.gz`), "base64"));
-
-/** Waits until the wire has been quiet for a while: every exchange begun has ended. */
-const wireQuiet = async () => {
-  let n = -1, since = Date.now();
-  await waitFor(() => {
-    const now = wiki.wire().length;
-    if (now !== n) { n = now; since = Date.now(); }
-    return Date.now() - since > 2000;
-  }, "the wire to be quiet", 60000);
-};
-
-/**
- * Records what act does in a new tab opened at the wiki's start page, with a plain
- * DevTools client (Network.enable, nothing else) attached to the same tab from before
- * the recording starts: resolves to { records, info, report, devtools }.
- */
-async function recordRun(act) {
-  const page = await browser.context.newPage();
-  const startURL = new URL("doku.php?id=start", wiki.url).href;
-  await page.goto(startURL);
-  const tab = await tabId(browser.sw, startURL);
-  const cdp = await browser.context.newCDPSession(page);
-  const devtools = [];
-  cdp.on("Network.requestWillBeSent", (e) => {
-    if (e.request.url.startsWith(wiki.url)) devtools.push({ method: e.request.method, url: new URL(e.request.url).pathname + new URL(e.request.url).search });
-  });
-  await cdp.send("Network.enable");
-  await wireQuiet();
-  devtools.length = 0;
-  const t0 = Date.now();
-  const start = await api("POST", `/api/record/start?tab=${tab}`);
-  assert.equal(start.status, 200, JSON.stringify(start.json));
-  await act(page);
-  await wireQuiet();
-  const stop = await api("POST", "/api/record/stop");
-  assert.equal(stop.status, 200, JSON.stringify(stop.json));
-  const t1 = Date.now();
-  await cdp.detach();
-  await page.close();
-  const records = reassemble(await warcOf(start.json.id));
-  const wire = wiki.wire().filter((w) => w.start >= t0 && w.start <= t1);
-  const report = compareWire(wire, archivedExchanges(records), devtools);
-  return { records, info: stop.json, report, wire, devtools };
-}
 
 /** A user's session: log in, edit, upload, search, log out. */
 async function userSession(page) {
@@ -114,8 +57,8 @@ before(async () => {
   browser = await launch({});
   ext = await browser.context.newPage();
   await ext.goto(browser.page("options.html"));
-  runs.session = await recordRun(userSession);
-  runs.quick = await recordRun((page) => quickNavigation(page, wiki.url));
+  runs.session = await recordAgainstWire(browser, ext, wiki, userSession);
+  runs.quick = await recordAgainstWire(browser, ext, wiki, (page) => quickNavigation(page, wiki.url));
 }, { timeout: 600000 });
 
 after(async () => {

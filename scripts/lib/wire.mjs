@@ -1,7 +1,8 @@
 // Compares what crossed the wire (scripts/wireproxy's log) with a session's archive and
 // with what a plain DevTools client heard: for the real-site test and benchmark.
 import { createHash } from "node:crypto";
-import { httpBody } from "./warc09.mjs";
+import { tabId, waitFor } from "./browser.mjs";
+import { httpBody, readWarc09, reassemble } from "./warc09.mjs";
 
 const sha256 = (b) => createHash("sha256").update(b).digest("hex");
 const target = (u) => { const x = new URL(u); return x.pathname + x.search; };
@@ -144,4 +145,65 @@ export function summary(report) {
   const marked = Object.values(report.marked).reduce((a, b) => a + b, 0);
   const missing = report.missing.map((m) => `${m.method} ${m.url}`).join(", ");
   return `${report.wire} exchanges on the wire: ${report.exact} archived byte-exact, ${marked} archived marked ${JSON.stringify(report.marked)}, ${report.missing.length} missing${missing ? ` (${missing})` : ""}, ${report.unmarked.length} unmarked differences; ${report.extra.length} archived exchanges never reached the wire`;
+}
+
+// api calls the extension's API from one of its pages (ext).
+const api = (ext, method, p) => ext.evaluate(async ([method, p]) => {
+  const res = await fetch(p, { method });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}, [method, p]);
+
+// sessionRecords fetches a session's WARC through an extension page and reads it.
+const sessionRecords = async (ext, id) => reassemble(readWarc09(Buffer.from(await ext.evaluate(async (p) => {
+  const b = new Uint8Array(await (await fetch(p)).arrayBuffer());
+  let s = "";
+  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  return btoa(s);
+}, `/api/sessions/${id}/warc.gz`), "base64")));
+
+/** Waits until site's wire has been quiet for 2 s: every exchange begun has ended. */
+export async function wireQuiet(site) {
+  let n = -1, since = Date.now();
+  await waitFor(() => {
+    const now = site.wire().length;
+    if (now !== n) { n = now; since = Date.now(); }
+    return Date.now() - since > 2000;
+  }, "the wire to be quiet", 60000);
+}
+
+/**
+ * Records what act(page) does in a new tab opened at site's start page (site: as
+ * startDokuWiki gives it), with the recording started and stopped through the API of
+ * the extension page ext, and a plain DevTools client (Network.enable, nothing else)
+ * attached to the same tab from before the recording starts. Resolves to { records,
+ * info (the stopped session), wire (the exchanges begun meanwhile), devtools, report
+ * (compareWire's) }.
+ */
+export async function recordAgainstWire(browser, ext, site, act) {
+  const page = await browser.context.newPage();
+  const startURL = new URL("doku.php?id=start", site.url).href;
+  await page.goto(startURL);
+  const tab = await tabId(browser.sw, startURL);
+  const cdp = await browser.context.newCDPSession(page);
+  const devtools = [];
+  cdp.on("Network.requestWillBeSent", (e) => {
+    if (e.request.url.startsWith(site.url)) devtools.push({ method: e.request.method, url: target(e.request.url) });
+  });
+  await cdp.send("Network.enable");
+  await wireQuiet(site);
+  devtools.length = 0;
+  const t0 = Date.now();
+  const start = await api(ext, "POST", `/api/record/start?tab=${tab}`);
+  if (start.status !== 200) throw new Error(`start: ${start.status} ${JSON.stringify(start.json)}`);
+  await act(page);
+  await wireQuiet(site);
+  const stop = await api(ext, "POST", "/api/record/stop");
+  if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.json)}`);
+  const t1 = Date.now();
+  await cdp.detach();
+  await page.close();
+  const records = await sessionRecords(ext, start.json.id);
+  const wire = site.wire().filter((w) => w.start >= t0 && w.start <= t1);
+  return { records, info: stop.json, wire, devtools, report: compareWire(wire, archivedExchanges(records), devtools) };
 }

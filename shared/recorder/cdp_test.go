@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -983,6 +984,59 @@ func TestRecorderKnowsThePasswordFieldsOfTheFormsPage(t *testing.T) {
 	}
 	if got == nil || fmt.Sprint(got.PasswordDOM) != "[secret]" {
 		t.Fatalf("password fields from the page: %+v", got)
+	}
+}
+
+// A form filled and sent within moments of its page's load (a script, a password
+// manager) goes before the page has answered the question its load raised: the
+// request waits for that answer, since the page that sends the form is the one asked.
+func TestRecorderWaitsForThePasswordFieldsOfAPageJustLoaded(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	loaded := false // the login page has loaded: the next question is answered late
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+		if method != "Runtime.evaluate" {
+			return map[string]any{}, nil
+		}
+		mu.Lock()
+		late := loaded
+		loaded = false
+		mu.Unlock()
+		if late {
+			<-release
+			return map[string]any{"result": map[string]any{"value": []string{"p"}}}, nil
+		}
+		return map[string]any{"result": map[string]any{"value": []string{}}}, nil // another page
+	}}
+	r := recorder.NewRecorder(b)
+	var got *recorder.Exchange
+	r.OnExchange = func(ex *recorder.Exchange) { got = ex }
+	ctx, tab := context.Background(), recorder.Target{TabID: 7}
+	if err := r.Enable(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	loaded = true
+	mu.Unlock()
+	for i, ev := range []recordertest.Event{
+		{Method: "Page.frameStoppedLoading", Params: `{"frameId":"F"}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/doku.php","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64("u=a&p=b") + `"}]}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":302,"headers":{"Location":"/"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
+	} {
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			close(release)
+		}
+	}
+	r.Wait()
+	if got == nil || fmt.Sprint(got.PasswordDOM) != "[p]" {
+		t.Fatalf("password fields of the page just loaded: %+v", got)
+	}
+	if !slices.Contains(recorder.UrgentEvents, "Page.frameStoppedLoading") {
+		t.Error("Page.frameStoppedLoading waits its turn behind the page's other events: its question may reach the page after a form is sent")
 	}
 }
 
