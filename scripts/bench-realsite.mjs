@@ -49,7 +49,8 @@ try {
   for (let i = 0; i < runs; i++) {
     const { report } = await recordAgainstWire(browser, ext, wiki, (page) => quickNavigation(page, wiki.url));
     const marked = Object.values(report.marked).reduce((a, b) => a + b, 0);
-    const unheard = report.missing.length - report.missingHeard.reduce((a, m) => a + m.missing, 0);
+    const unheard = report.missing.length - report.missingHeard.reduce((a, m) => a + m.beyond, 0);
+    for (const m of report.missingHeard) console.error(`bench-realsite: missing, though told to the plain DevTools client: ${JSON.stringify(m)}`);
     quick.push([i + 1, report.wire, `${report.exact} (${pct(report.exact, report.wire)})`, `${marked} (${pct(marked, report.wire)})`,
       `${pct(report.exact + marked, report.wire)}`, `${report.missing.length} (${unheard} never told to a plain DevTools client)`, report.unmarked.length, report.extra.length]);
   }

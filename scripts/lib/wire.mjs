@@ -65,7 +65,9 @@ const headFields = (head) => head.split("\r\n").slice(1).map((l) => [l.slice(0, 
  * - missing: on the wire, not in the archive; each says whether the plain DevTools
  *   client heard of it (devtools: the { method, url } of each request it was told of).
  * Archived exchanges the wire never saw (cancelled before they were sent) are extra;
- * one of them with a response is an unmarked difference.
+ * one of them with a response is an unmarked difference. missingHeard lists, by method
+ * and URL, the missing exchanges that the plain client was told of: more missing than
+ * the wire carried beyond what it was told ("beyond" of them).
  */
 export function compareWire(wire, archived, devtools) {
   const groups = new Map();
@@ -135,7 +137,8 @@ export function compareWire(wire, archived, devtools) {
   for (const [k, n] of missingBy) {
     const onWire = groups.get(k).wire.length;
     const told = heard.get(k) || 0;
-    if (n > onWire - told) report.missingHeard.push({ exchange: k, onWire, missing: n, toldToDevTools: told });
+    const beyond = n - Math.max(0, onWire - told);
+    if (beyond > 0) report.missingHeard.push({ exchange: k, onWire, missing: n, toldToDevTools: told, archived: onWire - n, beyond });
   }
   return report;
 }
