@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what webkeep's build, demo and tests need, when it is missing: Go (from the Go
 # module proxy's toolchain module, into .cache/go), Node.js, Debian's chromium,
-# firefox-esr and dokuwiki (with php-cli), and the npm dev tooling (npm ci). Safe to run again: it does nothing when
-# all is present.
+# firefox-esr and dokuwiki (with php-cli), and the npm dev tooling (npm ci). Safe to run
+# again: it does nothing when all is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
