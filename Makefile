@@ -19,6 +19,7 @@ setup:
 build: setup
 	go build -o bin/webkeep ./cmd/webkeep
 	go build -o bin/demosite ./scripts/demosite
+	go build -o bin/wireproxy ./scripts/wireproxy
 	rm -rf $(EXT) && mkdir -p $(EXT)
 	cp -r extension/. $(EXT)/
 	cp $(GOROOT_LIB)/wasm_exec.js $(EXT)/

@@ -4,9 +4,9 @@
 // while a large response is recorded.
 //
 //   node scripts/bench-extension.mjs [--loads N] [--big BYTES]
-import { launch, processMemory, root, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
-import path from "node:path";
-import { loadTimes, median, ratio } from "./lib/stats.mjs";
+import { launch, processMemory, startDemoSite, waitFor } from "./lib/browser.mjs";
+import { floorDir, measureTabs, settle } from "./lib/pageload.mjs";
+import { median, ratio } from "./lib/stats.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -15,9 +15,6 @@ const arg = (name, def) => {
 const loads = arg("--loads", 61);
 const bigSize = arg("--big", 500 << 20);
 const mb = (n) => (n / 1e6).toFixed(1);
-const floorDir = path.join(root, "scripts/bench.d/devtools-floor");
-
-const settle = 300;
 
 const site = await startDemoSite(["-big", String(bigSize)]);
 const browser = await launch({ extra: [floorDir] });
@@ -39,43 +36,11 @@ try {
   }
   rows.push(["core cold start in the service worker (stop, then first /api/status answer)", `${median(starts).toFixed(0)} ms`, `median of ${starts.length}`]);
 
-  // Three tabs on the same page: one plain, one instrumented by the DevTools floor
-  // extension (the debugger attached as webkeep attaches it, and nothing done with what
-  // it hears), one recorded; their loads alternate. The floor tells the browser's cost
+  // Three tabs on the same page (lib/pageload.mjs): the floor tells the browser's cost
   // from webkeep's. Once against the demo site as it is (loopback, answers at once),
   // once with each response 40 ms late, as from a distant server: recording's cost is
-  // mostly fixed per page. The popup is closed meanwhile, as it is when a user clicks
-  // into the page.
-  const measure = async (siteURL) => {
-    const url = new URL("/gallery", siteURL).href;
-    const tabs = [];
-    for (const name of ["off", "floor", "on"]) {
-      const page = await browser.context.newPage();
-      await page.goto(`${url}?tab=${name}`);
-      tabs.push({ page, id: await tabId(browser.sw, `${url}?tab=${name}`) });
-    }
-    await ext.goto(browser.page("popup.html"));
-    const res = await ext.evaluate(([id, t]) => chrome.runtime.sendMessage(id, { instrument: t }), [floorId, tabs[1].id]);
-    if (!res || !res.ok) throw new Error(`the floor extension did not instrument its tab: ${JSON.stringify(res)}`);
-    await ext.evaluate((t) => fetch(`/api/record/start?tab=${t}`, { method: "POST" }), tabs[2].id);
-    await ext.goto("about:blank");
-    // Starting reloads the tab, so that its page is recorded whole; a load of ours
-    // may be cut short by it.
-    for (let tries = 0; ; tries++) {
-      try {
-        await tabs[2].page.goto(url);
-        break;
-      } catch (e) {
-        if (tries > 3 || !/interrupted by another navigation/.test(e.message)) throw e;
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
-    const times = await loadTimes(tabs.map((t) => t.page), url, loads, settle);
-    await tabs[0].page.close();
-    await tabs[1].page.close();
-    await ext.goto(browser.page("popup.html"));
-    return [times, tabs[2].page];
-  };
+  // mostly fixed per page.
+  const measure = (siteURL) => measureTabs(browser, ext, new URL("/gallery", siteURL).href, floorId, loads);
   const [[off, base, on], page] = await measure(site.url);
   rows.push(["page load, recording off (demo /gallery: HTML, CSS, 3 images, a script, a worker POST)", `${median(off).toFixed(1)} ms`, `median of ${loads}; loads alternate with the other two tabs', ${settle} ms apart`]);
   rows.push(["page load, DevTools floor (the debugger attached as webkeep attaches it, nothing recorded)", `${median(base).toFixed(1)} ms`, `median of ${loads}; ratio to off ${ratio(base, off)}`]);

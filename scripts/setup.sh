@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what webkeep's build, demo and tests need, when it is missing: Go (from the Go
-# module proxy's toolchain module, into .cache/go), Node.js, Debian's chromium and
-# firefox-esr, and the npm dev tooling (npm ci). Safe to run again: it does nothing when
-# all is present.
+# module proxy's toolchain module, into .cache/go), Node.js, Debian's chromium,
+# firefox-esr and dokuwiki (with php-cli), and the npm dev tooling (npm ci). Safe to run
+# again: it does nothing when all is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +41,16 @@ fi
 if [ ! -x /usr/bin/firefox-esr ]; then
   say "installing Debian's firefox-esr"
   apt_install firefox-esr
+fi
+
+# A real web application for scripts/e2e/realsite.test.mjs and its benchmark: Debian's
+# DokuWiki, served by PHP's own server (php-cli). php-cgi is installed first, so that
+# dokuwiki's dependency on a PHP server module is met by it rather than by Apache: no
+# daemon is installed or started.
+if [ ! -f /usr/share/dokuwiki/doku.php ] || ! command -v php >/dev/null; then
+  say "installing Debian's dokuwiki and php-cli"
+  apt_install --no-install-recommends php-cli php-cgi
+  apt_install --no-install-recommends dokuwiki
 fi
 
 if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/puppeteer-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

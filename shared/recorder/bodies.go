@@ -158,9 +158,14 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 		}
 		p.ex.ReqBody = body
 		p.ex.ReqTruncated = true
-		if hidden {
+		switch {
+		case hidden:
 			p.ex.ReqNote = "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes"
-		} else {
+		case err != nil && req.HasPostData && len(req.PostDataEntries) == 0 && strings.Contains(err.Error(), noPostData):
+			// A body the browser says is there but gives no byte of: a File or Blob
+			// that the page sent with XHR or fetch().
+			p.ex.ReqNote = "request " + WhyHiddenBlob + ": the archived request body lacks its bytes"
+		default:
 			p.ex.ReqNote = "request body not available from the browser: " + err.Error()
 		}
 	}()

@@ -106,8 +106,11 @@ type Recorder struct {
 	// passwordNames holds, by tab, the names of the fields of type password its page
 	// had when it last finished loading a frame (see askPasswordFields).
 	passwordNames map[int][]string
-	idle          chan struct{} // closed when the last request in flight ends (see setPending)
-	work          inflight      // commands and finishes in flight
+	// passwordAsks holds, by tab, the question about its password fields last put to
+	// its page, closed once answered: a request sent meanwhile waits for the answer.
+	passwordAsks map[int]chan struct{}
+	idle         chan struct{} // closed when the last request in flight ends (see setPending)
+	work         inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -163,6 +166,7 @@ func NewRecorder(b Browser) *Recorder {
 		durable:         make(map[Target]bool),
 		documents:       make(map[frameKey]shownDocument),
 		passwordNames:   make(map[int][]string),
+		passwordAsks:    make(map[int]chan struct{}),
 	}
 }
 
@@ -637,7 +641,12 @@ var eventHandlers = map[string]eventHandler{
 // and a worker or frame, held until it is set up. HandleEvent needs them in order
 // among themselves but not with the others, which only ever follow them, so a host
 // that queues events should hand these over at once.
-var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget"}
+//
+// Page.frameStoppedLoading is one too: its question about the page's password fields
+// must reach the page before a form of it is sent, which a script fills and submits
+// within milliseconds of the load (the hurried-login test of
+// scripts/e2e/realsite.test.mjs found the password archived when it waited its turn).
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading"}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the
@@ -742,8 +751,9 @@ func (r *Recorder) onRequestWillBeSent(ctx context.Context, t Target, ev *reques
 	if fromRequest && ev.Request.Method != "GET" && (ev.Request.HasPostData || ev.Request.PostData != nil || len(ev.Request.PostDataEntries) > 0) {
 		r.mu.Lock()
 		p.ex.PasswordDOM = slices.Clone(r.passwordNames[t.TabID])
+		asked := r.passwordAsks[t.TabID]
 		r.mu.Unlock()
-		r.askPasswordFields(ctx, t, p)
+		r.askPasswordFields(ctx, t, p, asked)
 	}
 }
 
@@ -1014,6 +1024,7 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		// The tab's pages are forgotten with it (it may be attached again).
 		r.mu.Lock()
 		delete(r.passwordNames, t.TabID)
+		delete(r.passwordAsks, t.TabID)
 		for k := range r.documents {
 			if k.tab == t.TabID {
 				delete(r.documents, k)
@@ -1291,7 +1302,14 @@ const (
 	WhyStopped   = "recording stopped before the body ended"
 	// WhyHiddenFile is why a request body lacks bytes.
 	WhyHiddenFile = "body hidden by the browser (file chosen by the user)"
+	// WhyHiddenBlob is why a request body that a page sent as a File or Blob with
+	// XHR or fetch() has no bytes: the browser shows DevTools none of it.
+	WhyHiddenBlob = "body hidden by the browser (a file or blob the page sent)"
 )
+
+// noPostData is the browser's answer to Network.getRequestPostData for a body it keeps
+// to itself (a File or Blob), though its request event says it has one.
+const noPostData = "No post data available for the request"
 
 // failed labels an exchange that the browser reported failed (Network.loadingFailed)
 // with errorText: before its response came (no response) or while its body came (the
@@ -1365,14 +1383,33 @@ const passwordFieldsScript = `(() => {
 // askPasswordFields asks the page that sends a request with a body which of its
 // fields are of type password, as the request starts, adding them to those its page
 // had when it last loaded a frame: a form that navigates may be gone by the time the
-// browser answers. The names are those redactPasswords looks for, besides the names a
-// password goes by.
-func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingExchange) {
+// browser answers. A question put to the page when it loaded and not yet answered
+// (asked, nil if none) is waited for first, up to passwordAskLimit: the form is sent
+// by the page that question went to, which a script (or a password manager) may fill
+// and submit before the answer is back. The names are those redactPasswords looks
+// for, besides the names a password goes by.
+func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingExchange, asked chan struct{}) {
 	p.reqWG.Add(1)
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
 		defer p.reqWG.Done()
+		if asked != nil {
+			wait := time.NewTimer(passwordAskLimit)
+			select {
+			case <-asked:
+				r.mu.Lock()
+				for _, n := range r.passwordNames[t.TabID] {
+					if !slices.Contains(p.ex.PasswordDOM, n) {
+						p.ex.PasswordDOM = append(p.ex.PasswordDOM, n)
+					}
+				}
+				r.mu.Unlock()
+			case <-wait.C:
+			case <-ctx.Done():
+			}
+			wait.Stop()
+		}
 		if names, err := r.passwordFieldNames(ctx, t); err == nil {
 			for _, n := range names {
 				if !slices.Contains(p.ex.PasswordDOM, n) {
@@ -1386,9 +1423,14 @@ func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingEx
 // rememberPasswordFields asks, on a goroutine of its own, for the names of the fields
 // of type password of the page of t, and keeps them for the requests it sends.
 func (r *Recorder) rememberPasswordFields(ctx context.Context, t Target) {
+	done := make(chan struct{})
+	r.mu.Lock()
+	r.passwordAsks[t.TabID] = done
+	r.mu.Unlock()
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
+		defer close(done)
 		if names, err := r.passwordFieldNames(ctx, t); err == nil {
 			r.mu.Lock()
 			r.passwordNames[t.TabID] = names

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -447,6 +448,38 @@ func TestRecorderMarksHiddenFileBytes(t *testing.T) {
 	}
 	if !got[0].ReqTruncated || !strings.Contains(got[0].ReqNote, "79 of its 200 bytes") || !strings.Contains(got[0].ReqNote, "file chosen by the user") {
 		t.Errorf("hidden file bytes not marked: truncated=%v note=%q", got[0].ReqTruncated, got[0].ReqNote)
+	}
+}
+
+func TestRecorderMarksBodiesTheBrowserKeeps(t *testing.T) {
+	tests := []struct {
+		name, answer, note string
+	}{
+		// A File or Blob sent with XHR or fetch(): the event says there is a body, the
+		// browser gives none of it.
+		{"blob", "No post data available for the request", "request body hidden by the browser (a file or blob the page sent): the archived request body lacks its bytes"},
+		{"other error", "Target closed", "request body not available from the browser: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+				if method == "Network.getRequestPostData" {
+					return nil, errors.New(tc.answer)
+				}
+				return map[string]any{}, nil
+			}}
+			got := record(t, b, []recordertest.Event{
+				{Method: "Network.requestWillBeSent", Params: `{"requestId":"7","request":{"url":"http://example.org/ajax?qqfile=a.png","method":"POST","headers":{"Content-Type":"application/octet-stream"},"hasPostData":true}}`},
+				{Method: "Network.responseReceived", Params: `{"requestId":"7","response":{"status":200,"headers":{}}}`},
+				{Method: "Network.loadingFinished", Params: `{"requestId":"7"}`},
+			})
+			if len(got) != 1 {
+				t.Fatalf("got %d exchanges", len(got))
+			}
+			if !got[0].ReqTruncated || !strings.HasPrefix(got[0].ReqNote, tc.note) || len(got[0].ReqBody) != 0 {
+				t.Errorf("truncated=%v note=%q body=%q, want truncated, a note beginning %q", got[0].ReqTruncated, got[0].ReqNote, got[0].ReqBody, tc.note)
+			}
+		})
 	}
 }
 
@@ -951,6 +984,59 @@ func TestRecorderKnowsThePasswordFieldsOfTheFormsPage(t *testing.T) {
 	}
 	if got == nil || fmt.Sprint(got.PasswordDOM) != "[secret]" {
 		t.Fatalf("password fields from the page: %+v", got)
+	}
+}
+
+// A form filled and sent within moments of its page's load (a script, a password
+// manager) goes before the page has answered the question its load raised: the
+// request waits for that answer, since the page that sends the form is the one asked.
+func TestRecorderWaitsForThePasswordFieldsOfAPageJustLoaded(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	loaded := false // the login page has loaded: the next question is answered late
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+		if method != "Runtime.evaluate" {
+			return map[string]any{}, nil
+		}
+		mu.Lock()
+		late := loaded
+		loaded = false
+		mu.Unlock()
+		if late {
+			<-release
+			return map[string]any{"result": map[string]any{"value": []string{"p"}}}, nil
+		}
+		return map[string]any{"result": map[string]any{"value": []string{}}}, nil // another page
+	}}
+	r := recorder.NewRecorder(b)
+	var got *recorder.Exchange
+	r.OnExchange = func(ex *recorder.Exchange) { got = ex }
+	ctx, tab := context.Background(), recorder.Target{TabID: 7}
+	if err := r.Enable(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	loaded = true
+	mu.Unlock()
+	for i, ev := range []recordertest.Event{
+		{Method: "Page.frameStoppedLoading", Params: `{"frameId":"F"}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/doku.php","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64("u=a&p=b") + `"}]}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":302,"headers":{"Location":"/"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
+	} {
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			close(release)
+		}
+	}
+	r.Wait()
+	if got == nil || fmt.Sprint(got.PasswordDOM) != "[p]" {
+		t.Fatalf("password fields of the page just loaded: %+v", got)
+	}
+	if !slices.Contains(recorder.UrgentEvents, "Page.frameStoppedLoading") {
+		t.Error("Page.frameStoppedLoading waits its turn behind the page's other events: its question may reach the page after a form is sent")
 	}
 }
 

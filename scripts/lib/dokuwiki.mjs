@@ -1,0 +1,146 @@
+// A real web application for the tests and benchmarks: Debian's DokuWiki (package
+// dokuwiki, installed by scripts/setup.sh) served by PHP's own server on 127.0.0.1, with
+// its configuration and data in a new temporary folder, behind scripts/wireproxy, which
+// logs every exchange on the wire. The system's DokuWiki (/etc/dokuwiki,
+// /var/lib/dokuwiki) is read, never written; no daemon is started.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { deflateSync } from "node:zlib";
+import { root, waitFor } from "./browser.mjs";
+
+const install = "/usr/share/dokuwiki";
+
+/** The wiki's user: a member of the user group, who may edit and upload. */
+export const wikiUser = { name: "zoe", password: "pässwörd-42" };
+
+/** How many images the heaviest page (the page gallery) shows. */
+export const galleryImages = 240;
+
+const freePort = () => new Promise((resolve, reject) => {
+  const s = net.createServer().listen(0, "127.0.0.1", () => {
+    const { port } = s.address();
+    s.close(() => resolve(port));
+  });
+  s.on("error", reject);
+});
+
+// A PNG of 8x8 pixels of one colour, different for each n: its bytes are those of no
+// other image of the gallery.
+const crcTable = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const crc32 = (b) => {
+  let c = 0xffffffff;
+  for (const x of b) c = crcTable[(c ^ x) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+};
+const chunk = (type, data) => {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, crc]);
+};
+export function png(n) {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(8, 0);
+  ihdr.writeUInt32BE(8, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: 8 }, () => [n & 0xff, (n >> 8) & 0xff, 0x80]).flat())]);
+  const pixels = deflateSync(Buffer.concat(Array.from({ length: 8 }, () => row)));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", pixels), chunk("IEND", Buffer.alloc(0))]);
+}
+
+/**
+ * Starts DokuWiki and the logging proxy in front of it; resolves to { url (the proxy's,
+ * the only way the browser reaches the wiki), wiki (PHP's own address), wire() (the
+ * proxy's log so far: one object per exchange, see scripts/wireproxy), stop() }.
+ */
+export async function startDokuWiki() {
+  if (!existsSync(path.join(install, "doku.php"))) throw new Error(`DokuWiki is not installed in ${install} (scripts/setup.sh installs Debian's dokuwiki)`);
+  const dir = mkdtempSync(path.join(tmpdir(), "webkeep-dokuwiki-"));
+  const conf = path.join(dir, "conf"), data = path.join(dir, "data");
+  // Debian's default configuration is read from /etc/dokuwiki (its preload.php), ours
+  // from conf/: a DOKU_CONF defined before DokuWiki's own preload takes precedence.
+  mkdirSync(conf);
+  for (const f of ["plugins.php", "plugins.required.php"]) cpSync(path.join("/etc/dokuwiki", f), path.join(conf, f));
+  writeFileSync(path.join(conf, "plugins.local.php"), "<?php\n");
+  writeFileSync(path.join(conf, "local.php"), `<?php
+$conf['title'] = 'webkeep test wiki';
+$conf['savedir'] = '${data}';
+$conf['useacl'] = 1;
+$conf['superuser'] = '@admin';
+$conf['updatecheck'] = 0;
+$conf['userewrite'] = 0;
+$conf['lang'] = 'en';
+`);
+  const md5 = createHash("md5").update(wikiUser.password).digest("hex");
+  writeFileSync(path.join(conf, "users.auth.php"), `# users\n${wikiUser.name}:${md5}:Zoë Test:zoe@example.org:user\n`);
+  writeFileSync(path.join(conf, "acl.auth.php"), "# acl\n*\t@ALL\t1\n*\t@user\t16\n");
+  writeFileSync(path.join(dir, "prepend.php"), `<?php if (!defined('DOKU_CONF')) define('DOKU_CONF', '${conf}/');\n`);
+  cpSync("/var/lib/dokuwiki/data", data, { recursive: true });
+  // The heaviest page: a gallery of galleryImages uploaded images.
+  const media = path.join(data, "media/gallery");
+  mkdirSync(media, { recursive: true });
+  const names = Array.from({ length: galleryImages }, (_, i) => `img${String(i).padStart(3, "0")}.png`);
+  names.forEach((name, i) => writeFileSync(path.join(media, name), png(i)));
+  mkdirSync(path.join(data, "pages"), { recursive: true });
+  writeFileSync(path.join(data, "pages/gallery.txt"), `====== Gallery ======\n\n${names.map((n) => `{{gallery:${n}|}}`).join("\n")}\n`);
+  writeFileSync(path.join(data, "pages/start.txt"), "====== Welcome ======\n\nSee the [[gallery]], [[notes]] and [[wiki:syntax]].\n");
+  writeFileSync(path.join(data, "pages/notes.txt"), "====== Notes ======\n\nA page to edit.\n");
+
+  const wikiPort = await freePort();
+  const php = spawn("php", ["-S", `127.0.0.1:${wikiPort}`, "-t", install, "-d", `auto_prepend_file=${path.join(dir, "prepend.php")}`], {
+    env: { ...process.env, PHP_CLI_SERVER_WORKERS: "6" },
+    stdio: ["ignore", "ignore", "ignore"],
+  });
+  const wiki = `http://127.0.0.1:${wikiPort}/`;
+  const wireLog = path.join(dir, "wire.jsonl");
+  const proxy = spawn(path.join(root, "bin/wireproxy"), ["-target", wiki, "-log", wireLog], { stdio: ["ignore", "pipe", "inherit"] });
+  const stop = () => {
+    proxy.kill();
+    php.kill();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const url = await new Promise((resolve, reject) => {
+      proxy.on("error", reject);
+      proxy.on("exit", (code) => reject(new Error(`wireproxy exited (${code})`)));
+      proxy.stdout.once("data", (b) => resolve(b.toString().split("\n")[0].trim()));
+    });
+    await waitFor(async () => (await fetch(new URL("doku.php?id=start", wiki))).ok, "DokuWiki to answer", 30000);
+    const wire = () => {
+      if (!existsSync(wireLog)) return [];
+      return readFileSync(wireLog, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    };
+    return { url, wiki, dir, wire, stop };
+  } catch (e) {
+    stop();
+    throw e;
+  }
+}
+
+/**
+ * Clicks through the wiki as a hurried user does: each page is left as soon as its
+ * navigation commits (its images, style sheets and scripts still coming), some by a
+ * click on one of its links; the last page is let load.
+ */
+export async function quickNavigation(page, base) {
+  const pages = ["doku.php?id=start", "doku.php?id=gallery", "doku.php?id=wiki:syntax", "doku.php?id=notes", "doku.php?id=start&do=index", "doku.php?id=start&do=recent"];
+  for (let round = 0; round < 3; round++) {
+    for (const p of pages) {
+      await page.goto(new URL(p, base).href, { waitUntil: "commit" });
+    }
+    // A link clicked on a page still loading.
+    await page.goto(new URL("doku.php?id=start", base).href, { waitUntil: "domcontentloaded" });
+    await Promise.all([page.waitForURL("**id=gallery**", { waitUntil: "commit" }), page.click('a[href*="gallery"]')]);
+  }
+  await page.goto(new URL("doku.php?id=gallery", base).href, { waitUntil: "load" });
+}

@@ -1,0 +1,212 @@
+// Compares what crossed the wire (scripts/wireproxy's log) with a session's archive and
+// with what a plain DevTools client heard: for the real-site test and benchmark.
+import { createHash } from "node:crypto";
+import { tabId, waitFor } from "./browser.mjs";
+import { httpBody, readWarc09, reassemble } from "./warc09.mjs";
+
+const sha256 = (b) => createHash("sha256").update(b).digest("hex");
+const target = (u) => { const x = new URL(u); return x.pathname + x.search; };
+const key = (method, url) => `${method} ${url}`;
+
+/**
+ * The exchanges of a session's records (reassembled): { method, url (path and query),
+ * requestSHA, requestTruncated, status (0: no response), head, bodySHA, truncated, notes }.
+ * A revisit's body is its original's, found by payload digest.
+ */
+export function archivedExchanges(records) {
+  const bodies = new Map();
+  for (const r of records) {
+    if (r.type !== "response") continue;
+    const digest = r.fields["Payload-Digest"] || r.fields["WARC-Payload-Digest"];
+    if (digest) bodies.set(digest, httpBody(r.block).body);
+  }
+  const byRequest = new Map();
+  const out = [];
+  for (const r of records) {
+    if (r.type !== "request") continue;
+    const { head, body } = httpBody(r.block);
+    const ex = {
+      id: r.id, method: head.split(" ")[0], url: target(r.uri), requestSHA: sha256(body),
+      requestTruncated: r.fields.Truncated || "", status: 0, head: "", bodySHA: "", truncated: "", notes: [],
+    };
+    byRequest.set(r.id, ex);
+    out.push(ex);
+  }
+  for (const r of records) {
+    const ex = byRequest.get(r.fields["Related-Record-ID"]);
+    if (!ex) continue;
+    if (r.type === "metadata") ex.notes.push(r.block.toString("utf8"));
+    if (r.type !== "response" && r.type !== "revisit") continue;
+    const { head, body } = httpBody(r.block);
+    ex.head = head;
+    ex.status = Number(head.split(" ")[1]);
+    ex.truncated = r.fields.Truncated || "";
+    const original = r.type === "revisit" ? bodies.get(r.fields["WARC-Payload-Digest"] || r.fields["Payload-Digest"]) : body;
+    ex.bodySHA = original ? sha256(original) : "(revisit of a payload not in the session)";
+  }
+  return out;
+}
+
+/** A note in general words: URLs, numbers and quoted values left out, to count by. */
+export const reasonOf = (note) => note
+  .replace(/https?:\/\/\S+/g, "URL").replace(/\d+/g, "N").replace(/"[^"]*"/g, "…").trim();
+
+const setCookies = (lines) => lines.filter(([name]) => /^set-cookie$/i.test(name)).length;
+const headFields = (head) => head.split("\r\n").slice(1).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]);
+
+/**
+ * Pairs each exchange on the wire with an archived one (same method and URL; the same
+ * bodies first) and sorts them:
+ * - exact: status, request body, response body (decoded as the browser gives it) and
+ *   the number of Set-Cookie fields as on the wire;
+ * - marked: archived otherwise, with a mark in its own records (Truncated, a note that
+ *   says why, or a "no response" note), counted by the note's reason;
+ * - unmarked: archived otherwise, with no mark: what must never happen;
+ * - missing: on the wire, not in the archive; each says whether the plain DevTools
+ *   client heard of it (devtools: the { method, url } of each request it was told of).
+ * Archived exchanges the wire never saw (cancelled before they were sent) are extra;
+ * one of them with a response is an unmarked difference. missingHeard lists, by method
+ * and URL, the missing exchanges that the plain client was told of: more missing than
+ * the wire carried beyond what it was told ("beyond" of them).
+ */
+export function compareWire(wire, archived, devtools) {
+  const groups = new Map();
+  const group = (k) => { if (!groups.has(k)) groups.set(k, { wire: [], archived: [] }); return groups.get(k); };
+  for (const w of wire) group(key(w.method, w.url)).wire.push(w);
+  for (const a of archived) group(key(a.method, a.url)).archived.push(a);
+  const heard = new Map();
+  for (const d of devtools) heard.set(key(d.method, d.url), (heard.get(key(d.method, d.url)) || 0) + 1);
+
+  const report = { wire: wire.length, exact: 0, marked: {}, marks: [], unmarked: [], missing: [], extra: [] };
+  let current;
+  const mark = (reason) => {
+    report.marked[reason] = (report.marked[reason] || 0) + 1;
+    report.marks.push({ method: current.method, url: current.url, reason });
+  };
+  const responseExact = (w, a) => a.status === w.status && a.bodySHA === w.decoded_sha256 && setCookies(headFields(a.head)) === setCookies(w.headers);
+  for (const [k, g] of groups) {
+    const left = [...g.archived];
+    const take = (f) => {
+      for (const w of g.wire.filter((x) => !x.paired)) {
+        const i = left.findIndex((a) => f(w, a));
+        if (i >= 0) { w.paired = left.splice(i, 1)[0]; }
+      }
+    };
+    take((w, a) => a.requestSHA === w.request_sha256 && responseExact(w, a));
+    take((w, a) => a.requestSHA === w.request_sha256 && (a.status === w.status || a.status === 0));
+    take(() => true);
+    for (const w of g.wire) {
+      const a = w.paired;
+      delete w.paired;
+      current = w;
+      if (!a) {
+        const told = heard.get(k) || 0;
+        report.missing.push({ method: w.method, url: w.url, status: w.status, heardByDevTools: told });
+        continue;
+      }
+      const why = a.notes.map(reasonOf).join(" / ");
+      const requestOK = a.requestSHA === w.request_sha256;
+      if (a.status === 0) {
+        mark(why || "no response (no note)");
+        if (!why) report.unmarked.push({ url: w.url, what: "no response and no note" });
+        continue;
+      }
+      const responseOK = responseExact(w, a);
+      if (requestOK && responseOK) { report.exact++; continue; }
+      const requestMarked = requestOK || a.requestTruncated || a.notes.length > 0;
+      const responseMarked = responseOK || (a.truncated && a.notes.length > 0);
+      if (requestMarked && responseMarked) { mark(why); continue; }
+      report.unmarked.push({
+        method: w.method, url: w.url,
+        what: [
+          !requestMarked && `request body: ${w.request_size} bytes on the wire, archived otherwise`,
+          !responseMarked && `response: ${w.status} ${w.decoded_size} bytes (${setCookies(w.headers)} Set-Cookie) on the wire, archived ${a.status} (${setCookies(headFields(a.head))} Set-Cookie) ${a.bodySHA === w.decoded_sha256 ? "same body" : "other body"}${a.truncated ? `, Truncated: ${a.truncated} with no note` : ""}`,
+        ].filter(Boolean).join("; "),
+      });
+    }
+    for (const a of left) {
+      report.extra.push({ method: a.method, url: a.url, status: a.status, notes: a.notes.map(reasonOf) });
+      if (a.status !== 0) report.unmarked.push({ method: a.method, url: a.url, what: `archived with status ${a.status}, never on the wire` });
+    }
+  }
+  // A missing exchange is one the browser kept from DevTools if, of the exchanges with
+  // its method and URL, fewer were told to the plain client than crossed the wire.
+  const missingBy = new Map();
+  for (const m of report.missing) missingBy.set(key(m.method, m.url), (missingBy.get(key(m.method, m.url)) || 0) + 1);
+  report.missingHeard = [];
+  for (const [k, n] of missingBy) {
+    const onWire = groups.get(k).wire.length;
+    const told = heard.get(k) || 0;
+    const beyond = n - Math.max(0, onWire - told);
+    if (beyond > 0) report.missingHeard.push({ exchange: k, onWire, missing: n, toldToDevTools: told, archived: onWire - n, beyond });
+  }
+  return report;
+}
+
+/** One line of a report, for a person: counts, marks by reason, what is missing. */
+export function summary(report) {
+  const marked = Object.values(report.marked).reduce((a, b) => a + b, 0);
+  const missing = report.missing.map((m) => `${m.method} ${m.url}`).join(", ");
+  return `${report.wire} exchanges on the wire: ${report.exact} archived byte-exact, ${marked} archived marked ${JSON.stringify(report.marked)}, ${report.missing.length} missing${missing ? ` (${missing})` : ""}, ${report.unmarked.length} unmarked differences; ${report.extra.length} archived exchanges never reached the wire`;
+}
+
+// api calls the extension's API from one of its pages (ext).
+const api = (ext, method, p) => ext.evaluate(async ([method, p]) => {
+  const res = await fetch(p, { method });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : null };
+}, [method, p]);
+
+// sessionRecords fetches a session's WARC through an extension page and reads it.
+const sessionRecords = async (ext, id) => reassemble(readWarc09(Buffer.from(await ext.evaluate(async (p) => {
+  const b = new Uint8Array(await (await fetch(p)).arrayBuffer());
+  let s = "";
+  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  return btoa(s);
+}, `/api/sessions/${id}/warc.gz`), "base64")));
+
+/** Waits until site's wire has been quiet for 2 s: every exchange begun has ended. */
+export async function wireQuiet(site) {
+  let n = -1, since = Date.now();
+  await waitFor(() => {
+    const now = site.wire().length;
+    if (now !== n) { n = now; since = Date.now(); }
+    return Date.now() - since > 2000;
+  }, "the wire to be quiet", 60000);
+}
+
+/**
+ * Records what act(page) does in a new tab opened at site's start page (site: as
+ * startDokuWiki gives it), with the recording started and stopped through the API of
+ * the extension page ext, and a plain DevTools client (Network.enable, nothing else)
+ * attached to the same tab from before the recording starts. Resolves to { records,
+ * info (the stopped session), wire (the exchanges begun meanwhile), devtools, report
+ * (compareWire's) }.
+ */
+export async function recordAgainstWire(browser, ext, site, act) {
+  const page = await browser.context.newPage();
+  const startURL = new URL("doku.php?id=start", site.url).href;
+  await page.goto(startURL);
+  const tab = await tabId(browser.sw, startURL);
+  const cdp = await browser.context.newCDPSession(page);
+  const devtools = [];
+  cdp.on("Network.requestWillBeSent", (e) => {
+    if (e.request.url.startsWith(site.url)) devtools.push({ method: e.request.method, url: target(e.request.url) });
+  });
+  await cdp.send("Network.enable");
+  await wireQuiet(site);
+  devtools.length = 0;
+  const t0 = Date.now();
+  const start = await api(ext, "POST", `/api/record/start?tab=${tab}`);
+  if (start.status !== 200) throw new Error(`start: ${start.status} ${JSON.stringify(start.json)}`);
+  await act(page);
+  await wireQuiet(site);
+  const stop = await api(ext, "POST", "/api/record/stop");
+  if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.json)}`);
+  const t1 = Date.now();
+  await cdp.detach();
+  await page.close();
+  const records = await sessionRecords(ext, start.json.id);
+  const wire = site.wire().filter((w) => w.start >= t0 && w.start <= t1);
+  return { records, info: stop.json, wire, devtools, report: compareWire(wire, archivedExchanges(records), devtools) };
+}
