@@ -24,7 +24,7 @@ func FuzzLookup(f *testing.F) {
 	f.Fuzz(func(t *testing.T, method, url, ctype, body, at string) {
 		r := &Request{Method: method, URL: url, Header: http.Header{"Content-Type": {ctype}}, Body: []byte(body)}
 		rec := httptest.NewRecorder()
-		a := ix.Serve(rec, r, at, bytes.NewReader(file), int64(len(file)))
+		a := ix.Serve(rec, r, at, NewFile(bytes.NewReader(file), int64(len(file))))
 		if !a.Archived && (a.Status != 404 || !strings.Contains(rec.Body.String(), "Not archived")) {
 			t.Fatalf("unarchived answer %+v", a)
 		}
@@ -52,7 +52,7 @@ func FuzzReadIndex(f *testing.F) {
 			if got := ix.exact(c.URLKey); len(got) == 0 {
 				t.Fatalf("capture %q not found under its key", c.URLKey)
 			}
-			ix.Open(bytes.NewReader([]byte(text)), int64(len(text)), c)
+			ix.Open(NewFile(strings.NewReader(text), int64(len(text))), c)
 		}
 	})
 }
