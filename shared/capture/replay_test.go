@@ -150,7 +150,8 @@ func (s *getCountingStore) Get(key string) ([]byte, error) {
 
 // TestReplayReadsOnlyTheRecord: answering a small capture reads the chunk of its
 // record, not the large record's after it, which the WARC reader's buffer would
-// otherwise reach into; the large one is read whole.
+// otherwise reach into; a batch leaves the large one out without reading it; the
+// large one is read whole.
 func TestReplayReadsOnlyTheRecord(t *testing.T) {
 	store := &getCountingStore{MemStore: NewMemStore()}
 	svc, _ := NewService(store, newFakeHost())
@@ -188,6 +189,14 @@ func TestReplayReadsOnlyTheRecord(t *testing.T) {
 	}
 	if store.read > 64<<10 {
 		t.Errorf("answering a 5-byte capture read %d bytes from the store", store.read)
+	}
+	// Its batch leaves the large one out, unread (the small one's chunk is in the
+	// cache).
+	store.read = 0
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/replay/"+info.ID+"/batch?url=http://example.org/0", nil))
+	if answers, _, err := replay.ReadBatch(rec.Body); err != nil || len(answers) != 1 || store.read > 0 {
+		t.Errorf("the batch: %v (%v), %d bytes read from the store", answers, err, store.read)
 	}
 	if got := answer("http://example.org/big"); !bytes.Equal(got, big) {
 		t.Fatalf("the large answer: %d bytes, want %d", len(got), len(big))
@@ -231,9 +240,9 @@ func TestReplayCachesChunks(t *testing.T) {
 	}
 }
 
-// TestReplayBatchAPI: a page's batch answers the session's other captures as their
-// own requests would be, and those the replay says it answered from the batch are
-// in the log.
+// TestReplayBatchAPI: a page's batch answers it and the session's other captures
+// as their own requests would be, and those the replay says it answered from the
+// batch are in the log.
 func TestReplayBatchAPI(t *testing.T) {
 	svc, _ := NewService(NewMemStore(), newFakeHost())
 	h := svc.Handler()
@@ -256,7 +265,7 @@ func TestReplayBatchAPI(t *testing.T) {
 	for i, a := range answers {
 		got[a.URL] = string(bodies[i])
 	}
-	if want := map[string]string{"http://example.org/1": "style", "http://example.org/2": "script"}; !maps.Equal(got, want) {
+	if want := map[string]string{"http://example.org/0": "page", "http://example.org/1": "style", "http://example.org/2": "script"}; !maps.Equal(got, want) {
 		t.Errorf("batch %v, want %v", got, want)
 	}
 	if rec := do("POST", "/api/replay/"+info.ID+"/served", `{"urls":["http://example.org/1","http://example.org/2"]}`); rec.Code != http.StatusNoContent {

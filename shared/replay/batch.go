@@ -20,6 +20,9 @@ const (
 	BatchBody     = 256 << 10
 )
 
+// recordHeaders bounds the WARC and HTTP headers of a record a batch holds.
+const recordHeaders = 64 << 10
+
 // batchReaders is how many captures a batch reads at the same time.
 const batchReaders = 6
 
@@ -30,12 +33,13 @@ type BatchAnswer struct {
 	Size int `json:"size"`
 }
 
-// ServeBatch writes to w the answers that GET requests of the resources recorded
-// with page get from Serve, at the same time at, so that a replay can answer them
-// without asking for each: the URLs of the GET captures around page's capture, up to
-// the captures of other pages (isPage says whether a URL is a page's) before and
-// after it, nearest first. Only archived answers are in it, none approximate, at
-// most BatchCaptures; large bodies are left out (see BatchBody).
+// ServeBatch writes to w the answers that GET requests of page and of the
+// resources recorded with it get from Serve, at the same time at, so that a replay
+// can answer them without asking for each: page's own, then those of the URLs of
+// the GET captures around page's capture, up to the captures of other pages
+// (isPage says whether a URL is a page's) before and after it, nearest first. Only
+// archived answers are in it, none approximate, at most BatchCaptures; large
+// bodies are left out (see BatchBody).
 //
 // What is written is the length of the answers' JSON (4 bytes, big-endian), that
 // JSON (a list of BatchAnswer), and their bodies one after the other. The
@@ -43,7 +47,7 @@ type BatchAnswer struct {
 func (ix *Index) ServeBatch(w http.ResponseWriter, page, at string, f File, isPage func(string) bool) []BatchAnswer {
 	var urls []string
 	if m, ok := ix.Lookup(&Request{Method: http.MethodGet, URL: page}, at); ok {
-		urls = ix.neighbours(m.Capture, isPage, BatchCaptures)
+		urls = append([]string{page}, ix.neighbours(m.Capture, isPage, BatchCaptures-1)...)
 	}
 	type read struct {
 		a    Answer
@@ -107,7 +111,9 @@ func (ix *Index) ServeBatch(w http.ResponseWriter, page, at string, f File, isPa
 // exact, and its body at most BatchBody bytes.
 func (ix *Index) answerWhole(r *Request, at string, f File) (Answer, []byte, bool) {
 	m, ok := ix.Lookup(r, at)
-	if !ok || m.Approximate {
+	// A record longer than a body may be, with its headers, holds a larger body
+	// (gzip makes nothing much longer): it is not read.
+	if !ok || m.Approximate || m.Capture.Length > BatchBody+recordHeaders {
 		return Answer{}, nil, false
 	}
 	resp, err := ix.Open(f, m.Capture)

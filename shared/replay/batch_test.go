@@ -11,9 +11,9 @@ import (
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
-// TestServeBatch: a page's batch holds the GET captures recorded around it, up to
-// other pages, each the answer and body that Serve gives its own request; large
-// bodies and requests of other methods are left out.
+// TestServeBatch: a page's batch holds its own answer and those of the GET captures
+// recorded around it, up to other pages, each the answer and body that Serve gives
+// its own request; large bodies and requests of other methods are left out.
 func TestServeBatch(t *testing.T) {
 	const (
 		home = "http://example.com/"
@@ -28,11 +28,12 @@ func TestServeBatch(t *testing.T) {
 		pages          []string
 		want           []string
 	}{
-		{name: "up to the next page", page: home, pages: []string{home, wire}, want: []string{old, css, cp, js}},
-		{name: "to the end", page: home, pages: []string{home}, want: []string{old, css, cp, js, wire}},
+		{name: "up to the next page", page: home, pages: []string{home, wire}, want: []string{home, old, css, cp, js}},
+		{name: "to the end", page: home, pages: []string{home}, want: []string{home, old, css, cp, js, wire}},
 		// The morning capture is first in the file; the noon one, a page, ends it.
-		{name: "the capture nearest to at", page: home, at: "20240101010000", pages: []string{home}, want: nil},
-		{name: "backwards from a page", page: wire, pages: []string{home, wire}, want: []string{js, cp, css, old}},
+		{name: "the capture nearest to at", page: home, at: "20240101010000", pages: []string{home}, want: []string{home}},
+		{name: "backwards from a page", page: wire, pages: []string{home, wire}, want: []string{wire, js, cp, css, old}},
+		{name: "a page too large", page: "http://example.com/big.bin", pages: []string{home, wire}, want: []string{js, cp, css, old}},
 		{name: "no capture of the page", page: "http://example.com/nowhere", pages: nil, want: nil},
 	}
 	for _, v := range []warc.Version{warc.V09, warc.V11} {
