@@ -21,6 +21,7 @@ const showLog = () => {
   if (logTimer) return;
   logTimer = setTimeout(async () => {
     logTimer = null;
+    if (served.length) await api("/served", { method: "POST", body: JSON.stringify({ urls: served.splice(0) }) });
     const log = await (await api("/log")).json();
     $("replay-answered").textContent = String(log.answered);
     $("replay-missed-count").textContent = String(log.missed.length);
@@ -30,20 +31,57 @@ const showLog = () => {
   }, 100);
 };
 
-// answer hands one paused request to the core and its answer to the browser.
-async function answer(target, { requestId, request }) {
+// A page and its resources are answered from a batch that the core prepares when the
+// page's document is requested (GET /api/replay/ID/batch): the answers their GET
+// requests get from the core, had in one trip instead of one each. The core is told
+// which were answered that way, for the log.
+let batch = new Map(); // URL -> { a: the answer, body: its bytes }
+let batching = null; // the batch on its way
+let mainFrame = null;
+const served = [];
+const loadBatch = (url) => {
+  const into = batch;
+  const loaded = api(`/batch?url=${encodeURIComponent(url)}&ts=${encodeURIComponent(ts)}`).then(async (res) => {
+    if (!res.ok) return;
+    const buf = new Uint8Array(await res.arrayBuffer());
+    const n = new DataView(buf.buffer).getUint32(0);
+    let at = 4 + n;
+    for (const a of JSON.parse(new TextDecoder().decode(buf.subarray(4, at)))) {
+      into.set(a.url, { a, body: buf.subarray(at, at + a.size) });
+      at += a.size;
+    }
+  }).catch(() => {}) // its requests are then answered one by one
+    .finally(() => { if (batching === loaded) batching = null; });
+  batching = loaded;
+};
+const fromBatch = async (url) => {
+  if (!batch.has(url) && batching) await batching;
+  return batch.get(url);
+};
+
+// answer hands one paused request to the core (or takes its answer from the batch)
+// and its answer to the browser.
+async function answer(target, { requestId, request, resourceType, frameId }) {
   try {
-    const res = await api(`/answer?ts=${encodeURIComponent(ts)}`, {
-      method: "POST",
-      body: JSON.stringify({ method: request.method, url: request.url, headers: request.headers, postDataEntries: request.postDataEntries }),
-    });
-    if (!res.ok) throw new Error(`${request.url}: ${(await res.json()).error}`);
-    const a = decodeAnswer(res.headers.get("X-Webkeep-Answer"));
-    const body = new Uint8Array(await res.arrayBuffer());
+    if (resourceType === "Document") {
+      if (!target.sessionId && frameId === mainFrame) batch = new Map(); // a new page
+      if (request.method === "GET") loadBatch(request.url);
+    }
+    let got = request.method === "GET" && !request.hasPostData && await fromBatch(request.url);
+    if (!got) {
+      const res = await api(`/answer?ts=${encodeURIComponent(ts)}`, {
+        method: "POST",
+        body: JSON.stringify({ method: request.method, url: request.url, headers: request.headers, postDataEntries: request.postDataEntries }),
+      });
+      if (!res.ok) throw new Error(`${request.url}: ${(await res.json()).error}`);
+      got = { a: decodeAnswer(res.headers.get("X-Webkeep-Answer")), body: new Uint8Array(await res.arrayBuffer()), asked: true };
+    }
+    const { a, body, asked } = got;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: a.headers, body: body.toBase64(),
       ...(a.reason ? { responsePhrase: a.reason } : {}),
     });
+    if (!asked) served.push(request.url);
     if (request.url === pageURL && a.timestamp && !$("replay-time").textContent) {
       $("replay-time").textContent = a.timestamp.replace(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)$/, "$1-$2-$3 $4:$5:$6");
     }
@@ -118,6 +156,7 @@ async function start() {
   // first, and a crash of the replayed page is said in the bar.
   await chrome.debugger.sendCommand({ tabId }, "Page.enable");
   await chrome.debugger.sendCommand({ tabId }, "Inspector.enable");
+  mainFrame = (await chrome.debugger.sendCommand({ tabId }, "Page.getFrameTree")).frameTree.frame.id;
   await navigate();
   document.body.dataset.replayTab = String(tabId);
   $("state").dataset.state = "replaying";

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"container/list"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,15 +12,18 @@ import (
 )
 
 // replays holds, per session, what a replay of it needs: its index, its WARC file
-// read at any offset, and the log of what was answered.
+// read from any offset, and the log of what was answered; and the chunks of WARC
+// files that replays read last.
 type replays struct {
 	mu       sync.Mutex
 	sessions map[string]*sessionReplay
+	cache    chunkCache
 }
 
 type sessionReplay struct {
 	index *replay.Index
 	file  *chunkedFile
+	pages map[string]bool // the URLs of the session's pages
 	log   replay.Log
 }
 
@@ -40,7 +44,7 @@ func (s *Service) replayOf(sess *Session) (*sessionReplay, error) {
 	if r != nil && len(r.file.keys) == len(keys) {
 		return r, nil
 	}
-	file, err := openChunkedFile(s.store, keys)
+	file, err := openChunkedFile(s.store, keys, &s.replays.cache)
 	if err != nil {
 		return nil, fmt.Errorf("replay: session %s: reading its WARC: %w", sess.info.ID, err)
 	}
@@ -52,7 +56,14 @@ func (s *Service) replayOf(sess *Session) (*sessionReplay, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session %s: %w", sess.info.ID, err)
 	}
-	r = &sessionReplay{index: ix, file: file}
+	pages, err := sess.Pages()
+	if err != nil {
+		return nil, fmt.Errorf("replay: session %s: its pages: %w", sess.info.ID, err)
+	}
+	r = &sessionReplay{index: ix, file: file, pages: map[string]bool{}}
+	for _, p := range pages {
+		r.pages[p.URL] = true
+	}
 	if s.replays.sessions == nil {
 		s.replays.sessions = map[string]*sessionReplay{}
 	}
@@ -71,7 +82,11 @@ type replayPage struct {
 // /api/replay/{id}/answer reads.
 const maxReplayedBody = 64 << 20
 
-// routeReplay adds the replay API: start a replay, answer a request, show the log.
+// maxServedList is the largest list of URLs that /api/replay/{id}/served reads.
+const maxServedList = 1 << 20
+
+// routeReplay adds the replay API: start a replay, answer a request, the batch of
+// a page's resources, log those the replay answered from a batch, show the log.
 func (s *Service) routeReplay(mux *routeTable) {
 	mux.HandleFunc("POST /api/replay/{id}/start", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		rp, err := s.replayOf(sess)
@@ -112,8 +127,35 @@ func (s *Service) routeReplay(mux *routeTable) {
 			writeError(w, http.StatusInternalServerError, err)
 			return
 		}
-		a := rp.index.Serve(w, req, r.URL.Query().Get("ts"), rp.file, rp.file.size)
+		a := rp.index.Serve(w, req, r.URL.Query().Get("ts"), rp.file)
 		rp.log.Add(a)
+	}))
+	mux.HandleFunc("GET /api/replay/{id}/batch", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+		rp, err := s.replayOf(sess)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		q := r.URL.Query()
+		rp.index.ServeBatch(w, q.Get("url"), q.Get("ts"), rp.file, func(u string) bool { return rp.pages[u] })
+	}))
+	mux.HandleFunc("POST /api/replay/{id}/served", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+		var served struct {
+			URLs []string `json:"urls"`
+		}
+		if err := readJSON(r.Body, maxServedList, &served); err != nil {
+			writeError(w, http.StatusBadRequest, err)
+			return
+		}
+		rp, err := s.replayOf(sess)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err)
+			return
+		}
+		for _, u := range served.URLs {
+			rp.log.Add(replay.Answer{URL: u, Archived: true})
+		}
+		w.WriteHeader(http.StatusNoContent)
 	}))
 	mux.HandleFunc("GET /api/replay/{id}/log", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
 		rp, err := s.replayOf(sess)
@@ -125,22 +167,19 @@ func (s *Service) routeReplay(mux *routeTable) {
 	}))
 }
 
-// chunkedFile reads a stream kept in the store as chunks (a session's WARC) at any
-// offset, holding one chunk in memory.
+// chunkedFile is a stream kept in the store as chunks (a session's WARC), as a
+// replay.File.
 type chunkedFile struct {
 	store  Store
 	keys   []string
 	starts []int64 // offset of each chunk
 	size   int64
-
-	mu  sync.Mutex
-	at  int // index of the chunk in cur; -1: none
-	cur []byte
+	cache  *chunkCache
 }
 
 // openChunkedFile reads each chunk once, to learn where it starts.
-func openChunkedFile(store Store, keys []string) (*chunkedFile, error) {
-	f := &chunkedFile{store: store, keys: keys, at: -1}
+func openChunkedFile(store Store, keys []string, cache *chunkCache) (*chunkedFile, error) {
+	f := &chunkedFile{store: store, keys: keys, cache: cache}
 	for _, k := range keys {
 		b, err := store.Get(k)
 		if err != nil {
@@ -153,29 +192,130 @@ func openChunkedFile(store Store, keys []string) (*chunkedFile, error) {
 	return f, nil
 }
 
-// ReadAt reads from the chunks that hold [off, off+len(p)).
-func (f *chunkedFile) ReadAt(p []byte, off int64) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for n < len(p) {
-		pos := off + int64(n)
-		if pos >= f.size {
-			return n, io.EOF
-		}
-		i := sort.Search(len(f.starts), func(i int) bool { return f.starts[i] > pos }) - 1
-		if i != f.at {
-			b, err := f.store.Get(f.keys[i])
-			if err != nil {
-				return n, err
-			}
-			f.at, f.cur = i, b
-		}
-		c := pos - f.starts[i]
-		if c >= int64(len(f.cur)) {
-			return n, fmt.Errorf("replay: chunk %s changed size", f.keys[i])
-		}
-		n += copy(p[n:], f.cur[c:])
+// Size returns the stream's length in bytes.
+func (f *chunkedFile) Size() int64 { return f.size }
+
+// Reader returns a reader of the stream from offset off on, which holds one chunk
+// in memory. Each of its reads ends at the latest where its chunk ends: a reader
+// that buffers ahead (the WARC reader's 64 KiB) asks the store for no chunk the
+// record it reads does not reach into. Readers of one file wait for no other, so
+// the replay's requests read their chunks at the same time. The chunk a reader
+// starts in is kept in the cache, where the next requests (a page's other
+// resources, recorded next to it; an import's records, 4 MiB to a chunk; a reload)
+// find it; the chunks after it (a large body's) pass through.
+func (f *chunkedFile) Reader(off int64) io.Reader { return &chunkReader{f: f, pos: off, at: -1} }
+
+// chunkReader reads a chunkedFile on from pos.
+type chunkReader struct {
+	f   *chunkedFile
+	pos int64
+	at  int // index of the chunk in cur; -1: none
+	cur []byte
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	f := r.f
+	if r.pos >= f.size {
+		return 0, io.EOF
 	}
+	i := sort.Search(len(f.starts), func(i int) bool { return f.starts[i] > r.pos }) - 1
+	if i != r.at {
+		b, err := f.chunk(i, r.at < 0)
+		if err != nil {
+			return 0, err
+		}
+		r.at, r.cur = i, b
+	}
+	c := r.pos - f.starts[i]
+	if c >= int64(len(r.cur)) {
+		return 0, fmt.Errorf("replay: chunk %s changed size", f.keys[i])
+	}
+	n := copy(p, r.cur[c:])
+	r.pos += int64(n)
 	return n, nil
+}
+
+// chunk returns chunk i, from the cache or from the store; kept, it is put in the
+// cache.
+func (f *chunkedFile) chunk(i int, keep bool) ([]byte, error) {
+	id := cachedChunk{f, i}
+	if b, ok := f.cache.get(id); ok {
+		return b, nil
+	}
+	b, err := f.store.Get(f.keys[i])
+	if err != nil {
+		return nil, err
+	}
+	if keep {
+		f.cache.put(id, b)
+	}
+	return b, nil
+}
+
+// chunkCacheBytes bounds the chunks a chunkCache holds: two of an import's.
+const chunkCacheBytes = 10 << 20
+
+// A chunkCache keeps the chunks of WARC files that replays read last, up to
+// chunkCacheBytes in all, the least recently used dropped first. It is safe for
+// concurrent use.
+type chunkCache struct {
+	mu    sync.Mutex
+	size  int
+	order list.List // of *cacheEntry, the most recently used first
+	byID  map[cachedChunk]*list.Element
+}
+
+// cachedChunk names a chunk of a file. A session's file is made anew when the
+// session grows, and its chunks never change: a file's entries are never stale.
+type cachedChunk struct {
+	f *chunkedFile
+	i int
+}
+
+type cacheEntry struct {
+	id cachedChunk
+	b  []byte
+}
+
+func (c *chunkCache) get(id cachedChunk) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.byID[id]
+	if !ok {
+		return nil, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*cacheEntry).b, true
+}
+
+// put keeps b, unless it alone is over half the cache.
+func (c *chunkCache) put(id cachedChunk, b []byte) {
+	if len(b) > chunkCacheBytes/2 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byID[id]; ok {
+		return
+	}
+	if c.byID == nil {
+		c.byID = map[cachedChunk]*list.Element{}
+	}
+	c.byID[id] = c.order.PushFront(&cacheEntry{id, b})
+	c.size += len(b)
+	for c.size > chunkCacheBytes {
+		e := c.order.Back()
+		old := e.Value.(*cacheEntry)
+		c.order.Remove(e)
+		delete(c.byID, old.id)
+		c.size -= len(old.b)
+	}
+}
+
+// purge empties the cache.
+func (c *chunkCache) purge() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order.Init()
+	c.byID, c.size = nil, 0
 }

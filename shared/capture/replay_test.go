@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -129,5 +133,149 @@ func TestReplaySeesTheSessionGrow(t *testing.T) {
 	}
 	if a, body := answer("http://example.org/new"); !a.Archived || body != "written later" {
 		t.Errorf("after the session grew: archived %v, body %q", a.Archived, body)
+	}
+}
+
+// getCountingStore counts the bytes its Get returns.
+type getCountingStore struct {
+	*MemStore
+	read int
+}
+
+func (s *getCountingStore) Get(key string) ([]byte, error) {
+	b, err := s.MemStore.Get(key)
+	s.read += len(b)
+	return b, err
+}
+
+// TestReplayReadsOnlyTheRecord: answering a small capture reads the chunk of its
+// record, not the large record's after it, which the WARC reader's buffer would
+// otherwise reach into; a batch leaves the large one out without reading it; the
+// large one is read whole.
+func TestReplayReadsOnlyTheRecord(t *testing.T) {
+	store := &getCountingStore{MemStore: NewMemStore()}
+	svc, _ := NewService(store, newFakeHost())
+	h := svc.Handler()
+	var info SessionInfo
+	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small")), &info); j.State != "done" {
+		t.Fatalf("import: %+v", j)
+	}
+	sess, err := svc.Session(info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, 3<<20)
+	rand.NewChaCha8([32]byte{1}).Read(big)
+	if err := sess.WriteExchange(&recorder.Exchange{
+		Method: "GET", URL: "http://example.org/big", Protocol: "HTTP/1.1", Status: 200,
+		RespHeader: recorder.Fields{{Name: "Content-Type", Value: "application/octet-stream"}}, RespBody: big,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	answer := func(url string) []byte {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/replay/"+info.ID+"/answer", strings.NewReader(`{"method":"GET","url":"`+url+`","headers":{}}`)))
+		if a, err := replay.ReadAnswer(rec.Header()); err != nil || !a.Archived {
+			t.Fatalf("%s: archived %v, %v", url, a.Archived, err)
+		}
+		return rec.Body.Bytes()
+	}
+	answer("http://example.org/0") // the replay reads its index
+	svc.replays.cache.purge()
+	store.read = 0
+	if got := answer("http://example.org/0"); string(got) != "small" {
+		t.Fatalf("answer %q", got)
+	}
+	if store.read > 64<<10 {
+		t.Errorf("answering a 5-byte capture read %d bytes from the store", store.read)
+	}
+	// Its batch leaves the large one out, unread (the small one's chunk is in the
+	// cache).
+	store.read = 0
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/replay/"+info.ID+"/batch?url=http://example.org/0", nil))
+	if answers, _, err := replay.ReadBatch(rec.Body); err != nil || len(answers) != 1 || store.read > 0 {
+		t.Errorf("the batch: %v (%v), %d bytes read from the store", answers, err, store.read)
+	}
+	if got := answer("http://example.org/big"); !bytes.Equal(got, big) {
+		t.Fatalf("the large answer: %d bytes, want %d", len(got), len(big))
+	}
+}
+
+// TestReplayCachesChunks: the answers of captures kept in one chunk (an import's
+// are 4 MiB) read that chunk from the store once.
+func TestReplayCachesChunks(t *testing.T) {
+	store := &getCountingStore{MemStore: NewMemStore()}
+	svc, _ := NewService(store, newFakeHost())
+	h := svc.Handler()
+	bodies := make([][]byte, 20)
+	for i := range bodies {
+		bodies[i] = fmt.Appendf(nil, "body %d", i)
+	}
+	var info SessionInfo
+	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, bodies...), &info); j.State != "done" {
+		t.Fatalf("import: %+v", j)
+	}
+	do := func(path, body string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", path, strings.NewReader(body)))
+		return rec
+	}
+	do("/api/replay/"+info.ID+"/start", "")
+	keys, _ := store.Keys("s/" + info.ID + "/warc/")
+	if len(keys) != 1 {
+		t.Fatalf("the import is in %d chunks, want 1", len(keys))
+	}
+	chunk, _ := store.MemStore.Get(keys[0])
+	store.read = 0
+	for i, want := range bodies {
+		rec := do("/api/replay/"+info.ID+"/answer", fmt.Sprintf(`{"method":"GET","url":"http://example.org/%d","headers":{}}`, i))
+		if !bytes.Equal(rec.Body.Bytes(), want) {
+			t.Fatalf("answer %d: %q, want %q", i, rec.Body, want)
+		}
+	}
+	if store.read != len(chunk) {
+		t.Errorf("%d answers read %d bytes from the store, want the chunk's %d once", len(bodies), store.read, len(chunk))
+	}
+}
+
+// TestReplayBatchAPI: a page's batch answers it and the session's other captures
+// as their own requests would be, and those the replay says it answered from the
+// batch are in the log.
+func TestReplayBatchAPI(t *testing.T) {
+	svc, _ := NewService(NewMemStore(), newFakeHost())
+	h := svc.Handler()
+	var info SessionInfo
+	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("page"), []byte("style"), []byte("script")), &info); j.State != "done" {
+		t.Fatalf("import: %+v", j)
+	}
+	do := func(method, path, body string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+		return rec
+	}
+	do("POST", "/api/replay/"+info.ID+"/start", "")
+	rec := do("GET", "/api/replay/"+info.ID+"/batch?url="+url.QueryEscape("http://example.org/0"), "")
+	answers, bodies, err := replay.ReadBatch(rec.Body)
+	if rec.Code != 200 || err != nil {
+		t.Fatalf("batch: %d %v", rec.Code, err)
+	}
+	got := map[string]string{}
+	for i, a := range answers {
+		got[a.URL] = string(bodies[i])
+	}
+	if want := map[string]string{"http://example.org/0": "page", "http://example.org/1": "style", "http://example.org/2": "script"}; !maps.Equal(got, want) {
+		t.Errorf("batch %v, want %v", got, want)
+	}
+	if rec := do("POST", "/api/replay/"+info.ID+"/served", `{"urls":["http://example.org/1","http://example.org/2"]}`); rec.Code != http.StatusNoContent {
+		t.Fatalf("served: %d %s", rec.Code, rec.Body)
+	}
+	var log replay.LogView
+	if err := json.Unmarshal(do("GET", "/api/replay/"+info.ID+"/log", "").Body.Bytes(), &log); err != nil || log.Answered != 2 {
+		t.Errorf("log %+v (%v), want 2 answered", log, err)
+	}
+	if rec := do("POST", "/api/replay/"+info.ID+"/served", `{"urls":1}`); rec.Code != http.StatusBadRequest {
+		t.Errorf("served no list: %d", rec.Code)
 	}
 }

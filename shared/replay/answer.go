@@ -37,16 +37,16 @@ type HeaderField struct {
 // base64 of its JSON (header values must be ASCII); the body is the replayed body.
 const AnswerHeader = "X-Webkeep-Answer"
 
-// Serve answers r from ix and the WARC file src of size bytes, the capture nearest
-// to at, and writes it to w: status 200, the Answer in AnswerHeader, the body
-// streamed. A request nothing answers gets the "not archived" page (Answer.Status
-// 404, Archived false). The Answer is returned for the log.
-func (ix *Index) Serve(w http.ResponseWriter, r *Request, at string, src io.ReaderAt, size int64) Answer {
+// Serve answers r from ix and the WARC file f, the capture nearest to at, and
+// writes it to w: status 200, the Answer in AnswerHeader, the body streamed. A
+// request nothing answers gets the "not archived" page (Answer.Status 404,
+// Archived false). The Answer is returned for the log.
+func (ix *Index) Serve(w http.ResponseWriter, r *Request, at string, f File) Answer {
 	a := Answer{URL: r.URL}
 	m, ok := ix.Lookup(r, at)
 	var why string
 	if ok {
-		resp, err := ix.Open(src, size, m.Capture)
+		resp, err := ix.Open(f, m.Capture)
 		if err == nil {
 			defer resp.Body.Close()
 			a.Status, a.Reason, a.Archived = resp.Status, resp.Reason, true

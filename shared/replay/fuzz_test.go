@@ -11,8 +11,9 @@ import (
 )
 
 // FuzzLookup replays arbitrary requests, and arbitrary index lines, against a small
-// archive: nothing may panic or hang, a GET's exact answer is its recorded one, and
-// an answer is either archived or the "not archived" page.
+// archive: nothing may panic or hang, a GET's exact answer is its recorded one, an
+// answer is either archived or the "not archived" page, and each answer of the URL's
+// batch is what its own request gets.
 func FuzzLookup(f *testing.F) {
 	ix, file := archive(f, warc.V09, exchanges)
 	f.Add("GET", "http://example.com/", "", "", "")
@@ -24,7 +25,8 @@ func FuzzLookup(f *testing.F) {
 	f.Fuzz(func(t *testing.T, method, url, ctype, body, at string) {
 		r := &Request{Method: method, URL: url, Header: http.Header{"Content-Type": {ctype}}, Body: []byte(body)}
 		rec := httptest.NewRecorder()
-		a := ix.Serve(rec, r, at, bytes.NewReader(file), int64(len(file)))
+		src := NewFile(bytes.NewReader(file), int64(len(file)))
+		a := ix.Serve(rec, r, at, src)
 		if !a.Archived && (a.Status != 404 || !strings.Contains(rec.Body.String(), "Not archived")) {
 			t.Fatalf("unarchived answer %+v", a)
 		}
@@ -33,6 +35,20 @@ func FuzzLookup(f *testing.F) {
 		}
 		if method == "GET" && url == "http://example.com/a.css" && rec.Body.String() != "body{color:red}" {
 			t.Fatalf("a.css answered %q", rec.Body.String())
+		}
+		// The batch of the URL as a page: each answer is what its own request gets.
+		rec = httptest.NewRecorder()
+		ix.ServeBatch(rec, url, at, src, func(u string) bool { return u == "http://example.com/wire" })
+		answers, bodies, err := ReadBatch(rec.Body)
+		if err != nil {
+			t.Fatalf("batch: %v", err)
+		}
+		for i, b := range answers {
+			one := httptest.NewRecorder()
+			want := ix.Serve(one, &Request{Method: "GET", URL: b.URL, Header: http.Header{}}, at, src)
+			if b.Answer.Status != want.Status || b.Answer.Approximate || !bytes.Equal(bodies[i], one.Body.Bytes()) {
+				t.Fatalf("batch answer %+v %q, on its own %+v %q", b.Answer, bodies[i], want, one.Body)
+			}
 		}
 	})
 }
@@ -52,7 +68,7 @@ func FuzzReadIndex(f *testing.F) {
 			if got := ix.exact(c.URLKey); len(got) == 0 {
 				t.Fatalf("capture %q not found under its key", c.URLKey)
 			}
-			ix.Open(bytes.NewReader([]byte(text)), int64(len(text)), c)
+			ix.Open(NewFile(strings.NewReader(text), int64(len(text))), c)
 		}
 	})
 }

@@ -11,6 +11,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,7 @@ var ErrLine = errors.New("replay: invalid CDXJ line")
 type Index struct {
 	captures []cdx.Entry
 	byDigest map[string][]int // responses by payload digest
+	byOffset []int            // the captures in the order of the file
 
 	// Problems lists the lines that were skipped, each with its line number.
 	Problems []error
@@ -69,7 +71,9 @@ func ReadIndex(r io.Reader) (*Index, error) {
 		if e := &ix.captures[i]; e.Mime != revisitMime && e.Digest != "" {
 			ix.byDigest[e.Digest] = append(ix.byDigest[e.Digest], i)
 		}
+		ix.byOffset = append(ix.byOffset, i)
 	}
+	slices.SortStableFunc(ix.byOffset, func(a, b int) int { return cmp.Compare(ix.captures[a].Offset, ix.captures[b].Offset) })
 	return ix, nil
 }
 

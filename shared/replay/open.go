@@ -40,13 +40,12 @@ type Response struct {
 // redacted is the value the recorder writes in place of a private header's.
 const redacted = "[redacted by webkeep]"
 
-// Open reads the answer of capture c from the WARC file src of size bytes (the
-// session's; records are found by offset, plain or gzip, segmented records
+// Open reads the answer of capture c from the WARC file f (the session's; records are found by offset, plain or gzip, segmented records
 // joined). A revisit answers with its own status and header, if it has them, and
 // its original's payload (the response with the same payload digest, under the same
 // key if there is one, nearest in time).
-func (ix *Index) Open(src io.ReaderAt, size int64, c cdx.Entry) (*Response, error) {
-	resp, err := readResponse(src, size, c.Offset)
+func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
+	resp, err := readResponse(f, c.Offset)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +58,7 @@ func (ix *Index) Open(src io.ReaderAt, size int64, c cdx.Entry) (*Response, erro
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w: revisit at offset %d: no response with payload digest %s", ErrRecord, c.Offset, c.Digest)
 	}
-	o, err := readResponse(src, size, orig.Offset)
+	o, err := readResponse(f, orig.Offset)
 	if err != nil {
 		resp.Body.Close()
 		return nil, err
@@ -93,11 +92,11 @@ func (ix *Index) original(c cdx.Entry) (cdx.Entry, bool) {
 
 // readResponse reads the record at offset: its HTTP status line and header, and a
 // reader of its payload. A revisit without an HTTP header has Status 0.
-func readResponse(src io.ReaderAt, size, offset int64) (*Response, error) {
-	if offset < 0 || offset >= size {
+func readResponse(f File, offset int64) (*Response, error) {
+	if size := f.Size(); offset < 0 || offset >= size {
 		return nil, fmt.Errorf("%w: offset %d is outside the file (%d bytes)", ErrRecord, offset, size)
 	}
-	rd, err := warc.NewReader(io.NewSectionReader(src, offset, size-offset))
+	rd, err := warc.NewReader(f.Reader(offset))
 	if err != nil {
 		return nil, fmt.Errorf("%w: at offset %d: %v", ErrRecord, offset, err)
 	}

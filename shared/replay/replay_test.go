@@ -148,7 +148,7 @@ func TestServe(t *testing.T) {
 					r.Header.Set("Content-Type", tt.ctype)
 				}
 				rec := httptest.NewRecorder()
-				a := ix.Serve(rec, r, tt.at, bytes.NewReader(file), int64(len(file)))
+				a := ix.Serve(rec, r, tt.at, NewFile(bytes.NewReader(file), int64(len(file))))
 				got, err := ReadAnswer(rec.Header())
 				if err != nil {
 					t.Fatal(err)

@@ -1,0 +1,186 @@
+package replay
+
+import (
+	"cmp"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/webkeep/webkeep/shared/cdx"
+)
+
+// Bounds of a batch (see ServeBatch). A body over BatchBody, or one that would take
+// the batch's bodies over BatchBytes, is left to its own request.
+const (
+	BatchCaptures = 100
+	BatchBytes    = 2 << 20
+	BatchBody     = 256 << 10
+)
+
+// recordHeaders bounds the WARC and HTTP headers of a record a batch holds.
+const recordHeaders = 64 << 10
+
+// batchReaders is how many captures a batch reads at the same time.
+const batchReaders = 6
+
+// A BatchAnswer is one answer of a batch: what Serve answers a GET request of its
+// URL, and the length of its body.
+type BatchAnswer struct {
+	Answer
+	Size int `json:"size"`
+}
+
+// ServeBatch writes to w the answers that GET requests of page and of the
+// resources recorded with it get from Serve, at the same time at, so that a replay
+// can answer them without asking for each: page's own, then those of the URLs of
+// the GET captures around page's capture, up to the captures of other pages
+// (isPage says whether a URL is a page's) before and after it, nearest first. Only
+// archived answers are in it, none approximate, at most BatchCaptures; large
+// bodies are left out (see BatchBody).
+//
+// What is written is the length of the answers' JSON (4 bytes, big-endian), that
+// JSON (a list of BatchAnswer), and their bodies one after the other. The
+// answers are returned; a page with no capture has an empty batch.
+func (ix *Index) ServeBatch(w http.ResponseWriter, page, at string, f File, isPage func(string) bool) []BatchAnswer {
+	var urls []string
+	if m, ok := ix.Lookup(&Request{Method: http.MethodGet, URL: page}, at); ok {
+		urls = append([]string{page}, ix.neighbours(m.Capture, isPage, BatchCaptures-1)...)
+	}
+	type read struct {
+		a    Answer
+		body []byte
+		ok   bool
+	}
+	reads := make([]read, len(urls))
+	var (
+		mu   sync.Mutex
+		kept int // bytes of the bodies read
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, batchReaders)
+	)
+	for i, u := range urls {
+		mu.Lock()
+		full := kept >= BatchBytes
+		mu.Unlock()
+		if full {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			a, body, ok := ix.answerWhole(&Request{Method: http.MethodGet, URL: u}, at, f)
+			if !ok {
+				return
+			}
+			mu.Lock()
+			kept += len(body)
+			mu.Unlock()
+			reads[i] = read{a, body, true}
+		}()
+	}
+	wg.Wait()
+	var answers []BatchAnswer
+	var bodies [][]byte
+	total := 0
+	for _, r := range reads {
+		if !r.ok || total+len(r.body) > BatchBytes {
+			continue
+		}
+		total += len(r.body)
+		answers = append(answers, BatchAnswer{r.a, len(r.body)})
+		bodies = append(bodies, r.body)
+	}
+	list, _ := json.Marshal(answers)
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	w.Write(binary.BigEndian.AppendUint32(nil, uint32(len(list))))
+	w.Write(list)
+	for _, b := range bodies {
+		w.Write(b)
+	}
+	return answers
+}
+
+// answerWhole is Serve's answer to r with its whole body, when it is archived,
+// exact, and its body at most BatchBody bytes.
+func (ix *Index) answerWhole(r *Request, at string, f File) (Answer, []byte, bool) {
+	m, ok := ix.Lookup(r, at)
+	// A record longer than a body may be, with its headers, holds a larger body
+	// (gzip makes nothing much longer): it is not read.
+	if !ok || m.Approximate || m.Capture.Length > BatchBody+recordHeaders {
+		return Answer{}, nil, false
+	}
+	resp, err := ix.Open(f, m.Capture)
+	if err != nil {
+		return Answer{}, nil, false
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, BatchBody+1))
+	if err != nil || len(body) > BatchBody {
+		return Answer{}, nil, false
+	}
+	return Answer{
+		Status: resp.Status, Reason: resp.Reason, Headers: fields(resp.Header), Archived: true,
+		URL: r.URL, Timestamp: m.Capture.Timestamp,
+	}, body, true
+}
+
+// neighbours returns the URLs of the GET captures around c in the file, each once
+// and not c's own: those after it up to the next capture of a page, then those
+// before it back to the previous one, at most max.
+func (ix *Index) neighbours(c cdx.Entry, isPage func(string) bool, max int) []string {
+	at, _ := slices.BinarySearchFunc(ix.byOffset, c.Offset, func(i int, off int64) int {
+		return cmp.Compare(ix.captures[i].Offset, off)
+	})
+	seen := map[string]bool{c.URL: true}
+	var out []string
+	walk := func(from, step int) {
+		for j := from; j >= 0 && j < len(ix.byOffset) && len(out) < max; j += step {
+			e := &ix.captures[ix.byOffset[j]]
+			if e.Offset == c.Offset {
+				continue
+			}
+			if isPage(e.URL) {
+				return
+			}
+			if e.Method != "" && e.Method != http.MethodGet || seen[e.URL] {
+				continue
+			}
+			seen[e.URL] = true
+			out = append(out, e.URL)
+		}
+	}
+	walk(at, 1)
+	walk(at-1, -1)
+	return out
+}
+
+// ReadBatch reads what ServeBatch wrote: its answers, and the body of each.
+func ReadBatch(r io.Reader) ([]BatchAnswer, [][]byte, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, nil, err
+	}
+	list := make([]byte, binary.BigEndian.Uint32(n[:]))
+	if _, err := io.ReadFull(r, list); err != nil {
+		return nil, nil, err
+	}
+	var answers []BatchAnswer
+	if err := json.Unmarshal(list, &answers); err != nil {
+		return nil, nil, err
+	}
+	bodies := make([][]byte, len(answers))
+	for i, a := range answers {
+		bodies[i] = make([]byte, a.Size)
+		if _, err := io.ReadFull(r, bodies[i]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return answers, bodies, nil
+}

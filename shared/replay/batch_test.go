@@ -1,0 +1,65 @@
+package replay
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+// TestServeBatch: a page's batch holds its own answer and those of the GET captures
+// recorded around it, up to other pages, each the answer and body that Serve gives
+// its own request; large bodies and requests of other methods are left out.
+func TestServeBatch(t *testing.T) {
+	const (
+		home = "http://example.com/"
+		wire = "http://example.com/wire"
+		old  = "http://example.com/old"
+		css  = "http://example.com/a.css"
+		cp   = "http://example.com/copy.css"
+		js   = "http://example.com/data.js?v=2&_=1700000000"
+	)
+	tests := []struct {
+		name, page, at string
+		pages          []string
+		want           []string
+	}{
+		{name: "up to the next page", page: home, pages: []string{home, wire}, want: []string{home, old, css, cp, js}},
+		{name: "to the end", page: home, pages: []string{home}, want: []string{home, old, css, cp, js, wire}},
+		// The morning capture is first in the file; the noon one, a page, ends it.
+		{name: "the capture nearest to at", page: home, at: "20240101010000", pages: []string{home}, want: []string{home}},
+		{name: "backwards from a page", page: wire, pages: []string{home, wire}, want: []string{wire, js, cp, css, old}},
+		{name: "a page too large", page: "http://example.com/big.bin", pages: []string{home, wire}, want: []string{js, cp, css, old}},
+		{name: "no capture of the page", page: "http://example.com/nowhere", pages: nil, want: nil},
+	}
+	for _, v := range []warc.Version{warc.V09, warc.V11} {
+		ix, file := archive(t, v, exchanges)
+		f := NewFile(bytes.NewReader(file), int64(len(file)))
+		for _, tt := range tests {
+			t.Run(v.String()+"/"+tt.name, func(t *testing.T) {
+				rec := httptest.NewRecorder()
+				got := ix.ServeBatch(rec, tt.page, tt.at, f, func(u string) bool { return slices.Contains(tt.pages, u) })
+				answers, bodies, err := ReadBatch(rec.Body)
+				if err != nil || !reflect.DeepEqual(answers, got) {
+					t.Fatalf("read back %v (%v), want %v", answers, err, got)
+				}
+				var urls []string
+				for i, a := range answers {
+					urls = append(urls, a.URL)
+					one := httptest.NewRecorder()
+					want := ix.Serve(one, &Request{Method: "GET", URL: a.URL, Header: http.Header{}}, tt.at, f)
+					if !reflect.DeepEqual(a.Answer, want) || !bytes.Equal(bodies[i], one.Body.Bytes()) {
+						t.Errorf("%s: batch %+v %q, on its own %+v %q", a.URL, a.Answer, bodies[i], want, one.Body)
+					}
+				}
+				if !slices.Equal(urls, tt.want) {
+					t.Errorf("batch of %s: %q, want %q", tt.page, urls, tt.want)
+				}
+			})
+		}
+	}
+}
