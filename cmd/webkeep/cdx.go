@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 func cdxUsage(w io.Writer) {
@@ -147,7 +148,7 @@ capture under (its index loader rewrites some keys).`)
 			status = 1
 			continue
 		}
-		h := http.Header(in.Headers)
+		h := httpmsg.Header(in.Headers)
 		url, reqBody := dialect.d.EncodeRequest(&cdx.Request{Method: in.Method, URL: in.URL, Header: h, Body: body})
 		key, err := cdx.SURT(url)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/datatxt"
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 )
 
 func datatxtUsage(w io.Writer) {
@@ -65,7 +66,7 @@ func (s *siteSource) load(withRobots bool) (files []*datatxt.File, names []strin
 	if withRobots {
 		wanted = append(wanted, "robots.txt")
 	}
-	client := &http.Client{Timeout: s.timeout}
+	client := nethttp.Client{Client: &http.Client{Timeout: s.timeout}}
 	for _, name := range wanted {
 		u, err := datatxt.URL(s.url, name)
 		if err != nil {

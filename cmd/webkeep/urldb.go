@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -433,7 +434,7 @@ func urldbIsTerminal(f *os.File) bool {
 // Content-Encoding the client undid is dropped from the recorded header.
 func urldbArchive(w *warc.Writer, ex *urldb.Exchange) error {
 	resp := ex.Response
-	h := resp.Header.Clone()
+	h := http.Header(resp.Header.Clone())
 	if resp.Uncompressed {
 		h.Del("Content-Encoding")
 		h.Set("Content-Length", strconv.Itoa(len(ex.Body)))

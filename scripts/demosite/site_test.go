@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -41,7 +42,7 @@ func TestDemoDatabaseVerdicts(t *testing.T) {
 			t.Fatal(err)
 		}
 		var r urldb.Response
-		r.Status, r.Header = resp.StatusCode, resp.Header
+		r.Status, r.Header = resp.StatusCode, httpmsg.Header(resp.Header)
 		r.ReadBody(resp.Body)
 		resp.Body.Close()
 		v := urldb.CheckResponse(rec, r)

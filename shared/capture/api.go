@@ -8,41 +8,41 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // Handler returns the HTTP API the extension's pages use, as docs/api.md documents it
 // (a test holds the two to the same routes; shared/api has the JSON). In the extension
 // it answers requests for /api/... of the extension's own origin, through the service
 // worker's fetch event.
-func (s *Service) Handler() http.Handler {
-	return s.routes().ServeMux
+func (s *Service) Handler() httpmsg.Handler {
+	return s.routes().Mux
 }
 
 // routeTable is the API's mux and the patterns registered on it, in order.
 type routeTable struct {
-	*http.ServeMux
+	*httpmsg.Mux
 	patterns []string
 }
 
-// HandleFunc registers handler for pattern, as http.ServeMux.HandleFunc, and lists
+// HandleFunc registers handler for pattern, as httpmsg.Mux.HandleFunc, and lists
 // the pattern.
-func (t *routeTable) HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request)) {
-	t.ServeMux.HandleFunc(pattern, handler)
+func (t *routeTable) HandleFunc(pattern string, handler func(httpmsg.ResponseWriter, *httpmsg.Request)) {
+	t.Mux.HandleFunc(pattern, handler)
 	t.patterns = append(t.patterns, pattern)
 }
 
 // routes registers every route of the API.
 func (s *Service) routes() *routeTable {
-	mux := &routeTable{ServeMux: http.NewServeMux()}
-	mux.HandleFunc("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, s.Status())
+	mux := &routeTable{Mux: httpmsg.NewMux()}
+	mux.HandleFunc("GET /api/status", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		writeJSON(w, httpmsg.StatusOK, s.Status())
 	})
 	mux.HandleFunc("POST /api/record/start", s.withTab(func(ctx context.Context, tab int) (SessionInfo, error) {
 		return s.Start(ctx, tab)
@@ -53,36 +53,36 @@ func (s *Service) routes() *routeTable {
 		}
 		return s.Start(ctx, tab)
 	}))
-	mux.HandleFunc("POST /api/record/stop", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST /api/record/stop", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		info, err := s.Stop(r.Context())
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, info)
+		writeJSON(w, httpmsg.StatusOK, info)
 	})
-	mux.HandleFunc("GET /api/sessions", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /api/sessions", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		list, err := s.Sessions()
 		writeList(w, list, err)
 	})
-	mux.HandleFunc("GET /api/sessions/{id}", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
-		writeJSON(w, http.StatusOK, sess.Info())
+	mux.HandleFunc("GET /api/sessions/{id}", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
+		writeJSON(w, httpmsg.StatusOK, sess.Info())
 	}))
-	mux.HandleFunc("DELETE /api/sessions/{id}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("DELETE /api/sessions/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		err := s.DeleteSession(r.PathValue("id"))
 		switch {
 		case errors.Is(err, errNoSession):
-			writeError(w, http.StatusNotFound, err)
+			writeError(w, httpmsg.StatusNotFound, err)
 		case err != nil:
-			writeError(w, http.StatusConflict, err)
+			writeError(w, httpmsg.StatusConflict, err)
 		default:
-			w.WriteHeader(http.StatusNoContent)
+			w.WriteHeader(httpmsg.StatusNoContent)
 		}
 	})
-	mux.HandleFunc("GET /api/sessions/{id}/records", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("GET /api/sessions/{id}/records", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		lines, err := sess.CDXLines()
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
 		revisits, _ := sess.RevisitStatus() // without it, a revisit's status is "-"
@@ -132,13 +132,13 @@ func (s *Service) routes() *routeTable {
 		}
 		io.WriteString(w, "]")
 	}))
-	mux.HandleFunc("GET /api/sessions/{id}/bundle.zip", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("GET /api/sessions/{id}/bundle.zip", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		sendFile(w, sess.BaseName()+".zip", "application/zip", sess.WriteBundle)
 	}))
-	mux.HandleFunc("GET /api/sessions/{id}/warc.gz", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("GET /api/sessions/{id}/warc.gz", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		src, err := sess.WARC()
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
 		sendFile(w, sess.BaseName()+".warc.gz", "application/warc", func(w io.Writer) error {
@@ -146,10 +146,10 @@ func (s *Service) routes() *routeTable {
 			return err
 		})
 	}))
-	mux.HandleFunc("GET /api/sessions/{id}/index.cdxj", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("GET /api/sessions/{id}/index.cdxj", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		index, err := sess.SortedCDX()
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
 		sendFile(w, sess.BaseName()+".cdxj", "text/plain; charset=utf-8", func(w io.Writer) error {
@@ -166,55 +166,55 @@ func (s *Service) routes() *routeTable {
 // routeArchive adds what the archive page needs beyond listing: rename, records and
 // their details, reports, downloads in every format, import.
 func (s *Service) routeArchive(mux *routeTable) {
-	mux.HandleFunc("PATCH /api/sessions/{id}", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("PATCH /api/sessions/{id}", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		var body struct {
 			Name string `json:"name"`
 		}
 		if err := readJSON(r.Body, 64<<10, &body); err != nil {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("rename: want {\"name\": \"...\"}: %w", err))
+			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("rename: want {\"name\": \"...\"}: %w", err))
 			return
 		}
 		if err := sess.Rename(body.Name); err != nil {
-			writeError(w, http.StatusBadRequest, err)
+			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, sess.Info())
+		writeJSON(w, httpmsg.StatusOK, sess.Info())
 	}))
-	mux.HandleFunc("GET /api/sessions/{id}/record", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("GET /api/sessions/{id}/record", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		off, err := strconv.ParseInt(r.URL.Query().Get("offset"), 10, 64)
 		if err != nil || off < 0 {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("offset: want a record's offset, got %q", r.URL.Query().Get("offset")))
+			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("offset: want a record's offset, got %q", r.URL.Query().Get("offset")))
 			return
 		}
 		d, err := sess.Record(off)
 		if errors.Is(err, ErrNotFound) {
-			writeError(w, http.StatusNotFound, err)
+			writeError(w, httpmsg.StatusNotFound, err)
 			return
 		}
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, d)
+		writeJSON(w, httpmsg.StatusOK, d)
 	}))
-	mux.HandleFunc("GET /api/sessions/{id}/report", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("GET /api/sessions/{id}/report", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		rep, err := sess.Report()
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, rep)
+		writeJSON(w, httpmsg.StatusOK, rep)
 	}))
-	mux.HandleFunc("GET /api/sessions/{id}/pages", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("GET /api/sessions/{id}/pages", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		pages, err := sess.Pages()
 		writeList(w, pages, err)
 	}))
-	mux.HandleFunc("GET /api/sessions/{id}/warc11.gz", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("GET /api/sessions/{id}/warc11.gz", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		sendFile(w, sess.BaseName()+"-1.1.warc.gz", "application/warc", sess.WriteWARC11)
 	}))
-	wacz := s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	wacz := s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		if f := r.PathValue("file"); f != "" && f != sess.BaseName()+".wacz" {
-			writeError(w, http.StatusNotFound, fmt.Errorf("no file %q in session %s", f, sess.info.ID))
+			writeError(w, httpmsg.StatusNotFound, fmt.Errorf("no file %q in session %s", f, sess.info.ID))
 			return
 		}
 		sendFile(w, sess.BaseName()+".wacz", "application/wacz", sess.WriteWACZ)
@@ -222,170 +222,170 @@ func (s *Service) routeArchive(mux *routeTable) {
 	mux.HandleFunc("GET /api/sessions/{id}/wacz", wacz)
 	// The same, under the file's own name, so a link's last segment names the download.
 	mux.HandleFunc("GET /api/sessions/{id}/{file}", wacz)
-	mux.HandleFunc("POST /api/import", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST /api/import", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		name := r.URL.Query().Get("name")
 		if name != "" {
 			var err error
 			if name, err = checkSessionName(name); err != nil {
-				writeError(w, http.StatusBadRequest, fmt.Errorf("import: %w", err))
+				writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("import: %w", err))
 				return
 			}
 		}
 		body := bufio.NewReader(r.Body)
 		if _, err := body.Peek(1); err != nil {
-			writeError(w, http.StatusBadRequest, errors.New("import: the file is empty: want a WARC (0.9, 1.0, 1.1; gzip or plain) or a webkeep bundle .zip"))
+			writeError(w, httpmsg.StatusBadRequest, errors.New("import: the file is empty: want a WARC (0.9, 1.0, 1.1; gzip or plain) or a webkeep bundle .zip"))
 			return
 		}
 		job, err := s.StartImport(r.Context(), name, body)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, err)
+			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
+		writeJSON(w, httpmsg.StatusAccepted, api.JobRef{Job: job.ID})
 	})
-	mux.HandleFunc("POST /api/sessions/{id}/upload", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST /api/sessions/{id}/upload", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		job, err := s.Upload(r.PathValue("id"), r.URL.Query().Get("overwrite") == "1")
 		switch {
 		case errors.Is(err, errNoSession):
-			writeError(w, http.StatusNotFound, err)
+			writeError(w, httpmsg.StatusNotFound, err)
 		case err != nil:
-			writeError(w, http.StatusConflict, err)
+			writeError(w, httpmsg.StatusConflict, err)
 		default:
-			writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
+			writeJSON(w, httpmsg.StatusAccepted, api.JobRef{Job: job.ID})
 		}
 	})
-	mux.HandleFunc("POST /api/urldb/team", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST /api/urldb/team", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		info, err := s.LoadTeamDatabase(r.Context())
 		if err != nil {
-			writeError(w, http.StatusBadGateway, err)
+			writeError(w, httpmsg.StatusBadGateway, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, info)
+		writeJSON(w, httpmsg.StatusOK, info)
 	})
-	mux.HandleFunc("GET /api/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /api/jobs/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		job, ok := s.jobs.get(r.PathValue("id"))
 		if !ok {
-			writeError(w, http.StatusNotFound, fmt.Errorf("no job %q", r.PathValue("id")))
+			writeError(w, httpmsg.StatusNotFound, fmt.Errorf("no job %q", r.PathValue("id")))
 			return
 		}
-		writeJSON(w, http.StatusOK, job)
+		writeJSON(w, httpmsg.StatusOK, job)
 	})
-	mux.HandleFunc("DELETE /api/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("DELETE /api/jobs/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		if !s.jobs.stop(r.PathValue("id")) {
-			writeError(w, http.StatusNotFound, fmt.Errorf("no job %q", r.PathValue("id")))
+			writeError(w, httpmsg.StatusNotFound, fmt.Errorf("no job %q", r.PathValue("id")))
 			return
 		}
-		w.WriteHeader(http.StatusNoContent)
+		w.WriteHeader(httpmsg.StatusNoContent)
 	})
-	mux.HandleFunc("GET /api/settings", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, publicSettings(s.Settings()))
+	mux.HandleFunc("GET /api/settings", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		writeJSON(w, httpmsg.StatusOK, publicSettings(s.Settings()))
 	})
-	mux.HandleFunc("PUT /api/settings", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("PUT /api/settings", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		next := DefaultSettings()
 		if err := readJSON(r.Body, 4<<20, &next); err != nil {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("settings: %w", err))
+			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("settings: %w", err))
 			return
 		}
 		saved, err := s.UpdateSettings(next)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, err)
+			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, saved)
+		writeJSON(w, httpmsg.StatusOK, saved)
 	})
 }
 
 // routeDatabase adds the URL database: load, look, export, add records, check all.
 func (s *Service) routeDatabase(mux *routeTable) {
-	mux.HandleFunc("GET /api/urldb", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, s.db.Info())
+	mux.HandleFunc("GET /api/urldb", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		writeJSON(w, httpmsg.StatusOK, s.db.Info())
 	})
-	mux.HandleFunc("POST /api/urldb", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST /api/urldb", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		job, err := s.LoadDatabase(r.Context(), r.URL.Query().Get("name"), r.Header.Get("Content-Type"), r.Body)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, err)
+			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
-		writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
+		writeJSON(w, httpmsg.StatusAccepted, api.JobRef{Job: job.ID})
 	})
-	mux.HandleFunc("DELETE /api/urldb", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("DELETE /api/urldb", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		if err := s.db.Clear(); err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
-		w.WriteHeader(http.StatusNoContent)
+		w.WriteHeader(httpmsg.StatusNoContent)
 	})
-	mux.HandleFunc("GET /api/urldb/export.zip", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET /api/urldb/export.zip", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		sendFile(w, "url-database.zip", "application/zip", s.db.WriteZip)
 	})
-	mux.HandleFunc("POST /api/urldb/records", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST /api/urldb/records", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		var body api.AddRecord
 		if err := readJSON(r.Body, 1<<20, &body); err != nil {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("add: want {\"session\", \"offset\", \"categories\", \"static\"}: %w", err))
+			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("add: want {\"session\", \"offset\", \"categories\", \"static\"}: %w", err))
 			return
 		}
 		sess, err := s.Session(body.Session)
 		if err != nil {
-			writeError(w, http.StatusNotFound, err)
+			writeError(w, httpmsg.StatusNotFound, err)
 			return
 		}
 		rawURL, resp, err := sess.Response(body.Offset)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, err)
+			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
 		rec, domain, err := s.db.Add(rawURL, resp, body.Categories, body.Static)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, err)
+			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
 		record, err := json.Marshal(rec)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, api.AddedRecord{Domain: domain, Path: rec.Path, Record: record})
+		writeJSON(w, httpmsg.StatusOK, api.AddedRecord{Domain: domain, Path: rec.Path, Record: record})
 	})
-	mux.HandleFunc("POST /api/urldb/check", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST /api/urldb/check", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		var body api.CheckRequest
 		if r.ContentLength != 0 {
 			if err := readJSON(r.Body, 1<<20, &body); err != nil {
-				writeError(w, http.StatusBadRequest, fmt.Errorf("check: want {\"session\", \"record\"}: %w", err))
+				writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("check: want {\"session\", \"record\"}: %w", err))
 				return
 			}
 		}
 		job, err := s.CheckAll(body.Session, body.Record)
 		if err != nil {
-			writeError(w, http.StatusConflict, err)
+			writeError(w, httpmsg.StatusConflict, err)
 			return
 		}
-		writeJSON(w, http.StatusAccepted, api.JobRef{Job: job.ID})
+		writeJSON(w, httpmsg.StatusAccepted, api.JobRef{Job: job.ID})
 	})
 }
 
 // withTab answers a request about the tab in its "tab" parameter with f's session; an
 // error of f means the tab cannot be recorded (409).
-func (s *Service) withTab(f func(ctx context.Context, tab int) (SessionInfo, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Service) withTab(f func(ctx context.Context, tab int) (SessionInfo, error)) httpmsg.HandlerFunc {
+	return func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		tab, err := strconv.Atoi(r.URL.Query().Get("tab"))
 		if err != nil || tab <= 0 {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("tab: want a tab id, got %q", r.URL.Query().Get("tab")))
+			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("tab: want a tab id, got %q", r.URL.Query().Get("tab")))
 			return
 		}
 		info, err := f(r.Context(), tab)
 		if err != nil {
-			writeError(w, http.StatusConflict, err)
+			writeError(w, httpmsg.StatusConflict, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, info)
+		writeJSON(w, httpmsg.StatusOK, info)
 	}
 }
 
-func (s *Service) withSession(h func(http.ResponseWriter, *http.Request, *Session)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Service) withSession(h func(httpmsg.ResponseWriter, *httpmsg.Request, *Session)) httpmsg.HandlerFunc {
+	return func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		sess, err := s.Session(r.PathValue("id"))
 		if err != nil {
-			writeError(w, http.StatusNotFound, err)
+			writeError(w, httpmsg.StatusNotFound, err)
 			return
 		}
 		h(w, r, sess)
@@ -395,12 +395,12 @@ func (s *Service) withSession(h func(http.ResponseWriter, *http.Request, *Sessio
 // sendFile answers a download: the file streamed by write, saved under name. Once the
 // headers are out an error cannot be reported, so it cuts the stream: the download
 // then fails visibly instead of ending short.
-func sendFile(w http.ResponseWriter, name, contentType string, write func(io.Writer) error) {
+func sendFile(w httpmsg.ResponseWriter, name, contentType string, write func(io.Writer) error) {
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	w.Header().Set("Cache-Control", "no-store")
 	if err := write(w); err != nil {
-		panic(http.ErrAbortHandler)
+		panic(httpmsg.ErrAbortHandler)
 	}
 }
 
@@ -466,25 +466,25 @@ func eofIsUnexpected(err error) error {
 	return err
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
+func writeJSON(w httpmsg.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(v)
 }
 
 // writeList answers a JSON array (never null), or the error that kept it from being read.
-func writeList[T any](w http.ResponseWriter, list []T, err error) {
+func writeList[T any](w httpmsg.ResponseWriter, list []T, err error) {
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err)
+		writeError(w, httpmsg.StatusInternalServerError, err)
 		return
 	}
 	if list == nil {
 		list = []T{}
 	}
-	writeJSON(w, http.StatusOK, list)
+	writeJSON(w, httpmsg.StatusOK, list)
 }
 
-func writeError(w http.ResponseWriter, code int, err error) {
+func writeError(w httpmsg.ResponseWriter, code int, err error) {
 	writeJSON(w, code, map[string]string{"error": err.Error()})
 }
 

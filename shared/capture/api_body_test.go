@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 )
 
 func TestReadJSONSaysWhatIsWrongWithABody(t *testing.T) {
@@ -44,7 +46,7 @@ func TestReadJSONSaysWhatIsWrongWithABody(t *testing.T) {
 
 func TestImportRefusesWhatHoldsNoRecordsOrABadName(t *testing.T) {
 	svc, _ := NewService(NewMemStore(), newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	var empty bytes.Buffer
 	gzip.NewWriter(&empty).Close()
 	for _, tc := range []struct {

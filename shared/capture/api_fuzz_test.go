@@ -30,6 +30,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 	"github.com/webkeep/webkeep/shared/urldb"
@@ -71,7 +72,7 @@ func newAPIFixture(t testing.TB) *apiFixture {
 	if _, err := svc.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	fx := &apiFixture{svc: svc, h: svc.Handler(), session: info.ID}
+	fx := &apiFixture{svc: svc, h: nethttp.Handler(svc.Handler()), session: info.ID}
 	fx.warc, fx.index = fx.downloads(t)
 	var recs []struct {
 		Fields struct {

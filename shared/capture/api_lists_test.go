@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 )
@@ -84,7 +85,7 @@ func describeJSON(v any) string {
 func TestAnswersListNothingAsEmptyLists(t *testing.T) {
 	host := newFakeHost()
 	svc, _ := NewService(NewMemStore(), host)
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	get := func(path string, fields ...string) {
 		t.Helper()
 		rec := send(t, h, "GET", path, "", nil, nil)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
@@ -68,7 +69,7 @@ func runJob(t *testing.T, h http.Handler, method, path, contentType string, body
 
 func TestSettingsValidateAndKeepTheTokenSecret(t *testing.T) {
 	svc, _ := NewService(NewMemStore(), newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	var got Settings
 	send(t, h, "GET", "/api/settings", "", nil, &got)
 	if got.HeaderPolicy != "redact" || got.Agent != "webkeep" || got.WARCVersion != "0.9" {
@@ -162,7 +163,7 @@ func TestURLDatabaseVerdictsAddAndExport(t *testing.T) {
 	store := NewMemStore()
 	host := newFakeHost()
 	svc, _ := NewService(store, host)
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 
 	if j := runJob(t, h, "POST", "/api/urldb?name=x.zip", "application/zip", []byte("not a zip"), nil); j.State != "failed" || !strings.Contains(j.Error, "x.zip: the upload is neither a zip") {
 		t.Errorf("a broken upload: %+v", j)
@@ -262,7 +263,7 @@ func TestURLDatabaseFromAFolderUpload(t *testing.T) {
 	mw.Close()
 	svc, _ := NewService(NewMemStore(), newFakeHost())
 	var info DatabaseInfo
-	runJob(t, svc.Handler(), "POST", "/api/urldb", mw.FormDataContentType(), buf.Bytes(), &info)
+	runJob(t, nethttp.Handler(svc.Handler()), "POST", "/api/urldb", mw.FormDataContentType(), buf.Bytes(), &info)
 	if info.Records != 3 || len(info.Domains) != 1 || info.Domains[0].Name != "example.org" {
 		t.Errorf("folder upload: %+v", info)
 	}
@@ -303,7 +304,7 @@ func TestCheckAllAgainstALocalServer(t *testing.T) {
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
 	svc, _ := NewService(NewMemStore(), newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	if rec := send(t, h, "POST", "/api/urldb/check", "", nil, nil); rec.Code != http.StatusConflict {
 		t.Errorf("check without a database: %d", rec.Code)
 	}
@@ -340,7 +341,7 @@ func TestCheckAllAgainstALocalServer(t *testing.T) {
 func TestImportWARCAndBundleAndDownloadWARC11(t *testing.T) {
 	store := NewMemStore()
 	svc, _ := NewService(store, newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	src, _ := createSession(store, "src", time.Now())
 	for _, ex := range sampleExchanges() {
 		src.WriteExchange(ex)
@@ -400,7 +401,7 @@ func TestImportWARCAndBundleAndDownloadWARC11(t *testing.T) {
 func TestRenameRecordDetailAndPages(t *testing.T) {
 	store := NewMemStore()
 	svc, _ := NewService(store, newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	sess, _ := createSession(store, "old", time.Now())
 	svc.sessions[sess.info.ID] = sess
 	for _, ex := range sampleExchanges() {
@@ -450,7 +451,7 @@ func TestWACZDownloadHoldsWARC11IndexAndPages(t *testing.T) {
 		sess.WriteExchange(ex)
 	}
 	sess.AddPage(recorder.Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
-	rec := send(t, svc.Handler(), "GET", "/api/sessions/"+sess.info.ID+"/wacz", "", nil, nil)
+	rec := send(t, nethttp.Handler(svc.Handler()), "GET", "/api/sessions/"+sess.info.ID+"/wacz", "", nil, nil)
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Disposition"), ".wacz") {
 		t.Fatalf("wacz: %d %v", rec.Code, rec.Header())
 	}
@@ -635,7 +636,7 @@ func TestDomainRulesForAnySpellingOfTheDomain(t *testing.T) {
 // continuation records of a body written in segments, which are parts of one record.
 func TestRecordsListLeavesOutContinuations(t *testing.T) {
 	svc, _ := NewService(NewMemStore(), newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	sess, _ := createSession(svc.store, "r", time.Now())
 	svc.sessions[sess.info.ID] = sess
 	exs := append(sampleExchanges(), &recorder.Exchange{
@@ -671,7 +672,7 @@ func TestRecordsListLeavesOutContinuations(t *testing.T) {
 func TestRecordsGiveTheStatusOfRevisits(t *testing.T) {
 	store := NewMemStore()
 	svc, _ := NewService(store, newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	sess, _ := createSession(store, "r", time.Now())
 	svc.sessions[sess.info.ID] = sess
 	for _, ex := range append(sampleExchanges()[:2], sampleExchanges()[:2]...) { // the same payloads again: revisits

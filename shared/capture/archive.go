@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/warc"
@@ -314,7 +314,7 @@ func (s *Session) importRecords(ctx context.Context, rd *warc.Reader, pages []by
 	err = ix.Index(src, s.BaseName()+".warc.gz", func(e *cdx.Entry) error {
 		lines = e.AppendLine(lines, cdx.Pywb267)
 		s.info.Exchanges++
-		if e.Method != "" && e.Method != http.MethodGet {
+		if e.Method != "" && e.Method != httpmsg.MethodGet {
 			s.info.NonGET++
 		}
 		if len(lines) >= sinkChunk {
@@ -377,7 +377,7 @@ func (s *Session) Response(offset int64) (string, urldb.Response, error) {
 		if rec.Offset > offset || rec.Type != warc.TypeResponse {
 			return "", urldb.Response{}, fmt.Errorf("the record at offset %d is not a response", offset)
 		}
-		resp, err := http.ReadResponse(bufio.NewReader(rec.Block), nil)
+		resp, err := httpmsg.ReadResponse(bufio.NewReader(rec.Block))
 		if err != nil {
 			return "", urldb.Response{}, fmt.Errorf("the response at offset %d: %w", offset, err)
 		}

@@ -1,16 +1,12 @@
 package capture
 
-import (
-	"net/http"
-
-	"github.com/webkeep/webkeep/shared/urldb"
-)
+import "github.com/webkeep/webkeep/shared/urldb"
 
 // The core's own HTTP requests (the team archive, Check all, a site's data.txt and
 // robots.txt) are made by the Host when it is a urldb.Doer: in the extension, the
 // browser's fetch, so that the wasm core links none of net/http's Transport and its
-// TLS. Without one they are made by net/http's client (netClient), which a js build
-// does not link (see httpclient_js.go).
+// TLS. Without one they are made by net/http's client (httpclient_net.go),
+// which a js build does not link (see httpclient_js.go).
 
 // client makes the team archive's and the site files' requests: the one a test set,
 // else the host's, else net/http's, following redirects when follow is set.
@@ -32,14 +28,4 @@ func (s *Service) checkClient() urldb.Doer {
 		return d
 	}
 	return defaultClient(false)
-}
-
-// netClient is net/http's client, following redirects or not.
-func netClient(follow bool) urldb.Doer {
-	if follow {
-		return http.DefaultClient
-	}
-	return &http.Client{
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }

@@ -4,8 +4,8 @@ package capture
 
 import (
 	"errors"
-	"net/http"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -18,6 +18,6 @@ var defaultClient = func(follow bool) urldb.Doer { return noClient{} }
 // noClient fails every request, saying why.
 type noClient struct{}
 
-func (noClient) Do(*http.Request) (*http.Response, error) {
+func (noClient) Do(*httpmsg.Request) (*httpmsg.Response, error) {
 	return nil, errors.New("capture: the host makes no HTTP requests (it is no urldb.Doer)")
 }

@@ -2,5 +2,10 @@
 
 package capture
 
+import (
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
+	"github.com/webkeep/webkeep/shared/urldb"
+)
+
 // defaultClient makes the requests of a Service whose host makes none: net/http's.
-var defaultClient = netClient
+var defaultClient = func(follow bool) urldb.Doer { return nethttp.NewClient(follow) }

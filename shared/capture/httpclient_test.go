@@ -3,9 +3,10 @@ package capture
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // fetchingHost is a host that makes the service's HTTP requests, as the extension's
@@ -15,7 +16,7 @@ type fetchingHost struct {
 	urls []string
 }
 
-func (h *fetchingHost) Do(req *http.Request) (*http.Response, error) {
+func (h *fetchingHost) Do(req *httpmsg.Request) (*httpmsg.Response, error) {
 	h.urls = append(h.urls, req.Method+" "+req.URL.String())
 	return nil, errors.New("the browser could not reach it")
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -95,7 +96,7 @@ func TestImportOfARecordOver32MiB(t *testing.T) {
 	svc, _ := NewService(store, newFakeHost())
 	var info SessionInfo
 	file := warc10(t, []byte("small"), body)
-	if j := runJob(t, svc.Handler(), "POST", "/api/import?name=big.warc", "", file, &info); j.State != "done" {
+	if j := runJob(t, nethttp.Handler(svc.Handler()), "POST", "/api/import?name=big.warc", "", file, &info); j.State != "done" {
 		t.Fatalf("import: %+v", j)
 	}
 	// The upload went to the store, and so did the large block: not to a temporary
@@ -152,7 +153,7 @@ func TestAFailedImportLeavesNoSessionAndTouchesNoOther(t *testing.T) {
 		{"broken.zip", []byte("PK\x03\x04garbage")},
 		{"empty.zip", dbZip(t, map[string]string{"README": "no WARC here"})},
 	} {
-		j := runJob(t, svc.Handler(), "POST", "/api/import?name="+tc.name, "", tc.body, nil)
+		j := runJob(t, nethttp.Handler(svc.Handler()), "POST", "/api/import?name="+tc.name, "", tc.body, nil)
 		if j.State != "failed" || !strings.Contains(j.Error, "import "+tc.name+": ") {
 			t.Errorf("%s: %+v", tc.name, j)
 		}
@@ -210,7 +211,7 @@ func (g *gateStore) Get(key string) ([]byte, error) {
 // the store, and returns the job when it has ended.
 func cancelled(t *testing.T, svc *Service, gate *gateStore, path, contentType string, body []byte) Job {
 	t.Helper()
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	var ref struct {
 		Job string `json:"job"`
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 )
@@ -169,7 +170,7 @@ func TestReconcileWithTheTabsThatExist(t *testing.T) {
 			if after.Records != before.Records {
 				t.Errorf("records: %d after reconciling, %d before", after.Records, before.Records)
 			}
-			rec := do(t, svc2.Handler(), "GET", "/api/sessions/"+info.ID+"/index.cdxj", nil)
+			rec := do(t, nethttp.Handler(svc2.Handler()), "GET", "/api/sessions/"+info.ID+"/index.cdxj", nil)
 			if rec.Code != 200 || !strings.Contains(rec.Body.String(), "org,example)/") {
 				t.Errorf("index after reconciling: %d %s", rec.Code, rec.Body)
 			}

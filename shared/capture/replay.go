@@ -4,10 +4,10 @@ import (
 	"container/list"
 	"fmt"
 	"io"
-	"net/http"
 	"sort"
 	"sync"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/replay"
 )
 
@@ -88,10 +88,10 @@ const maxServedList = 1 << 20
 // routeReplay adds the replay API: start a replay, answer a request, the batch of
 // a page's resources, log those the replay answered from a batch, show the log.
 func (s *Service) routeReplay(mux *routeTable) {
-	mux.HandleFunc("POST /api/replay/{id}/start", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("POST /api/replay/{id}/start", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		rp, err := s.replayOf(sess)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
 		rp.log.Reset()
@@ -101,7 +101,7 @@ func (s *Service) routeReplay(mux *routeTable) {
 		}
 		pages, err := sess.Pages()
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
 		links := []replayPage{}
@@ -109,61 +109,61 @@ func (s *Service) routeReplay(mux *routeTable) {
 			ts := p.TS.UTC().Format("20060102150405")
 			links = append(links, replayPage{URL: p.URL, TS: ts, Replay: replay.Link(sess.info.ID, p.URL, ts)})
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"session": sess.Info(), "captures": rp.index.Len(), "problems": problems, "pages": links})
+		writeJSON(w, httpmsg.StatusOK, map[string]any{"session": sess.Info(), "captures": rp.index.Len(), "problems": problems, "pages": links})
 	}))
-	mux.HandleFunc("POST /api/replay/{id}/answer", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("POST /api/replay/{id}/answer", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		var p replay.PausedRequest
 		if err := readJSON(r.Body, maxReplayedBody, &p); err != nil {
-			writeError(w, http.StatusBadRequest, err)
+			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
 		req, err := p.Request()
 		if err != nil {
-			writeError(w, http.StatusBadRequest, err)
+			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
 		rp, err := s.replayOf(sess)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
 		a := rp.index.Serve(w, req, r.URL.Query().Get("ts"), rp.file)
 		rp.log.Add(a)
 	}))
-	mux.HandleFunc("GET /api/replay/{id}/batch", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("GET /api/replay/{id}/batch", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		rp, err := s.replayOf(sess)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
 		q := r.URL.Query()
 		rp.index.ServeBatch(w, q.Get("url"), q.Get("ts"), rp.file, func(u string) bool { return rp.pages[u] })
 	}))
-	mux.HandleFunc("POST /api/replay/{id}/served", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("POST /api/replay/{id}/served", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		var served struct {
 			URLs []string `json:"urls"`
 		}
 		if err := readJSON(r.Body, maxServedList, &served); err != nil {
-			writeError(w, http.StatusBadRequest, err)
+			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
 		rp, err := s.replayOf(sess)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
 		for _, u := range served.URLs {
 			rp.log.Add(replay.Answer{URL: u, Archived: true})
 		}
-		w.WriteHeader(http.StatusNoContent)
+		w.WriteHeader(httpmsg.StatusNoContent)
 	}))
-	mux.HandleFunc("GET /api/replay/{id}/log", s.withSession(func(w http.ResponseWriter, r *http.Request, sess *Session) {
+	mux.HandleFunc("GET /api/replay/{id}/log", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		rp, err := s.replayOf(sess)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
+			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, rp.log.View())
+		writeJSON(w, httpmsg.StatusOK, rp.log.View())
 	}))
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/replay"
 )
@@ -23,7 +25,7 @@ import (
 func TestReplayAPI(t *testing.T) {
 	big := bytes.Repeat([]byte("nine mebibytes.."), 9<<20/16)
 	svc, _ := NewService(NewMemStore(), newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	var info SessionInfo
 	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small"), big), &info); j.State != "done" {
 		t.Fatalf("import: %+v", j)
@@ -47,7 +49,7 @@ func TestReplayAPI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		rec := do("POST", "/api/replay/"+info.ID+"/answer", `{"method":"GET","url":"`+tt.url+`","headers":{"Accept":"*/*"}}`)
-		a, err := replay.ReadAnswer(rec.Header())
+		a, err := replay.ReadAnswer(httpmsg.Header(rec.Header()))
 		if rec.Code != 200 || err != nil {
 			t.Fatalf("%s: %d %v", tt.url, rec.Code, err)
 		}
@@ -93,7 +95,7 @@ func (s *keyCountingStore) Keys(prefix string) ([]string, error) {
 func TestReplaySeesTheSessionGrow(t *testing.T) {
 	store := &keyCountingStore{MemStore: NewMemStore()}
 	svc, _ := NewService(store, newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	var info SessionInfo
 	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small"), []byte("second")), &info); j.State != "done" {
 		t.Fatalf("import: %+v", j)
@@ -101,7 +103,7 @@ func TestReplaySeesTheSessionGrow(t *testing.T) {
 	answer := func(url string) (replay.Answer, string) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/replay/"+info.ID+"/answer", strings.NewReader(`{"method":"GET","url":"`+url+`","headers":{}}`)))
-		a, err := replay.ReadAnswer(rec.Header())
+		a, err := replay.ReadAnswer(httpmsg.Header(rec.Header()))
 		if rec.Code != 200 || err != nil {
 			t.Fatalf("%s: %d %v", url, rec.Code, err)
 		}
@@ -155,7 +157,7 @@ func (s *getCountingStore) Get(key string) ([]byte, error) {
 func TestReplayReadsOnlyTheRecord(t *testing.T) {
 	store := &getCountingStore{MemStore: NewMemStore()}
 	svc, _ := NewService(store, newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	var info SessionInfo
 	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small")), &info); j.State != "done" {
 		t.Fatalf("import: %+v", j)
@@ -176,7 +178,7 @@ func TestReplayReadsOnlyTheRecord(t *testing.T) {
 		t.Helper()
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/replay/"+info.ID+"/answer", strings.NewReader(`{"method":"GET","url":"`+url+`","headers":{}}`)))
-		if a, err := replay.ReadAnswer(rec.Header()); err != nil || !a.Archived {
+		if a, err := replay.ReadAnswer(httpmsg.Header(rec.Header())); err != nil || !a.Archived {
 			t.Fatalf("%s: archived %v, %v", url, a.Archived, err)
 		}
 		return rec.Body.Bytes()
@@ -208,7 +210,7 @@ func TestReplayReadsOnlyTheRecord(t *testing.T) {
 func TestReplayCachesChunks(t *testing.T) {
 	store := &getCountingStore{MemStore: NewMemStore()}
 	svc, _ := NewService(store, newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	bodies := make([][]byte, 20)
 	for i := range bodies {
 		bodies[i] = fmt.Appendf(nil, "body %d", i)
@@ -245,7 +247,7 @@ func TestReplayCachesChunks(t *testing.T) {
 // batch are in the log.
 func TestReplayBatchAPI(t *testing.T) {
 	svc, _ := NewService(NewMemStore(), newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	var info SessionInfo
 	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("page"), []byte("style"), []byte("script")), &info); j.State != "done" {
 		t.Fatalf("import: %+v", j)

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 	"github.com/webkeep/webkeep/shared/warc"
@@ -275,7 +276,7 @@ func TestServiceRecordsThroughTheAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	if rec := do(t, h, "POST", "/api/record/start?tab=abc", nil); rec.Code != http.StatusBadRequest {
 		t.Errorf("start with a bad tab: %d", rec.Code)
 	}
@@ -386,7 +387,7 @@ func TestServiceStartFailureLeavesNoTab(t *testing.T) {
 	host := newFakeHost()
 	host.attachErr = errors.New("Cannot access a chrome:// URL")
 	svc, _ := NewService(NewMemStore(), host)
-	rec := do(t, svc.Handler(), "POST", "/api/record/start?tab=4", nil)
+	rec := do(t, nethttp.Handler(svc.Handler()), "POST", "/api/record/start?tab=4", nil)
 	if rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "chrome://") {
 		t.Errorf("start on an unrecordable tab: %d %s", rec.Code, rec.Body)
 	}
@@ -613,7 +614,7 @@ func recordScript(t *testing.T, host Host) (*Service, http.Handler) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	do(t, h, "POST", "/api/record/start?tab=5", nil)
 	for _, ev := range []recordertest.Event{
 		{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","type":"Script","request":{"url":"http://example.org/a.js","method":"GET","headers":{}}}`},
@@ -856,7 +857,7 @@ func TestServiceRedactsPasswordsInFormPosts(t *testing.T) {
 			if _, err := svc.UpdateSettings(settings); err != nil {
 				t.Fatal(err)
 			}
-			h := svc.Handler()
+			h := nethttp.Handler(svc.Handler())
 			do(t, h, "POST", "/api/record/start?tab=5", nil)
 			body := "user=zo%C3%AB&secret=hunter2"
 			for _, ev := range []recordertest.Event{

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/datatxt"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/recorder"
 )
 
@@ -58,7 +58,7 @@ func loadSiteFile(ctx context.Context, b recorder.Browser, t recorder.Target, fr
 		out.Error = res.Err.Error()
 		return out, nil
 	}
-	h := http.Header{}
+	h := httpmsg.Header{}
 	for k, v := range res.Header {
 		h.Set(k, v)
 	}

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/recorder"
 )
 
@@ -17,7 +17,7 @@ import (
 type TeamUpload = api.TeamUpload
 
 // teamRequest makes a request to the team archive with the configured token.
-func (s *Service) teamRequest(ctx context.Context, method, path string, body io.Reader, size int64) (*http.Response, error) {
+func (s *Service) teamRequest(ctx context.Context, method, path string, body io.Reader, size int64) (*httpmsg.Response, error) {
 	set := s.Settings()
 	if set.TeamEndpoint == "" || set.TeamToken == "" {
 		return nil, fmt.Errorf("no team archive is set: give its address and a token on the options page")
@@ -31,7 +31,7 @@ func (s *Service) teamRequest(ctx context.Context, method, path string, body io.
 	if query != "" {
 		u += "?" + query
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	req, err := httpmsg.NewRequest(ctx, method, u, body)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (s *Service) teamRequest(ctx context.Context, method, path string, body io.
 			e.Error = strings.TrimSpace(string(b))
 		}
 		switch resp.StatusCode {
-		case http.StatusUnauthorized:
+		case httpmsg.StatusUnauthorized:
 			err = fmt.Errorf("the team archive refused the token (%s): check it on the options page", e.Error)
 		default:
 			err = fmt.Errorf("the team archive answered %s: %s", resp.Status, e.Error)
@@ -76,7 +76,7 @@ func (s *Service) Upload(id string, overwrite bool) (*Job, error) {
 
 // LoadTeamDatabase replaces the URL database with the team's shared one.
 func (s *Service) LoadTeamDatabase(ctx context.Context) (DatabaseInfo, error) {
-	resp, err := s.teamRequest(ctx, http.MethodGet, "/api/urldb", nil, -1)
+	resp, err := s.teamRequest(ctx, httpmsg.MethodGet, "/api/urldb", nil, -1)
 	if err != nil {
 		return s.db.Info(), err
 	}

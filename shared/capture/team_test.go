@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/teamarchive"
 )
 
@@ -30,7 +31,7 @@ func TestUploadToTheTeamArchiveAndLoadItsDatabase(t *testing.T) {
 	defer team.Close()
 	store := NewMemStore()
 	svc, _ := NewService(store, newFakeHost())
-	h := svc.Handler()
+	h := nethttp.Handler(svc.Handler())
 	sess, _ := createSession(store, "t", time.Now())
 	svc.sessions[sess.info.ID] = sess
 	for _, ex := range sampleExchanges() {

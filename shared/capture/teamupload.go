@@ -9,9 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // An upload to the team archive goes in parts (POST /api/uploads/{name}, PUT each
@@ -139,7 +140,7 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 			Upload   string `json:"upload"`
 			PartSize int64  `json:"partSize"`
 		}
-		if err := s.teamJSON(ctx, http.MethodPost, path, nil, &created); err != nil {
+		if err := s.teamJSON(ctx, httpmsg.MethodPost, path, nil, &created); err != nil {
 			return nil, err
 		}
 		if created.PartSize <= 0 || created.PartSize > maxTeamPartSize || created.Upload == "" {
@@ -201,7 +202,7 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 
 	body, _ := json.Marshal(map[string]any{"parts": pw.n, "size": pw.done, "sha256": hex.EncodeToString(whole.Sum(nil))})
 	var out TeamUpload
-	err = s.teamJSON(ctx, http.MethodPost, "/api/uploads/"+st.Name+"/"+st.Upload, body, &out)
+	err = s.teamJSON(ctx, httpmsg.MethodPost, "/api/uploads/"+st.Name+"/"+st.Upload, body, &out)
 	if err != nil {
 		var te *teamError
 		if !errors.As(err, &te) || te.status >= 500 {
@@ -232,9 +233,9 @@ func (s *Service) partsReceived(ctx context.Context, st *teamUploadState) (map[i
 			Size   int64 `json:"size"`
 		} `json:"parts"`
 	}
-	err := s.teamJSON(ctx, http.MethodGet, "/api/uploads/"+st.Name+"/"+st.Upload, nil, &got)
+	err := s.teamJSON(ctx, httpmsg.MethodGet, "/api/uploads/"+st.Name+"/"+st.Upload, nil, &got)
 	var te *teamError
-	if errors.As(err, &te) && te.status == http.StatusNotFound {
+	if errors.As(err, &te) && te.status == httpmsg.StatusNotFound {
 		return nil, errUploadGone
 	}
 	if err != nil {
@@ -254,8 +255,8 @@ func (s *Service) sendPart(ctx context.Context, st *teamUploadState, n int, part
 	delay := partRetryDelay
 	var err error
 	for try := 1; try <= partAttempts; try++ {
-		var resp *http.Response
-		resp, err = s.teamRequest(ctx, http.MethodPut, path, bytes.NewReader(part), int64(len(part)))
+		var resp *httpmsg.Response
+		resp, err = s.teamRequest(ctx, httpmsg.MethodPut, path, bytes.NewReader(part), int64(len(part)))
 		if err == nil {
 			resp.Body.Close()
 			return nil
@@ -279,7 +280,7 @@ func (s *Service) abandonUpload(st *teamUploadState) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if s.Settings().TeamEndpoint == st.Endpoint {
-		if resp, err := s.teamRequest(ctx, http.MethodDelete, "/api/uploads/"+st.Name+"/"+st.Upload, nil, -1); err == nil {
+		if resp, err := s.teamRequest(ctx, httpmsg.MethodDelete, "/api/uploads/"+st.Name+"/"+st.Upload, nil, -1); err == nil {
 			resp.Body.Close()
 		}
 	}

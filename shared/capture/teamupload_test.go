@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/teamarchive"
 )
@@ -122,7 +123,7 @@ func teamService(t *testing.T, store Store, a *teamArchive, rt http.RoundTripper
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.httpClient = &http.Client{Transport: rt}
+	svc.httpClient = nethttp.Client{Client: &http.Client{Transport: rt}}
 	svc.UpdateSettings(Settings{HeaderPolicy: "redact", WARCVersion: "0.9", CDXDialect: "pywb-2.6.7", Agent: "webkeep", TeamEndpoint: a.URL, TeamToken: "s3cret"})
 	return svc
 }
@@ -170,7 +171,7 @@ func TestUploadInPartsRetriesAFailedPart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := waitJob(t, svc.Handler(), job.ID)
+	done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID)
 	if done.State != "done" {
 		t.Fatalf("upload: %+v", done)
 	}
@@ -197,14 +198,14 @@ func TestUploadInPartsFailsClearlyAndResumes(t *testing.T) {
 	svc := teamService(t, store, a, &flakyTransport{fail: "4", failures: partAttempts})
 	sess := bigSession(t, store, svc)
 	job, _ := svc.Upload(sess.info.ID, false)
-	done := waitJob(t, svc.Handler(), job.ID)
+	done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID)
 	if done.State != "failed" || !strings.Contains(done.Error, "sending part 4 (4096 bytes)") || !strings.Contains(done.Error, "connection reset by peer") || !strings.Contains(done.Error, "resumes where it stopped") {
 		t.Fatalf("upload with the network down: %+v", done)
 	}
 	// Uploaded again, it sends part 4 on, not the first three.
-	svc.httpClient = &http.Client{}
+	svc.httpClient = nethttp.Client{Client: &http.Client{}}
 	job, _ = svc.Upload(sess.info.ID, false)
-	if done := waitJob(t, svc.Handler(), job.ID); done.State != "done" {
+	if done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID); done.State != "done" {
 		t.Fatalf("resumed upload: %+v", done)
 	}
 	sent := a.partsSent()
@@ -231,7 +232,7 @@ func TestUploadInPartsResumesAfterARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := waitJob(t, second.Handler(), job.ID)
+	done := waitJob(t, nethttp.Handler(second.Handler()), job.ID)
 	if done.State != "done" {
 		t.Fatalf("resumed upload: %+v", done)
 	}
@@ -252,7 +253,7 @@ func TestUploadInPartsOfAChangedSession(t *testing.T) {
 	svc := teamService(t, store, a, &flakyTransport{fail: "3", failures: partAttempts})
 	sess := bigSession(t, store, svc)
 	job, _ := svc.Upload(sess.info.ID, false)
-	if done := waitJob(t, svc.Handler(), job.ID); done.State != "failed" {
+	if done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID); done.State != "failed" {
 		t.Fatalf("upload with the network down: %+v", done)
 	}
 	ex := sampleExchanges()[0]
@@ -261,9 +262,9 @@ func TestUploadInPartsOfAChangedSession(t *testing.T) {
 	if sess.Info().Updated.Equal(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) {
 		t.Fatal("writing an exchange did not change the session's Updated")
 	}
-	svc.httpClient = &http.Client{}
+	svc.httpClient = nethttp.Client{Client: &http.Client{}}
 	job, _ = svc.Upload(sess.info.ID, false)
-	if done := waitJob(t, svc.Handler(), job.ID); done.State != "done" {
+	if done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID); done.State != "done" {
 		t.Fatalf("upload of the changed session: %+v", done)
 	}
 	if sent := a.partsSent(); sent["1"] != 2 {
@@ -280,7 +281,7 @@ func TestUploadInPartsDetectsChangedBytes(t *testing.T) {
 	svc := teamService(t, store, a, &flakyTransport{fail: "3", failures: partAttempts})
 	sess := bigSession(t, store, svc)
 	job, _ := svc.Upload(sess.info.ID, false)
-	waitJob(t, svc.Handler(), job.ID)
+	waitJob(t, nethttp.Handler(svc.Handler()), job.ID)
 	st, err := loadUploadState(store, sess.info.ID)
 	if err != nil || len(st.Parts) != 2 {
 		t.Fatalf("state after the failure: %+v %v", st, err)
@@ -289,7 +290,7 @@ func TestUploadInPartsDetectsChangedBytes(t *testing.T) {
 	st.Parts[1] = hex.EncodeToString(sum[:])
 	st.save(store)
 	job, _ = svc.Upload(sess.info.ID, false)
-	done := waitJob(t, svc.Handler(), job.ID)
+	done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID)
 	if done.State != "failed" || !strings.Contains(done.Error, "the session changed since its upload began (part 2 differs from the one sent): upload it again") {
 		t.Fatalf("upload over changed parts: %+v", done)
 	}
@@ -313,10 +314,10 @@ func TestUploadInPartsCancelled(t *testing.T) {
 	if again, _ := svc.Upload(sess.info.ID, false); again.ID != job.ID {
 		t.Errorf("a second upload of a running one started job %s", again.ID)
 	}
-	if rec := send(t, svc.Handler(), "DELETE", "/api/jobs/"+job.ID, "", nil, nil); rec.Code != http.StatusNoContent {
+	if rec := send(t, nethttp.Handler(svc.Handler()), "DELETE", "/api/jobs/"+job.ID, "", nil, nil); rec.Code != http.StatusNoContent {
 		t.Fatalf("cancel: %d %s", rec.Code, rec.Body)
 	}
-	if done := waitJob(t, svc.Handler(), job.ID); done.State != "cancelled" {
+	if done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID); done.State != "cancelled" {
 		t.Fatalf("cancelled upload: %+v", done)
 	}
 	if n := a.bucket.Uploads(); n != 0 || len(a.bucket.Keys()) != 0 {
@@ -342,7 +343,7 @@ func TestUploadInPartsOverwrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if done := waitJob(t, svc.Handler(), job.ID); done.State != tc.state {
+		if done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID); done.State != tc.state {
 			t.Fatalf("overwrite=%v: %+v, want %s", tc.overwrite, done, tc.state)
 		}
 	}

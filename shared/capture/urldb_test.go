@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -83,7 +84,7 @@ func TestADatabaseZipBombIsRefusedByItsTotal(t *testing.T) {
 		{"many.zip", bombZip(t, 20, 8<<20)},
 	} {
 		t.Logf("%s: %d KiB", tc.name, len(tc.zip)>>10)
-		j := runJob(t, svc.Handler(), "POST", "/api/urldb?name="+tc.name, "application/zip", tc.zip, nil)
+		j := runJob(t, nethttp.Handler(svc.Handler()), "POST", "/api/urldb?name="+tc.name, "application/zip", tc.zip, nil)
 		if j.State != "failed" || !strings.Contains(j.Error, tc.name+": db/bomb") || !strings.Contains(j.Error, "more than 32 MiB, the most a database may hold") {
 			t.Errorf("%s: %+v", tc.name, j)
 		}
@@ -109,7 +110,7 @@ func TestADatabaseOfTooManyFilesIsRefused(t *testing.T) {
 		files[fmt.Sprintf("d%05d.example.yaml", i)] = ""
 	}
 	svc, _ := NewService(NewMemStore(), newFakeHost())
-	j := runJob(t, svc.Handler(), "POST", "/api/urldb?name=many.zip", "application/zip", dbZip(t, files), nil)
+	j := runJob(t, nethttp.Handler(svc.Handler()), "POST", "/api/urldb?name=many.zip", "application/zip", dbZip(t, files), nil)
 	if j.State != "failed" || !strings.Contains(j.Error, "many.zip: ") || !strings.Contains(j.Error, "more than 20000 domain files") {
 		t.Errorf("job: %+v", j)
 	}
@@ -150,7 +151,7 @@ func TestADatabaseOfTensOfMBLoads(t *testing.T) {
 	zw.Close()
 	svc, _ := NewService(NewMemStore(), newFakeHost())
 	var info DatabaseInfo
-	if j := runJob(t, svc.Handler(), "POST", "/api/urldb?name=big.zip", "application/zip", buf.Bytes(), &info); j.State != "done" || j.Done != j.Total || j.Total < records {
+	if j := runJob(t, nethttp.Handler(svc.Handler()), "POST", "/api/urldb?name=big.zip", "application/zip", buf.Bytes(), &info); j.State != "done" || j.Done != j.Total || j.Total < records {
 		t.Fatalf("job: %+v", j)
 	}
 	if info.Records != records || len(info.Problems) > 0 {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 )
 
 // gzipBomb returns a gzip member of size zero bytes.
@@ -36,7 +38,7 @@ func TestTheAPIAnswersWhileLongWorkRuns(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc, _ := NewService(NewMemStore(), newFakeHost())
-			h := svc.Handler()
+			h := nethttp.Handler(svc.Handler())
 			var ref struct {
 				Job string `json:"job"`
 			}

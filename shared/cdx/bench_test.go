@@ -3,12 +3,12 @@ package cdx
 import (
 	"bytes"
 	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -70,7 +70,7 @@ func BenchmarkSURT(b *testing.B) {
 func BenchmarkEncodeJSON(b *testing.B) {
 	body := []byte(`{"type":"event","id":44.0,"values":[true,false,null],"source":{"type":"component","id":"a+b&c= d","values":[3,4]}}`)
 	r := &Request{Method: "POST", URL: "http://example.org/events", Body: body,
-		Header: http.Header{"Content-Type": {"application/json"}, "Content-Length": {strconv.Itoa(len(body))}}}
+		Header: httpmsg.Header{"Content-Type": {"application/json"}, "Content-Length": {strconv.Itoa(len(body))}}}
 	b.SetBytes(int64(len(body)))
 	for i := 0; i < b.N; i++ {
 		EncodeRequest(r)

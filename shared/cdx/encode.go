@@ -2,8 +2,9 @@ package cdx
 
 import (
 	"encoding/base64"
-	"net/http"
 	"strings"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // MaxQueryLength is the number of characters (code points) of the body query
@@ -49,14 +50,14 @@ func (d Dialect) compactJSON() bool { return d == Pywb28 || d == WarcioJS }
 type Request struct {
 	Method string
 	URL    string
-	Header http.Header
+	Header httpmsg.Header
 	Body   []byte
 }
 
 // header returns the first value of the named header, matching the name
 // without regard to case, as warcio's get_header does.
-func header(h http.Header, name string) (string, bool) {
-	if v, ok := h[http.CanonicalHeaderKey(name)]; ok && len(v) > 0 {
+func header(h httpmsg.Header, name string) (string, bool) {
+	if v, ok := h[httpmsg.CanonicalHeaderKey(name)]; ok && len(v) > 0 {
 		return v[0], true
 	}
 	for k, v := range h {

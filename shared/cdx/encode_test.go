@@ -1,14 +1,15 @@
 package cdx
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 func req(method, url, ctype string, body string) *Request {
-	h := http.Header{}
+	h := httpmsg.Header{}
 	if ctype != "" {
 		h.Set("Content-Type", ctype)
 	}

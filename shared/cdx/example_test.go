@@ -2,10 +2,10 @@ package cdx_test
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 func ExampleEncodeRequest() {
@@ -13,7 +13,7 @@ func ExampleEncodeRequest() {
 	r := &cdx.Request{
 		Method: "POST",
 		URL:    "http://example.org/events",
-		Header: http.Header{"Content-Type": {"application/json"}, "Content-Length": {fmt.Sprint(len(body))}},
+		Header: httpmsg.Header{"Content-Type": {"application/json"}, "Content-Length": {fmt.Sprint(len(body))}},
 		Body:   []byte(body),
 	}
 	url, query := cdx.EncodeRequest(r)

@@ -3,12 +3,13 @@ package cdx
 import (
 	"bytes"
 	"encoding/base64"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // FuzzEncodeRequest checks that no body panics or hangs the encoder, that
@@ -25,7 +26,7 @@ func FuzzEncodeRequest(f *testing.F) {
 		f.Add(v.Method, ct, body)
 	}
 	f.Fuzz(func(t *testing.T, method, ctype string, body []byte) {
-		h := http.Header{"Content-Type": {ctype}, "Content-Length": {strconv.Itoa(len(body))}}
+		h := httpmsg.Header{"Content-Type": {ctype}, "Content-Length": {strconv.Itoa(len(body))}}
 		r := &Request{Method: method, URL: "http://example.com/p", Header: h, Body: body}
 		for _, d := range []Dialect{Pywb267, Pywb28} {
 			u1, q1 := d.EncodeRequest(r)

@@ -13,13 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -497,7 +497,7 @@ func (ix *Indexer) record(rec *warc.Record, filename, payloadDigest string) (*in
 		}
 	}
 	if !msg.ok() {
-		msg = httpMessage{protocol: "HTTP/1.0", statusline: "200 OK", header: http.Header{}}
+		msg = httpMessage{protocol: "HTTP/1.0", statusline: "200 OK", header: httpmsg.Header{}}
 		if ctype != "" {
 			msg.header.Set("Content-Type", ctype)
 		}
@@ -602,9 +602,9 @@ func mimeOf(ctype, def string) string {
 // httpMessage is the start of an HTTP message as warcio's
 // StatusAndHeadersParser (verify off) reads it.
 type httpMessage struct {
-	protocol   string      // the first line's first word: "HTTP/1.1", or a request's method
-	statusline string      // the rest of the first line, stripped: "200 OK", "/path HTTP/1.1"
-	header     http.Header // the fields under canonical names, each name's values in order
+	protocol   string         // the first line's first word: "HTTP/1.1", or a request's method
+	statusline string         // the rest of the first line, stripped: "200 OK", "/path HTTP/1.1"
+	header     httpmsg.Header // the fields under canonical names, each name's values in order
 	fields     int
 }
 
@@ -624,7 +624,7 @@ func (m *httpMessage) statusCode() string {
 // line that is empty once stripped, or at the end of the block. An empty
 // first line ends the message there.
 func (m *httpMessage) read(br *bufio.Reader) error {
-	m.header = http.Header{}
+	m.header = httpmsg.Header{}
 	total := 0
 	readLine := func() (string, bool, error) { return readHeaderLine(br, &total) }
 	first, any, err := readLine()
@@ -649,7 +649,7 @@ func (m *httpMessage) read(br *bufio.Reader) error {
 			next, _, err = readLine()
 		}
 		if hasValue {
-			k := http.CanonicalHeaderKey(name)
+			k := httpmsg.CanonicalHeaderKey(name)
 			m.header[k] = append(m.header[k], value)
 			m.fields++
 		}

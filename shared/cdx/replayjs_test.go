@@ -3,9 +3,10 @@ package cdx
 import (
 	"encoding/base64"
 	"math"
-	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // The keys real warcio.js 2.4.11 computed at replay for bodies that probe each branch
@@ -105,7 +106,7 @@ func FuzzWarcioJSKey(f *testing.F) {
 			// POST and PUT, so it never looks such a line up.
 			return
 		}
-		r := &Request{Method: method, URL: "http://example.com/p", Header: http.Header{"Content-Type": {ctype}}, Body: body}
+		r := &Request{Method: method, URL: "http://example.com/p", Header: httpmsg.Header{"Content-Type": {ctype}}, Body: body}
 		url, rb := WarcioJS.EncodeRequest(r)
 		m := fetchMethod(method)
 		if m == "GET" {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -42,7 +42,7 @@ func (v *requestVector) request(t testing.TB) *Request {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := http.Header{}
+	h := httpmsg.Header{}
 	for _, kv := range v.Headers {
 		h[kv[0]] = append(h[kv[0]], kv[1])
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net/http"
 	"strings"
 )
 
@@ -67,10 +66,24 @@ func textType(mt string) bool {
 	return strings.HasPrefix(mt, "text/")
 }
 
-// isHTML says whether data begins as an HTML document does (the WHATWG sniffing
-// rules, as http.DetectContentType applies them).
+// isHTML says whether data begins as an HTML document does: the WHATWG sniffing
+// rules for HTML, as net/http's DetectContentType applies them (its first 512 bytes,
+// white space skipped, one of htmlTags in any case, then a space or '>').
 func isHTML(data []byte) bool {
-	return strings.HasPrefix(http.DetectContentType(data), "text/html")
+	data = data[:min(len(data), 512)]
+	data = bytes.TrimLeft(data, "\t\n\x0c\r ")
+	for _, tag := range htmlTags {
+		if len(data) > len(tag) && bytes.EqualFold(data[:len(tag)], []byte(tag)) && (data[len(tag)] == ' ' || data[len(tag)] == '>') {
+			return true
+		}
+	}
+	return false
+}
+
+// htmlTags are the beginnings of an HTML document the sniffing rules know.
+var htmlTags = []string{
+	"<!DOCTYPE HTML", "<HTML", "<HEAD", "<SCRIPT", "<IFRAME", "<H1", "<DIV", "<FONT", "<TABLE",
+	"<A", "<STYLE", "<TITLE", "<B", "<BODY", "<BR", "<P", "<!--",
 }
 
 func hasRobotsField(f *File) bool {

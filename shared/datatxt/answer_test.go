@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 )
 
 const sitePage = `<!DOCTYPE html>
@@ -50,7 +52,7 @@ func TestGetCountsOnlyTextAnswersOfTheFormat(t *testing.T) {
 	defer srv.Close()
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, err := Get(context.Background(), srv.Client(), srv.URL+"/"+string(rune('a'+i))+"/data.txt")
+			f, err := Get(context.Background(), nethttp.Client{Client: srv.Client()}, srv.URL+"/"+string(rune('a'+i))+"/data.txt")
 			if tt.found && (err != nil || f == nil) {
 				t.Fatalf("not found: %v", err)
 			}
@@ -73,6 +75,22 @@ func FuzzParseAnswer(f *testing.F) {
 		}
 		if err == nil && isHTML([]byte(body)) {
 			t.Fatal("an HTML document counted as a file")
+		}
+	})
+}
+
+// FuzzIsHTML holds isHTML to net/http's sniffing of HTML, which it replaces so that
+// the package does not import net/http.
+func FuzzIsHTML(f *testing.F) {
+	for _, s := range []string{"", "<html>", " \n<HTML ", "<html", "<!DOCTYPE html>", "<!doctype HTML ", "<!-->", "<!--",
+		"<p>hi", "<P ", "<pre>", "<a href=x>", "<b>", "<br>", "<body>", "<h1>", "<h2>", "\x0c<div>", "<?xml", "User-agent: *\n",
+		"\xef\xbb\xbf<html>", strings.Repeat(" ", 510) + "<p>", strings.Repeat(" ", 509) + "<p>"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := strings.HasPrefix(http.DetectContentType(data), "text/html")
+		if got := isHTML(data); got != want {
+			t.Errorf("isHTML(%q) = %v, net/http sniffs %q", data, got, http.DetectContentType(data))
 		}
 	})
 }

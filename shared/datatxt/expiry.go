@@ -1,10 +1,11 @@
 package datatxt
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // DefaultExpiry is how long a file stays fresh when its response carries no
@@ -18,7 +19,7 @@ const DefaultExpiry = 7 * 24 * time.Hour
 // response's Date when there is one so that clock skew does not count; an
 // Expires that does not parse means already expired. With none of these (and
 // no Pragma: no-cache) the file expires after DefaultExpiry.
-func Expiry(header http.Header, now time.Time) time.Time {
+func Expiry(header httpmsg.Header, now time.Time) time.Time {
 	if cc := header.Values("Cache-Control"); len(cc) > 0 {
 		maxAge, found := -1, false
 		for _, v := range cc {
@@ -49,11 +50,11 @@ func Expiry(header http.Header, now time.Time) time.Time {
 		}
 	}
 	if exp, ok := header["Expires"]; ok && len(exp) > 0 {
-		t, err := http.ParseTime(exp[0])
+		t, err := httpmsg.ParseTime(exp[0])
 		if err != nil {
 			return now
 		}
-		if date, err := http.ParseTime(header.Get("Date")); err == nil {
+		if date, err := httpmsg.ParseTime(header.Get("Date")); err == nil {
 			t = now.Add(t.Sub(date))
 		}
 		if t.Before(now) {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 func TestExpiry(t *testing.T) {
@@ -11,32 +13,32 @@ func TestExpiry(t *testing.T) {
 	date := now.Add(-time.Hour).Format(http.TimeFormat) // server clock an hour behind
 	tests := []struct {
 		name   string
-		header http.Header
+		header httpmsg.Header
 		want   time.Time
 	}{
-		{"none: the draft's 7 days", http.Header{}, now.Add(7 * 24 * time.Hour)},
-		{"max-age", http.Header{"Cache-Control": {"public, max-age=3600"}}, now.Add(time.Hour)},
-		{"max-age less Age", http.Header{"Cache-Control": {"max-age=3600"}, "Age": {"600"}}, now.Add(50 * time.Minute)},
-		{"max-age in a second header", http.Header{"Cache-Control": {"public", "max-age=60"}}, now.Add(time.Minute)},
-		{"quoted max-age", http.Header{"Cache-Control": {`max-age="60"`}}, now.Add(time.Minute)},
-		{"no-cache", http.Header{"Cache-Control": {"no-cache"}}, now},
-		{"no-store wins over max-age", http.Header{"Cache-Control": {"max-age=60, no-store"}}, now},
-		{"bad max-age is stale", http.Header{"Cache-Control": {"max-age=soon"}}, now},
-		{"Cache-Control wins over Expires", http.Header{
+		{"none: the draft's 7 days", httpmsg.Header{}, now.Add(7 * 24 * time.Hour)},
+		{"max-age", httpmsg.Header{"Cache-Control": {"public, max-age=3600"}}, now.Add(time.Hour)},
+		{"max-age less Age", httpmsg.Header{"Cache-Control": {"max-age=3600"}, "Age": {"600"}}, now.Add(50 * time.Minute)},
+		{"max-age in a second header", httpmsg.Header{"Cache-Control": {"public", "max-age=60"}}, now.Add(time.Minute)},
+		{"quoted max-age", httpmsg.Header{"Cache-Control": {`max-age="60"`}}, now.Add(time.Minute)},
+		{"no-cache", httpmsg.Header{"Cache-Control": {"no-cache"}}, now},
+		{"no-store wins over max-age", httpmsg.Header{"Cache-Control": {"max-age=60, no-store"}}, now},
+		{"bad max-age is stale", httpmsg.Header{"Cache-Control": {"max-age=soon"}}, now},
+		{"Cache-Control wins over Expires", httpmsg.Header{
 			"Cache-Control": {"max-age=60"},
 			"Expires":       {now.Add(48 * time.Hour).Format(http.TimeFormat)},
 		}, now.Add(time.Minute)},
-		{"Cache-Control without max-age leaves Expires", http.Header{
+		{"Cache-Control without max-age leaves Expires", httpmsg.Header{
 			"Cache-Control": {"public"},
 			"Expires":       {now.Add(48 * time.Hour).Format(http.TimeFormat)},
 		}, now.Add(48 * time.Hour)},
-		{"Expires relative to Date", http.Header{
+		{"Expires relative to Date", httpmsg.Header{
 			"Date":    {date},
 			"Expires": {now.Add(time.Hour).Format(http.TimeFormat)}, // two hours after Date
 		}, now.Add(2 * time.Hour)},
-		{"Expires in the past", http.Header{"Expires": {now.Add(-time.Hour).Format(http.TimeFormat)}}, now},
-		{"Expires: 0", http.Header{"Expires": {"0"}}, now},
-		{"Pragma: no-cache", http.Header{"Pragma": {"no-cache"}}, now},
+		{"Expires in the past", httpmsg.Header{"Expires": {now.Add(-time.Hour).Format(http.TimeFormat)}}, now},
+		{"Expires: 0", httpmsg.Header{"Expires": {"0"}}, now},
+		{"Pragma: no-cache", httpmsg.Header{"Pragma": {"no-cache"}}, now},
 	}
 	for _, tt := range tests {
 		if got := Expiry(tt.header, now); !got.Equal(tt.want) {

@@ -3,9 +3,10 @@ package datatxt
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // URL returns the address of the file named name ("data.txt" or
@@ -22,21 +23,18 @@ func URL(siteURL, name string) (string, error) {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/" + name}).String(), nil
 }
 
-// Doer does HTTP requests: an *http.Client is one. Taking it rather than an
-// *http.Client lets a caller that has no use for net/http's Transport (a wasm build,
-// which fetches through the browser) leave it and its TLS out of the binary.
-type Doer interface {
-	Do(*http.Request) (*http.Response, error)
-}
+// Doer does HTTP requests: the browser's fetch in the extension's core
+// (wasm/jsfetch), nethttp.Client (net/http's) natively.
+type Doer = httpmsg.Doer
 
-// Get fetches rawURL with client (http.DefaultClient, for one) and parses the
+// Get fetches rawURL with client (nethttp.Client{}, for one) and parses the
 // body (ParseAnswer: a 2xx answer that is an HTML page or no file of either
 // form returns ErrNotText), setting File.Expires from the response headers. A
 // 404 or 410 returns ErrNotFound, which means no restrictions and no datasets;
 // any other status outside 2xx returns ErrStatus. Redirects are followed as the client
 // does.
 func Get(ctx context.Context, client Doer, rawURL string) (*File, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	req, err := httpmsg.NewRequest(ctx, httpmsg.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("datatxt: %w", err)
 	}
@@ -47,7 +45,7 @@ func Get(ctx context.Context, client Doer, rawURL string) (*File, error) {
 	defer resp.Body.Close()
 	now := time.Now()
 	switch {
-	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
+	case resp.StatusCode == httpmsg.StatusNotFound || resp.StatusCode == httpmsg.StatusGone:
 		return nil, fmt.Errorf("%w: GET %s: %s", ErrNotFound, rawURL, resp.Status)
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return nil, fmt.Errorf("%w: GET %s: %s", ErrStatus, rawURL, resp.Status)

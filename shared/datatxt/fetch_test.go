@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 )
 
 func TestURL(t *testing.T) {
@@ -51,7 +53,7 @@ func TestGet(t *testing.T) {
 	ctx := context.Background()
 
 	before := time.Now()
-	f, err := Get(ctx, srv.Client(), srv.URL+"/data.txt")
+	f, err := Get(ctx, nethttp.Client{Client: srv.Client()}, srv.URL+"/data.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,7 @@ func TestGet(t *testing.T) {
 		t.Errorf("Expires = %v, want an hour from now", f.Expires)
 	}
 
-	r, err := Get(ctx, http.DefaultClient, srv.URL+"/robots.txt")
+	r, err := Get(ctx, nethttp.Client{}, srv.URL+"/robots.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestGet(t *testing.T) {
 		"/broken/data.txt":  ErrStatus,
 		"/bad/data.txt":     ErrFormat,
 	} {
-		if _, err := Get(ctx, srv.Client(), srv.URL+path); !errors.Is(err, want) {
+		if _, err := Get(ctx, nethttp.Client{Client: srv.Client()}, srv.URL+path); !errors.Is(err, want) {
 			t.Errorf("Get %s: %v, want %v", path, err, want)
 		}
 	}

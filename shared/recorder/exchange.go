@@ -5,11 +5,12 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // Field is one HTTP header line as it was sent or received.
@@ -56,9 +57,9 @@ next:
 	return out
 }
 
-// HTTPHeader returns the fields as an http.Header.
-func (f Fields) HTTPHeader() http.Header {
-	h := make(http.Header, len(f))
+// HTTPHeader returns the fields as an httpmsg.Header (net/http.Header's twin).
+func (f Fields) HTTPHeader() httpmsg.Header {
+	h := make(httpmsg.Header, len(f))
 	for _, kv := range f {
 		h.Add(kv.Name, kv.Value)
 	}
@@ -171,7 +172,7 @@ func (e *Exchange) ResponseHead() []byte {
 	var b bytes.Buffer
 	text := e.StatusText
 	if text == "" {
-		text = http.StatusText(e.Status)
+		text = httpmsg.StatusText(e.Status)
 	}
 	fmt.Fprintf(&b, "%s %d %s\r\n", e.httpVersion(), e.Status, text)
 	for _, kv := range e.RespHeader.Without(hopHeaders...) {
@@ -187,7 +188,7 @@ func (e *Exchange) ResponseHead() []byte {
 			fmt.Fprintf(&b, "X-Archive-Orig-%s: %s\r\n", name, v)
 		}
 	}
-	if e.Status >= 200 && e.Status != http.StatusNoContent && e.Status != http.StatusNotModified {
+	if e.Status >= 200 && e.Status != httpmsg.StatusNoContent && e.Status != httpmsg.StatusNotModified {
 		fmt.Fprintf(&b, "Content-Length: %d\r\n", e.BodyLen())
 	}
 	b.WriteString("\r\n")

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // An Answer says how a replayed request is answered: what the browser's
@@ -41,7 +42,7 @@ const AnswerHeader = "X-Webkeep-Answer"
 // writes it to w: status 200, the Answer in AnswerHeader, the body streamed. A
 // request nothing answers gets the "not archived" page (Answer.Status 404,
 // Archived false). The Answer is returned for the log.
-func (ix *Index) Serve(w http.ResponseWriter, r *Request, at string, f File) Answer {
+func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) Answer {
 	a := Answer{URL: r.URL}
 	m, ok := ix.Lookup(r, at)
 	var why string
@@ -58,7 +59,7 @@ func (ix *Index) Serve(w http.ResponseWriter, r *Request, at string, f File) Ans
 		}
 		why = err.Error()
 	}
-	a.Status, a.Reason = http.StatusNotFound, "Not Archived"
+	a.Status, a.Reason = httpmsg.StatusNotFound, "Not Archived"
 	a.Headers = []HeaderField{{"Content-Type", "text/html; charset=utf-8"}, {"Cache-Control", "no-store"}}
 	a.Why = why
 	writeAnswer(w, a)
@@ -67,7 +68,7 @@ func (ix *Index) Serve(w http.ResponseWriter, r *Request, at string, f File) Ans
 }
 
 // fields lists a header's lines, sorted by name.
-func fields(h http.Header) []HeaderField {
+func fields(h httpmsg.Header) []HeaderField {
 	out := []HeaderField{}
 	for k, vs := range h {
 		for _, v := range vs {
@@ -78,16 +79,16 @@ func fields(h http.Header) []HeaderField {
 	return out
 }
 
-func writeAnswer(w http.ResponseWriter, a Answer) {
+func writeAnswer(w httpmsg.ResponseWriter, a Answer) {
 	b, _ := json.Marshal(a)
 	w.Header().Set(AnswerHeader, base64.StdEncoding.EncodeToString(b))
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(httpmsg.StatusOK)
 }
 
 // ReadAnswer decodes the Answer of an API answer's header.
-func ReadAnswer(h http.Header) (Answer, error) {
+func ReadAnswer(h httpmsg.Header) (Answer, error) {
 	var a Answer
 	b, err := base64.StdEncoding.DecodeString(h.Get(AnswerHeader))
 	if err != nil {
@@ -184,7 +185,7 @@ func (p *PausedRequest) Request() (*Request, error) {
 	if p.URL == "" || p.Method == "" {
 		return nil, fmt.Errorf("%w: method and url are required", ErrRequest)
 	}
-	r := &Request{Method: p.Method, URL: p.URL, Header: http.Header{}}
+	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}}
 	for k, v := range p.Headers {
 		r.Header[k] = []string{v}
 	}

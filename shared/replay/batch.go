@@ -5,11 +5,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"io"
-	"net/http"
 	"slices"
 	"sync"
 
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // Bounds of a batch (see ServeBatch). A body over BatchBody, or one that would take
@@ -44,9 +44,9 @@ type BatchAnswer struct {
 // What is written is the length of the answers' JSON (4 bytes, big-endian), that
 // JSON (a list of BatchAnswer), and their bodies one after the other. The
 // answers are returned; a page with no capture has an empty batch.
-func (ix *Index) ServeBatch(w http.ResponseWriter, page, at string, f File, isPage func(string) bool) []BatchAnswer {
+func (ix *Index) ServeBatch(w httpmsg.ResponseWriter, page, at string, f File, isPage func(string) bool) []BatchAnswer {
 	var urls []string
-	if m, ok := ix.Lookup(&Request{Method: http.MethodGet, URL: page}, at); ok {
+	if m, ok := ix.Lookup(&Request{Method: httpmsg.MethodGet, URL: page}, at); ok {
 		urls = append([]string{page}, ix.neighbours(m.Capture, isPage, BatchCaptures-1)...)
 	}
 	type read struct {
@@ -73,7 +73,7 @@ func (ix *Index) ServeBatch(w http.ResponseWriter, page, at string, f File, isPa
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			a, body, ok := ix.answerWhole(&Request{Method: http.MethodGet, URL: u}, at, f)
+			a, body, ok := ix.answerWhole(&Request{Method: httpmsg.MethodGet, URL: u}, at, f)
 			if !ok {
 				return
 			}
@@ -98,7 +98,7 @@ func (ix *Index) ServeBatch(w http.ResponseWriter, page, at string, f File, isPa
 	list, _ := json.Marshal(answers)
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(httpmsg.StatusOK)
 	w.Write(binary.BigEndian.AppendUint32(nil, uint32(len(list))))
 	w.Write(list)
 	for _, b := range bodies {
@@ -149,7 +149,7 @@ func (ix *Index) neighbours(c cdx.Entry, isPage func(string) bool, max int) []st
 			if isPage(e.URL) {
 				return
 			}
-			if e.Method != "" && e.Method != http.MethodGet || seen[e.URL] {
+			if e.Method != "" && e.Method != httpmsg.MethodGet || seen[e.URL] {
 				continue
 			}
 			seen[e.URL] = true

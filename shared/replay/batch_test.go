@@ -2,12 +2,13 @@ package replay
 
 import (
 	"bytes"
-	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -42,7 +43,7 @@ func TestServeBatch(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(v.String()+"/"+tt.name, func(t *testing.T) {
 				rec := httptest.NewRecorder()
-				got := ix.ServeBatch(rec, tt.page, tt.at, f, func(u string) bool { return slices.Contains(tt.pages, u) })
+				got := ix.ServeBatch(nethttp.ResponseWriter(rec), tt.page, tt.at, f, func(u string) bool { return slices.Contains(tt.pages, u) })
 				answers, bodies, err := ReadBatch(rec.Body)
 				if err != nil || !reflect.DeepEqual(answers, got) {
 					t.Fatalf("read back %v (%v), want %v", answers, err, got)
@@ -51,7 +52,7 @@ func TestServeBatch(t *testing.T) {
 				for i, a := range answers {
 					urls = append(urls, a.URL)
 					one := httptest.NewRecorder()
-					want := ix.Serve(one, &Request{Method: "GET", URL: a.URL, Header: http.Header{}}, tt.at, f)
+					want := ix.Serve(nethttp.ResponseWriter(one), &Request{Method: "GET", URL: a.URL, Header: httpmsg.Header{}}, tt.at, f)
 					if !reflect.DeepEqual(a.Answer, want) || !bytes.Equal(bodies[i], one.Body.Bytes()) {
 						t.Errorf("%s: batch %+v %q, on its own %+v %q", a.URL, a.Answer, bodies[i], want, one.Body)
 					}

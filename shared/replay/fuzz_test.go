@@ -2,11 +2,12 @@ package replay
 
 import (
 	"bytes"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -23,10 +24,10 @@ func FuzzLookup(f *testing.F) {
 	f.Add("PUT", "http://EXAMPLE.com:80/item/1#x", "multipart/form-data; boundary=b", "--b\r\n\r\n--b--", "99999999999999")
 	f.Add("GET", "http://[::1/%zz", "", "", "x")
 	f.Fuzz(func(t *testing.T, method, url, ctype, body, at string) {
-		r := &Request{Method: method, URL: url, Header: http.Header{"Content-Type": {ctype}}, Body: []byte(body)}
+		r := &Request{Method: method, URL: url, Header: httpmsg.Header{"Content-Type": {ctype}}, Body: []byte(body)}
 		rec := httptest.NewRecorder()
 		src := NewFile(bytes.NewReader(file), int64(len(file)))
-		a := ix.Serve(rec, r, at, src)
+		a := ix.Serve(nethttp.ResponseWriter(rec), r, at, src)
 		if !a.Archived && (a.Status != 404 || !strings.Contains(rec.Body.String(), "Not archived")) {
 			t.Fatalf("unarchived answer %+v", a)
 		}
@@ -38,14 +39,14 @@ func FuzzLookup(f *testing.F) {
 		}
 		// The batch of the URL as a page: each answer is what its own request gets.
 		rec = httptest.NewRecorder()
-		ix.ServeBatch(rec, url, at, src, func(u string) bool { return u == "http://example.com/wire" })
+		ix.ServeBatch(nethttp.ResponseWriter(rec), url, at, src, func(u string) bool { return u == "http://example.com/wire" })
 		answers, bodies, err := ReadBatch(rec.Body)
 		if err != nil {
 			t.Fatalf("batch: %v", err)
 		}
 		for i, b := range answers {
 			one := httptest.NewRecorder()
-			want := ix.Serve(one, &Request{Method: "GET", URL: b.URL, Header: http.Header{}}, at, src)
+			want := ix.Serve(nethttp.ResponseWriter(one), &Request{Method: "GET", URL: b.URL, Header: httpmsg.Header{}}, at, src)
 			if b.Answer.Status != want.Status || b.Answer.Approximate || !bytes.Equal(bodies[i], one.Body.Bytes()) {
 				t.Fatalf("batch answer %+v %q, on its own %+v %q", b.Answer, bodies[i], want, one.Body)
 			}

@@ -1,20 +1,20 @@
 package replay
 
 import (
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // A Request is a request the browser makes during replay.
 type Request struct {
 	Method string
 	URL    string
-	Header http.Header
+	Header httpmsg.Header
 	Body   []byte
 }
 
@@ -45,7 +45,7 @@ func Key(r *Request) (string, error) {
 		if _, ok := headerValue(h, "Content-Length"); !ok {
 			h = h.Clone()
 			if h == nil {
-				h = http.Header{}
+				h = httpmsg.Header{}
 			}
 			h.Set("Content-Length", strconv.Itoa(len(r.Body)))
 		}
@@ -55,7 +55,7 @@ func Key(r *Request) (string, error) {
 }
 
 // headerValue returns the first value of a header, its name matched in any case.
-func headerValue(h http.Header, name string) (string, bool) {
+func headerValue(h httpmsg.Header, name string) (string, bool) {
 	for k, v := range h {
 		if strings.EqualFold(k, name) && len(v) > 0 {
 			return v[0], true

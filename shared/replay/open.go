@@ -8,13 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httputil"
 	"net/textproto"
 	"strconv"
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -29,7 +28,7 @@ type Response struct {
 	// Header is the recorded header, without what no longer holds for Body: the
 	// Transfer-Encoding and Content-Length of the wire, a Content-Encoding
 	// that was decoded, values the recorder redacted.
-	Header http.Header
+	Header httpmsg.Header
 	// Body streams the payload; the caller closes it.
 	Body io.ReadCloser
 	// Capture is the capture that answered; Original, for a revisit, the capture
@@ -109,7 +108,7 @@ func readResponse(f File, offset int64) (*Response, error) {
 		return nil, fmt.Errorf("%w: the record at offset %d is a %s", ErrRecord, offset, rec.Type)
 	}
 	br := bufio.NewReaderSize(rec.Block, 32<<10)
-	resp := &Response{Header: http.Header{}}
+	resp := &Response{Header: httpmsg.Header{}}
 	line, err := textproto.NewReader(br).ReadLine()
 	if rec.Type == warc.TypeRevisit && (err == io.EOF || line == "") {
 		resp.Body = io.NopCloser(bytes.NewReader(nil))
@@ -150,10 +149,10 @@ func readResponse(f File, offset int64) (*Response, error) {
 // still on an archived body (other tools archive the wire bytes; webkeep archives
 // them decoded, the encoding kept as X-Archive-Orig-Content-Encoding). An encoding
 // it cannot undo (br, zstd) stays, with its header.
-func decode(h http.Header, br *bufio.Reader) (io.ReadCloser, error) {
+func decode(h httpmsg.Header, br *bufio.Reader) (io.ReadCloser, error) {
 	var r io.Reader = br
 	if strings.Contains(strings.ToLower(h.Get("Transfer-Encoding")), "chunked") && looksChunked(br) {
-		r = bufio.NewReader(httputil.NewChunkedReader(br))
+		r = bufio.NewReader(httpmsg.NewChunkedReader(br))
 	}
 	switch strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding"))) {
 	case "gzip", "x-gzip":

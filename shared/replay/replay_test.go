@@ -6,13 +6,14 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -143,13 +144,13 @@ func TestServe(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%v/%s", v, tt.name), func(t *testing.T) {
-				r := &Request{Method: tt.method, URL: tt.url, Header: http.Header{}, Body: []byte(tt.body)}
+				r := &Request{Method: tt.method, URL: tt.url, Header: httpmsg.Header{}, Body: []byte(tt.body)}
 				if tt.ctype != "" {
 					r.Header.Set("Content-Type", tt.ctype)
 				}
 				rec := httptest.NewRecorder()
-				a := ix.Serve(rec, r, tt.at, NewFile(bytes.NewReader(file), int64(len(file))))
-				got, err := ReadAnswer(rec.Header())
+				a := ix.Serve(nethttp.ResponseWriter(rec), r, tt.at, NewFile(bytes.NewReader(file), int64(len(file))))
+				got, err := ReadAnswer(httpmsg.Header(rec.Header()))
 				if err != nil {
 					t.Fatal(err)
 				}

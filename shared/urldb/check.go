@@ -7,17 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // Response is what the check needs of an HTTP response, however it was
 // obtained: fetched here, recorded by the browser, or read from a WARC file.
 type Response struct {
-	Status int         // HTTP status code
-	Header http.Header // response headers
+	Status int            // HTTP status code
+	Header httpmsg.Header // response headers
 	// Length and SHA256 describe the body (after content decoding); Length is
 	// -1 and SHA256 nil when the body was not read.
 	Length int64

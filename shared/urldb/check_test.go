@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // site serves the responses the check tests need, by path.
@@ -125,7 +127,7 @@ func TestCheckVerdicts(t *testing.T) {
 
 func TestCheckResponseWithoutBody(t *testing.T) {
 	r := &Record{Path: "/a", ContentType: "text/plain", ContentLength: 3, ContentSHA256: staticSum[:]}
-	v := CheckResponse(r, Response{Status: 200, Header: http.Header{"Content-Type": {"text/plain"}}, Length: -1})
+	v := CheckResponse(r, Response{Status: 200, Header: httpmsg.Header{"Content-Type": {"text/plain"}}, Length: -1})
 	if !v.OK || v.Code != CodeUnverified {
 		t.Errorf("got %+v", v)
 	}
@@ -135,19 +137,19 @@ func TestCheckResponseWithoutBody(t *testing.T) {
 	}
 	// requests' is_redirect needs a Location: a 301 without one is content.
 	v = CheckResponse(&Record{Path: "/", ContentType: "X-301-Redirect", ContentLength: -1},
-		Response{Status: 301, Header: http.Header{"Content-Type": {"text/html"}}})
+		Response{Status: 301, Header: httpmsg.Header{"Content-Type": {"text/html"}}})
 	if v.OK || v.Problem != "expected content-type X-301-Redirect; got text/html" {
 		t.Errorf("301 without Location: %+v", v)
 	}
 }
 
 func TestNewRecord(t *testing.T) {
-	h := http.Header{"Content-Type": {"text/plain; charset=utf-8"}}
+	h := httpmsg.Header{"Content-Type": {"text/plain; charset=utf-8"}}
 	r, err := NewRecord("/a", Response{Status: 200, Header: h, Length: 15, SHA256: staticSum[:]}, true)
 	if err != nil || r.ContentType != "text/plain" || r.ContentLength != 15 {
 		t.Errorf("static: %+v %v", r, err)
 	}
-	r, err = NewRecord("/a", Response{Status: 302, Header: http.Header{"Location": {"/b"}}, Length: -1}, true)
+	r, err = NewRecord("/a", Response{Status: 302, Header: httpmsg.Header{"Location": {"/b"}}, Length: -1}, true)
 	if err != nil || r.ContentType != "X-302-Redirect" || r.Static() {
 		t.Errorf("redirect: %+v %v", r, err)
 	}

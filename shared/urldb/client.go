@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // Defaults of a Checker.
@@ -27,17 +28,17 @@ var ErrArchive = errors.New("archiving failed")
 // Exchange is one request and response fetched by a Checker, with the whole
 // body, for archiving.
 type Exchange struct {
-	Request  *http.Request
-	Response *http.Response // Body already read: see Body
-	Body     []byte         // decoded body
-	Date     time.Time      // when the request was sent
+	Request  *httpmsg.Request
+	Response *httpmsg.Response // Body already read: see Body
+	Body     []byte            // decoded body
+	Date     time.Time         // when the request was sent
 }
 
 // Checker fetches URLs and checks them against their records, many at a time
 // but at most PerHost at once on any one host.
 type Checker struct {
 	// Client does the requests; nil means one with no redirects followed, no
-	// cookies, and connections kept per host (see HTTPClient). An *http.Client's
+	// cookies, and connections kept per host (see HTTPClient). A net/http client's
 	// CheckRedirect should return http.ErrUseLastResponse, as wwturldb does not follow
 	// redirects.
 	Client      Doer
@@ -53,12 +54,9 @@ type Checker struct {
 	Progress func(done, total int)
 }
 
-// Doer does HTTP requests: an *http.Client is one. Taking it rather than an
-// *http.Client lets a caller that has no use for net/http's Transport (a wasm build,
-// which fetches through the browser) leave it and its TLS out of the binary.
-type Doer interface {
-	Do(*http.Request) (*http.Response, error)
-}
+// Doer does HTTP requests: the browser's fetch in the extension's core
+// (wasm/jsfetch), net/http's client natively (see HTTPClient).
+type Doer = httpmsg.Doer
 
 // Target is one URL to check for a record.
 type Target struct {
@@ -106,7 +104,7 @@ func Targets(entries []Entry, opt TargetOptions) []Target {
 // the response; the body is read (and hashed) when readBody is set. With
 // archive set, the body is always read and the exchange passed to it.
 func Fetch(ctx context.Context, client Doer, rawURL, userAgent string, readBody bool, archive func(*Exchange) error) (Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	req, err := httpmsg.NewRequest(ctx, httpmsg.MethodGet, rawURL, nil)
 	if err != nil {
 		return Response{}, err
 	}

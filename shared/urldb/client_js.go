@@ -4,7 +4,8 @@ package urldb
 
 import (
 	"errors"
-	"net/http"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // HTTPClient returns the Client. A js build has no default one: net/http's would link
@@ -20,6 +21,6 @@ func (c *Checker) HTTPClient() Doer {
 // noClient is the Client of a js build's Checker that was given none.
 type noClient struct{}
 
-func (noClient) Do(*http.Request) (*http.Response, error) {
+func (noClient) Do(*httpmsg.Request) (*httpmsg.Response, error) {
 	return nil, errors.New("urldb: the Checker has no Client (a js build has no default)")
 }

@@ -5,6 +5,8 @@ package urldb
 import (
 	"crypto/tls"
 	"net/http"
+
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 )
 
 // HTTPClient returns the Client, making the default one on first use: net/http's,
@@ -23,9 +25,9 @@ func (c *Checker) HTTPClient() Doer {
 	if c.Insecure {
 		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
 	}
-	c.Client = &http.Client{
+	c.Client = nethttp.Client{Client: &http.Client{
 		Transport:     tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	}}
 	return c.Client
 }

@@ -2,9 +2,9 @@ package urldb_test
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -24,7 +24,7 @@ func Example() {
 
 	v := urldb.CheckResponse(rec, urldb.Response{
 		Status: 200,
-		Header: http.Header{"Content-Type": {"application/octet-stream"}},
+		Header: httpmsg.Header{"Content-Type": {"application/octet-stream"}},
 		Length: 12, SHA256: make([]byte, 32),
 	})
 	fmt.Println(v.OK, v.Code, v.Problem)
@@ -37,7 +37,7 @@ func Example() {
 func ExampleDomain_Encode() {
 	db, _ := urldb.LoadFiles(urldb.File{Name: "example.com.yaml", Data: []byte("---\nhttps: true\n---\n_path: /z\ncontent-type: text/html\n")})
 	d := db.Domain("example.com")
-	rec, _ := urldb.NewRecord("/a", urldb.Response{Status: 302, Header: http.Header{"Location": {"/z"}}}, false)
+	rec, _ := urldb.NewRecord("/a", urldb.Response{Status: 302, Header: httpmsg.Header{"Location": {"/z"}}}, false)
 	rec.AddCategory("frontend")
 	d.Insert(rec)
 	os.Stdout.Write(d.Encode())

@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/webkeep/webkeep/internal/publicsuffix"
 	"golang.org/x/net/idna"
-	"golang.org/x/net/publicsuffix"
 )
 
 // hostNames maps a host to the form the rules see, as a browser maps what is typed

@@ -1,21 +1,21 @@
 //go:build js && wasm
 
 // Package jsfetch makes HTTP requests with the JavaScript fetch API, as net/http's
-// client does in a browser, but without net/http's Client and Transport: a binary that
-// uses it rather than an *http.Client links neither, nor the TLS, X.509 and HTTP/2
-// code they bring, which the browser makes unneeded.
+// client does in a browser, but without net/http: its requests and responses are
+// package httpmsg's, so a binary that uses it links none of net/http, nor the TLS,
+// X.509 and HTTP/2 code it brings, which the browser makes unneeded.
 package jsfetch
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"syscall/js"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/wasm/jsglue"
 	"github.com/webkeep/webkeep/wasm/jspromise"
 )
@@ -30,7 +30,7 @@ type Client struct{}
 // *url.Error, with the text net/http's client gives in a browser: a request fetch
 // rejected is "net/http: fetch() failed: " and the rejection; one whose context ended
 // is the context's error (the fetch is aborted).
-func (Client) Do(req *http.Request) (*http.Response, error) {
+func (Client) Do(req *httpmsg.Request) (*httpmsg.Response, error) {
 	resp, err := roundTrip(req)
 	if err != nil {
 		return nil, &url.Error{Op: urlErrorOp(req.Method), URL: redacted(req.URL), Err: err}
@@ -56,7 +56,7 @@ func redacted(u *url.URL) string {
 	return u.String()
 }
 
-func roundTrip(req *http.Request) (*http.Response, error) {
+func roundTrip(req *httpmsg.Request) (*httpmsg.Response, error) {
 	if req.Body != nil {
 		defer req.Body.Close()
 	}
@@ -68,7 +68,7 @@ func roundTrip(req *http.Request) (*http.Response, error) {
 	opt := js.Global().Get("Object").New()
 	method := req.Method
 	if method == "" {
-		method = http.MethodGet
+		method = httpmsg.MethodGet
 	}
 	opt.Set("method", method)
 	opt.Set("credentials", "same-origin")
@@ -141,9 +141,10 @@ func cancelBody(r js.Value) {
 	}
 }
 
-// response makes an *http.Response of a fetch Response, as net/http's client does.
-func response(req *http.Request, r js.Value) (*http.Response, error) {
-	header := http.Header{}
+// response makes an *httpmsg.Response of a fetch Response, as net/http's client does
+// (which says HTTP/1.1 of every fetch Response).
+func response(req *httpmsg.Request, r js.Value) (*httpmsg.Response, error) {
+	header := httpmsg.Header{}
 	entries := js.Global().Get("Array").Call("from", r.Get("headers").Call("entries"))
 	for i := 0; i < entries.Length(); i++ {
 		kv := entries.Index(i)
@@ -165,20 +166,23 @@ func response(req *http.Request, r js.Value) (*http.Response, error) {
 		header.Del("Content-Length")
 		length, uncompressed = -1, true
 	}
-	body := io.ReadCloser(http.NoBody)
+	body := io.ReadCloser(httpmsg.NoBody)
 	if b := r.Get("body"); b.Truthy() {
 		body = jsglue.NewStreamReader(b)
 	}
 	if r.Get("redirected").Bool() {
 		if u, err := url.Parse(r.Get("url").String()); err == nil {
-			req = req.Clone(req.Context())
+			req = req.WithContext(req.Context())
 			req.URL = u
 		}
 	}
 	code := r.Get("status").Int()
-	return &http.Response{
-		Status:        fmt.Sprintf("%d %s", code, http.StatusText(code)),
+	return &httpmsg.Response{
+		Status:        fmt.Sprintf("%d %s", code, httpmsg.StatusText(code)),
 		StatusCode:    code,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
 		Header:        header,
 		ContentLength: length,
 		Uncompressed:  uncompressed,

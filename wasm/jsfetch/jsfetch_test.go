@@ -6,12 +6,13 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"syscall/js"
 	"testing"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // stubFetch replaces the global fetch with the JavaScript function body src (given
@@ -44,7 +45,7 @@ func TestDoSendsTheRequestAndStreamsTheResponse(t *testing.T) {
 			start(c) { c.enqueue(new TextEncoder().encode("part one, ")); c.enqueue(new TextEncoder().encode("part two")); c.close(); },
 		});
 		return new Response(body, { status: 201, headers: { "Content-Type": "text/plain", "X-Multi": "a" } });`)
-	req, err := http.NewRequest(http.MethodPut, "https://team.example/api/upload?part=2", strings.NewReader("the part"))
+	req, err := httpmsg.NewRequest(context.Background(), httpmsg.MethodPut, "https://team.example/api/upload?part=2", strings.NewReader("the part"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestDoGivesTheRedirectedURLAndAGzipBodyAsDecoded(t *testing.T) {
 		Object.defineProperty(r, "redirected", { value: true });
 		Object.defineProperty(r, "url", { value: "https://example.org/moved" });
 		return r;`)
-	req, _ := http.NewRequest(http.MethodGet, "https://example.org/old", nil)
+	req, _ := httpmsg.NewRequest(context.Background(), httpmsg.MethodGet, "https://example.org/old", nil)
 	resp, err := Client{}.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +118,7 @@ func TestDoErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stubFetch(t, tt.src)
-			req, _ := http.NewRequest(http.MethodGet, "https://example.org/x", nil)
+			req, _ := httpmsg.NewRequest(context.Background(), httpmsg.MethodGet, "https://example.org/x", nil)
 			_, err := Client{}.Do(req)
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error %v, want %s", err, tt.want)
@@ -135,7 +136,7 @@ func TestDoAbortsWhenTheContextEnds(t *testing.T) {
 		return new Promise((_, reject) => init.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))));`)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "https://example.org/slow", nil)
+	req, _ := httpmsg.NewRequest(ctx, httpmsg.MethodGet, "https://example.org/slow", nil)
 	_, err := Client{}.Do(req)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v, want the context's deadline", err)

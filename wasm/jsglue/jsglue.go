@@ -2,7 +2,7 @@
 
 // Package jsglue is the seam between Go compiled to WebAssembly and the JavaScript of a
 // browser extension: making promises, reading streams, and answering a fetch Request with
-// an http.Handler whose response body streams back as a ReadableStream.
+// an httpmsg.Handler whose response body streams back as a ReadableStream.
 package jsglue
 
 import (
@@ -12,10 +12,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strconv"
 	"syscall/js"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/wasm/jspromise"
 )
 
@@ -109,15 +109,15 @@ func (r *streamReader) Close() error {
 	return nil
 }
 
-// NewRequest makes a server's *http.Request of a fetch Request, its body streamed
-// from the Request's (see NewStreamReader), its ContentLength that of the
-// Content-Length header, if any, else -1 (0 without a body).
-func NewRequest(ctx context.Context, request js.Value) (*http.Request, error) {
-	body := io.ReadCloser(http.NoBody)
+// NewRequest makes an *httpmsg.Request of a fetch Request, its body streamed from the
+// Request's (see NewStreamReader), its ContentLength that of the Content-Length
+// header, if any, else -1 (0 without a body).
+func NewRequest(ctx context.Context, request js.Value) (*httpmsg.Request, error) {
+	body := io.ReadCloser(httpmsg.NoBody)
 	if b := request.Get("body"); b.Truthy() {
 		body = NewStreamReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, request.Get("method").String(), request.Get("url").String(), body)
+	req, err := httpmsg.NewRequest(ctx, request.Get("method").String(), request.Get("url").String(), body)
 	if err != nil {
 		body.Close()
 		return nil, err
@@ -128,14 +128,12 @@ func NewRequest(ctx context.Context, request js.Value) (*http.Request, error) {
 		req.Header.Add(kv.Index(0).String(), kv.Index(1).String())
 	}
 	req.ContentLength = 0
-	if body != http.NoBody {
+	if body != httpmsg.NoBody {
 		req.ContentLength = -1
 		if n, err := strconv.ParseInt(req.Header.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
 			req.ContentLength = n
 		}
 	}
-	req.Host = req.URL.Host
-	req.RemoteAddr = "127.0.0.1:0" // the extension's own pages
 	return req, nil
 }
 
@@ -143,7 +141,7 @@ func NewRequest(ctx context.Context, request js.Value) (*http.Request, error) {
 // (see NewRequest), and the promise it returns is of a Response whose body is a
 // ReadableStream fed as the handler writes, holding at most one chunk in flight, so
 // an upload or a download of any size keeps memory flat.
-func Serve(h http.Handler, request js.Value) js.Value {
+func Serve(h httpmsg.Handler, request js.Value) js.Value {
 	return Promise(func() (any, error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		req, err := NewRequest(ctx, request)
@@ -151,13 +149,13 @@ func Serve(h http.Handler, request js.Value) js.Value {
 			cancel()
 			return nil, err
 		}
-		rw := &responseWriter{header: http.Header{}, ready: make(chan js.Value, 1), chunks: make(chan []byte), cancel: cancel, ctx: ctx}
+		rw := &responseWriter{header: httpmsg.Header{}, ready: make(chan js.Value, 1), chunks: make(chan []byte), cancel: cancel, ctx: ctx}
 		rw.buf = bufio.NewWriterSize(chunkWriter{rw}, streamChunk)
 		go func() {
 			defer cancel()
 			defer rw.finish()
 			defer func() {
-				if p := recover(); p != nil && p != http.ErrAbortHandler {
+				if p := recover(); p != nil && p != httpmsg.ErrAbortHandler {
 					rw.abort(fmt.Errorf("%v", p))
 				} else if p != nil {
 					rw.abort(errors.New("response aborted"))
@@ -172,7 +170,7 @@ func Serve(h http.Handler, request js.Value) js.Value {
 
 // responseWriter streams a handler's response into a JavaScript Response.
 type responseWriter struct {
-	header  http.Header
+	header  httpmsg.Header
 	status  int
 	started bool
 	buf     *bufio.Writer
@@ -184,7 +182,7 @@ type responseWriter struct {
 	funcs   []js.Func
 }
 
-func (w *responseWriter) Header() http.Header { return w.header }
+func (w *responseWriter) Header() httpmsg.Header { return w.header }
 
 func (w *responseWriter) WriteHeader(code int) {
 	if w.started {
@@ -196,7 +194,7 @@ func (w *responseWriter) WriteHeader(code int) {
 
 func (w *responseWriter) Write(p []byte) (int, error) {
 	if !w.started {
-		w.WriteHeader(http.StatusOK)
+		w.WriteHeader(httpmsg.StatusOK)
 	}
 	if w.ctx.Err() != nil {
 		return 0, w.ctx.Err()
@@ -222,7 +220,7 @@ func (c chunkWriter) Write(p []byte) (int, error) {
 func (w *responseWriter) start() {
 	w.started = true
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.status = httpmsg.StatusOK
 	}
 	headers := js.Global().Get("Headers").New()
 	for name, values := range w.header {
@@ -234,7 +232,7 @@ func (w *responseWriter) start() {
 	init.Set("status", w.status)
 	init.Set("headers", headers)
 	var body js.Value = js.Null()
-	if w.status != http.StatusNoContent && w.status != http.StatusNotModified && !(w.status >= 100 && w.status < 200) {
+	if w.status != httpmsg.StatusNoContent && w.status != httpmsg.StatusNotModified && !(w.status >= 100 && w.status < 200) {
 		pull := js.FuncOf(func(this js.Value, args []js.Value) any {
 			controller := args[0]
 			return Promise(func() (any, error) {
@@ -279,8 +277,8 @@ func (w *responseWriter) release() {
 // erroring the stream so the download fails visibly instead of ending short.
 func (w *responseWriter) abort(err error) {
 	if !w.started {
-		w.header = http.Header{"Content-Type": {"text/plain; charset=utf-8"}}
-		w.status = http.StatusInternalServerError
+		w.header = httpmsg.Header{"Content-Type": {"text/plain; charset=utf-8"}}
+		w.status = httpmsg.StatusInternalServerError
 		w.start()
 		w.buf.WriteString(err.Error())
 		return
@@ -290,15 +288,15 @@ func (w *responseWriter) abort(err error) {
 
 func (w *responseWriter) finish() {
 	if !w.started {
-		w.WriteHeader(http.StatusOK)
+		w.WriteHeader(httpmsg.StatusOK)
 	}
 	if w.failed == nil {
 		w.buf.Flush()
 	}
-	if w.status != http.StatusNoContent && w.status != http.StatusNotModified && !(w.status >= 100 && w.status < 200) {
+	if w.status != httpmsg.StatusNoContent && w.status != httpmsg.StatusNotModified && !(w.status >= 100 && w.status < 200) {
 		close(w.chunks)
 	}
 }
 
-var _ http.Flusher = (*responseWriter)(nil)
+var _ interface{ Flush() } = (*responseWriter)(nil)
 var _ io.Writer = chunkWriter{}

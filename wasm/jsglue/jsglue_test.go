@@ -7,10 +7,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net/http"
 	"syscall/js"
 	"testing"
 
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/wasm/jspromise"
 )
 
@@ -40,14 +40,14 @@ func TestServeStreamsTheRequestBodyIntoTheHandler(t *testing.T) {
 	const chunks, size = 64, 64 << 10
 	request, pulls := chunkedRequest(chunks, size)
 	var pulledAtStart int
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := httpmsg.HandlerFunc(func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		if r.Method != "POST" || r.URL.Path != "/api/upload" || r.URL.Query().Get("x") != "1" || r.Header.Get("Content-Type") != "application/zip" || r.ContentLength != -1 {
-			http.Error(w, fmt.Sprintf("request: %s %s %q %d", r.Method, r.URL, r.Header, r.ContentLength), http.StatusBadRequest)
+			httpmsg.Error(w, fmt.Sprintf("request: %s %s %q %d", r.Method, r.URL, r.Header, r.ContentLength), httpmsg.StatusBadRequest)
 			return
 		}
 		first := make([]byte, 10)
 		if _, err := io.ReadFull(r.Body, first); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+			httpmsg.Error(w, err.Error(), httpmsg.StatusBadRequest)
 			return
 		}
 		pulledAtStart = pulls()
@@ -55,7 +55,7 @@ func TestServeStreamsTheRequestBodyIntoTheHandler(t *testing.T) {
 		sum.Write(first)
 		n, err := io.Copy(sum, r.Body)
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+			httpmsg.Error(w, err.Error(), httpmsg.StatusBadRequest)
 			return
 		}
 		fmt.Fprintf(w, "%d %x", n+10, sum.Sum(nil))
@@ -87,7 +87,7 @@ func TestServeStreamsTheRequestBodyIntoTheHandler(t *testing.T) {
 
 func TestServeGivesARequestWithoutBodyNoBody(t *testing.T) {
 	request := js.Global().Get("Request").New("http://core.test/api/status")
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := httpmsg.HandlerFunc(func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		b, err := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%s %d %d %v", r.Method, r.ContentLength, len(b), err)
 	})
