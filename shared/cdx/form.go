@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/webkeep/webkeep/internal/pyfmt"
@@ -79,7 +80,10 @@ func bytesStrip(b []byte) []byte {
 	return bytes.Trim(b, " \t\n\r\x0b\x0c")
 }
 
-var validBoundary = regexp.MustCompile(`^[ -~]{0,200}[!-~]\n?$`)
+// validBoundary is Python's email boundary check, compiled on first use: its
+// {0,200} makes it dear to compile, and a program that reads no multipart body (the
+// extension's core answering its first request) need not compile it at start.
+var validBoundary = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ -~]{0,200}[!-~]\n?$`) })
 
 // lineReader is the readline() of a BytesIO.
 type lineReader struct {
@@ -120,7 +124,7 @@ type formPart struct {
 func multipartQuery(mime string, body []byte) (string, error) {
 	_, params := parseHeaderParams(mime)
 	ib, ok := params["boundary"]
-	if !ok || !validBoundary.MatchString(ib) {
+	if !ok || !validBoundary().MatchString(ib) {
 		return "", fmt.Errorf("%w: %q", ErrBoundary, ib)
 	}
 	fs := &fieldStorage{r: &lineReader{b: body}, length: int64(len(body)), limit: int64(len(body))}
@@ -233,7 +237,7 @@ func (fs *fieldStorage) readPart(h mimeHeader, outer []byte) (formPart, error) {
 		fs.skipLines(outer)
 	case strings.HasPrefix(ctype, "multipart/"):
 		inner, ok := ctParams["boundary"]
-		if !ok || !validBoundary.MatchString(inner) {
+		if !ok || !validBoundary().MatchString(inner) {
 			return item, fmt.Errorf("%w in a nested part: %q", ErrBoundary, inner)
 		}
 		fs.length = -1

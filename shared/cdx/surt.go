@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -21,20 +22,28 @@ import (
 var ErrURL = errors.New("cdx: invalid URL")
 
 var (
-	reDecimalIP      = regexp.MustCompile(`^([1-9][0-9]*)(\.[0-9]+)?(\.[0-9]+)?(\.[0-9]+)?$`)
-	reOctalIP        = regexp.MustCompile(`^(0[0-7]*)(\.[0-7]+)?(\.[0-7]+)?(\.[0-7]+)?$`)
-	rePathSessionIDs = []*regexp.Regexp{
+	reDecimalIP = regexp.MustCompile(`^([1-9][0-9]*)(\.[0-9]+)?(\.[0-9]+)?(\.[0-9]+)?$`)
+	reOctalIP   = regexp.MustCompile(`^(0[0-7]*)(\.[0-7]+)?(\.[0-7]+)?(\.[0-7]+)?$`)
+)
+
+// sessionIDPatterns are surt's patterns of session ids in a path and in a query,
+// compiled on first use: their repetitions make them the dearest of the package's, and
+// a program that makes no SURT (the extension's core answering its first request)
+// need not compile them at start.
+var sessionIDPatterns = sync.OnceValues(func() (path, query []*regexp.Regexp) {
+	path = []*regexp.Regexp{
 		regexp.MustCompile(`(?is)^(.*/)(\((?:[a-z]\([0-9a-z]{24}\))+\)/)([^\?]+\.aspx.*)$`),
 		regexp.MustCompile(`(?is)^(.*/)(\([0-9a-z]{24}\)/)([^\?]+\.aspx.*)$`),
 	}
-	reQuerySessionIDs = []*regexp.Regexp{
+	query = []*regexp.Regexp{
 		regexp.MustCompile(`(?is)^(.*)(?:jsessionid=[0-9a-zA-Z]{32})(?:&(.*))?$`),
 		regexp.MustCompile(`(?is)^(.*)(?:phpsessid=[0-9a-zA-Z]{32})(?:&(.*))?$`),
 		regexp.MustCompile(`(?is)^(.*)(?:sid=[0-9a-zA-Z]{32})(?:&(.*))?$`),
 		regexp.MustCompile(`(?is)^(.*)(?:ASPSESSIONID[a-zA-Z]{8}=[a-zA-Z]{24})(?:&(.*))?$`),
 		regexp.MustCompile(`(?is)^(.*)(?:cfid=[^&]+&cftoken=[^&]+)(?:&(.*))?$`),
 	}
-)
+	return path, query
+})
 
 // handyURL is surt's handyurl: nil fields are Python's None.
 type handyURL struct {
@@ -541,7 +550,8 @@ func (h *handyURL) iaCanonicalize() {
 	}
 	if path := h.path; len(path) > 0 {
 		path = bytes.ToLower(path)
-		for _, re := range rePathSessionIDs {
+		pathIDs, _ := sessionIDPatterns()
+		for _, re := range pathIDs {
 			if !bytes.Contains(path, []byte(".aspx")) {
 				break
 			}
@@ -558,7 +568,8 @@ func (h *handyURL) iaCanonicalize() {
 		q := h.query
 		lq := bytes.ToLower(q)
 		mayHaveID := bytes.Contains(lq, []byte("sid=")) || bytes.Contains(lq, []byte("sessionid=")) || bytes.Contains(lq, []byte("aspsessionid")) || bytes.Contains(lq, []byte("cftoken="))
-		for _, re := range reQuerySessionIDs {
+		_, queryIDs := sessionIDPatterns()
+		for _, re := range queryIDs {
 			if !mayHaveID {
 				break
 			}
