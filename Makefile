@@ -31,7 +31,7 @@ build: setup
 	@# (extension-firefox/), and api.js loaded before each page's code.
 	rm -rf $(FIREFOX) && mkdir -p $(FIREFOX)
 	cp -r $(EXT)/. $(FIREFOX)/
-	rm $(FIREFOX)/sw.js
+	rm $(FIREFOX)/sw.js $(FIREFOX)/pacing.js $(FIREFOX)/badge.js $(FIREFOX)/events.js
 	cp extension-firefox/* $(FIREFOX)/
 	sed -i 's|<script src="wasm_exec.js"></script>|<script src="api.js"></script>\n&|' $(FIREFOX)/*.html
 	go run ./scripts/zipdir $(FIREFOX) dist/webkeep-firefox.xpi

@@ -648,6 +648,20 @@ var eventHandlers = map[string]eventHandler{
 // scripts/e2e/realsite.test.mjs found the password archived when it waited its turn).
 var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading"}
 
+// Pacing is how a host that queues events hands the others than UrgentEvents to
+// HandleEvent: while the browser is busy sending them (a page is loading), the
+// recorder's work would take processor time from the page, so they wait until no event
+// has come for Quiet, or Late after the oldest waiting one came, or until they hold
+// more than HeldMax bytes of body data; then they go one at a time, each in a task of
+// its own, so that what arrives meanwhile does not wait behind a burst of them.
+type Pacing struct {
+	Quiet, Late time.Duration
+	HeldMax     int
+}
+
+// DefaultPacing is the pacing of the extension's service worker (extension/pacing.js).
+var DefaultPacing = Pacing{Quiet: 30 * time.Millisecond, Late: time.Second, HeldMax: 4 << 20}
+
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the
 // tree of the fields read inside it. A host may drop other events, and other fields,

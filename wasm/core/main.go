@@ -29,6 +29,7 @@ func main() {
 	// ceiling is above what a loaded URL database keeps live (tens of MB at the 32 MiB
 	// limit): a live heap over it would have the collector run without end, and every
 	// request wait on it.
+	mark("webkeep: main")
 	debug.SetGCPercent(gcPercent)
 	debug.SetMemoryLimit(memoryLimit)
 	host := js.Global().Get("webkeepHost")
@@ -41,6 +42,7 @@ func main() {
 		js.Global().Get("console").Call("error", "webkeep core: "+err.Error())
 		return
 	}
+	mark("webkeep: service")
 	handler := svc.Handler()
 	ctx := context.Background()
 	// A recording whose tabs are gone (the browser was closed or killed while it
@@ -48,6 +50,7 @@ func main() {
 	if err := svc.Reconcile(ctx); err != nil {
 		js.Global().Get("console").Call("error", "webkeep core: "+err.Error())
 	}
+	mark("webkeep: reconciled")
 
 	api := js.Global().Get("Object").New()
 	// event(tabId, sessionId, method, paramsJSON, bytes): a chrome.debugger event; bytes,
@@ -86,6 +89,12 @@ func main() {
 		urgent[i] = m
 	}
 	api.Set("urgent", urgent)
+	// pacing: how the shim hands the other events over (recorder.Pacing).
+	api.Set("pacing", map[string]any{
+		"quietMs": recorder.DefaultPacing.Quiet.Milliseconds(),
+		"lateMs":  recorder.DefaultPacing.Late.Milliseconds(),
+		"heldMax": recorder.DefaultPacing.HeldMax,
+	})
 	js.Global().Set("webkeepCore", api)
 	if ready := js.Global().Get("webkeepCoreReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -97,6 +106,16 @@ const (
 	gcPercent   = 25
 	memoryLimit = 128 << 20
 )
+
+// mark records a step of the core's start with performance.mark, where there is one:
+// "webkeep: main" once the Go runtime and every package's init have run, "webkeep:
+// service" once the service has read its settings and sessions from the store,
+// "webkeep: reconciled" once a recording whose tabs are gone is closed.
+func mark(name string) {
+	if p := js.Global().Get("performance"); p.Truthy() && p.Get("mark").Type() == js.TypeFunction {
+		p.Call("mark", name)
+	}
+}
 
 func optString(v js.Value) string {
 	if v.Type() == js.TypeString {
