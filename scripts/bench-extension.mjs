@@ -1,7 +1,7 @@
 // Benchmarks of the extension in real Chromium, printed as a markdown section for
 // BENCHMARKS.md: page-load time with recording on and off (median of repeated loads in
-// the same run), the core's cold start in the service worker, and the browser's memory
-// while a large response is recorded.
+// the same run), and the browser's memory while a large response is recorded. (The
+// core's cold start is scripts/bench-coldstart.mjs.)
 //
 //   node scripts/bench-extension.mjs [--loads N] [--big BYTES]
 import { launch, processMemory, startDemoSite, waitFor } from "./lib/browser.mjs";
@@ -22,19 +22,8 @@ const floorId = new URL(browser.extraWorkers[0].url()).host;
 const rss = () => processMemory(browser);
 const rows = [];
 try {
-  // Cold start: stop the worker, wake it with a message, time until the core answers.
   const ext = await browser.context.newPage();
   await ext.goto(browser.page("popup.html"));
-  const cdp = await browser.context.newCDPSession(ext);
-  await cdp.send("ServiceWorker.enable");
-  const starts = [];
-  for (let i = 0; i < 5; i++) {
-    await cdp.send("ServiceWorker.stopAllWorkers");
-    const t0 = performance.now();
-    await ext.evaluate(() => fetch("/api/status").then((r) => r.json()));
-    starts.push(performance.now() - t0);
-  }
-  rows.push(["core cold start in the service worker (stop, then first /api/status answer)", `${median(starts).toFixed(0)} ms`, `median of ${starts.length}`]);
 
   // Three tabs on the same page (lib/pageload.mjs): the floor tells the browser's cost
   // from webkeep's. Once against the demo site as it is (loopback, answers at once),

@@ -51,6 +51,6 @@ set -- "$(cut -d' ' -f1 < "$tmp/times" | median)" "$(cut -d' ' -f2 < "$tmp/times
 
 echo "## Service-worker core (wasm/core)"
 echo
-echo "\`GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' ./wasm/core\`: core.wasm is $raw bytes, $gz gzipped. Its own HTTP requests go through the browser's fetch (wasm/jsfetch), so it links none of net/http's client, TLS or HTTP/2."
+echo "\`GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' ./wasm/core\`: core.wasm is $raw bytes, $gz gzipped. Its own HTTP requests go through the browser's fetch (wasm/jsfetch) and its API is served with shared/httpmsg, so it links none of net/http, nor the TLS, X.509 and HTTP/2 code net/http's initialisers keep."
 echo
 echo "Cold start under node $(node --version) (median of 7, a stub host with an empty store): compiling the module $1 ms; instantiating it to its first /api/status answer $2 ms."
