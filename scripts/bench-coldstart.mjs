@@ -17,13 +17,13 @@ import { extensionDir, launch, waitFor } from "./lib/browser.mjs";
 import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { quantile } from "./lib/stats.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) : def;
 };
 const runs = arg("--runs", 31);
-const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
 const ms = (x) => `${x.toFixed(0)} ms`;
 
 const steps = [

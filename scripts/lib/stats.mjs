@@ -1,7 +1,10 @@
 // Figures the benchmarks share.
 
+/** The q-quantile of xs (0.5 the median), the nearest rank below. */
+export const quantile = (xs, q) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+
 /** The median of xs. */
-export const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+export const median = (xs) => quantile(xs, 0.5);
 
 /**
  * A 95% bootstrap interval of median(on) / median(off): both samples are drawn again
