@@ -5,7 +5,7 @@
 // core mark each step of their start (performance.mark), which splits the time:
 //
 //   worker start      the fetch sent -> sw.js begins (the browser starts the worker)
-//   shim scripts      importScripts of wasm_exec.js and store.js
+//   shim scripts      importScripts of wasm_exec.js, store.js and the shim's parts
 //   wasm instantiate  core.wasm fetched, compiled and instantiated (instantiateStreaming)
 //   Go init           the Go runtime and every package's init, until main
 //   store, service    capture.NewService: settings and sessions read from IndexedDB
@@ -28,7 +28,7 @@ const ms = (x) => `${x.toFixed(0)} ms`;
 
 const steps = [
   ["worker start", "sent", "webkeep: shim"],
-  ["shim scripts (wasm_exec.js, store.js)", "webkeep: shim", "webkeep: scripts"],
+  ["shim scripts (importScripts)", "webkeep: shim", "webkeep: scripts"],
   ["core.wasm fetched, compiled, instantiated", "webkeep: scripts", "webkeep: instantiated"],
   ["Go runtime and package init", "webkeep: instantiated", "webkeep: main"],
   ["store opened, settings and sessions read", "webkeep: main", "webkeep: service"],
