@@ -6,7 +6,7 @@
 //   node scripts/bench-extension.mjs [--loads N] [--big BYTES]
 import { launch, processMemory, startDemoSite, waitFor } from "./lib/browser.mjs";
 import { floorDir, measureTabs, settle } from "./lib/pageload.mjs";
-import { median, ratio } from "./lib/stats.mjs";
+import { median, memoryRows, printSection, ratio } from "./lib/stats.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -14,7 +14,6 @@ const arg = (name, def) => {
 };
 const loads = arg("--loads", 61);
 const bigSize = arg("--big", 500 << 20);
-const mb = (n) => (n / 1e6).toFixed(1);
 
 const site = await startDemoSite(["-big", String(bigSize)]);
 const browser = await launch({ extra: [floorDir] });
@@ -65,16 +64,10 @@ try {
   const session = await ext.evaluate(() => fetch("/api/record/stop", { method: "POST" }).then((r) => r.json()));
   clearInterval(sampler);
   const secs = (performance.now() - t0) / 1000;
-  rows.push([`memory while recording a ${mb(bigSize)} MB response: extension process (service worker + Go core), idle`, `${mb(idle.ext)} MB`, "RSS"]);
-  rows.push(["same: extension process, peak", `${mb(peak.ext)} MB`, `+${mb(peak.ext - idle.ext)} MB over idle (target: flat, under 100 MB over idle)`]);
-  rows.push(["same: all Chromium processes, idle / peak", `${mb(idle.all)} / ${mb(peak.all)} MB`, "includes the page's own copy of the response and shared pages counted per process"]);
-  rows.push(["same: time to load and record it", `${secs.toFixed(1)} s`, `${mb(bigSize / secs)} MB/s; session WARC ${mb(session.bytes)} MB`]);
+  rows.push(...memoryRows({ size: bigSize, process: "service worker + Go core", browser: "Chromium", note: "includes the page's own copy of the response and shared pages counted per process", idle, peak, secs, warcBytes: session.bytes }));
 } finally {
   await browser.close();
   site.stop();
 }
 
-console.log("## Extension in Chromium\n");
-console.log(`\`node scripts/bench-extension.mjs --loads ${loads} --big ${bigSize}\` (headless Debian Chromium, the real extension)\n`);
-console.log("| measure | value | notes |\n| --- | --- | --- |");
-for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+printSection("Extension in Chromium", `\`node scripts/bench-extension.mjs --loads ${loads} --big ${bigSize}\` (headless Debian Chromium, the real extension)`, rows);

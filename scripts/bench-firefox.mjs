@@ -6,7 +6,7 @@
 //   node scripts/bench-firefox.mjs [--loads N] [--big BYTES]
 import { startDemoSite, waitFor } from "./lib/browser.mjs";
 import { api, firefoxExtensionProcess, firefoxMemory, firefoxTabId, launchFirefox } from "./lib/firefox.mjs";
-import { loadTimes, median, ratio } from "./lib/stats.mjs";
+import { loadTimes, median, memoryRows, printSection, ratio } from "./lib/stats.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -15,7 +15,6 @@ const arg = (name, def) => {
 const loads = arg("--loads", 61);
 const bigSize = arg("--big", 500 << 20);
 const settle = 300;
-const mb = (n) => (n / 1e6).toFixed(1);
 
 const site = await startDemoSite(["-big", String(bigSize)]);
 const firefox = await launchFirefox();
@@ -58,16 +57,10 @@ try {
   clearInterval(sampler);
   const secs = (performance.now() - t0) / 1000;
   const session = JSON.parse(stopped.bytes);
-  rows.push([`memory while recording a ${mb(bigSize)} MB response: extension process (background page + Go core), idle`, `${mb(idle.ext)} MB`, "RSS"]);
-  rows.push(["same: extension process, peak", `${mb(peak.ext)} MB`, `+${mb(peak.ext - idle.ext)} MB over idle (target: flat, under 100 MB over idle)`]);
-  rows.push(["same: all Firefox processes, idle / peak", `${mb(idle.all)} / ${mb(peak.all)} MB`, "includes the page's own copy of the response"]);
-  rows.push(["same: time to load and record it", `${secs.toFixed(1)} s`, `${mb(bigSize / secs)} MB/s; session WARC ${mb(session.bytes)} MB`]);
+  rows.push(...memoryRows({ size: bigSize, process: "background page + Go core", browser: "Firefox", note: "includes the page's own copy of the response", idle, peak, secs, warcBytes: session.bytes }));
 } finally {
   await firefox.close();
   site.stop();
 }
 
-console.log("## Extension in Firefox\n");
-console.log(`\`node scripts/bench-firefox.mjs --loads ${loads} --big ${bigSize}\` (headless Debian Firefox ESR, the Firefox build)\n`);
-console.log("| measure | value | notes |\n| --- | --- | --- |");
-for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+printSection("Extension in Firefox", `\`node scripts/bench-firefox.mjs --loads ${loads} --big ${bigSize}\` (headless Debian Firefox ESR, the Firefox build)`, rows);

@@ -42,3 +42,28 @@ export async function loadTimes(pages, url, loads, settle) {
   }
   return times;
 }
+
+const mb = (n) => (n / 1e6).toFixed(1);
+
+/**
+ * The rows of a memory measure while a large response of size bytes was recorded: idle
+ * and peak resident memory ({ ext, all }) of the extension's process (named process)
+ * and of all the browser's (named browser, with a note on what that counts), the time
+ * it took and the session's WARC size.
+ */
+export function memoryRows({ size, process, browser, note, idle, peak, secs, warcBytes }) {
+  return [
+    [`memory while recording a ${mb(size)} MB response: extension process (${process}), idle`, `${mb(idle.ext)} MB`, "RSS"],
+    ["same: extension process, peak", `${mb(peak.ext)} MB`, `+${mb(peak.ext - idle.ext)} MB over idle (target: flat, under 100 MB over idle)`],
+    [`same: all ${browser} processes, idle / peak`, `${mb(idle.all)} / ${mb(peak.all)} MB`, note],
+    ["same: time to load and record it", `${secs.toFixed(1)} s`, `${mb(size / secs)} MB/s; session WARC ${mb(warcBytes)} MB`],
+  ];
+}
+
+/** Prints a benchmark's section for BENCHMARKS.md: its title, command and table. */
+export function printSection(title, command, rows) {
+  console.log(`## ${title}\n`);
+  console.log(`${command}\n`);
+  console.log("| measure | value | notes |\n| --- | --- | --- |");
+  for (const r of rows) console.log(`| ${r.join(" | ")} |`);
+}

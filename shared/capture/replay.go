@@ -85,15 +85,22 @@ const maxReplayedBody = 64 << 20
 // maxServedList is the largest list of URLs that /api/replay/{id}/served reads.
 const maxServedList = 1 << 20
 
-// routeReplay adds the replay API: start a replay, answer a request, the batch of
-// a page's resources, log those the replay answered from a batch, show the log.
-func (s *Service) routeReplay(mux *routeTable) {
-	mux.HandleFunc("POST /api/replay/{id}/start", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
+// withReplay is withSession for the replay routes: h gets the session's replay too.
+func (s *Service) withReplay(h func(httpmsg.ResponseWriter, *httpmsg.Request, *Session, *sessionReplay)) httpmsg.HandlerFunc {
+	return s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		rp, err := s.replayOf(sess)
 		if err != nil {
 			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
+		h(w, r, sess, rp)
+	})
+}
+
+// routeReplay adds the replay API: start a replay, answer a request, the batch of
+// a page's resources, log those the replay answered from a batch, show the log.
+func (s *Service) routeReplay(mux *routeTable) {
+	mux.HandleFunc("POST /api/replay/{id}/start", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		rp.log.Reset()
 		problems := []string{}
 		for _, p := range rp.index.Problems {
@@ -111,7 +118,7 @@ func (s *Service) routeReplay(mux *routeTable) {
 		}
 		writeJSON(w, httpmsg.StatusOK, map[string]any{"session": sess.Info(), "captures": rp.index.Len(), "problems": problems, "pages": links})
 	}))
-	mux.HandleFunc("POST /api/replay/{id}/answer", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
+	mux.HandleFunc("POST /api/replay/{id}/answer", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		var p replay.PausedRequest
 		if err := readJSON(r.Body, maxReplayedBody, &p); err != nil {
 			writeError(w, httpmsg.StatusBadRequest, err)
@@ -122,24 +129,14 @@ func (s *Service) routeReplay(mux *routeTable) {
 			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
-		rp, err := s.replayOf(sess)
-		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
-			return
-		}
 		a := rp.index.Serve(w, req, r.URL.Query().Get("ts"), rp.file)
 		rp.log.Add(a)
 	}))
-	mux.HandleFunc("GET /api/replay/{id}/batch", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		rp, err := s.replayOf(sess)
-		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
-			return
-		}
+	mux.HandleFunc("GET /api/replay/{id}/batch", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		q := r.URL.Query()
 		rp.index.ServeBatch(w, q.Get("url"), q.Get("ts"), rp.file, func(u string) bool { return rp.pages[u] })
 	}))
-	mux.HandleFunc("POST /api/replay/{id}/served", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
+	mux.HandleFunc("POST /api/replay/{id}/served", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		var served struct {
 			URLs []string `json:"urls"`
 		}
@@ -147,22 +144,12 @@ func (s *Service) routeReplay(mux *routeTable) {
 			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
-		rp, err := s.replayOf(sess)
-		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
-			return
-		}
 		for _, u := range served.URLs {
 			rp.log.Add(replay.Answer{URL: u, Archived: true})
 		}
 		w.WriteHeader(httpmsg.StatusNoContent)
 	}))
-	mux.HandleFunc("GET /api/replay/{id}/log", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		rp, err := s.replayOf(sess)
-		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
-			return
-		}
+	mux.HandleFunc("GET /api/replay/{id}/log", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		writeJSON(w, httpmsg.StatusOK, rp.log.View())
 	}))
 }
