@@ -6,7 +6,7 @@
 //   node scripts/bench-extension.mjs [--loads N] [--big BYTES]
 import { launch, processMemory, startDemoSite, waitFor } from "./lib/browser.mjs";
 import { floorDir, measureTabs, settle } from "./lib/pageload.mjs";
-import { median, memoryRows, printSection, ratio } from "./lib/stats.mjs";
+import { median, memoryRows, printSection, ratio, sampleMemory } from "./lib/stats.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -49,20 +49,12 @@ try {
   await waitFor(() => { try { return rss(); } catch { return false; } }, "the floor extension to leave");
   await page.goto(site.url);
   await new Promise((r) => setTimeout(r, 1000));
-  const idle = rss();
-  const peak = { ...idle };
-  const sampler = setInterval(() => {
-    try {
-      const now = rss();
-      peak.ext = Math.max(peak.ext, now.ext);
-      peak.all = Math.max(peak.all, now.all);
-    } catch { /* a process went away */ }
-  }, 200);
+  const { idle, peak, stop } = sampleMemory(() => rss());
   const t0 = performance.now();
   await page.click("#load-big");
   await page.waitForSelector("#load-big[data-done]", { timeout: 600000 });
   const session = await ext.evaluate(() => fetch("/api/record/stop", { method: "POST" }).then((r) => r.json()));
-  clearInterval(sampler);
+  stop();
   const secs = (performance.now() - t0) / 1000;
   rows.push(...memoryRows({ size: bigSize, process: "service worker + Go core", browser: "Chromium", note: "includes the page's own copy of the response and shared pages counted per process", idle, peak, secs, warcBytes: session.bytes }));
 } finally {

@@ -6,7 +6,7 @@
 //   node scripts/bench-firefox.mjs [--loads N] [--big BYTES]
 import { startDemoSite, waitFor } from "./lib/browser.mjs";
 import { api, firefoxExtensionProcess, firefoxMemory, firefoxTabId, launchFirefox } from "./lib/firefox.mjs";
-import { loadTimes, median, memoryRows, printSection, ratio } from "./lib/stats.mjs";
+import { loadTimes, median, memoryRows, printSection, ratio, sampleMemory } from "./lib/stats.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -41,20 +41,12 @@ try {
   const page = tabs[1].page;
   await page.goto(site.url);
   await new Promise((r) => setTimeout(r, 2000));
-  const idle = firefoxMemory(firefox, extensionPid);
-  const peak = { ...idle };
-  const sampler = setInterval(() => {
-    try {
-      const now = firefoxMemory(firefox, extensionPid);
-      peak.ext = Math.max(peak.ext, now.ext);
-      peak.all = Math.max(peak.all, now.all);
-    } catch { /* a process went away */ }
-  }, 200);
+  const { idle, peak, stop } = sampleMemory(() => firefoxMemory(firefox, extensionPid));
   const t0 = performance.now();
   await page.click("#load-big");
   await page.waitForSelector("#load-big[data-done]", { timeout: 900000 });
   const stopped = await api(firefox.control, "POST", "/api/record/stop");
-  clearInterval(sampler);
+  stop();
   const secs = (performance.now() - t0) / 1000;
   const session = JSON.parse(stopped.bytes);
   rows.push(...memoryRows({ size: bigSize, process: "background page + Go core", browser: "Firefox", note: "includes the page's own copy of the response", idle, peak, secs, warcBytes: session.bytes }));

@@ -67,3 +67,21 @@ export function printSection(title, command, rows) {
   console.log("| measure | value | notes |\n| --- | --- | --- |");
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
 }
+
+/**
+ * Samples resident memory ({ ext, all }, from read) every 200 ms from now on:
+ * returns { idle, peak, stop() }, idle the first sample and peak the largest of each
+ * since, until stop is called. A sample that fails (a process went away) is skipped.
+ */
+export function sampleMemory(read) {
+  const idle = read();
+  const peak = { ...idle };
+  const timer = setInterval(() => {
+    try {
+      const now = read();
+      peak.ext = Math.max(peak.ext, now.ext);
+      peak.all = Math.max(peak.all, now.all);
+    } catch { /* a process went away */ }
+  }, 200);
+  return { idle, peak, stop: () => clearInterval(timer) };
+}
