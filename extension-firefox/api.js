@@ -20,7 +20,7 @@
   };
 
   // An XMLHttpRequest to the API is sent as the fetch above; its upload's progress is
-  // reported once, when the body has been handed over. What the pages use of it: open,
+  // reported once, when the answer has come. What the pages use of it: open,
   // send, abort, upload.onprogress, onload, onerror, onabort, status, responseText.
   const NetworkXHR = globalThis.XMLHttpRequest;
   globalThis.XMLHttpRequest = function XMLHttpRequest() {

@@ -1325,6 +1325,9 @@ const (
 // to itself (a File or Blob), though its request event says it has one.
 const noPostData = "No post data available for the request"
 
+// whyLeftBeforeResponse is why an exchange whose page was left has no response.
+const whyLeftBeforeResponse = "the page was left before its response arrived"
+
 // failed labels an exchange that the browser reported failed (Network.loadingFailed)
 // with errorText: before its response came (no response) or while its body came (the
 // body is then marked truncated). cancelled says the browser cancelled it, left that
@@ -1333,7 +1336,7 @@ func failed(ex *Exchange, errorText string, cancelled, left bool) {
 	var why string
 	switch {
 	case left && ex.Status == 0:
-		why = "the page was left before its response arrived"
+		why = whyLeftBeforeResponse
 	case left:
 		why = WhyPageLeft
 	case cancelled:
@@ -1359,7 +1362,7 @@ func cutShort(ex *Exchange, reason string, left bool, now time.Time) {
 	var why string
 	switch {
 	case left && ex.Status == 0:
-		why = "the page was left before its response arrived"
+		why = whyLeftBeforeResponse
 	case left:
 		why = WhyPageLeft
 	case reason == "recording stopped" && ex.Status == 0:

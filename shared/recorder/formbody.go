@@ -65,7 +65,11 @@ func rebuildFormBody(contentType string, contentLength int64, fields []FormField
 	if len(doubts) > 0 {
 		return body, WhyRebuilt + ", and it may differ from what was sent: " + strings.Join(doubts, "; "), true
 	}
-	return body, WhyRebuilt + " (they are encoded exactly as the browser encodes its forms; the length matches the one sent)", false
+	note = WhyRebuilt + " (they are encoded exactly as the browser encodes its forms"
+	if contentLength >= 0 {
+		note += "; the length matches the one sent"
+	}
+	return body, note + ")", false
 }
 
 // orderDoubt says why the fields may not be in the order they were sent, or "".

@@ -32,7 +32,7 @@ func TestRebuildFormBody(t *testing.T) {
 		note        string // a part of the note
 	}{
 		{"urlencoded, length known", "application/x-www-form-urlencoded", int64(len(urlencoded)), urlencodedFields, urlencoded, false, "length matches"},
-		{"urlencoded, length not known", "application/x-www-form-urlencoded", -1, urlencodedFields, urlencoded, false, WhyRebuilt},
+		{"urlencoded, length not known", "application/x-www-form-urlencoded", -1, urlencodedFields, urlencoded, false, "encodes its forms)"},
 		{"urlencoded with a charset parameter", "application/x-www-form-urlencoded; charset=UTF-8", -1, urlencodedFields[:1], "name=Ada+Lovelace", false, WhyRebuilt},
 		{"urlencoded, another length sent", "application/x-www-form-urlencoded", 3, urlencodedFields[:1], "name=Ada+Lovelace", true, "17 bytes where the request sent 3"},
 		{"a repeated name", "application/x-www-form-urlencoded", 11, []FormField{{"a", "1"}, {"a", "3"}, {"b", "2"}}, "a=1&a=3&b=2", true, `named "a" are reported together`},
