@@ -99,10 +99,13 @@ type Recorder struct {
 	extras  map[requestKey]*extraQueue
 	durable map[Target]bool // targets whose bodies the browser keeps after they end
 	// documents holds, by tab and frame, the document each frame shows now: a request
-	// of another document of that frame, made before it came, belongs to a page that
-	// was left. commits numbers the documents in the order they came.
+	// of another document of that frame belongs to a page that was left (see pageLeft).
 	documents map[frameKey]shownDocument
-	commits   int
+	// requests numbers the requests in the order the browser made them (their
+	// Network.requestWillBeSent events are urgent: none overtakes another), and
+	// navigations holds, by tab and frame, the last few navigations begun, by number.
+	requests    int
+	navigations map[frameKey][]navigationStart
 	// passwordNames holds, by tab, the names of the fields of type password its page
 	// had when it last finished loading a frame (see askPasswordFields).
 	passwordNames map[int][]string
@@ -151,8 +154,11 @@ type pendingExchange struct {
 	reqWG    sync.WaitGroup // a request body being fetched
 	frameID  string         // the frame that asked for it
 	loaderID string         // the document of that frame it belongs to
-	commit   int            // the number of the document the frame showed when it began
-	received bool           // some of the body has arrived
+	seq      int            // the request's number in the order requests were made
+	// navigation says the request is its frame's navigation to a new document (the
+	// document's own request, whose id is its loader id).
+	navigation bool
+	received   bool // some of the body has arrived
 }
 
 // NewRecorder returns a recorder that issues its commands through b.
@@ -165,6 +171,7 @@ func NewRecorder(b Browser) *Recorder {
 		extras:          make(map[requestKey]*extraQueue),
 		durable:         make(map[Target]bool),
 		documents:       make(map[frameKey]shownDocument),
+		navigations:     make(map[frameKey][]navigationStart),
 		passwordNames:   make(map[int][]string),
 		passwordAsks:    make(map[int]chan struct{}),
 	}
@@ -592,6 +599,9 @@ type (
 			ParentID string `json:"parentId"`
 			URL      string `json:"url"`
 			Fragment string `json:"urlFragment"`
+			// UnreachableURL is the URL whose navigation failed when the frame now
+			// shows the browser's error page for it.
+			UnreachableURL string `json:"unreachableUrl"`
 		} `json:"frame"`
 	}
 )
@@ -750,7 +760,16 @@ func (r *Recorder) onRequestWillBeSent(ctx context.Context, t Target, ev *reques
 		ResourceType: ev.Type,
 	}}
 	r.mu.Lock()
-	p.commit = r.documents[frameKey{t.TabID, ev.FrameID}].commit
+	if prev == nil {
+		r.requests++
+		p.seq = r.requests
+	} else {
+		p.seq = prev.seq // a redirect's next hop: the navigation began with the first
+	}
+	p.navigation = ev.Type == "Document" && ev.RequestID == ev.LoaderID && ev.FrameID != ""
+	if p.navigation && prev == nil {
+		r.noteNavigation(frameKey{t.TabID, ev.FrameID}, navigationStart{ev.LoaderID, p.seq})
+	}
 	r.setPending(key, p)
 	r.addHop(key, p)
 	if carried != nil {
@@ -913,8 +932,14 @@ func (r *Recorder) onFrameStoppedLoading(ctx context.Context, t Target, ev *fram
 func (r *Recorder) onFrameNavigated(_ context.Context, t Target, ev *frameNavigated) {
 	if ev.Frame.LoaderID != "" {
 		r.mu.Lock()
-		r.commits++
-		r.documents[frameKey{t.TabID, ev.Frame.ID}] = shownDocument{ev.Frame.LoaderID, r.commits}
+		frame := frameKey{t.TabID, ev.Frame.ID}
+		doc := shownDocument{loader: ev.Frame.LoaderID, unreachable: ev.Frame.UnreachableURL}
+		for _, n := range r.navigations[frame] {
+			if n.loader == doc.loader {
+				doc.seq = n.seq
+			}
+		}
+		r.documents[frame] = doc
 		r.mu.Unlock()
 	}
 	if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
@@ -1288,23 +1313,56 @@ type frameKey struct {
 	frame string
 }
 
-// shownDocument is the document a frame shows: its loader id, and its number in the
-// order documents came.
+// shownDocument is the document a frame shows: its loader id, the number of the
+// request that began its navigation (0 if unknown: it began before the recorder came),
+// and, when it is the browser's error page, the URL that failed.
 type shownDocument struct {
+	loader      string
+	seq         int
+	unreachable string
+}
+
+// navigationStart is a navigation of a frame to a new document: the document's loader
+// id and the number of its request.
+type navigationStart struct {
 	loader string
-	commit int
+	seq    int
+}
+
+// keptNavigations is how many of the last navigations of a frame are remembered: a
+// document commits before more than a few others begin after it.
+const keptNavigations = 8
+
+// noteNavigation remembers that a navigation of frame began. r.mu is held.
+func (r *Recorder) noteNavigation(frame frameKey, n navigationStart) {
+	kept := append(r.navigations[frame], n)
+	if len(kept) > keptNavigations {
+		kept = slices.Delete(kept, 0, len(kept)-keptNavigations)
+	}
+	r.navigations[frame] = kept
 }
 
 // pageLeft says whether p's request belongs to a document its frame no longer shows:
-// another document came in the frame after the request began (the page was left,
-// or another navigation replaced the one the request was). A navigation that fails
-// leaves its frame as it was: it was not left. r.mu is held.
+// the page was left, or another navigation replaced the one the request was. A
+// navigation that fails was not left, whether its frame still shows the document
+// before it or the browser's error page for it. The order of requests decides, not the
+// order events are handled in: urgent events overtake the others (see UrgentEvents), so
+// a request may be handled before the commit of a document that came before it.
+// r.mu is held.
 func (r *Recorder) pageLeft(key requestKey, p *pendingExchange) bool {
 	if p.loaderID == "" || p.frameID == "" {
 		return false
 	}
 	now, ok := r.documents[frameKey{key.target.TabID, p.frameID}]
-	return ok && now.commit > p.commit && now.loader != p.loaderID
+	switch {
+	case !ok || now.loader == p.loaderID:
+		return false
+	case now.unreachable != "" && now.unreachable == p.ex.URL:
+		return false // the error page of p's own navigation
+	case p.navigation:
+		return now.seq > p.seq // replaced by a navigation begun after it
+	}
+	return true // a document of its frame came after the one it belongs to
 }
 
 // The reasons an exchange is archived incomplete, as its records say them (Failure,

@@ -867,9 +867,29 @@ func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 		}, false, nil, "", recorder.WhyPageLeft + " (net::ERR_ABORTED)", "disconnect"},
 		{"a navigation that fails leaves the page as it was", []recordertest.Event{
 			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"}}`},
-			{Method: "Network.requestWillBeSent", Params: `{"requestId":"n","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
-			{Method: "Network.loadingFailed", Params: `{"requestId":"n","errorText":"net::ERR_UNSAFE_PORT"}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"L2","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"L2","errorText":"net::ERR_UNSAFE_PORT"}`},
 		}, false, nil, "the request failed (net::ERR_UNSAFE_PORT)", "", ""},
+		{"a navigation that fails shows the error page in its stead", []recordertest.Event{
+			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"L2","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
+			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L3","url":"chrome-error://chromewebdata/","unreachableUrl":"http://example.org:6000/"}}`},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"L2","errorText":"net::ERR_UNSAFE_PORT"}`},
+		}, false, nil, "the request failed (net::ERR_UNSAFE_PORT)", "", ""},
+		{"a failed navigation handled before the commit of the one begun before it", []recordertest.Event{
+			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L0","url":"http://example.org/"}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"L1","frameId":"F","loaderId":"L1","type":"Document","request":{"url":"http://example.org/a","method":"GET","headers":{}}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"L2","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
+			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/a"}}`},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"L2","errorText":"net::ERR_UNSAFE_PORT"}`},
+		}, false, nil, "the request failed (net::ERR_UNSAFE_PORT)", "", ""},
+		{"a navigation replaced by one begun after it", []recordertest.Event{
+			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L0","url":"http://example.org/"}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"L1","frameId":"F","loaderId":"L1","type":"Document","request":{"url":"http://example.org/a","method":"GET","headers":{}}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"L2","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org/b","method":"GET","headers":{}}}`},
+			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/b"}}`},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"L1","errorText":"net::ERR_ABORTED","canceled":true}`},
+		}, false, nil, "the page was left before its response arrived (net::ERR_ABORTED)", "", ""},
 		{"cancelled on the page still shown", []recordertest.Event{
 			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
 			{Method: "Network.loadingFailed", Params: `{"requestId":"1","errorText":"net::ERR_ABORTED","canceled":true}`},
