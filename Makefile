@@ -23,7 +23,10 @@ build: setup
 	rm -rf $(EXT) && mkdir -p $(EXT)
 	cp -r extension/. $(EXT)/
 	cp $(GOROOT_LIB)/wasm_exec.js $(EXT)/
-	GOOS=js GOARCH=wasm go build $(WASM_FLAGS) -o $(EXT)/core.wasm ./wasm/core
+	@# The Chromium worker reads the core gzipped (a quarter of the bytes) and inflates it
+	@# as it compiles (sw.js); Firefox's background page reads core.wasm as it is.
+	GOOS=js GOARCH=wasm go build $(WASM_FLAGS) -o dist/core.wasm ./wasm/core
+	gzip -9 -n -c dist/core.wasm > $(EXT)/core.wasm.gz
 	GOOS=js GOARCH=wasm go build $(WASM_FLAGS) -o $(EXT)/ui.wasm ./wasm/ui
 	@if ls wasm/worker/*.go >/dev/null 2>&1; then scripts/build-worker.sh; fi
 	go run ./scripts/zipdir $(EXT) dist/webkeep-extension.zip
@@ -31,7 +34,8 @@ build: setup
 	@# (extension-firefox/), and api.js loaded before each page's code.
 	rm -rf $(FIREFOX) && mkdir -p $(FIREFOX)
 	cp -r $(EXT)/. $(FIREFOX)/
-	rm $(FIREFOX)/sw.js $(FIREFOX)/pacing.js $(FIREFOX)/badge.js $(FIREFOX)/events.js
+	rm $(FIREFOX)/sw.js $(FIREFOX)/pacing.js $(FIREFOX)/badge.js $(FIREFOX)/events.js $(FIREFOX)/core.wasm.gz
+	cp dist/core.wasm $(FIREFOX)/
 	cp extension-firefox/* $(FIREFOX)/
 	sed -i 's|<script src="wasm_exec.js"></script>|<script src="api.js"></script>\n&|' $(FIREFOX)/*.html
 	go run ./scripts/zipdir $(FIREFOX) dist/webkeep-firefox.xpi
