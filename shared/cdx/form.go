@@ -379,7 +379,7 @@ func (h mimeHeader) get(name string) string {
 	return v
 }
 
-var headerLineRE = regexp.MustCompile(`^(From |[\x21-\x39\x3b-\x7e]*:|[\t ])`)
+var headerLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(From |[\x21-\x39\x3b-\x7e]*:|[\t ])`) })
 
 // parseMIMEHeaders parses header text as email.feedparser does: lines end in
 // CRLF, CR or LF; continuation lines start with a space or tab; the first
@@ -411,7 +411,7 @@ func parseMIMEHeaders(text string) mimeHeader {
 		lastName, lastValue = "", nil
 	}
 	for _, line := range lines {
-		if !headerLineRE.MatchString(line) {
+		if !headerLineRE().MatchString(line) {
 			break
 		}
 		if line[0] == ' ' || line[0] == '\t' {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -680,7 +681,9 @@ func abs(n int) int {
 
 // mfdPart is warcio.js's pattern for a part: the first name="..." followed by a blank
 // line, and the rest of that line (JavaScript's "." stops at any line terminator).
-var mfdPart = regexp.MustCompile(`(?i)name="([^"]+)"\r\n\r\n([^\n\r\x{2028}\x{2029}]*)`)
+var mfdPart = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)name="([^"]+)"\r\n\r\n([^\n\r\x{2028}\x{2029}]*)`)
+})
 
 // mfdToQueryString is warcio.js's mfdToQueryString: the text is split on the
 // boundary (everything after the content type's first "boundary=", used as a
@@ -699,7 +702,7 @@ func mfdToQueryString(text, ctype string) string {
 		return ""
 	}
 	for _, part := range jsSplit(text, re) {
-		if m := mfdPart.FindStringSubmatch(jsTrim(part)); m != nil {
+		if m := mfdPart().FindStringSubmatch(jsTrim(part)); m != nil {
 			q.set(m[1], m[2])
 		}
 	}

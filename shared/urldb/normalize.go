@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -31,7 +32,7 @@ func NormalizePath(path, query string, caseSensitive bool) string {
 		pq += "?" + query
 	}
 	// generic_url_cleanup
-	pq = reUTMSource.ReplaceAllString(pq, "")
+	pq = reUTMSource().ReplaceAllString(pq, "")
 	pq = strings.TrimRight(pq, "&? ")
 	pq = strings.TrimFunc(pq, isPySpace)
 	path, query, _ = strings.Cut(pq, "?")
@@ -55,7 +56,7 @@ func NormalizePath(path, query string, caseSensitive bool) string {
 	return path
 }
 
-var reUTMSource = regexp.MustCompile(`utm_source=[^&]+&?`)
+var reUTMSource = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`utm_source=[^&]+&?`) })
 
 // isPySpace is Python's str.isspace, which str.strip uses.
 func isPySpace(r rune) bool {

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -370,11 +371,11 @@ func (p *domainParser) parseChunk(c chunk) bool {
 	}
 }
 
-var reYAMLLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var reYAMLLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 func yamlErrorLine(err error) (int, string) {
 	msg := err.Error()
-	if m := reYAMLLine.FindStringSubmatch(msg); m != nil {
+	if m := reYAMLLine().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n, strings.TrimPrefix(msg, m[0])
 	}

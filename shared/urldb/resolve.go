@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/webkeep/webkeep/internal/pyfmt"
 )
@@ -14,21 +15,29 @@ import (
 // The implicit resolvers of PyYAML (yaml/resolver.py, YAML 1.1), in the order
 // PyYAML tries them. wwturldb reads and writes its files with PyYAML, so a plain
 // scalar means what it means there: "yes" is a boolean, "010" is 8, "1:30" is 90.
+// They are compiled when first used, not at package init, which the service worker's
+// cold start pays for (BENCHMARKS.md).
 var (
-	reFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?` +
-		`|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?` +
-		`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*` +
-		`|[-+]?\.(?:inf|Inf|INF)` +
-		`|\.(?:nan|NaN|NAN))$`)
-	reInt = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+` +
-		`|[-+]?0[0-7_]+` +
-		`|[-+]?(?:0|[1-9][0-9_]*)` +
-		`|[-+]?0x[0-9a-fA-F_]+` +
-		`|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	reTimestamp = regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]` +
-		`|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?` +
-		`(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?` +
-		`(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
+	reFloat = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?` +
+			`|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?` +
+			`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*` +
+			`|[-+]?\.(?:inf|Inf|INF)` +
+			`|\.(?:nan|NaN|NAN))$`)
+	})
+	reInt = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-+]?0b[0-1_]+` +
+			`|[-+]?0[0-7_]+` +
+			`|[-+]?(?:0|[1-9][0-9_]*)` +
+			`|[-+]?0x[0-9a-fA-F_]+` +
+			`|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	})
+	reTimestamp = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]` +
+			`|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?` +
+			`(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?` +
+			`(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
+	})
 )
 
 // scalarKind is the tag PyYAML's resolver gives a plain scalar.
@@ -64,13 +73,13 @@ func resolveKind(s string) scalarKind {
 	case '-', '+', '.', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		// Cheap tests first: every float has a dot, every timestamp a dash at 4,
 		// and an integer has letters only after 0x or 0b.
-		if strings.IndexByte(s, '.') >= 0 && reFloat.MatchString(s) {
+		if strings.IndexByte(s, '.') >= 0 && reFloat().MatchString(s) {
 			return kindFloat
 		}
-		if mayBeInt(s) && reInt.MatchString(s) {
+		if mayBeInt(s) && reInt().MatchString(s) {
 			return kindInt
 		}
-		if len(s) >= 8 && s[4] == '-' && reTimestamp.MatchString(s) {
+		if len(s) >= 8 && s[4] == '-' && reTimestamp().MatchString(s) {
 			return kindTimestamp
 		}
 		return kindStr
