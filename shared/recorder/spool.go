@@ -197,8 +197,19 @@ func (s *spool) remove() {
 // NewSpoolPrefix returns a key prefix of its own under "spool/", which CleanSpools
 // clears: for data kept in the store only while the instance that put it runs (a
 // spooled body, a file being imported).
-func NewSpoolPrefix() string { return fmt.Sprintf("spool/%010d/", spoolSeq.Add(1)) }
+func NewSpoolPrefix() string { return fmt.Sprintf("%s%010d/", spoolPrefix, spoolSeq.Add(1)) }
 
 // CleanSpools deletes from store the bodies a stopped recorder was spooling: they are
-// lost with it. A recorder's owner calls it when it starts, before recording.
-func CleanSpools(store Store) { store.Delete("spool/") }
+// lost with it. A recorder's owner calls it when it starts, before recording. Most
+// starts find none: the keys are listed first, and a deletion (in IndexedDB, a write
+// transaction committed to disk, which a service worker's cold start waits for) is made
+// only when there are some.
+func CleanSpools(store Store) {
+	if keys, err := store.Keys(spoolPrefix); err == nil && len(keys) == 0 {
+		return
+	}
+	store.Delete(spoolPrefix)
+}
+
+// spoolPrefix is the prefix of every spool's keys (NewSpoolPrefix).
+const spoolPrefix = "spool/"
