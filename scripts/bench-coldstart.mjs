@@ -13,9 +13,15 @@
 //   reconcile         a recording whose tabs are gone is closed (tabs listed)
 //   first answer      the API published -> the page has the /api/status answer
 //
-//   node scripts/bench-coldstart.mjs [--runs N]
+// --against DIR compares with another build of the extension (a copy of an earlier
+// dist/extension): both are launched, each in a browser of its own, and their wakes
+// alternate, so that the machine's load, which on a shared machine moves the times
+// several-fold, weighs on both alike; it prints the other build's table too, and the
+// ratio of each pair of wakes.
+//
+//   node scripts/bench-coldstart.mjs [--runs N] [--against DIR]
 import { extensionDir, launch, waitFor } from "./lib/browser.mjs";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -23,15 +29,16 @@ import { quantile } from "./lib/stats.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
+  return i > 0 ? process.argv[i + 1] : def;
 };
-const runs = arg("--runs", 31);
+const runs = Number(arg("--runs", 31));
+const against = arg("--against", null);
 const ms = (x) => `${x.toFixed(0)} ms`;
 
 const steps = [
   ["worker start", "sent", "webkeep: shim"],
   ["shim scripts (importScripts)", "webkeep: shim", "webkeep: scripts"],
-  ["core.wasm.gz fetched, inflated, compiled, instantiated", "webkeep: scripts", "webkeep: instantiated"],
+  ["core.wasm fetched (and inflated), compiled, instantiated", "webkeep: scripts", "webkeep: instantiated"],
   ["Go runtime and package init", "webkeep: instantiated", "webkeep: main"],
   ["store opened, settings and sessions read", "webkeep: main", "webkeep: service"],
   ["reconcile (tabs listed)", "webkeep: service", "webkeep: reconciled"],
@@ -39,55 +46,92 @@ const steps = [
   ["first answer (/api/status)", "webkeep: ready", "answered"],
 ];
 
-const browser = await launch();
-const times = { total: [] };
-for (const [name] of steps) times[name] = [];
-try {
-  // An extension page that runs none of the pages' code (the popup asks the core for
-  // its status by itself): its fetches go to the service worker all the same.
+// start launches a build and opens an extension page that runs none of the pages' code
+// (the popup asks the core for its status by itself): its fetches go to the service
+// worker all the same.
+async function start(dir) {
+  const browser = await launch({ extension: dir });
   const page = await browser.context.newPage();
   await page.goto(browser.page("style.css"));
   const cdp = await browser.context.newCDPSession(page);
-  let status = "running";
+  const b = { dir, browser, page, cdp, status: "running", times: { total: [] } };
+  for (const [name] of steps) b.times[name] = [];
   cdp.on("ServiceWorker.workerVersionUpdated", (e) => {
-    for (const v of e.versions) status = v.runningStatus;
+    for (const v of e.versions) b.status = v.runningStatus;
   });
   await cdp.send("ServiceWorker.enable");
+  return b;
+}
+
+// wake stops b's service worker, wakes it with a fetch of /api/status, and returns the
+// time of each mark on the browser's clock.
+async function wake(b) {
+  await b.cdp.send("ServiceWorker.stopAllWorkers");
+  await waitFor(() => b.status === "stopped", "the service worker to stop");
+  await new Promise((r) => setTimeout(r, 200)); // the browser quiet again
+  const [sent, answered] = await b.page.evaluate(async () => {
+    const t0 = performance.timeOrigin + performance.now();
+    const r = await fetch("/api/status");
+    if (!r.ok) throw new Error("/api/status answered " + r.status);
+    await r.json();
+    return [t0, performance.timeOrigin + performance.now()];
+  });
+  // Playwright's handle of the worker evaluates in the worker started anew.
+  const marks = await b.browser.sw.evaluate(() => [performance.timeOrigin,
+    performance.getEntriesByType("mark").filter((m) => m.name.startsWith("webkeep: ")).map((m) => [m.name, m.startTime])]);
+  const at = { sent, answered };
+  for (const [name, t] of marks[1]) at[name] = marks[0] + t;
+  return at;
+}
+
+const builds = [];
+try {
+  builds.push(await start(extensionDir));
+  if (against) builds.push(await start(path.resolve(against)));
   for (let i = 0; i < runs + 1; i++) {
-    await cdp.send("ServiceWorker.stopAllWorkers");
-    await waitFor(() => status === "stopped", "the service worker to stop");
-    await new Promise((r) => setTimeout(r, 200)); // the browser quiet again
-    const [sent, answered] = await page.evaluate(async () => {
-      const t0 = performance.timeOrigin + performance.now();
-      const r = await fetch("/api/status");
-      if (!r.ok) throw new Error("/api/status answered " + r.status);
-      await r.json();
-      return [t0, performance.timeOrigin + performance.now()];
-    });
-    // Playwright's handle of the worker evaluates in the worker started anew.
-    const marks = await browser.sw.evaluate(() => [performance.timeOrigin,
-      performance.getEntriesByType("mark").filter((m) => m.name.startsWith("webkeep: ")).map((m) => [m.name, m.startTime])]);
-    const at = { sent, answered };
-    for (const [name, t] of marks[1]) at[name] = marks[0] + t;
-    if (i === 0) continue; // the first start after install compiles what the rest may cache
-    times.total.push(answered - sent);
-    for (const [name, from, to] of steps) times[name].push(at[to] - at[from]);
+    // Each round wakes every build once, in turns that alternate which goes first.
+    for (const b of i % 2 ? [...builds].reverse() : builds) {
+      const at = await wake(b);
+      if (i === 0) continue; // the first start after install compiles what the rest may cache
+      b.times.total.push(at.answered - at.sent);
+      for (const [name, from, to] of steps) b.times[name].push(at[to] - at[from]);
+    }
   }
 } finally {
-  await browser.close();
+  for (const b of builds) await b.browser.close();
+}
+
+// size describes a build's core: gzipped as shipped, or, in a build from before it was,
+// as it is.
+function size(dir) {
+  const gz = path.join(dir, "core.wasm.gz");
+  if (!existsSync(gz)) return `${statSync(path.join(dir, "core.wasm")).size} bytes (not gzipped)`;
+  const b = readFileSync(gz);
+  return `${gunzipSync(b).length} bytes (${b.length} gzipped, as shipped)`;
 }
 
 const load = os.loadavg();
-const gz = readFileSync(path.join(extensionDir, "core.wasm.gz"));
-const size = `${gunzipSync(gz).length} bytes (${gz.length} gzipped, as shipped)`;
 const row = (name, xs) => `| ${name} | ${ms(quantile(xs, 0.5))} | ${ms(quantile(xs, 0.1))} - ${ms(quantile(xs, 0.9))} | ${ms(Math.min(...xs))} - ${ms(Math.max(...xs))} |`;
+const table = (b) => {
+  console.log("| step | median | 10th - 90th percentile | fastest - slowest |");
+  console.log("| --- | ---: | ---: | ---: |");
+  console.log(row("**from the fetch to its answer**", b.times.total));
+  for (const [name] of steps) console.log(row(name, b.times[name]));
+};
 console.log("## Core cold start in Chromium");
 console.log();
-console.log(`\`node scripts/bench-coldstart.mjs --runs ${runs}\` (headless Debian Chromium, the real extension, core.wasm of ${size}, an empty store): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);
+console.log(`\`node scripts/bench-coldstart.mjs --runs ${runs}${against ? " --against " + against : ""}\` (headless Debian Chromium, the real extension, core.wasm of ${size(extensionDir)}, an empty store): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);
 console.log();
-console.log("| step | median | 10th - 90th percentile | fastest - slowest |");
-console.log("| --- | ---: | ---: | ---: |");
-console.log(row("**from the fetch to its answer**", times.total));
-for (const [name] of steps) console.log(row(name, times[name]));
+table(builds[0]);
+if (against) {
+  const [b, a] = builds;
+  console.log();
+  console.log(`The build compared with, ${against} (core.wasm of ${size(a.dir)}), its wakes alternating with the ones above:`);
+  console.log();
+  table(a);
+  const ratios = b.times.total.map((t, i) => t / a.times.total[i]);
+  console.log();
+  console.log(`Each wake's time over the compared build's wake of the same round: median ${quantile(ratios, 0.5).toFixed(2)} (10th - 90th percentile ${quantile(ratios, 0.1).toFixed(2)} - ${quantile(ratios, 0.9).toFixed(2)}); the ratio of the medians ${(quantile(b.times.total, 0.5) / quantile(a.times.total, 0.5)).toFixed(2)}.`);
+}
 console.log();
 console.log(`Load average while it ran: ${load.map((x) => x.toFixed(1)).join(", ")} (1, 5, 15 min) on ${os.cpus().length} cores.`);

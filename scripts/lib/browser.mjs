@@ -31,9 +31,10 @@ export function startDemoSite(args = []) {
  * extra; resolves to { context, sw, extensionId, extraWorkers, userDataDir, close() },
  * where extraWorkers holds the service workers of the extra extensions, in their order.
  * profile names a profile directory (user-data-dir) to launch on, which close() leaves
- * in place; without it the browser gets a new one, which close() removes.
+ * in place; without it the browser gets a new one, which close() removes. extension
+ * names the build of webkeep to load (extensionDir unless told).
  */
-export async function launch({ downloads, extra = [], profile } = {}) {
+export async function launch({ downloads, extra = [], profile, extension = extensionDir } = {}) {
   const userDataDir = profile || mkdtempSync(path.join(tmpdir(), "webkeep-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -45,7 +46,7 @@ export async function launch({ downloads, extra = [], profile } = {}) {
       "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
       "--disable-sync", "--disable-dev-shm-usage",
-      `--disable-extensions-except=${[extensionDir, ...extra].join(",")}`, `--load-extension=${[extensionDir, ...extra].join(",")}`,
+      `--disable-extensions-except=${[extension, ...extra].join(",")}`, `--load-extension=${[extension, ...extra].join(",")}`,
     ],
   });
   // The extensions' workers are told apart by their manifests' names.
