@@ -19,8 +19,13 @@
 // several-fold, weighs on both alike; it prints the other build's table too, and the
 // ratio of each pair of wakes.
 //
-//   node scripts/bench-coldstart.mjs [--runs N] [--against DIR]
-import { extensionDir, launch, waitFor } from "./lib/browser.mjs";
+// --compiled traces each start instead of timing it (scripts/lib/wasmtrace.mjs), and
+// prints how many of core.wasm's functions V8 compiled lazily in each step, and their
+// bytes, by Go package: the code each step runs for the first time, which a loaded
+// machine does not change (it needs Go, to build the core again with its names).
+//
+//   node scripts/bench-coldstart.mjs [--runs N] [--against DIR | --compiled]
+import { extensionDir, launch, root, waitFor } from "./lib/browser.mjs";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -33,6 +38,10 @@ const arg = (name, def) => {
 };
 const runs = Number(arg("--runs", 31));
 const against = arg("--against", null);
+const compiled = process.argv.includes("--compiled");
+const trace = compiled && await import("./lib/wasmtrace.mjs");
+if (compiled && against) throw new Error("--compiled names the functions of this tree's core: it takes no --against");
+const functions = compiled && trace.coreFunctions(root);
 const ms = (x) => `${x.toFixed(0)} ms`;
 
 const steps = [
@@ -54,7 +63,7 @@ async function start(dir) {
   const page = await browser.context.newPage();
   await page.goto(browser.page("style.css"));
   const cdp = await browser.context.newCDPSession(page);
-  const b = { dir, browser, page, cdp, status: "running", times: { total: [] } };
+  const b = { dir, browser, page, cdp, status: "running", times: { total: [] }, lazy: [] };
   for (const [name] of steps) b.times[name] = [];
   cdp.on("ServiceWorker.workerVersionUpdated", (e) => {
     for (const v of e.versions) b.status = v.runningStatus;
@@ -69,13 +78,15 @@ async function wake(b) {
   await b.cdp.send("ServiceWorker.stopAllWorkers");
   await waitFor(() => b.status === "stopped", "the service worker to stop");
   await new Promise((r) => setTimeout(r, 200)); // the browser quiet again
-  const [sent, answered] = await b.page.evaluate(async () => {
+  const fetchStatus = () => b.page.evaluate(async () => {
     const t0 = performance.timeOrigin + performance.now();
     const r = await fetch("/api/status");
     if (!r.ok) throw new Error("/api/status answered " + r.status);
     await r.json();
     return [t0, performance.timeOrigin + performance.now()];
   });
+  const [[sent, answered], events] = compiled ? await trace.traced(b.cdp, fetchStatus) : [await fetchStatus()];
+  if (compiled) b.lazy.push(trace.lazyCompiled(events, functions));
   // Playwright's handle of the worker evaluates in the worker started anew.
   const marks = await b.browser.sw.evaluate(() => [performance.timeOrigin,
     performance.getEntriesByType("mark").filter((m) => m.name.startsWith("webkeep: ")).map((m) => [m.name, m.startTime])]);
@@ -92,13 +103,27 @@ try {
     // Each round wakes every build once, in turns that alternate which goes first.
     for (const b of i % 2 ? [...builds].reverse() : builds) {
       const at = await wake(b);
-      if (i === 0) continue; // the first start after install compiles what the rest may cache
+      if (i === 0) { // the first start after install compiles what the rest may cache
+        b.lazy.length = 0;
+        continue;
+      }
       b.times.total.push(at.answered - at.sent);
       for (const [name, from, to] of steps) b.times[name].push(at[to] - at[from]);
     }
   }
 } finally {
   for (const b of builds) await b.browser.close();
+}
+
+if (compiled) {
+  console.log("### What the cold start compiles");
+  console.log();
+  console.log(`\`node scripts/bench-coldstart.mjs --runs ${runs} --compiled\`: the wasm functions V8 compiled lazily (at their first call, on the worker's thread) in each step of a cold start, median of ${runs} starts; the kilobytes are of wasm function bodies, the packages those with most of them.`);
+  console.log();
+  console.log("| step | functions compiled | KB compiled | largest packages (KB) |");
+  console.log("| --- | ---: | ---: | --- |");
+  for (const row of trace.compiledRows(builds[0].lazy, steps)) console.log(row);
+  process.exit(0);
 }
 
 // size describes a build's core: gzipped as shipped, or, in a build from before it was,
