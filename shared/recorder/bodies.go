@@ -158,6 +158,7 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 		}
 		p.ex.ReqBody = body
 		p.ex.ReqTruncated = true
+		p.hiddenBody = hidden || err != nil && req.HasPostData && len(req.PostDataEntries) == 0 && strings.Contains(err.Error(), noPostData)
 		switch {
 		case hidden:
 			p.ex.ReqNote = "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes"

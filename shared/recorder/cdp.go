@@ -112,8 +112,12 @@ type Recorder struct {
 	// passwordAsks holds, by tab, the question about its password fields last put to
 	// its page, closed once answered: a request sent meanwhile waits for the answer.
 	passwordAsks map[int]chan struct{}
-	idle         chan struct{} // closed when the last request in flight ends (see setPending)
-	work         inflight      // commands and finishes in flight
+	// uploads holds, by tab, the copies of files its pages sent (see uploadScript).
+	uploads map[int]*pageUploads
+	// copying holds the tabs whose pages run uploadScript.
+	copying map[int]bool
+	idle    chan struct{} // closed when the last request in flight ends (see setPending)
+	work    inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -159,6 +163,8 @@ type pendingExchange struct {
 	// document's own request, whose id is its loader id).
 	navigation bool
 	received   bool // some of the body has arrived
+	// hiddenBody says the browser hid (some of) the request body: a File or Blob.
+	hiddenBody bool
 }
 
 // NewRecorder returns a recorder that issues its commands through b.
@@ -173,6 +179,8 @@ func NewRecorder(b Browser) *Recorder {
 		documents:       make(map[frameKey]shownDocument),
 		navigations:     make(map[frameKey][]navigationStart),
 		passwordNames:   make(map[int][]string),
+		uploads:         make(map[int]*pageUploads),
+		copying:         make(map[int]bool),
 		passwordAsks:    make(map[int]chan struct{}),
 	}
 }
@@ -231,6 +239,26 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 	for _, s := range steps {
 		if _, err := r.browser.Send(ctx, t, s.method, s.params); err != nil {
 			return fmt.Errorf("recorder: %s on tab %d (%s): %w", s.method, t.TabID, kind, err)
+		}
+	}
+	if kind == "page" || kind == "iframe" {
+		// The copies of the files its documents send (see uploadScript). A browser
+		// that cannot run it (Firefox's shim) leaves those bodies marked as hidden.
+		copying := true
+		for _, s := range []step{
+			{"Runtime.enable", nil},
+			{"Runtime.addBinding", map[string]any{"name": uploadBinding}},
+			{"Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": uploadScript}},
+		} {
+			if _, err := r.browser.Send(ctx, t, s.method, s.params); err != nil {
+				copying = false
+				break
+			}
+		}
+		if t.Session == "" {
+			r.mu.Lock()
+			r.copying[t.TabID] = copying
+			r.mu.Unlock()
 		}
 	}
 	if kind == "page" || kind == "iframe" {
@@ -643,6 +671,7 @@ var eventHandlers = map[string]eventHandler{
 	"Target.detachedFromTarget":          on((*Recorder).onDetachedFromTarget),
 	"Page.frameNavigated":                on((*Recorder).onFrameNavigated),
 	"Page.frameStoppedLoading":           on((*Recorder).onFrameStoppedLoading),
+	"Runtime.bindingCalled":              on((*Recorder).onBindingCalled),
 }
 
 // UrgentEvents are the events the recorder must act on before what follows them
@@ -1064,6 +1093,8 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		r.mu.Lock()
 		delete(r.passwordNames, t.TabID)
 		delete(r.passwordAsks, t.TabID)
+		delete(r.uploads, t.TabID)
+		delete(r.copying, t.TabID)
 		for k := range r.documents {
 			if k.tab == t.TabID {
 				delete(r.documents, k)
@@ -1100,9 +1131,13 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 		p.reqWG.Wait()
 		r.takeExtra(key, p)
 		ex := p.ex
+		hidden := p.hiddenBody
 		if n, err := strconv.Atoi(ex.ReqHeader.Get("Content-Length")); err == nil && n != len(ex.ReqBody) && !ex.ReqTruncated {
-			ex.ReqTruncated = true
+			ex.ReqTruncated, hidden = true, true
 			ex.ReqNote = fmt.Sprintf("request body incomplete: the browser revealed %d of its %d bytes (a %s is never revealed)", len(ex.ReqBody), n, "file chosen by the user")
+		}
+		if hidden && ex.ReqTruncated {
+			r.fillHiddenBody(key.target.TabID, ex, p.noWait)
 		}
 		if len(ex.ReqBody) > 0 && !ex.ReqTruncated && !ex.ReqHeader.Has("Content-Length") {
 			// The browser adds Content-Length below the layer DevTools reports from; a

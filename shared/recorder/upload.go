@@ -1,0 +1,351 @@
+package recorder
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The browser never shows DevTools the bytes of a File or Blob that a page sends: the
+// recorder copies them in the page itself. uploadScript runs in the main world of
+// every recorded document before the page's scripts; it copies the files of each body
+// it sees sent (fetch(), XHR, a form submitted by navigation) and hands them to the
+// recorder through the binding uploadBinding (Runtime.bindingCalled), in messages of
+// these kinds:
+//
+//	{"op":"begin","id":1,"method":"POST","url":"...","kind":"blob"|"form","size":N,"entries":[...]}
+//	{"op":"data","id":1,"entry":0,"data":"<base64>"}
+//	{"op":"end","id":1}
+//	{"op":"fail","id":1,"why":"..."}
+//
+// A request whose body the browser hid takes the copy sent with its method and URL
+// from its tab, rebuilt as the browser encodes it, when the copy's length is the
+// Content-Length sent; else its body stays marked truncated, and its note says why.
+//
+//go:embed upload.js
+var uploadScript string
+
+// uploadBinding is the name of the binding through which uploadScript reports.
+const uploadBinding = "__webkeepUpload"
+
+const (
+	// uploadBeginWait is how long a request whose body the browser hid waits, once it
+	// has ended, for the page's copy to be announced.
+	uploadBeginWait = time.Second
+	// uploadEndWait is how long it then waits for the copy's last bytes.
+	uploadEndWait = 5 * time.Second
+	// uploadKeep is how long a copy no request took is kept.
+	uploadKeep = 30 * time.Second
+	// maxUploadBytes bounds the bytes of copies a tab holds at once; a copy that would
+	// exceed it is dropped (and its request stays marked).
+	maxUploadBytes = 64 << 20
+	// maxUploadCopies bounds the copies a tab holds at once, and maxUploadEntries the
+	// entries of one: what a page announces beyond them is ignored.
+	maxUploadCopies  = 64
+	maxUploadEntries = 10000
+)
+
+// WhyCopiedFromPage begins the note of a request body whose files were copied in the
+// page as it sent them.
+const WhyCopiedFromPage = "request body rebuilt with the files copied in the page as it sent them (the browser hides a file's bytes from DevTools)"
+
+// bindingCalled is the params of Runtime.bindingCalled.
+type bindingCalled struct {
+	Name    string `json:"name"`
+	Payload string `json:"payload"`
+}
+
+// uploadMessage is one message of uploadScript (see uploadScript).
+type uploadMessage struct {
+	Op      string        `json:"op"`
+	ID      int           `json:"id"`
+	Method  string        `json:"method"`
+	URL     string        `json:"url"`
+	Kind    string        `json:"kind"`
+	Size    int64         `json:"size"`
+	Entries []uploadEntry `json:"entries"`
+	Entry   int           `json:"entry"`
+	Data    string        `json:"data"`
+	Why     string        `json:"why"`
+}
+
+// uploadEntry is one entry of a copied body: a text field, or a file and its bytes.
+type uploadEntry struct {
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+	File     bool   `json:"file"`
+	FileName string `json:"filename"`
+	Type     string `json:"type"`
+	Size     int64  `json:"size"`
+	bytes    []byte
+}
+
+// pageUpload is the copy of one body a page sent.
+type pageUpload struct {
+	frame   string // the DevTools session of the document that sent it
+	id      int
+	method  string
+	url     string
+	kind    string
+	size    int64
+	entries []uploadEntry
+	at      time.Time
+	why     string        // why the copy is not whole, when it is not
+	done    chan struct{} // closed at its end or failure
+	ended   bool
+	taken   bool
+}
+
+// pageUploads holds the copies of one tab.
+type pageUploads struct {
+	copies []*pageUpload
+	bytes  int64
+	added  chan struct{} // closed, and replaced, when a copy is announced
+}
+
+// onBindingCalled takes a message of uploadScript.
+func (r *Recorder) onBindingCalled(_ context.Context, t Target, ev *bindingCalled) {
+	if ev.Name != uploadBinding {
+		return
+	}
+	var m uploadMessage
+	if err := json.Unmarshal([]byte(ev.Payload), &m); err != nil {
+		return // the page's own call, or garbage: nothing to take
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tab := r.tabUploads(t.TabID)
+	now := time.Now()
+	if m.Op == "begin" {
+		tab.expire(now)
+		if len(tab.copies) >= maxUploadCopies || len(m.Entries) > maxUploadEntries || tab.find(t.Session, m.ID) != nil {
+			return
+		}
+		c := &pageUpload{frame: t.Session, id: m.ID, method: m.Method, url: m.URL, kind: m.Kind, size: m.Size, entries: m.Entries, at: now, done: make(chan struct{})}
+		tab.copies = append(tab.copies, c)
+		var sum int64
+		for _, e := range m.Entries {
+			if e.Size < 0 {
+				sum = -1
+				break
+			}
+			sum += e.Size
+		}
+		switch {
+		case sum != m.Size || m.Size < 0:
+			tab.fail(c, "the page's copy was malformed")
+		case tab.bytes+m.Size > maxUploadBytes:
+			tab.fail(c, fmt.Sprintf("the copies of the tab's files would exceed %d bytes", maxUploadBytes))
+		}
+		close(tab.added)
+		tab.added = make(chan struct{})
+		return
+	}
+	c := tab.find(t.Session, m.ID)
+	if c == nil || c.ended {
+		return
+	}
+	switch m.Op {
+	case "data":
+		b, err := base64.StdEncoding.DecodeString(m.Data)
+		switch {
+		case err != nil || m.Entry < 0 || m.Entry >= len(c.entries) || !c.entries[m.Entry].File:
+			tab.fail(c, "the page's copy was malformed")
+		case int64(len(c.entries[m.Entry].bytes)+len(b)) > c.entries[m.Entry].Size:
+			tab.fail(c, "the page's copy was longer than its file")
+		default:
+			c.entries[m.Entry].bytes = append(c.entries[m.Entry].bytes, b...)
+			tab.bytes += int64(len(b))
+		}
+	case "end":
+		c.ended = true
+		close(c.done)
+	case "fail":
+		tab.fail(c, m.Why)
+	}
+}
+
+// fail ends c, a copy of u, without its bytes, for reason why. r.mu is held.
+func (u *pageUploads) fail(c *pageUpload, why string) {
+	if c.ended {
+		return
+	}
+	c.why, c.ended = why, true
+	u.release(c)
+	close(c.done)
+}
+
+// release lets go of the bytes of c, a copy of u. r.mu is held.
+func (u *pageUploads) release(c *pageUpload) {
+	for i := range c.entries {
+		u.bytes -= int64(len(c.entries[i].bytes))
+		c.entries[i].bytes = nil
+	}
+}
+
+// find returns the copy id of the document of session, or nil.
+func (u *pageUploads) find(session string, id int) *pageUpload {
+	for _, c := range u.copies {
+		if c.frame == session && c.id == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// expire forgets the copies that no request took within uploadKeep. r.mu is held.
+func (u *pageUploads) expire(now time.Time) {
+	kept := u.copies[:0]
+	for _, c := range u.copies {
+		if !c.taken && now.Sub(c.at) > uploadKeep {
+			u.release(c)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	clear(u.copies[len(kept):])
+	u.copies = kept
+}
+
+// drop forgets c, a copy of u that a request took. r.mu is held.
+func (u *pageUploads) drop(c *pageUpload) {
+	u.release(c)
+	if i := slices.Index(u.copies, c); i >= 0 {
+		u.copies = slices.Delete(u.copies, i, i+1)
+	}
+}
+
+// tabUploads returns the copies of tab, kept from now on. r.mu is held.
+func (r *Recorder) tabUploads(tab int) *pageUploads {
+	u := r.uploads[tab]
+	if u == nil {
+		u = &pageUploads{added: make(chan struct{})}
+		r.uploads[tab] = u
+	}
+	return u
+}
+
+// takeUpload waits for the page's copy of the body of ex, a request of tab whose body
+// the browser hid, and takes it: it returns the copy, or nil and why there is none.
+// noWait says the tab is gone: no copy will come any more. Nor will one come from a
+// tab whose pages do not run uploadScript.
+func (r *Recorder) takeUpload(tab int, ex *Exchange, noWait bool) (*pageUpload, string) {
+	r.mu.Lock()
+	noWait = noWait || !r.copying[tab]
+	r.mu.Unlock()
+	timer := time.NewTimer(uploadBeginWait)
+	defer timer.Stop()
+	for {
+		r.mu.Lock()
+		u := r.tabUploads(tab)
+		added := u.added
+		i := slices.IndexFunc(u.copies, func(c *pageUpload) bool {
+			return !c.taken && c.method == ex.Method && c.url == ex.URL
+		})
+		var c *pageUpload
+		if i >= 0 {
+			c = u.copies[i]
+			c.taken = true
+		}
+		r.mu.Unlock()
+		if c != nil {
+			return r.awaitUpload(u, c)
+		}
+		if noWait {
+			break
+		}
+		select {
+		case <-added:
+			continue
+		case <-timer.C:
+		}
+		break
+	}
+	return nil, "no copy of its files came from the page: the page's script did not see it sent (a worker's request, or a body built another way)"
+}
+
+// awaitUpload waits for c, a copy of u that was taken, to end.
+func (r *Recorder) awaitUpload(u *pageUploads, c *pageUpload) (*pageUpload, string) {
+	timer := time.NewTimer(uploadEndWait)
+	defer timer.Stop()
+	select {
+	case <-c.done:
+	case <-timer.C:
+		r.mu.Lock()
+		u.fail(c, fmt.Sprintf("it had not ended after %s", uploadEndWait))
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c.why != "" {
+		u.drop(c)
+		return nil, "the page's copy of its files failed: " + c.why
+	}
+	return c, ""
+}
+
+// encode returns the body the browser sent for c, given the request's Content-Type.
+func (c *pageUpload) encode(contentType string) ([]byte, error) {
+	if c.kind == "blob" {
+		if len(c.entries) != 1 {
+			return nil, fmt.Errorf("a copied blob has %d parts", len(c.entries))
+		}
+		return c.entries[0].bytes, nil
+	}
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil || params["boundary"] == "" {
+		return nil, fmt.Errorf("the request's Content-Type %q names no multipart boundary", contentType)
+	}
+	var b bytes.Buffer
+	quote := strings.NewReplacer("\n", "%0A", "\r", "%0D", `"`, "%22")
+	for _, e := range c.entries {
+		fmt.Fprintf(&b, "--%s\r\nContent-Disposition: form-data; name=\"%s\"", params["boundary"], quote.Replace(e.Name))
+		if !e.File {
+			fmt.Fprintf(&b, "\r\n\r\n%s\r\n", e.Value)
+			continue
+		}
+		typ := e.Type
+		if typ == "" {
+			typ = "application/octet-stream"
+		}
+		fmt.Fprintf(&b, "; filename=\"%s\"\r\nContent-Type: %s\r\n\r\n", quote.Replace(e.FileName), typ)
+		b.Write(e.bytes)
+		b.WriteString("\r\n")
+	}
+	fmt.Fprintf(&b, "--%s--\r\n", params["boundary"])
+	return b.Bytes(), nil
+}
+
+// fillHiddenBody puts in ex, a request of tab whose body the browser hid (marked
+// truncated), the page's copy of its files when one comes whose encoding has the
+// Content-Length sent; otherwise it adds to the request's note why it stays marked.
+func (r *Recorder) fillHiddenBody(tab int, ex *Exchange, noWait bool) {
+	c, why := r.takeUpload(tab, ex, noWait)
+	if c != nil {
+		body, err := c.encode(ex.ReqHeader.Get("Content-Type"))
+		r.mu.Lock()
+		r.tabUploads(tab).drop(c)
+		r.mu.Unlock()
+		sent := declaredLength(ex.ReqHeader)
+		switch {
+		case err != nil:
+			why = "the page's copy of its files could not be encoded: " + err.Error()
+		case sent < 0:
+			why = "the page's copy of its files cannot be checked: the request's length is not known"
+		case int64(len(body)) != sent:
+			why = fmt.Sprintf("the page's copy of its files encodes to %d bytes where the request sent %d", len(body), sent)
+		default:
+			ex.ReqBody, ex.ReqTruncated = body, false
+			ex.ReqNote = fmt.Sprintf("%s: %d bytes of files, the length matches the one sent", WhyCopiedFromPage, c.size)
+			return
+		}
+	}
+	ex.ReqNote += " (" + why + ")"
+}

@@ -1,0 +1,137 @@
+// webkeep: run by the recorder in the main world of every recorded page, before the
+// page's own scripts (Page.addScriptToEvaluateOnNewDocument). The browser never shows
+// DevTools the bytes of a File or Blob that a page sends (with fetch(), XHR or a form
+// with <input type=file>), so this script copies them as the page hands them over and
+// gives them to the recorder through a DevTools binding, which it takes out of the
+// page's reach first. The recorder matches a copy to its request by method and URL and
+// keeps it only when its length is the one sent (see shared/recorder/upload.go).
+(() => {
+  const binding = "__webkeepUpload";
+  const send = globalThis[binding];
+  if (typeof send !== "function") return;
+  delete globalThis[binding];
+  const maxBytes = 32 << 20; // the files of one request copied at most
+  const chunkBytes = 192 << 10; // bytes read and handed over at a time
+  let last = 0;
+  const post = (message) => {
+    try {
+      send(JSON.stringify(message));
+    } catch {}
+  };
+  const base64 = (blob) =>
+    new Promise((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result.slice(reader.result.indexOf(",") + 1));
+      reader.onerror = () => reject(reader.error);
+      reader.readAsDataURL(blob);
+    });
+  const absolute = (url) => {
+    const u = new URL(url, document.baseURI);
+    u.hash = "";
+    return u.href;
+  };
+  // The parts of a body whose bytes the browser hides: a Blob, or a FormData holding one.
+  const partsOf = (body) => {
+    if (body instanceof Blob) return { kind: "blob", entries: [{ blob: body }] };
+    if (!(body instanceof FormData)) return null;
+    const entries = [];
+    let files = false;
+    for (const [name, value] of body) {
+      if (typeof value === "string") {
+        entries.push({ name, value });
+        continue;
+      }
+      files = true;
+      entries.push({ name, blob: value, filename: value.name ?? "blob", type: value.type });
+    }
+    return files ? { kind: "form", entries } : null;
+  };
+  const copy = (method, url, body) => {
+    let parts;
+    try {
+      parts = partsOf(body);
+      url = absolute(url);
+    } catch {
+      return;
+    }
+    if (!parts) return;
+    const id = ++last;
+    const size = parts.entries.reduce((n, e) => n + (e.blob ? e.blob.size : 0), 0);
+    post({
+      op: "begin", id, method: String(method || "GET").toUpperCase(), url, kind: parts.kind, size,
+      entries: parts.entries.map((e) =>
+        e.blob ? { name: e.name, file: true, filename: e.filename, type: e.type, size: e.blob.size } : { name: e.name, value: e.value },
+      ),
+    });
+    if (size > maxBytes) {
+      post({ op: "fail", id, why: `its files are ${size} bytes, more than the ${maxBytes} that are copied` });
+      return;
+    }
+    (async () => {
+      try {
+        for (const [i, e] of parts.entries.entries()) {
+          if (!e.blob) continue;
+          for (let at = 0; at < e.blob.size; at += chunkBytes) {
+            post({ op: "data", id, entry: i, data: await base64(e.blob.slice(at, at + chunkBytes)) });
+          }
+        }
+        post({ op: "end", id });
+      } catch (err) {
+        post({ op: "fail", id, why: `reading its files failed: ${err}` });
+      }
+    })();
+  };
+
+  const fetch = globalThis.fetch;
+  if (typeof fetch === "function") {
+    globalThis.fetch = function (input, init) {
+      try {
+        if (init && init.body != null) {
+          const request = input instanceof Request;
+          copy(init.method ?? (request ? input.method : "GET"), request ? input.url : String(input), init.body);
+        }
+      } catch {}
+      return fetch.apply(this, arguments);
+    };
+  }
+
+  const xhr = globalThis.XMLHttpRequest?.prototype;
+  if (xhr) {
+    const opened = new WeakMap();
+    const open = xhr.open;
+    const sendBody = xhr.send;
+    xhr.open = function (method, url) {
+      opened.set(this, [method, url]);
+      return open.apply(this, arguments);
+    };
+    xhr.send = function (body) {
+      const o = opened.get(this);
+      if (o && body != null) copy(o[0], o[1], body);
+      return sendBody.apply(this, arguments);
+    };
+  }
+
+  // A form sent by navigation: its entry list is the formdata event's, which fires
+  // once the submit event was not cancelled (or at once for form.submit()). The
+  // listener is on the window, bubbling: it runs after the page's own.
+  const form = globalThis.HTMLFormElement?.prototype;
+  if (form) {
+    const submitting = new WeakMap(); // form → its submitter, or null
+    addEventListener("submit", (e) => submitting.set(e.target, e.submitter ?? null), true);
+    const submit = form.submit;
+    form.submit = function () {
+      submitting.set(this, null);
+      return submit.apply(this, arguments);
+    };
+    addEventListener("formdata", (e) => {
+      const f = e.target;
+      if (!submitting.has(f)) return;
+      const by = submitting.get(f);
+      submitting.delete(f);
+      const method = by?.hasAttribute("formmethod") ? by.formMethod : f.method;
+      const enctype = by?.hasAttribute("formenctype") ? by.formEnctype : f.enctype;
+      if (method !== "post" || enctype !== "multipart/form-data") return;
+      copy("POST", by?.hasAttribute("formaction") ? by.formAction : f.action, e.formData);
+    });
+  }
+})();

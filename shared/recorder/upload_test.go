@@ -1,0 +1,226 @@
+package recorder_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/recorder"
+	"github.com/webkeep/webkeep/shared/recorder/recordertest"
+)
+
+// uploadCall is the Runtime.bindingCalled event of one message of the page's script.
+func uploadCall(t *testing.T, message map[string]any) recordertest.Event {
+	t.Helper()
+	payload, err := json.Marshal(message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, _ := json.Marshal(map[string]any{"name": "__webkeepUpload", "payload": string(payload), "executionContextId": 1})
+	return recordertest.Event{Method: "Runtime.bindingCalled", Params: string(params)}
+}
+
+// TestRecorderTakesFilesCopiedInThePage: a body the browser hides (a FormData with a
+// file, a Blob) is archived from the page's copy when the copy encodes to the length
+// sent, and stays marked, saying why, when it does not or when there is none.
+func TestRecorderTakesFilesCopiedInThePage(t *testing.T) {
+	const boundary = "----WebKitFormBoundaryV2e9BQYcHXYOqbNk"
+	// The body Chromium sent for FormData a=x, f=File(["hello file"], "h.txt",
+	// {type: "text/plain"}), b=y: 364 bytes, its Content-Length as sent.
+	formBody := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nx\r\n" +
+		"--" + boundary + "\r\nContent-Disposition: form-data; name=\"f\"; filename=\"h.txt\"\r\nContent-Type: text/plain\r\n\r\nhello file\r\n" +
+		"--" + boundary + "\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\ny\r\n" +
+		"--" + boundary + "--\r\n"
+	if len(formBody) != 364 {
+		t.Fatalf("the vector is %d bytes, Chromium sent 364", len(formBody))
+	}
+	formEntries := []map[string]any{
+		{"name": "a", "value": "x"},
+		{"name": "f", "file": true, "filename": "h.txt", "type": "text/plain", "size": 10},
+		{"name": "b", "value": "y"},
+	}
+	b64 := base64.StdEncoding.EncodeToString
+	begin := func(url, kind string, size int, entries []map[string]any) map[string]any {
+		return map[string]any{"op": "begin", "id": 1, "method": "POST", "url": url, "kind": kind, "size": size, "entries": entries}
+	}
+	data := func(entry int, s string) map[string]any {
+		return map[string]any{"op": "data", "id": 1, "entry": entry, "data": b64([]byte(s))}
+	}
+	end := map[string]any{"op": "end", "id": 1}
+	blob := []map[string]any{{"name": "", "file": true, "size": 7}}
+	tests := []struct {
+		name        string
+		contentType string
+		length      int
+		copy        []map[string]any // the page's messages
+		body        string           // the request body archived
+		truncated   bool
+		note        string // what the request's note contains
+	}{
+		{"a FormData with a file", "multipart/form-data; boundary=" + boundary, 364,
+			[]map[string]any{begin("http://example.org/up", "form", 10, formEntries), data(1, "hello "), data(1, "file"), end},
+			formBody, false, recorder.WhyCopiedFromPage},
+		{"a Blob", "", 7,
+			[]map[string]any{begin("http://example.org/up", "blob", 7, blob), data(0, "xhrfile"), end},
+			"xhrfile", false, recorder.WhyCopiedFromPage},
+		{"a copy of another length", "", 8,
+			[]map[string]any{begin("http://example.org/up", "blob", 7, blob), data(0, "xhrfile"), end},
+			"", true, "encodes to 7 bytes where the request sent 8"},
+		{"a copy that failed", "", 7,
+			[]map[string]any{begin("http://example.org/up", "blob", 7, blob), {"op": "fail", "id": 1, "why": "reading its files failed: NotReadableError"}},
+			"", true, "reading its files failed: NotReadableError"},
+		{"a copy longer than its file", "", 7,
+			[]map[string]any{begin("http://example.org/up", "blob", 7, blob), data(0, "xhrfile!"), end},
+			"", true, "longer than its file"},
+		{"a copy of another request", "", 7,
+			[]map[string]any{begin("http://example.org/other", "blob", 7, blob), data(0, "xhrfile"), end},
+			"", true, "no copy of its files came from the page"},
+		{"no copy", "", 7, nil, "", true, "no copy of its files came from the page"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+				if method == "Network.getRequestPostData" {
+					return nil, errors.New("No post data available for the request")
+				}
+				return map[string]any{}, nil
+			}}
+			headers := map[string]string{}
+			if tc.contentType != "" {
+				headers["Content-Type"] = tc.contentType
+			}
+			request, _ := json.Marshal(map[string]any{"requestId": "5", "type": "Fetch", "request": map[string]any{"url": "http://example.org/up", "method": "POST", "headers": headers, "hasPostData": true}})
+			headers["Content-Length"] = fmt.Sprint(tc.length)
+			wire, _ := json.Marshal(map[string]any{"requestId": "5", "headers": headers})
+			events := []recordertest.Event{
+				{Method: "Network.requestWillBeSent", Params: string(request)},
+				{Method: "Network.requestWillBeSentExtraInfo", Params: string(wire)},
+			}
+			for _, m := range tc.copy {
+				events = append(events, uploadCall(t, m))
+			}
+			events = append(events,
+				recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"5","response":{"status":200,"headers":{}}}`},
+				recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`})
+			got := record(t, b, events)
+			if len(got) != 1 {
+				t.Fatalf("got %d exchanges", len(got))
+			}
+			ex := got[0]
+			if ex.ReqTruncated != tc.truncated || !strings.Contains(ex.ReqNote, tc.note) {
+				t.Errorf("truncated=%v note=%q, want truncated=%v and a note with %q", ex.ReqTruncated, ex.ReqNote, tc.truncated, tc.note)
+			}
+			if !tc.truncated && string(ex.ReqBody) != tc.body {
+				t.Errorf("body %q, want %q", ex.ReqBody, tc.body)
+			}
+			if tc.truncated && !strings.Contains(ex.ReqNote, recorder.WhyHiddenBlob) {
+				t.Errorf("note %q does not say the browser hid the body", ex.ReqNote)
+			}
+		})
+	}
+}
+
+// TestRecorderWaitsForTheCopyOfAFile: on a tab whose pages run the copying script, a
+// request that ends before its copy has come waits for it.
+func TestRecorderWaitsForTheCopyOfAFile(t *testing.T) {
+	var binding, script any
+	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+		switch method {
+		case "Runtime.addBinding":
+			binding = p["name"]
+		case "Page.addScriptToEvaluateOnNewDocument":
+			script = p["source"]
+		case "Network.getRequestPostData":
+			return nil, errors.New("No post data available for the request")
+		case "Runtime.evaluate":
+			return map[string]any{"result": map[string]any{"value": []string{}}}, nil
+		}
+		return map[string]any{}, nil
+	}}
+	r := recorder.NewRecorder(b)
+	var mu sync.Mutex
+	var got []*recorder.Exchange
+	r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+	ctx := context.Background()
+	tab := recorder.Target{TabID: 3}
+	if err := r.Enable(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
+	if src, _ := script.(string); binding != "__webkeepUpload" || !strings.Contains(src, `"__webkeepUpload"`) {
+		t.Fatalf("the binding (%v) and the page's script that uses it were not added", binding)
+	}
+	for _, ev := range []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"8","type":"XHR","request":{"url":"http://example.org/up","method":"PUT","headers":{},"hasPostData":true}}`},
+		{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"8","headers":{"Content-Length":"3"}}`},
+		{Method: "Network.responseReceived", Params: `{"requestId":"8","response":{"status":201,"headers":{}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"8"}`},
+	} {
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(50 * time.Millisecond) // the page reads its file meanwhile
+	for _, m := range []map[string]any{
+		{"op": "begin", "id": 4, "method": "PUT", "url": "http://example.org/up", "kind": "blob", "size": 3, "entries": []map[string]any{{"file": true, "size": 3}}},
+		{"op": "data", "id": 4, "entry": 0, "data": base64.StdEncoding.EncodeToString([]byte{0, 1, 2})},
+		{"op": "end", "id": 4},
+	} {
+		ev := uploadCall(t, m)
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Wait()
+	if len(got) != 1 || got[0].ReqTruncated || string(got[0].ReqBody) != "\x00\x01\x02" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// FuzzUploadMessages: whatever a page sends through the binding, the recorder neither
+// fails nor takes a copy whose bytes are not those of a whole, well-formed copy.
+func FuzzUploadMessages(f *testing.F) {
+	f.Add(`{"op":"begin","id":1,"method":"POST","url":"http://example.org/up","kind":"blob","size":3,"entries":[{"file":true,"size":3}]}
+{"op":"data","id":1,"entry":0,"data":"AAEC"}
+{"op":"end","id":1}`)
+	f.Add(`{"op":"begin","id":1,"method":"POST","url":"http://example.org/up","kind":"form","size":2,"entries":[{"name":"a","value":"x"},{"name":"f","file":true,"filename":"a\"b","size":2}]}
+{"op":"data","id":1,"entry":0,"data":"AAEC"}
+{"op":"data","id":1,"entry":1,"data":"AAE="}
+{"op":"end","id":1}`)
+	f.Add(`{"op":"begin","id":1,"size":-5,"entries":[{"file":true,"size":-5}]}
+{"op":"data","id":1,"entry":-1,"data":"%%"}
+{"op":"fail","id":1}
+{"op":"end","id":2}`)
+	f.Add("not json\n{}\n[]\n\"begin\"")
+	f.Fuzz(func(t *testing.T, messages string) {
+		b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+			if method == "Network.getRequestPostData" {
+				return nil, errors.New("No post data available for the request")
+			}
+			return map[string]any{}, nil
+		}}
+		events := []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"5","request":{"url":"http://example.org/up","method":"POST","headers":{"Content-Type":"multipart/form-data; boundary=B"},"hasPostData":true}}`},
+			{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"5","headers":{"Content-Type":"multipart/form-data; boundary=B","Content-Length":"3"}}`},
+		}
+		for _, m := range strings.Split(messages, "\n") {
+			params, _ := json.Marshal(map[string]any{"name": "__webkeepUpload", "payload": m})
+			events = append(events, recordertest.Event{Method: "Runtime.bindingCalled", Params: string(params)})
+		}
+		events = append(events,
+			recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"5","response":{"status":200,"headers":{}}}`},
+			recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`})
+		got := record(t, b, events)
+		if len(got) != 1 {
+			t.Fatalf("got %d exchanges", len(got))
+		}
+		if !got[0].ReqTruncated && len(got[0].ReqBody) != 3 {
+			t.Fatalf("a body of %d bytes taken for a request of 3", len(got[0].ReqBody))
+		}
+	})
+}
