@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime"
 	"slices"
 	"strings"
@@ -234,24 +235,38 @@ func (r *Recorder) tabUploads(tab int) *pageUploads {
 
 // takeUpload waits for the page's copy of the body of ex, a request of tab whose body
 // the browser hid, and takes it: it returns the copy, or nil and why there is none.
-// noWait says the tab is gone: no copy will come any more. Nor will one come from a
-// tab whose pages do not run uploadScript.
+// The copy is the first not yet taken with the request's method and URL whose
+// encoding has the length sent (the page may have sent several to one URL, and files
+// the browser does not hide are copied too). noWait says the tab is gone: no copy will
+// come any more. Nor will one come from a tab whose pages do not run uploadScript.
 func (r *Recorder) takeUpload(tab int, ex *Exchange, noWait bool) (*pageUpload, string) {
+	contentType, sent := ex.ReqHeader.Get("Content-Type"), declaredLength(ex.ReqHeader)
+	if sent < 0 {
+		return nil, "the page's copy of its files cannot be checked: the request's length is not known"
+	}
 	r.mu.Lock()
 	noWait = noWait || !r.copying[tab]
 	r.mu.Unlock()
 	timer := time.NewTimer(uploadBeginWait)
 	defer timer.Stop()
+	lengths := map[int64]bool{} // of the copies to the request's URL
 	for {
 		r.mu.Lock()
 		u := r.tabUploads(tab)
 		added := u.added
-		i := slices.IndexFunc(u.copies, func(c *pageUpload) bool {
-			return !c.taken && c.method == ex.Method && c.url == ex.URL
-		})
 		var c *pageUpload
-		if i >= 0 {
-			c = u.copies[i]
+		for _, x := range u.copies {
+			if x.taken || x.method != ex.Method || x.url != ex.URL {
+				continue
+			}
+			n, err := x.encodedLength(contentType)
+			if err == nil && n == sent {
+				c = x
+				break
+			}
+			lengths[n] = err == nil
+		}
+		if c != nil {
 			c.taken = true
 		}
 		r.mu.Unlock()
@@ -267,6 +282,16 @@ func (r *Recorder) takeUpload(tab int, ex *Exchange, noWait bool) (*pageUpload, 
 		case <-timer.C:
 		}
 		break
+	}
+	if len(lengths) > 0 {
+		var ns []string
+		for n, ok := range lengths {
+			if ok {
+				ns = append(ns, fmt.Sprint(n))
+			}
+		}
+		slices.Sort(ns)
+		return nil, fmt.Sprintf("the page's copies of files sent there encode to %s bytes, where the request sent %d", strings.Join(ns, " or "), sent)
 	}
 	return nil, "no copy of its files came from the page: the page's script did not see it sent (a worker's request, or a body built another way)"
 }
@@ -291,36 +316,62 @@ func (r *Recorder) awaitUpload(u *pageUploads, c *pageUpload) (*pageUpload, stri
 	return c, ""
 }
 
-// encode returns the body the browser sent for c, given the request's Content-Type.
-func (c *pageUpload) encode(contentType string) ([]byte, error) {
+// byteCounter is an io.Writer that counts what it is given.
+type byteCounter int64
+
+func (n *byteCounter) Write(p []byte) (int, error) {
+	*n += byteCounter(len(p))
+	return len(p), nil
+}
+
+// encodedLength is the length of the body the browser sends for c, for the request's
+// Content-Type, known from the copy's announcement before its bytes come.
+func (c *pageUpload) encodedLength(contentType string) (int64, error) {
+	var n byteCounter
+	err := c.encode(&n, contentType, func(_ io.Writer, e *uploadEntry) { n += byteCounter(e.Size) })
+	return int64(n), err
+}
+
+// body returns the body the browser sent for c, for the request's Content-Type.
+func (c *pageUpload) body(contentType string) ([]byte, error) {
+	var b bytes.Buffer
+	err := c.encode(&b, contentType, func(w io.Writer, e *uploadEntry) { w.Write(e.bytes) })
+	return b.Bytes(), err
+}
+
+// encode writes the body the browser sends for c, for the request's Content-Type, to
+// w, with file writing the bytes of each file: a blob's bytes, or a FormData in the
+// HTML standard's multipart/form-data encoding, as Chromium writes it.
+func (c *pageUpload) encode(w io.Writer, contentType string, file func(io.Writer, *uploadEntry)) error {
 	if c.kind == "blob" {
-		if len(c.entries) != 1 {
-			return nil, fmt.Errorf("a copied blob has %d parts", len(c.entries))
+		if len(c.entries) != 1 || !c.entries[0].File {
+			return fmt.Errorf("a copied blob has %d parts", len(c.entries))
 		}
-		return c.entries[0].bytes, nil
+		file(w, &c.entries[0])
+		return nil
 	}
 	_, params, err := mime.ParseMediaType(contentType)
 	if err != nil || params["boundary"] == "" {
-		return nil, fmt.Errorf("the request's Content-Type %q names no multipart boundary", contentType)
+		return fmt.Errorf("the request's Content-Type %q names no multipart boundary", contentType)
 	}
-	var b bytes.Buffer
 	quote := strings.NewReplacer("\n", "%0A", "\r", "%0D", `"`, "%22")
-	for _, e := range c.entries {
-		fmt.Fprintf(&b, "--%s\r\nContent-Disposition: form-data; name=\"%s\"", params["boundary"], quote.Replace(e.Name))
+	for i := range c.entries {
+		e := &c.entries[i]
+		fmt.Fprintf(w, "--%s\r\nContent-Disposition: form-data; name=\"%s\"", params["boundary"], quote.Replace(e.Name))
 		if !e.File {
-			fmt.Fprintf(&b, "\r\n\r\n%s\r\n", e.Value)
+			fmt.Fprintf(w, "\r\n\r\n%s\r\n", e.Value)
 			continue
 		}
 		typ := e.Type
 		if typ == "" {
 			typ = "application/octet-stream"
 		}
-		fmt.Fprintf(&b, "; filename=\"%s\"\r\nContent-Type: %s\r\n\r\n", quote.Replace(e.FileName), typ)
-		b.Write(e.bytes)
-		b.WriteString("\r\n")
+		fmt.Fprintf(w, "; filename=\"%s\"\r\nContent-Type: %s\r\n\r\n", quote.Replace(e.FileName), typ)
+		file(w, e)
+		io.WriteString(w, "\r\n")
 	}
-	fmt.Fprintf(&b, "--%s--\r\n", params["boundary"])
-	return b.Bytes(), nil
+	fmt.Fprintf(w, "--%s--\r\n", params["boundary"])
+	return nil
 }
 
 // fillHiddenBody puts in ex, a request of tab whose body the browser hid (marked
@@ -329,18 +380,15 @@ func (c *pageUpload) encode(contentType string) ([]byte, error) {
 func (r *Recorder) fillHiddenBody(tab int, ex *Exchange, noWait bool) {
 	c, why := r.takeUpload(tab, ex, noWait)
 	if c != nil {
-		body, err := c.encode(ex.ReqHeader.Get("Content-Type"))
+		body, err := c.body(ex.ReqHeader.Get("Content-Type"))
 		r.mu.Lock()
 		r.tabUploads(tab).drop(c)
 		r.mu.Unlock()
-		sent := declaredLength(ex.ReqHeader)
 		switch {
 		case err != nil:
 			why = "the page's copy of its files could not be encoded: " + err.Error()
-		case sent < 0:
-			why = "the page's copy of its files cannot be checked: the request's length is not known"
-		case int64(len(body)) != sent:
-			why = fmt.Sprintf("the page's copy of its files encodes to %d bytes where the request sent %d", len(body), sent)
+		case int64(len(body)) != declaredLength(ex.ReqHeader):
+			why = fmt.Sprintf("the page's copy of its files encodes to %d bytes where the request sent %d", len(body), declaredLength(ex.ReqHeader))
 		default:
 			ex.ReqBody, ex.ReqTruncated = body, false
 			ex.ReqNote = fmt.Sprintf("%s: %d bytes of files, the length matches the one sent", WhyCopiedFromPage, c.size)
