@@ -685,7 +685,11 @@ var eventHandlers = map[string]eventHandler{
 // must reach the page before a form of it is sent, which a script fills and submits
 // within milliseconds of the load (the hurried-login test of
 // scripts/e2e/realsite.test.mjs found the password archived when it waited its turn).
-var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading"}
+//
+// Runtime.bindingCalled too: the copy of a file a page sends (see uploadScript) comes in
+// many of them, which a request that has ended waits for, and which need their order
+// among themselves only.
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading", "Runtime.bindingCalled"}
 
 // Pacing is how a host that queues events hands the others than UrgentEvents to
 // HandleEvent: while the browser is busy sending them (a page is loading), the

@@ -40,7 +40,8 @@ const (
 	// uploadBeginWait is how long a request whose body the browser hid waits, once it
 	// has ended, for the page's copy to be announced.
 	uploadBeginWait = time.Second
-	// uploadEndWait is how long it then waits for the copy's last bytes.
+	// uploadEndWait is how long it then waits for more of the copy's bytes: as long as
+	// they keep coming, it waits for the last.
 	uploadEndWait = 5 * time.Second
 	// uploadKeep is how long a copy no request took is kept.
 	uploadKeep = 30 * time.Second
@@ -100,6 +101,7 @@ type pageUpload struct {
 	at      time.Time
 	why     string        // why the copy is not whole, when it is not
 	done    chan struct{} // closed at its end or failure
+	more    chan struct{} // closed, and replaced, when some of its bytes come
 	ended   bool
 	taken   bool
 }
@@ -129,7 +131,7 @@ func (r *Recorder) onBindingCalled(_ context.Context, t Target, ev *bindingCalle
 		if len(tab.copies) >= maxUploadCopies || len(m.Entries) > maxUploadEntries || tab.find(t.Session, m.ID) != nil {
 			return
 		}
-		c := &pageUpload{frame: t.Session, id: m.ID, method: m.Method, url: m.URL, kind: m.Kind, size: m.Size, entries: m.Entries, at: now, done: make(chan struct{})}
+		c := &pageUpload{frame: t.Session, id: m.ID, method: m.Method, url: m.URL, kind: m.Kind, size: m.Size, entries: m.Entries, at: now, done: make(chan struct{}), more: make(chan struct{})}
 		tab.copies = append(tab.copies, c)
 		var sum int64
 		for _, e := range m.Entries {
@@ -164,6 +166,8 @@ func (r *Recorder) onBindingCalled(_ context.Context, t Target, ev *bindingCalle
 		default:
 			c.entries[m.Entry].bytes = append(c.entries[m.Entry].bytes, b...)
 			tab.bytes += int64(len(b))
+			close(c.more)
+			c.more = make(chan struct{})
 		}
 	case "end":
 		c.ended = true
@@ -296,16 +300,26 @@ func (r *Recorder) takeUpload(tab int, ex *Exchange, noWait bool) (*pageUpload, 
 	return nil, "no copy of its files came from the page: the page's script did not see it sent (a worker's request, or a body built another way)"
 }
 
-// awaitUpload waits for c, a copy of u that was taken, to end.
+// awaitUpload waits for c, a copy of u that was taken, to end, as long as its bytes
+// keep coming (at least every uploadEndWait).
 func (r *Recorder) awaitUpload(u *pageUploads, c *pageUpload) (*pageUpload, string) {
 	timer := time.NewTimer(uploadEndWait)
 	defer timer.Stop()
-	select {
-	case <-c.done:
-	case <-timer.C:
+	for waiting := true; waiting; {
 		r.mu.Lock()
-		u.fail(c, fmt.Sprintf("it had not ended after %s", uploadEndWait))
+		more := c.more
 		r.mu.Unlock()
+		select {
+		case <-c.done:
+			waiting = false
+		case <-more:
+			timer.Reset(uploadEndWait)
+		case <-timer.C:
+			r.mu.Lock()
+			u.fail(c, fmt.Sprintf("no more of its bytes came for %s", uploadEndWait))
+			r.mu.Unlock()
+			waiting = false
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

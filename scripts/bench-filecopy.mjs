@@ -1,0 +1,67 @@
+// Benchmark: what copying a file in the page costs (the browser hides the bytes of a
+// file a page sends from DevTools; webkeep's script in the page copies them, see
+// shared/recorder/upload.js). A file chosen with <input type=file> on the demo's /forms
+// page is sent with fetch() as FormData, in two tabs, one plain and one recorded,
+// alternating; the page times each upload from fetch() to its answer. At the end the
+// recorded session says how many bodies it archived marked (0 means every copy was
+// taken). Needs `make build`.
+//
+//   node scripts/bench-filecopy.mjs [--uploads 15] [--sizes 1,16]   (MiB)
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { launch, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
+import { median, printSection, ratio } from "./lib/stats.mjs";
+
+const { values } = parseArgs({ options: { uploads: { type: "string", default: "15" }, sizes: { type: "string", default: "1,16" } } });
+const uploads = Number(values.uploads);
+const sizes = values.sizes.split(",").map(Number);
+
+const dir = mkdtempSync(path.join(tmpdir(), "webkeep-bench-filecopy-"));
+const site = await startDemoSite([]);
+const browser = await launch({});
+const forms = new URL("/forms", site.url).href;
+try {
+  const tabs = [];
+  for (const name of ["off", "on"]) {
+    const page = await browser.context.newPage();
+    const at = `${forms}?tab=${name}`;
+    await page.goto(at);
+    tabs.push({ page, id: await tabId(browser.sw, at) });
+  }
+  const ext = await browser.context.newPage();
+  await ext.goto(browser.page("popup.html"));
+  await ext.evaluate((t) => fetch(`/api/record/start?tab=${t}`, { method: "POST" }), tabs[1].id);
+  await waitFor(() => tabs[1].page.goto(forms).then(() => true, () => false), "the recorded tab to load");
+  const rows = [];
+  for (const mib of sizes) {
+    const file = path.join(dir, `upload-${mib}.bin`);
+    writeFileSync(file, randomBytes(mib << 20));
+    const times = [[], []];
+    for (let i = 0; i < uploads; i++) {
+      for (const [k, { page }] of tabs.entries()) {
+        await page.setInputFiles("#form-multipart input[type=file]", file);
+        await new Promise((r) => setTimeout(r, 300));
+        times[k].push(await page.evaluate(async () => {
+          const t0 = performance.now();
+          const res = await fetch("/submit/upload", { method: "POST", body: new FormData(document.getElementById("form-multipart")) });
+          await res.json();
+          return performance.now() - t0;
+        }));
+      }
+    }
+    rows.push([`upload of a ${mib} MiB chosen file with fetch(), recording off`, `${median(times[0]).toFixed(1)} ms`, `median of ${uploads}`]);
+    rows.push([`same, recorded (the file copied in the page)`, `${median(times[1]).toFixed(1)} ms`, `ratio ${ratio(times[1], times[0])}`]);
+  }
+  const stopped = await ext.evaluate(() => fetch("/api/record/stop", { method: "POST" }).then((r) => r.json()));
+  if (process.env.NOTES) console.error(stopped.notes);
+  rows.push(["uploads archived marked (Truncated) in the recorded session", String(stopped.incomplete ?? 0), `of ${uploads * sizes.length}; reasons: ${JSON.stringify(stopped.reasons ?? {})}`]);
+  printSection("Uploads: copying the files a page sends", "`node scripts/bench-filecopy.mjs`", rows);
+  console.log(`\nLoad average at the end: ${loadavg().map((x) => x.toFixed(1)).join(", ")} (1, 5, 15 min).`);
+} finally {
+  await browser.close();
+  site.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The cost of copying, in the page, the files a page uploads (the browser hides their
+# bytes from DevTools) in real Chromium: upload times recording on and off. Needs
+# `make build`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+node scripts/bench-filecopy.mjs --uploads "${FILECOPY_BENCH_UPLOADS:-15}"
