@@ -62,6 +62,9 @@ const WhyCopiedFromPage = "request body rebuilt with the files copied in the pag
 type bindingCalled struct {
 	Name    string `json:"name"`
 	Payload string `json:"payload"`
+	// Context is the JavaScript context of the document that called: a copy's id is
+	// its document's own.
+	Context int `json:"executionContextId"`
 }
 
 // uploadMessage is one message of uploadScript (see uploadScript).
@@ -91,7 +94,7 @@ type uploadEntry struct {
 
 // pageUpload is the copy of one body a page sent.
 type pageUpload struct {
-	frame   string // the DevTools session of the document that sent it
+	from    copySource // the document that sent it
 	id      int
 	method  string
 	url     string
@@ -104,6 +107,13 @@ type pageUpload struct {
 	more    chan struct{} // closed, and replaced, when some of its bytes come
 	ended   bool
 	taken   bool
+}
+
+// copySource is the document of a tab that sent a copy: the DevTools session of its
+// frame's target, and its JavaScript context there.
+type copySource struct {
+	session string
+	context int
 }
 
 // pageUploads holds the copies of one tab.
@@ -125,13 +135,14 @@ func (r *Recorder) onBindingCalled(_ context.Context, t Target, ev *bindingCalle
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	tab := r.tabUploads(t.TabID)
+	from := copySource{t.Session, ev.Context}
 	now := time.Now()
 	if m.Op == "begin" {
 		tab.expire(now)
-		if len(tab.copies) >= maxUploadCopies || len(m.Entries) > maxUploadEntries || tab.find(t.Session, m.ID) != nil {
+		if len(tab.copies) >= maxUploadCopies || len(m.Entries) > maxUploadEntries || tab.find(from, m.ID) != nil {
 			return
 		}
-		c := &pageUpload{frame: t.Session, id: m.ID, method: m.Method, url: m.URL, kind: m.Kind, size: m.Size, entries: m.Entries, at: now, done: make(chan struct{}), more: make(chan struct{})}
+		c := &pageUpload{from: from, id: m.ID, method: m.Method, url: m.URL, kind: m.Kind, size: m.Size, entries: m.Entries, at: now, done: make(chan struct{}), more: make(chan struct{})}
 		tab.copies = append(tab.copies, c)
 		var sum int64
 		for _, e := range m.Entries {
@@ -151,7 +162,7 @@ func (r *Recorder) onBindingCalled(_ context.Context, t Target, ev *bindingCalle
 		tab.added = make(chan struct{})
 		return
 	}
-	c := tab.find(t.Session, m.ID)
+	c := tab.find(from, m.ID)
 	if c == nil || c.ended {
 		return
 	}
@@ -195,10 +206,10 @@ func (u *pageUploads) release(c *pageUpload) {
 	}
 }
 
-// find returns the copy id of the document of session, or nil.
-func (u *pageUploads) find(session string, id int) *pageUpload {
+// find returns the copy id of the document from, or nil.
+func (u *pageUploads) find(from copySource, id int) *pageUpload {
 	for _, c := range u.copies {
-		if c.frame == session && c.id == id {
+		if c.from == from && c.id == id {
 			return c
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -15,14 +16,21 @@ import (
 	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 )
 
-// uploadCall is the Runtime.bindingCalled event of one message of the page's script.
+// uploadCall is the Runtime.bindingCalled event of one message of the page's script,
+// from the document of JavaScript context 1 (or message's "context", taken out).
 func uploadCall(t *testing.T, message map[string]any) recordertest.Event {
 	t.Helper()
+	context := 1
+	if c, ok := message["context"].(int); ok {
+		context = c
+		message = maps.Clone(message)
+		delete(message, "context")
+	}
 	payload, err := json.Marshal(message)
 	if err != nil {
 		t.Fatal(err)
 	}
-	params, _ := json.Marshal(map[string]any{"name": "__webkeepUpload", "payload": string(payload), "executionContextId": 1})
+	params, _ := json.Marshal(map[string]any{"name": "__webkeepUpload", "payload": string(payload), "executionContextId": context})
 	return recordertest.Event{Method: "Runtime.bindingCalled", Params: string(params)}
 }
 
@@ -78,6 +86,15 @@ func TestRecorderTakesFilesCopiedInThePage(t *testing.T) {
 				{"op": "data", "id": 2, "entry": 0, "data": b64([]byte("other"))},
 				{"op": "end", "id": 2},
 				begin("http://example.org/up", "blob", 7, blob), data(0, "xhrfile"), end},
+			"xhrfile", false, recorder.WhyCopiedFromPage},
+		{"copies of two documents, each its first", "", 7,
+			[]map[string]any{
+				{"op": "begin", "id": 1, "method": "POST", "url": "http://example.org/up", "kind": "blob", "size": 5, "entries": []map[string]any{{"file": true, "size": 5}}},
+				{"op": "data", "id": 1, "entry": 0, "data": b64([]byte("other"))},
+				{"op": "end", "id": 1},
+				{"context": 2, "op": "begin", "id": 1, "method": "POST", "url": "http://example.org/up", "kind": "blob", "size": 7, "entries": []map[string]any{{"file": true, "size": 7}}},
+				{"context": 2, "op": "data", "id": 1, "entry": 0, "data": b64([]byte("xhrfile"))},
+				{"context": 2, "op": "end", "id": 1}},
 			"xhrfile", false, recorder.WhyCopiedFromPage},
 		{"a copy that failed", "", 7,
 			[]map[string]any{begin("http://example.org/up", "blob", 7, blob), {"op": "fail", "id": 1, "why": "reading its files failed: NotReadableError"}},
