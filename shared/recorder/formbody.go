@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"bytes"
 	"fmt"
 	"mime"
 	"strconv"
@@ -128,11 +129,11 @@ func appendFormEscaped(b []byte, s string) []byte {
 
 // multipartForm is the HTML standard's multipart/form-data encoding of text fields.
 func multipartForm(boundary string, fields []FormField) []byte {
-	var b strings.Builder
-	quote := strings.NewReplacer("\n", "%0A", "\r", "%0D", `"`, "%22")
-	for _, f := range fields {
-		fmt.Fprintf(&b, "--%s\r\nContent-Disposition: form-data; name=\"%s\"\r\n\r\n%s\r\n", boundary, quote.Replace(f.Name), f.Value)
+	entries := make([]uploadEntry, len(fields))
+	for i, f := range fields {
+		entries[i] = uploadEntry{Name: f.Name, Value: f.Value}
 	}
-	fmt.Fprintf(&b, "--%s--\r\n", boundary)
-	return []byte(b.String())
+	var b bytes.Buffer
+	writeMultipart(&b, boundary, entries, nil)
+	return b.Bytes()
 }

@@ -379,10 +379,18 @@ func (c *pageUpload) encode(w io.Writer, contentType string, file func(io.Writer
 	if err != nil || params["boundary"] == "" {
 		return fmt.Errorf("the request's Content-Type %q names no multipart boundary", contentType)
 	}
+	writeMultipart(w, params["boundary"], c.entries, file)
+	return nil
+}
+
+// writeMultipart writes entries to w in the HTML standard's multipart/form-data
+// encoding with boundary, as browsers write it, with file writing the bytes of each
+// file.
+func writeMultipart(w io.Writer, boundary string, entries []uploadEntry, file func(io.Writer, *uploadEntry)) {
 	quote := strings.NewReplacer("\n", "%0A", "\r", "%0D", `"`, "%22")
-	for i := range c.entries {
-		e := &c.entries[i]
-		fmt.Fprintf(w, "--%s\r\nContent-Disposition: form-data; name=\"%s\"", params["boundary"], quote.Replace(e.Name))
+	for i := range entries {
+		e := &entries[i]
+		fmt.Fprintf(w, "--%s\r\nContent-Disposition: form-data; name=\"%s\"", boundary, quote.Replace(e.Name))
 		if !e.File {
 			fmt.Fprintf(w, "\r\n\r\n%s\r\n", e.Value)
 			continue
@@ -395,8 +403,7 @@ func (c *pageUpload) encode(w io.Writer, contentType string, file func(io.Writer
 		file(w, e)
 		io.WriteString(w, "\r\n")
 	}
-	fmt.Fprintf(w, "--%s--\r\n", params["boundary"])
-	return nil
+	fmt.Fprintf(w, "--%s--\r\n", boundary)
 }
 
 // fillHiddenBody puts in ex, a request of tab whose body the browser hid (marked
