@@ -56,8 +56,14 @@ try {
     rows.push([`same, recorded (the file copied in the page)`, `${median(times[1]).toFixed(1)} ms`, `ratio ${ratio(times[1], times[0])}`]);
   }
   const stopped = await ext.evaluate(() => fetch("/api/record/stop", { method: "POST" }).then((r) => r.json()));
-  if (process.env.NOTES) console.error(stopped.notes);
-  rows.push(["uploads archived marked (Truncated) in the recorded session", String(stopped.incomplete ?? 0), `of ${uploads * sizes.length}; reasons: ${JSON.stringify(stopped.reasons ?? {})}`]);
+  // Why a copy was not used: the last parenthesis of each upload's note.
+  const why = {};
+  for (const n of stopped.notes ?? []) {
+    if (!n.includes("/submit/upload: request body incomplete")) continue;
+    const w = n.slice(n.lastIndexOf(" (") + 2, -1).replace(/\d+/g, "N");
+    why[w] = (why[w] || 0) + 1;
+  }
+  rows.push(["uploads archived marked (Truncated) in the recorded session", String(stopped.incomplete ?? 0), `of ${uploads * sizes.length}; why the page's copy was not used: ${JSON.stringify(why)}`]);
   printSection("Uploads: copying the files a page sends", "`node scripts/bench-filecopy.mjs`", rows);
   console.log(`\nLoad average at the end: ${loadavg().map((x) => x.toFixed(1)).join(", ")} (1, 5, 15 min).`);
 } finally {
