@@ -40,7 +40,8 @@ export async function launchFirefox({ prefs = {} } = {}) {
     browser, page, control, profile,
     close: async () => {
       await browser.close();
-      rmSync(profile, { recursive: true, force: true });
+      // Firefox's last writes to its profile may come after it closed.
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
