@@ -8,13 +8,26 @@
 (() => {
   const fetchFromNetwork = globalThis.fetch.bind(globalThis);
   const isAPI = (url) => url.origin === location.origin && url.pathname.startsWith("/api/");
+  // A message sent while Firefox suspends the background page finds nothing to answer
+  // it ("Receiving end does not exist"), and nothing was done: it is sent again, which
+  // starts the page again.
+  const send = async (message) => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await browser.runtime.sendMessage(message);
+      } catch (e) {
+        if (tries >= 5 || !/Receiving end does not exist/.test(String(e))) throw e;
+        await new Promise((r) => setTimeout(r, 200 * tries));
+      }
+    }
+  };
   // A body goes to the background page as bytes (a message does not carry a Blob): an
   // upload passes whole through this page's memory and the message.
   globalThis.fetch = async (input, init) => {
     const req = new Request(input, init);
     if (!isAPI(new URL(req.url))) return fetchFromNetwork(input, init);
     const body = req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(await req.arrayBuffer());
-    const a = await browser.runtime.sendMessage({ webkeepApi: { url: req.url, method: req.method, headers: [...req.headers], body } });
+    const a = await send({ webkeepApi: { url: req.url, method: req.method, headers: [...req.headers], body } });
     const empty = a.status === 204 || a.status === 304 || req.method === "HEAD";
     return new Response(empty ? null : a.body, { status: a.status, statusText: a.statusText, headers: a.headers });
   };

@@ -27,7 +27,19 @@ const emit = (tabId, method, params) => {
   deliver((c) => c.event(tabId, null, method, json, null));
 };
 
-const recorded = new Set(); // the tabs being recorded
+// The tabs being recorded, each with a target id made when it was attached. Firefox
+// suspends an idle background page, and this page's state with it; the recorded tabs
+// are kept in browser.storage.session, which outlives that (not a restart of the
+// browser), and read back when the page starts again (restoring), before any request
+// of theirs is looked at. Their target ids tell the core (Reconcile) that a tab is the
+// one it recorded, still recorded, and not another that took its id after a restart.
+const recorded = new Map();
+const saveRecorded = () => browser.storage.session.set({ recorded: Object.fromEntries(recorded) })
+  .catch((e) => console.warn("webkeep: keeping the recorded tabs:", e));
+let restoring = browser.storage.session.get("recorded").then(({ recorded: saved }) => {
+  for (const [tabId, target] of Object.entries(saved || {})) recorded.set(Number(tabId), target);
+  keepRecording();
+}, (e) => console.warn("webkeep: reading the recorded tabs:", e)).finally(() => { restoring = null; });
 // Requests of recorded tabs, by webRequest id (a redirect keeps its id): the current
 // hop's request body and the response body its StreamFilter passed on.
 const requests = new Map();
@@ -88,6 +100,7 @@ const response = (d) => {
 // bytes are kept here, to answer Network.getResponseBody; once it does, each piece goes
 // on as it comes (streamed): to IndexedDB when the core routed the body (a large one),
 // else to the core in a Network.dataReceived event. So a large body is never held here.
+// hop.done settles once every byte has been passed on (onstop), or the filter failed.
 const filterBody = (requestId, tabId) => {
   const hop = { chunks: [], size: 0, error: null, streaming: false, shown: 0 };
   let filter;
@@ -134,10 +147,15 @@ const joined = (hop) => {
 
 // streamed passes on a piece of a streamed body. A routed body's pieces go to
 // IndexedDB (routeBytes), and the core hears at most once a second that it is still
-// arriving; other pieces go to the core as bytes, beside the event. (Holding the body
-// back while IndexedDB catches up, with the filter's suspend and resume, lost the end
-// of the body now and then: a body that comes faster than IndexedDB stores it waits
-// in memory, as Blobs being written.)
+// arriving; other pieces go to the core as bytes, beside the event. A body that comes
+// faster than IndexedDB stores it waits in memory, as Blobs being written: the filter
+// is not held back (suspend and resume), for Firefox then loses data, from the page
+// and from the archive alike. Its parent side drops any piece that reaches it once it
+// counts itself suspended (StreamFilterParent::DoSendData sends only while
+// transferring), and the network hands it pieces already read after the suspend (a
+// 500 MB body lost 256 KiB so); and its child side refuses the write of a piece that
+// comes while it is resuming with a new suspend asked for (StreamFilterChild::Write),
+// which lost more.
 const streamed = (tabId, requestId, hop, bytes) => {
   const route = routes.get(routeKey(tabId, requestId));
   const params = { requestId, dataLength: bytes.length, encodedDataLength: bytes.length };
@@ -158,8 +176,14 @@ const streamed = (tabId, requestId, hop, bytes) => {
 
 const urls = { urls: ["http://*/*", "https://*/*"] };
 
+// A request that wakes this page waits until the recorded tabs are read back.
 browser.webRequest.onBeforeRequest.addListener((d) => {
-  if (!recorded.has(d.tabId)) return;
+  if (restoring) return restoring.then(() => beforeRequest(d));
+  beforeRequest(d);
+}, urls, ["blocking", "requestBody"]);
+
+function beforeRequest(d) {
+  if (!recorded.has(d.tabId)) return {};
   const r = requests.get(d.requestId) || { tabId: d.tabId, redirect: null };
   const streaming = Boolean(r.hop && r.hop.streaming);
   Object.assign(r, {
@@ -170,7 +194,8 @@ browser.webRequest.onBeforeRequest.addListener((d) => {
   // A redirect's next hop keeps streaming the body the core streams for the request.
   if (streaming) r.hop.streaming = true;
   requests.set(d.requestId, r);
-}, urls, ["blocking", "requestBody"]);
+  return {};
+}
 
 // sent emits Network.requestWillBeSent for a request's hop, once.
 const sent = (requestId, r) => {
@@ -230,16 +255,14 @@ browser.webRequest.onCompleted.addListener((d) => {
   const r = requests.get(d.requestId);
   if (!r) return;
   sent(d.requestId, r);
-  // A streamed body's last pieces may come after this event: the core hears that the
-  // body ended once they have been passed on (or the filter failed), however long the
-  // body takes to come; a recording stopped meanwhile marks it.
-  const passedOn = r.hop.streaming ? r.hop.done : null;
-  const finished = () => {
+  // A body's last pieces may come after this event: the core hears that the body ended once the filter has passed all of it on
+  // (or failed), however long the body takes to come, so that a body the core starts
+  // streaming meanwhile is not ended before its last pieces; a recording stopped
+  // meanwhile marks it.
+  r.hop.done.then(() => {
     emit(r.tabId, "Network.loadingFinished", { requestId: d.requestId });
     ended(d.requestId, r);
-  };
-  if (passedOn) passedOn.then(finished);
-  else finished();
+  });
 }, urls);
 
 browser.webRequest.onErrorOccurred.addListener((d) => {
@@ -307,7 +330,7 @@ const keepRecording = () => {
     return;
   }
   keepAlive ??= setInterval(() => {
-    for (const tabId of recorded) {
+    for (const tabId of recorded.keys()) {
       browser.tabs.get(tabId).catch(() => {
         if (recorded.has(tabId)) deliver((c) => c.detached(tabId, "target_closed"));
       });
@@ -324,21 +347,24 @@ self.webkeepHost = {
   },
   attach: async (tabId) => {
     await browser.tabs.get(tabId); // throws for a tab that is not there
-    recorded.add(tabId);
+    recorded.set(tabId, recorded.get(tabId) || crypto.randomUUID());
+    await saveRecorded();
     keepRecording();
   },
   detach: async (tabId) => {
     recorded.delete(tabId);
+    saveRecorded();
     keepRecording();
     for (const [id, r] of requests) if (r.tabId === tabId) requests.delete(id);
     for (const key of documents.keys()) if (key.startsWith(tabId + " ")) documents.delete(key);
   },
-  // The open tabs' ids, and the recorded ones as attached (Firefox names no targets).
+  // The open tabs' ids, and the recorded ones as attached, with their target ids.
   tabs: async () => {
+    await restoring;
     const tabs = await browser.tabs.query({});
     return JSON.stringify({
       tabs: tabs.map((t) => t.id),
-      targets: [...recorded].map((tabId) => ({ tabId, id: "", attached: true })),
+      targets: [...recorded].map(([tabId, id]) => ({ tabId, id, attached: true })),
     });
   },
   badge: (tabId, text) => {

@@ -16,9 +16,9 @@ const addonHost = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9";
  * Launches Firefox with webkeep installed; resolves to { browser, page(p), control,
  * profile, close() }, where page(p) is the address of the extension's page p and control is a
  * tab showing the extension's popup, where the extension's API can be called
- * (api(control, method, path)).
+ * (api(control, method, path)). prefs are Firefox preferences of the test profile.
  */
-export async function launchFirefox() {
+export async function launchFirefox({ prefs = {} } = {}) {
   const profile = mkdtempSync(path.join(tmpdir(), "webkeep-firefox-"));
   const browser = await puppeteer.launch({
     browser: "firefox",
@@ -27,7 +27,7 @@ export async function launchFirefox() {
     userDataDir: profile,
     // WebDriver BiDi navigates to moz-extension:// pages only with system access.
     args: ["--remote-allow-system-access"],
-    extraPrefsFirefox: { "extensions.webextensions.uuids": JSON.stringify({ [addonID]: addonHost }) },
+    extraPrefsFirefox: { ...prefs, "extensions.webextensions.uuids": JSON.stringify({ [addonID]: addonHost }) },
   });
   const id = await browser.installExtension(firefoxExtensionDir);
   if (id !== addonID) throw new Error(`installed add-on is ${id}, not ${addonID}`);
@@ -40,7 +40,8 @@ export async function launchFirefox() {
     browser, page, control, profile,
     close: async () => {
       await browser.close();
-      rmSync(profile, { recursive: true, force: true });
+      // Firefox's last writes to its profile may come after it closed.
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
