@@ -6,6 +6,7 @@
 // archive is compared with the wire and with what a plain DevTools client on the same
 // tab was told (scripts/lib/wire.mjs).
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,6 +18,8 @@ import { httpBody } from "../lib/warc09.mjs";
 
 let wiki, browser, ext, files;
 const runs = {};
+// The image the user uploads in the media manager (a 1x1 PNG).
+const uploadBytes = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201ffa6d3b1b40000000049454e44ae426082", "hex");
 
 /** A user's session: log in, edit, upload, search, log out. */
 async function userSession(page) {
@@ -52,7 +55,7 @@ async function userSession(page) {
 before(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "webkeep-realsite-"));
   files = { dir, upload: path.join(dir, "bildschirmfoto-äöü.png") };
-  writeFileSync(files.upload, Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201ffa6d3b1b40000000049454e44ae426082", "hex"));
+  writeFileSync(files.upload, uploadBytes);
   wiki = await startDokuWiki();
   browser = await launch({});
   ext = await browser.context.newPage();
@@ -108,4 +111,18 @@ test("the login answer's Set-Cookie fields are archived, one for each on the wir
   assert.equal(archived.length, onWire.length, head);
   for (const l of archived) assert.match(l, /^set-cookie: \[redacted by webkeep\]$/i);
   assert.doesNotMatch(httpBody(post.block).body.toString("utf8"), new RegExp(encodeURIComponent(wikiUser.password)), "the password was archived");
+});
+
+test("the file uploaded in the media manager is archived byte for byte, copied in the page", () => {
+  // DokuWiki's uploader sends the chosen File itself with XHR: the browser shows
+  // DevTools none of its bytes, and the recorder's script in the page copies them.
+  const { records, wire } = runs.session;
+  const sha = (b) => createHash("sha256").update(b).digest("hex");
+  const sent = wire.find((w) => w.method === "POST" && w.request_sha256 === sha(uploadBytes));
+  assert.ok(sent, "the upload on the wire carries the file itself");
+  const record = records.find((r) => r.type === "request" && sha(httpBody(r.block).body) === sha(uploadBytes));
+  assert.ok(record, "a request record holds the file's bytes");
+  assert.equal(record.fields.Truncated, undefined, "the upload's request is whole, not marked");
+  const note = records.find((r) => r.type === "metadata" && r.fields["Related-Record-ID"] === record.id);
+  assert.match(note?.block.toString() ?? "", /files copied in the page as it sent them/);
 });
