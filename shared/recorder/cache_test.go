@@ -145,3 +145,44 @@ func TestRecorderLeavesTheCacheOn(t *testing.T) {
 		t.Errorf("the cache was turned off: %v", sent)
 	}
 }
+
+// A request id the browser uses again for a new request, without a redirect and before
+// it reported the end of the first, does not lose the first: it is archived, marked.
+func TestRecorderKeepsARequestWhoseIDIsUsedAgain(t *testing.T) {
+	const req = `{"requestId":"9","frameId":"F","loaderId":"L","type":"Image","request":{"url":"http://example.org/i.png","method":"GET","headers":{}}}`
+	for _, tc := range []struct {
+		name   string
+		events []recordertest.Event
+		want   string // in the first exchange's Failure or RespNote
+	}{
+		{"no response yet", []recordertest.Event{{Method: "Network.requestWillBeSent", Params: req}}, "no response reported (the browser began another request under its id"},
+		{"its body under way", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: req},
+			{Method: "Network.responseReceived", Params: `{"requestId":"9","response":{"status":200,"headers":{"Content-Length":"3"}}}`},
+		}, "the end of the body was never reported"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+				if method == "Network.getResponseBody" {
+					return map[string]any{"body": b64("png"), "base64Encoded": true}, nil
+				}
+				return map[string]any{}, nil
+			}}
+			events := append(tc.events,
+				recordertest.Event{Method: "Network.requestWillBeSent", Params: req},
+				recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"9","response":{"status":200,"headers":{"Content-Length":"3"}}}`},
+				recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"9"}`})
+			got := record(t, b, events)
+			if len(got) != 2 {
+				t.Fatalf("got %d exchanges, want 2", len(got))
+			}
+			first, second := got[0], got[1]
+			if !strings.Contains(first.Failure+first.RespNote, tc.want) || first.Status != 0 && first.RespTruncated == "" {
+				t.Errorf("the first: failure %q, note %q, truncated %q; want %q, marked", first.Failure, first.RespNote, first.RespTruncated, tc.want)
+			}
+			if string(second.RespBody) != "png" || second.RespTruncated != "" || second.Failure != "" {
+				t.Errorf("the second: body %q truncated %q failure %q", second.RespBody, second.RespTruncated, second.Failure)
+			}
+		})
+	}
+}

@@ -789,6 +789,19 @@ func (r *Recorder) onRequestWillBeSent(ctx context.Context, t Target, ev *reques
 	key := requestKey{t, ev.RequestID}
 	r.mu.Lock()
 	prev := r.pending[key]
+	r.mu.Unlock()
+	if prev != nil && ev.RedirectResponse == nil {
+		// A new request under the id of one whose end the browser never reported:
+		// that one is over, and is kept as it is, marked, not lost.
+		r.mu.Lock()
+		prev.noWait = true
+		left := r.pageLeft(key, prev)
+		r.mu.Unlock()
+		superseded(prev.ex, left)
+		r.finish(ctx, key, prev, false, t)
+		prev = nil
+	}
+	r.mu.Lock()
 	// A redirect's next hop has the body streamed for the request, if any.
 	carried := r.bodies[key]
 	delete(r.bodies, key)
@@ -1563,6 +1576,22 @@ func failed(ex *Exchange, errorText string, cancelled, left bool) {
 	}
 	ex.RespNote = why
 	ex.RespTruncated = "disconnect"
+}
+
+// superseded labels an exchange whose end the browser never reported before it began
+// another request under the same id. left says its page had been left.
+func superseded(ex *Exchange, left bool) {
+	const reused = " (the browser began another request under its id without reporting its end)"
+	switch {
+	case left && ex.Status == 0:
+		ex.Failure = whyLeftBeforeResponse + reused
+	case ex.Status == 0:
+		ex.Failure = "no response reported" + reused
+	case left:
+		ex.RespNote, ex.RespTruncated = WhyPageLeft+reused, "disconnect"
+	default:
+		ex.RespNote, ex.RespTruncated = "the end of the body was never reported"+reused, "disconnect"
+	}
 }
 
 // cutShort labels an exchange still under way when its target went away for reason
