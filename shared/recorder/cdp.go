@@ -239,7 +239,7 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 			"maxPostDataSize":       64 << 20,
 		}},
 		// The browser's cache stays on: a response it serves from its cache is archived
-		// as the page used it, and says so (see cacheNote).
+		// as the page used it, and says so (see noteCache).
 		{"Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}},
 	}
 	if kind == "page" || kind == "iframe" {
