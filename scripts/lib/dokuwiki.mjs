@@ -97,16 +97,23 @@ $conf['lang'] = 'en';
   writeFileSync(path.join(data, "pages/notes.txt"), "====== Notes ======\n\nA page to edit.\n");
 
   const wikiPort = await freePort();
+  // In a process group of its own: PHP's workers are its children, which stop() ends
+  // with it (killing PHP alone leaves them running).
   const php = spawn("php", ["-S", `127.0.0.1:${wikiPort}`, "-t", install, "-d", `auto_prepend_file=${path.join(dir, "prepend.php")}`], {
     env: { ...process.env, PHP_CLI_SERVER_WORKERS: "6" },
     stdio: ["ignore", "ignore", "ignore"],
+    detached: true,
   });
   const wiki = `http://127.0.0.1:${wikiPort}/`;
   const wireLog = path.join(dir, "wire.jsonl");
   const proxy = spawn(path.join(root, "bin/wireproxy"), ["-target", wiki, "-log", wireLog], { stdio: ["ignore", "pipe", "inherit"] });
   const stop = () => {
     proxy.kill();
-    php.kill();
+    try {
+      process.kill(-php.pid);
+    } catch {
+      php.kill();
+    }
     rmSync(dir, { recursive: true, force: true });
   };
   try {

@@ -36,7 +36,7 @@ export async function measureTabs(browser, ext, url, floorId, loads) {
   // may be cut short by it.
   for (let tries = 0; ; tries++) {
     try {
-      await tabs[2].page.goto(url);
+      await tabs[2].page.goto(url, { timeout: 180000 });
       break;
     } catch (e) {
       if (tries > 3 || !/interrupted by another navigation/.test(e.message)) throw e;

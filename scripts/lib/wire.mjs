@@ -64,20 +64,46 @@ const headFields = (head) => head.split("\r\n").slice(1).map((l) => [l.slice(0, 
  * - unmarked: archived otherwise, with no mark: what must never happen;
  * - missing: on the wire, not in the archive; each says whether the plain DevTools
  *   client heard of it (devtools: the { method, url } of each request it was told of).
- * Archived exchanges the wire never saw (cancelled before they were sent) are extra;
+ * A 304 on the wire is the server's answer to the browser's revalidation of its cached
+ * copy: archived as sent (status 304, no body), or as the cached copy the browser's HTTP
+ * cache gave the page (status 200, its note saying so) with a body the wire carried
+ * for that URL before, it is exact, and counted apart as revalidated too.
+ * Archived exchanges that the browser's cache served (their note says "served from the
+ * browser's ... cache") never crossed the wire and are not paired with it: each is
+ * counted as cached if its body is one the wire carried for its method and URL before
+ * (earlier: the wire's log up to the end of the run, from before it too), as cached
+ * marked if its record is marked, and as an unmarked difference otherwise. Other
+ * archived exchanges the wire never saw (cancelled before they were sent) are extra;
  * one of them with a response is an unmarked difference. missingHeard lists, by method
- * and URL, the missing exchanges that the plain client was told of: more missing than
- * the wire carried beyond what it was told ("beyond" of them).
+ * and URL, the missing exchanges that the plain client was told of (of requests that
+ * its cache did not serve): more missing than the wire carried beyond what it was told
+ * ("beyond" of them).
  */
-export function compareWire(wire, archived, devtools) {
+export function compareWire(wire, archived, devtools, earlier = wire) {
   const groups = new Map();
   const group = (k) => { if (!groups.has(k)) groups.set(k, { wire: [], archived: [] }); return groups.get(k); };
+  const fromCache = (a) => a.notes.some((n) => n.startsWith("served from the browser's"));
+  // The browser's HTTP cache revalidated its copy (a 304 on the wire) and gave the page
+  // that copy, which is archived.
+  const cachedCopy = (a) => a.status === 200 && a.notes.some((n) => n.includes("the page got the cached response"));
   for (const w of wire) group(key(w.method, w.url)).wire.push(w);
-  for (const a of archived) group(key(a.method, a.url)).archived.push(a);
+  for (const a of archived) if (!fromCache(a)) group(key(a.method, a.url)).archived.push(a);
   const heard = new Map();
-  for (const d of devtools) heard.set(key(d.method, d.url), (heard.get(key(d.method, d.url)) || 0) + 1);
+  for (const d of devtools) if (!d.cached) heard.set(key(d.method, d.url), (heard.get(key(d.method, d.url)) || 0) + 1);
 
-  const report = { wire: wire.length, exact: 0, marked: {}, marks: [], unmarked: [], missing: [], extra: [] };
+  const report = { wire: wire.length, exact: 0, revalidated: 0, cached: 0, cachedMarked: {}, marked: {}, marks: [], unmarked: [], missing: [], extra: [] };
+  const carried = new Map(); // method and URL -> the SHA-256 of each body the wire carried for them
+  for (const w of earlier) {
+    if (w.status !== 200 || !w.complete) continue;
+    if (!carried.has(key(w.method, w.url))) carried.set(key(w.method, w.url), new Set());
+    carried.get(key(w.method, w.url)).add(w.decoded_sha256);
+  }
+  for (const a of archived.filter(fromCache)) {
+    const why = a.notes.filter((n) => !n.startsWith("served from the browser's")).map(reasonOf).join(" / ");
+    if (a.status === 200 && !a.truncated && carried.get(key(a.method, a.url))?.has(a.bodySHA)) report.cached++;
+    else if (a.truncated && why) report.cachedMarked[why] = (report.cachedMarked[why] || 0) + 1;
+    else report.unmarked.push({ method: a.method, url: a.url, what: `served from the browser's cache, archived with status ${a.status} and a body the wire never carried for it` });
+  }
   let current;
   const mark = (reason) => {
     report.marked[reason] = (report.marked[reason] || 0) + 1;
@@ -92,8 +118,10 @@ export function compareWire(wire, archived, devtools) {
         if (i >= 0) { w.paired = left.splice(i, 1)[0]; }
       }
     };
-    take((w, a) => a.requestSHA === w.request_sha256 && responseExact(w, a));
-    take((w, a) => a.requestSHA === w.request_sha256 && (a.status === w.status || a.status === 0));
+    // A cached copy given to the page stands for a 304 on the wire, and for nothing else.
+    take((w, a) => w.status === 304 && cachedCopy(a));
+    take((w, a) => a.requestSHA === w.request_sha256 && responseExact(w, a) && !cachedCopy(a));
+    take((w, a) => a.requestSHA === w.request_sha256 && (a.status === w.status || a.status === 0) && !cachedCopy(a));
     take(() => true);
     for (const w of g.wire) {
       const a = w.paired;
@@ -112,7 +140,8 @@ export function compareWire(wire, archived, devtools) {
         continue;
       }
       const responseOK = responseExact(w, a);
-      if (requestOK && responseOK) { report.exact++; continue; }
+      if (requestOK && responseOK) { report.exact++; if (w.status === 304) report.revalidated++; continue; }
+      if (requestOK && w.status === 304 && cachedCopy(a) && !a.truncated && carried.get(k)?.has(a.bodySHA)) { report.exact++; report.revalidated++; continue; }
       const requestMarked = requestOK || a.requestTruncated || a.notes.length > 0;
       const responseMarked = responseOK || (a.truncated && a.notes.length > 0);
       if (requestMarked && responseMarked) { mark(why); continue; }
@@ -147,7 +176,8 @@ export function compareWire(wire, archived, devtools) {
 export function summary(report) {
   const marked = Object.values(report.marked).reduce((a, b) => a + b, 0);
   const missing = report.missing.map((m) => `${m.method} ${m.url}`).join(", ");
-  return `${report.wire} exchanges on the wire: ${report.exact} archived byte-exact, ${marked} archived marked ${JSON.stringify(report.marked)}, ${report.missing.length} missing${missing ? ` (${missing})` : ""}, ${report.unmarked.length} unmarked differences; ${report.extra.length} archived exchanges never reached the wire`;
+  const cachedMarked = Object.values(report.cachedMarked).reduce((a, b) => a + b, 0);
+  return `${report.wire} exchanges on the wire: ${report.exact} archived byte-exact (${report.revalidated} of them 304 revalidations), ${marked} archived marked ${JSON.stringify(report.marked)}, ${report.missing.length} missing${missing ? ` (${missing})` : ""}, ${report.unmarked.length} unmarked differences; served from the browser's cache, never on the wire: ${report.cached} archived with a body the wire carried before, ${cachedMarked} marked ${JSON.stringify(report.cachedMarked)}; ${report.extra.length} archived exchanges never reached the wire`;
 }
 
 // api calls the extension's API from one of its pages (ext).
@@ -180,8 +210,9 @@ export async function wireQuiet(site) {
  * startDokuWiki gives it), with the recording started and stopped through the API of
  * the extension page ext, and a plain DevTools client (Network.enable, nothing else)
  * attached to the same tab from before the recording starts. Resolves to { records,
- * info (the stopped session), wire (the exchanges begun meanwhile), devtools, report
- * (compareWire's) }.
+ * info (the stopped session), wire (the exchanges begun meanwhile), devtools (the
+ * requests the plain client was told of: { method, url, cached: whether the browser's
+ * cache answered it }), report (compareWire's) }.
  */
 export async function recordAgainstWire(browser, ext, site, act) {
   const page = await browser.context.newPage();
@@ -190,9 +221,17 @@ export async function recordAgainstWire(browser, ext, site, act) {
   const tab = await tabId(browser.sw, startURL);
   const cdp = await browser.context.newCDPSession(page);
   const devtools = [];
+  const told = new Map(); // request id -> its entry in devtools (the last hop's)
   cdp.on("Network.requestWillBeSent", (e) => {
-    if (e.request.url.startsWith(site.url)) devtools.push({ method: e.request.method, url: target(e.request.url) });
+    if (!e.request.url.startsWith(site.url)) return;
+    const d = { method: e.request.method, url: target(e.request.url), cached: false };
+    devtools.push(d);
+    told.set(e.requestId, d);
   });
+  // Requests the browser's cache answered never reach the wire.
+  const cached = (id) => { if (told.has(id)) told.get(id).cached = true; };
+  cdp.on("Network.requestServedFromCache", (e) => cached(e.requestId));
+  cdp.on("Network.responseReceived", (e) => { if (e.response.fromDiskCache || e.response.fromPrefetchCache) cached(e.requestId); });
   await cdp.send("Network.enable");
   await wireQuiet(site);
   devtools.length = 0;
@@ -207,6 +246,7 @@ export async function recordAgainstWire(browser, ext, site, act) {
   await cdp.detach();
   await page.close();
   const records = await sessionRecords(ext, start.json.id);
-  const wire = site.wire().filter((w) => w.start >= t0 && w.start <= t1);
-  return { records, info: stop.json, wire, devtools, report: compareWire(wire, archivedExchanges(records), devtools) };
+  const earlier = site.wire().filter((w) => w.start <= t1);
+  const wire = earlier.filter((w) => w.start >= t0);
+  return { records, info: stop.json, wire, devtools, report: compareWire(wire, archivedExchanges(records), devtools, earlier) };
 }

@@ -454,7 +454,7 @@ func (s *Session) writeRecords(ex *recorder.Exchange) (int, error) {
 			s.dedupLines = append(append(s.dedupLines, line...), '\n')
 		}
 	}
-	if err := writeNote(ex.ReqNote, ex.Redaction, ex.RespNote); err != nil {
+	if err := writeNote(ex.ReqNote, ex.Redaction, ex.RespNote, ex.CacheNote); err != nil {
 		return n, err
 	}
 	return n, nil

@@ -204,11 +204,13 @@ func (d *urlDatabase) rulesFor(registered string) string {
 }
 
 // check gives the verdict on an exchange whose URL the database lists, under its own
-// URL or, failing that, its canonical URL.
+// URL or, failing that, its canonical URL. A 304 answer to the browser's
+// revalidation of its cached copy gets none: it says nothing of the resource but that
+// it did not change.
 func (d *urlDatabase) check(ex *recorder.Exchange, canonical string) (urldb.Verdict, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.db == nil {
+	if d.db == nil || ex.Status == 304 {
 		return urldb.Verdict{}, false
 	}
 	dom, rec, ok := d.db.Lookup(ex.URL)

@@ -116,8 +116,14 @@ type Recorder struct {
 	uploads map[int]*pageUploads
 	// copying holds the tabs whose pages run uploadScript.
 	copying map[int]bool
-	idle    chan struct{} // closed when the last request in flight ends (see setPending)
-	work    inflight      // commands and finishes in flight
+	// kept holds the URLs whose response body some exchange handed on whole, with
+	// that body when small (keptSize bytes in all): a 304 revalidation of one of them
+	// is of a body the archive has, and a response the memory cache served is of that
+	// body (see noteCache).
+	kept     map[string][]byte
+	keptSize int
+	idle     chan struct{} // closed when the last request in flight ends (see setPending)
+	work     inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -165,6 +171,12 @@ type pendingExchange struct {
 	received   bool // some of the body has arrived
 	// hiddenBody says the browser hid (some of) the request body: a File or Blob.
 	hiddenBody bool
+	// cache names the browser's cache that served the response without the network
+	// ("memory", "disk", "prefetch"), empty when it came from the network.
+	cache string
+	// revalidated says the wire carried a 304 for the browser's cached copy, which it
+	// gave the page as its response (see takeExtra).
+	revalidated bool
 }
 
 // NewRecorder returns a recorder that issues its commands through b.
@@ -182,6 +194,7 @@ func NewRecorder(b Browser) *Recorder {
 		uploads:         make(map[int]*pageUploads),
 		copying:         make(map[int]bool),
 		passwordAsks:    make(map[int]chan struct{}),
+		kept:            make(map[string][]byte),
 	}
 }
 
@@ -225,8 +238,8 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 			"maxResourceBufferSize": 64 << 20,
 			"maxPostDataSize":       64 << 20,
 		}},
-		// The cache would answer repeat loads without a body to record.
-		{"Network.setCacheDisabled", map[string]any{"cacheDisabled": true}},
+		// The browser's cache stays on: a response it serves from its cache is archived
+		// as the page used it, and says so (see noteCache).
 		{"Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}},
 	}
 	if kind == "page" || kind == "iframe" {
@@ -546,6 +559,10 @@ type cdpResponse struct {
 	Headers         map[string]string `json:"headers"`
 	Protocol        string            `json:"protocol"`
 	RemoteIPAddress string            `json:"remoteIPAddress"`
+	// FromDiskCache and FromPrefetchCache say the browser's HTTP cache or its
+	// prefetch cache answered, not the network.
+	FromDiskCache     bool `json:"fromDiskCache"`
+	FromPrefetchCache bool `json:"fromPrefetchCache"`
 }
 
 // The events HandleEvent acts on, each with the fields it reads.
@@ -567,6 +584,11 @@ type (
 	requestExtraInfo struct {
 		RequestID string            `json:"requestId"`
 		Headers   map[string]string `json:"headers"`
+	}
+	// requestServedFromCache is the params of Network.requestServedFromCache: the
+	// renderer's memory cache answered the request, which never reached the network.
+	requestServedFromCache struct {
+		RequestID string `json:"requestId"`
 	}
 	// responseReceived is the params of Network.responseReceived.
 	responseReceived struct {
@@ -662,6 +684,7 @@ func on[E any](act func(r *Recorder, ctx context.Context, t Target, ev *E)) even
 var eventHandlers = map[string]eventHandler{
 	"Network.requestWillBeSent":          on((*Recorder).onRequestWillBeSent),
 	"Network.requestWillBeSentExtraInfo": on((*Recorder).onRequestExtraInfo),
+	"Network.requestServedFromCache":     on((*Recorder).onServedFromCache),
 	"Network.responseReceived":           on((*Recorder).onResponseReceived),
 	"Network.responseReceivedExtraInfo":  on((*Recorder).onResponseExtraInfo),
 	"Network.dataReceived":               {reflect.TypeFor[dataReceived](), (*Recorder).onDataReceived},
@@ -766,6 +789,19 @@ func (r *Recorder) onRequestWillBeSent(ctx context.Context, t Target, ev *reques
 	key := requestKey{t, ev.RequestID}
 	r.mu.Lock()
 	prev := r.pending[key]
+	r.mu.Unlock()
+	if prev != nil && ev.RedirectResponse == nil {
+		// A new request under the id of one whose end the browser never reported:
+		// that one is over, and is kept as it is, marked, not lost.
+		r.mu.Lock()
+		prev.noWait = true
+		left := r.pageLeft(key, prev)
+		r.mu.Unlock()
+		superseded(prev.ex, left)
+		r.finish(ctx, key, prev, false, t)
+		prev = nil
+	}
+	r.mu.Lock()
 	// A redirect's next hop has the body streamed for the request, if any.
 	carried := r.bodies[key]
 	delete(r.bodies, key)
@@ -854,6 +890,12 @@ func (r *Recorder) onResponseReceived(ctx context.Context, t Target, ev *respons
 	if p != nil {
 		setResponse(p.ex, &ev.Response)
 		p.wantExtra = ev.HasExtraInfo
+		switch {
+		case ev.Response.FromDiskCache:
+			p.cache = "disk"
+		case ev.Response.FromPrefetchCache:
+			p.cache = "prefetch"
+		}
 	}
 	body := r.bodies[key]
 	durable := r.durable[key.target]
@@ -868,6 +910,15 @@ func (r *Recorder) onResponseReceived(ctx context.Context, t Target, ev *respons
 		// start, and gives that first. With them, a stream that began now would
 		// miss the start: the body is read whole when it finishes.
 		r.stream(ctx, t, key, false, true)
+	}
+}
+
+// onServedFromCache notes that the renderer's memory cache answered a request.
+func (r *Recorder) onServedFromCache(_ context.Context, t Target, ev *requestServedFromCache) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, p := r.find(t, ev.RequestID); p != nil {
+		p.cache = "memory"
 	}
 }
 
@@ -1155,6 +1206,7 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (%s), but all %d bytes the server declared had arrived", ex.RespNote, ex.BodyLen())
 		}
 		checkLength(ex)
+		r.noteCache(ex, p.cache, p.revalidated)
 		if r.OnExchange != nil {
 			r.OnExchange(ex)
 		}
@@ -1294,7 +1346,8 @@ func (q *extraQueue) match() {
 		if p.respWire != nil {
 			continue
 		}
-		for len(q.responses) > 0 && p.ex.Status != 0 && q.responses[0].status != 0 && q.responses[0].status != p.ex.Status {
+		// A 304 on the wire may be given to the page as the cached copy's status.
+		for len(q.responses) > 0 && p.ex.Status != 0 && q.responses[0].status != 0 && q.responses[0].status != p.ex.Status && q.responses[0].status != 304 {
 			q.responses = q.responses[1:] // a late one for a hop already given up on
 		}
 		if len(q.responses) == 0 {
@@ -1333,7 +1386,11 @@ func (r *Recorder) takeExtra(key requestKey, p *pendingExchange) {
 			if extra != nil {
 				p.ex.ReqHeader = extra
 			}
-			if wire != nil && p.ex.Status != 0 {
+			if wire != nil && wire.status == 304 && p.ex.Status != 304 && p.ex.Status != 0 {
+				// The browser's HTTP cache revalidated its copy and gave the page that
+				// copy: the page's head is the one archived, with its body.
+				p.revalidated = true
+			} else if wire != nil && p.ex.Status != 0 {
 				p.ex.RespHeader = wire.header
 				if wire.statusText != "" {
 					p.ex.StatusText = wire.statusText
@@ -1404,6 +1461,75 @@ func (r *Recorder) pageLeft(key requestKey, p *pendingExchange) bool {
 	return true // a document of its frame came after the one it belongs to
 }
 
+// Bounds of Recorder.kept: how many URLs it remembers, the largest body it keeps, and
+// the bytes of bodies it keeps in all (beyond which it forgets them all).
+const (
+	maxKept         = 100000
+	maxKeptBody     = 1 << 20
+	maxKeptBodySize = 16 << 20
+)
+
+// noteCache says in ex what the browser's cache did, if anything: cache names the
+// cache that answered without the network ("memory", "disk", "prefetch"; see
+// pendingExchange.cache); revalidated says the browser's HTTP cache revalidated its
+// copy (the wire carried a 304) and gave the page that copy; a 304 answer is the
+// server's to the page's own revalidation of a copy in its memory cache, whose body
+// the page used. A 304 of a URL whose body no exchange of this recorder handed on is of
+// a body the archive lacks: that is said as a note on the response (RespNote), which
+// the user sees; the rest goes in CacheNote. A 304 of a body the archive holds needs
+// no note: its record is what the wire carried.
+//
+// The browser gives the body of a response its memory cache served only while the page
+// is there: once the page was left, the body is that of the URL's last response handed
+// on whole, which is what that cache holds, when it was small enough to keep.
+func (r *Recorder) noteCache(ex *Exchange, cache string, revalidated bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	body, kept := r.kept[ex.URL]
+	switch {
+	case cache != "" && ex.Status == 200 && ex.RespTruncated != "" && ex.BodyLen() == 0 && body != nil:
+		ex.RespBody, ex.RespTruncated = body, ""
+		ex.CacheNote = fmt.Sprintf("%s %s cache, not fetched from the server at this time: the browser no longer had its body when asked (%s), so the body archived is that of the last response of this URL archived before, which is what the cache holds", WhyFromCache, cache, ex.RespNote)
+		ex.RespNote = ""
+		checkLength(ex)
+	case cache != "":
+		ex.CacheNote = fmt.Sprintf("%s %s cache, not fetched from the server at this time: a response the server sent before, as the page used it", WhyFromCache, cache)
+	case revalidated:
+		ex.CacheNote = WhyRevalidated + ": the server answered 304 Not Modified, and the page got the cached response, archived here as the page got it"
+	case ex.Status == 304 && kept:
+		// Archived as sent, of a body the archive holds: the record says it all.
+	case ex.Status == 304:
+		ex.CacheNote = WhyRevalidated + ": the server answered 304 Not Modified, archived as sent"
+		why := "the page used the body the browser had cached, which no response of this URL archived whole before holds (it was cached before this recording began, or its response here is incomplete): it is not in this archive"
+		if ex.RespNote != "" {
+			why = ex.RespNote + "; " + why
+		}
+		ex.RespNote = why
+	}
+	if ex.Status != 200 || ex.RespTruncated != "" || ex.BodyLen() == 0 {
+		return
+	}
+	if len(r.kept) >= maxKept || r.keptSize+len(ex.RespBody) > maxKeptBodySize {
+		clear(r.kept)
+		r.keptSize = 0
+	}
+	r.keptSize -= len(r.kept[ex.URL])
+	if ex.respSpool == nil && len(ex.RespBody) <= maxKeptBody {
+		r.kept[ex.URL] = ex.RespBody
+		r.keptSize += len(ex.RespBody)
+	} else {
+		r.kept[ex.URL] = nil
+	}
+}
+
+// WhyFromCache begins the note on a response the browser's cache served without the
+// network ("served from the browser's memory cache, ..."); WhyRevalidated, the note on
+// a response whose copy in the browser's cache the server said was still good.
+const (
+	WhyFromCache   = "served from the browser's"
+	WhyRevalidated = "the browser revalidated the copy in its cache"
+)
+
 // The reasons an exchange is archived incomplete, as its records say them (Failure,
 // RespNote, ReqNote): each begins with one of these, so that they can be counted by
 // reason.
@@ -1450,6 +1576,22 @@ func failed(ex *Exchange, errorText string, cancelled, left bool) {
 	}
 	ex.RespNote = why
 	ex.RespTruncated = "disconnect"
+}
+
+// superseded labels an exchange whose end the browser never reported before it began
+// another request under the same id. left says its page had been left.
+func superseded(ex *Exchange, left bool) {
+	const reused = " (the browser began another request under its id without reporting its end)"
+	switch {
+	case left && ex.Status == 0:
+		ex.Failure = whyLeftBeforeResponse + reused
+	case ex.Status == 0:
+		ex.Failure = "no response reported" + reused
+	case left:
+		ex.RespNote, ex.RespTruncated = WhyPageLeft+reused, "disconnect"
+	default:
+		ex.RespNote, ex.RespTruncated = "the end of the body was never reported"+reused, "disconnect"
+	}
 }
 
 // cutShort labels an exchange still under way when its target went away for reason

@@ -101,6 +101,10 @@ type Exchange struct {
 	// respSpool holds a large body instead of RespBody: in the store, not in memory.
 	respSpool *spool
 	RespNote  string // why the response body is incomplete, if it is
+	// CacheNote says how the browser's cache served the response, when it did: from
+	// a cache, without the network, or revalidated (a 304). It is archived as a note,
+	// and is no problem of the exchange's.
+	CacheNote string
 	// RespTruncated is the reason the body was cut ("length"), empty if whole.
 	RespTruncated string
 	RemoteIP      string

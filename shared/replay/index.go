@@ -107,12 +107,14 @@ func trimEOL(b []byte) []byte {
 const revisitMime = "warc/revisit"
 
 // answers reports whether a line is of a record that answers a request: a response
-// (it has a status) or a revisit.
+// (it has a status) or a revisit. A 304 does not: it is the server's answer to the
+// browser's revalidation of a copy in its cache (the recorder archives it as sent),
+// with none of the body; the URL's response that has the body answers instead.
 func answers(e *cdx.Entry) bool {
 	if e.Mime == revisitMime {
 		return true
 	}
-	if e.Status == "" || e.Status == "-" {
+	if e.Status == "" || e.Status == "-" || e.Status == "304" {
 		return false
 	}
 	_, err := strconv.Atoi(e.Status)

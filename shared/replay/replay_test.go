@@ -107,6 +107,10 @@ var exchanges = []exchange{
 	{at: "20240101000008", method: "GET", url: "http://example.com/copy.css", resp: "HTTP/1.1 200 OK\r\nContent-Type: text/css\r\nX-Copy: yes\r\n\r\nbody{color:red}"},
 	{at: "20240101000009", method: "GET", url: "http://example.com/data.js?v=2&_=1700000000", resp: ok200("text/javascript", "var v=2")},
 	{at: "20240101000010", method: "GET", url: "http://example.com/big.bin", resp: ok200("application/octet-stream", large), stream: true},
+	// A 304 the server sent to the browser's revalidation of its cached copy, later
+	// than the response with the body.
+	{at: "20240101000012", method: "GET", url: "http://example.com/a.css", resp: "HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n"},
+	{at: "20240101000013", method: "GET", url: "http://example.com/only304.png", resp: "HTTP/1.1 304 Not Modified\r\n\r\n"},
 	{at: "20240101000011", method: "GET", url: "http://example.com/wire", resp: "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nSet-Cookie: [redacted by webkeep]\r\n\r\n" +
 		fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(gzipped("wire bytes")), gzipped("wire bytes"))},
 }
@@ -141,6 +145,8 @@ func TestServe(t *testing.T) {
 			{name: "closest POST body", method: "POST", url: "http://example.com/form", ctype: "application/x-www-form-urlencoded", body: "name=ann&city=Bergen", status: 200, want: "thanks ann", approximate: true},
 			{name: "other method is not fuzzy", method: "PATCH", url: "http://example.com/item/1", status: 404, missing: true},
 			{name: "never recorded", method: "GET", url: "http://example.com/nowhere", status: 404, missing: true},
+			{name: "a 304 answers nothing: the response with the body does", method: "GET", url: "http://example.com/a.css", status: 200, want: "body{color:red}"},
+			{name: "a URL with only a 304 is not archived", method: "GET", url: "http://example.com/only304.png", status: 404, missing: true},
 		}
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%v/%s", v, tt.name), func(t *testing.T) {

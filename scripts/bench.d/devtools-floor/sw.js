@@ -8,7 +8,6 @@ const durable = { maxTotalBufferSize: 256 << 20, maxResourceBufferSize: 64 << 20
 const setUp = async (target, page) => {
   if (page) await chrome.debugger.sendCommand(target, "Page.enable");
   await chrome.debugger.sendCommand(target, "Network.enable", network);
-  await chrome.debugger.sendCommand(target, "Network.setCacheDisabled", { cacheDisabled: true });
   await chrome.debugger.sendCommand(target, "Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   if (page) await chrome.debugger.sendCommand(target, "Network.configureDurableMessages", durable);
 };
