@@ -55,6 +55,9 @@ try {
     rows.push([`upload of a ${mib} MiB chosen file with fetch(), recording off`, `${median(times[0]).toFixed(1)} ms`, `median of ${uploads}`]);
     rows.push([`same, recorded (the file copied in the page)`, `${median(times[1]).toFixed(1)} ms`, `ratio ${ratio(times[1], times[0])}`]);
   }
+  // The last copies may still be being read: stopping now would cut them, which is not
+  // what is measured here.
+  await new Promise((r) => setTimeout(r, 5000));
   const stopped = await ext.evaluate(() => fetch("/api/record/stop", { method: "POST" }).then((r) => r.json()));
   // Why a copy was not used: the last parenthesis of each upload's note.
   const why = {};

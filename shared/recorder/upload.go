@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -79,6 +80,9 @@ type uploadMessage struct {
 	Entry   int           `json:"entry"`
 	Data    string        `json:"data"`
 	Why     string        `json:"why"`
+	// Pull says the page holds the files for the recorder to read (see pullCopy)
+	// instead of sending their bytes.
+	Pull bool `json:"pull"`
 }
 
 // uploadEntry is one entry of a copied body: a text field, or a file and its bytes.
@@ -107,6 +111,7 @@ type pageUpload struct {
 	more    chan struct{} // closed, and replaced, when some of its bytes come
 	ended   bool
 	taken   bool
+	pull    bool // the recorder reads its files (see pullCopy); the page sends no bytes
 }
 
 // copySource is the document of a tab that sent a copy: the DevTools session of its
@@ -124,7 +129,7 @@ type pageUploads struct {
 }
 
 // onBindingCalled takes a message of uploadScript.
-func (r *Recorder) onBindingCalled(_ context.Context, t Target, ev *bindingCalled) {
+func (r *Recorder) onBindingCalled(ctx context.Context, t Target, ev *bindingCalled) {
 	if ev.Name != uploadBinding {
 		return
 	}
@@ -142,7 +147,7 @@ func (r *Recorder) onBindingCalled(_ context.Context, t Target, ev *bindingCalle
 		if len(tab.copies) >= maxUploadCopies || len(m.Entries) > maxUploadEntries || tab.find(from, m.ID) != nil {
 			return
 		}
-		c := &pageUpload{from: from, id: m.ID, method: m.Method, url: m.URL, kind: m.Kind, size: m.Size, entries: m.Entries, at: now, done: make(chan struct{}), more: make(chan struct{})}
+		c := &pageUpload{pull: m.Pull, from: from, id: m.ID, method: m.Method, url: m.URL, kind: m.Kind, size: m.Size, entries: m.Entries, at: now, done: make(chan struct{}), more: make(chan struct{})}
 		tab.copies = append(tab.copies, c)
 		var sum int64
 		for _, e := range m.Entries {
@@ -157,13 +162,19 @@ func (r *Recorder) onBindingCalled(_ context.Context, t Target, ev *bindingCalle
 			tab.fail(c, "the page's copy was malformed")
 		case tab.bytes+m.Size > maxUploadBytes:
 			tab.fail(c, fmt.Sprintf("the copies of the tab's files would exceed %d bytes", maxUploadBytes))
+		case m.Pull:
+			r.work.Add(1)
+			go func() {
+				defer r.work.Done()
+				r.pullCopy(ctx, t, tab, c)
+			}()
 		}
 		close(tab.added)
 		tab.added = make(chan struct{})
 		return
 	}
 	c := tab.find(from, m.ID)
-	if c == nil || c.ended {
+	if c == nil || c.ended || c.pull {
 		return
 	}
 	switch m.Op {
@@ -339,6 +350,102 @@ func (r *Recorder) awaitUpload(u *pageUploads, c *pageUpload) (*pageUpload, stri
 		return nil, "the page's copy of its files failed: " + c.why
 	}
 	return c, ""
+}
+
+// heldFile is the JavaScript expression of file k of copy id held by uploadScript.
+func heldFile(id, k int) string {
+	return fmt.Sprintf(`globalThis[Symbol.for("webkeep.copies")]?.get(%d)?.[%d]`, id, k)
+}
+
+// pullCopy reads the files of c, a copy of u that the page of target t holds for the
+// recorder, through DevTools (IO.resolveBlob, then IO.read), as soon as it is announced:
+// the page may be left once its request is sent.
+func (r *Recorder) pullCopy(ctx context.Context, t Target, u *pageUploads, c *pageUpload) {
+	why := ""
+	for k := range c.entries {
+		if !c.entries[k].File {
+			continue
+		}
+		b := &pulledFile{r: r, c: c}
+		if err := r.readHeldFile(ctx, t, c, k, b); err != nil {
+			why = err.Error()
+			break
+		}
+		r.mu.Lock()
+		if c.ended { // given up meanwhile
+			r.mu.Unlock()
+			return
+		}
+		c.entries[k].bytes = b.buf.Bytes()
+		u.bytes += int64(b.buf.Len())
+		r.mu.Unlock()
+	}
+	r.browser.Send(ctx, t, "Runtime.evaluate", map[string]any{"expression": fmt.Sprintf(`globalThis[Symbol.for("webkeep.copies")]?.delete(%d)`, c.id), "contextId": c.from.context})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if why != "" {
+		u.fail(c, why)
+		return
+	}
+	if !c.ended {
+		c.ended = true
+		close(c.done)
+	}
+}
+
+// pulledFile is a file of a copy being read (see pullCopy): each write to it shows
+// that the copy's bytes keep coming.
+type pulledFile struct {
+	r   *Recorder
+	c   *pageUpload
+	buf bytes.Buffer
+}
+
+func (f *pulledFile) Write(p []byte) (int, error) {
+	f.r.mu.Lock()
+	defer f.r.mu.Unlock()
+	if f.c.ended {
+		return 0, errors.New("the copy was given up")
+	}
+	close(f.c.more)
+	f.c.more = make(chan struct{})
+	return f.buf.Write(p)
+}
+
+// readHeldFile writes to w the bytes of file k of c, held by the page of target t.
+func (r *Recorder) readHeldFile(ctx context.Context, t Target, c *pageUpload, k int, w io.Writer) error {
+	res, err := r.browser.Send(ctx, t, "Runtime.evaluate", map[string]any{"expression": heldFile(c.id, k), "contextId": c.from.context})
+	if err != nil {
+		return fmt.Errorf("the page's file could not be reached: %w", err)
+	}
+	var found struct {
+		Result struct {
+			ObjectID string `json:"objectId"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(res, &found); err != nil || found.Result.ObjectID == "" {
+		return errors.New("the page no longer held its file")
+	}
+	defer r.browser.Send(ctx, t, "Runtime.releaseObject", map[string]any{"objectId": found.Result.ObjectID})
+	res, err = r.browser.Send(ctx, t, "IO.resolveBlob", map[string]any{"objectId": found.Result.ObjectID})
+	if err != nil {
+		return fmt.Errorf("the page's file could not be opened: %w", err)
+	}
+	var blob struct {
+		UUID string `json:"uuid"`
+	}
+	if err := json.Unmarshal(res, &blob); err != nil || blob.UUID == "" {
+		return errors.New("the page's file could not be opened")
+	}
+	size := c.entries[k].Size
+	n, err := copyStream(ctx, r.browser, t, "blob:"+blob.UUID, w, size+1)
+	switch {
+	case err != nil:
+		return fmt.Errorf("reading the page's file failed after %d bytes: %w", n, err)
+	case n != size:
+		return fmt.Errorf("the page's file had %d bytes, not the %d announced", n, size)
+	}
+	return nil
 }
 
 // byteCounter is an io.Writer that counts what it is given.

@@ -10,8 +10,13 @@
   const send = globalThis[binding];
   if (typeof send !== "function") return;
   delete globalThis[binding];
-  const maxBytes = 32 << 20; // the files of one request copied at most
+  const pushBytes = 1 << 20; // files up to this size are handed over through the binding
   const chunkBytes = 192 << 10; // bytes read and handed over at a time
+  // Larger files are held here for the recorder, which reads them itself (IO.resolveBlob
+  // and IO.read, much faster than the binding), by copy id, for a minute.
+  const held = new Map();
+  Object.defineProperty(globalThis, Symbol.for("webkeep.copies"), { value: held });
+  const holdMs = 60000;
   let last = 0;
   const post = (message) => {
     try {
@@ -57,16 +62,18 @@
     if (!parts) return;
     const id = ++last;
     const size = parts.entries.reduce((n, e) => n + (e.blob ? e.blob.size : 0), 0);
+    const pull = size > pushBytes;
+    if (pull) {
+      held.set(id, parts.entries.map((e) => e.blob ?? null));
+      setTimeout(() => held.delete(id), holdMs);
+    }
     post({
-      op: "begin", id, method: String(method || "GET").toUpperCase(), url, kind: parts.kind, size,
+      op: "begin", id, method: String(method || "GET").toUpperCase(), url, kind: parts.kind, size, pull,
       entries: parts.entries.map((e) =>
         e.blob ? { name: e.name, file: true, filename: e.filename, type: e.type, size: e.blob.size } : { name: e.name, value: e.value },
       ),
     });
-    if (size > maxBytes) {
-      post({ op: "fail", id, why: `its files are ${size} bytes, more than the ${maxBytes} that are copied` });
-      return;
-    }
+    if (pull) return;
     (async () => {
       try {
         for (const [i, e] of parts.entries.entries()) {

@@ -248,3 +248,75 @@ func FuzzUploadMessages(f *testing.F) {
 		}
 	})
 }
+
+// TestRecorderReadsTheFilesAPageHolds: the files of a large copy are not sent by the
+// page but held for the recorder, which reads them through DevTools as soon as the
+// copy is announced.
+func TestRecorderReadsTheFilesAPageHolds(t *testing.T) {
+	file := strings.Repeat("0123456789", 300)
+	tests := []struct {
+		name      string
+		held      string // the file the page holds ("" none)
+		truncated bool
+		note      string
+	}{
+		{"held", file, false, recorder.WhyCopiedFromPage},
+		{"no longer held", "", true, "the page no longer held its file"},
+		{"held, but shorter", file[:100], true, "had 100 bytes, not the 3000 announced"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []string
+			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch method {
+				case "Network.getRequestPostData":
+					return nil, errors.New("No post data available for the request")
+				case "Runtime.evaluate":
+					asked = append(asked, p["expression"].(string))
+					if tc.held == "" || !strings.Contains(p["expression"].(string), "get(1)?.[0]") {
+						return map[string]any{"result": map[string]any{"type": "undefined"}}, nil
+					}
+					return map[string]any{"result": map[string]any{"type": "object", "objectId": "blob-object"}}, nil
+				case "IO.resolveBlob":
+					if p["objectId"] != "blob-object" {
+						return nil, errors.New("no such object")
+					}
+					return map[string]any{"uuid": "u1"}, nil
+				case "IO.read":
+					if p["handle"] != "blob:u1" {
+						return nil, errors.New("no such handle")
+					}
+					return map[string]any{"data": base64.StdEncoding.EncodeToString([]byte(tc.held)), "base64Encoded": true, "eof": true}, nil
+				}
+				return map[string]any{}, nil
+			}}
+			got := record(t, b, []recordertest.Event{
+				uploadCall(t, map[string]any{"op": "begin", "id": 1, "method": "PUT", "url": "http://example.org/big", "kind": "blob", "size": 3000, "pull": true, "entries": []map[string]any{{"file": true, "size": 3000}}}),
+				// A page that sends bytes for a copy it holds is not listened to.
+				uploadCall(t, map[string]any{"op": "data", "id": 1, "entry": 0, "data": base64.StdEncoding.EncodeToString([]byte("forged"))}),
+				{Method: "Network.requestWillBeSent", Params: `{"requestId":"9","type":"Fetch","request":{"url":"http://example.org/big","method":"PUT","headers":{},"hasPostData":true}}`},
+				{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"9","headers":{"Content-Length":"3000"}}`},
+				{Method: "Network.responseReceived", Params: `{"requestId":"9","response":{"status":204,"headers":{}}}`},
+				{Method: "Network.loadingFinished", Params: `{"requestId":"9"}`},
+			})
+			if len(got) != 1 {
+				t.Fatalf("got %d exchanges", len(got))
+			}
+			ex := got[0]
+			if ex.ReqTruncated != tc.truncated || !strings.Contains(ex.ReqNote, tc.note) {
+				t.Errorf("truncated=%v note=%q, want truncated=%v and a note with %q", ex.ReqTruncated, ex.ReqNote, tc.truncated, tc.note)
+			}
+			if !tc.truncated && string(ex.ReqBody) != file {
+				t.Errorf("body of %d bytes, want the file's 3000", len(ex.ReqBody))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) == 0 || !strings.Contains(asked[len(asked)-1], "delete(1)") {
+				t.Errorf("the page was not told to let go of its file: %q", asked)
+			}
+		})
+	}
+}
