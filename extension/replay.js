@@ -16,13 +16,14 @@ const decodeAnswer = (h) => JSON.parse(new TextDecoder().decode(Uint8Array.fromB
 const list = (ul, items) => {
   ul.replaceChildren(...items.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
 };
+// The bar is brought up to date 100 ms after an answer, in one trip: the URLs answered
+// from a batch are logged and the log comes back (POST /served answers it).
 let logTimer = null;
 const showLog = () => {
   if (logTimer) return;
   logTimer = setTimeout(async () => {
     logTimer = null;
-    if (served.length) await api("/served", { method: "POST", body: JSON.stringify({ urls: served.splice(0) }) });
-    const log = await (await api("/log")).json();
+    const log = await (await api("/served", { method: "POST", body: JSON.stringify({ urls: served.splice(0) }) })).json();
     $("replay-answered").textContent = String(log.answered);
     $("replay-missed-count").textContent = String(log.missed.length);
     list($("replay-missed"), log.missed);
@@ -31,14 +32,23 @@ const showLog = () => {
   }, 100);
 };
 
-// A page and its resources are answered from a batch that the core prepares when the
-// page's document is requested (GET /api/replay/ID/batch): the answers their GET
-// requests get from the core, had in one trip instead of one each. The core is told
-// which were answered that way, for the log.
+// A page and its resources are answered from a batch that the core prepares for the
+// page (GET /api/replay/ID/batch): the answers their GET requests get from the core,
+// had in one trip instead of one each. The core is told which were answered that way,
+// for the log. The tab's batch is asked for as soon as its navigation starts
+// (Page.frameStartedNavigating), before the browser has made the document's request,
+// and again for each document request of another URL (a redirect's next hop).
 let batch = new Map(); // URL -> { a: the answer, body: its bytes }
 let batching = null; // the batch on its way
+let batchFor = null; // the navigation and URL of the tab's batch
 let mainFrame = null;
 const served = [];
+const pageBatch = (navigation, url, get) => {
+  if (batchFor === `${navigation} ${url}`) return;
+  batchFor = `${navigation} ${url}`;
+  batch = new Map();
+  if (get) loadBatch(url);
+};
 const loadBatch = (url) => {
   const into = batch;
   const loaded = api(`/batch?url=${encodeURIComponent(url)}&ts=${encodeURIComponent(ts)}`).then(async (res) => {
@@ -61,11 +71,12 @@ const fromBatch = async (url) => {
 
 // answer hands one paused request to the core (or takes its answer from the batch)
 // and its answer to the browser.
-async function answer(target, { requestId, request, resourceType, frameId }) {
+async function answer(target, { requestId, request, resourceType, frameId, networkId }) {
   try {
     if (resourceType === "Document") {
-      if (!target.sessionId && frameId === mainFrame) batch = new Map(); // a new page
-      if (request.method === "GET") loadBatch(request.url);
+      // A navigation's document request has the navigation's loader id as its id.
+      if (!target.sessionId && frameId === mainFrame) pageBatch(networkId, request.url, request.method === "GET");
+      else if (request.method === "GET") loadBatch(request.url); // a frame's
     }
     let got = request.method === "GET" && !request.hasPostData && await fromBatch(request.url);
     if (!got) {
@@ -93,7 +104,9 @@ async function answer(target, { requestId, request, resourceType, frameId }) {
 }
 
 // Workers and frames of the replayed tab are attached too, paused until their
-// requests are answered as the page's are.
+// requests are answered as the page's are. A dedicated worker's requests are paused
+// by the tab's own Fetch domain (the browser makes them for the page), so it is let
+// run at once, its commands sent together instead of one trip after the other.
 const intercept = (target) => Promise.all([
   chrome.debugger.sendCommand(target, "Fetch.enable", { patterns: [{ urlPattern: "*" }] }),
   chrome.debugger.sendCommand(target, "Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
@@ -103,11 +116,16 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
   if (source.tabId !== tabId) return;
   const target = source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId };
   if (method === "Fetch.requestPaused") answer(target, p);
+  else if (method === "Page.frameStartedNavigating" && !source.sessionId && p.frameId === mainFrame &&
+    !/sameDocument|WithPost/i.test(p.navigationType)) pageBatch(p.loaderId, p.url, true);
   else if (method === "Inspector.targetCrashed" && !source.sessionId) {
     fail(new Error("The replayed page crashed in the browser: Replay again loads it anew."));
   } else if (method === "Target.attachedToTarget") {
     const child = { tabId, sessionId: p.sessionId };
-    intercept(child).catch(() => {}).finally(() => chrome.debugger.sendCommand(child, "Runtime.runIfWaitingForDebugger").catch(() => {}));
+    const run = () => chrome.debugger.sendCommand(child, "Runtime.runIfWaitingForDebugger").catch(() => {});
+    const intercepted = intercept(child).catch(() => {});
+    if (p.targetInfo.type === "worker") run();
+    else intercepted.finally(run);
   }
 });
 chrome.debugger.onDetach.addListener((source, reason) => {

@@ -98,7 +98,8 @@ func (s *Service) withReplay(h func(httpmsg.ResponseWriter, *httpmsg.Request, *S
 }
 
 // routeReplay adds the replay API: start a replay, answer a request, the batch of
-// a page's resources, log those the replay answered from a batch, show the log.
+// a page's resources, log those the replay answered from a batch (and show the log,
+// so that the replay bar is brought up to date in one trip), show the log.
 func (s *Service) routeReplay(mux *routeTable) {
 	mux.HandleFunc("POST /api/replay/{id}/start", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		rp.log.Reset()
@@ -147,7 +148,7 @@ func (s *Service) routeReplay(mux *routeTable) {
 		for _, u := range served.URLs {
 			rp.log.Add(replay.Answer{URL: u, Archived: true})
 		}
-		w.WriteHeader(httpmsg.StatusNoContent)
+		writeJSON(w, httpmsg.StatusOK, rp.log.View())
 	}))
 	mux.HandleFunc("GET /api/replay/{id}/log", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		writeJSON(w, httpmsg.StatusOK, rp.log.View())

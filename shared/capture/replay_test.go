@@ -270,8 +270,11 @@ func TestReplayBatchAPI(t *testing.T) {
 	if want := map[string]string{"http://example.org/0": "page", "http://example.org/1": "style", "http://example.org/2": "script"}; !maps.Equal(got, want) {
 		t.Errorf("batch %v, want %v", got, want)
 	}
-	if rec := do("POST", "/api/replay/"+info.ID+"/served", `{"urls":["http://example.org/1","http://example.org/2"]}`); rec.Code != http.StatusNoContent {
-		t.Fatalf("served: %d %s", rec.Code, rec.Body)
+	// /served answers with the log, the URLs it was given counted.
+	rec = do("POST", "/api/replay/"+info.ID+"/served", `{"urls":["http://example.org/1","http://example.org/2"]}`)
+	var served replay.LogView
+	if err := json.Unmarshal(rec.Body.Bytes(), &served); rec.Code != http.StatusOK || err != nil || served.Answered != 2 {
+		t.Fatalf("served: %d %s (%v), want 200 and 2 answered", rec.Code, rec.Body, err)
 	}
 	var log replay.LogView
 	if err := json.Unmarshal(do("GET", "/api/replay/"+info.ID+"/log", "").Body.Bytes(), &log); err != nil || log.Answered != 2 {
