@@ -12,12 +12,20 @@ import (
 )
 
 // replays holds, per session, what a replay of it needs: its index, its WARC file
-// read from any offset, and the log of what was answered; and the chunks of WARC
-// files that replays read last.
+// read from any offset, and the log of what was answered; the chunks of WARC
+// files that replays read last; and the batches they answered last.
 type replays struct {
 	mu       sync.Mutex
 	sessions map[string]*sessionReplay
-	cache    chunkCache
+	cache    byteCache[cachedChunk]
+	batches  byteCache[batchKey]
+}
+
+// batchKey names a batch: its replay, page and time. A replay is made anew when its
+// session grows, so a batch kept is never stale.
+type batchKey struct {
+	r       *sessionReplay
+	url, at string
 }
 
 type sessionReplay struct {
@@ -135,7 +143,13 @@ func (s *Service) routeReplay(mux *routeTable) {
 	}))
 	mux.HandleFunc("GET /api/replay/{id}/batch", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		q := r.URL.Query()
-		rp.index.ServeBatch(w, q.Get("url"), q.Get("ts"), rp.file, func(u string) bool { return rp.pages[u] })
+		key := batchKey{rp, q.Get("url"), q.Get("ts")}
+		b, ok := s.replays.batches.get(key)
+		if !ok {
+			b, _ = rp.index.Batch(key.url, key.at, rp.file, func(u string) bool { return rp.pages[u] })
+			s.replays.batches.put(key, b)
+		}
+		replay.WriteBatch(w, b)
 	}))
 	mux.HandleFunc("POST /api/replay/{id}/served", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		var served struct {
@@ -162,11 +176,11 @@ type chunkedFile struct {
 	keys   []string
 	starts []int64 // offset of each chunk
 	size   int64
-	cache  *chunkCache
+	cache  *byteCache[cachedChunk]
 }
 
 // openChunkedFile reads each chunk once, to learn where it starts.
-func openChunkedFile(store Store, keys []string, cache *chunkCache) (*chunkedFile, error) {
+func openChunkedFile(store Store, keys []string, cache *byteCache[cachedChunk]) (*chunkedFile, error) {
 	f := &chunkedFile{store: store, keys: keys, cache: cache}
 	for _, k := range keys {
 		b, err := store.Get(k)
@@ -240,19 +254,6 @@ func (f *chunkedFile) chunk(i int, keep bool) ([]byte, error) {
 	return b, nil
 }
 
-// chunkCacheBytes bounds the chunks a chunkCache holds: two of an import's.
-const chunkCacheBytes = 10 << 20
-
-// A chunkCache keeps the chunks of WARC files that replays read last, up to
-// chunkCacheBytes in all, the least recently used dropped first. It is safe for
-// concurrent use.
-type chunkCache struct {
-	mu    sync.Mutex
-	size  int
-	order list.List // of *cacheEntry, the most recently used first
-	byID  map[cachedChunk]*list.Element
-}
-
 // cachedChunk names a chunk of a file. A session's file is made anew when the
 // session grows, and its chunks never change: a file's entries are never stale.
 type cachedChunk struct {
@@ -260,50 +261,69 @@ type cachedChunk struct {
 	i int
 }
 
-type cacheEntry struct {
-	id cachedChunk
-	b  []byte
+// Bounds of the replays' caches: the chunks read last, two of an import's; the
+// batches answered last, two of the largest (a page loaded again, the replay bar's
+// Load again, a page the replay goes back to, is answered without reading its
+// records again).
+const (
+	chunkCacheBytes = 10 << 20
+	batchCacheBytes = 2*replay.BatchBytes + 1<<20
+)
+
+// A byteCache keeps byte slices under keys, up to max bytes in all, the least
+// recently used dropped first. It is safe for concurrent use.
+type byteCache[K comparable] struct {
+	max   int
+	mu    sync.Mutex
+	size  int
+	order list.List // of *cacheEntry[K], the most recently used first
+	byKey map[K]*list.Element
 }
 
-func (c *chunkCache) get(id cachedChunk) ([]byte, bool) {
+type cacheEntry[K comparable] struct {
+	key K
+	b   []byte
+}
+
+func (c *byteCache[K]) get(key K) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.byID[id]
+	e, ok := c.byKey[key]
 	if !ok {
 		return nil, false
 	}
 	c.order.MoveToFront(e)
-	return e.Value.(*cacheEntry).b, true
+	return e.Value.(*cacheEntry[K]).b, true
 }
 
 // put keeps b, unless it alone is over half the cache.
-func (c *chunkCache) put(id cachedChunk, b []byte) {
-	if len(b) > chunkCacheBytes/2 {
+func (c *byteCache[K]) put(key K, b []byte) {
+	if len(b) > c.max/2 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.byID[id]; ok {
+	if _, ok := c.byKey[key]; ok {
 		return
 	}
-	if c.byID == nil {
-		c.byID = map[cachedChunk]*list.Element{}
+	if c.byKey == nil {
+		c.byKey = map[K]*list.Element{}
 	}
-	c.byID[id] = c.order.PushFront(&cacheEntry{id, b})
+	c.byKey[key] = c.order.PushFront(&cacheEntry[K]{key, b})
 	c.size += len(b)
-	for c.size > chunkCacheBytes {
+	for c.size > c.max {
 		e := c.order.Back()
-		old := e.Value.(*cacheEntry)
+		old := e.Value.(*cacheEntry[K])
 		c.order.Remove(e)
-		delete(c.byID, old.id)
+		delete(c.byKey, old.key)
 		c.size -= len(old.b)
 	}
 }
 
 // purge empties the cache.
-func (c *chunkCache) purge() {
+func (c *byteCache[K]) purge() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.order.Init()
-	c.byID, c.size = nil, 0
+	c.byKey, c.size = nil, 0
 }

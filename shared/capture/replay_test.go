@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -282,5 +283,99 @@ func TestReplayBatchAPI(t *testing.T) {
 	}
 	if rec := do("POST", "/api/replay/"+info.ID+"/served", `{"urls":1}`); rec.Code != http.StatusBadRequest {
 		t.Errorf("served no list: %d", rec.Code)
+	}
+}
+
+// TestReplayKeepsBatches: a page's batch asked for again (the page loaded again) is
+// the same, and reads nothing from the store; once the session has grown, it is made
+// anew from what the session now holds (a resource recorded since).
+func TestReplayKeepsBatches(t *testing.T) {
+	store := &getCountingStore{MemStore: NewMemStore()}
+	svc, _ := NewService(store, newFakeHost())
+	h := nethttp.Handler(svc.Handler())
+	var info SessionInfo
+	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("page"), []byte("style")), &info); j.State != "done" {
+		t.Fatalf("import: %+v", j)
+	}
+	batch := func() (map[string]string, []byte) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/replay/"+info.ID+"/batch?url=http://example.org/0", nil))
+		raw := bytes.Clone(rec.Body.Bytes())
+		answers, bodies, err := replay.ReadBatch(rec.Body)
+		if rec.Code != 200 || err != nil {
+			t.Fatalf("batch: %d %v", rec.Code, err)
+		}
+		got := map[string]string{}
+		for i, a := range answers {
+			got[a.URL] = string(bodies[i])
+		}
+		return got, raw
+	}
+	first, raw := batch()
+	if want := map[string]string{"http://example.org/0": "page", "http://example.org/1": "style"}; !maps.Equal(first, want) {
+		t.Fatalf("batch %v, want %v", first, want)
+	}
+	svc.replays.cache.purge()
+	store.read = 0
+	if _, again := batch(); !bytes.Equal(again, raw) || store.read > 0 {
+		t.Errorf("the batch asked again: %d bytes read from the store, same bytes %v", store.read, bytes.Equal(again, raw))
+	}
+	sess, err := svc.Session(info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.WriteExchange(&recorder.Exchange{
+		Method: "GET", URL: "http://example.org/2", Protocol: "HTTP/1.1", Status: 200,
+		RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/css"}}, RespBody: []byte("recorded since"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if grown, _ := batch(); grown["http://example.org/2"] != "recorded since" {
+		t.Errorf("the batch once the session has grown: %v, want the resource recorded since", grown)
+	}
+}
+
+// TestByteCache: a byteCache keeps up to its bound, drops the least recently used
+// first, and keeps nothing over half its bound.
+func TestByteCache(t *testing.T) {
+	tests := []struct {
+		name string
+		puts []int // sizes of the entries put, keys 0, 1, ...
+		gets []int // keys read after the puts, in order, before one more put of size last
+		last int
+		want []int // keys kept at the end
+	}{
+		{name: "all fit", puts: []int{3, 3}, want: []int{0, 1}},
+		{name: "the oldest dropped", puts: []int{3, 3, 3, 3}, want: []int{1, 2, 3}},
+		{name: "the least recently used dropped", puts: []int{3, 3, 3}, gets: []int{0}, last: 3, want: []int{0, 2, 3}},
+		{name: "over half the bound not kept", puts: []int{3, 6}, want: []int{0}},
+		{name: "several dropped for a large one", puts: []int{2, 2, 2, 2}, last: 5, want: []int{2, 3, 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := byteCache[int]{max: 10}
+			for k, n := range tt.puts {
+				c.put(k, make([]byte, n))
+			}
+			for _, k := range tt.gets {
+				c.get(k)
+			}
+			if tt.last > 0 {
+				c.put(len(tt.puts), make([]byte, tt.last))
+			}
+			var kept []int
+			for k := range len(tt.puts) + 1 {
+				if b, ok := c.get(k); ok {
+					kept = append(kept, k)
+					if want := tt.puts; k < len(want) && len(b) != want[k] || k == len(want) && len(b) != tt.last {
+						t.Errorf("key %d: %d bytes", k, len(b))
+					}
+				}
+			}
+			if !slices.Equal(kept, tt.want) {
+				t.Errorf("kept %v, want %v", kept, tt.want)
+			}
+		})
 	}
 }

@@ -93,6 +93,7 @@ type Service struct {
 func NewService(store Store, host Host) (*Service, error) {
 	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue(), writes: newTaskQueue(), sites: map[string]bool{}}
 	s.recorder = recorder.NewRecorder(host)
+	s.replays.cache.max, s.replays.batches.max = chunkCacheBytes, batchCacheBytes
 	s.recorder.Store = store
 	if router, ok := host.(recorder.BodyRouter); ok {
 		s.recorder.Router = router

@@ -33,18 +33,34 @@ type BatchAnswer struct {
 	Size int `json:"size"`
 }
 
-// ServeBatch writes to w the answers that GET requests of page and of the
-// resources recorded with it get from Serve, at the same time at, so that a replay
-// can answer them without asking for each: page's own, then those of the URLs of
-// the GET captures around page's capture, up to the captures of other pages
-// (isPage says whether a URL is a page's) before and after it, nearest first. Only
-// archived answers are in it, none approximate, at most BatchCaptures; large
-// bodies are left out (see BatchBody).
-//
-// What is written is the length of the answers' JSON (4 bytes, big-endian), that
-// JSON (a list of BatchAnswer), and their bodies one after the other. The
-// answers are returned; a page with no capture has an empty batch.
+// ServeBatch writes to w the batch of page (see Batch) as the API answers it. The
+// answers are returned.
 func (ix *Index) ServeBatch(w httpmsg.ResponseWriter, page, at string, f File, isPage func(string) bool) []BatchAnswer {
+	b, answers := ix.Batch(page, at, f, isPage)
+	WriteBatch(w, b)
+	return answers
+}
+
+// WriteBatch writes a batch that Batch made to w, as the API answers it.
+func WriteBatch(w httpmsg.ResponseWriter, batch []byte) {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(httpmsg.StatusOK)
+	w.Write(batch)
+}
+
+// Batch returns the batch of page: the answers that GET requests of page and of
+// the resources recorded with it get from Serve, at the same time at, so that a
+// replay can answer them without asking for each: page's own, then those of the
+// URLs of the GET captures around page's capture, up to the captures of other
+// pages (isPage says whether a URL is a page's) before and after it, nearest
+// first. Only archived answers are in it, none approximate, at most
+// BatchCaptures; large bodies are left out (see BatchBody).
+//
+// The batch is the length of the answers' JSON (4 bytes, big-endian), that JSON
+// (a list of BatchAnswer), and their bodies one after the other (ReadBatch reads
+// it). The answers are returned too; a page with no capture has an empty batch.
+func (ix *Index) Batch(page, at string, f File, isPage func(string) bool) ([]byte, []BatchAnswer) {
 	var urls []string
 	if m, ok := ix.Lookup(&Request{Method: httpmsg.MethodGet, URL: page}, at); ok {
 		urls = append([]string{page}, ix.neighbours(m.Capture, isPage, BatchCaptures-1)...)
@@ -96,15 +112,13 @@ func (ix *Index) ServeBatch(w httpmsg.ResponseWriter, page, at string, f File, i
 		bodies = append(bodies, r.body)
 	}
 	list, _ := json.Marshal(answers)
-	w.Header().Set("Content-Type", "application/octet-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(httpmsg.StatusOK)
-	w.Write(binary.BigEndian.AppendUint32(nil, uint32(len(list))))
-	w.Write(list)
+	out := make([]byte, 0, 4+len(list)+total)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(list)))
+	out = append(out, list...)
 	for _, b := range bodies {
-		w.Write(b)
+		out = append(out, b...)
 	}
-	return answers
+	return out, answers
 }
 
 // answerWhole is Serve's answer to r with its whole body, when it is archived,
