@@ -159,6 +159,9 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 		p.ex.ReqBody = body
 		p.ex.ReqTruncated = true
 		p.hiddenBody = hidden || err != nil && req.HasPostData && len(req.PostDataEntries) == 0 && strings.Contains(err.Error(), noPostData)
+		// A body the browser could not give at all (the request already forgotten) may
+		// still be a File the page sent: its copy is taken if one matches.
+		p.unreadBody = !p.hiddenBody && len(body) == 0
 		switch {
 		case hidden:
 			p.ex.ReqNote = "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes"

@@ -171,6 +171,8 @@ type pendingExchange struct {
 	received   bool // some of the body has arrived
 	// hiddenBody says the browser hid (some of) the request body: a File or Blob.
 	hiddenBody bool
+	// unreadBody says the browser gave none of the request body, for another reason.
+	unreadBody bool
 	// cache names the browser's cache that served the response without the network
 	// ("memory", "disk", "prefetch"), empty when it came from the network.
 	cache string
@@ -1191,8 +1193,8 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			ex.ReqTruncated, hidden = true, true
 			ex.ReqNote = fmt.Sprintf("request body incomplete: the browser revealed %d of its %d bytes (a %s is never revealed)", len(ex.ReqBody), n, "file chosen by the user")
 		}
-		if hidden && ex.ReqTruncated {
-			r.fillHiddenBody(key.target.TabID, ex, p.noWait)
+		if (hidden || p.unreadBody) && ex.ReqTruncated {
+			r.fillHiddenBody(key.target.TabID, ex, p.noWait, hidden)
 		}
 		if len(ex.ReqBody) > 0 && !ex.ReqTruncated && !ex.ReqHeader.Has("Content-Length") {
 			// The browser adds Content-Length below the layer DevTools reports from; a

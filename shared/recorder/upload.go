@@ -513,10 +513,11 @@ func writeMultipart(w io.Writer, boundary string, entries []uploadEntry, file fu
 	fmt.Fprintf(w, "--%s--\r\n", boundary)
 }
 
-// fillHiddenBody puts in ex, a request of tab whose body the browser hid (marked
-// truncated), the page's copy of its files when one comes whose encoding has the
-// Content-Length sent; otherwise it adds to the request's note why it stays marked.
-func (r *Recorder) fillHiddenBody(tab int, ex *Exchange, noWait bool) {
+// fillHiddenBody puts in ex, a request of tab whose body the browser did not give
+// (marked truncated), the page's copy of its files when one comes whose encoding has
+// the Content-Length sent; otherwise, when the browser hid the body (hidden: a file),
+// it adds to the request's note why it stays marked.
+func (r *Recorder) fillHiddenBody(tab int, ex *Exchange, noWait, hidden bool) {
 	c, why := r.takeUpload(tab, ex, noWait)
 	if c != nil {
 		body, err := c.body(ex.ReqHeader.Get("Content-Type"))
@@ -534,5 +535,7 @@ func (r *Recorder) fillHiddenBody(tab int, ex *Exchange, noWait bool) {
 			return
 		}
 	}
-	ex.ReqNote += " (" + why + ")"
+	if hidden {
+		ex.ReqNote += " (" + why + ")"
+	}
 }

@@ -106,10 +106,20 @@ func TestRecorderTakesFilesCopiedInThePage(t *testing.T) {
 			[]map[string]any{begin("http://example.org/other", "blob", 7, blob), data(0, "xhrfile"), end},
 			"", true, "no copy of its files came from the page"},
 		{"no copy", "", 7, nil, "", true, "no copy of its files came from the page"},
+		{"a request the browser forgot before its body was asked for", "", 7,
+			[]map[string]any{begin("http://example.org/gone", "blob", 7, blob), data(0, "xhrfile"), end},
+			"xhrfile", false, recorder.WhyCopiedFromPage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			url := "http://example.org/up"
+			if strings.Contains(tc.name, "forgot") {
+				url = "http://example.org/gone"
+			}
 			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+				if method == "Network.getRequestPostData" && url == "http://example.org/gone" {
+					return nil, errors.New("No resource with given id was found")
+				}
 				if method == "Network.getRequestPostData" {
 					return nil, errors.New("No post data available for the request")
 				}
@@ -119,7 +129,7 @@ func TestRecorderTakesFilesCopiedInThePage(t *testing.T) {
 			if tc.contentType != "" {
 				headers["Content-Type"] = tc.contentType
 			}
-			request, _ := json.Marshal(map[string]any{"requestId": "5", "type": "Fetch", "request": map[string]any{"url": "http://example.org/up", "method": "POST", "headers": headers, "hasPostData": true}})
+			request, _ := json.Marshal(map[string]any{"requestId": "5", "type": "Fetch", "request": map[string]any{"url": url, "method": "POST", "headers": headers, "hasPostData": true}})
 			headers["Content-Length"] = fmt.Sprint(tc.length)
 			wire, _ := json.Marshal(map[string]any{"requestId": "5", "headers": headers})
 			events := []recordertest.Event{
