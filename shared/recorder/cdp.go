@@ -980,8 +980,11 @@ func (r *Recorder) onLoadingFailed(ctx context.Context, t Target, ev *loadingFai
 	if p == nil {
 		return
 	}
+	// Leaving a page aborts its requests; a request that failed otherwise (a network
+	// error) failed, whether or not its page was left before the browser said so.
+	aborted := ev.Canceled || ev.ErrorText == "net::ERR_ABORTED"
 	r.mu.Lock()
-	left := r.pageLeft(key, p)
+	left := aborted && r.pageLeft(key, p)
 	r.mu.Unlock()
 	failed(p.ex, ev.ErrorText, ev.Canceled, left)
 	r.finish(ctx, key, p, false, t)

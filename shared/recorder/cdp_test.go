@@ -883,6 +883,13 @@ func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/a"}}`},
 			{Method: "Network.loadingFailed", Params: `{"requestId":"L2","errorText":"net::ERR_UNSAFE_PORT"}`},
 		}, false, nil, "the request failed (net::ERR_UNSAFE_PORT)", "", ""},
+		{"a navigation that failed, reported after the next one came", []recordertest.Event{
+			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L0","url":"http://example.org/"}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"L1","frameId":"F","loaderId":"L1","type":"Document","request":{"url":"http://example.org:6000/","method":"GET","headers":{}}}`},
+			{Method: "Network.requestWillBeSent", Params: `{"requestId":"L2","frameId":"F","loaderId":"L2","type":"Document","request":{"url":"http://example.org/b","method":"GET","headers":{}}}`},
+			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/b"}}`},
+			{Method: "Network.loadingFailed", Params: `{"requestId":"L1","errorText":"net::ERR_UNSAFE_PORT"}`},
+		}, false, nil, "the request failed (net::ERR_UNSAFE_PORT)", "", ""},
 		{"a navigation replaced by one begun after it", []recordertest.Event{
 			{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L0","url":"http://example.org/"}}`},
 			{Method: "Network.requestWillBeSent", Params: `{"requestId":"L1","frameId":"F","loaderId":"L1","type":"Document","request":{"url":"http://example.org/a","method":"GET","headers":{}}}`},
