@@ -95,12 +95,7 @@ func (s *keyCountingStore) Keys(prefix string) ([]string, error) {
 // replay started is found.
 func TestReplaySeesTheSessionGrow(t *testing.T) {
 	store := &keyCountingStore{MemStore: NewMemStore()}
-	svc, _ := NewService(store, newFakeHost())
-	h := nethttp.Handler(svc.Handler())
-	var info SessionInfo
-	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small"), []byte("second")), &info); j.State != "done" {
-		t.Fatalf("import: %+v", j)
-	}
+	svc, h, info := importedSession(t, store, []byte("small"), []byte("second"))
 	answer := func(url string) (replay.Answer, string) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/replay/"+info.ID+"/answer", strings.NewReader(`{"method":"GET","url":"`+url+`","headers":{}}`)))
@@ -157,12 +152,7 @@ func (s *getCountingStore) Get(key string) ([]byte, error) {
 // large one is read whole.
 func TestReplayReadsOnlyTheRecord(t *testing.T) {
 	store := &getCountingStore{MemStore: NewMemStore()}
-	svc, _ := NewService(store, newFakeHost())
-	h := nethttp.Handler(svc.Handler())
-	var info SessionInfo
-	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small")), &info); j.State != "done" {
-		t.Fatalf("import: %+v", j)
-	}
+	svc, h, info := importedSession(t, store, []byte("small"))
 	sess, err := svc.Session(info.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -210,16 +200,11 @@ func TestReplayReadsOnlyTheRecord(t *testing.T) {
 // are 4 MiB) read that chunk from the store once.
 func TestReplayCachesChunks(t *testing.T) {
 	store := &getCountingStore{MemStore: NewMemStore()}
-	svc, _ := NewService(store, newFakeHost())
-	h := nethttp.Handler(svc.Handler())
 	bodies := make([][]byte, 20)
 	for i := range bodies {
 		bodies[i] = fmt.Appendf(nil, "body %d", i)
 	}
-	var info SessionInfo
-	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, bodies...), &info); j.State != "done" {
-		t.Fatalf("import: %+v", j)
-	}
+	_, h, info := importedSession(t, store, bodies...)
 	do := func(path, body string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("POST", path, strings.NewReader(body)))
@@ -291,12 +276,7 @@ func TestReplayBatchAPI(t *testing.T) {
 // anew from what the session now holds (a resource recorded since).
 func TestReplayKeepsBatches(t *testing.T) {
 	store := &getCountingStore{MemStore: NewMemStore()}
-	svc, _ := NewService(store, newFakeHost())
-	h := nethttp.Handler(svc.Handler())
-	var info SessionInfo
-	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("page"), []byte("style")), &info); j.State != "done" {
-		t.Fatalf("import: %+v", j)
-	}
+	svc, h, info := importedSession(t, store, []byte("page"), []byte("style"))
 	batch := func() (map[string]string, []byte) {
 		t.Helper()
 		rec := httptest.NewRecorder()
@@ -378,4 +358,17 @@ func TestByteCache(t *testing.T) {
 			}
 		})
 	}
+}
+
+// importedSession returns a service over store, its API handler, and the session it
+// imported from a WARC/1.0 file of the given bodies.
+func importedSession(t *testing.T, store Store, bodies ...[]byte) (*Service, http.Handler, SessionInfo) {
+	t.Helper()
+	svc, _ := NewService(store, newFakeHost())
+	h := nethttp.Handler(svc.Handler())
+	var info SessionInfo
+	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, bodies...), &info); j.State != "done" {
+		t.Fatalf("import: %+v", j)
+	}
+	return svc, h, info
 }

@@ -651,9 +651,6 @@ type (
 			ParentID string `json:"parentId"`
 			URL      string `json:"url"`
 			Fragment string `json:"urlFragment"`
-			// UnreachableURL is the URL whose navigation failed when the frame now
-			// shows the browser's error page for it.
-			UnreachableURL string `json:"unreachableUrl"`
 		} `json:"frame"`
 	}
 )
@@ -1022,7 +1019,7 @@ func (r *Recorder) onFrameNavigated(_ context.Context, t Target, ev *frameNaviga
 	if ev.Frame.LoaderID != "" {
 		r.mu.Lock()
 		frame := frameKey{t.TabID, ev.Frame.ID}
-		doc := shownDocument{loader: ev.Frame.LoaderID, unreachable: ev.Frame.UnreachableURL}
+		doc := shownDocument{loader: ev.Frame.LoaderID}
 		for _, n := range r.navigations[frame] {
 			if n.loader == doc.loader {
 				doc.seq = n.seq
@@ -1414,13 +1411,11 @@ type frameKey struct {
 	frame string
 }
 
-// shownDocument is the document a frame shows: its loader id, the number of the
-// request that began its navigation (0 if unknown: it began before the recorder came),
-// and, when it is the browser's error page, the URL that failed.
+// shownDocument is the document a frame shows: its loader id, and the number of the
+// request that began its navigation (0 if unknown: it began before the recorder came).
 type shownDocument struct {
-	loader      string
-	seq         int
-	unreachable string
+	loader string
+	seq    int
 }
 
 // navigationStart is a navigation of a frame to a new document: the document's loader
@@ -1445,8 +1440,9 @@ func (r *Recorder) noteNavigation(frame frameKey, n navigationStart) {
 
 // pageLeft says whether p's request belongs to a document its frame no longer shows:
 // the page was left, or another navigation replaced the one the request was. A
-// navigation that fails was not left, whether its frame still shows the document
-// before it or the browser's error page for it. The order of requests decides, not the
+// navigation that fails leaves its frame showing the document before it (or the
+// browser's error page, which commits with the failed navigation's loader id, or is
+// reported after the failure): it was not left. The order of requests decides, not the
 // order events are handled in: urgent events overtake the others (see UrgentEvents), so
 // a request may be handled before the commit of a document that came before it.
 // r.mu is held.
@@ -1458,8 +1454,6 @@ func (r *Recorder) pageLeft(key requestKey, p *pendingExchange) bool {
 	switch {
 	case !ok || now.loader == p.loaderID:
 		return false
-	case now.unreachable != "" && now.unreachable == p.ex.URL:
-		return false // the error page of p's own navigation
 	case p.navigation:
 		return now.seq > p.seq // replaced by a navigation begun after it
 	}

@@ -34,6 +34,24 @@ func uploadCall(t *testing.T, message map[string]any) recordertest.Event {
 	return recordertest.Event{Method: "Runtime.bindingCalled", Params: string(params)}
 }
 
+// hiddenBodyExchange returns the events of a request to url whose body the browser
+// hid, sent with the given headers and, on the wire, a Content-Length of length, with
+// the page's messages between its start and its end.
+func hiddenBodyExchange(url, method string, headers map[string]string, length int, messages []recordertest.Event) []recordertest.Event {
+	request, _ := json.Marshal(map[string]any{"requestId": "5", "type": "Fetch", "request": map[string]any{"url": url, "method": method, "headers": headers, "hasPostData": true}})
+	wireHeaders := maps.Clone(headers)
+	wireHeaders["Content-Length"] = fmt.Sprint(length)
+	wire, _ := json.Marshal(map[string]any{"requestId": "5", "headers": wireHeaders})
+	events := []recordertest.Event{
+		{Method: "Network.requestWillBeSent", Params: string(request)},
+		{Method: "Network.requestWillBeSentExtraInfo", Params: string(wire)},
+	}
+	events = append(events, messages...)
+	return append(events,
+		recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"5","response":{"status":200,"headers":{}}}`},
+		recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`})
+}
+
 // TestRecorderTakesFilesCopiedInThePage: a body the browser hides (a FormData with a
 // file, a Blob) is archived from the page's copy when the copy encodes to the length
 // sent, and stays marked, saying why, when it does not or when there is none.
@@ -129,19 +147,11 @@ func TestRecorderTakesFilesCopiedInThePage(t *testing.T) {
 			if tc.contentType != "" {
 				headers["Content-Type"] = tc.contentType
 			}
-			request, _ := json.Marshal(map[string]any{"requestId": "5", "type": "Fetch", "request": map[string]any{"url": url, "method": "POST", "headers": headers, "hasPostData": true}})
-			headers["Content-Length"] = fmt.Sprint(tc.length)
-			wire, _ := json.Marshal(map[string]any{"requestId": "5", "headers": headers})
-			events := []recordertest.Event{
-				{Method: "Network.requestWillBeSent", Params: string(request)},
-				{Method: "Network.requestWillBeSentExtraInfo", Params: string(wire)},
-			}
+			var copies []recordertest.Event
 			for _, m := range tc.copy {
-				events = append(events, uploadCall(t, m))
+				copies = append(copies, uploadCall(t, m))
 			}
-			events = append(events,
-				recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"5","response":{"status":200,"headers":{}}}`},
-				recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`})
+			events := hiddenBodyExchange(url, "POST", headers, tc.length, copies)
 			got := record(t, b, events)
 			if len(got) != 1 {
 				t.Fatalf("got %d exchanges", len(got))
@@ -238,17 +248,12 @@ func FuzzUploadMessages(f *testing.F) {
 			}
 			return map[string]any{}, nil
 		}}
-		events := []recordertest.Event{
-			{Method: "Network.requestWillBeSent", Params: `{"requestId":"5","request":{"url":"http://example.org/up","method":"POST","headers":{"Content-Type":"multipart/form-data; boundary=B"},"hasPostData":true}}`},
-			{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"5","headers":{"Content-Type":"multipart/form-data; boundary=B","Content-Length":"3"}}`},
-		}
+		var calls []recordertest.Event
 		for _, m := range strings.Split(messages, "\n") {
 			params, _ := json.Marshal(map[string]any{"name": "__webkeepUpload", "payload": m})
-			events = append(events, recordertest.Event{Method: "Runtime.bindingCalled", Params: string(params)})
+			calls = append(calls, recordertest.Event{Method: "Runtime.bindingCalled", Params: string(params)})
 		}
-		events = append(events,
-			recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"5","response":{"status":200,"headers":{}}}`},
-			recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`})
+		events := hiddenBodyExchange("http://example.org/up", "POST", map[string]string{"Content-Type": "multipart/form-data; boundary=B"}, 3, calls)
 		got := record(t, b, events)
 		if len(got) != 1 {
 			t.Fatalf("got %d exchanges", len(got))
