@@ -11,6 +11,7 @@ const api = (p, init) => fetch(`/api/replay/${encodeURIComponent(session)}${p}`,
 const $ = (id) => document.getElementById(id);
 const fail = (e) => { $("error").textContent = String(e && e.message || e); $("error").hidden = false; };
 let tabId = null;
+let captures = 0; // the session's, as the replay began
 
 const decodeAnswer = (h) => JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(h || "")));
 const list = (ul, items) => {
@@ -24,6 +25,10 @@ const showLog = () => {
   logTimer = setTimeout(async () => {
     logTimer = null;
     const log = await (await api("/served", { method: "POST", body: JSON.stringify({ urls: served.splice(0) }) })).json();
+    if (log.captures !== captures) {
+      captures = log.captures; // the session grew while it is replayed: its batches are made anew
+      batches.clear();
+    }
     $("replay-answered").textContent = String(log.answered);
     $("replay-missed-count").textContent = String(log.missed.length);
     list($("replay-missed"), log.missed);
@@ -35,38 +40,51 @@ const showLog = () => {
 // A page and its resources are answered from a batch that the core prepares for the
 // page (GET /api/replay/ID/batch): the answers their GET requests get from the core,
 // had in one trip instead of one each. The core is told which were answered that way,
-// for the log. The tab's batch is asked for as soon as its navigation starts
-// (Page.frameStartedNavigating), before the browser has made the document's request,
-// and again for each document request of another URL (a redirect's next hop).
-let batch = new Map(); // URL -> { a: the answer, body: its bytes }
-let batching = null; // the batch on its way
+// for the log. The first page's batch is asked for before its tab is made; a tab's batch
+// as soon as its navigation starts (Page.frameStartedNavigating), before the browser has
+// made the document's request, and again for each document request of another URL (a
+// redirect's next hop). The archive does not change during a replay, so the batches of
+// the last few pages are kept: a page loaded again is answered at once.
+const keptBatches = 8;
+const batches = new Map(); // page URL -> { answers: URL -> { a: the answer, body: its bytes }, loaded }
+let batch = []; // the batches of the tab's page and its frames
 let batchFor = null; // the navigation and URL of the tab's batch
 let mainFrame = null;
 const served = [];
 const pageBatch = (navigation, url, get) => {
   if (batchFor === `${navigation} ${url}`) return;
   batchFor = `${navigation} ${url}`;
-  batch = new Map();
-  if (get) loadBatch(url);
+  batch = get ? [loadBatch(url)] : [];
 };
 const loadBatch = (url) => {
-  const into = batch;
-  const loaded = api(`/batch?url=${encodeURIComponent(url)}&ts=${encodeURIComponent(ts)}`).then(async (res) => {
-    if (!res.ok) return;
+  let b = batches.get(url);
+  if (b) {
+    batches.delete(url); // the most recent last
+    batches.set(url, b);
+    return b;
+  }
+  b = { answers: new Map(), loaded: null };
+  b.loaded = api(`/batch?url=${encodeURIComponent(url)}&ts=${encodeURIComponent(ts)}`).then(async (res) => {
+    if (!res.ok) throw new Error(`batch: ${res.status}`);
     const buf = new Uint8Array(await res.arrayBuffer());
     const n = new DataView(buf.buffer).getUint32(0);
     let at = 4 + n;
     for (const a of JSON.parse(new TextDecoder().decode(buf.subarray(4, at)))) {
-      into.set(a.url, { a, body: buf.subarray(at, at + a.size) });
+      b.answers.set(a.url, { a, body: buf.subarray(at, at + a.size) });
       at += a.size;
     }
-  }).catch(() => {}) // its requests are then answered one by one
-    .finally(() => { if (batching === loaded) batching = null; });
-  batching = loaded;
+  }).catch(() => batches.delete(url)) // its requests are then answered one by one
+    .finally(() => { b.loaded = null; });
+  batches.set(url, b);
+  while (batches.size > keptBatches) batches.delete(batches.keys().next().value);
+  return b;
 };
 const fromBatch = async (url) => {
-  if (!batch.has(url) && batching) await batching;
-  return batch.get(url);
+  for (const b of batch) {
+    if (!b.answers.has(url) && b.loaded) await b.loaded;
+    if (b.answers.has(url)) return b.answers.get(url);
+  }
+  return undefined;
 };
 
 // answer hands one paused request to the core (or takes its answer from the batch)
@@ -76,7 +94,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     if (resourceType === "Document") {
       // A navigation's document request has the navigation's loader id as its id.
       if (!target.sessionId && frameId === mainFrame) pageBatch(networkId, request.url, request.method === "GET");
-      else if (request.method === "GET") loadBatch(request.url); // a frame's
+      else if (request.method === "GET") batch.push(loadBatch(request.url)); // a frame's
     }
     let got = request.method === "GET" && !request.hasPostData && await fromBatch(request.url);
     if (!got) {
@@ -145,6 +163,7 @@ async function start() {
   const res = await api("/start", { method: "POST" });
   const info = await res.json();
   if (!res.ok) throw new Error(info.error);
+  captures = info.captures;
   $("replay-session").textContent = `${info.session.name} (${info.captures} captures)`;
   if (!pageURL) {
     // No page named: the session's pages, each a replay link.
@@ -161,11 +180,15 @@ async function start() {
     return;
   }
   $("replay-url").textContent = pageURL;
+  loadBatch(pageURL); // while the tab is made
   // The browser would otherwise open connections ahead of the page's requests
   // (preconnect, prefetch) to the hosts it remembers: network prediction is off while
   // a replay runs, and back to the user's choice when it ends.
   await chrome.privacy.network.networkPredictionEnabled.set({ value: false });
-  const tab = await chrome.tabs.create({ url: "about:blank", active: false });
+  // The replay tab opens in front, beside the bar (a tab in the background is also
+  // given less of the machine by the browser: its first load took longer).
+  const bar = await chrome.tabs.getCurrent();
+  const tab = await chrome.tabs.create({ url: "about:blank", active: true, ...(bar ? { index: bar.index + 1, openerTabId: bar.id } : {}) });
   tabId = tab.id;
   await chrome.debugger.attach({ tabId }, "1.3");
   await intercept({ tabId });

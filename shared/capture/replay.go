@@ -162,11 +162,24 @@ func (s *Service) routeReplay(mux *routeTable) {
 		for _, u := range served.URLs {
 			rp.log.Add(replay.Answer{URL: u, Archived: true})
 		}
-		writeJSON(w, httpmsg.StatusOK, rp.log.View())
+		writeJSON(w, httpmsg.StatusOK, rp.view())
 	}))
 	mux.HandleFunc("GET /api/replay/{id}/log", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
-		writeJSON(w, httpmsg.StatusOK, rp.log.View())
+		writeJSON(w, httpmsg.StatusOK, rp.view())
 	}))
+}
+
+// replayLog is a replay's log as the API shows it, with the number of captures the
+// replay answers from: a session that grows while it is replayed has more, and the
+// replay page then drops the batches it kept.
+type replayLog struct {
+	replay.LogView
+	Captures int `json:"captures"`
+}
+
+// view returns the replay's log for the API.
+func (rp *sessionReplay) view() replayLog {
+	return replayLog{rp.log.View(), rp.index.Len()}
 }
 
 // chunkedFile is a stream kept in the store as chunks (a session's WARC), as a

@@ -292,7 +292,20 @@ func TestReplayKeepsBatches(t *testing.T) {
 		}
 		return got, raw
 	}
+	captures := func() int {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/replay/"+info.ID+"/log", nil))
+		var log struct {
+			Captures *int `json:"captures"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &log); err != nil || log.Captures == nil {
+			t.Fatalf("log: %d %q %v", rec.Code, rec.Body, err)
+		}
+		return *log.Captures
+	}
 	first, raw := batch()
+	before := captures()
 	if want := map[string]string{"http://example.org/0": "page", "http://example.org/1": "style"}; !maps.Equal(first, want) {
 		t.Fatalf("batch %v, want %v", first, want)
 	}
@@ -313,6 +326,10 @@ func TestReplayKeepsBatches(t *testing.T) {
 	}
 	if grown, _ := batch(); grown["http://example.org/2"] != "recorded since" {
 		t.Errorf("the batch once the session has grown: %v, want the resource recorded since", grown)
+	}
+	// The replay page learns of the growth from the log, and drops the batches it kept.
+	if after := captures(); after != before+1 {
+		t.Errorf("the log's captures: %d before the session grew by one, %d after", before, after)
 	}
 }
 
