@@ -34,14 +34,14 @@ export function startDemoSite(args = []) {
  * in place; without it the browser gets a new one, which close() removes. extension
  * names the build of webkeep to load (extensionDir unless told).
  */
-export async function launch({ downloads, extra = [], profile, extension = extensionDir } = {}) {
+export async function launch({ downloads, extra = [], profile, extension = extensionDir, bfcache = false } = {}) {
   const userDataDir = profile || mkdtempSync(path.join(tmpdir(), "webkeep-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
     headless: false,
     acceptDownloads: true,
     downloadsPath: downloads,
-    ignoreDefaultArgs: ["--disable-extensions", "--disable-component-extensions-with-background-pages"],
+    ignoreDefaultArgs: ["--disable-extensions", "--disable-component-extensions-with-background-pages", ...(bfcache ? ["--disable-back-forward-cache"] : [])],
     args: [
       "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",

@@ -22,7 +22,10 @@ type SessionInfo struct {
 	Exchanges int       `json:"exchanges"` // HTTP exchanges recorded
 	NonGET    int       `json:"nonGet"`    // exchanges whose method is not GET
 	Pages     int       `json:"pages"`
-	Failures  int       `json:"failures"` // exchanges that ended without a response
+	// Restored counts the pages (among Pages) the browser showed again from its
+	// back/forward cache, making no request (see Page.Restored).
+	Restored int `json:"restored,omitempty"`
+	Failures int `json:"failures"` // exchanges that ended without a response
 	// Incomplete counts the exchanges archived with a body marked Truncated (request
 	// or response): not byte for byte what went over the wire.
 	Incomplete int `json:"incomplete"`
@@ -124,6 +127,11 @@ type Page struct {
 	// site's domain rules, when it has some.
 	Canonical string `json:"canonical,omitempty"`
 	Website   string `json:"website,omitempty"`
+	// Restored says the browser showed the page again from its back/forward cache
+	// (going back or forward to it): no request was made, so the archive holds no
+	// records of this visit; the page's records are those of its earlier load, if
+	// that was recorded.
+	Restored bool `json:"restored,omitempty"`
 }
 
 // Report is a session's check report: GET /api/sessions/{id}/report, and the

@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -339,6 +340,12 @@ func (s *Session) importRecords(ctx context.Context, rd *warc.Reader, pages []by
 			}
 			kept = append(append(kept, line...), '\n')
 			s.info.Pages++
+			var page struct {
+				Restored bool `json:"restored"`
+			}
+			if json.Unmarshal(line, &page) == nil && page.Restored {
+				s.info.Restored++
+			}
 		}
 		if len(kept) > 0 {
 			if aerr := s.appendChunk(streamPages, kept); err == nil {

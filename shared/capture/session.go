@@ -240,10 +240,16 @@ func (s *Session) AddPage(p recorder.Page) error {
 	if err != nil {
 		return err
 	}
+	restored := 0
+	if p.Restored {
+		restored = 1
+	}
 	s.info.Pages++
+	s.info.Restored += restored
 	s.info.Updated = time.Now().UTC()
 	if err := s.commit(streamChunk{streamPages, append(line, '\n')}); err != nil {
 		s.info.Pages--
+		s.info.Restored -= restored
 		return err
 	}
 	return nil

@@ -75,6 +75,11 @@ func (s *Session) WriteWACZ(w io.Writer) error {
 	}
 	wp := make([]wacz.Page, 0, len(pages))
 	for _, p := range pages {
+		if p.Restored {
+			// Shown again from the back/forward cache: no capture of its own to open
+			// (its earlier load, if recorded, is listed).
+			continue
+		}
 		u, ts := idx.captures.of(p.URL, p.TS)
 		wp = append(wp, wacz.Page{ID: p.ID, URL: u, TS: ts, Title: p.Title})
 	}

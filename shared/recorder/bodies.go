@@ -334,9 +334,12 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 		left := r.pageLeft(requestKey{t, id}, p)
 		r.mu.Unlock()
 		ex.RespTruncated = "unspecified"
-		if left {
+		switch {
+		case left && p.endedShown:
+			ex.RespNote = WhyLeftUnread + " (it had arrived, but the browser no longer had it when asked: " + err.Error() + ")"
+		case left:
 			ex.RespNote = WhyPageLeft + " (the browser no longer had the body: " + err.Error() + ")"
-		} else {
+		default:
 			ex.RespNote = "the browser did not give the body: " + err.Error()
 		}
 	}

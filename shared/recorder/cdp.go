@@ -179,6 +179,10 @@ type pendingExchange struct {
 	// revalidated says the wire carried a 304 for the browser's cached copy, which it
 	// gave the page as its response (see takeExtra).
 	revalidated bool
+	// endedShown says the response ended (Network.loadingFinished) while its page was
+	// still shown: a body the browser no longer has when asked was dropped as the page
+	// was left, after it had arrived.
+	endedShown bool
 }
 
 // NewRecorder returns a recorder that issues its commands through b.
@@ -652,6 +656,10 @@ type (
 			URL      string `json:"url"`
 			Fragment string `json:"urlFragment"`
 		} `json:"frame"`
+		// Type is "BackForwardCacheRestore" for a document the browser showed again
+		// from its back/forward cache (with its old loader id, and no request), and
+		// "Navigation" otherwise.
+		Type string `json:"type"`
 	}
 )
 
@@ -963,6 +971,9 @@ func (r *Recorder) onDataReceived(_ context.Context, t Target, params json.RawMe
 func (r *Recorder) onLoadingFinished(ctx context.Context, t Target, ev *loadingFinished) {
 	r.mu.Lock()
 	key, p := r.find(t, ev.RequestID)
+	if p != nil {
+		p.endedShown = !r.pageLeft(key, p)
+	}
 	r.mu.Unlock()
 	if p != nil {
 		r.finish(ctx, key, p, true, t)
@@ -1015,21 +1026,34 @@ func (r *Recorder) onFrameStoppedLoading(ctx context.Context, t Target, ev *fram
 
 // onFrameNavigated notes the document a frame now shows, and reports a top-level
 // navigation of a tab to OnPage.
+//
+// A document restored from the back/forward cache comes back with the loader id it had
+// when it was first loaded, and made no request: its requests still pending (frozen
+// while it was cached) are its own again. The restore takes the next number in the
+// order of requests, as the request of a navigation that loaded the page anew would:
+// a navigation begun before it counts as replaced by it (one handled before it may
+// have begun just after it, as urgent events overtake the others).
 func (r *Recorder) onFrameNavigated(_ context.Context, t Target, ev *frameNavigated) {
+	restored := ev.Type == "BackForwardCacheRestore"
 	if ev.Frame.LoaderID != "" {
 		r.mu.Lock()
 		frame := frameKey{t.TabID, ev.Frame.ID}
 		doc := shownDocument{loader: ev.Frame.LoaderID}
-		for _, n := range r.navigations[frame] {
-			if n.loader == doc.loader {
-				doc.seq = n.seq
+		if restored {
+			r.requests++
+			doc.seq = r.requests
+		} else {
+			for _, n := range r.navigations[frame] {
+				if n.loader == doc.loader {
+					doc.seq = n.seq
+				}
 			}
 		}
 		r.documents[frame] = doc
 		r.mu.Unlock()
 	}
 	if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
-		r.OnPage(Page{Page: api.Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID}, FrameID: ev.Frame.ID})
+		r.OnPage(Page{Page: api.Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, Restored: restored}, FrameID: ev.Frame.ID})
 	}
 }
 
@@ -1533,9 +1557,13 @@ const (
 // RespNote, ReqNote): each begins with one of these, so that they can be counted by
 // reason.
 const (
-	WhyPageLeft  = "the page was left before its body arrived"
-	WhyCancelled = "cancelled by the browser"
-	WhyStopped   = "recording stopped before the body ended"
+	WhyPageLeft = "the page was left before its body arrived"
+	// WhyLeftUnread is why a body that had arrived is not archived: the page was left
+	// (or put in the back/forward cache) before the recorder read it, and the browser
+	// keeps the bodies of its memory cache's answers only while their page is shown.
+	WhyLeftUnread = "the page was left before its body could be read"
+	WhyCancelled  = "cancelled by the browser"
+	WhyStopped    = "recording stopped before the body ended"
 	// WhyHiddenFile is why a request body lacks bytes.
 	WhyHiddenFile = "body hidden by the browser (file chosen by the user)"
 	// WhyHiddenBlob is why a request body that a page sent as a File or Blob with

@@ -356,6 +356,10 @@ func renderPages(pages []api.Page) {
 		if p.Title != "" {
 			add(item, text(" "), el("span", p.Title, "class", "title"))
 		}
+		if p.Restored {
+			item.SetAttribute("data-restored", "true")
+			add(item, text(" "), el("span", restoredLabel, "class", "restored"))
+		}
 		list.AppendChild(item)
 	}
 }

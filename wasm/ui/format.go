@@ -334,8 +334,12 @@ func problems(s api.SessionInfo) []string {
 // exchanges, not WARC records (requests, notes and segments among them), so that the
 // only count of records on the page is the table's, of the records it lists.
 func sessionFigures(s api.SessionInfo) string {
+	pages := plural(s.Pages, "page")
+	if s.Restored > 0 {
+		pages += fmt.Sprintf(" (%d restored from the back/forward cache, no requests made)", s.Restored)
+	}
 	parts := []string{
-		plural(s.Pages, "page"),
+		pages,
 		fmt.Sprintf("%s (%d not GET)", plural(s.Exchanges, "request"), s.NonGET),
 	}
 	if s.Failures > 0 {
@@ -347,6 +351,19 @@ func sessionFigures(s api.SessionInfo) string {
 	parts = append(parts, humanBytes(s.Bytes))
 	return strings.Join(parts, " · ")
 }
+
+// pageCount is the popup's count of pages: those the browser showed again from its
+// back/forward cache (no request made) are said apart.
+func pageCount(s api.SessionInfo) string {
+	if s.Restored == 0 {
+		return strconv.Itoa(s.Pages)
+	}
+	return fmt.Sprintf("%d (%d restored)", s.Pages, s.Restored)
+}
+
+// restoredLabel is what the archive page's list of pages says of a page the browser
+// showed again from its back/forward cache.
+const restoredLabel = "restored from the back/forward cache, no requests made: its records are those of its earlier load"
 
 // recordStatus is the status a row of the records table shows: the CDXJ line's, or
 // for a revisit, which has none there, its own followed by "revisit".

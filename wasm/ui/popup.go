@@ -126,7 +126,7 @@ func refreshPopup(listSessions bool) {
 		{"Records", strconv.Itoa(sess.Records)},
 		{"Size", humanBytes(sess.Bytes)},
 		{"Elapsed", humanDuration(elapsed)},
-		{"Pages", strconv.Itoa(sess.Pages)},
+		{"Pages", pageCount(*sess)},
 		{"Requests", strconv.Itoa(sess.Exchanges)},
 		{"Non-GET", strconv.Itoa(sess.NonGET)},
 		{"Failures", strconv.Itoa(sess.Failures)},
