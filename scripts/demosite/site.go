@@ -74,6 +74,7 @@ func newSite(bigSize int64) *site {
 	s.mux.HandleFunc("POST /login", s.login)
 	s.mux.HandleFunc("GET /account", s.account)
 	s.mux.HandleFunc("GET /hang", s.hang)
+	s.mux.HandleFunc("GET /slow.png", s.slow)
 	return s
 }
 
@@ -121,6 +122,25 @@ func (s *site) hang(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-tick.C:
 		}
+	}
+}
+
+// slow sends the 1x1 PNG's head and first bytes at once, and the rest after the delay
+// its ms parameter asks for (at most 10 minutes), or nothing more if the client leaves
+// first: an image still on its way when its page is left.
+func (s *site) slow(w http.ResponseWriter, r *http.Request) {
+	ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Content-Length", strconv.Itoa(len(pixelPNG)))
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(pixelPNG[:8])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	select {
+	case <-time.After(time.Duration(min(max(ms, 0), 600000)) * time.Millisecond):
+		w.Write(pixelPNG[8:])
+	case <-r.Context().Done():
 	}
 }
 

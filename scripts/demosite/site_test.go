@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/urldb"
@@ -86,5 +88,25 @@ func TestLoginSetsTwoCookies(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden || len(resp.Header.Values("Set-Cookie")) != 0 {
 		t.Errorf("without a password: status %d, cookies %q", resp.StatusCode, resp.Header.Values("Set-Cookie"))
+	}
+}
+
+func TestSlowImageAnswersAfterItsDelay(t *testing.T) {
+	srv := httptest.NewServer(newSite(0))
+	defer srv.Close()
+	for _, ms := range []int{0, 300} {
+		start := time.Now()
+		resp, err := http.Get(fmt.Sprintf("%s/slow.png?ms=%d", srv.URL, ms))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if took := time.Since(start); took < time.Duration(ms)*time.Millisecond {
+			t.Errorf("ms=%d: answered after %v", ms, took)
+		}
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" || !bytes.Equal(body, pixelPNG) {
+			t.Errorf("ms=%d: %d %s, %d bytes", ms, resp.StatusCode, resp.Header.Get("Content-Type"), len(body))
+		}
 	}
 }
