@@ -32,9 +32,11 @@ export function startDemoSite(args = []) {
  * where extraWorkers holds the service workers of the extra extensions, in their order.
  * profile names a profile directory (user-data-dir) to launch on, which close() leaves
  * in place; without it the browser gets a new one, which close() removes. extension
- * names the build of webkeep to load (extensionDir unless told).
+ * names the build of webkeep to load (extensionDir unless told). bfcache turns on the
+ * back/forward cache, which Chrome has on and Playwright turns off; WEBKEEP_BFCACHE=1
+ * turns it on by default.
  */
-export async function launch({ downloads, extra = [], profile, extension = extensionDir, bfcache = false } = {}) {
+export async function launch({ downloads, extra = [], profile, extension = extensionDir, bfcache = process.env.WEBKEEP_BFCACHE === "1" } = {}) {
   const userDataDir = profile || mkdtempSync(path.join(tmpdir(), "webkeep-chromium-"));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",

@@ -382,12 +382,13 @@ func TestImportWARCAndBundleAndDownloadWARC11(t *testing.T) {
 		t.Errorf("imported: %+v", info)
 	}
 	src.AddPage(recorder.Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
+	src.AddPage(recorder.Page{Page: api.Page{URL: "http://example.org/", TS: time.Now(), Restored: true}})
 	var bundle bytes.Buffer
 	if err := src.WriteBundle(&bundle); err != nil {
 		t.Fatal(err)
 	}
 	runJob(t, h, "POST", "/api/import", "", bundle.Bytes(), &info)
-	if info.Records != src.Info().Records || info.Pages != 1 {
+	if info.Records != src.Info().Records || info.Pages != 2 || info.Restored != 1 {
 		t.Errorf("imported bundle: %+v", info)
 	}
 	if j := runJob(t, h, "POST", "/api/import?name=b.zip", "", []byte("PK\x03\x04garbage"), nil); j.State != "failed" || !strings.Contains(j.Error, "import b.zip: not a readable zip") {
@@ -451,6 +452,11 @@ func TestWACZDownloadHoldsWARC11IndexAndPages(t *testing.T) {
 		sess.WriteExchange(ex)
 	}
 	sess.AddPage(recorder.Page{Page: api.Page{URL: "http://example.org/", TS: time.Now()}})
+	// Shown again from the back/forward cache: a visit without a capture of its own.
+	sess.AddPage(recorder.Page{Page: api.Page{URL: "http://example.org/", TS: time.Now(), Restored: true}})
+	if info := sess.Info(); info.Pages != 2 || info.Restored != 1 {
+		t.Errorf("pages %d, restored %d; want 2, 1", info.Pages, info.Restored)
+	}
 	rec := send(t, nethttp.Handler(svc.Handler()), "GET", "/api/sessions/"+sess.info.ID+"/wacz", "", nil, nil)
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Disposition"), ".wacz") {
 		t.Fatalf("wacz: %d %v", rec.Code, rec.Header())
@@ -481,6 +487,9 @@ func TestWACZDownloadHoldsWARC11IndexAndPages(t *testing.T) {
 	pages, _ := io.ReadAll(p)
 	if !bytes.Contains(pages, []byte(`"url":"http://example.org/"`)) && !bytes.Contains(pages, []byte(`"url": "http://example.org/"`)) {
 		t.Errorf("pages: %s", pages)
+	}
+	if n := bytes.Count(pages, []byte("http://example.org/")); n != 1 {
+		t.Errorf("the WACZ lists the page %d times, want once (the restored visit left out): %s", n, pages)
 	}
 	// Only answers are indexed: the notes of the failed request and of the upload
 	// whose file the browser hid are metadata records, which ReplayWeb.page would

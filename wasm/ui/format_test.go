@@ -266,6 +266,23 @@ func TestSessionFigures(t *testing.T) {
 	if got := sessionFigures(api.SessionInfo{Pages: 1, Exchanges: 1}); got != "1 page · 1 request (0 not GET) · 0 B" {
 		t.Errorf("a clean session: %q", got)
 	}
+	if got := sessionFigures(api.SessionInfo{Pages: 4, Restored: 2, Exchanges: 6}); got != "4 pages (2 restored from the back/forward cache, no requests made) · 6 requests (0 not GET) · 0 B" {
+		t.Errorf("pages restored from the back/forward cache: %q", got)
+	}
+}
+
+func TestPageCount(t *testing.T) {
+	for _, tc := range []struct {
+		s    api.SessionInfo
+		want string
+	}{
+		{api.SessionInfo{Pages: 3}, "3"},
+		{api.SessionInfo{Pages: 4, Restored: 2}, "4 (2 restored)"},
+	} {
+		if got := pageCount(tc.s); got != tc.want {
+			t.Errorf("pageCount(%+v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
 }
 
 func TestRecordStatus(t *testing.T) {
