@@ -85,13 +85,17 @@ for (const name of ["session", "quick"]) {
     assert.ok(report.exact > 0);
     assert.deepEqual(report.unmarked, [], "unmarked differences");
   });
-  // Under quick navigation an image of a page being left is now and then missing
-  // though the plain client was told of it (1 exchange in 1 of 3 benchmark runs before
-  // the cache was on; with it on, 1 of 25 requests for the logo in one benchmark run,
-  // and in 1 of 4 of the test's runs, before a request id used again stopped dropping
-  // the first request): a loss in the recorder not found yet. Until it is, that check
-  // reports as a todo there instead of failing make test.
-  const todo = name === "quick" && "an image of a page being left is sometimes missing though DevTools was told of it";
+  // Under quick navigation the requests of a page being left are now and then missing
+  // though the plain client was told of them (on 2026-11-26, at load averages of 8 to
+  // 19, in 3 of 8 runs of bench-realsite's quick navigation and in 3 of 10 runs of a
+  // scratch copy of it). Not a loss in the recorder: a build that logged every
+  // Network.requestWillBeSent reaching the extension's chrome.debugger.onEvent showed
+  // that the browser never sent the missing ones to the extension's debugger session
+  // at all (in one run, the 12 subresource requests of one document, whose own
+  // navigation request it did send), while the plain client's session, attached to
+  // the same tab, got them. Nothing an extension can do makes the browser send them,
+  // so that check reports as a todo instead of failing make test.
+  const todo = name === "quick" && "the browser now and then tells the plain client, not the extension's debugger session, of the requests of a page being left";
   test(`${label[name]}: every exchange missing from the archive is one the browser never told a plain DevTools client of`, { todo }, (t) => {
     const { report } = runs[name];
     for (const m of report.missingHeard) t.diagnostic(`missing, though told to the plain DevTools client: ${JSON.stringify(m)}`);
