@@ -87,7 +87,7 @@ for (const name of ["session", "quick"]) {
   });
   // Under quick navigation the requests of a page being left are now and then missing
   // though the plain client was told of them (on 2026-11-26, at load averages of 8 to
-  // 19, in 3 of 8 runs of bench-realsite's quick navigation and in 3 of 10 runs of a
+  // 19, in 3 of 8 runs of bench-realsite's quick navigation and in 4 of 10 runs of a
   // scratch copy of it). Not a loss in the recorder: a build that logged every
   // Network.requestWillBeSent reaching the extension's chrome.debugger.onEvent showed
   // that the browser never sent the missing ones to the extension's debugger session
