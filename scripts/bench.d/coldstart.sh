@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# The core's cold start in Chromium's service worker (needs `make build`): its times, then
-# what V8 compiles in each step (a few traced starts: the counts do not vary).
+# The core's cold start in Chromium's service worker (needs `make build`): its times, each
+# wake paired with one of the floor (scripts/coldfloor: the same extension, its core a Go
+# program that only answers), then what V8 compiles in each step (a few traced starts: the
+# counts do not vary).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-node scripts/bench-coldstart.mjs --runs "${COLDSTART_RUNS:-31}"
+floor=dist/coldstart-floor
+rm -rf "$floor" && mkdir -p "$floor"
+cp -r dist/extension/. "$floor/"
+GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$floor/core.wasm" ./scripts/coldfloor
+gzip -9 -n -f "$floor/core.wasm"
+node scripts/bench-coldstart.mjs --runs "${COLDSTART_RUNS:-31}" --against "$floor"
 echo
 node scripts/bench-coldstart.mjs --runs 3 --compiled
