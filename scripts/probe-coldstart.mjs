@@ -1,0 +1,69 @@
+// The parts of the core's cold start, timed one by one inside the running service worker
+// (BENCHMARKS.md, "Core cold start in Chromium"): for each gzipped module named, a fetch
+// of the .gz, its inflation by DecompressionStream, WebAssembly.validate, compile,
+// instantiate (with wasm_exec.js's imports, not run), compileStreaming, and the shim's
+// way: compileStreaming as the .gz is fetched and inflated. Each module's bytes get a
+// custom section of random bytes first, so that V8 cannot hand back a module it compiled
+// before. The modules must be files of the extension directory given.
+//
+//   node scripts/probe-coldstart.mjs [--runs N] EXTENSION_DIR FILE.wasm.gz...
+import { launch } from "./lib/browser.mjs";
+
+const args = process.argv.slice(2);
+let runs = 6;
+if (args[0] === "--runs") runs = Number(args.splice(0, 2)[1]);
+const [dir, ...files] = args;
+if (!dir || files.length === 0) throw new Error("usage: node scripts/probe-coldstart.mjs [--runs N] EXTENSION_DIR FILE.wasm.gz...");
+const parts = ["fetch gz", "inflate", "validate", "compile", "instantiate", "compileStreaming", "fetched, inflated and compiled as they stream"];
+
+const b = await launch({ extension: dir });
+const times = Object.fromEntries(files.map((f) => [f, []]));
+try {
+  for (let i = 0; i < runs; i++) {
+    for (const f of files) {
+      times[f].push(await b.sw.evaluate(async (name) => {
+        const t = [performance.now()];
+        const gz = await (await fetch(name)).arrayBuffer();
+        t.push(performance.now());
+        // Inflated into one buffer of the size gzip's trailer gives, as the chunks come.
+        const raw = new Uint8Array(new DataView(gz).getUint32(gz.byteLength - 4, true));
+        const reader = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip")).getReader();
+        for (let n = 0, r; !(r = await reader.read()).done; n += r.value.length) raw.set(r.value, n);
+        t.push(performance.now());
+        // A custom section (id 0, 10 bytes: the name "x" and 8 random bytes) after the
+        // module's own; a byte of it changed before each compile.
+        const bytes = new Uint8Array(raw.length + 12);
+        bytes.set(raw);
+        bytes.set([0, 10, 1, 0x78], raw.length);
+        crypto.getRandomValues(bytes.subarray(raw.length + 4));
+        if (!WebAssembly.validate(bytes)) throw new Error(name + " is not a valid module");
+        t.push(performance.now());
+        bytes[bytes.length - 1] ^= 0xff;
+        const module = await WebAssembly.compile(bytes);
+        t.push(performance.now());
+        await WebAssembly.instantiate(module, new Go().importObject);
+        t.push(performance.now());
+        bytes[bytes.length - 1] ^= 0x0f;
+        await WebAssembly.compileStreaming(new Response(bytes, { headers: { "content-type": "application/wasm" } }));
+        t.push(performance.now());
+        // The shim's way (extension/sw.js): compiled as it is fetched and inflated, the
+        // custom section added at the stream's end.
+        const tail = bytes.slice(raw.length);
+        tail[tail.length - 1] ^= 0x55;
+        const stream = (await fetch(name)).body.pipeThrough(new DecompressionStream("gzip"))
+          .pipeThrough(new TransformStream({ flush: (c) => c.enqueue(tail) }));
+        await WebAssembly.compileStreaming(new Response(stream, { headers: { "content-type": "application/wasm" } }));
+        t.push(performance.now());
+        return t.slice(1).map((x, i) => x - t[i]);
+      }, f));
+    }
+  }
+} finally {
+  await b.close();
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+console.log(`| module | ${parts.join(" | ")} |`);
+console.log(`| --- |${" ---: |".repeat(parts.length)}`);
+for (const f of files) {
+  console.log(`| ${f} | ${parts.map((_, i) => `${median(times[f].map((d) => d[i])).toFixed(0)} ms`).join(" | ")} |`);
+}
