@@ -11,3 +11,5 @@ require (
 )
 
 require golang.org/x/text v0.43.0 // indirect
+
+replace gopkg.in/yaml.v3 v3.0.1 => ./third_party/yaml.v3

@@ -21,10 +21,19 @@ import (
 // UrlCanonicalizeException for it).
 var ErrURL = errors.New("cdx: invalid URL")
 
-var (
-	reDecimalIP = regexp.MustCompile(`^([1-9][0-9]*)(\.[0-9]+)?(\.[0-9]+)?(\.[0-9]+)?$`)
-	reOctalIP   = regexp.MustCompile(`^(0[0-7]*)(\.[0-7]+)?(\.[0-7]+)?(\.[0-7]+)?$`)
-)
+// ipPatterns are surt's patterns of a host written as a decimal or an octal IPv4
+// address, compiled on first use: a pattern compiled at init has every start of the
+// extension's core run, and V8 compile, regexp's compiler.
+var ipPatterns = sync.OnceValues(func() (decimal, octal *regexp.Regexp) {
+	return regexp.MustCompile(`^([1-9][0-9]*)(\.[0-9]+)?(\.[0-9]+)?(\.[0-9]+)?$`),
+		regexp.MustCompile(`^(0[0-7]*)(\.[0-7]+)?(\.[0-7]+)?(\.[0-7]+)?$`)
+})
+
+// isNumericHost reports whether host is an IPv4 address written in decimal or octal parts.
+func isNumericHost(host []byte) bool {
+	decimal, octal := ipPatterns()
+	return decimal.Match(host) || octal.Match(host)
+}
 
 // sessionIDPatterns are surt's patterns of session ids in a path and in a query,
 // compiled on first use: their repetitions make them the dearest of the package's, and
@@ -442,7 +451,7 @@ func attemptIPFormats(host []byte) []byte {
 		n := new(bigUint).set(host)
 		return []byte(dottedQuad(n.low32()))
 	}
-	if len(host) > 0 && host[0] >= '0' && host[0] <= '9' && (reDecimalIP.Match(host) || reOctalIP.Match(host)) {
+	if len(host) > 0 && host[0] >= '0' && host[0] <= '9' && isNumericHost(host) {
 		if v, ok := inetAton(string(host)); ok {
 			return []byte(dottedQuad(v))
 		}
