@@ -7,6 +7,9 @@
 // the core (wasm/core). wasm_exec.js and store.js (IndexedDB) are loaded before it.
 "use strict";
 
+// Large values go into IndexedDB as typed arrays, released once put (store.js).
+storeOptions.blobs = false;
+
 const pending = [];
 let core = null;
 let fields = null; // the DevTools events the core acts on
@@ -146,10 +149,12 @@ const joined = (hop) => {
 };
 
 // streamed passes on a piece of a streamed body. A routed body's pieces go to
-// IndexedDB (routeBytes), and the core hears at most once a second that it is still
-// arriving; other pieces go to the core as bytes, beside the event. A body that comes
-// faster than IndexedDB stores it waits in memory, as Blobs being written: the filter
-// is not held back (suspend and resume), for Firefox then loses data, from the page
+// IndexedDB (routeBytes), which copies them, and the piece's buffer is released at once
+// (the filter made it for this event alone, and a garbage collection may come only
+// after hundreds of them); the core hears at most once a second that the body is still
+// arriving. Other pieces go to the core as bytes, beside the event. A body that comes
+// faster than IndexedDB stores it waits in the put requests, which Firefox's main
+// process holds, not this page's: the filter is not held back (suspend and resume), for Firefox then loses data, from the page
 // and from the archive alike. Its parent side drops any piece that reaches it once it
 // counts itself suspended (StreamFilterParent::DoSendData sends only while
 // transferring), and the network hands it pieces already read after the suspend (a
@@ -168,6 +173,7 @@ const streamed = (tabId, requestId, hop, bytes) => {
   } catch (e) {
     route.error = route.error || e;
   }
+  released(bytes);
   const now = performance.now();
   if (now - hop.shown < 1000) return;
   hop.shown = now;

@@ -20,9 +20,36 @@ const tx = (mode, fn, options) => db.then((d) => new Promise((resolve, reject) =
 const range = (prefix) => IDBKeyRange.bound(prefix, prefix + "\uffff");
 const blobMin = 64 << 10;
 
+// How a large value (blobMin bytes or more: a streamed body's chunk, a piece of a WARC)
+// goes into IndexedDB. In Chromium's worker (blobs true, the default) it is a Blob,
+// which IndexedDB stores as it is, where a typed array would be serialized, and
+// compressed, on the worker's thread. Firefox's background page sets blobs to false
+// (background.js): there a Blob's bytes stay in the page's process while IndexedDB
+// reads them, and after, until a garbage collection frees the Blob, which comes seldom
+// while a large body arrives (a 500 MB body's Blobs took most of the 840 MB the
+// process grew by, BENCHMARKS.md); a typed array is copied into the put request as it
+// is made and leaves the process with it, so the value's own copy is released at once
+// (released). The same for a value read back: copied into the core's array, released.
+const storeOptions = { blobs: true };
+// released frees a typed array's memory now, not at the next garbage collection: its
+// buffer is detached (transfer(0)). The array must not be used again.
+const released = (a) => {
+  if (a.buffer.transfer) a.buffer.transfer(0);
+};
+// stored is the copy of bytes (a view the caller reuses) that goes into IndexedDB.
+const stored = (bytes) => (storeOptions.blobs ? new Blob([bytes]) : bytes.slice());
+// putValues puts each value under its key, in store s, and releases the copies that
+// are typed arrays (IndexedDB copied them).
+const putValues = (s, keys, values) => {
+  keys.forEach((k, i) => {
+    s.put(values[i], k);
+    if (!(values[i] instanceof Blob)) released(values[i]);
+  });
+};
+
 // Streamed bodies: the core names a request whose body it streams (body.route), and the
 // data of its Network.dataReceived events goes from here into IndexedDB, decoded into
-// one reused buffer and stored as a Blob per chunk under the key prefix the core chose.
+// one reused buffer and stored per chunk (stored) under the key prefix the core chose.
 // The bytes never cross into Go, whose memory never shrinks, nor wait for it: a body
 // can arrive faster than the core would take it in. body.end says how much came.
 const routes = new Map(); // tabId + " " + requestId -> route
@@ -30,13 +57,13 @@ const routeChunk = 1 << 20;
 const routeKey = (tabId, requestId) => tabId + " " + requestId;
 const routeFlush = (r) => {
   if (r.len === 0) return;
-  // A Blob copies the bytes out: the buffer is reused.
-  const value = new Blob([r.buf.subarray(0, r.len)]);
+  // The value is a copy: the buffer is reused.
+  const value = stored(r.buf.subarray(0, r.len));
   const key = r.prefix + String(r.seq++).padStart(10, "0");
   r.len = 0;
   // A spool does not outlive the worker (the core clears spools when it starts): its
   // chunks need not be flushed to disk one by one.
-  const put = tx("readwrite", (s) => s.put(value, key), { durability: "relaxed" })
+  const put = tx("readwrite", (s) => putValues(s, [key], [value]), { durability: "relaxed" })
     .catch((e) => { r.error = r.error || e; })
     .finally(() => r.writes.delete(put));
   r.writes.add(put);
@@ -79,17 +106,23 @@ const routeData = (r, base64) => {
 const idbStore = {
   put: (key, bytes) => idbStore.putAll([key], [bytes]),
   // Values put together, in one transaction. They are views of the core's scratch
-  // array, reused once putAll returns: each is copied at once, a large one into a Blob,
-  // which is stored as it is, where a typed array would be serialized, and
-  // compressed, on this thread.
+  // array, reused once putAll returns: each is copied at once, a large one as
+  // storeOptions says (stored).
   putAll: (keys, values) => {
-    const copies = values.map((v) => (v.length >= blobMin ? new Blob([v]) : v.slice()));
-    return tx("readwrite", (s) => { keys.forEach((k, i) => s.put(copies[i], k)); });
+    const copies = values.map((v) => (v.length >= blobMin ? stored(v) : v.slice()));
+    return tx("readwrite", (s) => putValues(s, keys, copies));
   },
-  // Large values, such as a streamed body's chunks, are Blobs: read into the core's
-  // array into when they fit, so that reading a body back makes no garbage. (That
-  // array's buffer is transferred: the result is over it.)
+  // Large values, such as a streamed body's chunks, are read into the core's array
+  // into when they fit, so that reading a body back makes no garbage: a Blob through a
+  // reader (that array's buffer is transferred: the result is over it), a typed array
+  // copied, and released.
   get: (key, into) => tx("readonly", (s) => s.get(key)).then(async (v) => {
+    if (v instanceof Uint8Array && into && v.length >= blobMin && v.length <= into.length) {
+      const n = v.length;
+      into.set(v);
+      released(v);
+      return into.subarray(0, n);
+    }
     if (!(v instanceof Blob)) return v ?? null;
     if (!into || v.size > into.length) return new Uint8Array(await v.arrayBuffer());
     const reader = v.stream().getReader({ mode: "byob" });
