@@ -50,6 +50,13 @@ try {
   const secs = (performance.now() - t0) / 1000;
   const session = JSON.parse(stopped.bytes);
   rows.push(...memoryRows({ size: bigSize, process: "background page + Go core", browser: "Firefox", note: "includes the page's own copy of the response", idle, peak, secs, warcBytes: session.bytes }));
+  // Nothing may be lost for the memory's sake: the page got every byte, and the session
+  // has no body marked incomplete and no note.
+  const sent = (await site.log()).find((e) => e.url === "/big");
+  const received = await page.evaluate(() => document.querySelector("#big-result").textContent);
+  const whole = received === `${bigSize} bytes, sha256 ${sent.response_sha256}`;
+  const kept = session.incomplete === 0 && session.notes.length === 0 && session.bytes > 0;
+  rows.push(["same: what the page received / the archive kept", `${whole ? "every byte" : received} / ${kept ? "nothing marked" : `${session.incomplete} marked: ${session.notes.join("; ")}`}`, "the page's sha256 against the site's; the session's marks and notes"]);
 } finally {
   await firefox.close();
   site.stop();
