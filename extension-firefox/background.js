@@ -326,16 +326,22 @@ const commands = {
 
 // Firefox suspends an idle background page after about 30 s, and the recorder's state
 // with it; a call into the browser's API counts as activity. While a tab is recorded,
-// each recorded tab is looked up this often (a gone tab is reported as closed).
+// each recorded tab is looked up this often (a gone tab is reported as closed). While
+// a page's API request is being answered, the page is kept running too: stopping a
+// recording waits for the exchanges under way to be written, which for a large body
+// may take longer than the idle time (a 500 MB body's records took 40 s and more once
+// its page had it whole), and a page suspended meanwhile loses them.
 const keepAliveMs = 20000;
 let keepAlive = null;
+let answering = 0; // API requests being answered
 const keepRecording = () => {
-  if (recorded.size === 0) {
+  if (recorded.size === 0 && answering === 0) {
     clearInterval(keepAlive);
     keepAlive = null;
     return;
   }
   keepAlive ??= setInterval(() => {
+    if (recorded.size === 0) browser.runtime.getPlatformInfo().catch(() => {});
     for (const tabId of recorded.keys()) {
       browser.tabs.get(tabId).catch(() => {
         if (recorded.has(tabId)) deliver((c) => c.detached(tabId, "target_closed"));
@@ -415,8 +421,15 @@ browser.runtime.onMessage.addListener((message, sender) => {
     // Firefox's Request has no body stream (Request.body), which the core reads a body
     // from: it is handed a request with a Response's.
     const body = m.body && m.body.length ? new Response(m.body).body : null;
-    const res = await c.handle({ url: url.href, method: m.method, headers: new Headers(m.headers), body });
-    return { status: res.status, statusText: res.statusText, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
+    answering++;
+    keepRecording();
+    try {
+      const res = await c.handle({ url: url.href, method: m.method, headers: new Headers(m.headers), body });
+      return { status: res.status, statusText: res.statusText, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
+    } finally {
+      answering--;
+      keepRecording();
+    }
   });
 });
 

@@ -55,8 +55,9 @@ try {
   const sent = (await site.log()).find((e) => e.url === "/big");
   const received = await page.evaluate(() => document.querySelector("#big-result").textContent);
   const whole = received === `${bigSize} bytes, sha256 ${sent.response_sha256}`;
-  const kept = session.incomplete === 0 && session.notes.length === 0 && session.bytes > 0;
-  rows.push(["same: what the page received / the archive kept", `${whole ? "every byte" : received} / ${kept ? "nothing marked" : `${session.incomplete} marked: ${session.notes.join("; ")}`}`, "the page's sha256 against the site's; the session's marks and notes"]);
+  const notes = session.notes || [];
+  const kept = session.incomplete === 0 && notes.length === 0 && session.bytes > 0;
+  rows.push(["same: what the page received / the archive kept", `${whole ? "every byte" : received} / ${kept ? "nothing marked" : `not whole: ${String(stopped.bytes)}`}`, "the page's sha256 against the site's; the session's marks and notes"]);
 } finally {
   await firefox.close();
   site.stop();
