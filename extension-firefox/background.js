@@ -154,13 +154,13 @@ const joined = (hop) => {
 // after hundreds of them); the core hears at most once a second that the body is still
 // arriving. Other pieces go to the core as bytes, beside the event. A body that comes
 // faster than IndexedDB stores it waits in the put requests, which Firefox's main
-// process holds, not this page's: the filter is not held back (suspend and resume), for Firefox then loses data, from the page
-// and from the archive alike. Its parent side drops any piece that reaches it once it
-// counts itself suspended (StreamFilterParent::DoSendData sends only while
-// transferring), and the network hands it pieces already read after the suspend (a
-// 500 MB body lost 256 KiB so); and its child side refuses the write of a piece that
-// comes while it is resuming with a new suspend asked for (StreamFilterChild::Write),
-// which lost more.
+// process holds, not this page's: the filter is not held back (suspend and resume),
+// for Firefox then loses data, from the page and from the archive alike. Its parent
+// side drops any piece that reaches it once it counts itself suspended
+// (StreamFilterParent::DoSendData sends only while transferring), and the network
+// hands it pieces already read after the suspend (a 500 MB body lost 256 KiB so); and
+// its child side refuses the write of a piece that comes while it is resuming with a
+// new suspend asked for (StreamFilterChild::Write), which lost more.
 const streamed = (tabId, requestId, hop, bytes) => {
   const route = routes.get(routeKey(tabId, requestId));
   const params = { requestId, dataLength: bytes.length, encodedDataLength: bytes.length };
