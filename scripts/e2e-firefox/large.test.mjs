@@ -1,9 +1,9 @@
 // End to end, in headless Firefox ESR through webkeep's Firefox build: a response far
 // larger than IndexedDB stores in the time the demo site on the same machine sends it
-// (70 MB), fetched by a page of a recorded tab. The background page holds the
-// response's filter back while IndexedDB catches up (suspend and resume, many times
-// over); the page still receives every byte the site sent, and the archive keeps them
-// all, exact.
+// (70 MB), fetched by a page of a recorded tab. The response's filter is not held back
+// (Firefox loses data from a filter suspended and resumed): its pieces wait in
+// IndexedDB's put requests; the page receives every byte the site sent, and the
+// archive keeps them all, exact.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
