@@ -9,20 +9,12 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
 import { launch, startDemoSite, startRecording, waitFor } from "../lib/browser.mjs";
-import { archivedExchanges } from "../lib/wire.mjs";
-import { readWarc09, reassemble } from "../lib/warc09.mjs";
+import { archivedExchanges, sessionRecords } from "../lib/wire.mjs";
 
 let site, browser, run;
 
 const sha256 = (b) => createHash("sha256").update(b).digest("hex");
 const api = (page, p) => page.evaluate(async (p) => (await fetch(p)).json(), p);
-const warcOf = async (page, id) => reassemble(readWarc09(Buffer.from(await page.evaluate(async (p) => {
-  const b = new Uint8Array(await (await fetch(p)).arrayBuffer());
-  let s = "";
-  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
-  return btoa(s);
-}, `/api/sessions/${id}/warc.gz`), "base64")));
-
 // restores counts the times the page was shown again from the back/forward cache.
 const restores = (page) => page.evaluate(() => window.webkeepTestRestores);
 const countRestores = (page) => page.evaluate(() => {
@@ -63,7 +55,7 @@ before(async () => {
   run = {
     session, pagesCell,
     pages: await api(popup, `/api/sessions/${session.id}/pages`),
-    archived: archivedExchanges(await warcOf(popup, session.id)),
+    archived: archivedExchanges(await sessionRecords(popup, session.id)),
     log: (await site.log()).slice(from),
   };
 }, { timeout: 180000 });

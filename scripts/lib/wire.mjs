@@ -187,8 +187,8 @@ const api = (ext, method, p) => ext.evaluate(async ([method, p]) => {
   return { status: res.status, json: text ? JSON.parse(text) : null };
 }, [method, p]);
 
-// sessionRecords fetches a session's WARC through an extension page and reads it.
-const sessionRecords = async (ext, id) => reassemble(readWarc09(Buffer.from(await ext.evaluate(async (p) => {
+/** Fetches session id's WARC through ext, an extension page, and reads its records. */
+export const sessionRecords = async (ext, id) => reassemble(readWarc09(Buffer.from(await ext.evaluate(async (p) => {
   const b = new Uint8Array(await (await fetch(p)).arrayBuffer());
   let s = "";
   for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));

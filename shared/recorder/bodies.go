@@ -158,16 +158,17 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 		}
 		p.ex.ReqBody = body
 		p.ex.ReqTruncated = true
-		p.hiddenBody = hidden || err != nil && req.HasPostData && len(req.PostDataEntries) == 0 && strings.Contains(err.Error(), noPostData)
+		// A body the browser says is there but gives no byte of: a File or Blob that the
+		// page sent with XHR or fetch().
+		blob := err != nil && req.HasPostData && len(req.PostDataEntries) == 0 && strings.Contains(err.Error(), noPostData)
+		p.hiddenBody = hidden || blob
 		// A body the browser could not give at all (the request already forgotten) may
 		// still be a File the page sent: its copy is taken if one matches.
 		p.unreadBody = !p.hiddenBody && len(body) == 0
 		switch {
 		case hidden:
 			p.ex.ReqNote = "request " + WhyHiddenFile + ": the archived request body lacks the file's bytes"
-		case err != nil && req.HasPostData && len(req.PostDataEntries) == 0 && strings.Contains(err.Error(), noPostData):
-			// A body the browser says is there but gives no byte of: a File or Blob
-			// that the page sent with XHR or fetch().
+		case blob:
 			p.ex.ReqNote = "request " + WhyHiddenBlob + ": the archived request body lacks its bytes"
 		default:
 			p.ex.ReqNote = "request body not available from the browser: " + err.Error()
