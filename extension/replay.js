@@ -24,10 +24,13 @@ const showLog = () => {
   if (logTimer) return;
   logTimer = setTimeout(async () => {
     logTimer = null;
-    const log = await (await api("/served", { method: "POST", body: JSON.stringify({ urls: served.splice(0) }) })).json();
+    const log = await (await api("/served", {
+      method: "POST", body: JSON.stringify({ urls: served.splice(0), answers: servedAgain.splice(0) }),
+    })).json();
     if (log.captures !== captures) {
-      captures = log.captures; // the session grew while it is replayed: its batches are made anew
+      captures = log.captures; // the session grew while it is replayed: its answers are asked for anew
       batches.clear();
+      kept.clear();
     }
     $("replay-answered").textContent = String(log.answered);
     $("replay-missed-count").textContent = String(log.missed.length);
@@ -79,6 +82,27 @@ const loadBatch = (url) => {
   while (batches.size > keptBatches) batches.delete(batches.keys().next().value);
   return b;
 };
+// An answer the core gave one request (a POST, a URL it has no capture of, a large
+// body left out of batches) is kept too, for the same request made again: the same
+// method, URL and body. Small bodies only, the most recent few; the core is told
+// when one is given again, for the log.
+const kept = new Map(); // method, URL and body -> { a, body }
+const keptAnswers = 64;
+const keptBody = 256 << 10;
+const servedAgain = [];
+const requestKey = (r) => {
+  const entries = r.postDataEntries || [];
+  // A body the browser did not show (whole or a part of it: a file's) has no key.
+  if ((r.hasPostData && !r.postDataEntries) || entries.some((e) => e.bytes === undefined)) return null;
+  const body = entries.map((e) => e.bytes).join(",");
+  return body.length > keptBody ? null : `${r.method} ${r.url} ${body}`;
+};
+const keep = (key, got) => {
+  if (key === null || got.body.length > keptBody) return;
+  kept.delete(key); // the most recent last
+  kept.set(key, got);
+  while (kept.size > keptAnswers) kept.delete(kept.keys().next().value);
+};
 const fromBatch = async (url) => {
   for (const b of batch) {
     if (!b.answers.has(url) && b.loaded) await b.loaded;
@@ -97,20 +121,29 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
       else if (request.method === "GET") batch.push(loadBatch(request.url)); // a frame's
     }
     let got = request.method === "GET" && !request.hasPostData && await fromBatch(request.url);
+    const key = got ? null : requestKey(request);
+    let from = got ? "batch" : "kept";
+    got ||= kept.get(key);
     if (!got) {
       const res = await api(`/answer?ts=${encodeURIComponent(ts)}`, {
         method: "POST",
         body: JSON.stringify({ method: request.method, url: request.url, headers: request.headers, postDataEntries: request.postDataEntries }),
       });
       if (!res.ok) throw new Error(`${request.url}: ${(await res.json()).error}`);
-      got = { a: decodeAnswer(res.headers.get("X-Webkeep-Answer")), body: new Uint8Array(await res.arrayBuffer()), asked: true };
+      got = { a: decodeAnswer(res.headers.get("X-Webkeep-Answer")), body: new Uint8Array(await res.arrayBuffer()) };
+      from = "core";
+      keep(key, got);
     }
-    const { a, body, asked } = got;
+    const { a, body } = got;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: a.headers, body: body.toBase64(),
       ...(a.reason ? { responsePhrase: a.reason } : {}),
     });
-    if (!asked) served.push(request.url);
+    if (from === "batch") served.push(request.url);
+    else if (from === "kept") {
+      const { url, archived, approximate, timestamp, why } = a;
+      servedAgain.push({ url, archived, approximate, timestamp, why });
+    }
     if (request.url === pageURL && a.timestamp && !$("replay-time").textContent) {
       $("replay-time").textContent = a.timestamp.replace(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)$/, "$1-$2-$3 $4:$5:$6");
     }

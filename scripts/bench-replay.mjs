@@ -12,7 +12,7 @@ import { launch, processMemory, startDemoSite } from "./lib/browser.mjs";
 import { openReplay } from "./lib/replay.mjs";
 import { recordDemo } from "./lib/replaywebpage.mjs";
 
-const runs = Number(process.env.REPLAY_BENCH_RUNS || 5);
+const runs = Number(process.env.REPLAY_BENCH_RUNS || 15);
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-replay-bench-"));
 const site = await startDemoSite(["-big", String(24 << 20)]);
 const browser = await launch({ downloads: dir });

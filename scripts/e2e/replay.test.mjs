@@ -89,6 +89,25 @@ test("every fetch() POST, PUT and DELETE answers what it answered live, each bod
   assert.deepEqual(seen, Object.fromEntries(demoCalls.map((id) => [id, live[id]])));
   assert.notEqual(seen["search-first"], seen["search-second"]);
   assert.equal(await r.bar.textContent("#replay-approx-count"), "0");
+  // The same requests again are answered with the answers the bar kept: each its own,
+  // none asked of the core again (but the multipart POST, whose body has a boundary
+  // of its own each time), and all of them in the bar's count.
+  const asked = [];
+  const onRequest = (q) => { if (/\/api\/replay\/[^/]+\/answer/.test(q.url())) asked.push(q.postDataJSON().url); };
+  r.bar.on("request", onRequest);
+  const answered = Number(await r.bar.textContent("#replay-answered"));
+  const again = {};
+  for (const id of demoCalls) {
+    const before = await r.page.textContent("#out");
+    await r.page.$eval("#" + id, (b) => delete b.dataset.done);
+    await r.page.click("#" + id);
+    await r.page.waitForSelector(`#${id}[data-done]`, { timeout: 30000 });
+    again[id] = (await r.page.textContent("#out")).slice(before.length).trim();
+  }
+  r.bar.off("request", onRequest);
+  assert.deepEqual(again, seen);
+  assert.deepEqual(asked, [new URL("/submit/upload", base).href]);
+  await waitFor(async () => Number(await r.bar.textContent("#replay-answered")) >= answered + demoCalls.length, "the answers given again, in the bar's count");
   await close(r);
 }, { timeout: 120000 });
 
@@ -121,6 +140,11 @@ test("a page never recorded gets the \"not archived\" answer and is listed as mi
   await waitFor(async () => (await r.bar.textContent("#replay-missed")).includes(never), "the miss in the bar");
   assert.equal(await r.bar.textContent("#replay-missed-count"), "1");
   assert.match(await r.bar.textContent("#replay-time"), /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  // Loaded again, it gets the same answer (kept by the bar) and stays listed once.
+  await r.page.reload({ waitUntil: "load" });
+  assert.equal(await r.evaluate(() => document.getElementById("webkeep-not-archived").textContent), `GET ${never}`);
+  await new Promise((done) => setTimeout(done, 300)); // the bar's log comes 100 ms after an answer
+  assert.equal(await r.bar.textContent("#replay-missed-count"), "1");
   await close(r);
 });
 

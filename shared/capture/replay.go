@@ -106,8 +106,9 @@ func (s *Service) withReplay(h func(httpmsg.ResponseWriter, *httpmsg.Request, *S
 }
 
 // routeReplay adds the replay API: start a replay, answer a request, the batch of
-// a page's resources, log those the replay answered from a batch (and show the log,
-// so that the replay bar is brought up to date in one trip), show the log.
+// a page's resources, log those the replay answered itself, from a batch or with an
+// answer it kept (and show the log, so that the replay bar is brought up to date in
+// one trip), show the log.
 func (s *Service) routeReplay(mux *routeTable) {
 	mux.HandleFunc("POST /api/replay/{id}/start", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		rp.log.Reset()
@@ -153,7 +154,8 @@ func (s *Service) routeReplay(mux *routeTable) {
 	}))
 	mux.HandleFunc("POST /api/replay/{id}/served", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		var served struct {
-			URLs []string `json:"urls"`
+			URLs    []string        `json:"urls"`
+			Answers []replay.Answer `json:"answers"`
 		}
 		if err := readJSON(r.Body, maxServedList, &served); err != nil {
 			writeError(w, httpmsg.StatusBadRequest, err)
@@ -161,6 +163,9 @@ func (s *Service) routeReplay(mux *routeTable) {
 		}
 		for _, u := range served.URLs {
 			rp.log.Add(replay.Answer{URL: u, Archived: true})
+		}
+		for _, a := range served.Answers {
+			rp.log.Add(a)
 		}
 		writeJSON(w, httpmsg.StatusOK, rp.view())
 	}))

@@ -266,6 +266,15 @@ func TestReplayBatchAPI(t *testing.T) {
 	if err := json.Unmarshal(do("GET", "/api/replay/"+info.ID+"/log", "").Body.Bytes(), &log); err != nil || log.Answered != 2 {
 		t.Errorf("log %+v (%v), want 2 answered", log, err)
 	}
+	// Answers the replay page kept and gave again are logged as /answer logged them:
+	// a miss is listed, an approximate answer counted and listed.
+	rec = do("POST", "/api/replay/"+info.ID+"/served", `{"answers":[{"url":"http://example.org/gone","archived":false},`+
+		`{"url":"http://example.org/0?t=2","archived":true,"approximate":true,"timestamp":"20240101000000","why":"t ignored"}]}`)
+	if err := json.Unmarshal(rec.Body.Bytes(), &served); rec.Code != http.StatusOK || err != nil ||
+		served.Answered != 3 || !slices.Equal(served.Missed, []string{"http://example.org/gone"}) ||
+		len(served.Approximate) != 1 || served.Approximate[0].Why != "t ignored" {
+		t.Fatalf("served answers: %d %s (%v), want 3 answered, one missed, one approximate", rec.Code, rec.Body, err)
+	}
 	if rec := do("POST", "/api/replay/"+info.ID+"/served", `{"urls":1}`); rec.Code != http.StatusBadRequest {
 		t.Errorf("served no list: %d", rec.Code)
 	}
