@@ -205,6 +205,11 @@ async function start() {
       const a = Object.assign(document.createElement("a"), { href: p.replay, textContent: `${p.ts} ${p.url}` });
       const li = document.createElement("li");
       li.append(a);
+      if (p.restored) {
+        // No capture of its own: its link replays its earlier load.
+        li.dataset.restored = "true";
+        li.append(" (restored from the back/forward cache, no requests made: replays its earlier load)");
+      }
       $("replay-pages").append(li);
     }
     $("replay-pages-box").hidden = false;

@@ -125,3 +125,17 @@ test("the archive page lists the restored visits as restored, with no requests m
   }
   await page.close();
 });
+
+test("the replay page's list of pages marks the restored visits, each linked to a replay", async () => {
+  const page = await browser.context.newPage();
+  await page.goto(browser.page(`replay.html?session=${encodeURIComponent(run.session.id)}`));
+  await page.waitForSelector("#replay-pages li", { state: "attached" });
+  const items = await page.$$eval("#replay-pages li", (lis) => lis.map((li) => [li.dataset.restored === "true", li.textContent, li.querySelector("a").href]));
+  assert.equal(items.length, 4);
+  assert.deepEqual(items.map(([restored]) => restored), [false, false, true, true]);
+  for (const [restored, text, href] of items) {
+    assert.equal(text.includes("restored from the back/forward cache"), restored, text);
+    assert.match(href, /replay\.html\?session=/);
+  }
+  await page.close();
+});

@@ -79,11 +79,14 @@ func (s *Service) replayOf(sess *Session) (*sessionReplay, error) {
 	return r, nil
 }
 
-// replayPage is a page of a session, with the link that replays it.
+// replayPage is a page of a session, with the link that replays it. A page the
+// browser showed again from its back/forward cache (Restored) has no capture of its
+// own: its link replays the captures nearest its time, those of its earlier load.
 type replayPage struct {
-	URL    string `json:"url"`
-	TS     string `json:"ts"` // 14 digits, UTC
-	Replay string `json:"replay"`
+	URL      string `json:"url"`
+	TS       string `json:"ts"` // 14 digits, UTC
+	Replay   string `json:"replay"`
+	Restored bool   `json:"restored,omitempty"`
 }
 
 // maxReplayedBody is the largest request body (as JSON, base64 inside) that
@@ -124,7 +127,7 @@ func (s *Service) routeReplay(mux *routeTable) {
 		links := []replayPage{}
 		for _, p := range pages {
 			ts := p.TS.UTC().Format("20060102150405")
-			links = append(links, replayPage{URL: p.URL, TS: ts, Replay: replay.Link(sess.info.ID, p.URL, ts)})
+			links = append(links, replayPage{URL: p.URL, TS: ts, Replay: replay.Link(sess.info.ID, p.URL, ts), Restored: p.Restored})
 		}
 		writeJSON(w, httpmsg.StatusOK, map[string]any{"session": sess.Info(), "captures": rp.index.Len(), "problems": problems, "pages": links})
 	}))
