@@ -1170,6 +1170,9 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		r.finish(ctx, key, p, false, key.target)
 	}
 	if t.Session == "" {
+		if msg := r.unreported(t.TabID); msg != "" {
+			r.report(errors.New(msg))
+		}
 		// The tab's pages are forgotten with it (it may be attached again).
 		r.mu.Lock()
 		delete(r.passwordNames, t.TabID)
@@ -1326,6 +1329,10 @@ type extraQueue struct {
 	hops      []*pendingExchange // hops that still lack some of their ExtraInfo
 	requests  []Fields
 	responses []responseWire
+	// reported says the browser reported the request itself (requestWillBeSent):
+	// without it, the queue holds all the recorder knows of a request (see
+	// unreported).
+	reported bool
 }
 
 // maxExtraQueues bounds the requests whose ExtraInfo waits for their hops: events of
@@ -1355,6 +1362,7 @@ func (r *Recorder) extraQueue(key requestKey) *extraQueue {
 // r.mu is held.
 func (r *Recorder) addHop(key requestKey, p *pendingExchange) {
 	q := r.extraQueue(key)
+	q.reported = true
 	q.hops = append(q.hops, p)
 	q.match()
 }
