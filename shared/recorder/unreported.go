@@ -14,8 +14,8 @@ import (
 // (the ExtraInfo events) from its network service. When a page is left while it loads,
 // the renderer's reports still on their way to a DevTools session as the next
 // document commits are dropped: all the requests the left page made after some point
-// are never reported to that session, though they went out, and their ExtraInfo
-// events, which take the other road, arrive. It happens to every DevTools client, each
+// are never reported to that session, though they were sent (most reached the server),
+// and their ExtraInfo events, which take the other road, arrive. It happens to every DevTools client, each
 // at its own point (a plain client attached to the same tab misses some that the
 // extension's session is told of, and the other way round), and no command names the
 // request of an id afterwards. So such a request cannot be archived: the recorder
