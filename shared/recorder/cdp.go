@@ -122,8 +122,11 @@ type Recorder struct {
 	// body (see noteCache).
 	kept     map[string][]byte
 	keptSize int
-	idle     chan struct{} // closed when the last request in flight ends (see setPending)
-	work     inflight      // commands and finishes in flight
+	// unreportedPages counts, by tab and Referer, the requests the browser never
+	// reported whose ExtraInfo queues were dropped (see unreported).
+	unreportedPages map[int]map[string]int
+	idle            chan struct{} // closed when the last request in flight ends (see setPending)
+	work            inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -1351,6 +1354,7 @@ func (r *Recorder) extraQueue(key requestKey) *extraQueue {
 		}
 	}
 	if len(r.extras) >= maxExtraQueues {
+		r.countUnreported(func(requestKey) bool { return true })
 		clear(r.extras)
 	}
 	q := &extraQueue{}

@@ -25,25 +25,41 @@ import (
 // maxUnreportedPages bounds the pages named in the note about unreported requests.
 const maxUnreportedPages = 5
 
+// countUnreported moves the requests the browser never reported, of the ExtraInfo
+// queues of the requests that drop says, from their queues (which it deletes) to
+// r.unreportedPages. r.mu is held.
+func (r *Recorder) countUnreported(drop func(requestKey) bool) {
+	for k, q := range r.extras {
+		if !drop(k) {
+			continue
+		}
+		if !q.reported && len(q.requests) > 0 {
+			if r.unreportedPages == nil {
+				r.unreportedPages = map[int]map[string]int{}
+			}
+			if r.unreportedPages[k.target.TabID] == nil {
+				r.unreportedPages[k.target.TabID] = map[string]int{}
+			}
+			r.unreportedPages[k.target.TabID][q.requests[0].Get("Referer")]++
+		}
+		delete(r.extras, k)
+	}
+}
+
 // unreported forgets the requests of tab that the browser sent (their wire headers
 // came, Network.requestWillBeSentExtraInfo) but never reported, and returns a note
 // for the user that counts them by the page that made them (their Referer), or ""
 // when there are none. r.mu is not held.
 func (r *Recorder) unreported(tab int) string {
 	r.mu.Lock()
-	byPage := map[string]int{}
-	n := 0
-	for k, q := range r.extras {
-		if k.target.TabID != tab {
-			continue
-		}
-		if !q.reported && len(q.requests) > 0 {
-			n++
-			byPage[q.requests[0].Get("Referer")]++
-		}
-		delete(r.extras, k)
-	}
+	r.countUnreported(func(k requestKey) bool { return k.target.TabID == tab })
+	byPage := r.unreportedPages[tab]
+	delete(r.unreportedPages, tab)
 	r.mu.Unlock()
+	n := 0
+	for _, c := range byPage {
+		n += c
+	}
 	if n == 0 {
 		return ""
 	}

@@ -52,6 +52,11 @@ func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
 	for i := range 7 {
 		manyPages = append(manyPages, unreportedEvent(fmt.Sprint("m", i), fmt.Sprintf("http://example.org/page%d", i)))
 	}
+	// More than the recorder keeps ExtraInfo for (4096 requests): counted all the same.
+	var thousands []recordertest.Event
+	for i := range 4100 {
+		thousands = append(thousands, unreportedEvent(fmt.Sprint("t", i), leftPage))
+	}
 	for _, tc := range []struct {
 		name   string
 		events []recordertest.Event
@@ -84,6 +89,11 @@ func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
 			name:   "many pages",
 			events: manyPages,
 			want:   []string{"7 requests begun by", "1 of http://example.org/page0", "1 of http://example.org/page4, 2 more pages)"},
+		},
+		{
+			name:   "more than the recorder keeps",
+			events: thousands,
+			want:   []string{"4100 requests begun by", "(by Referer: 4100 of " + leftPage + ")"},
 		},
 		{
 			name:  "another tab's requests are its own",
