@@ -9,7 +9,7 @@ import { launch } from "./lib/browser.mjs";
 import { galleryImages, quickNavigation, startDokuWiki } from "./lib/dokuwiki.mjs";
 import { floorDir, measureTabs, settle } from "./lib/pageload.mjs";
 import { median, ratio } from "./lib/stats.mjs";
-import { recordAgainstWire, wireQuiet } from "./lib/wire.mjs";
+import { recordAgainstWire, unreportedRequests, wireQuiet } from "./lib/wire.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -55,13 +55,13 @@ try {
   rows.push(["one load of the recorded tab, on the wire", `${Object.values(statuses).reduce((a, b) => a + b, 0)} exchanges`, `by status: ${Object.entries(statuses).map(([k, n]) => `${n} x ${k}`).join(", ")} (the rest of the page's requests answered by the browser's cache)`]);
 
   for (let i = 0; i < runs; i++) {
-    const { report } = await recordAgainstWire(browser, ext, wiki, (page) => quickNavigation(page, wiki.url));
+    const { report, info } = await recordAgainstWire(browser, ext, wiki, (page) => quickNavigation(page, wiki.url));
     const marked = Object.values(report.marked).reduce((a, b) => a + b, 0);
     const unheard = report.missing.length - report.missingHeard.reduce((a, m) => a + m.beyond, 0);
     for (const m of report.missingHeard) console.error(`bench-realsite: missing, though told to the plain DevTools client: ${JSON.stringify(m)}`);
     const cachedMarked = Object.values(report.cachedMarked).reduce((a, b) => a + b, 0);
     quick.push([i + 1, report.wire, `${report.exact} (${pct(report.exact, report.wire)}; ${report.revalidated} of them 304s)`, `${marked} (${pct(marked, report.wire)})`,
-      `${pct(report.exact + marked, report.wire)}`, `${report.missing.length} (${unheard} never told to a plain DevTools client)`, report.unmarked.length,
+      `${pct(report.exact + marked, report.wire)}`, `${report.missing.length} (${unheard} never told to a plain DevTools client)`, unreportedRequests(info).count, report.unmarked.length,
       `${report.cached} / ${cachedMarked}`, report.extra.length]);
   }
 } finally {
@@ -74,5 +74,5 @@ console.log(`\`node scripts/bench-realsite.mjs --loads ${loads} --runs ${runs}\`
 console.log("| measure | value | notes |\n| --- | --- | --- |");
 for (const r of rows) console.log(`| ${r.join(" | ")} |`);
 console.log("\nQuick navigation (scripts/lib/dokuwiki.mjs `quickNavigation`: 21 pages, each left as soon as its navigation commits, the last let load), each run a session of its own, compared with the proxy's log (scripts/lib/wire.mjs):\n");
-console.log("| run | exchanges on the wire | archived byte-exact | archived marked | archived in all | missing | unmarked differences | served from the browser's cache, never on the wire: archived with a body the wire carried / marked | archived, never on the wire (cancelled before sent) |\n|---|---|---|---|---|---|---|---|---|");
+console.log("| run | exchanges on the wire | archived byte-exact | archived marked | archived in all | missing | requests the browser left unreported to webkeep (the session's note) | unmarked differences | served from the browser's cache, never on the wire: archived with a body the wire carried / marked | archived, never on the wire (cancelled before sent) |\n|---|---|---|---|---|---|---|---|---|---|");
 for (const q of quick) console.log(`| ${q.join(" | ")} |`);

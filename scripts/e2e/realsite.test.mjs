@@ -13,7 +13,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch } from "../lib/browser.mjs";
 import { quickNavigation, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
-import { recordAgainstWire, summary } from "../lib/wire.mjs";
+import { recordAgainstWire, summary, unreportedRequests } from "../lib/wire.mjs";
 import { httpBody } from "../lib/warc09.mjs";
 
 let wiki, browser, ext, files;
@@ -85,21 +85,27 @@ for (const name of ["session", "quick"]) {
     assert.ok(report.exact > 0);
     assert.deepEqual(report.unmarked, [], "unmarked differences");
   });
-  // Under quick navigation the requests of a page being left are now and then missing
-  // though the plain client was told of them (on 2026-11-26, at load averages of 8 to
-  // 19, in 3 of 8 runs of bench-realsite's quick navigation and in 4 of 10 runs of a
-  // scratch copy of it). Not a loss in the recorder: a build that logged every
-  // Network.requestWillBeSent reaching the extension's chrome.debugger.onEvent showed
-  // that the browser never sent the missing ones to the extension's debugger session
-  // at all (in one run, the 12 subresource requests of one document, whose own
-  // navigation request it did send), while the plain client's session, attached to
-  // the same tab, got them. Nothing an extension can do makes the browser send them,
-  // so that check reports as a todo instead of failing make test.
-  const todo = name === "quick" && "the browser now and then tells the plain client, not the extension's debugger session, of the requests of a page being left";
-  test(`${label[name]}: every exchange missing from the archive is one the browser never told a plain DevTools client of`, { todo }, (t) => {
-    const { report } = runs[name];
+  // Under quick navigation the renderer's reports of a page being left are dropped by
+  // the browser as the next page commits, for every DevTools client, each at its own
+  // point: traced on 2026-11-26 (BENCHMARKS.md), the plain client missed requests the
+  // extension's session was told of as often as the other way round. So an exchange
+  // missing from the archive that the plain client was told of must be one the
+  // browser never reported to webkeep: the recorder counts those by the request
+  // headers that still reach it (the session's note says how many), and the test
+  // asserts that there are at least as many of them as such exchanges; under quick
+  // navigation, where every exchange missing is a request of a page being left, that
+  // there are at least as many as all the exchanges missing, but the site files webkeep
+  // reads itself (in 20 runs, traced or not, on 2026-11-26 they were).
+  test(`${label[name]}: every exchange missing from the archive is one the browser never told a plain DevTools client of, or never reported to webkeep`, (t) => {
+    const { report, info } = runs[name];
+    const { count: unreported, note } = unreportedRequests(info);
+    const heard = report.missingHeard.reduce((a, m) => a + m.beyond, 0);
+    t.diagnostic(`${report.missing.length} missing, ${heard} of them told to the plain DevTools client; the browser never reported ${unreported} requests to webkeep: ${note}`);
     for (const m of report.missingHeard) t.diagnostic(`missing, though told to the plain DevTools client: ${JSON.stringify(m)}`);
-    assert.deepEqual(report.missingHeard, [], "exchanges missing from the archive that the browser told a plain DevTools client of");
+    assert.ok(heard <= unreported, `${heard} exchanges missing from the archive were told to the plain DevTools client, and the browser left only ${unreported} unreported to webkeep`);
+    if (name !== "quick") return;
+    const pagesLeft = report.missing.filter((m) => !/^\/(data|robots)\.txt$/.test(m.url)).length;
+    assert.ok(pagesLeft <= unreported, `${pagesLeft} exchanges of pages left are missing from the archive, and the browser left only ${unreported} requests unreported to webkeep`);
   });
 }
 

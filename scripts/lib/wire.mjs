@@ -172,6 +172,16 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
   return report;
 }
 
+/**
+ * The requests the browser never reported to webkeep, as a stopped session's info
+ * (its notes) says: { count, note } (0 and "" when it says none). See
+ * shared/recorder/unreported.go.
+ */
+export function unreportedRequests(info) {
+  const note = (info.notes || []).find((n) => /begun by pages left as they loaded (is|are) not in the archive/.test(n)) || "";
+  return { count: Number(note.match(/^(\d+) requests? begun/)?.[1] || 0), note };
+}
+
 /** One line of a report, for a person: counts, marks by reason, what is missing. */
 export function summary(report) {
   const marked = Object.values(report.marked).reduce((a, b) => a + b, 0);

@@ -122,8 +122,11 @@ type Recorder struct {
 	// body (see noteCache).
 	kept     map[string][]byte
 	keptSize int
-	idle     chan struct{} // closed when the last request in flight ends (see setPending)
-	work     inflight      // commands and finishes in flight
+	// unreportedPages counts, by tab and Referer, the requests the browser never
+	// reported whose ExtraInfo queues were dropped (see unreported).
+	unreportedPages map[int]map[string]int
+	idle            chan struct{} // closed when the last request in flight ends (see setPending)
+	work            inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -1170,6 +1173,9 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		r.finish(ctx, key, p, false, key.target)
 	}
 	if t.Session == "" {
+		if msg := r.unreported(t.TabID); msg != "" {
+			r.report(errors.New(msg))
+		}
 		// The tab's pages are forgotten with it (it may be attached again).
 		r.mu.Lock()
 		delete(r.passwordNames, t.TabID)
@@ -1326,6 +1332,10 @@ type extraQueue struct {
 	hops      []*pendingExchange // hops that still lack some of their ExtraInfo
 	requests  []Fields
 	responses []responseWire
+	// reported says the browser reported the request itself (requestWillBeSent):
+	// without it, the queue holds all the recorder knows of a request (see
+	// unreported).
+	reported bool
 }
 
 // maxExtraQueues bounds the requests whose ExtraInfo waits for their hops: events of
@@ -1344,6 +1354,7 @@ func (r *Recorder) extraQueue(key requestKey) *extraQueue {
 		}
 	}
 	if len(r.extras) >= maxExtraQueues {
+		r.countUnreported(func(requestKey) bool { return true })
 		clear(r.extras)
 	}
 	q := &extraQueue{}
@@ -1355,6 +1366,7 @@ func (r *Recorder) extraQueue(key requestKey) *extraQueue {
 // r.mu is held.
 func (r *Recorder) addHop(key requestKey, p *pendingExchange) {
 	q := r.extraQueue(key)
+	q.reported = true
 	q.hops = append(q.hops, p)
 	q.match()
 }

@@ -1,0 +1,95 @@
+package recorder
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Requests the browser sent but never reported.
+//
+// Chromium reports a page's own requests (Network.requestWillBeSent, the response,
+// its end) from the page's renderer, and the headers as sent and received on the wire
+// (the ExtraInfo events) from its network service. When a page is left while it loads,
+// the renderer's reports still on their way to a DevTools session as the next
+// document commits are dropped: all the requests the left page made after some point
+// are never reported to that session, though they were sent (most reached the server),
+// and their ExtraInfo events, which take the other road, arrive. It happens to every DevTools client, each
+// at its own point (a plain client attached to the same tab misses some that the
+// extension's session is told of, and the other way round), and no command names the
+// request of an id afterwards. So such a request cannot be archived: the recorder
+// knows it only by its wire headers, which do not carry its URL (in HTTP/1.1), and it
+// says so, in plain words, when the tab's recording ends (see unreported).
+
+// maxUnreportedPages bounds the pages named in the note about unreported requests.
+const maxUnreportedPages = 5
+
+// countUnreported moves the requests the browser never reported, of the ExtraInfo
+// queues of the requests that drop says, from their queues (which it deletes) to
+// r.unreportedPages. r.mu is held.
+func (r *Recorder) countUnreported(drop func(requestKey) bool) {
+	for k, q := range r.extras {
+		if !drop(k) {
+			continue
+		}
+		if !q.reported && len(q.requests) > 0 {
+			if r.unreportedPages == nil {
+				r.unreportedPages = map[int]map[string]int{}
+			}
+			if r.unreportedPages[k.target.TabID] == nil {
+				r.unreportedPages[k.target.TabID] = map[string]int{}
+			}
+			r.unreportedPages[k.target.TabID][q.requests[0].Get("Referer")]++
+		}
+		delete(r.extras, k)
+	}
+}
+
+// unreported forgets the requests of tab that the browser sent (their wire headers
+// came, Network.requestWillBeSentExtraInfo) but never reported, and returns a note
+// for the user that counts them by the page that made them (their Referer), or ""
+// when there are none. r.mu is not held.
+func (r *Recorder) unreported(tab int) string {
+	r.mu.Lock()
+	r.countUnreported(func(k requestKey) bool { return k.target.TabID == tab })
+	byPage := r.unreportedPages[tab]
+	delete(r.unreportedPages, tab)
+	r.mu.Unlock()
+	n := 0
+	for _, c := range byPage {
+		n += c
+	}
+	if n == 0 {
+		return ""
+	}
+	pages := make([]string, 0, len(byPage))
+	for p := range byPage {
+		pages = append(pages, p)
+	}
+	slices.SortFunc(pages, func(a, b string) int {
+		return cmp.Or(cmp.Compare(byPage[b], byPage[a]), strings.Compare(a, b))
+	})
+	var of []string
+	for i, p := range pages {
+		if i == maxUnreportedPages {
+			of = append(of, fmt.Sprintf("%d more pages", len(pages)-i))
+			break
+		}
+		name := p
+		if name == "" {
+			name = "a page that sent no Referer"
+		}
+		of = append(of, fmt.Sprintf("%d of %s", byPage[p], name))
+	}
+	return fmt.Sprintf("%d %s begun by pages left as they loaded %s not in the archive: the browser dropped its reports of them (as Chromium does, to any DevTools client, when the next page comes) and gave webkeep only their request headers, without their addresses (by Referer: %s)",
+		n, plural(n, "request", "requests"), plural(n, "is", "are"), strings.Join(of, ", "))
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

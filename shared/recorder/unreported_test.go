@@ -1,0 +1,153 @@
+package recorder_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/webkeep/webkeep/shared/recorder"
+	"github.com/webkeep/webkeep/shared/recorder/recordertest"
+)
+
+// The events of a page left as it loaded, as Chromium 156 sent them to the extension's
+// debugger session in a traced quick-navigation run (scripts/e2e/realsite.test.mjs,
+// 2026-11-26): the page's navigation and its first two requests (its style sheet and a
+// script, from the memory cache) were reported; its next requests went out (their
+// ExtraInfo came, with the page as Referer) but were never reported, while a plain
+// DevTools client on the same tab was told of them.
+const leftPage = "http://127.0.0.1:33779/doku.php?id=wiki:syntax"
+
+var leftPageEvents = []recordertest.Event{
+	{Method: "Network.requestWillBeSent", Params: `{"requestId":"14C6B5D0","loaderId":"14C6B5D0","frameId":"F","type":"Document","documentURL":"` + leftPage + `","request":{"url":"` + leftPage + `","method":"GET","headers":{}}}`},
+	{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"14C6B5D0","headers":{"Host":"127.0.0.1:33779"}}`},
+	{Method: "Network.responseReceived", Params: `{"requestId":"14C6B5D0","type":"Document","response":{"url":"` + leftPage + `","status":200,"headers":{"Content-Type":"text/html"}}}`},
+	{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"14C6B5D0","statusCode":200,"headers":{"Content-Type":"text/html"},"headersText":"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"}`},
+	{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"14C6B5D0","url":"` + leftPage + `"},"type":"Navigation"}`},
+	{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"15177.60","headers":{"Host":"127.0.0.1:33779","Referer":"` + leftPage + `","Sec-Fetch-Dest":"image"}}`},
+	{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"15177.61","headers":{"Host":"127.0.0.1:33779","Referer":"` + leftPage + `","Sec-Fetch-Dest":"image"}}`},
+	{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"15177.61","statusCode":200,"headers":{},"headersText":"HTTP/1.1 200 OK\r\nContent-Type: image/svg+xml\r\n\r\n"}`},
+	{Method: "Network.requestWillBeSent", Params: `{"requestId":"15177.57","loaderId":"14C6B5D0","frameId":"F","type":"Stylesheet","documentURL":"` + leftPage + `","request":{"url":"http://127.0.0.1:33779/lib/exe/css.php","method":"GET","headers":{}}}`},
+	{Method: "Network.requestServedFromCache", Params: `{"requestId":"15177.57"}`},
+	{Method: "Network.responseReceived", Params: `{"requestId":"15177.57","type":"Stylesheet","response":{"status":200,"headers":{}}}`},
+	{Method: "Network.loadingFinished", Params: `{"requestId":"15177.57"}`},
+	{Method: "Network.requestWillBeSent", Params: `{"requestId":"15177.58","loaderId":"14C6B5D0","frameId":"F","type":"Script","documentURL":"` + leftPage + `","request":{"url":"http://127.0.0.1:33779/lib/exe/jquery.php","method":"GET","headers":{}}}`},
+	{Method: "Network.requestServedFromCache", Params: `{"requestId":"15177.58"}`},
+}
+
+// unreportedEvent is the ExtraInfo of a request, sent with referer, that the browser
+// never reports.
+func unreportedEvent(id, referer string) recordertest.Event {
+	h := `{"Host":"127.0.0.1:33779"}`
+	if referer != "" {
+		h = `{"Host":"127.0.0.1:33779","Referer":"` + referer + `"}`
+	}
+	return recordertest.Event{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"` + id + `","headers":` + h + `}`}
+}
+
+func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
+	var manyPages []recordertest.Event
+	for i := range 7 {
+		manyPages = append(manyPages, unreportedEvent(fmt.Sprint("m", i), fmt.Sprintf("http://example.org/page%d", i)))
+	}
+	// More than the recorder keeps ExtraInfo for (4096 requests): counted all the same.
+	var thousands []recordertest.Event
+	for i := range 4100 {
+		thousands = append(thousands, unreportedEvent(fmt.Sprint("t", i), leftPage))
+	}
+	for _, tc := range []struct {
+		name   string
+		events []recordertest.Event
+		other  []recordertest.Event // of another tab, also recorded
+		want   []string             // in the note; none: no note
+	}{
+		{name: "every request reported", events: leftPageEvents[:5]},
+		{
+			name:   "a page left as it loaded",
+			events: leftPageEvents,
+			want:   []string{"2 requests begun by pages left as they loaded are not in the archive", "(by Referer: 2 of " + leftPage + ")"},
+		},
+		{
+			// The wire headers often come before the request's own report: a request
+			// reported after them is not counted.
+			name:   "reported after its wire headers",
+			events: append(append(leftPageEvents[:5:5], unreportedEvent("15177.57", leftPage)), leftPageEvents[8:]...),
+		},
+		{
+			name:   "one request, and one with no Referer",
+			events: []recordertest.Event{unreportedEvent("1", leftPage), unreportedEvent("2", "")},
+			want:   []string{"2 requests begun by", "1 of " + leftPage, "1 of a page that sent no Referer"},
+		},
+		{
+			name:   "one request",
+			events: []recordertest.Event{unreportedEvent("1", leftPage)},
+			want:   []string{"1 request begun by pages left as they loaded is not in the archive", "(by Referer: 1 of " + leftPage + ")"},
+		},
+		{
+			name:   "many pages",
+			events: manyPages,
+			want:   []string{"7 requests begun by", "1 of http://example.org/page0", "1 of http://example.org/page4, 2 more pages)"},
+		},
+		{
+			name:   "more than the recorder keeps",
+			events: thousands,
+			want:   []string{"4100 requests begun by", "(by Referer: 4100 of " + leftPage + ")"},
+		},
+		{
+			name:  "another tab's requests are its own",
+			other: leftPageEvents,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := recorder.NewRecorder(&recordertest.Browser{})
+			var mu sync.Mutex
+			var notes []string
+			r.OnError = func(err error) { mu.Lock(); notes = append(notes, err.Error()); mu.Unlock() }
+			ctx := context.Background()
+			feed := func(tab int, events []recordertest.Event) {
+				for _, ev := range events {
+					if err := r.HandleEvent(ctx, recorder.Target{TabID: tab}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+						t.Fatalf("%s: %v", ev.Method, err)
+					}
+				}
+			}
+			feed(7, tc.events)
+			feed(8, tc.other)
+			r.Wait()
+			r.Detached(ctx, recorder.Target{TabID: 7}, "recording stopped")
+			r.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			var said []string
+			for _, n := range notes {
+				if strings.Contains(n, "not in the archive") {
+					said = append(said, n)
+				}
+			}
+			if len(tc.want) == 0 {
+				if len(said) != 0 {
+					t.Fatalf("noted %q, want no note", said)
+				}
+				return
+			}
+			if len(said) != 1 {
+				t.Fatalf("notes %q, want one about requests never reported", notes)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(said[0], w) {
+					t.Errorf("note %q does not say %q", said[0], w)
+				}
+			}
+			// Said once: the requests are forgotten with the tab.
+			notes = nil
+			mu.Unlock()
+			r.Detached(ctx, recorder.Target{TabID: 7}, "recording stopped")
+			mu.Lock()
+			if len(notes) != 0 {
+				t.Errorf("said again after a second detach: %q", notes)
+			}
+		})
+	}
+}
