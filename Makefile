@@ -27,6 +27,8 @@ build: setup
 	@# as it compiles (sw.js); Firefox's background page reads core.wasm as it is.
 	GOOS=js GOARCH=wasm go build $(WASM_FLAGS) -o dist/core.wasm ./wasm/core
 	gzip -9 -n -c dist/core.wasm > $(EXT)/core.wasm.gz
+	@# The worker keeps the inflated core in its Cache Storage under this build's id.
+	printf 'self.webkeepCoreID = "%s";\n' $$(sha256sum dist/core.wasm | cut -c1-16) > $(EXT)/core-id.js
 	GOOS=js GOARCH=wasm go build $(WASM_FLAGS) -o $(EXT)/ui.wasm ./wasm/ui
 	@if ls wasm/worker/*.go >/dev/null 2>&1; then scripts/build-worker.sh; fi
 	go run ./scripts/zipdir $(EXT) dist/webkeep-extension.zip
@@ -34,7 +36,7 @@ build: setup
 	@# (extension-firefox/), and api.js loaded before each page's code.
 	rm -rf $(FIREFOX) && mkdir -p $(FIREFOX)
 	cp -r $(EXT)/. $(FIREFOX)/
-	rm $(FIREFOX)/sw.js $(FIREFOX)/pacing.js $(FIREFOX)/badge.js $(FIREFOX)/events.js $(FIREFOX)/core.wasm.gz
+	rm $(FIREFOX)/sw.js $(FIREFOX)/pacing.js $(FIREFOX)/badge.js $(FIREFOX)/events.js $(FIREFOX)/core.wasm.gz $(FIREFOX)/core-id.js
 	cp dist/core.wasm $(FIREFOX)/
 	cp extension-firefox/* $(FIREFOX)/
 	sed -i 's|<script src="wasm_exec.js"></script>|<script src="api.js"></script>\n&|' $(FIREFOX)/*.html

@@ -9,7 +9,7 @@
 // (wasm/core), and the shim "webkeep: scripts", "webkeep: instantiated" and
 // "webkeep: ready".
 performance.mark("webkeep: shim");
-importScripts("wasm_exec.js", "store.js", "pacing.js", "badge.js", "events.js");
+importScripts("wasm_exec.js", "core-id.js", "store.js", "pacing.js", "badge.js", "events.js");
 performance.mark("webkeep: scripts");
 
 const pending = [];
@@ -127,14 +127,43 @@ self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
 
 // The core is shipped gzipped: the worker reads 2.7 MB instead of 10 MB from the
-// extension's files, which is most of its start (BENCHMARKS.md, "Core cold start"), and
-// the browser inflates it natively as it compiles it.
+// extension's files, and the browser inflates it natively as it compiles it. Reading
+// and inflating that file was still most of a start (BENCHMARKS.md, "Core cold start"),
+// so the first start keeps the inflated core in the worker's Cache Storage, under a URL
+// of its build (core-id.js; the Cache API takes only http(s) URLs), and the next starts
+// compile it from there. A cache that fails is passed by, and a kept core that does not
+// compile is dropped: the core is then read from the extension's files (and kept again).
 const go = new Go();
-const coreWasm = fetch("core.wasm.gz").then((r) => {
+const wasmHeaders = { "content-type": "application/wasm" };
+const coreCache = "webkeep-core";
+const coreCacheURL = `https://webkeep.invalid/core-${self.webkeepCoreID}.wasm`;
+const coreFromFiles = () => fetch("core.wasm.gz").then((r) => {
   if (!r.ok) throw new Error("core.wasm.gz: " + r.status);
-  return new Response(r.body.pipeThrough(new DecompressionStream("gzip")), { headers: { "content-type": "application/wasm" } });
+  self.webkeepCoreFrom = "files";
+  return new Response(r.body.pipeThrough(new DecompressionStream("gzip")), { headers: wasmHeaders });
 });
-WebAssembly.instantiateStreaming(coreWasm, go.importObject)
+const keepCore = (cache, body) => cache.put(coreCacheURL, new Response(body, { headers: wasmHeaders }))
+  .then(async () => { // the cores of earlier builds go
+    for (const r of await cache.keys()) if (r.url !== coreCacheURL) await cache.delete(r);
+  })
+  .catch((e) => console.warn("webkeep: the core is not kept for the next start:", e));
+const loadCore = () => caches.open(coreCache).then(async (cache) => {
+  const kept = await cache.match(coreCacheURL);
+  if (kept) {
+    self.webkeepCoreFrom = "cache";
+    return kept;
+  }
+  const [compile, keep] = (await coreFromFiles()).body.tee();
+  keepCore(cache, keep);
+  return new Response(compile, { headers: wasmHeaders });
+}).catch(() => coreFromFiles());
+WebAssembly.instantiateStreaming(loadCore(), go.importObject)
+  .catch(async (e) => {
+    if (self.webkeepCoreFrom !== "cache") throw e;
+    console.warn("webkeep: the kept core did not compile, reading the extension's:", e);
+    await caches.delete(coreCache).catch(() => {});
+    return WebAssembly.instantiateStreaming(loadCore(), go.importObject);
+  })
   .then((result) => {
     performance.mark("webkeep: instantiated");
     go.run(result.instance);

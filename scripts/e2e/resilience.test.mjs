@@ -12,7 +12,7 @@ import { clickAndWait, launch, root, startDemoSite, startRecording, tabId, waitF
 import { readWarc09 } from "../lib/warc09.mjs";
 import { readZip } from "../lib/zip.mjs";
 
-let site, other, browser, dir, records, report, popupText, restarted;
+let site, other, browser, dir, records, report, popupText, restarted, firstCoreFrom;
 
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "webkeep-e2e-"));
@@ -26,6 +26,7 @@ before(async () => {
 
   // Chrome stops idle service workers; a stopped worker must lose nothing.
   await browser.sw.evaluate(() => { self.beforeStop = true; });
+  firstCoreFrom = await browser.sw.evaluate(() => self.webkeepCoreFrom);
   const cdp = await browser.context.newCDPSession(popup);
   await cdp.send("ServiceWorker.enable");
   await cdp.send("ServiceWorker.stopAllWorkers");
@@ -35,7 +36,8 @@ before(async () => {
   restarted = await waitFor(async () => {
     const workers = browser.context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"));
     for (const w of workers) {
-      if (await w.evaluate(() => typeof self.webkeepCore === "object" && !self.beforeStop).catch(() => false)) return true;
+      const from = await w.evaluate(() => typeof self.webkeepCore === "object" && !self.beforeStop && self.webkeepCoreFrom).catch(() => false);
+      if (from) return from;
     }
     return false;
   }, "a new service worker");
@@ -74,9 +76,58 @@ test("what was recorded before the service worker stopped is kept", () => {
 
 test("recording goes on after the service worker restarts", () => {
   assert.ok(restarted, "the service worker was really stopped and started again");
+  // The first start read the core from the extension's files and kept it; the
+  // restarted worker compiled the one kept.
+  assert.equal(firstCoreFrom, "files");
+  assert.equal(restarted, "cache");
   assert.ok(has("response", new URL("/forms", site.url).href), "the page loaded after the restart");
   assert.ok(has("request", new URL("/api/json", site.url).href), "the POST made after the restart");
 });
+
+test("a kept core that does not compile is passed by: the worker starts from the extension's files and keeps it anew", async () => {
+  const worker = async () => {
+    for (const w of browser.context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"))) {
+      const state = await w.evaluate(() => typeof self.webkeepCore === "object" && !self.broken && { from: self.webkeepCoreFrom }).catch(() => false);
+      if (state) return state;
+    }
+    return false;
+  };
+  const w = browser.context.serviceWorkers().find((w) => w.url().startsWith("chrome-extension://"));
+  const kept = await w.evaluate(async () => {
+    self.broken = true;
+    const cache = await caches.open("webkeep-core");
+    const [key] = await cache.keys();
+    await cache.put(key, new Response("not wasm", { headers: { "content-type": "application/wasm" } }));
+    return key.url;
+  });
+  assert.match(kept, /^https:\/\/webkeep\.invalid\/core-[0-9a-f]{16}\.wasm$/);
+  const page = await browser.context.newPage();
+  await page.goto(browser.page("popup.html"));
+  const cdp = await browser.context.newCDPSession(page);
+  await cdp.send("ServiceWorker.enable");
+  await cdp.send("ServiceWorker.stopAllWorkers");
+  await page.evaluate(() => fetch("/api/status").then((r) => r.json())); // wakes it
+  const state = await waitFor(worker, "a new service worker", 30000);
+  assert.deepEqual(state, { from: "files" });
+  // The core is kept again once its bytes are all written (a worker stopped before
+  // that keeps nothing, and the next start reads the files again); then the next start
+  // compiles the kept core.
+  const keptSize = async () => {
+    for (const w of browser.context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"))) {
+      const size = await w.evaluate(async (url) => {
+        const r = await (await caches.open("webkeep-core")).match(url);
+        return r ? (await r.arrayBuffer()).byteLength : 0;
+      }, kept).catch(() => 0);
+      if (size) return size;
+    }
+    return 0;
+  };
+  await waitFor(async () => (await keptSize()) > 1e6, "the core kept again", 30000);
+  await cdp.send("ServiceWorker.stopAllWorkers");
+  await page.evaluate(() => fetch("/api/status").then((r) => r.json()));
+  await waitFor(async () => (await worker())?.from === "cache", "a worker started from the core kept again", 30000);
+  await page.close();
+}, { timeout: 120000 });
 
 test("a page that fails to load is recorded as a failure, and recording goes on", () => {
   const failed = records.find((r) => r.type === "metadata" && r.uri === "http://127.0.0.1:9/unreachable");
