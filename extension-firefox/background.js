@@ -21,7 +21,8 @@ const deliver = (fn) => (core ? fn(core) : pending.push(fn));
 // demo gallery, BENCHMARKS.md). None of them is urgent here, unlike Chromium's
 // (core.urgent): the core asks for nothing that is lost if it asks late, for a body
 // stays in its filter's hop until the core streams or reads it, and a request body
-// comes with its request. So every event keeps its place in one queue.
+// comes with its request. So every event keeps its place in one queue; only a new
+// tab's opening goes ahead (tabs.onCreated below).
 const pacer = newPacer(deliver);
 const ready = new Promise((resolve) => {
   self.webkeepCoreReady = () => {
@@ -407,8 +408,10 @@ self.webkeepHost = {
 browser.tabs.onRemoved.addListener((tabId) => {
   if (recorded.has(tabId)) pacer.add((c) => c.detached(tabId, "target_closed"));
 });
+// A tab a recorded tab opens is recorded from its first request: the core hears of it
+// at once, ahead of the events waiting, and attaches it before that request comes.
 browser.tabs.onCreated.addListener((tab) => {
-  if (tab.openerTabId) pacer.add((c) => c.tabCreated(tab.id, tab.openerTabId));
+  if (tab.openerTabId) pacer.urgent((c) => c.tabCreated(tab.id, tab.openerTabId));
 });
 // The keyboard shortcut: start or stop recording the tab.
 self.webkeepToggle = async (tab) => {
