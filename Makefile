@@ -36,7 +36,7 @@ build: setup
 	@# (extension-firefox/), and api.js loaded before each page's code.
 	rm -rf $(FIREFOX) && mkdir -p $(FIREFOX)
 	cp -r $(EXT)/. $(FIREFOX)/
-	rm $(FIREFOX)/sw.js $(FIREFOX)/pacing.js $(FIREFOX)/badge.js $(FIREFOX)/events.js $(FIREFOX)/core.wasm.gz $(FIREFOX)/core-id.js
+	rm $(FIREFOX)/sw.js $(FIREFOX)/badge.js $(FIREFOX)/events.js $(FIREFOX)/core.wasm.gz $(FIREFOX)/core-id.js
 	cp dist/core.wasm $(FIREFOX)/
 	cp extension-firefox/* $(FIREFOX)/
 	sed -i 's|<script src="wasm_exec.js"></script>|<script src="api.js"></script>\n&|' $(FIREFOX)/*.html

@@ -4,7 +4,8 @@
 // commands the recorder sends: a response body from the bytes a StreamFilter passed on,
 // a request body from requestBody.raw. The pages reach the core's API through runtime
 // messages (api.js), for an event page has no fetch event. Every decision is made in
-// the core (wasm/core). wasm_exec.js and store.js (IndexedDB) are loaded before it.
+// the core (wasm/core), how its events are paced too (pacing.js). wasm_exec.js,
+// store.js (IndexedDB) and pacing.js are loaded before it.
 "use strict";
 
 // Large values go into IndexedDB as typed arrays, released once put (store.js).
@@ -13,21 +14,32 @@ storeOptions.blobs = false;
 const pending = [];
 let core = null;
 let fields = null; // the DevTools events the core acts on
+const deliver = (fn) => (core ? fn(core) : pending.push(fn));
+// The events wait while a page loads, as in Chromium (pacing.js): the core's work on
+// them runs on this page's one thread, where it would hold back the webRequest events
+// and the StreamFilter data of the loading page (about 60 ms of a 190 ms load of the
+// demo gallery, BENCHMARKS.md). None of them is urgent here, unlike Chromium's
+// (core.urgent): the core asks for nothing that is lost if it asks late, for a body
+// stays in its filter's hop until the core streams or reads it, and a request body
+// comes with its request. So every event keeps its place in one queue; only a new
+// tab's opening goes ahead (tabs.onCreated below).
+const pacer = newPacer(deliver);
 const ready = new Promise((resolve) => {
   self.webkeepCoreReady = () => {
     core = self.webkeepCore;
     fields = core.fields;
-    for (const deliver of pending.splice(0)) deliver(core);
+    for (const fn of pending.splice(0)) fn(core);
+    pacer.start(core.pacing);
     resolve(core);
   };
 });
-const deliver = (fn) => (core ? fn(core) : pending.push(fn));
 
-// emit hands the core one DevTools event of a tab, in the order the browser's came.
-const emit = (tabId, method, params) => {
+// emit queues one DevTools event of a tab for the core, in the order the browser's
+// came; bytes, if any, are a body's data passed beside it.
+const emit = (tabId, method, params, bytes = null) => {
   if (fields && !Object.hasOwn(fields, method)) return;
   const json = JSON.stringify(params);
-  deliver((c) => c.event(tabId, null, method, json, null));
+  pacer.add((c) => c.event(tabId, null, method, json, bytes), bytes ? bytes.length : 0);
 };
 
 // The tabs being recorded, each with a target id made when it was attached. Firefox
@@ -165,7 +177,7 @@ const streamed = (tabId, requestId, hop, bytes) => {
   const route = routes.get(routeKey(tabId, requestId));
   const params = { requestId, dataLength: bytes.length, encodedDataLength: bytes.length };
   if (!route) {
-    deliver((c) => c.event(tabId, null, "Network.dataReceived", JSON.stringify(params), bytes));
+    emit(tabId, "Network.dataReceived", params, bytes);
     return;
   }
   try {
@@ -344,7 +356,7 @@ const keepRecording = () => {
     if (recorded.size === 0) browser.runtime.getPlatformInfo().catch(() => {});
     for (const tabId of recorded.keys()) {
       browser.tabs.get(tabId).catch(() => {
-        if (recorded.has(tabId)) deliver((c) => c.detached(tabId, "target_closed"));
+        if (recorded.has(tabId)) pacer.add((c) => c.detached(tabId, "target_closed"));
       });
     }
   }, keepAliveMs);
@@ -394,14 +406,17 @@ self.webkeepHost = {
 };
 
 browser.tabs.onRemoved.addListener((tabId) => {
-  if (recorded.has(tabId)) deliver((c) => c.detached(tabId, "target_closed"));
+  if (recorded.has(tabId)) pacer.add((c) => c.detached(tabId, "target_closed"));
 });
+// A tab a recorded tab opens is recorded from its first request: the core hears of it
+// at once, ahead of the events waiting, and attaches it before that request comes.
 browser.tabs.onCreated.addListener((tab) => {
-  if (tab.openerTabId) deliver((c) => c.tabCreated(tab.id, tab.openerTabId));
+  if (tab.openerTabId) pacer.urgent((c) => c.tabCreated(tab.id, tab.openerTabId));
 });
 // The keyboard shortcut: start or stop recording the tab.
 self.webkeepToggle = async (tab) => {
   const c = await ready;
+  pacer.flush();
   const res = await c.handle(new Request(new URL("/api/record/toggle?tab=" + tab.id, location.origin), { method: "POST" }));
   if (!res.ok) console.warn("webkeep: toggle:", await res.text());
   return res.json();
@@ -421,6 +436,9 @@ browser.runtime.onMessage.addListener((message, sender) => {
     // Firefox's Request has no body stream (Request.body), which the core reads a body
     // from: it is handed a request with a Response's.
     const body = m.body && m.body.length ? new Response(m.body).body : null;
+    // A request that changes something (stopping a recording) sees every event; one
+    // that only looks may be a moment behind.
+    if (m.method !== "GET") pacer.flush();
     answering++;
     keepRecording();
     try {

@@ -1,4 +1,5 @@
-// webkeep's pacing of browser events for the Chromium shim (sw.js): the events queued
+// webkeep's pacing of browser events for the shims (sw.js in Chromium, Firefox's
+// background.js, which hands nothing over as urgent): the events queued
 // for the Go core and handed over one per task of this thread, so that what arrives
 // meanwhile is not kept waiting behind a burst of them (handling one costs the core a
 // millisecond or so). The policy is the core's (recorder.Pacing, given as core.pacing):

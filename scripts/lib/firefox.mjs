@@ -7,7 +7,9 @@ import path from "node:path";
 import puppeteer from "puppeteer-core";
 import { root, waitFor } from "./browser.mjs";
 
-export const firefoxExtensionDir = path.join(root, "dist/firefox");
+// The build installed: dist/firefox, or the directory WEBKEEP_FIREFOX_DIR names (another
+// branch's dist/firefox, for a benchmark that alternates two builds).
+export const firefoxExtensionDir = process.env.WEBKEEP_FIREFOX_DIR || path.join(root, "dist/firefox");
 // The add-on's moz-extension:// host, fixed by a preference so that tests can open its pages.
 const addonID = "webkeep@webkeep.dev";
 const addonHost = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9";

@@ -735,7 +735,8 @@ type Pacing struct {
 	HeldMax     int
 }
 
-// DefaultPacing is the pacing of the extension's service worker (extension/pacing.js).
+// DefaultPacing is the pacing of the extension's service worker and of its Firefox
+// background page (extension/pacing.js).
 var DefaultPacing = Pacing{Quiet: 30 * time.Millisecond, Late: time.Second, HeldMax: 4 << 20}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
