@@ -103,6 +103,14 @@ for (const name of ["session", "quick"]) {
     t.diagnostic(`${report.missing.length} missing, ${heard} of them told to the plain DevTools client; the browser never reported ${unreported} requests to webkeep: ${note}`);
     for (const m of report.missingHeard) t.diagnostic(`missing, though told to the plain DevTools client: ${JSON.stringify(m)}`);
     assert.ok(heard <= unreported, `${heard} exchanges missing from the archive were told to the plain DevTools client, and the browser left only ${unreported} unreported to webkeep`);
+    // The archive says it too: a metadata record on each page that named itself
+    // (Referer), with the count of its requests never reported.
+    const pageNotes = runs[name].records.filter((r) => r.type === "metadata" && /this page began as it was left (is|are) not in the archive/.test(r.block.toString("utf8")));
+    const inArchive = pageNotes.reduce((a, r) => a + Number(r.block.toString("utf8").match(/^(\d+) requests? this page/)[1]), 0);
+    t.diagnostic(`${pageNotes.length} pages' notes in the archive count ${inArchive} requests never reported`);
+    assert.ok(inArchive <= unreported, `the archive's notes count ${inArchive}, the session's ${unreported}`);
+    if (/ of http/.test(note)) assert.ok(inArchive > 0, `the session's note names pages (${note}), the archive has no note on them`);
+    for (const r of pageNotes) assert.match(r.uri, /^http:\/\//);
     if (name !== "quick") return;
     const pagesLeft = report.missing.filter((m) => !/^\/(data|robots)\.txt$/.test(m.url)).length;
     assert.ok(pagesLeft <= unreported, `${pagesLeft} exchanges of pages left are missing from the archive, and the browser left only ${unreported} requests unreported to webkeep`);

@@ -102,6 +102,7 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.recorder.OnExchange = s.exchange
 	s.recorder.OnPage = s.page
 	s.recorder.OnError = func(err error) { s.noteCurrent(err.Error()) }
+	s.recorder.OnPageNote = s.pageNote
 	s.settings = loadSettings(store)
 	s.recorder.BodyLimit = s.settings.BodyLimit
 	s.db = loadURLDatabase(store)
@@ -597,6 +598,20 @@ func (s *Service) exchange(ex *recorder.Exchange) {
 	s.writes.push(func() {
 		s.recorder.WaitQuiet(ended)
 		s.write(sess, ex)
+	})
+}
+
+// pageNote archives a note about a page in the current session, after the exchanges
+// queued before it.
+func (s *Service) pageNote(page, note string) {
+	sess := s.current()
+	if sess == nil {
+		return
+	}
+	s.writes.push(func() {
+		if err := sess.WriteNote(page, note); err != nil {
+			sess.Note(err.Error())
+		}
 	})
 }
 

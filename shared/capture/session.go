@@ -259,6 +259,41 @@ func (s *Session) AddPage(p recorder.Page) error {
 // metadata record saying why there is no response), and the CDX lines that find them.
 // The records reach the store before WriteExchange returns.
 func (s *Session) WriteExchange(ex *recorder.Exchange) error {
+	err := s.write(func() (int, error) { return s.writeRecords(ex) }, func(records int) { s.count(ex, records) })
+	if err != nil {
+		return fmt.Errorf("capture: %s %s: %w", ex.Method, ex.URL, err)
+	}
+	return nil
+}
+
+// WriteNote archives a note about page (a URL) as a metadata record of its own: what
+// the browser did not let webkeep keep of it, where no exchange's records can say so.
+// The record reaches the store before WriteNote returns.
+func (s *Session) WriteNote(page, note string) error {
+	err := s.write(func() (int, error) {
+		_, err := s.w.WriteRecord(&warc.Record{
+			Type:        warc.TypeMetadata,
+			TargetURI:   page,
+			Date:        time.Now().UTC(),
+			ContentType: "text/plain",
+			Block:       strings.NewReader(note),
+			BlockLength: int64(len(note)),
+		})
+		return 1, err
+	}, func(records int) {
+		s.info.Records += records
+		s.info.Updated = time.Now().UTC()
+	})
+	if err != nil {
+		return fmt.Errorf("capture: note on %s: %w", page, err)
+	}
+	return nil
+}
+
+// write runs records, which writes records to s.w and returns their count, and stores
+// them with their CDX lines; counted adds them to the session's counts once they are
+// stored. On an error the session is as it was before.
+func (s *Session) write(records func() (int, error), counted func(records int)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w == nil {
@@ -288,7 +323,7 @@ func (s *Session) WriteExchange(ex *recorder.Exchange) error {
 	s.dedupLines = s.dedupLines[:0]
 	s.revisitLines = s.revisitLines[:0]
 	s.cdxLines = s.cdxLines[:0]
-	records, err := s.writeRecords(ex)
+	n, err := records()
 	if err == nil {
 		err = s.index.End(s.w.Offset())
 	}
@@ -296,7 +331,7 @@ func (s *Session) WriteExchange(ex *recorder.Exchange) error {
 		// The records' last bytes, their CDX lines, the payloads they archived and the
 		// counts that include them are stored together.
 		s.info.Bytes += s.sink.n - before
-		s.count(ex, records)
+		counted(n)
 		err = s.commit(streamChunk{streamWARC, s.sink.buf.Bytes()}, streamChunk{streamCDX, s.cdxLines}, streamChunk{streamDedup, s.dedupLines}, streamChunk{streamRevisits, s.revisitLines})
 	}
 	s.sink.buf.Reset()
@@ -307,7 +342,7 @@ func (s *Session) WriteExchange(ex *recorder.Exchange) error {
 		s.info = saved
 		s.w = nil
 		s.dedup = nil
-		return fmt.Errorf("capture: %s %s: %w", ex.Method, ex.URL, err)
+		return err
 	}
 	return nil
 }

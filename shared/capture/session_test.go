@@ -906,3 +906,51 @@ func TestServiceRedactsPasswordsInFormPosts(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionWritesPageNotes: a note about a page is a metadata record of its own
+// after the exchanges written before it, targeting the page, counted among the
+// session's records and in its bytes.
+func TestSessionWritesPageNotes(t *testing.T) {
+	sess, err := createSession(NewMemStore(), "test", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := sampleExchanges()[0]
+	if err := sess.WriteExchange(ex); err != nil {
+		t.Fatal(err)
+	}
+	before := sess.Info()
+	const page, note = "http://example.org/left", "2 requests this page began as it was left are not in the archive"
+	if err := sess.WriteNote(page, note); err != nil {
+		t.Fatal(err)
+	}
+	info := sess.Info()
+	if info.Records != before.Records+1 || info.Exchanges != before.Exchanges || info.Bytes <= before.Bytes {
+		t.Errorf("info after the note %+v, before %+v", info, before)
+	}
+	w, err := sess.WARC()
+	data := readAll(t, w, err)
+	if int64(len(data)) != info.Bytes {
+		t.Errorf("WARC is %d bytes, info says %d", len(data), info.Bytes)
+	}
+	rd, err := warc.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last *warc.Record
+	var block []byte
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = rec
+		block, _ = io.ReadAll(rec.Block)
+	}
+	if last == nil || last.Type != "metadata" || last.TargetURI != page || string(block) != note {
+		t.Fatalf("last record %+v %q, want the metadata record of the note on %s", last, block, page)
+	}
+}

@@ -81,6 +81,10 @@ type Recorder struct {
 	OnPage func(Page)
 	// OnError receives problems that did not stop recording, for the user to see.
 	OnError func(error)
+	// OnPageNote receives a note for the archive itself about a page (its URL): what
+	// the browser did not let the recorder keep of it that no exchange can carry
+	// (requests the browser never reported).
+	OnPageNote func(page, note string)
 	// StreamThreshold is the Content-Length above which a body is streamed.
 	StreamThreshold int64
 	// Store keeps streamed bodies until they are written; nil keeps them in memory.
@@ -1174,8 +1178,9 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		r.finish(ctx, key, p, false, key.target)
 	}
 	if t.Session == "" {
-		if msg := r.unreported(t.TabID); msg != "" {
+		if msg, byPage := r.unreported(t.TabID); msg != "" {
 			r.report(errors.New(msg))
+			r.notePages(byPage)
 		}
 		// The tab's pages are forgotten with it (it may be attached again).
 		r.mu.Lock()

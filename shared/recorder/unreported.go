@@ -3,6 +3,7 @@ package recorder
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -49,8 +50,8 @@ func (r *Recorder) countUnreported(drop func(requestKey) bool) {
 // unreported forgets the requests of tab that the browser sent (their wire headers
 // came, Network.requestWillBeSentExtraInfo) but never reported, and returns a note
 // for the user that counts them by the page that made them (their Referer), or ""
-// when there are none. r.mu is not held.
-func (r *Recorder) unreported(tab int) string {
+// when there are none, and the counts by page. r.mu is not held.
+func (r *Recorder) unreported(tab int) (string, map[string]int) {
 	r.mu.Lock()
 	r.countUnreported(func(k requestKey) bool { return k.target.TabID == tab })
 	byPage := r.unreportedPages[tab]
@@ -61,7 +62,7 @@ func (r *Recorder) unreported(tab int) string {
 		n += c
 	}
 	if n == 0 {
-		return ""
+		return "", nil
 	}
 	pages := make([]string, 0, len(byPage))
 	for p := range byPage {
@@ -82,8 +83,27 @@ func (r *Recorder) unreported(tab int) string {
 		}
 		of = append(of, fmt.Sprintf("%d of %s", byPage[p], name))
 	}
-	return fmt.Sprintf("%d %s begun by pages left as they loaded %s not in the archive: the browser dropped its reports of them (as Chromium does, to any DevTools client, when the next page comes) and gave webkeep only their request headers, without their addresses (by Referer: %s)",
-		n, plural(n, "request", "requests"), plural(n, "is", "are"), strings.Join(of, ", "))
+	return fmt.Sprintf("%d %s begun by pages left as they loaded %s not in the archive: %s (by Referer: %s)",
+		n, plural(n, "request", "requests"), plural(n, "is", "are"), whyUnreported, strings.Join(of, ", ")), byPage
+}
+
+// whyUnreported says why requests the browser never reported are not archived.
+const whyUnreported = "the browser dropped its reports of them (as Chromium does, to any DevTools client, when the next page comes) and gave webkeep only their request headers, without their addresses"
+
+// notePages hands OnPageNote a note for each page of byPage (requests never reported,
+// by the page that made them; "" for those that named none, which only the session's
+// note counts), in the order of their URLs.
+func (r *Recorder) notePages(byPage map[string]int) {
+	if r.OnPageNote == nil {
+		return
+	}
+	for _, page := range slices.Sorted(maps.Keys(byPage)) {
+		if page == "" {
+			continue
+		}
+		n := byPage[page]
+		r.OnPageNote(page, fmt.Sprintf("%d %s this page began as it was left %s not in the archive: %s", n, plural(n, "request", "requests"), plural(n, "is", "are"), whyUnreported))
+	}
 }
 
 // plural returns one when n is 1, else many.

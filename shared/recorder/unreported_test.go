@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,12 +64,14 @@ func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
 		events []recordertest.Event
 		other  []recordertest.Event // of another tab, also recorded
 		want   []string             // in the note; none: no note
+		pages  map[string]string    // the notes for the archive: of each page, what they say
 	}{
 		{name: "every request reported", events: leftPageEvents[:5]},
 		{
 			name:   "a page left as it loaded",
 			events: leftPageEvents,
 			want:   []string{"2 requests begun by pages left as they loaded are not in the archive", "(by Referer: 2 of " + leftPage + ")"},
+			pages:  map[string]string{leftPage: "2 requests this page began as it was left are not in the archive: the browser dropped its reports"},
 		},
 		{
 			// The wire headers often come before the request's own report: a request
@@ -79,21 +83,29 @@ func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
 			name:   "one request, and one with no Referer",
 			events: []recordertest.Event{unreportedEvent("1", leftPage), unreportedEvent("2", "")},
 			want:   []string{"2 requests begun by", "1 of " + leftPage, "1 of a page that sent no Referer"},
+			pages:  map[string]string{leftPage: "1 request this page began as it was left is not in the archive"},
 		},
 		{
 			name:   "one request",
 			events: []recordertest.Event{unreportedEvent("1", leftPage)},
 			want:   []string{"1 request begun by pages left as they loaded is not in the archive", "(by Referer: 1 of " + leftPage + ")"},
+			pages:  map[string]string{leftPage: "1 request this page began as it was left is not in the archive"},
 		},
 		{
 			name:   "many pages",
 			events: manyPages,
 			want:   []string{"7 requests begun by", "1 of http://example.org/page0", "1 of http://example.org/page4, 2 more pages)"},
+			pages: map[string]string{
+				"http://example.org/page0": "1 request", "http://example.org/page1": "1 request", "http://example.org/page2": "1 request",
+				"http://example.org/page3": "1 request", "http://example.org/page4": "1 request", "http://example.org/page5": "1 request",
+				"http://example.org/page6": "1 request",
+			},
 		},
 		{
 			name:   "more than the recorder keeps",
 			events: thousands,
 			want:   []string{"4100 requests begun by", "(by Referer: 4100 of " + leftPage + ")"},
+			pages:  map[string]string{leftPage: "4100 requests this page began"},
 		},
 		{
 			name:  "another tab's requests are its own",
@@ -105,6 +117,8 @@ func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
 			var mu sync.Mutex
 			var notes []string
 			r.OnError = func(err error) { mu.Lock(); notes = append(notes, err.Error()); mu.Unlock() }
+			pageNotes := map[string]string{}
+			r.OnPageNote = func(page, note string) { mu.Lock(); pageNotes[page] = note; mu.Unlock() }
 			ctx := context.Background()
 			feed := func(tab int, events []recordertest.Event) {
 				for _, ev := range events {
@@ -124,6 +138,14 @@ func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
 			for _, n := range notes {
 				if strings.Contains(n, "not in the archive") {
 					said = append(said, n)
+				}
+			}
+			if len(pageNotes) != len(tc.pages) {
+				t.Errorf("notes for the archive %q, want one for each of %v", pageNotes, slices.Collect(maps.Keys(tc.pages)))
+			}
+			for page, w := range tc.pages {
+				if !strings.Contains(pageNotes[page], w) {
+					t.Errorf("note for the archive on %s: %q, want it to say %q", page, pageNotes[page], w)
 				}
 			}
 			if len(tc.want) == 0 {
