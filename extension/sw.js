@@ -133,6 +133,7 @@ self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim(
 // of its build (core-id.js; the Cache API takes only http(s) URLs), and the next starts
 // compile it from there. A cache that fails is passed by, and a kept core that does not
 // compile is dropped: the core is then read from the extension's files (and kept again).
+// self.webkeepCoreFrom says where this start read it ("cache" or "files").
 const go = new Go();
 const wasmHeaders = { "content-type": "application/wasm" };
 const coreCache = "webkeep-core";

@@ -65,6 +65,37 @@ func readAll(t *testing.T, r io.Reader, err error) []byte {
 	return b
 }
 
+// sessionRecords reads sess's WARC back with the warc package: its records, the block
+// of each, and the file's length, which it checks against the session's count.
+func sessionRecords(t *testing.T, sess *Session) ([]*warc.Record, [][]byte) {
+	t.Helper()
+	w, err := sess.WARC()
+	data := readAll(t, w, err)
+	if n := sess.Info().Bytes; int64(len(data)) != n {
+		t.Errorf("WARC is %d bytes, the session says %d", len(data), n)
+	}
+	rd, err := warc.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*warc.Record
+	var blocks [][]byte
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return recs, blocks
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		block, err := io.ReadAll(rec.Block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, blocks = append(recs, rec), append(blocks, block)
+	}
+}
+
 func TestSessionWritesRecordsAndIndex(t *testing.T) {
 	store := NewMemStore()
 	sess, err := createSession(store, "test", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
@@ -81,32 +112,17 @@ func TestSessionWritesRecordsAndIndex(t *testing.T) {
 	if info.Records != 2+2+2+3 || info.Exchanges != 4 || info.NonGET != 2 || info.Failures != 1 {
 		t.Errorf("info: %+v", info)
 	}
-	w, err := sess.WARC()
-	data := readAll(t, w, err)
-	if int64(len(data)) != info.Bytes {
-		t.Errorf("WARC is %d bytes, info says %d", len(data), info.Bytes)
-	}
 	// Read it back with the warc package and keep every record by offset.
-	rd, err := warc.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs, recBlocks := sessionRecords(t, sess)
 	byOffset := map[int64]*warc.Record{}
 	blocks := map[int64][]byte{}
 	var types []string
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for i, rec := range recs {
 		if rec.Version != warc.V09 {
 			t.Errorf("record version %v, want 0.9", rec.Version)
 		}
 		byOffset[rec.Offset] = rec
-		blocks[rec.Offset], _ = io.ReadAll(rec.Block)
+		blocks[rec.Offset] = recBlocks[i]
 		types = append(types, rec.Type)
 	}
 	// A request's note follows its response, which replay indexers pair with the request.
@@ -755,26 +771,14 @@ func TestSessionMarksIncompleteBodiesInTheArchive(t *testing.T) {
 	if info.Incomplete != 3 || info.Failures != 1 || fmt.Sprint(info.Reasons) != fmt.Sprint(wantReasons) {
 		t.Errorf("incomplete %d, failures %d, reasons %v; want 3, 1, %v", info.Incomplete, info.Failures, info.Reasons, wantReasons)
 	}
-	w, err := sess.WARC()
-	rd, err := warc.NewReader(bytes.NewReader(readAll(t, w, err)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs, blocks := sessionRecords(t, sess)
 	var got []string
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		block, _ := io.ReadAll(rec.Block)
+	for i, rec := range recs {
 		switch rec.Type {
 		case warc.TypeResponse:
 			got = append(got, "response "+rec.Header.Get(warc.FieldTruncated))
 		case warc.TypeMetadata:
-			got = append(got, "metadata "+reasonOf(string(block)))
+			got = append(got, "metadata "+reasonOf(string(blocks[i])))
 		default:
 			got = append(got, rec.Type)
 		}
@@ -928,29 +932,12 @@ func TestSessionWritesPageNotes(t *testing.T) {
 	if info.Records != before.Records+1 || info.Exchanges != before.Exchanges || info.Bytes <= before.Bytes {
 		t.Errorf("info after the note %+v, before %+v", info, before)
 	}
-	w, err := sess.WARC()
-	data := readAll(t, w, err)
-	if int64(len(data)) != info.Bytes {
-		t.Errorf("WARC is %d bytes, info says %d", len(data), info.Bytes)
+	recs, blocks := sessionRecords(t, sess)
+	if len(recs) == 0 {
+		t.Fatal("no record in the WARC")
 	}
-	rd, err := warc.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var last *warc.Record
-	var block []byte
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		last = rec
-		block, _ = io.ReadAll(rec.Block)
-	}
-	if last == nil || last.Type != "metadata" || last.TargetURI != page || string(block) != note {
-		t.Fatalf("last record %+v %q, want the metadata record of the note on %s", last, block, page)
+	last := len(recs) - 1
+	if recs[last].Type != warc.TypeMetadata || recs[last].TargetURI != page || string(blocks[last]) != note {
+		t.Fatalf("the last record %+v %q, want the metadata record of the note on %s", recs[last], blocks[last], page)
 	}
 }

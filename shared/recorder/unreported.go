@@ -12,16 +12,18 @@ import (
 //
 // Chromium reports a page's own requests (Network.requestWillBeSent, the response,
 // its end) from the page's renderer, and the headers as sent and received on the wire
-// (the ExtraInfo events) from its network service. When a page is left while it loads,
-// the renderer's reports still on their way to a DevTools session as the next
+// (the ExtraInfo events) from its network service. When a page is left while it
+// loads, the renderer's reports still on their way to a DevTools session as the next
 // document commits are dropped: all the requests the left page made after some point
-// are never reported to that session, though they were sent (most reached the server),
-// and their ExtraInfo events, which take the other road, arrive. It happens to every DevTools client, each
-// at its own point (a plain client attached to the same tab misses some that the
-// extension's session is told of, and the other way round), and no command names the
-// request of an id afterwards. So such a request cannot be archived: the recorder
-// knows it only by its wire headers, which do not carry its URL (in HTTP/1.1), and it
-// says so, in plain words, when the tab's recording ends (see unreported).
+// are never reported to that session, though they were sent (most reached the
+// server), and their ExtraInfo events, which take the other road, arrive. It happens
+// to every DevTools client, each at its own point (a plain client attached to the same
+// tab misses some that the extension's session is told of, and the other way round),
+// and no command names the request of an id afterwards. So such a request cannot be
+// archived: the recorder knows it only by its wire headers, which do not carry its URL
+// (in HTTP/1.1). When the tab's recording ends it says so, in plain words, in the
+// session's notes (unreported) and in the archive itself, a note on each page that
+// made such requests (notePages, OnPageNote).
 
 // maxUnreportedPages bounds the pages named in the note about unreported requests.
 const maxUnreportedPages = 5
@@ -64,11 +66,7 @@ func (r *Recorder) unreported(tab int) (string, map[string]int) {
 	if n == 0 {
 		return "", nil
 	}
-	pages := make([]string, 0, len(byPage))
-	for p := range byPage {
-		pages = append(pages, p)
-	}
-	slices.SortFunc(pages, func(a, b string) int {
+	pages := slices.SortedFunc(maps.Keys(byPage), func(a, b string) int {
 		return cmp.Or(cmp.Compare(byPage[b], byPage[a]), strings.Compare(a, b))
 	})
 	var of []string
