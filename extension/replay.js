@@ -37,6 +37,8 @@ const showLog = () => {
     list($("replay-missed"), log.missed);
     $("replay-approx-count").textContent = String(log.approximate.length);
     list($("replay-approx"), log.approximate.map((a) => `${a.url} (captured ${a.timestamp}: ${a.why})`));
+    $("replay-withheld-count").textContent = String(log.withheld.length);
+    list($("replay-withheld"), log.withheld.map((a) => `${a.url} (captured ${a.timestamp}: ${a.why})`));
   }, 100);
 };
 
@@ -130,7 +132,11 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
         body: JSON.stringify({ method: request.method, url: request.url, headers: request.headers, postDataEntries: request.postDataEntries }),
       });
       if (!res.ok) throw new Error(`${request.url}: ${(await res.json()).error}`);
-      got = { a: decodeAnswer(res.headers.get("X-Webkeep-Answer")), body: new Uint8Array(await res.arrayBuffer()) };
+      const a = decodeAnswer(res.headers.get("X-Webkeep-Answer"));
+      // The core ends a body it cannot give whole with an error (the bar's list
+      // of what was not replayed says why): the request fails, never ends short.
+      const body = await res.arrayBuffer().catch(() => { throw new Error(`${request.url}: not replayed (its body is not whole; see "In the archive, not replayed")`); });
+      got = { a, body: new Uint8Array(body) };
       from = "core";
       keep(key, got);
     }

@@ -144,6 +144,9 @@ func (s *Service) routeReplay(mux *routeTable) {
 		}
 		a := rp.index.Serve(w, req, r.URL.Query().Get("ts"), rp.file)
 		rp.log.Add(a)
+		if a.Cut {
+			panic(httpmsg.ErrAbortHandler) // the body is not whole: the answer fails
+		}
 	}))
 	mux.HandleFunc("GET /api/replay/{id}/batch", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		q := r.URL.Query()

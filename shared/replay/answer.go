@@ -2,12 +2,14 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -25,8 +27,23 @@ type Answer struct {
 	URL         string `json:"url"`                 // the requested URL
 	Timestamp   string `json:"timestamp,omitempty"` // the capture's
 	Approximate bool   `json:"approximate,omitempty"`
-	Why         string `json:"why,omitempty"`
+	// Withheld is true for a capture whose body is not given to the page (too
+	// large to carry, or a record that could not be read to its end); Why says why.
+	Withheld bool   `json:"withheld,omitempty"`
+	Why      string `json:"why,omitempty"`
+	// Cut is true when the body was cut short after the answer had begun: the
+	// caller must end the answer with an error (panic with
+	// httpmsg.ErrAbortHandler), not let it end as though whole.
+	Cut bool `json:"-"`
 }
+
+// DefaultMaxBody is the longest body Serve gives a request unless the Index says
+// otherwise. The browser takes a replayed body in one DevTools message, as base64
+// text that the replay bar holds while the browser reads it: a body of 100 MB took
+// the extension's process 0.8-0.9 GB more and the browser's 1.3-1.4 GB at the peak
+// (BENCHMARKS.md). A larger body is withheld, with a page that says so, so that one
+// capture cannot exhaust the browser.
+const DefaultMaxBody = 64 << 20
 
 // A HeaderField is one header line, as the DevTools protocol names them.
 type HeaderField struct {
@@ -42,29 +59,67 @@ const AnswerHeader = "X-Webkeep-Answer"
 // writes it to w: status 200, the Answer in AnswerHeader, the body streamed. A
 // request nothing answers gets the "not archived" page (Answer.Status 404,
 // Archived false). The Answer is returned for the log.
+//
+// A body longer than MaxBody is withheld: when its length is known beforehand, the
+// request gets the "not replayed" page (Answer.Status 404, Withheld true); when it
+// is found out as the body streams, or the record cannot be read to its end, the
+// Answer is Withheld and Cut, and the caller must end the API's answer with an
+// error.
 func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) Answer {
 	a := Answer{URL: r.URL}
 	m, ok := ix.Lookup(r, at)
-	var why string
-	if ok {
-		resp, err := ix.Open(f, m.Capture)
-		if err == nil {
-			defer resp.Body.Close()
-			a.Status, a.Reason, a.Archived = resp.Status, resp.Reason, true
-			a.Timestamp, a.Approximate, a.Why = m.Capture.Timestamp, m.Approximate, m.Why
-			a.Headers = fields(resp.Header)
-			writeAnswer(w, a)
-			io.Copy(w, resp.Body)
-			return a
-		}
-		why = err.Error()
+	if !ok {
+		return notArchived(w, r, a, "")
 	}
+	resp, err := ix.Open(f, m.Capture)
+	if err != nil {
+		return notArchived(w, r, a, err.Error())
+	}
+	defer resp.Body.Close()
+	a.Archived, a.Timestamp, a.Approximate, a.Why = true, m.Capture.Timestamp, m.Approximate, m.Why
+	max := cmp.Or(ix.MaxBody, DefaultMaxBody)
+	if resp.Size > max {
+		a.Withheld, a.Why = true, tooLarge(resp.Size, max)
+		a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
+		a.Headers = pageHeaders
+		writeAnswer(w, a)
+		io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
+		return a
+	}
+	a.Status, a.Reason = resp.Status, resp.Reason
+	a.Headers = fields(resp.Header)
+	writeAnswer(w, a)
+	n, err := io.Copy(w, io.LimitReader(resp.Body, max+1))
+	switch {
+	case err != nil:
+		a.Withheld, a.Cut = true, true
+		a.Why = fmt.Sprintf("the archive's record could not be read to its end (%d bytes read): %v", n, err)
+	case n > max:
+		a.Withheld, a.Cut = true, true
+		a.Why = tooLarge(n, max)
+	}
+	return a
+}
+
+// pageHeaders are the header of the pages Serve makes (not archived, not replayed).
+var pageHeaders = []HeaderField{{"Content-Type", "text/html; charset=utf-8"}, {"Cache-Control", "no-store"}}
+
+// notArchived answers r with the "not archived" page; why, if not empty, says why
+// a capture found could not answer.
+func notArchived(w httpmsg.ResponseWriter, r *Request, a Answer, why string) Answer {
 	a.Status, a.Reason = httpmsg.StatusNotFound, "Not Archived"
-	a.Headers = []HeaderField{{"Content-Type", "text/html; charset=utf-8"}, {"Cache-Control", "no-store"}}
+	a.Headers = pageHeaders
 	a.Why = why
 	writeAnswer(w, a)
 	io.WriteString(w, NotArchivedPage(r.Method, r.URL, why))
 	return a
+}
+
+// tooLarge says why a body of n bytes is withheld, max being the limit.
+func tooLarge(n, max int64) string {
+	const mb = 1 << 20
+	return fmt.Sprintf("the body (%s MB) is larger than the %d MB a replay gives the browser in one answer; the session's WARC holds it whole",
+		strconv.FormatFloat(float64(n)/mb, 'f', 1, 64), max/mb)
 }
 
 // fields lists a header's lines, sorted by name.
@@ -114,6 +169,21 @@ func NotArchivedPage(method, url, why string) string {
 	return b.String()
 }
 
+// NotReplayedPage is the page a request gets whose capture is withheld (see
+// Serve): why says why.
+func NotReplayedPage(method, url, timestamp, why string) string {
+	var b bytes.Buffer
+	b.WriteString(`<!doctype html><html><head><meta charset="utf-8"><title>Not replayed</title></head>` +
+		`<body style="font-family:sans-serif;margin:2em"><h1>Not replayed</h1><p>webkeep has a capture of <code id="webkeep-not-replayed">`)
+	b.WriteString(escapeHTML.Replace(method + " " + url))
+	b.WriteString(`</code>`)
+	if timestamp != "" {
+		b.WriteString(` (` + escapeHTML.Replace(timestamp) + `)`)
+	}
+	b.WriteString(` but does not give it to the page: ` + escapeHTML.Replace(why) + `. Nothing was fetched from the network.</p></body></html>` + "\n")
+	return b.String()
+}
+
 // A Log keeps what a replay answered, for the replay bar. It is safe for
 // concurrent use.
 type Log struct {
@@ -121,6 +191,7 @@ type Log struct {
 	answered    int
 	missed      []string
 	approximate []Answer
+	withheld    []Answer
 }
 
 // LogView is a Log's content, as the API shows it.
@@ -128,9 +199,11 @@ type LogView struct {
 	Answered    int      `json:"answered"`
 	Missed      []string `json:"missed"`
 	Approximate []Answer `json:"approximate"`
+	// Withheld lists the captures found but not given to the page, each with why.
+	Withheld []Answer `json:"withheld"`
 }
 
-// MaxLogged is how many missed and approximate answers a Log keeps.
+// MaxLogged is how many missed, approximate and withheld answers a Log keeps.
 const MaxLogged = 1000
 
 // Add logs an answer.
@@ -138,6 +211,10 @@ func (l *Log) Add(a Answer) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
+	case a.Withheld:
+		if len(l.withheld) < MaxLogged {
+			l.withheld = append(l.withheld, a)
+		}
 	case !a.Archived:
 		if len(l.missed) < MaxLogged && !slices.Contains(l.missed, a.URL) {
 			l.missed = append(l.missed, a.URL)
@@ -156,14 +233,17 @@ func (l *Log) Add(a Answer) {
 func (l *Log) Reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.answered, l.missed, l.approximate = 0, nil, nil
+	l.answered, l.missed, l.approximate, l.withheld = 0, nil, nil, nil
 }
 
 // View returns a copy of the log.
 func (l *Log) View() LogView {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return LogView{Answered: l.answered, Missed: append([]string{}, l.missed...), Approximate: append([]Answer{}, l.approximate...)}
+	return LogView{
+		Answered: l.answered, Missed: append([]string{}, l.missed...),
+		Approximate: append([]Answer{}, l.approximate...), Withheld: append([]Answer{}, l.withheld...),
+	}
 }
 
 // ErrRequest is returned (wrapped) for a replayed request the API cannot read.

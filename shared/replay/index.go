@@ -38,6 +38,9 @@ type Index struct {
 
 	// Problems lists the lines that were skipped, each with its line number.
 	Problems []error
+	// MaxBody is the longest body Serve gives a request, in bytes; zero means
+	// DefaultMaxBody.
+	MaxBody int64
 }
 
 // ReadIndex reads CDXJ lines (in any order) from r. A line that cannot be parsed is

@@ -31,6 +31,10 @@ type Response struct {
 	Header httpmsg.Header
 	// Body streams the payload; the caller closes it.
 	Body io.ReadCloser
+	// Size is the length of Body in bytes: the record's, or for a record in
+	// segments its HTTP header's Content-Length; -1 when it is not known before
+	// Body is read through (a body decoded here, segments with no length given).
+	Size int64
 	// Capture is the capture that answered; Original, for a revisit, the capture
 	// whose payload Body is.
 	Capture, Original cdx.Entry
@@ -66,7 +70,7 @@ func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
 	if resp.Status == 0 {
 		resp.Status, resp.Reason, resp.Header = o.Status, o.Reason, o.Header
 	}
-	resp.Body, resp.Original = o.Body, orig
+	resp.Body, resp.Size, resp.Original = o.Body, o.Size, orig
 	return resp, nil
 }
 
@@ -107,8 +111,9 @@ func readResponse(f File, offset int64) (*Response, error) {
 	if rec.Type != warc.TypeResponse && rec.Type != warc.TypeRevisit {
 		return nil, fmt.Errorf("%w: the record at offset %d is a %s", ErrRecord, offset, rec.Type)
 	}
-	br := bufio.NewReaderSize(rec.Block, 32<<10)
-	resp := &Response{Header: httpmsg.Header{}}
+	block := &countingReader{r: rec.Block}
+	br := bufio.NewReaderSize(block, 32<<10)
+	resp := &Response{Header: httpmsg.Header{}, Size: -1}
 	line, err := textproto.NewReader(br).ReadLine()
 	if rec.Type == warc.TypeRevisit && (err == io.EOF || line == "") {
 		resp.Body = io.NopCloser(bytes.NewReader(nil))
@@ -135,11 +140,21 @@ func readResponse(f File, offset int64) (*Response, error) {
 			}
 		}
 	}
-	body, err := decode(resp.Header, br)
+	head := block.n - int64(br.Buffered())
+	body, whole, err := decode(resp.Header, br)
 	if err != nil {
 		return nil, fmt.Errorf("%w: at offset %d: %v", ErrRecord, offset, err)
 	}
 	resp.Body = body
+	if whole {
+		// A record in segments does not know its length before its last segment:
+		// its HTTP header does, the body being as the header describes it.
+		if rec.BlockLength >= head {
+			resp.Size = rec.BlockLength - head
+		} else if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
+			resp.Size = n
+		}
+	}
 	resp.Header.Del("Content-Length")
 	resp.Header.Del("Transfer-Encoding")
 	return resp, nil
@@ -148,11 +163,14 @@ func readResponse(f File, offset int64) (*Response, error) {
 // decode undoes a chunked transfer encoding and a gzip or deflate content encoding
 // still on an archived body (other tools archive the wire bytes; webkeep archives
 // them decoded, the encoding kept as X-Archive-Orig-Content-Encoding). An encoding
-// it cannot undo (br, zstd) stays, with its header.
-func decode(h httpmsg.Header, br *bufio.Reader) (io.ReadCloser, error) {
+// it cannot undo (br, zstd) stays, with its header. whole reports that the body is
+// the rest of the record as it is, nothing decoded.
+func decode(h httpmsg.Header, br *bufio.Reader) (body io.ReadCloser, whole bool, err error) {
 	var r io.Reader = br
+	whole = true
 	if strings.Contains(strings.ToLower(h.Get("Transfer-Encoding")), "chunked") && looksChunked(br) {
 		r = bufio.NewReader(httpmsg.NewChunkedReader(br))
+		whole = false
 	}
 	switch strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding"))) {
 	case "gzip", "x-gzip":
@@ -160,25 +178,37 @@ func decode(h httpmsg.Header, br *bufio.Reader) (io.ReadCloser, error) {
 		if head, _ := pr.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 			zr, err := gzip.NewReader(pr)
 			if err != nil {
-				return nil, fmt.Errorf("gzip body: %v", err)
+				return nil, false, fmt.Errorf("gzip body: %v", err)
 			}
 			h.Del("Content-Encoding")
-			return zr, nil
+			return zr, false, nil
 		}
-		return io.NopCloser(pr), nil
+		return io.NopCloser(pr), whole, nil
 	case "deflate":
 		pr := bufio.NewReader(r)
 		if head, _ := pr.Peek(2); len(head) == 2 && (uint16(head[0])<<8|uint16(head[1]))%31 == 0 && head[0]&0x0f == 8 {
 			zr, err := zlib.NewReader(pr)
 			if err != nil {
-				return nil, fmt.Errorf("deflate body: %v", err)
+				return nil, false, fmt.Errorf("deflate body: %v", err)
 			}
 			h.Del("Content-Encoding")
-			return zr, nil
+			return zr, false, nil
 		}
-		return io.NopCloser(pr), nil
+		return io.NopCloser(pr), whole, nil
 	}
-	return io.NopCloser(r), nil
+	return io.NopCloser(r), whole, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // looksChunked reports whether the body starts with a chunk-size line.

@@ -250,3 +250,105 @@ func TestLink(t *testing.T) {
 		}
 	}
 }
+
+func TestServeWithholds(t *testing.T) {
+	const max = 1000
+	exs := append([]exchange{
+		{at: "20240101000020", method: "GET", url: "http://example.com/over.bin", resp: ok200("application/octet-stream", strings.Repeat("o", max+1))},
+		{at: "20240101000021", method: "GET", url: "http://example.com/limit.bin", resp: ok200("application/octet-stream", strings.Repeat("l", max))},
+		noLength,
+	}, exchanges...)
+	ix, file := archive(t, warc.V11, exs)
+	ix.MaxBody = max
+	f := NewFile(bytes.NewReader(file), int64(len(file)))
+	tests := []struct {
+		name, url string
+		withheld  bool // the "not replayed" page, said before the body
+		cut       bool // found out as the body streams
+		want      string
+	}{
+		{name: "known to be over the limit", url: "http://example.com/over.bin", withheld: true},
+		{name: "at the limit", url: "http://example.com/limit.bin", want: strings.Repeat("l", max)},
+		{name: "known over it from a segmented record's header", url: "http://example.com/big.bin", withheld: true},
+		{name: "found over it as it streams (segments with no length)", url: "http://example.com/nolength.bin", cut: true},
+		{name: "decoded, under it", url: "http://example.com/wire", want: "wire bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			a := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: tt.url, Header: httpmsg.Header{}}, "", f)
+			if a.Withheld != (tt.withheld || tt.cut) || a.Cut != tt.cut || !a.Archived {
+				t.Fatalf("withheld %v cut %v archived %v (%s), want withheld %v cut %v", a.Withheld, a.Cut, a.Archived, a.Why, tt.withheld || tt.cut, tt.cut)
+			}
+			body := rec.Body.String()
+			switch {
+			case tt.withheld:
+				if a.Status != 404 || !strings.Contains(a.Why, "larger than") || !strings.Contains(body, "Not replayed") || !strings.Contains(body, tt.url) {
+					t.Errorf("status %d why %q page %q", a.Status, a.Why, body)
+				}
+			case tt.cut:
+				if a.Status != 200 || !strings.Contains(a.Why, "larger than") {
+					t.Errorf("status %d why %q", a.Status, a.Why)
+				}
+			default:
+				if body != tt.want {
+					t.Errorf("body %q, want %q", body, tt.want)
+				}
+			}
+			var l Log
+			l.Add(a)
+			if v := l.View(); len(v.Withheld) != btoi(a.Withheld) || v.Answered != 1-btoi(a.Withheld) {
+				t.Errorf("logged %+v", v)
+			}
+		})
+	}
+
+	// A record that ends before its body does: the answer is cut, never short.
+	body := strings.Repeat("0123456789", 50000)
+	ix, file = archive(t, warc.V11, []exchange{{at: "20240101000000", method: "GET", url: "http://example.com/cut", resp: ok200("text/plain", body)}})
+	file = file[:len(file)/2]
+	a := ix.Serve(nethttp.ResponseWriter(httptest.NewRecorder()), &Request{Method: "GET", URL: "http://example.com/cut", Header: httpmsg.Header{}}, "", NewFile(bytes.NewReader(file), int64(len(file))))
+	if !a.Cut || !a.Withheld || !strings.Contains(a.Why, "could not be read to its end") {
+		t.Errorf("cut record: cut %v withheld %v why %q", a.Cut, a.Withheld, a.Why)
+	}
+}
+
+// noLength is a large response in segments whose header gives no length.
+var noLength = exchange{at: "20240101000022", method: "GET", url: "http://example.com/nolength.bin",
+	resp: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n" + large, stream: true}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestResponseSize(t *testing.T) {
+	ix, file := archive(t, warc.V11, append([]exchange{noLength}, exchanges...))
+	f := NewFile(bytes.NewReader(file), int64(len(file)))
+	for _, tt := range []struct {
+		url  string
+		size int64
+	}{
+		{"http://example.com/a.css", int64(len("body{color:red}"))},
+		{"http://example.com/copy.css", int64(len("body{color:red}"))}, // a revisit: its original's
+		{"http://example.com/wire", -1},                                // decoded here
+		{"http://example.com/big.bin", int64(len(large))},              // in segments: its Content-Length
+		{"http://example.com/nolength.bin", -1},                        // in segments, no Content-Length
+	} {
+		m, ok := ix.Lookup(&Request{Method: "GET", URL: tt.url}, "")
+		if !ok {
+			t.Fatalf("%s: no capture", tt.url)
+		}
+		resp, err := ix.Open(f, m.Capture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.Size != tt.size || (tt.size >= 0 && n != tt.size) {
+			t.Errorf("%s: Size %d (read %d), want %d", tt.url, resp.Size, n, tt.size)
+		}
+	}
+}
