@@ -148,40 +148,76 @@ test("a page never recorded gets the \"not archived\" answer and is listed as mi
   await close(r);
 });
 
-test("an imported WARC/1.1 written by warcio.js replays", async () => {
-  const records = [
-    ["http://warcio.example/", "text/html", '<html><head><link rel="stylesheet" href="/s.css"></head><body><p id="t">written by warcio</p></body></html>'],
-    ["http://warcio.example/s.css", "text/css", "#t { color: rgb(1, 2, 3) }"],
-  ];
+// importWARC writes records ([url, content type, body bytes, no Content-Length]) as a
+// gzipped WARC/1.1 with warcio.js, imports it through the API and resolves to the new
+// session's id.
+async function importWARC(name, records) {
   const parts = [];
-  for (const [url, type, body] of records) {
-    const payload = new TextEncoder().encode(body);
+  for (const [url, type, payload, noLength] of records) {
     const rec = await WARCRecord.create({
       url, type: "response", warcVersion: "WARC/1.1", date: "2024-05-06T07:08:09Z",
-      httpHeaders: { "Content-Type": type, "Content-Length": String(payload.length) }, statusline: "HTTP/1.1 200 OK",
+      httpHeaders: { "Content-Type": type, ...(noLength ? {} : { "Content-Length": String(payload.length) }) }, statusline: "HTTP/1.1 200 OK",
     }, (async function* () { yield payload; })());
     parts.push(await WARCSerializer.serialize(rec, { gzip: true }));
   }
   const file = Buffer.concat(parts);
-  writeFileSync(path.join(dir, "warcio.warc.gz"), file);
+  writeFileSync(path.join(dir, name), file);
   const ext = await browser.context.newPage();
   await ext.goto(browser.page("archive.html"));
-  const job = await ext.evaluate(async (bytes) => {
-    const started = await (await fetch("/api/import?name=warcio.warc.gz", { method: "POST", body: new Uint8Array(bytes) })).json();
+  const job = await ext.evaluate(async ([name, bytes]) => {
+    const started = await (await fetch(`/api/import?name=${name}`, { method: "POST", body: new Uint8Array(bytes) })).json();
     for (;;) {
       const j = await (await fetch(`/api/jobs/${started.job}`)).json();
       if (j.state !== "running") return j;
       await new Promise((r) => setTimeout(r, 100));
     }
-  }, [...file]);
+  }, [name, [...file]]);
   assert.equal(job.state, "done", JSON.stringify(job));
   await ext.close();
-  const r = await open(job.result.id, "http://warcio.example/");
+  return job.result.id;
+}
+const text = (s) => new TextEncoder().encode(s);
+
+test("an imported WARC/1.1 written by warcio.js replays", async () => {
+  const id = await importWARC("warcio.warc.gz", [
+    ["http://warcio.example/", "text/html", text('<html><head><link rel="stylesheet" href="/s.css"></head><body><p id="t">written by warcio</p></body></html>')],
+    ["http://warcio.example/s.css", "text/css", text("#t { color: rgb(1, 2, 3) }")],
+  ]);
+  const r = await open(id, "http://warcio.example/");
   assert.equal(await r.evaluate(() => document.getElementById("t").textContent), "written by warcio");
   assert.equal(await r.evaluate(() => getComputedStyle(document.getElementById("t")).color), "rgb(1, 2, 3)");
   assert.match(await r.bar.textContent("#replay-time"), /^2024-05-06 07:08:09$/);
   await close(r);
 });
+
+// The browser takes a replayed body in one DevTools message: a body over 64 MiB is
+// not given to the page (it would take the extension's process gigabytes), and the
+// page and the bar say so. A body whose length no header gives (imported in segments)
+// is found too large as it streams: the request fails, never ends short.
+test("a body over 64 MiB gets the \"not replayed\" page and is listed with why", async () => {
+  const huge = new Uint8Array((64 << 20) + 1);
+  const id = await importWARC("huge.warc.gz", [
+    ["http://huge.example/", "text/html", text('<p id="t">huge</p>')],
+    ["http://huge.example/huge.bin", "application/octet-stream", huge],
+    ["http://huge.example/nolength.bin", "application/octet-stream", huge, true],
+  ]);
+  const r = await open(id, "http://huge.example/");
+  const got = await r.evaluate(async () => {
+    const res = await fetch("/huge.bin");
+    return { status: res.status, text: await res.text() };
+  });
+  assert.equal(got.status, 404);
+  assert.match(got.text, /Not replayed/);
+  assert.match(got.text, /64\.0 MB\) is larger than the 64 MB/);
+  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "1", "the withheld body in the bar");
+  assert.match(await r.bar.textContent("#replay-withheld"), /huge\.bin.*larger than the 64 MB/);
+  assert.doesNotMatch(await r.bar.textContent("#replay-missed"), /huge\.bin/); // it is archived
+  const failed = await r.evaluate(() => fetch("/nolength.bin").then((res) => res.arrayBuffer()).then((b) => `${b.byteLength} bytes`, (e) => e.name));
+  assert.equal(failed, "TypeError");
+  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "2", "the body cut as it streamed, in the bar");
+  assert.match(await r.bar.textContent("#replay-withheld"), /nolength\.bin.*larger than the 64 MB/);
+  await close(r);
+}, { timeout: 300000 });
 
 test("the archive page links each session and each page to its replay", async () => {
   const ext = await browser.context.newPage();
