@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/recorder/recordertest"
@@ -108,6 +109,17 @@ func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
 			pages:  map[string]string{leftPage: "4100 requests this page began"},
 		},
 		{
+			// A navigation left the page as it loaded: the Fetch domain named one of its
+			// two requests never reported.
+			name: "named by the Fetch domain",
+			events: []recordertest.Event{
+				{Method: "Fetch.requestPaused", Params: `{"requestId":"interception-1","networkId":"1","request":{"method":"GET","url":"http://127.0.0.1:33779/lib/images/a.png"}}`},
+				unreportedEvent("1", leftPage), unreportedEvent("2", leftPage),
+			},
+			want:  []string{"2 requests begun by", "1 of them named by the browser's Fetch domain"},
+			pages: map[string]string{leftPage: "Their addresses, from the browser's Fetch domain: GET http://127.0.0.1:33779/lib/images/a.png (and 1 more)."},
+		},
+		{
 			name:  "another tab's requests are its own",
 			other: leftPageEvents,
 		},
@@ -169,6 +181,49 @@ func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
 			mu.Lock()
 			if len(notes) != 0 {
 				t.Errorf("said again after a second detach: %q", notes)
+			}
+		})
+	}
+}
+
+// The Fetch domain is enabled on a tab only when a navigation leaves a page that had
+// not had its load event, and disabled after the window (see leftPages).
+func TestRecorderPausesRequestsOnlyOfPagesLeftAsTheyLoad(t *testing.T) {
+	const main = `"frameId":"F"`
+	navigated := recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"},"type":"Navigation"}`}
+	started := recordertest.Event{Method: "Page.frameStartedNavigating", Params: `{` + main + `,"navigationType":"differentDocument"}`}
+	loaded := recordertest.Event{Method: "Page.loadEventFired", Params: `{"timestamp":1}`}
+	for _, tc := range []struct {
+		name   string
+		events []recordertest.Event
+		pauses bool
+	}{
+		{name: "left as it loaded", events: []recordertest.Event{navigated, started, started}, pauses: true},
+		{name: "left after its load event", events: []recordertest.Event{navigated, started, loaded, started}},
+		{name: "a frame's navigation", events: []recordertest.Event{navigated, started, {Method: "Page.frameStartedNavigating", Params: `{"frameId":"child","navigationType":"differentDocument"}`}}},
+		{name: "within the document", events: []recordertest.Event{navigated, started, {Method: "Page.frameStartedNavigating", Params: `{` + main + `,"navigationType":"sameDocument"}`}}},
+		{name: "the main frame not yet known", events: []recordertest.Event{started, started}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &recordertest.Browser{}
+			r := recorder.NewRecorder(b)
+			ctx := context.Background()
+			for _, ev := range tc.events {
+				if err := r.HandleEvent(ctx, recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+					t.Fatalf("%s: %v", ev.Method, err)
+				}
+			}
+			r.Wait()
+			if got := len(b.Sent("Fetch.enable")); got != map[bool]int{true: 1}[tc.pauses] {
+				t.Fatalf("Fetch.enable sent %d times, want pauses %v", got, tc.pauses)
+			}
+			if !tc.pauses {
+				return
+			}
+			for deadline := time.Now().Add(5 * time.Second); len(b.Sent("Fetch.disable")) == 0; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("Fetch.disable never sent")
+				}
 			}
 		})
 	}

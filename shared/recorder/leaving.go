@@ -1,0 +1,219 @@
+package recorder
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Naming the requests of pages left as they load.
+//
+// The browser drops its reports of the requests a page makes as it is left (see
+// unreported), but its Fetch domain, which sees each request leave the browser, is
+// told of every one of them: in quick-navigation runs on DokuWiki a plain DevTools
+// client paused (and at once let go) 121 of the 122 requests it was never told of
+// (scripts/probe-fetchdomain.mjs, BENCHMARKS.md). Pausing every request costs a page's
+// load about a fifth of its time, so the recorder pauses them only when a navigation
+// leaves a page before its load event, from the navigation's start for pauseWindow:
+// a page loaded whole is left at no cost. The host lets each request paused on a
+// target where the recorder enabled the Fetch domain (Fetch.enable, until Fetch.disable
+// or the target's detaching) go at once, with Fetch.continueRequest, and then hands the
+// Fetch.requestPaused event to HandleEvent: a request is never held back by the
+// recorder's queue of events. The recorder only notes its method and URL under its
+// network id, and a request never reported is then named by its address in the notes.
+
+// pauseWindow is how long the Fetch domain stays enabled after a navigation leaves a
+// page that was still loading: past the next document's commit, when the browser
+// drops the reports of the page left, by half a second and more.
+const pauseWindow = 2 * time.Second
+
+// maxNamed bounds the requests named by the Fetch domain that the recorder holds.
+const maxNamed = 4096
+
+// maxNamedByPage bounds the addresses a note gives of one page's unreported requests.
+const maxNamedByPage = 20
+
+// leftPages is what the recorder knows of the pages of each tab to name the requests
+// of those left as they loaded. Its maps are guarded by the Recorder's mu.
+type leftPages struct {
+	main    map[int]string              // by tab, its main frame's id
+	loading map[int]bool                // by tab, whether its document has not had its load event
+	pausing map[int]int                 // by tab, the number of the last window of pauses begun (see pauseWindow)
+	windows int                         // windows of pauses begun
+	named   map[requestKey]string       // the method and URL of each paused request, by network id
+	urls    map[int]map[string][]string // by tab and Referer, the named requests never reported
+}
+
+type (
+	// frameStartedNavigating is the params of Page.frameStartedNavigating.
+	frameStartedNavigating struct {
+		FrameID        string `json:"frameId"`
+		NavigationType string `json:"navigationType"`
+	}
+	// loadEventFired is the params of Page.loadEventFired (none read).
+	loadEventFired struct{}
+	// requestPaused is the params of Fetch.requestPaused.
+	requestPaused struct {
+		NetworkID string `json:"networkId"`
+		Request   struct {
+			Method string `json:"method"`
+			URL    string `json:"url"`
+		} `json:"request"`
+	}
+)
+
+// onFrameStartedNavigating begins a window of pauses when a navigation of a tab's main
+// frame leaves a document that had not had its load event.
+func (r *Recorder) onFrameStartedNavigating(ctx context.Context, t Target, ev *frameStartedNavigating) {
+	if t.Session != "" || strings.Contains(strings.ToLower(ev.NavigationType), "samedocument") {
+		return
+	}
+	r.mu.Lock()
+	l := &r.left
+	if main := l.main[t.TabID]; main == "" || main != ev.FrameID {
+		r.mu.Unlock()
+		return
+	}
+	leaving := l.loading[t.TabID]
+	l.loading[t.TabID] = true
+	if !leaving {
+		r.mu.Unlock()
+		return
+	}
+	already := l.pausing[t.TabID] != 0
+	l.windows++
+	window := l.windows
+	l.pausing[t.TabID] = window
+	r.mu.Unlock()
+	if !already {
+		r.command(ctx, t, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Request"}}})
+	}
+	time.AfterFunc(pauseWindow, func() {
+		r.mu.Lock()
+		last := l.pausing[t.TabID] == window
+		if last {
+			delete(l.pausing, t.TabID)
+		}
+		r.mu.Unlock()
+		if last {
+			r.command(ctx, t, "Fetch.disable", nil)
+		}
+	})
+}
+
+// command sends a command whose answer nothing waits for; an error is the user's to
+// see unless the target is gone.
+func (r *Recorder) command(ctx context.Context, t Target, method string, params map[string]any) {
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		if _, err := r.browser.Send(ctx, t, method, params); err != nil && ctx.Err() == nil && !r.gone(t) {
+			r.report(fmt.Errorf("%s: %w", method, err))
+		}
+	}()
+}
+
+// gone reports whether t's tab is no longer recorded (its main frame forgotten).
+func (r *Recorder) gone(t Target) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.left.main[t.TabID]
+	return !ok
+}
+
+// onLoadEventFired notes that a tab's document has had its load event.
+func (r *Recorder) onLoadEventFired(_ context.Context, t Target, _ *loadEventFired) {
+	if t.Session != "" {
+		return
+	}
+	r.mu.Lock()
+	r.left.loading[t.TabID] = false
+	r.mu.Unlock()
+}
+
+// onRequestPaused notes the method and URL of a request the Fetch domain paused
+// (which the host has let go), under its network id.
+func (r *Recorder) onRequestPaused(_ context.Context, t Target, ev *requestPaused) {
+	if ev.NetworkID == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.left.named) >= maxNamed {
+		clear(r.left.named)
+	}
+	r.left.named[requestKey{t, ev.NetworkID}] = ev.Request.Method + " " + ev.Request.URL
+}
+
+// noteMainFrame notes the id of a tab's main frame. r.mu is held.
+func (r *Recorder) noteMainFrame(tab int, frame string) {
+	r.left.main[tab] = frame
+}
+
+// nameUnreported notes, by the page that made it, the address of a request never
+// reported that the Fetch domain named, and forgets its name. r.mu is held.
+func (r *Recorder) nameUnreported(k requestKey, page string) {
+	name, ok := r.left.named[k]
+	if !ok {
+		return
+	}
+	delete(r.left.named, k)
+	byPage := r.left.urls[k.target.TabID]
+	if byPage == nil {
+		byPage = map[string][]string{}
+		r.left.urls[k.target.TabID] = byPage
+	}
+	byPage[page] = append(byPage[page], name)
+}
+
+// forgetLeftPages forgets what was noted of tab's pages, and returns the addresses of
+// its requests never reported, by page. r.mu is held.
+func (r *Recorder) forgetLeftPages(tab int) map[string][]string {
+	urls := r.left.urls[tab]
+	delete(r.left.urls, tab)
+	delete(r.left.main, tab)
+	delete(r.left.loading, tab)
+	delete(r.left.pausing, tab)
+	for k := range r.left.named {
+		if k.target.TabID == tab {
+			delete(r.left.named, k)
+		}
+	}
+	return urls
+}
+
+// addresses says the addresses of named requests, at most maxNamedByPage of them, of
+// n requests in all.
+func addresses(named []string, n int) string {
+	if len(named) == 0 {
+		return ""
+	}
+	shown := named[:min(len(named), maxNamedByPage)]
+	s := " Their addresses, from the browser's Fetch domain: " + strings.Join(shown, ", ")
+	if more := n - len(shown); more > 0 {
+		s += fmt.Sprintf(" (and %d more)", more)
+	}
+	return s + "."
+}
+
+// mainFrame asks a newly attached tab for its main frame's id.
+func (r *Recorder) mainFrame(ctx context.Context, t Target) {
+	res, err := r.browser.Send(ctx, t, "Page.getFrameTree", nil)
+	if err != nil {
+		return // known at its next navigation (onFrameNavigated)
+	}
+	var tree struct {
+		FrameTree struct {
+			Frame struct {
+				ID string `json:"id"`
+			} `json:"frame"`
+		} `json:"frameTree"`
+	}
+	if json.Unmarshal(res, &tree) == nil && tree.FrameTree.Frame.ID != "" {
+		r.mu.Lock()
+		r.noteMainFrame(t.TabID, tree.FrameTree.Frame.ID)
+		r.mu.Unlock()
+	}
+}
