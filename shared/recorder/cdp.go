@@ -132,7 +132,7 @@ type Recorder struct {
 	// left names the requests of pages left as they loaded (see leftPages).
 	left leftPages
 	idle chan struct{} // closed when the last request in flight ends (see setPending)
-	work            inflight      // commands and finishes in flight
+	work inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
