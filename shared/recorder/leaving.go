@@ -91,6 +91,8 @@ func (r *Recorder) onFrameStartedNavigating(ctx context.Context, t Target, ev *f
 		r.command(ctx, t, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Request"}}})
 	}
 	time.AfterFunc(pauseWindow, func() {
+		r.work.Add(1)
+		defer r.work.Done()
 		r.mu.Lock()
 		last := l.pausing[t.TabID] == window
 		if last {
@@ -98,6 +100,7 @@ func (r *Recorder) onFrameStartedNavigating(ctx context.Context, t Target, ev *f
 		}
 		r.mu.Unlock()
 		if last {
+			r.recoverUnreported(ctx, t)
 			r.command(ctx, t, "Fetch.disable", nil)
 		}
 	})
@@ -217,3 +220,79 @@ func (r *Recorder) mainFrame(ctx context.Context, t Target) {
 		r.mu.Unlock()
 	}
 }
+
+// recoverUnreported archives the requests of tab t that the browser never reported
+// but the Fetch domain named, once the window of pauses in which they were made is
+// over: their address from the Fetch domain, their request and response heads from
+// the wire (the ExtraInfo events), their body asked for after (the network layer
+// keeps it, durable messages, unless the page's leaving cut it short). Such an
+// exchange is byte-exact only when the body has every byte the server declared;
+// otherwise it is marked, and the note says why. What is archived is no longer counted
+// as never reported.
+func (r *Recorder) recoverUnreported(ctx context.Context, t Target) {
+	type found struct {
+		key  requestKey
+		name string
+		req  Fields
+		resp *responseWire
+	}
+	var todo []found
+	r.mu.Lock()
+	for k, q := range r.extras {
+		if k.target.TabID != t.TabID || q.reported || len(q.requests) == 0 {
+			continue
+		}
+		name, ok := r.left.named[k]
+		if !ok {
+			continue
+		}
+		f := found{key: k, name: name, req: q.requests[0]}
+		if len(q.responses) > 0 {
+			w := q.responses[0]
+			f.resp = &w
+		}
+		todo = append(todo, f)
+		delete(r.left.named, k)
+		delete(r.extras, k)
+	}
+	r.mu.Unlock()
+	for _, f := range todo {
+		method, url, _ := strings.Cut(f.name, " ")
+		ex := &Exchange{Started: time.Now(), Method: method, URL: url, ReqHeader: f.req, PageURL: f.req.Get("Referer")}
+		if !archivable(url) {
+			continue
+		}
+		if n := declaredLength(f.req); n > 0 {
+			ex.ReqTruncated, ex.ReqNote = true, fmt.Sprintf("request body not kept: %s, and none of its %d bytes", whyRecovered, n)
+		}
+		switch {
+		case f.resp == nil:
+			ex.Failure = "no response reported: " + whyRecovered
+		default:
+			ex.Status, ex.StatusText, ex.RespHeader = f.resp.status, f.resp.statusText, f.resp.header
+			if ex.Status == 304 || ex.Status == 204 || ex.Status < 200 || method == "HEAD" {
+				break // no body
+			}
+			body, err := r.getResponseBody(ctx, f.key.target, "Network.getResponseBody", f.key.id)
+			ex.RespBody = body
+			switch {
+			case err != nil:
+				ex.RespTruncated, ex.RespNote = "disconnect", "the page was left before its body arrived ("+whyRecovered+")"
+			case !declaredWhole(ex):
+				ex.RespTruncated = "disconnect"
+				ex.RespNote = fmt.Sprintf("%s; its body (%d bytes) was asked for after and cannot be known whole (no length the server declared to compare with)", whyRecovered, len(body))
+				if n := declaredLength(ex.RespHeader); n >= 0 && ex.RespHeader.Get("Content-Encoding") == "" {
+					ex.RespTruncated, ex.RespNote = "length", fmt.Sprintf("%s; its body was asked for after: %d of the %d bytes the server declared", whyRecovered, len(body), n)
+				}
+			default:
+				ex.RespNote = ""
+			}
+		}
+		if r.OnExchange != nil {
+			r.OnExchange(ex)
+		}
+	}
+}
+
+// whyRecovered says how an exchange that the browser never reported was recorded.
+const whyRecovered = "the browser dropped its report of this request as the page was left (its address is from the Fetch domain, its headers from the wire)"

@@ -228,3 +228,77 @@ func TestRecorderPausesRequestsOnlyOfPagesLeftAsTheyLoad(t *testing.T) {
 		})
 	}
 }
+
+// A request of a page left as it loaded that the browser never reported, but the
+// Fetch domain named, is archived once the window of pauses is over: whole when its
+// body has every byte the server declared, marked otherwise.
+func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
+	const url = "http://127.0.0.1:33779/lib/images/a.png"
+	events := []recordertest.Event{
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"` + leftPage + `"},"type":"Navigation"}`},
+		{Method: "Page.frameStartedNavigating", Params: `{"frameId":"F","navigationType":"differentDocument"}`},
+		{Method: "Page.frameStartedNavigating", Params: `{"frameId":"F","navigationType":"differentDocument"}`},
+		{Method: "Fetch.requestPaused", Params: `{"requestId":"interception-1","networkId":"9","request":{"method":"GET","url":"` + url + `"}}`},
+		unreportedEvent("9", leftPage),
+		{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"9","statusCode":200,"headers":{},"headersText":"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5\r\n\r\n"}`},
+	}
+	for _, tc := range []struct {
+		name      string
+		body      string
+		err       error
+		truncated string
+	}{
+		{name: "its body whole", body: "hello"},
+		{name: "its body short", body: "hel", truncated: "length"},
+		{name: "its body gone", err: fmt.Errorf("No resource with given identifier found"), truncated: "disconnect"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &recordertest.Browser{Answer: func(method string, _ map[string]any) (any, error) {
+				if method == "Network.getResponseBody" {
+					if tc.err != nil {
+						return nil, tc.err
+					}
+					return map[string]any{"body": tc.body}, nil
+				}
+				return map[string]any{}, nil
+			}}
+			r := recorder.NewRecorder(b)
+			got := make(chan *recorder.Exchange, 1)
+			r.OnExchange = func(ex *recorder.Exchange) { got <- ex }
+			var mu sync.Mutex
+			var notes []string
+			r.OnError = func(err error) { mu.Lock(); notes = append(notes, err.Error()); mu.Unlock() }
+			ctx := context.Background()
+			for _, ev := range events {
+				if err := r.HandleEvent(ctx, recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+					t.Fatalf("%s: %v", ev.Method, err)
+				}
+			}
+			var ex *recorder.Exchange
+			select {
+			case ex = <-got:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the request was never archived")
+			}
+			if ex.URL != url || ex.Method != "GET" || ex.Status != 200 || string(ex.RespBody) != tc.body || ex.RespTruncated != tc.truncated {
+				t.Errorf("archived %s %s %d %q truncated %q (%s), want body %q truncated %q", ex.Method, ex.URL, ex.Status, ex.RespBody, ex.RespTruncated, ex.RespNote, tc.body, tc.truncated)
+			}
+			if ex.PageURL != leftPage || ex.ReqHeader.Get("Referer") != leftPage {
+				t.Errorf("page %q, request header %v", ex.PageURL, ex.ReqHeader)
+			}
+			if tc.truncated != "" && !strings.Contains(ex.RespNote, "dropped its report of this request") && !strings.Contains(ex.RespNote, "page was left") {
+				t.Errorf("note %q", ex.RespNote)
+			}
+			r.Wait()
+			r.Detached(ctx, recorder.Target{TabID: 7}, "recording stopped")
+			r.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			for _, n := range notes {
+				if strings.Contains(n, "not in the archive") {
+					t.Errorf("noted as never archived: %q", n)
+				}
+			}
+		})
+	}
+}
