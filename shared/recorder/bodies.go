@@ -243,7 +243,7 @@ func declaredWhole(ex *Exchange) bool {
 // marks them.
 func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 	// The requests never reported but named, whose window of pauses is not over.
-	r.recoverUnreported(ctx, Target{TabID: tab})
+	r.recoverUnreported(ctx, Target{TabID: tab}, true)
 	r.mu.Lock()
 	var left []requestKey
 	for key, p := range r.pending {

@@ -29,6 +29,10 @@ import (
 // drops the reports of the page left, by half a second and more.
 const pauseWindow = 2 * time.Second
 
+// answerWait is how long after a navigation left a loading page a request of it that
+// was never reported, and has had no response, is archived without one.
+const answerWait = 4 * pauseWindow
+
 // maxNamed bounds the requests named by the Fetch domain that the recorder holds.
 const maxNamed = 4096
 
@@ -100,9 +104,16 @@ func (r *Recorder) onFrameStartedNavigating(ctx context.Context, t Target, ev *f
 		}
 		r.mu.Unlock()
 		if last {
-			r.recoverUnreported(ctx, t)
+			r.recoverUnreported(ctx, t, false)
 			r.command(ctx, t, "Fetch.disable", nil)
 		}
+	})
+	// A response slow to come is given longer; a request with none by then is
+	// archived without one.
+	time.AfterFunc(answerWait, func() {
+		r.work.Add(1)
+		defer r.work.Done()
+		r.recoverUnreported(ctx, t, true)
 	})
 }
 
@@ -228,8 +239,9 @@ func (r *Recorder) mainFrame(ctx context.Context, t Target) {
 // keeps it, durable messages, unless the page's leaving cut it short). Such an
 // exchange is byte-exact only when the body has every byte the server declared;
 // otherwise it is marked, and the note says why. What is archived is no longer counted
-// as never reported.
-func (r *Recorder) recoverUnreported(ctx context.Context, t Target) {
+// as never reported. Unless all is true, a request that has had no response yet is
+// left for later.
+func (r *Recorder) recoverUnreported(ctx context.Context, t Target, all bool) {
 	type found struct {
 		key  requestKey
 		name string
@@ -239,7 +251,7 @@ func (r *Recorder) recoverUnreported(ctx context.Context, t Target) {
 	var todo []found
 	r.mu.Lock()
 	for k, q := range r.extras {
-		if k.target.TabID != t.TabID || q.reported || len(q.requests) == 0 {
+		if k.target.TabID != t.TabID || q.reported || len(q.requests) == 0 || (!all && len(q.responses) == 0) {
 			continue
 		}
 		name, ok := r.left.named[k]

@@ -243,16 +243,22 @@ func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
 		{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"9","statusCode":200,"headers":{},"headersText":"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5\r\n\r\n"}`},
 	}
 	for _, tc := range []struct {
-		name      string
-		body      string
-		err       error
-		truncated string
+		name       string
+		body       string
+		err        error
+		truncated  string
+		noResponse bool // the response's wire head never came: archived without one, later
 	}{
 		{name: "its body whole", body: "hello"},
 		{name: "its body short", body: "hel", truncated: "length"},
 		{name: "its body gone", err: fmt.Errorf("No resource with given identifier found"), truncated: "disconnect"},
+		{name: "no response", noResponse: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			events := events
+			if tc.noResponse {
+				events = events[:len(events)-1]
+			}
 			b := &recordertest.Browser{Answer: func(method string, _ map[string]any) (any, error) {
 				if method == "Network.getResponseBody" {
 					if tc.err != nil {
@@ -277,8 +283,14 @@ func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
 			var ex *recorder.Exchange
 			select {
 			case ex = <-got:
-			case <-time.After(10 * time.Second):
+			case <-time.After(15 * time.Second):
 				t.Fatal("the request was never archived")
+			}
+			if tc.noResponse {
+				if ex.URL != url || ex.Status != 0 || !strings.Contains(ex.Failure, "no response reported") {
+					t.Errorf("archived %s status %d failure %q, want no response", ex.URL, ex.Status, ex.Failure)
+				}
+				return
 			}
 			if ex.URL != url || ex.Method != "GET" || ex.Status != 200 || string(ex.RespBody) != tc.body || ex.RespTruncated != tc.truncated {
 				t.Errorf("archived %s %s %d %q truncated %q (%s), want body %q truncated %q", ex.Method, ex.URL, ex.Status, ex.RespBody, ex.RespTruncated, ex.RespNote, tc.body, tc.truncated)
