@@ -224,6 +224,10 @@ func (r *Recorder) Enable(ctx context.Context, t Target) error {
 	if err := r.enable(ctx, t, "page"); err != nil {
 		return err
 	}
+	// A session the browser kept while the service worker restarted may still have
+	// the Fetch domain on, its window's end lost with the worker: its requests would
+	// wait to be let go for ever (see leftPages). Firefox has no such domain.
+	r.browser.Send(ctx, t, "Fetch.disable", nil)
 	r.mainFrame(ctx, t)
 	// The page may have loaded before: its password fields are asked for now, and are
 	// known before recording is said to have begun, so that a login sent at once is
