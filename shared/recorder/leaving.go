@@ -17,7 +17,8 @@ import (
 // (scripts/probe-fetchdomain.mjs, BENCHMARKS.md). Pausing every request costs a page's
 // load about a fifth of its time, so the recorder pauses them only when a navigation
 // leaves a page before its load event, from the navigation's start for pauseWindow:
-// a page loaded whole is left at no cost. The host lets each request paused on a
+// a page loaded whole is left at no cost; the window ends early at the next
+// document's load event. The host lets each request paused on a
 // target where the recorder enabled the Fetch domain (Fetch.enable, until Fetch.disable
 // or the target's detaching) go at once, with Fetch.continueRequest, and then hands the
 // Fetch.requestPaused event to HandleEvent: a request is never held back by the
@@ -97,16 +98,8 @@ func (r *Recorder) onFrameStartedNavigating(ctx context.Context, t Target, ev *f
 	time.AfterFunc(pauseWindow, func() {
 		r.work.Add(1)
 		defer r.work.Done()
-		r.mu.Lock()
-		last := l.pausing[t.TabID] == window
-		if last {
-			delete(l.pausing, t.TabID)
-		}
-		r.mu.Unlock()
-		if last {
-			r.recoverUnreported(ctx, t, false)
-			r.command(ctx, t, "Fetch.disable", nil)
-		}
+		r.recoverUnreported(ctx, t, false)
+		r.endPauses(ctx, t, window)
 	})
 	// A response slow to come is given longer; a request with none by then is
 	// archived without one.
@@ -137,14 +130,34 @@ func (r *Recorder) gone(t Target) bool {
 	return !ok
 }
 
-// onLoadEventFired notes that a tab's document has had its load event.
-func (r *Recorder) onLoadEventFired(_ context.Context, t Target, _ *loadEventFired) {
+// endPauses disables the Fetch domain on t if window is its last window of pauses
+// begun (0: whichever it is).
+func (r *Recorder) endPauses(ctx context.Context, t Target, window int) {
+	r.mu.Lock()
+	w := r.left.pausing[t.TabID]
+	last := w != 0 && (window == 0 || w == window)
+	if last {
+		delete(r.left.pausing, t.TabID)
+	}
+	r.mu.Unlock()
+	if last {
+		r.command(ctx, t, "Fetch.disable", nil)
+	}
+}
+
+// onLoadEventFired notes that a tab's document has had its load event, and ends the
+// window of pauses early: the requests the page makes from then on are its own,
+// which the browser reports. (A CI run once lost the response of an image requested
+// after its page's load, in a window, the page then kept in the back/forward cache;
+// why was not found, and pauses after a load are not needed.)
+func (r *Recorder) onLoadEventFired(ctx context.Context, t Target, _ *loadEventFired) {
 	if t.Session != "" {
 		return
 	}
 	r.mu.Lock()
 	r.left.loading[t.TabID] = false
 	r.mu.Unlock()
+	r.endPauses(ctx, t, 0)
 }
 
 // onRequestPaused notes the method and URL of a request the Fetch domain paused

@@ -194,11 +194,13 @@ func TestRecorderPausesRequestsOnlyOfPagesLeftAsTheyLoad(t *testing.T) {
 	started := recordertest.Event{Method: "Page.frameStartedNavigating", Params: `{` + main + `,"navigationType":"differentDocument"}`}
 	loaded := recordertest.Event{Method: "Page.loadEventFired", Params: `{"timestamp":1}`}
 	for _, tc := range []struct {
-		name   string
-		events []recordertest.Event
-		pauses bool
+		name       string
+		events     []recordertest.Event
+		pauses     bool
+		endsAtLoad bool // the pauses end at the load event, not after the window
 	}{
 		{name: "left as it loaded", events: []recordertest.Event{navigated, started, started}, pauses: true},
+		{name: "left as it loaded, the next page loaded", events: []recordertest.Event{navigated, started, started, loaded}, pauses: true, endsAtLoad: true},
 		{name: "left after its load event", events: []recordertest.Event{navigated, started, loaded, started}},
 		{name: "a frame's navigation", events: []recordertest.Event{navigated, started, {Method: "Page.frameStartedNavigating", Params: `{"frameId":"child","navigationType":"differentDocument"}`}}},
 		{name: "within the document", events: []recordertest.Event{navigated, started, {Method: "Page.frameStartedNavigating", Params: `{` + main + `,"navigationType":"sameDocument"}`}}},
@@ -219,6 +221,9 @@ func TestRecorderPausesRequestsOnlyOfPagesLeftAsTheyLoad(t *testing.T) {
 			}
 			if !tc.pauses {
 				return
+			}
+			if ended := len(b.Sent("Fetch.disable")) == 1; ended != tc.endsAtLoad {
+				t.Fatalf("Fetch.disable sent before the window's end: %v, want %v", ended, tc.endsAtLoad)
 			}
 			for deadline := time.Now().Add(5 * time.Second); len(b.Sent("Fetch.disable")) == 0; time.Sleep(50 * time.Millisecond) {
 				if time.Now().After(deadline) {
