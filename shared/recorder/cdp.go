@@ -1059,7 +1059,7 @@ func (r *Recorder) onFrameStoppedLoading(ctx context.Context, t Target, ev *fram
 // order of requests, as the request of a navigation that loaded the page anew would:
 // a navigation begun before it counts as replaced by it (one handled before it may
 // have begun just after it, as urgent events overtake the others).
-func (r *Recorder) onFrameNavigated(_ context.Context, t Target, ev *frameNavigated) {
+func (r *Recorder) onFrameNavigated(ctx context.Context, t Target, ev *frameNavigated) {
 	restored := ev.Type == "BackForwardCacheRestore"
 	if ev.Frame.LoaderID != "" {
 		r.mu.Lock()
@@ -1080,6 +1080,9 @@ func (r *Recorder) onFrameNavigated(_ context.Context, t Target, ev *frameNaviga
 			r.noteMainFrame(t.TabID, ev.Frame.ID)
 		}
 		r.mu.Unlock()
+	}
+	if ev.Frame.ParentID == "" && t.Session == "" {
+		r.committed(ctx, t)
 	}
 	if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
 		r.OnPage(Page{Page: api.Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, Restored: restored}, FrameID: ev.Frame.ID})

@@ -16,23 +16,27 @@ import (
 // client paused (and at once let go) 121 of the 122 requests it was never told of
 // (scripts/probe-fetchdomain.mjs, BENCHMARKS.md). Pausing every request costs a page's
 // load about a fifth of its time, so the recorder pauses them only when a navigation
-// leaves a page before its load event, from the navigation's start for pauseWindow:
-// a page loaded whole is left at no cost; the window ends early at the next
-// document's load event. The host lets each request paused on a
+// leaves a page before its load event, from the navigation's start to pauseWindow
+// after the next document commits, or its load event if that comes first: a page
+// loaded whole is left at no cost. The host lets each request paused on a
 // target where the recorder enabled the Fetch domain (Fetch.enable, until Fetch.disable
 // or the target's detaching) go at once, with Fetch.continueRequest, and then hands the
 // Fetch.requestPaused event to HandleEvent: a request is never held back by the
 // recorder's queue of events. The recorder only notes its method and URL under its
 // network id, and a request never reported is then named by its address in the notes.
 
-// pauseWindow is how long the Fetch domain stays enabled after a navigation leaves a
-// page that was still loading: past the next document's commit, when the browser
-// drops the reports of the page left, by half a second and more.
-const pauseWindow = 2 * time.Second
+// pauseWindow is how long the Fetch domain stays enabled after the next document
+// commits, when a navigation left a page that was still loading: the browser drops
+// the reports of the page left around the commit and in the half second after it.
+// maxPauses bounds the window from the navigation's start, when no commit comes.
+const (
+	pauseWindow = 2 * time.Second
+	maxPauses   = 10 * time.Second
+)
 
 // answerWait is how long after a navigation left a loading page a request of it that
 // was never reported, and has had no response, is archived without one.
-const answerWait = 4 * pauseWindow
+const answerWait = maxPauses + pauseWindow
 
 // maxNamed bounds the requests named by the Fetch domain that the recorder holds.
 const maxNamed = 4096
@@ -95,12 +99,9 @@ func (r *Recorder) onFrameStartedNavigating(ctx context.Context, t Target, ev *f
 	if !already {
 		r.command(ctx, t, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Request"}}})
 	}
-	time.AfterFunc(pauseWindow, func() {
-		r.work.Add(1)
-		defer r.work.Done()
-		r.recoverUnreported(ctx, t, false)
-		r.endPauses(ctx, t, window)
-	})
+	// The window ends pauseWindow after the next document commits (onFrameNavigated),
+	// at its load event, or at the latest maxPauses after the navigation began.
+	r.endPausesAfter(ctx, t, window, maxPauses)
 	// A response slow to come is given longer; a request with none by then is
 	// archived without one.
 	time.AfterFunc(answerWait, func() {
@@ -128,6 +129,28 @@ func (r *Recorder) gone(t Target) bool {
 	defer r.mu.Unlock()
 	_, ok := r.left.main[t.TabID]
 	return !ok
+}
+
+// endPausesAfter ends t's window of pauses window after d, the requests it named
+// and never reported archived first (those that have had a response).
+func (r *Recorder) endPausesAfter(ctx context.Context, t Target, window int, d time.Duration) {
+	time.AfterFunc(d, func() {
+		r.work.Add(1)
+		defer r.work.Done()
+		r.recoverUnreported(ctx, t, false)
+		r.endPauses(ctx, t, window)
+	})
+}
+
+// committed ends the window of pauses of tab t, if one is on, pauseWindow after the
+// document that a navigation brought committed. r.mu is not held.
+func (r *Recorder) committed(ctx context.Context, t Target) {
+	r.mu.Lock()
+	window := r.left.pausing[t.TabID]
+	r.mu.Unlock()
+	if window != 0 {
+		r.endPausesAfter(ctx, t, window, pauseWindow)
+	}
 }
 
 // endPauses disables the Fetch domain on t if window is its last window of pauses

@@ -199,8 +199,8 @@ func TestRecorderPausesRequestsOnlyOfPagesLeftAsTheyLoad(t *testing.T) {
 		pauses     bool
 		endsAtLoad bool // the pauses end at the load event, not after the window
 	}{
-		{name: "left as it loaded", events: []recordertest.Event{navigated, started, started}, pauses: true},
-		{name: "left as it loaded, the next page loaded", events: []recordertest.Event{navigated, started, started, loaded}, pauses: true, endsAtLoad: true},
+		{name: "left as it loaded", events: []recordertest.Event{navigated, started, started, navigated}, pauses: true},
+		{name: "left as it loaded, the next page loaded", events: []recordertest.Event{navigated, started, started, navigated, loaded}, pauses: true, endsAtLoad: true},
 		{name: "left after its load event", events: []recordertest.Event{navigated, started, loaded, started}},
 		{name: "a frame's navigation", events: []recordertest.Event{navigated, started, {Method: "Page.frameStartedNavigating", Params: `{"frameId":"child","navigationType":"differentDocument"}`}}},
 		{name: "within the document", events: []recordertest.Event{navigated, started, {Method: "Page.frameStartedNavigating", Params: `{` + main + `,"navigationType":"sameDocument"}`}}},
@@ -243,6 +243,7 @@ func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
 		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"` + leftPage + `"},"type":"Navigation"}`},
 		{Method: "Page.frameStartedNavigating", Params: `{"frameId":"F","navigationType":"differentDocument"}`},
 		{Method: "Page.frameStartedNavigating", Params: `{"frameId":"F","navigationType":"differentDocument"}`},
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://127.0.0.1:33779/doku.php?id=next"},"type":"Navigation"}`},
 		{Method: "Fetch.requestPaused", Params: `{"requestId":"interception-1","networkId":"9","request":{"method":"GET","url":"` + url + `"}}`},
 		unreportedEvent("9", leftPage),
 		{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"9","statusCode":200,"headers":{},"headersText":"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5\r\n\r\n"}`},
@@ -288,7 +289,7 @@ func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
 			var ex *recorder.Exchange
 			select {
 			case ex = <-got:
-			case <-time.After(15 * time.Second):
+			case <-time.After(20 * time.Second):
 				t.Fatal("the request was never archived")
 			}
 			if tc.noResponse {
