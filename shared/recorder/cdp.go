@@ -226,9 +226,16 @@ func (r *Recorder) Enable(ctx context.Context, t Target) error {
 	}
 	// A session the browser kept while the service worker restarted may still have
 	// the Fetch domain on, its window's end lost with the worker: its requests would
-	// wait to be let go for ever (see leftPages). Firefox has no such domain.
-	r.browser.Send(ctx, t, "Fetch.disable", nil)
-	r.mainFrame(ctx, t)
+	// wait to be let go for ever (see leftPages). Firefox has no such domain. Both
+	// are sent aside: a tab opened from a recorded one must be enabled before its
+	// first load goes.
+	r.work.Add(1)
+	aside := context.WithoutCancel(ctx)
+	go func() {
+		defer r.work.Done()
+		r.browser.Send(aside, t, "Fetch.disable", nil)
+		r.mainFrame(aside, t)
+	}()
 	// The page may have loaded before: its password fields are asked for now, and are
 	// known before recording is said to have begun, so that a login sent at once is
 	// found (a question asked as the login is sent may be answered by the next page).
