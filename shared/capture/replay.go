@@ -142,10 +142,10 @@ func (s *Service) routeReplay(mux *routeTable) {
 			writeError(w, httpmsg.StatusBadRequest, err)
 			return
 		}
-		a := rp.index.Serve(w, req, r.URL.Query().Get("ts"), rp.file)
+		a, err := rp.index.Serve(w, req, r.URL.Query().Get("ts"), rp.file)
 		rp.log.Add(a)
-		if a.Cut {
-			panic(httpmsg.ErrAbortHandler) // the body is not whole: the answer fails
+		if err != nil {
+			panic(httpmsg.ErrAbortHandler) // the body is not whole (ErrCut): the answer fails
 		}
 	}))
 	mux.HandleFunc("GET /api/replay/{id}/batch", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/base64"
 	"encoding/json"
@@ -31,11 +30,12 @@ type Answer struct {
 	// large to carry, or a record that could not be read to its end); Why says why.
 	Withheld bool   `json:"withheld,omitempty"`
 	Why      string `json:"why,omitempty"`
-	// Cut is true when the body was cut short after the answer had begun: the
-	// caller must end the answer with an error (panic with
-	// httpmsg.ErrAbortHandler), not let it end as though whole.
-	Cut bool `json:"-"`
 }
+
+// ErrCut is returned (wrapped with the URL and why) by Serve when it cut an
+// answer's body short after the answer had begun: the caller must end the answer
+// with an error (panic with httpmsg.ErrAbortHandler), not let it end as though whole.
+var ErrCut = errors.New("replay: body cut short")
 
 // DefaultMaxBody is the longest body Serve gives a request unless the Index says
 // otherwise. The browser takes a replayed body in one DevTools message, as base64
@@ -63,17 +63,17 @@ const AnswerHeader = "X-Webkeep-Answer"
 // A body longer than MaxBody is withheld: when its length is known beforehand, the
 // request gets the "not replayed" page (Answer.Status 404, Withheld true); when it
 // is found out as the body streams, or the record cannot be read to its end, the
-// Answer is Withheld and Cut, and the caller must end the API's answer with an
-// error.
-func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) Answer {
+// Answer is Withheld and the error wraps ErrCut: the caller must end the API's
+// answer with an error.
+func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) (Answer, error) {
 	a := Answer{URL: r.URL}
 	m, ok := ix.Lookup(r, at)
 	if !ok {
-		return notArchived(w, r, a, "")
+		return notArchived(w, r, a, ""), nil
 	}
 	resp, err := ix.Open(f, m.Capture)
 	if err != nil {
-		return notArchived(w, r, a, err.Error())
+		return notArchived(w, r, a, err.Error()), nil
 	}
 	defer resp.Body.Close()
 	a.Archived, a.Timestamp, a.Approximate, a.Why = true, m.Capture.Timestamp, m.Approximate, m.Why
@@ -84,7 +84,7 @@ func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) 
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
 		io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
-		return a
+		return a, nil
 	}
 	a.Status, a.Reason = resp.Status, resp.Reason
 	a.Headers = fields(resp.Header)
@@ -92,13 +92,13 @@ func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) 
 	n, err := io.Copy(w, io.LimitReader(resp.Body, max+1))
 	switch {
 	case err != nil:
-		a.Withheld, a.Cut = true, true
-		a.Why = fmt.Sprintf("the archive's record could not be read to its end (%d bytes read): %v", n, err)
+		a.Withheld, a.Why = true, fmt.Sprintf("the archive's record could not be read to its end (%d bytes read): %v", n, err)
 	case n > max:
-		a.Withheld, a.Cut = true, true
-		a.Why = tooLarge(n, max)
+		a.Withheld, a.Why = true, tooLarge(-1, max)
+	default:
+		return a, nil
 	}
-	return a
+	return a, fmt.Errorf("%w: %s: %s", ErrCut, r.URL, a.Why)
 }
 
 // pageHeaders are the header of the pages Serve makes (not archived, not replayed).
@@ -115,11 +115,15 @@ func notArchived(w httpmsg.ResponseWriter, r *Request, a Answer, why string) Ans
 	return a
 }
 
-// tooLarge says why a body of n bytes is withheld, max being the limit.
+// tooLarge says why a body of n bytes (-1: not known) is withheld, max being the
+// limit.
 func tooLarge(n, max int64) string {
 	const mb = 1 << 20
-	return fmt.Sprintf("the body (%s MB) is larger than the %d MB a replay gives the browser in one answer; the session's WARC holds it whole",
-		strconv.FormatFloat(float64(n)/mb, 'f', 1, 64), max/mb)
+	size := ""
+	if n >= 0 {
+		size = " (" + strconv.FormatFloat(float64(n)/mb, 'f', 1, 64) + " MB)"
+	}
+	return fmt.Sprintf("the body%s is larger than the %d MB a replay gives the browser in one answer; the session's WARC holds it whole", size, max/mb)
 }
 
 // fields lists a header's lines, sorted by name.
@@ -157,31 +161,30 @@ func ReadAnswer(h httpmsg.Header) (Answer, error) {
 
 // NotArchivedPage is the page a request that is not in the archive gets.
 func NotArchivedPage(method, url, why string) string {
-	var b bytes.Buffer
-	b.WriteString(`<!doctype html><html><head><meta charset="utf-8"><title>Not archived</title></head>` +
-		`<body style="font-family:sans-serif;margin:2em"><h1>Not archived</h1><p>webkeep has no capture of <code id="webkeep-not-archived">`)
-	b.WriteString(escapeHTML.Replace(method + " " + url))
-	b.WriteString(`</code> in this session; nothing was fetched from the network.</p>`)
+	tail := ` in this session; nothing was fetched from the network.</p>`
 	if why != "" {
-		b.WriteString(`<p>` + escapeHTML.Replace(why) + `</p>`)
+		tail += `<p>` + escapeHTML.Replace(why) + `</p>`
 	}
-	b.WriteString("</body></html>\n")
-	return b.String()
+	return servedPage("Not archived", "webkeep-not-archived", "webkeep has no capture of ", method+" "+url, tail)
 }
 
 // NotReplayedPage is the page a request gets whose capture is withheld (see
 // Serve): why says why.
 func NotReplayedPage(method, url, timestamp, why string) string {
-	var b bytes.Buffer
-	b.WriteString(`<!doctype html><html><head><meta charset="utf-8"><title>Not replayed</title></head>` +
-		`<body style="font-family:sans-serif;margin:2em"><h1>Not replayed</h1><p>webkeep has a capture of <code id="webkeep-not-replayed">`)
-	b.WriteString(escapeHTML.Replace(method + " " + url))
-	b.WriteString(`</code>`)
+	tail := ""
 	if timestamp != "" {
-		b.WriteString(` (` + escapeHTML.Replace(timestamp) + `)`)
+		tail = ` (` + escapeHTML.Replace(timestamp) + `)`
 	}
-	b.WriteString(` but does not give it to the page: ` + escapeHTML.Replace(why) + `. Nothing was fetched from the network.</p></body></html>` + "\n")
-	return b.String()
+	tail += ` but does not give it to the page: ` + escapeHTML.Replace(why) + `. Nothing was fetched from the network.</p>`
+	return servedPage("Not replayed", "webkeep-not-replayed", "webkeep has a capture of ", method+" "+url, tail)
+}
+
+// servedPage is a page of the replay's own: title, then a paragraph of lead, the
+// request (escaped, in a code element of id id) and tail (HTML, ending the paragraph).
+func servedPage(title, id, lead, request, tail string) string {
+	return `<!doctype html><html><head><meta charset="utf-8"><title>` + title + `</title></head>` +
+		`<body style="font-family:sans-serif;margin:2em"><h1>` + title + `</h1><p>` + lead +
+		`<code id="` + id + `">` + escapeHTML.Replace(request) + `</code>` + tail + "</body></html>\n"
 }
 
 // A Log keeps what a replay answered, for the replay bar. It is safe for

@@ -52,7 +52,10 @@ func TestServeBatch(t *testing.T) {
 				for i, a := range answers {
 					urls = append(urls, a.URL)
 					one := httptest.NewRecorder()
-					want := ix.Serve(nethttp.ResponseWriter(one), &Request{Method: "GET", URL: a.URL, Header: httpmsg.Header{}}, tt.at, f)
+					want, err := ix.Serve(nethttp.ResponseWriter(one), &Request{Method: "GET", URL: a.URL, Header: httpmsg.Header{}}, tt.at, f)
+					if err != nil {
+						t.Fatal(err)
+					}
 					if !reflect.DeepEqual(a.Answer, want) || !bytes.Equal(bodies[i], one.Body.Bytes()) {
 						t.Errorf("%s: batch %+v %q, on its own %+v %q", a.URL, a.Answer, bodies[i], want, one.Body)
 					}

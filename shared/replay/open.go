@@ -111,7 +111,13 @@ func readResponse(f File, offset int64) (*Response, error) {
 	if rec.Type != warc.TypeResponse && rec.Type != warc.TypeRevisit {
 		return nil, fmt.Errorf("%w: the record at offset %d is a %s", ErrRecord, offset, rec.Type)
 	}
-	block := &countingReader{r: rec.Block}
+	// A block of known length is read through a LimitedReader, which counts what is
+	// left of it: the body's length once the HTTP header is read.
+	var block io.Reader = rec.Block
+	left := &io.LimitedReader{R: rec.Block, N: rec.BlockLength}
+	if rec.BlockLength >= 0 {
+		block = left
+	}
 	br := bufio.NewReaderSize(block, 32<<10)
 	resp := &Response{Header: httpmsg.Header{}, Size: -1}
 	line, err := textproto.NewReader(br).ReadLine()
@@ -140,7 +146,7 @@ func readResponse(f File, offset int64) (*Response, error) {
 			}
 		}
 	}
-	head := block.n - int64(br.Buffered())
+	rest := left.N + int64(br.Buffered())
 	body, whole, err := decode(resp.Header, br)
 	if err != nil {
 		return nil, fmt.Errorf("%w: at offset %d: %v", ErrRecord, offset, err)
@@ -149,8 +155,8 @@ func readResponse(f File, offset int64) (*Response, error) {
 	if whole {
 		// A record in segments does not know its length before its last segment:
 		// its HTTP header does, the body being as the header describes it.
-		if rec.BlockLength >= head {
-			resp.Size = rec.BlockLength - head
+		if rec.BlockLength >= 0 {
+			resp.Size = rest
 		} else if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
 			resp.Size = n
 		}
@@ -197,18 +203,6 @@ func decode(h httpmsg.Header, br *bufio.Reader) (body io.ReadCloser, whole bool,
 		return io.NopCloser(pr), whole, nil
 	}
 	return io.NopCloser(r), whole, nil
-}
-
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // looksChunked reports whether the body starts with a chunk-size line.

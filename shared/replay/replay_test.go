@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -155,7 +156,10 @@ func TestServe(t *testing.T) {
 					r.Header.Set("Content-Type", tt.ctype)
 				}
 				rec := httptest.NewRecorder()
-				a := ix.Serve(nethttp.ResponseWriter(rec), r, tt.at, NewFile(bytes.NewReader(file), int64(len(file))))
+				a, err := ix.Serve(nethttp.ResponseWriter(rec), r, tt.at, NewFile(bytes.NewReader(file), int64(len(file))))
+				if err != nil {
+					t.Fatal(err)
+				}
 				got, err := ReadAnswer(httpmsg.Header(rec.Header()))
 				if err != nil {
 					t.Fatal(err)
@@ -276,9 +280,9 @@ func TestServeWithholds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			a := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: tt.url, Header: httpmsg.Header{}}, "", f)
-			if a.Withheld != (tt.withheld || tt.cut) || a.Cut != tt.cut || !a.Archived {
-				t.Fatalf("withheld %v cut %v archived %v (%s), want withheld %v cut %v", a.Withheld, a.Cut, a.Archived, a.Why, tt.withheld || tt.cut, tt.cut)
+			a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: tt.url, Header: httpmsg.Header{}}, "", f)
+			if cut := errors.Is(err, ErrCut); a.Withheld != (tt.withheld || tt.cut) || cut != tt.cut || !a.Archived {
+				t.Fatalf("withheld %v cut %v (%v) archived %v (%s), want withheld %v cut %v", a.Withheld, cut, err, a.Archived, a.Why, tt.withheld || tt.cut, tt.cut)
 			}
 			body := rec.Body.String()
 			switch {
@@ -307,9 +311,9 @@ func TestServeWithholds(t *testing.T) {
 	body := strings.Repeat("0123456789", 50000)
 	ix, file = archive(t, warc.V11, []exchange{{at: "20240101000000", method: "GET", url: "http://example.com/cut", resp: ok200("text/plain", body)}})
 	file = file[:len(file)/2]
-	a := ix.Serve(nethttp.ResponseWriter(httptest.NewRecorder()), &Request{Method: "GET", URL: "http://example.com/cut", Header: httpmsg.Header{}}, "", NewFile(bytes.NewReader(file), int64(len(file))))
-	if !a.Cut || !a.Withheld || !strings.Contains(a.Why, "could not be read to its end") {
-		t.Errorf("cut record: cut %v withheld %v why %q", a.Cut, a.Withheld, a.Why)
+	a, err := ix.Serve(nethttp.ResponseWriter(httptest.NewRecorder()), &Request{Method: "GET", URL: "http://example.com/cut", Header: httpmsg.Header{}}, "", NewFile(bytes.NewReader(file), int64(len(file))))
+	if !errors.Is(err, ErrCut) || !a.Withheld || !strings.Contains(a.Why, "could not be read to its end") {
+		t.Errorf("cut record: %v, withheld %v why %q", err, a.Withheld, a.Why)
 	}
 }
 
