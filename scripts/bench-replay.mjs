@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { launch, processMemory, startDemoSite } from "./lib/browser.mjs";
+import { launch, peakMemory, startDemoSite } from "./lib/browser.mjs";
 import { openReplay } from "./lib/replay.mjs";
 import { recordDemo } from "./lib/replaywebpage.mjs";
 
@@ -80,20 +80,11 @@ try {
   // Memory: the extension's process (core and replay page) and the whole browser,
   // sampled while the home page's button loads the 24 MB file from the archive.
   const r = await openReplay(browser, id, site.url);
-  const before = processMemory(browser);
-  let peak = { ...before };
-  const timer = setInterval(() => {
-    try {
-      const m = processMemory(browser);
-      peak = { ext: Math.max(peak.ext, m.ext), all: Math.max(peak.all, m.all) };
-    } catch { /* a process came or went */ }
-  }, 50);
-  const t0 = performance.now();
-  await r.page.click("#load-big");
-  await r.page.waitForSelector("#load-big[data-done]", { timeout: 120000 });
-  const bigMs = performance.now() - t0;
-  clearInterval(timer);
-  mem = { before, peak, bigMs, result: await r.page.textContent("#big-result") };
+  const m = await peakMemory(browser, async () => {
+    await r.page.click("#load-big");
+    await r.page.waitForSelector("#load-big[data-done]", { timeout: 120000 });
+  });
+  mem = { before: m.before, peak: m.peak, bigMs: m.ms, result: await r.page.textContent("#big-result") };
   await r.close();
 } finally {
   await browser.close();

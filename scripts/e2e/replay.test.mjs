@@ -7,15 +7,14 @@
 // archived" answer and is listed as missed; no connection reaches the demo site's port
 // during replay. A WARC/1.1 written by warcio.js is imported and replays too.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { WARCRecord, WARCSerializer } from "warcio";
 import { demoCalls, launch, startDemoSite, waitFor } from "../lib/browser.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
-import { openReplay, squash } from "../lib/replay.mjs";
+import { importWARC, openReplay, squash } from "../lib/replay.mjs";
 
 const bigSize = 24 << 20;
 let site, dir, browser, listener, session, base;
@@ -148,38 +147,10 @@ test("a page never recorded gets the \"not archived\" answer and is listed as mi
   await close(r);
 });
 
-// importWARC writes records ([url, content type, body bytes, no Content-Length]) as a
-// gzipped WARC/1.1 with warcio.js, imports it through the API and resolves to the new
-// session's id.
-async function importWARC(name, records) {
-  const parts = [];
-  for (const [url, type, payload, noLength] of records) {
-    const rec = await WARCRecord.create({
-      url, type: "response", warcVersion: "WARC/1.1", date: "2024-05-06T07:08:09Z",
-      httpHeaders: { "Content-Type": type, ...(noLength ? {} : { "Content-Length": String(payload.length) }) }, statusline: "HTTP/1.1 200 OK",
-    }, (async function* () { yield payload; })());
-    parts.push(await WARCSerializer.serialize(rec, { gzip: true }));
-  }
-  const file = Buffer.concat(parts);
-  writeFileSync(path.join(dir, name), file);
-  const ext = await browser.context.newPage();
-  await ext.goto(browser.page("archive.html"));
-  const job = await ext.evaluate(async ([name, bytes]) => {
-    const started = await (await fetch(`/api/import?name=${name}`, { method: "POST", body: new Uint8Array(bytes) })).json();
-    for (;;) {
-      const j = await (await fetch(`/api/jobs/${started.job}`)).json();
-      if (j.state !== "running") return j;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }, [name, [...file]]);
-  assert.equal(job.state, "done", JSON.stringify(job));
-  await ext.close();
-  return job.result.id;
-}
 const text = (s) => new TextEncoder().encode(s);
 
 test("an imported WARC/1.1 written by warcio.js replays", async () => {
-  const id = await importWARC("warcio.warc.gz", [
+  const id = await importWARC(browser, "warcio.warc.gz", [
     ["http://warcio.example/", "text/html", text('<html><head><link rel="stylesheet" href="/s.css"></head><body><p id="t">written by warcio</p></body></html>')],
     ["http://warcio.example/s.css", "text/css", text("#t { color: rgb(1, 2, 3) }")],
   ]);
@@ -196,7 +167,7 @@ test("an imported WARC/1.1 written by warcio.js replays", async () => {
 // is found too large as it streams: the request fails, never ends short.
 test("a body over 64 MiB gets the \"not replayed\" page and is listed with why", async () => {
   const huge = new Uint8Array((64 << 20) + 1);
-  const id = await importWARC("huge.warc.gz", [
+  const id = await importWARC(browser, "huge.warc.gz", [
     ["http://huge.example/", "text/html", text('<p id="t">huge</p>')],
     ["http://huge.example/huge.bin", "application/octet-stream", huge],
     ["http://huge.example/nolength.bin", "application/octet-stream", huge, true],

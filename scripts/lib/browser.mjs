@@ -195,3 +195,26 @@ export function processMemory(browser) {
   if (ours.size === 0 || exts !== 1) throw new Error(`expected one extension process of our browser, found ${exts} among ${ours.size}`);
   return { ext, all };
 }
+
+/**
+ * Runs fn while sampling processMemory(browser) every 50 ms; resolves to { before, peak
+ * (the largest of each measure), ms (fn's time), result (fn's) }.
+ */
+export async function peakMemory(browser, fn) {
+  const before = processMemory(browser);
+  const peak = { ...before };
+  const timer = setInterval(() => {
+    try {
+      const m = processMemory(browser);
+      peak.ext = Math.max(peak.ext, m.ext);
+      peak.all = Math.max(peak.all, m.all);
+    } catch { /* a process came or went */ }
+  }, 50);
+  const t0 = performance.now();
+  try {
+    const result = await fn();
+    return { before, peak, ms: performance.now() - t0, result };
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -1,6 +1,37 @@
 // Replays recorded pages inside webkeep (replay.html), for `make demo`, the end-to-end
 // test and the benchmark.
+import { WARCRecord, WARCSerializer } from "warcio";
 import { waitFor } from "./browser.mjs";
+
+/**
+ * Writes records ([url, content type, body bytes, no Content-Length]) as responses of a
+ * gzipped WARC/1.1 with warcio.js, imports it as name through the API of browser's
+ * extension, and resolves to the new session's id; a failed import throws.
+ */
+export async function importWARC(browser, name, records) {
+  const parts = [];
+  for (const [url, type, payload, noLength] of records) {
+    const rec = await WARCRecord.create({
+      url, type: "response", warcVersion: "WARC/1.1", date: "2024-05-06T07:08:09Z",
+      httpHeaders: { "Content-Type": type, ...(noLength ? {} : { "Content-Length": String(payload.length) }) }, statusline: "HTTP/1.1 200 OK",
+    }, (async function* () { yield payload; })());
+    parts.push(await WARCSerializer.serialize(rec, { gzip: true }));
+  }
+  const file = Buffer.concat(parts);
+  const ext = await browser.context.newPage();
+  await ext.goto(browser.page("archive.html"));
+  const job = await ext.evaluate(async ([name, bytes]) => {
+    const started = await (await fetch(`/api/import?name=${encodeURIComponent(name)}`, { method: "POST", body: new Uint8Array(bytes) })).json();
+    for (;;) {
+      const j = await (await fetch(`/api/jobs/${started.job}`)).json();
+      if (j.state !== "running") return j;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, [name, [...file]]);
+  await ext.close();
+  if (job.state !== "done") throw new Error(`import ${name}: ${JSON.stringify(job)}`);
+  return job.result.id;
+}
 
 /**
  * Opens replay.html for url of session sess, as the archive page's Replay link does, in
