@@ -31,12 +31,21 @@ const ready = new Promise((resolve) => {
 });
 const showsArrival = newArrivals();
 
+// The targets on which the core enabled the Fetch domain: each request paused there
+// is let go at once, here, and only then handed to the core (which notes its address:
+// shared/recorder/leaving.go), so that no request waits behind the core's queue.
+const pausing = new Set();
+const targetKey = (tabId, sessionId) => tabId + " " + (sessionId || "");
+
 self.webkeepHost = {
   send: (tabId, sessionId, method, params) => {
     const p = JSON.parse(params);
+    if (method === "Fetch.enable") pausing.add(targetKey(tabId, sessionId));
     const early = method === "Network.getRequestPostData" && earlyBodies.take(tabId, sessionId, p.requestId);
-    return (early || chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, p))
-      .then((result) => JSON.stringify(result || {}));
+    const sent = early || chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, p);
+    // Requests paused until the domain is off are still let go.
+    if (method === "Fetch.disable") sent.finally(() => pausing.delete(targetKey(tabId, sessionId))).catch(() => {});
+    return sent.then((result) => JSON.stringify(result || {}));
   },
   attach: (tabId) => chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
     // After a service-worker restart the old session is still attached: keep it.
@@ -73,6 +82,11 @@ self.webkeepHost = {
 };
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (method === "Fetch.requestPaused") {
+    // Only the core's own pauses: a replay (replay.js) answers those of its tab.
+    if (!pausing.has(targetKey(source.tabId, source.sessionId))) return;
+    chrome.debugger.sendCommand(source, "Fetch.continueRequest", { requestId: params.requestId }).catch(() => {});
+  }
   // Events the core does not act on, and fields it does not read, are not worth a
   // crossing into Go, where decoding JSON is dear.
   if (fields && !Object.hasOwn(fields, method)) return;
@@ -94,6 +108,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   else pacer.add(event, bytes ? bytes.length : 0);
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
+  for (const k of pausing) if (k.startsWith(source.tabId + " ")) pausing.delete(k);
   pacer.add((c) => c.detached(source.tabId, String(reason)));
 });
 chrome.tabs.onCreated.addListener((tab) => {

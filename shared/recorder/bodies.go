@@ -242,6 +242,8 @@ func declaredWhole(ex *Exchange) bool {
 // the server declared) is finished with it; the others are left to Detached, which
 // marks them.
 func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
+	// The requests never reported but named, whose window of pauses is not over.
+	r.recoverUnreported(ctx, Target{TabID: tab}, true)
 	r.mu.Lock()
 	var left []requestKey
 	for key, p := range r.pending {

@@ -129,8 +129,10 @@ type Recorder struct {
 	// unreportedPages counts, by tab and Referer, the requests the browser never
 	// reported whose ExtraInfo queues were dropped (see unreported).
 	unreportedPages map[int]map[string]int
-	idle            chan struct{} // closed when the last request in flight ends (see setPending)
-	work            inflight      // commands and finishes in flight
+	// left names the requests of pages left as they loaded (see leftPages).
+	left leftPages
+	idle chan struct{} // closed when the last request in flight ends (see setPending)
+	work inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -208,6 +210,10 @@ func NewRecorder(b Browser) *Recorder {
 		copying:         make(map[int]bool),
 		passwordAsks:    make(map[int]chan struct{}),
 		kept:            make(map[string][]byte),
+		left: leftPages{
+			main: map[int]string{}, loading: map[int]bool{}, pausing: map[int]int{},
+			named: map[requestKey]string{}, urls: map[int]map[string][]string{},
+		},
 	}
 }
 
@@ -218,6 +224,18 @@ func (r *Recorder) Enable(ctx context.Context, t Target) error {
 	if err := r.enable(ctx, t, "page"); err != nil {
 		return err
 	}
+	// A session the browser kept while the service worker restarted may still have
+	// the Fetch domain on, its window's end lost with the worker: its requests would
+	// wait to be let go for ever (see leftPages). Firefox has no such domain. Both
+	// are sent aside: a tab opened from a recorded one must be enabled before its
+	// first load goes.
+	r.work.Add(1)
+	aside := context.WithoutCancel(ctx)
+	go func() {
+		defer r.work.Done()
+		r.browser.Send(aside, t, "Fetch.disable", nil)
+		r.mainFrame(aside, t)
+	}()
 	// The page may have loaded before: its password fields are asked for now, and are
 	// known before recording is said to have begun, so that a login sent at once is
 	// found (a question asked as the login is sent may be answered by the next page).
@@ -708,6 +726,9 @@ var eventHandlers = map[string]eventHandler{
 	"Target.detachedFromTarget":          on((*Recorder).onDetachedFromTarget),
 	"Page.frameNavigated":                on((*Recorder).onFrameNavigated),
 	"Page.frameStoppedLoading":           on((*Recorder).onFrameStoppedLoading),
+	"Page.frameStartedNavigating":        on((*Recorder).onFrameStartedNavigating),
+	"Page.loadEventFired":                on((*Recorder).onLoadEventFired),
+	"Fetch.requestPaused":                on((*Recorder).onRequestPaused),
 	"Runtime.bindingCalled":              on((*Recorder).onBindingCalled),
 }
 
@@ -726,7 +747,11 @@ var eventHandlers = map[string]eventHandler{
 // Runtime.bindingCalled too: the copy of a file a page sends (see uploadScript) comes in
 // many of them, which a request that has ended waits for, and which need their order
 // among themselves only.
-var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading", "Runtime.bindingCalled"}
+//
+// Page.frameStartedNavigating and Page.loadEventFired too: a navigation that leaves a
+// page still loading must have the Fetch domain enabled before the page's last
+// requests go (see leftPages).
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading", "Runtime.bindingCalled", "Page.frameStartedNavigating", "Page.loadEventFired"}
 
 // Pacing is how a host that queues events hands the others than UrgentEvents to
 // HandleEvent: while the browser is busy sending them (a page is loading), the
@@ -1041,7 +1066,7 @@ func (r *Recorder) onFrameStoppedLoading(ctx context.Context, t Target, ev *fram
 // order of requests, as the request of a navigation that loaded the page anew would:
 // a navigation begun before it counts as replaced by it (one handled before it may
 // have begun just after it, as urgent events overtake the others).
-func (r *Recorder) onFrameNavigated(_ context.Context, t Target, ev *frameNavigated) {
+func (r *Recorder) onFrameNavigated(ctx context.Context, t Target, ev *frameNavigated) {
 	restored := ev.Type == "BackForwardCacheRestore"
 	if ev.Frame.LoaderID != "" {
 		r.mu.Lock()
@@ -1058,7 +1083,13 @@ func (r *Recorder) onFrameNavigated(_ context.Context, t Target, ev *frameNaviga
 			}
 		}
 		r.documents[frame] = doc
+		if ev.Frame.ParentID == "" && t.Session == "" {
+			r.noteMainFrame(t.TabID, ev.Frame.ID)
+		}
 		r.mu.Unlock()
+	}
+	if ev.Frame.ParentID == "" && t.Session == "" {
+		r.committed(ctx, t)
 	}
 	if ev.Frame.ParentID == "" && t.Session == "" && archivable(ev.Frame.URL) && r.OnPage != nil {
 		r.OnPage(Page{Page: api.Page{URL: ev.Frame.URL + ev.Frame.Fragment, TS: time.Now().UTC(), TabID: t.TabID, Restored: restored}, FrameID: ev.Frame.ID})
@@ -1178,9 +1209,9 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		r.finish(ctx, key, p, false, key.target)
 	}
 	if t.Session == "" {
-		if msg, byPage := r.unreported(t.TabID); msg != "" {
+		if msg, byPage, named := r.unreported(t.TabID); msg != "" {
 			r.report(errors.New(msg))
-			r.notePages(byPage)
+			r.notePages(byPage, named)
 		}
 		// The tab's pages are forgotten with it (it may be attached again).
 		r.mu.Lock()

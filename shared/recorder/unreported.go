@@ -23,7 +23,8 @@ import (
 // archived: the recorder knows it only by its wire headers, which do not carry its URL
 // (in HTTP/1.1). When the tab's recording ends it says so, in plain words, in the
 // session's notes (unreported) and in the archive itself, a note on each page that
-// made such requests (notePages, OnPageNote).
+// made such requests (notePages, OnPageNote), which gives their addresses when the
+// browser's Fetch domain named them (see leftPages).
 
 // maxUnreportedPages bounds the pages named in the note about unreported requests.
 const maxUnreportedPages = 5
@@ -43,7 +44,9 @@ func (r *Recorder) countUnreported(drop func(requestKey) bool) {
 			if r.unreportedPages[k.target.TabID] == nil {
 				r.unreportedPages[k.target.TabID] = map[string]int{}
 			}
-			r.unreportedPages[k.target.TabID][q.requests[0].Get("Referer")]++
+			page := q.requests[0].Get("Referer")
+			r.unreportedPages[k.target.TabID][page]++
+			r.nameUnreported(k, page)
 		}
 		delete(r.extras, k)
 	}
@@ -52,19 +55,24 @@ func (r *Recorder) countUnreported(drop func(requestKey) bool) {
 // unreported forgets the requests of tab that the browser sent (their wire headers
 // came, Network.requestWillBeSentExtraInfo) but never reported, and returns a note
 // for the user that counts them by the page that made them (their Referer), or ""
-// when there are none, and the counts by page. r.mu is not held.
-func (r *Recorder) unreported(tab int) (string, map[string]int) {
+// when there are none, and the counts and the addresses named (see leftPages) by
+// page. r.mu is not held.
+func (r *Recorder) unreported(tab int) (string, map[string]int, map[string][]string) {
 	r.mu.Lock()
 	r.countUnreported(func(k requestKey) bool { return k.target.TabID == tab })
 	byPage := r.unreportedPages[tab]
 	delete(r.unreportedPages, tab)
+	named := r.forgetLeftPages(tab)
 	r.mu.Unlock()
-	n := 0
+	n, names := 0, 0
 	for _, c := range byPage {
 		n += c
 	}
+	for _, u := range named {
+		names += len(u)
+	}
 	if n == 0 {
-		return "", nil
+		return "", nil, nil
 	}
 	pages := slices.SortedFunc(maps.Keys(byPage), func(a, b string) int {
 		return cmp.Or(cmp.Compare(byPage[b], byPage[a]), strings.Compare(a, b))
@@ -81,17 +89,21 @@ func (r *Recorder) unreported(tab int) (string, map[string]int) {
 		}
 		of = append(of, fmt.Sprintf("%d of %s", byPage[p], name))
 	}
-	return fmt.Sprintf("%d %s begun by pages left as they loaded %s not in the archive: %s (by Referer: %s)",
-		n, plural(n, "request", "requests"), plural(n, "is", "are"), whyUnreported, strings.Join(of, ", ")), byPage
+	msg := fmt.Sprintf("%d %s begun by pages left as they loaded %s not in the archive: %s (by Referer: %s)",
+		n, plural(n, "request", "requests"), plural(n, "is", "are"), whyUnreported, strings.Join(of, ", "))
+	if names > 0 {
+		msg += fmt.Sprintf("; %d of them named by the browser's Fetch domain, in each page's note in the archive", names)
+	}
+	return msg + "." + addresses(named[""], byPage[""]), byPage, named
 }
 
 // whyUnreported says why requests the browser never reported are not archived.
-const whyUnreported = "the browser dropped its reports of them (as Chromium does, to any DevTools client, when the next page comes) and gave webkeep only their request headers, without their addresses"
+const whyUnreported = "the browser dropped its reports of them (as Chromium does, to any DevTools client, when the next page comes) and gave webkeep only their request headers"
 
 // notePages hands OnPageNote a note for each page of byPage (requests never reported,
 // by the page that made them; "" for those that named none, which only the session's
-// note counts), in the order of their URLs.
-func (r *Recorder) notePages(byPage map[string]int) {
+// note counts), in the order of their URLs, with the addresses named of them.
+func (r *Recorder) notePages(byPage map[string]int, named map[string][]string) {
 	if r.OnPageNote == nil {
 		return
 	}
@@ -100,7 +112,7 @@ func (r *Recorder) notePages(byPage map[string]int) {
 			continue
 		}
 		n := byPage[page]
-		r.OnPageNote(page, fmt.Sprintf("%d %s this page began as it was left %s not in the archive: %s", n, plural(n, "request", "requests"), plural(n, "is", "are"), whyUnreported))
+		r.OnPageNote(page, fmt.Sprintf("%d %s this page began as it was left %s not in the archive: %s.%s", n, plural(n, "request", "requests"), plural(n, "is", "are"), whyUnreported, addresses(named[page], n)))
 	}
 }
 

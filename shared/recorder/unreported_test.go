@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/recorder/recordertest"
@@ -108,6 +109,17 @@ func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
 			pages:  map[string]string{leftPage: "4100 requests this page began"},
 		},
 		{
+			// A navigation left the page as it loaded: the Fetch domain named one of its
+			// two requests never reported.
+			name: "named by the Fetch domain",
+			events: []recordertest.Event{
+				{Method: "Fetch.requestPaused", Params: `{"requestId":"interception-1","networkId":"1","request":{"method":"GET","url":"http://127.0.0.1:33779/lib/images/a.png"}}`},
+				unreportedEvent("1", leftPage), unreportedEvent("2", leftPage),
+			},
+			want:  []string{"2 requests begun by", "1 of them named by the browser's Fetch domain"},
+			pages: map[string]string{leftPage: "Their addresses, from the browser's Fetch domain: GET http://127.0.0.1:33779/lib/images/a.png (and 1 more)."},
+		},
+		{
 			name:  "another tab's requests are its own",
 			other: leftPageEvents,
 		},
@@ -169,6 +181,141 @@ func TestRecorderSaysWhatTheBrowserNeverReported(t *testing.T) {
 			mu.Lock()
 			if len(notes) != 0 {
 				t.Errorf("said again after a second detach: %q", notes)
+			}
+		})
+	}
+}
+
+// The Fetch domain is enabled on a tab only when a navigation leaves a page that had
+// not had its load event, and disabled after the window (see leftPages).
+func TestRecorderPausesRequestsOnlyOfPagesLeftAsTheyLoad(t *testing.T) {
+	const main = `"frameId":"F"`
+	navigated := recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"},"type":"Navigation"}`}
+	started := recordertest.Event{Method: "Page.frameStartedNavigating", Params: `{` + main + `,"navigationType":"differentDocument"}`}
+	loaded := recordertest.Event{Method: "Page.loadEventFired", Params: `{"timestamp":1}`}
+	for _, tc := range []struct {
+		name       string
+		events     []recordertest.Event
+		pauses     bool
+		endsAtLoad bool // the pauses end at the load event, not after the window
+	}{
+		{name: "left as it loaded", events: []recordertest.Event{navigated, started, started, navigated}, pauses: true},
+		{name: "left as it loaded, the next page loaded", events: []recordertest.Event{navigated, started, started, navigated, loaded}, pauses: true, endsAtLoad: true},
+		{name: "left after its load event", events: []recordertest.Event{navigated, started, loaded, started}},
+		{name: "a frame's navigation", events: []recordertest.Event{navigated, started, {Method: "Page.frameStartedNavigating", Params: `{"frameId":"child","navigationType":"differentDocument"}`}}},
+		{name: "within the document", events: []recordertest.Event{navigated, started, {Method: "Page.frameStartedNavigating", Params: `{` + main + `,"navigationType":"sameDocument"}`}}},
+		{name: "the main frame not yet known", events: []recordertest.Event{started, started}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &recordertest.Browser{}
+			r := recorder.NewRecorder(b)
+			ctx := context.Background()
+			for _, ev := range tc.events {
+				if err := r.HandleEvent(ctx, recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+					t.Fatalf("%s: %v", ev.Method, err)
+				}
+			}
+			r.Wait()
+			if got := len(b.Sent("Fetch.enable")); got != map[bool]int{true: 1}[tc.pauses] {
+				t.Fatalf("Fetch.enable sent %d times, want pauses %v", got, tc.pauses)
+			}
+			if !tc.pauses {
+				return
+			}
+			if ended := len(b.Sent("Fetch.disable")) == 1; ended != tc.endsAtLoad {
+				t.Fatalf("Fetch.disable sent before the window's end: %v, want %v", ended, tc.endsAtLoad)
+			}
+			for deadline := time.Now().Add(5 * time.Second); len(b.Sent("Fetch.disable")) == 0; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("Fetch.disable never sent")
+				}
+			}
+		})
+	}
+}
+
+// A request of a page left as it loaded that the browser never reported, but the
+// Fetch domain named, is archived once the window of pauses is over: whole when its
+// body has every byte the server declared, marked otherwise.
+func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
+	const url = "http://127.0.0.1:33779/lib/images/a.png"
+	events := []recordertest.Event{
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"` + leftPage + `"},"type":"Navigation"}`},
+		{Method: "Page.frameStartedNavigating", Params: `{"frameId":"F","navigationType":"differentDocument"}`},
+		{Method: "Page.frameStartedNavigating", Params: `{"frameId":"F","navigationType":"differentDocument"}`},
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://127.0.0.1:33779/doku.php?id=next"},"type":"Navigation"}`},
+		{Method: "Fetch.requestPaused", Params: `{"requestId":"interception-1","networkId":"9","request":{"method":"GET","url":"` + url + `"}}`},
+		unreportedEvent("9", leftPage),
+		{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"9","statusCode":200,"headers":{},"headersText":"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5\r\n\r\n"}`},
+	}
+	for _, tc := range []struct {
+		name       string
+		body       string
+		err        error
+		truncated  string
+		noResponse bool // the response's wire head never came: archived without one, later
+	}{
+		{name: "its body whole", body: "hello"},
+		{name: "its body short", body: "hel", truncated: "length"},
+		{name: "its body gone", err: fmt.Errorf("No resource with given identifier found"), truncated: "disconnect"},
+		{name: "no response", noResponse: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			events := events
+			if tc.noResponse {
+				events = events[:len(events)-1]
+			}
+			b := &recordertest.Browser{Answer: func(method string, _ map[string]any) (any, error) {
+				if method == "Network.getResponseBody" {
+					if tc.err != nil {
+						return nil, tc.err
+					}
+					return map[string]any{"body": tc.body}, nil
+				}
+				return map[string]any{}, nil
+			}}
+			r := recorder.NewRecorder(b)
+			got := make(chan *recorder.Exchange, 1)
+			r.OnExchange = func(ex *recorder.Exchange) { got <- ex }
+			var mu sync.Mutex
+			var notes []string
+			r.OnError = func(err error) { mu.Lock(); notes = append(notes, err.Error()); mu.Unlock() }
+			ctx := context.Background()
+			for _, ev := range events {
+				if err := r.HandleEvent(ctx, recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+					t.Fatalf("%s: %v", ev.Method, err)
+				}
+			}
+			var ex *recorder.Exchange
+			select {
+			case ex = <-got:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the request was never archived")
+			}
+			if tc.noResponse {
+				if ex.URL != url || ex.Status != 0 || !strings.Contains(ex.Failure, "no response reported") {
+					t.Errorf("archived %s status %d failure %q, want no response", ex.URL, ex.Status, ex.Failure)
+				}
+				return
+			}
+			if ex.URL != url || ex.Method != "GET" || ex.Status != 200 || string(ex.RespBody) != tc.body || ex.RespTruncated != tc.truncated {
+				t.Errorf("archived %s %s %d %q truncated %q (%s), want body %q truncated %q", ex.Method, ex.URL, ex.Status, ex.RespBody, ex.RespTruncated, ex.RespNote, tc.body, tc.truncated)
+			}
+			if ex.PageURL != leftPage || ex.ReqHeader.Get("Referer") != leftPage {
+				t.Errorf("page %q, request header %v", ex.PageURL, ex.ReqHeader)
+			}
+			if tc.truncated != "" && !strings.Contains(ex.RespNote, "dropped its report of this request") && !strings.Contains(ex.RespNote, "page was left") {
+				t.Errorf("note %q", ex.RespNote)
+			}
+			r.Wait()
+			r.Detached(ctx, recorder.Target{TabID: 7}, "recording stopped")
+			r.Wait()
+			mu.Lock()
+			defer mu.Unlock()
+			for _, n := range notes {
+				if strings.Contains(n, "not in the archive") {
+					t.Errorf("noted as never archived: %q", n)
+				}
 			}
 		})
 	}
