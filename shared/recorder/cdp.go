@@ -1085,6 +1085,12 @@ func (r *Recorder) onFrameNavigated(ctx context.Context, t Target, ev *frameNavi
 		r.documents[frame] = doc
 		if ev.Frame.ParentID == "" && t.Session == "" {
 			r.noteMainFrame(t.TabID, ev.Frame.ID)
+			if restored {
+				// A restored document was loaded when it was left (the browser
+				// keeps no page that was still loading), and has no load event
+				// again: leaving it opens no window of pauses.
+				r.left.loading[t.TabID] = false
+			}
 		}
 		r.mu.Unlock()
 	}

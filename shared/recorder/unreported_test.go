@@ -193,6 +193,7 @@ func TestRecorderPausesRequestsOnlyOfPagesLeftAsTheyLoad(t *testing.T) {
 	navigated := recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"},"type":"Navigation"}`}
 	started := recordertest.Event{Method: "Page.frameStartedNavigating", Params: `{` + main + `,"navigationType":"differentDocument"}`}
 	loaded := recordertest.Event{Method: "Page.loadEventFired", Params: `{"timestamp":1}`}
+	restored := recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"http://example.org/"},"type":"BackForwardCacheRestore"}`}
 	for _, tc := range []struct {
 		name       string
 		events     []recordertest.Event
@@ -205,6 +206,8 @@ func TestRecorderPausesRequestsOnlyOfPagesLeftAsTheyLoad(t *testing.T) {
 		{name: "a frame's navigation", events: []recordertest.Event{navigated, started, {Method: "Page.frameStartedNavigating", Params: `{"frameId":"child","navigationType":"differentDocument"}`}}},
 		{name: "within the document", events: []recordertest.Event{navigated, started, {Method: "Page.frameStartedNavigating", Params: `{` + main + `,"navigationType":"sameDocument"}`}}},
 		{name: "the main frame not yet known", events: []recordertest.Event{started, started}},
+		// A page shown again from the back/forward cache has no load event again.
+		{name: "left after its restore", events: []recordertest.Event{navigated, started, loaded, started, restored, started}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &recordertest.Browser{}
