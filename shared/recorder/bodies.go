@@ -342,6 +342,8 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 			ex.RespNote = WhyLeftUnread + " (it had arrived, but the browser no longer had it when asked: " + err.Error() + ")"
 		case left:
 			ex.RespNote = WhyPageLeft + " (the browser no longer had the body: " + err.Error() + ")"
+		case p.headFromWire:
+			ex.RespNote = whyHeadFromWire + ", and the browser did not give its body: " + err.Error()
 		default:
 			ex.RespNote = "the browser did not give the body: " + err.Error()
 		}

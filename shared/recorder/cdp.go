@@ -165,6 +165,9 @@ type pendingExchange struct {
 	ex       *Exchange
 	extra    Fields        // request headers as sent on the wire (ExtraInfo)
 	respWire *responseWire // response headers as received on the wire (ExtraInfo)
+	// headFromWire says the browser never reported the response: its head is the
+	// wire's (see headFromWire).
+	headFromWire bool
 	// wantExtra says the browser announced ExtraInfo events for this hop
 	// (hasExtraInfo): finishing waits a moment for those not yet come.
 	wantExtra bool
@@ -1006,6 +1009,7 @@ func (r *Recorder) onLoadingFinished(ctx context.Context, t Target, ev *loadingF
 	key, p := r.find(t, ev.RequestID)
 	if p != nil {
 		p.endedShown = !r.pageLeft(key, p)
+		headFromWire(p)
 	}
 	r.mu.Unlock()
 	if p != nil {
@@ -1026,6 +1030,9 @@ func (r *Recorder) onLoadingFailed(ctx context.Context, t Target, ev *loadingFai
 	aborted := ev.Canceled || ev.ErrorText == "net::ERR_ABORTED"
 	r.mu.Lock()
 	left := aborted && r.pageLeft(key, p)
+	if left {
+		headFromWire(p)
+	}
 	r.mu.Unlock()
 	failed(p.ex, ev.ErrorText, ev.Canceled, left)
 	r.finish(ctx, key, p, false, t)
@@ -1210,6 +1217,7 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		r.mu.Lock()
 		p.noWait = true
 		left := r.pageLeft(key, p)
+		headFromWire(p)
 		r.mu.Unlock()
 		cutShort(p.ex, reason, left, time.Now())
 		r.finish(ctx, key, p, false, key.target)
@@ -1280,6 +1288,10 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			ex.RespTruncated = ""
 			ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (%s), but all %d bytes the server declared had arrived", ex.RespNote, ex.BodyLen())
 		}
+		if ex.Status == 0 && ex.Failure == "" {
+			// Its end was reported, and neither its response nor the wire's head.
+			ex.Failure = "the browser reported the end of this request but never its response"
+		}
 		checkLength(ex)
 		r.noteCache(ex, p.cache, p.revalidated)
 		if r.OnExchange != nil {
@@ -1301,6 +1313,25 @@ func setResponse(ex *Exchange, res *cdpResponse) {
 	ex.Protocol = res.Protocol
 	ex.RemoteIP = strings.Trim(res.RemoteIPAddress, "[]")
 }
+
+// headFromWire gives p's exchange the response head the wire carried (ExtraInfo) when
+// the browser never reported the response itself. Chromium drops its report of a
+// response to a DevTools client when the response comes as the page that asked for it
+// is left (a page kept in the back/forward cache included), though the head's
+// ExtraInfo, sent by the network layer, still comes: the exchange had a response, and
+// its body is read, or marked, as any other's. r.mu is held.
+func headFromWire(p *pendingExchange) {
+	w := p.respWire
+	if p.ex.Status != 0 || w == nil || w.status < 200 {
+		return
+	}
+	p.ex.Status, p.ex.StatusText, p.ex.RespHeader = w.status, w.statusText, w.header
+	p.headFromWire = true
+}
+
+// whyHeadFromWire begins the note of an exchange whose response the browser never
+// reported (see headFromWire) when its body could not be read.
+const whyHeadFromWire = "the browser never reported this response, only its head on the wire (it came as its page was left)"
 
 // archivable reports whether a URL names something fetched over the network.
 func archivable(u string) bool {

@@ -323,3 +323,88 @@ func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
 		})
 	}
 }
+
+// Chromium drops its report of a response (Network.responseReceived) to a DevTools
+// client when the response comes as its page is left, a page kept in the
+// back/forward cache included, though the wire's head (ExtraInfo) still comes; the
+// request's end may be reported later, when the page is shown again. The exchange is
+// archived with the wire's head: whole when its body is read whole, marked when it is
+// cut, and labelled when neither its response nor the wire's head ever came.
+func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
+	const page = "http://127.0.0.1:35535/"
+	const image = "http://127.0.0.1:35535/slow.png?ms=1500"
+	head := recordertest.Event{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"20","statusCode":200,"headers":{},"headersText":"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5\r\n\r\n"}`}
+	events := []recordertest.Event{
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"` + page + `"},"type":"Navigation"}`},
+		{Method: "Network.requestWillBeSent", Params: `{"requestId":"20","loaderId":"L1","frameId":"F","type":"Image","documentURL":"` + page + `","request":{"method":"GET","url":"` + image + `","headers":{"Referer":"` + page + `"}}}`},
+		{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"20","headers":{"Accept":"image/*","Referer":"` + page + `"}}`},
+		{Method: "Page.frameStartedNavigating", Params: `{"frameId":"F","navigationType":"differentDocument"}`},
+		head,
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://127.0.0.1:35535/hang"},"type":"Navigation"}`},
+		{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"` + page + `"},"type":"BackForwardCacheRestore"}`},
+	}
+	finished := recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"20"}`}
+	for _, tc := range []struct {
+		name      string
+		noHead    bool   // the wire's head never came either
+		end       string // "finished", or "stopped": recording stops first
+		body      string
+		bodyErr   error
+		status    int
+		truncated string
+		note      string // a part of the body's note, or of the failure
+	}{
+		{name: "ended, its body whole", end: "finished", body: "hello", status: 200},
+		{name: "ended, its body no longer kept", end: "finished", bodyErr: fmt.Errorf("No resource with given identifier found"), status: 200, truncated: "unspecified", note: "only its head on the wire"},
+		{name: "still coming at Stop", end: "stopped", status: 200, truncated: "disconnect", note: "recording stopped before the body ended"},
+		{name: "ended, no head at all", noHead: true, end: "finished", note: "never its response"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &recordertest.Browser{Answer: func(method string, _ map[string]any) (any, error) {
+				if method == "Network.getResponseBody" {
+					if tc.bodyErr != nil {
+						return nil, tc.bodyErr
+					}
+					return map[string]any{"body": tc.body}, nil
+				}
+				return map[string]any{}, nil
+			}}
+			r := recorder.NewRecorder(b)
+			got := make(chan *recorder.Exchange, 1)
+			r.OnExchange = func(ex *recorder.Exchange) {
+				if ex.URL == image {
+					got <- ex
+				}
+			}
+			ctx := context.Background()
+			evs := slices.DeleteFunc(slices.Clone(events), func(e recordertest.Event) bool { return tc.noHead && e == head })
+			if tc.end == "finished" {
+				evs = append(evs, finished)
+			}
+			for _, ev := range evs {
+				if err := r.HandleEvent(ctx, recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+					t.Fatalf("%s: %v", ev.Method, err)
+				}
+			}
+			if tc.end == "stopped" {
+				r.Wait()
+				r.Detached(ctx, recorder.Target{TabID: 7}, "recording stopped")
+			}
+			var ex *recorder.Exchange
+			select {
+			case ex = <-got:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the image was never archived")
+			}
+			if ex.Status != tc.status || string(ex.RespBody) != tc.body || ex.RespTruncated != tc.truncated {
+				t.Errorf("status %d body %q truncated %q (%s; failure %q), want %d %q %q", ex.Status, ex.RespBody, ex.RespTruncated, ex.RespNote, ex.Failure, tc.status, tc.body, tc.truncated)
+			}
+			if tc.status != 0 && (ex.RespHeader.Get("Content-Length") != "5" || ex.RespHeader.Get("Content-Type") != "image/png") {
+				t.Errorf("response head %v, want the wire's", ex.RespHeader)
+			}
+			if got := ex.RespNote + ex.Failure; !strings.Contains(got, tc.note) || tc.note == "" && got != "" {
+				t.Errorf("note %q, failure %q, want %q", ex.RespNote, ex.Failure, tc.note)
+			}
+		})
+	}
+}
