@@ -1030,9 +1030,6 @@ func (r *Recorder) onLoadingFailed(ctx context.Context, t Target, ev *loadingFai
 	aborted := ev.Canceled || ev.ErrorText == "net::ERR_ABORTED"
 	r.mu.Lock()
 	left := aborted && r.pageLeft(key, p)
-	if left {
-		headFromWire(p)
-	}
 	r.mu.Unlock()
 	failed(p.ex, ev.ErrorText, ev.Canceled, left)
 	r.finish(ctx, key, p, false, t)
@@ -1217,7 +1214,9 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		r.mu.Lock()
 		p.noWait = true
 		left := r.pageLeft(key, p)
-		headFromWire(p)
+		if !left {
+			headFromWire(p)
+		}
 		r.mu.Unlock()
 		cutShort(p.ex, reason, left, time.Now())
 		r.finish(ctx, key, p, false, key.target)
@@ -1317,9 +1316,14 @@ func setResponse(ex *Exchange, res *cdpResponse) {
 // headFromWire gives p's exchange the response head the wire carried (ExtraInfo) when
 // the browser never reported the response itself. Chromium drops its report of a
 // response to a DevTools client when the response comes as the page that asked for it
-// is left (a page kept in the back/forward cache included), though the head's
-// ExtraInfo, sent by the network layer, still comes: the exchange had a response, and
-// its body is read, or marked, as any other's. r.mu is held.
+// is left into the back/forward cache, though the head's ExtraInfo, sent by the
+// network layer, still comes; when the page is shown again, the request's end is
+// reported. It is called for an exchange whose end was reported, or that was cut
+// while its page is shown: the exchange had a response, and its body is read, or
+// marked, as any other's. (A request of a page left for good is not given one: under
+// quick navigation the browser sent wire heads for requests of left pages that the
+// server, behind a logging proxy, never saw; why was not found, and such an exchange
+// stays one with no response.) r.mu is held.
 func headFromWire(p *pendingExchange) {
 	w := p.respWire
 	if p.ex.Status != 0 || w == nil || w.status < 200 {
