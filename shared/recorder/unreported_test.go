@@ -268,16 +268,7 @@ func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
 			if tc.noResponse {
 				events = events[:len(events)-1]
 			}
-			b := &recordertest.Browser{Answer: func(method string, _ map[string]any) (any, error) {
-				if method == "Network.getResponseBody" {
-					if tc.err != nil {
-						return nil, tc.err
-					}
-					return map[string]any{"body": tc.body}, nil
-				}
-				return map[string]any{}, nil
-			}}
-			r := recorder.NewRecorder(b)
+			r := recorder.NewRecorder(givingBody(tc.body, tc.err))
 			got := make(chan *recorder.Exchange, 1)
 			r.OnExchange = func(ex *recorder.Exchange) { got <- ex }
 			var mu sync.Mutex
@@ -360,16 +351,7 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 		{name: "ended, no head at all", noHead: true, end: "finished", note: "never its response"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := &recordertest.Browser{Answer: func(method string, _ map[string]any) (any, error) {
-				if method == "Network.getResponseBody" {
-					if tc.bodyErr != nil {
-						return nil, tc.bodyErr
-					}
-					return map[string]any{"body": tc.body}, nil
-				}
-				return map[string]any{}, nil
-			}}
-			r := recorder.NewRecorder(b)
+			r := recorder.NewRecorder(givingBody(tc.body, tc.bodyErr))
 			got := make(chan *recorder.Exchange, 1)
 			r.OnExchange = func(ex *recorder.Exchange) {
 				if ex.URL == image {
@@ -407,4 +389,17 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 			}
 		})
 	}
+}
+
+// givingBody is a browser whose Network.getResponseBody gives body, or fails with err.
+func givingBody(body string, err error) *recordertest.Browser {
+	return &recordertest.Browser{Answer: func(method string, _ map[string]any) (any, error) {
+		if method != "Network.getResponseBody" {
+			return map[string]any{}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"body": body}, nil
+	}}
 }
