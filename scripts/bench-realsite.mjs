@@ -59,6 +59,7 @@ try {
     const marked = Object.values(report.marked).reduce((a, b) => a + b, 0);
     const unheard = report.missing.length - report.missingHeard.reduce((a, m) => a + m.beyond, 0);
     for (const m of report.missingHeard) console.error(`bench-realsite: missing, though told to the plain DevTools client: ${JSON.stringify(m)}`);
+    for (const u of report.unmarked) console.error(`bench-realsite: an unmarked difference: ${JSON.stringify(u)}`);
     const cachedMarked = Object.values(report.cachedMarked).reduce((a, b) => a + b, 0);
     quick.push([i + 1, report.wire, `${report.exact} (${pct(report.exact, report.wire)}; ${report.revalidated} of them 304s)`, `${marked} (${pct(marked, report.wire)})`,
       `${pct(report.exact + marked, report.wire)}`, `${report.missing.length} (${unheard} never told to a plain DevTools client)`, unreportedRequests(info).count, report.unmarked.length,

@@ -1009,7 +1009,7 @@ func (r *Recorder) onLoadingFinished(ctx context.Context, t Target, ev *loadingF
 	key, p := r.find(t, ev.RequestID)
 	if p != nil {
 		p.endedShown = !r.pageLeft(key, p)
-		headFromWire(p)
+		r.headFromWire(key, p)
 	}
 	r.mu.Unlock()
 	if p != nil {
@@ -1075,7 +1075,7 @@ func (r *Recorder) onFrameNavigated(ctx context.Context, t Target, ev *frameNavi
 	if ev.Frame.LoaderID != "" {
 		r.mu.Lock()
 		frame := frameKey{t.TabID, ev.Frame.ID}
-		doc := shownDocument{loader: ev.Frame.LoaderID}
+		doc := shownDocument{loader: ev.Frame.LoaderID, restored: restored}
 		if restored {
 			r.requests++
 			doc.seq = r.requests
@@ -1214,9 +1214,7 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		r.mu.Lock()
 		p.noWait = true
 		left := r.pageLeft(key, p)
-		if !left {
-			headFromWire(p)
-		}
+		r.headFromWire(key, p)
 		r.mu.Unlock()
 		cutShort(p.ex, reason, left, time.Now())
 		r.finish(ctx, key, p, false, key.target)
@@ -1314,19 +1312,22 @@ func setResponse(ex *Exchange, res *cdpResponse) {
 }
 
 // headFromWire gives p's exchange the response head the wire carried (ExtraInfo) when
-// the browser never reported the response itself. Chromium drops its report of a
-// response to a DevTools client when the response comes as the page that asked for it
-// is left into the back/forward cache, though the head's ExtraInfo, sent by the
-// network layer, still comes; when the page is shown again, the request's end is
-// reported. It is called for an exchange whose end was reported, or that was cut
-// while its page is shown: the exchange had a response, and its body is read, or
-// marked, as any other's. (A request of a page left for good is not given one: under
-// quick navigation the browser sent wire heads for requests of left pages that the
-// server, behind a logging proxy, never saw; why was not found, and such an exchange
-// stays one with no response.) r.mu is held.
-func headFromWire(p *pendingExchange) {
+// the browser never reported the response itself and the exchange's document is shown
+// again from the back/forward cache. Chromium drops its report of a response to a
+// DevTools client when the response comes as the page that asked for it is left into
+// the cache, though the head's ExtraInfo, sent by the network layer, still comes; when
+// the page is shown again, the request's end is reported. It is called when the end
+// is reported or the exchange is cut: the exchange had a response, and its body is
+// read, or marked, as any other's. Elsewhere a wire head with no report is not taken:
+// under quick navigation the browser sent wire heads for requests of left pages that
+// the server, behind a logging proxy, never saw (why was not found), and such an
+// exchange stays one with no response. r.mu is held.
+func (r *Recorder) headFromWire(key requestKey, p *pendingExchange) {
 	w := p.respWire
-	if p.ex.Status != 0 || w == nil || w.status < 200 {
+	if p.ex.Status != 0 || w == nil || w.status < 200 || p.frameID == "" {
+		return
+	}
+	if doc, ok := r.documents[frameKey{key.target.TabID, p.frameID}]; !ok || !doc.restored || doc.loader != p.loaderID {
 		return
 	}
 	p.ex.Status, p.ex.StatusText, p.ex.RespHeader = w.status, w.statusText, w.header
@@ -1530,6 +1531,8 @@ type frameKey struct {
 type shownDocument struct {
 	loader string
 	seq    int
+	// restored says the document was shown again from the back/forward cache.
+	restored bool
 }
 
 // navigationStart is a navigation of a frame to a new document: the document's loader

@@ -319,8 +319,9 @@ func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
 // client when the response comes as its page is left, a page kept in the
 // back/forward cache included, though the wire's head (ExtraInfo) still comes; the
 // request's end may be reported later, when the page is shown again. The exchange is
-// archived with the wire's head: whole when its body is read whole, marked when it is
-// cut, and labelled when neither its response nor the wire's head ever came.
+// archived with the wire's head once its page is shown again: whole when its body is
+// read whole, marked when it is cut; with no response, labelled, when neither its
+// response nor the wire's head ever came, or its page was left for good.
 func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 	const page = "http://127.0.0.1:35535/"
 	const image = "http://127.0.0.1:35535/slow.png?ms=1500"
@@ -338,6 +339,7 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		noHead    bool   // the wire's head never came either
+		left      bool   // the page is never shown again
 		end       string // "finished", or "stopped": recording stops first
 		body      string
 		bodyErr   error
@@ -349,6 +351,7 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 		{name: "ended, its body no longer kept", end: "finished", bodyErr: fmt.Errorf("No resource with given identifier found"), status: 200, truncated: "unspecified", note: "only its head on the wire"},
 		{name: "still coming at Stop", end: "stopped", status: 200, truncated: "disconnect", note: "recording stopped before the body ended"},
 		{name: "ended, no head at all", noHead: true, end: "finished", note: "never its response"},
+		{name: "ended, its page left for good", left: true, end: "finished", note: "never its response"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := recorder.NewRecorder(givingBody(tc.body, tc.bodyErr))
@@ -359,7 +362,9 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 				}
 			}
 			ctx := context.Background()
-			evs := slices.DeleteFunc(slices.Clone(events), func(e recordertest.Event) bool { return tc.noHead && e == head })
+			evs := slices.DeleteFunc(slices.Clone(events), func(e recordertest.Event) bool {
+				return tc.noHead && e == head || tc.left && strings.Contains(e.Params, "BackForwardCacheRestore")
+			})
 			if tc.end == "finished" {
 				evs = append(evs, finished)
 			}
