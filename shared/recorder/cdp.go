@@ -105,6 +105,9 @@ type Recorder struct {
 	// documents holds, by tab and frame, the document each frame shows now: a request
 	// of another document of that frame belongs to a page that was left (see pageLeft).
 	documents map[frameKey]shownDocument
+	// cached holds, by tab, the loader ids of the documents the browser has shown
+	// again from its back/forward cache: documents it keeps there when they are left.
+	cached map[int]map[string]bool
 	// requests numbers the requests in the order the browser made them (their
 	// Network.requestWillBeSent events are urgent: none overtakes another), and
 	// navigations holds, by tab and frame, the last few navigations begun, by number.
@@ -207,6 +210,7 @@ func NewRecorder(b Browser) *Recorder {
 		extras:          make(map[requestKey]*extraQueue),
 		durable:         make(map[Target]bool),
 		documents:       make(map[frameKey]shownDocument),
+		cached:          make(map[int]map[string]bool),
 		navigations:     make(map[frameKey][]navigationStart),
 		passwordNames:   make(map[int][]string),
 		uploads:         make(map[int]*pageUploads),
@@ -1075,8 +1079,12 @@ func (r *Recorder) onFrameNavigated(ctx context.Context, t Target, ev *frameNavi
 	if ev.Frame.LoaderID != "" {
 		r.mu.Lock()
 		frame := frameKey{t.TabID, ev.Frame.ID}
-		doc := shownDocument{loader: ev.Frame.LoaderID, restored: restored}
+		doc := shownDocument{loader: ev.Frame.LoaderID}
 		if restored {
+			if r.cached[t.TabID] == nil {
+				r.cached[t.TabID] = map[string]bool{}
+			}
+			r.cached[t.TabID][ev.Frame.LoaderID] = true
 			r.requests++
 			doc.seq = r.requests
 		} else {
@@ -1235,6 +1243,7 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 				delete(r.documents, k)
 			}
 		}
+		delete(r.cached, t.TabID)
 		r.mu.Unlock()
 	}
 }
@@ -1312,22 +1321,22 @@ func setResponse(ex *Exchange, res *cdpResponse) {
 }
 
 // headFromWire gives p's exchange the response head the wire carried (ExtraInfo) when
-// the browser never reported the response itself and the exchange's document is shown
-// again from the back/forward cache. Chromium drops its report of a response to a
-// DevTools client when the response comes as the page that asked for it is left into
-// the cache, though the head's ExtraInfo, sent by the network layer, still comes; when
-// the page is shown again, the request's end is reported. It is called when the end
-// is reported or the exchange is cut: the exchange had a response, and its body is
-// read, or marked, as any other's. Elsewhere a wire head with no report is not taken:
-// under quick navigation the browser sent wire heads for requests of left pages that
-// the server, behind a logging proxy, never saw (why was not found), and such an
-// exchange stays one with no response. r.mu is held.
+// the browser never reported the response itself and the exchange's document is one
+// the browser keeps in its back/forward cache (it has shown it again from there).
+// Chromium drops its report of a response to a DevTools client when the response comes
+// as the page that asked for it is left into the cache, though the head's ExtraInfo,
+// sent by the network layer, still comes; the request stays open, frozen with the
+// page, and its end is reported when the page is shown again. It is called when the
+// end is reported or the exchange is cut (Stop): the exchange had a response, and its
+// body is read, or marked, as any other's. Elsewhere a wire head with no report is not
+// taken: under quick navigation, with the cache off, the browser sent wire heads for
+// requests of left pages that the server, behind a logging proxy, never saw (why was
+// not found), and such an exchange stays one with no response. A page left into the
+// cache for the first time, and never shown again, is not known to be there: its
+// exchanges cut by Stop stay ones with no response too. r.mu is held.
 func (r *Recorder) headFromWire(key requestKey, p *pendingExchange) {
 	w := p.respWire
-	if p.ex.Status != 0 || w == nil || w.status < 200 || p.frameID == "" {
-		return
-	}
-	if doc, ok := r.documents[frameKey{key.target.TabID, p.frameID}]; !ok || !doc.restored || doc.loader != p.loaderID {
+	if p.ex.Status != 0 || w == nil || w.status < 200 || !r.cached[key.target.TabID][p.loaderID] {
 		return
 	}
 	p.ex.Status, p.ex.StatusText, p.ex.RespHeader = w.status, w.statusText, w.header
@@ -1531,8 +1540,6 @@ type frameKey struct {
 type shownDocument struct {
 	loader string
 	seq    int
-	// restored says the document was shown again from the back/forward cache.
-	restored bool
 }
 
 // navigationStart is a navigation of a frame to a new document: the document's loader

@@ -319,9 +319,10 @@ func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
 // client when the response comes as its page is left, a page kept in the
 // back/forward cache included, though the wire's head (ExtraInfo) still comes; the
 // request's end may be reported later, when the page is shown again. The exchange is
-// archived with the wire's head once its page is shown again: whole when its body is
-// read whole, marked when it is cut; with no response, labelled, when neither its
-// response nor the wire's head ever came, or its page was left for good.
+// archived with the wire's head once its page has been shown again from the cache:
+// whole when its body is read whole, marked when it is cut; with no response,
+// labelled, when neither its response nor the wire's head ever came, or its page was
+// left for good.
 func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 	const page = "http://127.0.0.1:35535/"
 	const image = "http://127.0.0.1:35535/slow.png?ms=1500"
@@ -340,6 +341,7 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 		name      string
 		noHead    bool   // the wire's head never came either
 		left      bool   // the page is never shown again
+		leftAgain bool   // the page, shown again, is left again (into the cache)
 		end       string // "finished", or "stopped": recording stops first
 		body      string
 		bodyErr   error
@@ -352,6 +354,7 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 		{name: "still coming at Stop", end: "stopped", status: 200, truncated: "disconnect", note: "recording stopped before the body ended"},
 		{name: "ended, no head at all", noHead: true, end: "finished", note: "never its response"},
 		{name: "ended, its page left for good", left: true, end: "finished", note: "never its response"},
+		{name: "still coming at Stop, its page back in the cache", leftAgain: true, end: "stopped", status: 200, truncated: "disconnect", note: "the page was left before its body arrived"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := recorder.NewRecorder(givingBody(tc.body, tc.bodyErr))
@@ -365,6 +368,9 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 			evs := slices.DeleteFunc(slices.Clone(events), func(e recordertest.Event) bool {
 				return tc.noHead && e == head || tc.left && strings.Contains(e.Params, "BackForwardCacheRestore")
 			})
+			if tc.leftAgain {
+				evs = append(evs, recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L3","url":"http://127.0.0.1:35535/forms"},"type":"Navigation"}`})
+			}
 			if tc.end == "finished" {
 				evs = append(evs, finished)
 			}
