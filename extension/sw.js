@@ -142,13 +142,16 @@ self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim()));
 
 // The core is shipped gzipped: the worker reads 2.7 MB instead of 10 MB from the
-// extension's files, and the browser inflates it natively as it compiles it. Reading
-// and inflating that file was still most of a start (BENCHMARKS.md, "Core cold start"),
-// so the first start keeps the inflated core in the worker's Cache Storage, under a URL
-// of its build (core-id.js; the Cache API takes only http(s) URLs), and the next starts
-// compile it from there. A cache that fails is passed by, and a kept core that does not
-// compile is dropped: the core is then read from the extension's files (and kept again).
-// self.webkeepCoreFrom says where this start read it ("cache" or "files").
+// extension's files. Reading and inflating that file was most of a start (BENCHMARKS.md,
+// "Core cold start"), so the first start keeps the inflated core in the worker's Cache
+// Storage, under a URL of its build (core-id.js; the Cache API takes only http(s) URLs),
+// and the next starts compile it from there. A cache that fails is passed by, and a kept
+// core that does not compile is dropped: the core is then read from the extension's files
+// (and kept again). The core is read whole, as a Blob first, and compiled from memory:
+// Chromium reads the kept 10 MB faster so than with Response.arrayBuffer(), and compiles
+// them from a buffer in a quarter of the time it takes to compile them streamed from a
+// Response (scripts/probe-coreload.mjs). self.webkeepCoreFrom says where this start read
+// it ("cache" or "files").
 const go = new Go();
 const wasmHeaders = { "content-type": "application/wasm" };
 const coreCache = "webkeep-core";
@@ -156,9 +159,9 @@ const coreCacheURL = `https://webkeep.invalid/core-${self.webkeepCoreID}.wasm`;
 const coreFromFiles = () => fetch("core.wasm.gz").then((r) => {
   if (!r.ok) throw new Error("core.wasm.gz: " + r.status);
   self.webkeepCoreFrom = "files";
-  return new Response(r.body.pipeThrough(new DecompressionStream("gzip")), { headers: wasmHeaders });
+  return new Response(r.body.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
 });
-const keepCore = (cache, body) => cache.put(coreCacheURL, new Response(body, { headers: wasmHeaders }))
+const keepCore = (cache, bytes) => cache.put(coreCacheURL, new Response(bytes, { headers: wasmHeaders }))
   .then(async () => { // the cores of earlier builds go
     for (const r of await cache.keys()) if (r.url !== coreCacheURL) await cache.delete(r);
   })
@@ -167,18 +170,21 @@ const loadCore = () => caches.open(coreCache).then(async (cache) => {
   const kept = await cache.match(coreCacheURL);
   if (kept) {
     self.webkeepCoreFrom = "cache";
-    return kept;
+    return (await kept.blob()).arrayBuffer();
   }
-  const [compile, keep] = (await coreFromFiles()).body.tee();
-  keepCore(cache, keep);
-  return new Response(compile, { headers: wasmHeaders });
+  const bytes = await coreFromFiles();
+  keepCore(cache, bytes); // the Response copies the bytes
+  return bytes;
 }).catch(() => coreFromFiles());
-WebAssembly.instantiateStreaming(loadCore(), go.importObject)
+loadCore().then((bytes) => {
+  performance.mark("webkeep: core read");
+  return WebAssembly.instantiate(bytes, go.importObject);
+})
   .catch(async (e) => {
     if (self.webkeepCoreFrom !== "cache") throw e;
     console.warn("webkeep: the kept core did not compile, reading the extension's:", e);
     await caches.delete(coreCache).catch(() => {});
-    return WebAssembly.instantiateStreaming(loadCore(), go.importObject);
+    return WebAssembly.instantiate(await loadCore(), go.importObject);
   })
   .then((result) => {
     performance.mark("webkeep: instantiated");

@@ -6,8 +6,9 @@
 //
 //   worker start      the fetch sent -> sw.js begins (the browser starts the worker)
 //   shim scripts      importScripts of wasm_exec.js, store.js and the shim's parts
-//   wasm instantiate  core.wasm.gz fetched, inflated (DecompressionStream), compiled and
-//                     instantiated (instantiateStreaming)
+//   core read         the inflated core kept in Cache Storage read whole (on the first
+//                     start: core.wasm.gz read from the files and inflated)
+//   core compiled     WebAssembly.instantiate of those bytes
 //   Go init           the Go runtime and every package's init, until main
 //   store, service    capture.NewService: settings and sessions read from IndexedDB
 //   reconcile         a recording whose tabs are gone is closed (tabs listed)
@@ -47,7 +48,8 @@ const ms = (x) => `${x.toFixed(0)} ms`;
 const steps = [
   ["worker start", "sent", "webkeep: shim"],
   ["shim scripts (importScripts)", "webkeep: shim", "webkeep: scripts"],
-  ["core.wasm fetched (and inflated), compiled, instantiated", "webkeep: scripts", "webkeep: instantiated"],
+  ["core read (kept core, or core.wasm.gz inflated)", "webkeep: scripts", "webkeep: core read"],
+  ["core compiled, instantiated", "webkeep: core read", "webkeep: instantiated"],
   ["Go runtime and package init", "webkeep: instantiated", "webkeep: main"],
   ["store opened, settings and sessions read", "webkeep: main", "webkeep: service"],
   ["reconcile (tabs listed)", "webkeep: service", "webkeep: reconciled"],
