@@ -25,8 +25,28 @@ const warcOf = async (id) => readWarc09(Buffer.from(await ext.evaluate(async (p)
   return btoa(s);
 }, `/api/sessions/${id}/warc.gz`), "base64"));
 
-/** Records signing in to the demo site and visiting the account page, with settings. */
-async function recordLogin(settings) {
+/** Fills the login form's password and clicks its button. */
+const signIn = (page) => Promise.all([page.waitForURL("**/login", { waitUntil: "load" }), page.click("#login button")]);
+
+/**
+ * Signs in by script, with a second field of type password that the script adds to the
+ * form as it sends it and removes at once: only the page's own report of its password
+ * fields, made as it sends, names it (no question put to the page finds it).
+ */
+const signInFleeting = (page) => Promise.all([page.waitForURL("**/login", { waitUntil: "load" }), page.evaluate(() => {
+  const form = document.querySelector("#login");
+  const pin = Object.assign(document.createElement("input"), { type: "password", name: "pin", value: "fleeting-4711" });
+  form.append(pin);
+  form.requestSubmit();
+  pin.remove();
+})]);
+
+/**
+ * Records signing in to the demo site (by send, signIn if not given) and visiting the
+ * account page, with settings; with restarted, after a recording of the page begun and
+ * stopped first.
+ */
+async function recordLogin(settings, send = signIn, restarted = false) {
   const current = (await api("GET", "/api/settings")).json;
   const saved = await api("PUT", "/api/settings", JSON.stringify({ ...current, ...settings }));
   assert.equal(saved.status, 200, JSON.stringify(saved.json));
@@ -34,10 +54,14 @@ async function recordLogin(settings) {
   const url = new URL("/login", site.url).href;
   await page.goto(url);
   const tab = await tabId(browser.sw, url);
+  if (restarted) {
+    assert.equal((await api("POST", `/api/record/start?tab=${tab}`)).status, 200);
+    assert.equal((await api("POST", "/api/record/stop")).status, 200);
+  }
   const session = (await api("POST", `/api/record/start?tab=${tab}`)).json.id;
   await page.waitForSelector("#pw");
   await page.fill("#pw", "hunter2-sécret");
-  await Promise.all([page.waitForURL("**/login", { waitUntil: "load" }), page.click("#login button")]);
+  await send(page);
   await page.waitForSelector("#account");
   await Promise.all([page.waitForURL("**/account"), page.click("#account")]);
   const shown = await page.textContent("#session");
@@ -116,6 +140,7 @@ before(async () => {
   await ext.goto(browser.page("options.html"));
   runs.redact = await recordLogin({ headerPolicy: "redact" });
   runs.keep = await recordLogin({ headerPolicy: "keep", passwordPolicy: "keep" });
+  runs.fleeting = await recordLogin({ headerPolicy: "redact", passwordPolicy: "redact" }, signInFleeting, true);
   runs.hang = await recordHang();
   runs.quick = await recordQuickNavigation();
 }, { timeout: 240000 });
@@ -161,6 +186,14 @@ test("the login form's password is redacted by default (found as the page's fiel
   const kept = httpBody(loginRecords(runs.keep.records).post.block).body.toString("latin1");
   assert.equal(kept, "user=zo%C3%AB&secret=hunter2-s%C3%A9cret");
   assert.equal(runs.keep.info.loginPosts, 1);
+});
+
+test("a field of type password that the page's script adds as it sends the form, and removes, is redacted too (the page recorded a second time)", () => {
+  const { post } = loginRecords(runs.fleeting.records);
+  const body = httpBody(post.block).body.toString("latin1");
+  assert.equal(body, "user=zo%C3%AB&secret=%5Bredacted+by+webkeep%5D&pin=%5Bredacted+by+webkeep%5D");
+  assert.ok(!runs.fleeting.text.includes("fleeting-4711"), "the fleeting field's password is somewhere in the WARC");
+  assert.match(runs.fleeting.text, /the value of the password fields secret, pin of the request body replaced/);
 });
 
 test("the archive page marks the sessions that hold a login POST", async () => {

@@ -260,9 +260,6 @@ func (r *Recorder) Enable(ctx context.Context, t Target) error {
 	return nil
 }
 
-// passwordAskLimit bounds how long Enable waits for a page to name its password fields.
-const passwordAskLimit = time.Second
-
 type step struct {
 	method string
 	params any
@@ -310,6 +307,11 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 			r.mu.Lock()
 			r.copying[t.TabID] = copying
 			r.mu.Unlock()
+		}
+		if copying && kind == "page" && t.Session == "" {
+			// The document the tab shows already, loaded before recording began, runs
+			// it too. A page that is going away as it is asked needs it no more.
+			r.browser.Send(ctx, t, "Runtime.evaluate", map[string]any{"expression": uploadScript, "silent": true})
 		}
 	}
 	if kind == "page" || kind == "iframe" {
@@ -1057,14 +1059,6 @@ func (r *Recorder) onDetachedFromTarget(ctx context.Context, t Target, ev *detac
 	}
 }
 
-// onFrameStoppedLoading asks a tab's page for its password fields once a frame of it
-// has loaded.
-func (r *Recorder) onFrameStoppedLoading(ctx context.Context, t Target, ev *frameStoppedLoading) {
-	if t.Session == "" && ev.FrameID != "" {
-		r.rememberPasswordFields(ctx, t)
-	}
-}
-
 // onFrameNavigated notes the document a frame now shows, and reports a top-level
 // navigation of a tab to OnPage.
 //
@@ -1749,96 +1743,6 @@ func cutShort(ex *Exchange, reason string, left bool, now time.Time) {
 	}
 	ex.RespNote = why
 	ex.RespTruncated = "disconnect"
-}
-
-// passwordFieldsScript lists the names of the fields of type password in the page and
-// in its frames of the same origin.
-const passwordFieldsScript = `(() => {
-  const names = new Set();
-  const walk = (d) => {
-    for (const e of d.querySelectorAll("input[type=password]")) if (e.name) names.add(e.name);
-    for (const f of d.querySelectorAll("iframe, frame")) { try { if (f.contentDocument) walk(f.contentDocument); } catch (e) {} }
-  };
-  walk(document);
-  return [...names];
-})()`
-
-// askPasswordFields asks the page that sends a request with a body which of its
-// fields are of type password, as the request starts, adding them to those its page
-// had when it last loaded a frame: a form that navigates may be gone by the time the
-// browser answers. A question put to the page when it loaded and not yet answered
-// (asked, nil if none) is waited for first, up to passwordAskLimit: the form is sent
-// by the page that question went to, which a script (or a password manager) may fill
-// and submit before the answer is back. The names are those redactPasswords looks
-// for, besides the names a password goes by.
-func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingExchange, asked chan struct{}) {
-	p.reqWG.Add(1)
-	r.work.Add(1)
-	go func() {
-		defer r.work.Done()
-		defer p.reqWG.Done()
-		if asked != nil {
-			wait := time.NewTimer(passwordAskLimit)
-			select {
-			case <-asked:
-				r.mu.Lock()
-				for _, n := range r.passwordNames[t.TabID] {
-					if !slices.Contains(p.ex.PasswordDOM, n) {
-						p.ex.PasswordDOM = append(p.ex.PasswordDOM, n)
-					}
-				}
-				r.mu.Unlock()
-			case <-wait.C:
-			case <-ctx.Done():
-			}
-			wait.Stop()
-		}
-		if names, err := r.passwordFieldNames(ctx, t); err == nil {
-			for _, n := range names {
-				if !slices.Contains(p.ex.PasswordDOM, n) {
-					p.ex.PasswordDOM = append(p.ex.PasswordDOM, n)
-				}
-			}
-		}
-	}()
-}
-
-// rememberPasswordFields asks, on a goroutine of its own, for the names of the fields
-// of type password of the page of t, and keeps them for the requests it sends.
-func (r *Recorder) rememberPasswordFields(ctx context.Context, t Target) {
-	done := make(chan struct{})
-	r.mu.Lock()
-	r.passwordAsks[t.TabID] = done
-	r.mu.Unlock()
-	r.work.Add(1)
-	go func() {
-		defer r.work.Done()
-		defer close(done)
-		if names, err := r.passwordFieldNames(ctx, t); err == nil {
-			r.mu.Lock()
-			r.passwordNames[t.TabID] = names
-			r.mu.Unlock()
-		}
-	}()
-}
-
-// passwordFieldNames asks the page of t for the names of its fields of type password.
-func (r *Recorder) passwordFieldNames(ctx context.Context, t Target) ([]string, error) {
-	res, err := r.browser.Send(ctx, t, "Runtime.evaluate", map[string]any{
-		"expression": passwordFieldsScript, "returnByValue": true, "silent": true,
-	})
-	if err != nil {
-		return nil, err
-	}
-	var out struct {
-		Result struct {
-			Value []string `json:"value"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(res, &out); err != nil {
-		return nil, fmt.Errorf("Runtime.evaluate: %w", err)
-	}
-	return out.Result.Value, nil
 }
 
 // httpToken says whether s is an HTTP token (RFC 9110, 5.6.2), as a field name is.

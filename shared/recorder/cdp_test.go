@@ -1067,6 +1067,54 @@ func TestRecorderWaitsForThePasswordFieldsOfAPageJustLoaded(t *testing.T) {
 	}
 }
 
+// The page tells its password fields as it sends a form (uploadScript): a login sent
+// before the recorder has heard the page load, whose questions only the next page
+// answers, still has them, whether the page's report comes before its request or
+// after.
+func TestRecorderTakesThePasswordFieldsThePageTells(t *testing.T) {
+	told := recordertest.Event{Method: "Runtime.bindingCalled", Params: `{"name":"__webkeepUpload","executionContextId":3,"payload":"{\"op\":\"passwords\",\"names\":[\"p\",\"\"]}"}`}
+	sent := recordertest.Event{Method: "Network.requestWillBeSent", Params: `{"requestId":"1","type":"Document","frameId":"F","request":{"url":"http://example.org/doku.php","method":"POST","headers":{"Content-Type":"application/x-www-form-urlencoded"},"hasPostData":true,"postDataEntries":[{"bytes":"` + b64("u=a&p=b") + `"}]}}`}
+	answered := []recordertest.Event{
+		{Method: "Network.responseReceived", Params: `{"requestId":"1","response":{"status":302,"headers":{"Location":"/"}}}`},
+		{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
+	}
+	for _, tt := range []struct {
+		name   string
+		events []recordertest.Event
+		want   string
+	}{
+		{"told before the request", append([]recordertest.Event{told, sent}, answered...), "[p]"},
+		{"told after the request", append([]recordertest.Event{sent, told}, answered...), "[p]"},
+		{"not told", append([]recordertest.Event{sent}, answered...), "[]"},
+		{"told by the page's own call", append([]recordertest.Event{{Method: "Runtime.bindingCalled", Params: `{"name":"__webkeepUpload","payload":"not json"}`}, sent}, answered...), "[]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+				if method == "Runtime.evaluate" { // every question is answered by the next page
+					return map[string]any{"result": map[string]any{"value": []string{}}}, nil
+				}
+				return map[string]any{}, nil
+			}}
+			r := recorder.NewRecorder(b)
+			var got *recorder.Exchange
+			r.OnExchange = func(ex *recorder.Exchange) { got = ex }
+			ctx, tab := context.Background(), recorder.Target{TabID: 7}
+			if err := r.Enable(ctx, tab); err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range tt.events {
+				if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.Wait()
+			if got == nil || fmt.Sprint(got.PasswordDOM) != tt.want {
+				t.Fatalf("password fields %v; want %s (%+v)", got.PasswordDOM, tt.want, got)
+			}
+		})
+	}
+}
+
 // A page left at once often never hears the end of its bodies: when the browser gives
 // or streamed all the bytes the server declared, the body is archived unmarked.
 func TestRecorderKeepsWholeBodiesOfPagesLeft(t *testing.T) {

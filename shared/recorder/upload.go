@@ -83,6 +83,9 @@ type uploadMessage struct {
 	// Pull says the page holds the files for the recorder to read (see pullCopy)
 	// instead of sending their bytes.
 	Pull bool `json:"pull"`
+	// Names are the page's fields of type password, in a message of op "passwords"
+	// (see onPasswordsSent).
+	Names []string `json:"names"`
 }
 
 // uploadEntry is one entry of a copied body: a text field, or a file and its bytes.
@@ -136,6 +139,10 @@ func (r *Recorder) onBindingCalled(ctx context.Context, t Target, ev *bindingCal
 	var m uploadMessage
 	if err := json.Unmarshal([]byte(ev.Payload), &m); err != nil {
 		return // the page's own call, or garbage: nothing to take
+	}
+	if m.Op == "passwords" {
+		r.onPasswordsSent(t.TabID, m.Names)
+		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

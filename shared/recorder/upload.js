@@ -4,12 +4,24 @@
 // with <input type=file>), so this script copies them as the page hands them over and
 // gives them to the recorder through a DevTools binding, which it takes out of the
 // page's reach first. The recorder matches a copy to its request by method and URL and
-// keeps it only when its length is the one sent (see shared/recorder/upload.go).
+// keeps it only when its length is the one sent (see shared/recorder/upload.go). The
+// script also tells the names of the page's password fields as it sends (passwords).
+//
+// It runs in each new document, and once in the document a tab shows when recording
+// begins: in a document it ran in before (recording stopped and began again), it only
+// takes the new binding.
 (() => {
   const binding = "__webkeepUpload";
   const send = globalThis[binding];
   if (typeof send !== "function") return;
   delete globalThis[binding];
+  const installed = Symbol.for("webkeep.recorder");
+  if (globalThis[installed]) {
+    globalThis[installed].send = send;
+    return;
+  }
+  const link = { send };
+  Object.defineProperty(globalThis, installed, { value: link });
   const pushBytes = 1 << 20; // files up to this size are handed over through the binding
   const chunkBytes = 192 << 10; // bytes read and handed over at a time
   // Larger files are held here for the recorder, which reads them itself (IO.resolveBlob
@@ -20,7 +32,7 @@
   let last = 0;
   const post = (message) => {
     try {
-      send(JSON.stringify(message));
+      link.send(JSON.stringify(message));
     } catch {}
   };
   const base64 = (blob) =>
@@ -89,11 +101,23 @@
     })();
   };
 
+  // The names of the page's fields of type password, told as the page sends a form or
+  // a body, before its request starts: the recorder redacts them from the archive when
+  // the user asks it to (shared/recorder/passwords.go).
+  const passwords = () => {
+    try {
+      const names = new Set();
+      for (const e of document.querySelectorAll("input[type=password]")) if (e.name) names.add(e.name);
+      if (names.size > 0) post({ op: "passwords", names: [...names] });
+    } catch {}
+  };
+
   const fetch = globalThis.fetch;
   if (typeof fetch === "function") {
     globalThis.fetch = function (input, init) {
       try {
         if (init && init.body != null) {
+          passwords();
           const request = input instanceof Request;
           copy(init.method ?? (request ? input.method : "GET"), request ? input.url : String(input), init.body);
         }
@@ -113,7 +137,10 @@
     };
     xhr.send = function (body) {
       const o = opened.get(this);
-      if (o && body != null) copy(o[0], o[1], body);
+      if (o && body != null) {
+        passwords();
+        copy(o[0], o[1], body);
+      }
       return sendBody.apply(this, arguments);
     };
   }
@@ -124,10 +151,14 @@
   const form = globalThis.HTMLFormElement?.prototype;
   if (form) {
     const submitting = new WeakMap(); // form → its submitter, or null
-    addEventListener("submit", (e) => submitting.set(e.target, e.submitter ?? null), true);
+    addEventListener("submit", (e) => {
+      submitting.set(e.target, e.submitter ?? null);
+      passwords();
+    }, true);
     const submit = form.submit;
     form.submit = function () {
       submitting.set(this, null);
+      passwords();
       return submit.apply(this, arguments);
     };
     addEventListener("formdata", (e) => {

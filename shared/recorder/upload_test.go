@@ -173,7 +173,7 @@ func TestRecorderTakesFilesCopiedInThePage(t *testing.T) {
 // TestRecorderWaitsForTheCopyOfAFile: on a tab whose pages run the copying script, a
 // request that ends before its copy has come waits for it.
 func TestRecorderWaitsForTheCopyOfAFile(t *testing.T) {
-	var binding, script any
+	var binding, script, shown any
 	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		switch method {
 		case "Runtime.addBinding":
@@ -183,6 +183,9 @@ func TestRecorderWaitsForTheCopyOfAFile(t *testing.T) {
 		case "Network.getRequestPostData":
 			return nil, errors.New("No post data available for the request")
 		case "Runtime.evaluate":
+			if strings.Contains(fmt.Sprint(p["expression"]), "__webkeepUpload") {
+				shown = p["expression"]
+			}
 			return map[string]any{"result": map[string]any{"value": []string{}}}, nil
 		}
 		return map[string]any{}, nil
@@ -198,6 +201,9 @@ func TestRecorderWaitsForTheCopyOfAFile(t *testing.T) {
 	}
 	if src, _ := script.(string); binding != "__webkeepUpload" || !strings.Contains(src, `"__webkeepUpload"`) {
 		t.Fatalf("the binding (%v) and the page's script that uses it were not added", binding)
+	}
+	if shown != script {
+		t.Error("the document the tab showed as recording began did not run the page's script")
 	}
 	for _, ev := range []recordertest.Event{
 		{Method: "Network.requestWillBeSent", Params: `{"requestId":"8","type":"XHR","request":{"url":"http://example.org/up","method":"PUT","headers":{},"hasPostData":true}}`},
