@@ -4,6 +4,9 @@
 // from the recorded tab keeps a body coming.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, startDemoSite, tabId, waitFor } from "../lib/browser.mjs";
 import { httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
@@ -106,8 +109,10 @@ async function recordQuickNavigation() {
   const page = await browser.context.newPage();
   await page.goto(site.url);
   const tab = await tabId(browser.sw, site.url);
-  const session = (await api("POST", `/api/record/start?tab=${tab}`)).json.id;
+  // The server's log from before Start: a request the page made as it finished loading
+  // (its icon) may be recorded and answered while Start is under way.
   const before = (await site.log()).length;
+  const session = (await api("POST", `/api/record/start?tab=${tab}`)).json.id;
   for (let i = 0; i < 4; i++) {
     for (const p of ["/gallery", "/forms", "/", "/redirect/start"]) {
       await page.goto(new URL(p, site.url).href, { waitUntil: "commit" });
@@ -118,6 +123,44 @@ async function recordQuickNavigation() {
   assert.equal(stop.status, 200, JSON.stringify(stop.json));
   await page.close();
   return { records: reassemble(await warcOf(session)), log: (await site.log()).slice(before), info: stop.json };
+}
+
+/**
+ * Records the forms page's upload form sending a file of 900 KB (below the 1 MiB the
+ * page's script hands over itself): the form navigates, and its page is gone once the
+ * server answers, which on 127.0.0.1 comes before a read of the file begun as the form
+ * was sent would end.
+ */
+async function recordFormUpload() {
+  const dir = mkdtempSync(path.join(tmpdir(), "webkeep-upload-"));
+  const file = path.join(dir, "chosen-900k.bin");
+  const bytes = Buffer.alloc(900 << 10);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919 + (i >> 8)) & 0xff;
+  writeFileSync(file, bytes);
+  const page = await browser.context.newPage();
+  const url = new URL("/forms", site.url).href;
+  await page.goto(url);
+  const tab = await tabId(browser.sw, url);
+  const session = (await api("POST", `/api/record/start?tab=${tab}`)).json.id;
+  const before = (await site.log()).length;
+  await page.setInputFiles("#form-multipart input[type=file]", file);
+  await Promise.all([page.waitForURL("**/submit/upload", { waitUntil: "load" }), page.click("#form-multipart button")]);
+  // The same, its file put in the input by a script (no change event: the page's
+  // script reads it only as the form is sent).
+  await page.goto(url);
+  await Promise.all([page.waitForURL("**/submit/upload", { waitUntil: "load" }), page.evaluate((n) => {
+    const b = new Uint8Array(n);
+    for (let i = 0; i < n; i++) b[i] = i & 0xff;
+    const files = new DataTransfer();
+    files.items.add(new File([b], "scripted.bin"));
+    document.querySelector("#form-multipart input[type=file]").files = files.files;
+    document.querySelector("#form-multipart").requestSubmit();
+  }, 1000 << 10)]);
+  const stop = await api("POST", "/api/record/stop");
+  assert.equal(stop.status, 200, JSON.stringify(stop.json));
+  await page.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { records: reassemble(await warcOf(session)), log: (await site.log()).slice(before), bytes };
 }
 
 /** The response record of the POST to /login and the request record of /account. */
@@ -143,6 +186,7 @@ before(async () => {
   runs.fleeting = await recordLogin({ headerPolicy: "redact", passwordPolicy: "redact" }, signInFleeting, true);
   runs.hang = await recordHang();
   runs.quick = await recordQuickNavigation();
+  runs.upload = await recordFormUpload();
 }, { timeout: 240000 });
 
 after(async () => {
@@ -194,6 +238,35 @@ test("a field of type password that the page's script adds as it sends the form,
   assert.equal(body, "user=zo%C3%AB&secret=%5Bredacted+by+webkeep%5D&pin=%5Bredacted+by+webkeep%5D");
   assert.ok(!runs.fleeting.text.includes("fleeting-4711"), "the fleeting field's password is somewhere in the WARC");
   assert.match(runs.fleeting.text, /the value of the password fields secret, pin of the request body replaced/);
+});
+
+test("a file of 900 KB sent by a form that navigates is archived byte for byte (read by the page's script as it was chosen)", () => {
+  const { records, log, bytes } = runs.upload;
+  const sent = log.find((e) => e.method === "POST" && e.url === "/submit/upload" && Buffer.from(e.body_base64, "base64").includes("chosen-900k.bin"));
+  assert.ok(sent, "the server saw the upload");
+  const body = Buffer.from(sent.body_base64, "base64");
+  assert.ok(body.includes(bytes), "the server's body holds the file");
+  const post = records.find((r) => r.type === "request" && r.block.toString("latin1").startsWith("POST /submit/upload ") && r.block.includes("chosen-900k.bin"));
+  assert.ok(post, "the upload's request record");
+  assert.equal(post.fields.Truncated, undefined, "the upload is marked Truncated");
+  assert.ok(httpBody(post.block).body.equals(body), "the archived body is not the one the server received");
+});
+
+test("a file put in a form's input by a script is archived whole, or marked: the page left before it had read it", (t) => {
+  const { records, log } = runs.upload;
+  const sent = log.find((e) => e.method === "POST" && e.url === "/submit/upload" && Buffer.from(e.body_base64, "base64").includes("scripted.bin"));
+  assert.ok(sent, "the server saw the scripted upload");
+  const post = records.filter((r) => r.type === "request" && r.block.toString("latin1").startsWith("POST /submit/upload "))
+    .find((r) => r.block.includes("scripted.bin"));
+  assert.ok(post, "the scripted upload's request record");
+  if (post.fields.Truncated === undefined) {
+    t.diagnostic("archived whole: the page read its file before it was left");
+    assert.ok(httpBody(post.block).body.equals(Buffer.from(sent.body_base64, "base64")), "the archived body is not the one the server received");
+    return;
+  }
+  const note = records.find((r) => r.type === "metadata" && r.fields["Related-Record-ID"] === post.id);
+  t.diagnostic(`marked: ${note?.block.toString()}`);
+  assert.match(note?.block.toString() ?? "", /the page was left before it had read its files/);
 });
 
 test("the archive page marks the sessions that hold a login POST", async () => {

@@ -739,6 +739,8 @@ var eventHandlers = map[string]eventHandler{
 	"Page.loadEventFired":                on((*Recorder).onLoadEventFired),
 	"Fetch.requestPaused":                on((*Recorder).onRequestPaused),
 	"Runtime.bindingCalled":              on((*Recorder).onBindingCalled),
+	"Runtime.executionContextDestroyed":  on((*Recorder).onContextDestroyed),
+	"Runtime.executionContextsCleared":   on((*Recorder).onContextsCleared),
 }
 
 // UrgentEvents are the events the recorder must act on before what follows them
@@ -755,12 +757,14 @@ var eventHandlers = map[string]eventHandler{
 //
 // Runtime.bindingCalled too: the copy of a file a page sends (see uploadScript) comes in
 // many of them, which a request that has ended waits for, and which need their order
-// among themselves only.
+// among themselves only, and with the two events that say a document is gone
+// (Runtime.executionContextDestroyed and executionContextsCleared): a copy that its
+// document began and had not ended then fails at once.
 //
 // Page.frameStartedNavigating and Page.loadEventFired too: a navigation that leaves a
 // page still loading must have the Fetch domain enabled before the page's last
 // requests go (see leftPages).
-var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading", "Runtime.bindingCalled", "Page.frameStartedNavigating", "Page.loadEventFired"}
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading", "Runtime.bindingCalled", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared", "Page.frameStartedNavigating", "Page.loadEventFired"}
 
 // Pacing is how a host that queues events hands the others than UrgentEvents to
 // HandleEvent: while the browser is busy sending them (a page is loading), the

@@ -68,6 +68,43 @@ type bindingCalled struct {
 	Context int `json:"executionContextId"`
 }
 
+// contextDestroyed is the params of Runtime.executionContextDestroyed.
+type contextDestroyed struct {
+	Context int `json:"executionContextId"`
+}
+
+// WhyPageLeftMidCopy is why a copy failed whose page was gone before it had read its
+// files (a form sent by navigation, its files read as it was sent).
+const WhyPageLeftMidCopy = "the page was left before it had read its files"
+
+// onContextDestroyed fails at once the copies that a document which is gone had begun
+// and not ended: no more of their bytes will come.
+func (r *Recorder) onContextDestroyed(_ context.Context, t Target, ev *contextDestroyed) {
+	r.failCopiesOf(t, func(c copySource) bool { return c == copySource{t.Session, ev.Context} })
+}
+
+// onContextsCleared is onContextDestroyed for every document of a target: the browser
+// says so when the target's main frame shows another document.
+func (r *Recorder) onContextsCleared(_ context.Context, t Target, _ *struct{}) {
+	r.failCopiesOf(t, func(c copySource) bool { return c.session == t.Session })
+}
+
+// failCopiesOf fails the copies of t's tab not yet ended whose document gone says is
+// gone.
+func (r *Recorder) failCopiesOf(t Target, gone func(copySource) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	u := r.uploads[t.TabID]
+	if u == nil {
+		return
+	}
+	for _, c := range u.copies {
+		if !c.pull && gone(c.from) {
+			u.fail(c, WhyPageLeftMidCopy)
+		}
+	}
+}
+
 // uploadMessage is one message of uploadScript (see uploadScript).
 type uploadMessage struct {
 	Op      string        `json:"op"`

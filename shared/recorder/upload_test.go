@@ -232,6 +232,77 @@ func TestRecorderWaitsForTheCopyOfAFile(t *testing.T) {
 	}
 }
 
+// A copy whose document is gone before it has sent all its bytes (a form sent by
+// navigation, its file read as it was sent) fails at once, saying so, when the browser
+// says the document is gone, rather than after waiting for more bytes; a copy of
+// another document of the tab goes on.
+func TestRecorderFailsTheCopyOfADocumentGone(t *testing.T) {
+	for _, tt := range []struct {
+		name, gone, params string
+		failed             bool
+	}{
+		{"the tab shows another document", "Runtime.executionContextsCleared", `{}`, true},
+		{"its document is gone", "Runtime.executionContextDestroyed", `{"executionContextId":1}`, true},
+		{"another document is gone", "Runtime.executionContextDestroyed", `{"executionContextId":2}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
+				switch method {
+				case "Network.getRequestPostData":
+					return nil, errors.New("No post data available for the request")
+				case "Runtime.evaluate":
+					return map[string]any{"result": map[string]any{"value": []string{}}}, nil
+				}
+				return map[string]any{}, nil
+			}}
+			r := recorder.NewRecorder(b)
+			var mu sync.Mutex
+			var got []*recorder.Exchange
+			r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+			ctx, tab := context.Background(), recorder.Target{TabID: 3}
+			if err := r.Enable(ctx, tab); err != nil {
+				t.Fatal(err)
+			}
+			events := []recordertest.Event{
+				uploadCall(t, map[string]any{"op": "begin", "id": 1, "method": "PUT", "url": "http://example.org/up", "kind": "blob", "size": 4, "entries": []map[string]any{{"file": true, "size": 4}}}),
+				uploadCall(t, map[string]any{"op": "data", "id": 1, "entry": 0, "data": base64.StdEncoding.EncodeToString([]byte{0, 1})}),
+				{Method: "Network.requestWillBeSent", Params: `{"requestId":"8","type":"Document","request":{"url":"http://example.org/up","method":"PUT","headers":{},"hasPostData":true}}`},
+				{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"8","headers":{"Content-Length":"4"}}`},
+				{Method: "Network.responseReceived", Params: `{"requestId":"8","response":{"status":201,"headers":{}}}`},
+				{Method: tt.gone, Params: tt.params},
+				{Method: "Network.loadingFinished", Params: `{"requestId":"8"}`},
+			}
+			if !tt.failed {
+				events = append(events, uploadCall(t, map[string]any{"op": "data", "id": 1, "entry": 0, "data": base64.StdEncoding.EncodeToString([]byte{2, 3})}),
+					uploadCall(t, map[string]any{"op": "end", "id": 1}))
+			}
+			began := time.Now()
+			for _, ev := range events {
+				if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.Wait()
+			if len(got) != 1 {
+				t.Fatalf("got %d exchanges", len(got))
+			}
+			ex := got[0]
+			if !tt.failed {
+				if ex.ReqTruncated || string(ex.ReqBody) != "\x00\x01\x02\x03" {
+					t.Fatalf("the copy of the document still shown: truncated %v, body %q, note %q", ex.ReqTruncated, ex.ReqBody, ex.ReqNote)
+				}
+				return
+			}
+			if !ex.ReqTruncated || !strings.Contains(ex.ReqNote, recorder.WhyPageLeftMidCopy) {
+				t.Errorf("truncated %v, note %q; want the copy failed: %s", ex.ReqTruncated, ex.ReqNote, recorder.WhyPageLeftMidCopy)
+			}
+			if took := time.Since(began); took > 3*time.Second {
+				t.Errorf("the request waited %v for the bytes of a copy whose document was gone", took)
+			}
+		})
+	}
+}
+
 // FuzzUploadMessages: whatever a page sends through the binding, the recorder neither
 // fails nor takes a copy whose bytes are not those of a whole, well-formed copy.
 func FuzzUploadMessages(f *testing.F) {
