@@ -150,7 +150,7 @@ self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim(
 // (and kept again). The core is read whole, as a Blob first, and compiled from memory:
 // Chromium reads the kept 10 MB faster so than with Response.arrayBuffer(), and compiles
 // them from a buffer in a quarter of the time it takes to compile them streamed from a
-// Response (scripts/probe-coreload.mjs). self.webkeepCoreFrom says where this start read
+// Response (scripts/probe-coldstart.mjs). self.webkeepCoreFrom says where this start read
 // it ("cache" or "files").
 const go = new Go();
 const wasmHeaders = { "content-type": "application/wasm" };

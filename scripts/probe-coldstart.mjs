@@ -1,10 +1,12 @@
 // The parts of the core's cold start, timed one by one inside the running service worker
 // (BENCHMARKS.md, "Core cold start in Chromium"): for each gzipped module named, a fetch
 // of the .gz, its inflation by DecompressionStream, WebAssembly.validate, compile,
-// instantiate (with wasm_exec.js's imports, not run), compileStreaming, and the shim's
-// way: compileStreaming as the .gz is fetched and inflated. Each module's bytes get a
-// custom section of random bytes first, so that V8 cannot hand back a module it compiled
-// before. The modules must be files of the extension directory given.
+// instantiate (with wasm_exec.js's imports, not run), compileStreaming (from a Response
+// in memory), and two reads of the inflated module kept in Cache Storage, as the shim
+// keeps it: with Response.arrayBuffer(), and as a Blob first, then its arrayBuffer()
+// (the shim's way, extension/sw.js). Each module's bytes get a custom section of random
+// bytes first, so that V8 cannot hand back a module it compiled before. The modules
+// must be files of the extension directory given.
 //
 //   node scripts/probe-coldstart.mjs [--runs N] EXTENSION_DIR FILE.wasm.gz...
 import { launch } from "./lib/browser.mjs";
@@ -14,7 +16,7 @@ let runs = 6;
 if (args[0] === "--runs") runs = Number(args.splice(0, 2)[1]);
 const [dir, ...files] = args;
 if (!dir || files.length === 0) throw new Error("usage: node scripts/probe-coldstart.mjs [--runs N] EXTENSION_DIR FILE.wasm.gz...");
-const parts = ["fetch gz", "inflate", "validate", "compile", "instantiate", "compileStreaming", "fetched, inflated and compiled as they stream"];
+const parts = ["fetch gz", "inflate", "validate", "compile", "instantiate", "compileStreaming", "kept: Response.arrayBuffer()", "kept: Blob, then arrayBuffer()"];
 
 const b = await launch({ extension: dir });
 const times = Object.fromEntries(files.map((f) => [f, []]));
@@ -46,15 +48,20 @@ try {
         bytes[bytes.length - 1] ^= 0x0f;
         await WebAssembly.compileStreaming(new Response(bytes, { headers: { "content-type": "application/wasm" } }));
         t.push(performance.now());
-        // The shim's way (extension/sw.js): compiled as it is fetched and inflated, the
-        // custom section added at the stream's end.
-        const tail = bytes.slice(raw.length);
-        tail[tail.length - 1] ^= 0x55;
-        const stream = (await fetch(name)).body.pipeThrough(new DecompressionStream("gzip"))
-          .pipeThrough(new TransformStream({ flush: (c) => c.enqueue(tail) }));
-        await WebAssembly.compileStreaming(new Response(stream, { headers: { "content-type": "application/wasm" } }));
-        t.push(performance.now());
-        return t.slice(1).map((x, i) => x - t[i]);
+        const d = t.slice(1).map((x, i) => x - t[i]);
+        // The inflated module kept in Cache Storage, read back whole.
+        const cache = await caches.open("webkeep-probe-coldstart");
+        const url = "https://webkeep.invalid/probe-" + name;
+        await cache.put(url, new Response(raw, { headers: { "content-type": "application/wasm" } }));
+        const timed = async (read) => {
+          const t0 = performance.now();
+          await read();
+          return performance.now() - t0;
+        };
+        d.push(await timed(async () => (await cache.match(url)).arrayBuffer()));
+        d.push(await timed(async () => (await (await cache.match(url)).blob()).arrayBuffer()));
+        await caches.delete("webkeep-probe-coldstart");
+        return d;
       }, f));
     }
   }
