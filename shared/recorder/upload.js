@@ -86,7 +86,9 @@
     return btoa(s);
   };
 
-  const copy = (method, url, body) => {
+  // copy hands the recorder a copy of body, a request's; leaving says the request is a
+  // form's sent by navigation, which takes the page away.
+  const copy = (method, url, body, leaving) => {
     let parts;
     try {
       parts = partsOf(body);
@@ -109,7 +111,7 @@
       ),
     });
     if (pull) return;
-    if (parts.entries.every((e) => !e.blob || chosen.has(e.blob))) { // all read already: sent now
+    if (leaving && parts.entries.every((e) => !e.blob || chosen.has(e.blob))) { // read already: sent now
       for (const [i, e] of parts.entries.entries()) {
         if (!e.blob) continue;
         const bytes = chosen.get(e.blob);
@@ -203,7 +205,7 @@
       const method = by?.hasAttribute("formmethod") ? by.formMethod : f.method;
       const enctype = by?.hasAttribute("formenctype") ? by.formEnctype : f.enctype;
       if (method !== "post" || enctype !== "multipart/form-data") return;
-      copy("POST", by?.hasAttribute("formaction") ? by.formAction : f.action, e.formData);
+      copy("POST", by?.hasAttribute("formaction") ? by.formAction : f.action, e.formData, true);
     });
   }
 })();
