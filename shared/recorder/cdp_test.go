@@ -762,13 +762,34 @@ func TestWorkerGoneWhileBeingSetUp(t *testing.T) {
 // browser sends them: work they cause is still under way when the next one arrives.
 func recordAtOnce(t *testing.T, b *recordertest.Browser, events []recordertest.Event) []*recorder.Exchange {
 	t.Helper()
+	return recordTab(t, b, false, events)
+}
+
+// recordEnabled is recordAtOnce once the recorder has enabled the tab, as recording a
+// tab begins: the page's script and its binding are added, the page asked for its
+// password fields.
+func recordEnabled(t *testing.T, b *recordertest.Browser, events []recordertest.Event) []*recorder.Exchange {
+	t.Helper()
+	return recordTab(t, b, true, events)
+}
+
+// recordTab hands events of tab 7 to a recorder as fast as they come, after enabling
+// the tab if enable is set, and returns the exchanges it produced.
+func recordTab(t *testing.T, b *recordertest.Browser, enable bool, events []recordertest.Event) []*recorder.Exchange {
+	t.Helper()
 	r := recorder.NewRecorder(b)
 	var mu sync.Mutex
 	var out []*recorder.Exchange
 	r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); out = append(out, ex); mu.Unlock() }
 	r.OnError = func(err error) { t.Errorf("recorder: %v", err) }
+	ctx, tab := context.Background(), recorder.Target{TabID: 7}
+	if enable {
+		if err := r.Enable(ctx, tab); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, ev := range events {
-		if err := r.HandleEvent(context.Background(), recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+		if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
 			t.Fatalf("%s: %v", ev.Method, err)
 		}
 	}
@@ -1095,21 +1116,9 @@ func TestRecorderTakesThePasswordFieldsThePageTells(t *testing.T) {
 				}
 				return map[string]any{}, nil
 			}}
-			r := recorder.NewRecorder(b)
-			var got *recorder.Exchange
-			r.OnExchange = func(ex *recorder.Exchange) { got = ex }
-			ctx, tab := context.Background(), recorder.Target{TabID: 7}
-			if err := r.Enable(ctx, tab); err != nil {
-				t.Fatal(err)
-			}
-			for _, ev := range tt.events {
-				if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-			r.Wait()
-			if got == nil || fmt.Sprint(got.PasswordDOM) != tt.want {
-				t.Fatalf("password fields %v; want %s (%+v)", got.PasswordDOM, tt.want, got)
+			got := recordEnabled(t, b, tt.events)
+			if len(got) != 1 || fmt.Sprint(got[0].PasswordDOM) != tt.want {
+				t.Fatalf("got %+v; want one exchange, with the password fields %s", got, tt.want)
 			}
 		})
 	}

@@ -255,14 +255,6 @@ func TestRecorderFailsTheCopyOfADocumentGone(t *testing.T) {
 				}
 				return map[string]any{}, nil
 			}}
-			r := recorder.NewRecorder(b)
-			var mu sync.Mutex
-			var got []*recorder.Exchange
-			r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
-			ctx, tab := context.Background(), recorder.Target{TabID: 3}
-			if err := r.Enable(ctx, tab); err != nil {
-				t.Fatal(err)
-			}
 			events := []recordertest.Event{
 				uploadCall(t, map[string]any{"op": "begin", "id": 1, "method": "PUT", "url": "http://example.org/up", "kind": "blob", "size": 4, "entries": []map[string]any{{"file": true, "size": 4}}}),
 				uploadCall(t, map[string]any{"op": "data", "id": 1, "entry": 0, "data": base64.StdEncoding.EncodeToString([]byte{0, 1})}),
@@ -277,12 +269,7 @@ func TestRecorderFailsTheCopyOfADocumentGone(t *testing.T) {
 					uploadCall(t, map[string]any{"op": "end", "id": 1}))
 			}
 			began := time.Now()
-			for _, ev := range events {
-				if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-			r.Wait()
+			got := recordEnabled(t, b, events)
 			if len(got) != 1 {
 				t.Fatalf("got %d exchanges", len(got))
 			}
