@@ -425,6 +425,17 @@ browser.commands.onCommand.addListener((command, tab) => {
   if (command === "toggle-recording" && tab) self.webkeepToggle(tab);
 });
 
+// The names of the password fields of a page of a recorded tab, told by passwords.js as
+// the page submits a form: handed to the core as the event Chromium's recorder gets
+// them by (the binding of its script in the page, shared/recorder/upload.js).
+browser.runtime.onMessage.addListener((message, sender) => {
+  const names = message && message.webkeepPasswords;
+  if (!Array.isArray(names) || sender.id !== browser.runtime.id || !sender.tab || !recorded.has(sender.tab.id)) return undefined;
+  const payload = JSON.stringify({ op: "passwords", names: names.slice(0, 100).map(String) });
+  emit(sender.tab.id, "Runtime.bindingCalled", { name: "__webkeepUpload", payload, executionContextId: 0 });
+  return undefined;
+});
+
 // The pages' API requests (api.js), answered by the core as the service worker's fetch
 // event has them answered in Chromium: the answer goes back as status, headers and bytes.
 browser.runtime.onMessage.addListener((message, sender) => {

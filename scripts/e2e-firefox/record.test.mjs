@@ -31,6 +31,12 @@ before(async () => {
   await tab.goto(new URL("/forms", site.url).href);
   await tab.evaluate(() => document.querySelector('#form-multipart input[type="file"]').remove());
   await Promise.all([tab.waitForNavigation(), tab.click("#form-multipart button")]);
+  // A login, its password in a field whose name is not a password's (secret): only the
+  // content script, which names the page's fields of type password as it submits,
+  // has it redacted.
+  await tab.goto(new URL("/login", site.url).href);
+  await tab.type("#pw", "hunter2-firefox");
+  await Promise.all([tab.waitForNavigation(), tab.click("#login button")]);
   // A redirect chain: the body of its last hop is streamed as the first hop's was.
   await tab.goto(new URL("/redirect/start", site.url).href);
   // The 24 MB file, fetched by the home page: a large body is streamed to IndexedDB.
@@ -91,7 +97,8 @@ test("the fetch() POST's request body is recorded byte for byte", () => {
 
 const rebuilt = [];
 test("every other request body is recorded byte for byte, or marked as not kept whole", () => {
-  const withBody = serverLog.filter((e) => e.body_base64 !== "");
+  // The login's password is redacted (the next test).
+  const withBody = serverLog.filter((e) => e.body_base64 !== "" && e.url !== "/login");
   assert.ok(withBody.length >= 5, `the server saw only ${withBody.length} requests with bodies`);
   for (const entry of withBody) {
     const want = Buffer.from(entry.body_base64, "base64");
@@ -119,6 +126,15 @@ test("every other request body is recorded byte for byte, or marked as not kept 
   assert.ok(rebuilt.includes("/submit/form"), `the urlencoded form's body is not exact: exact were ${rebuilt.join(" ")}`);
   assert.equal(withBody.filter((e) => e.url === "/submit/upload").length, 2, "the server saw both multipart bodies");
   assert.ok(rebuilt.includes("/submit/upload"), `the text-only multipart body is not exact: exact were ${rebuilt.join(" ")}`);
+});
+
+test("the login form's password is redacted: the content script names the page's field of type password", () => {
+  const sent = serverLog.find((e) => e.method === "POST" && e.url === "/login");
+  assert.match(Buffer.from(sent.body_base64, "base64").toString("latin1"), /secret=hunter2-firefox/, "the site got the password");
+  const post = records.find((r) => r.type === "request" && r.block.toString("latin1").startsWith("POST /login "));
+  assert.ok(post, "the login's request record");
+  assert.equal(httpBody(post.block).body.toString("latin1"), "user=zo%C3%AB&secret=%5Bredacted+by+webkeep%5D");
+  assert.ok(!Buffer.concat(records.map((r) => r.block)).includes("hunter2-firefox"), "the password is somewhere in the WARC");
 });
 
 test("the recording goes on after the tab was idle, with no page of the extension open", () => {
