@@ -121,7 +121,11 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
     // A cached copy given to the page stands for a 304 on the wire, and for nothing else.
     take((w, a) => w.status === 304 && cachedCopy(a));
     take((w, a) => a.requestSHA === w.request_sha256 && responseExact(w, a) && !cachedCopy(a));
-    take((w, a) => a.requestSHA === w.request_sha256 && (a.status === w.status || a.status === 0) && !cachedCopy(a));
+    // Then by status, before a record with no response may stand for an exchange: a
+    // record with the wire's status would otherwise be left over, "never on the wire",
+    // while one with no response took its exchange.
+    take((w, a) => a.requestSHA === w.request_sha256 && a.status === w.status && !cachedCopy(a));
+    take((w, a) => a.requestSHA === w.request_sha256 && a.status === 0 && !cachedCopy(a));
     take(() => true);
     for (const w of g.wire) {
       const a = w.paired;
