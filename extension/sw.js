@@ -148,10 +148,10 @@ self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim(
 // and the next starts compile it from there. A cache that fails is passed by, and a kept
 // core that does not compile is dropped: the core is then read from the extension's files
 // (and kept again). The core is read whole, as a Blob first, and compiled from memory:
-// Chromium reads the kept 10 MB faster so than with Response.arrayBuffer(), and compiles
-// them from a buffer in a quarter of the time it takes to compile them streamed from a
-// Response (scripts/probe-coldstart.mjs). self.webkeepCoreFrom says where this start read
-// it ("cache" or "files").
+// Chromium reads the kept 10 MB faster through a Blob than with Response.arrayBuffer(),
+// and compiles them from a buffer in a quarter of the time it takes to compile them
+// streamed from a Response (scripts/probe-coldstart.mjs). self.webkeepCoreFrom says
+// where this start read it ("cache" or "files").
 const go = new Go();
 const wasmHeaders = { "content-type": "application/wasm" };
 const coreCache = "webkeep-core";
@@ -176,15 +176,17 @@ const loadCore = () => caches.open(coreCache).then(async (cache) => {
   keepCore(cache, bytes); // the Response copies the bytes
   return bytes;
 }).catch(() => coreFromFiles());
-loadCore().then((bytes) => {
+const instantiateCore = async () => {
+  const bytes = await loadCore();
   performance.mark("webkeep: core read");
   return WebAssembly.instantiate(bytes, go.importObject);
-})
+};
+instantiateCore()
   .catch(async (e) => {
     if (self.webkeepCoreFrom !== "cache") throw e;
     console.warn("webkeep: the kept core did not compile, reading the extension's:", e);
     await caches.delete(coreCache).catch(() => {});
-    return WebAssembly.instantiate(await loadCore(), go.importObject);
+    return instantiateCore();
   })
   .then((result) => {
     performance.mark("webkeep: instantiated");

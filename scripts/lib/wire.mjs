@@ -162,10 +162,11 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
       if (a.status !== 0) {
         // What else of the same method and URL there was, to tell a duplicate from a
         // response the browser served without saying so.
-        const others = g.archived.filter((x) => x !== a).map((x) => `${x.status}${x.notes.length ? ` (${x.notes.map(reasonOf).join(" / ")})` : ""}`);
+        const described = (x) => `${x.status}${x.notes.length ? ` (${x.notes.map(reasonOf).join(" / ")})` : ""}`;
+        const others = g.archived.filter((x) => x !== a).map(described);
         report.unmarked.push({
           method: a.method, url: a.url,
-          what: `archived with status ${a.status}${a.notes.length ? ` (${a.notes.map(reasonOf).join(" / ")})` : ""}, never on the wire; the wire carried ${g.wire.map((w) => w.status).join(", ") || "nothing"} for it, the archive also holds ${others.join(", ") || "nothing"} and ${archived.filter((x) => fromCache(x) && key(x.method, x.url) === k).length} served from the browser's cache`,
+          what: `archived with status ${described(a)}, never on the wire; the wire carried ${g.wire.map((w) => w.status).join(", ") || "nothing"} for it, the archive also holds ${others.join(", ") || "nothing"} and ${archived.filter((x) => fromCache(x) && key(x.method, x.url) === k).length} served from the browser's cache`,
         });
       }
     }
