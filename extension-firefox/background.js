@@ -374,6 +374,8 @@ self.webkeepHost = {
     recorded.set(tabId, recorded.get(tabId) || crypto.randomUUID());
     await saveRecorded();
     keepRecording();
+    // The page already shown may hold a password typed before recording began.
+    browser.tabs.sendMessage(tabId, { webkeepPasswordsAsk: true }).catch(() => {});
   },
   detach: async (tabId) => {
     recorded.delete(tabId);
@@ -425,8 +427,8 @@ browser.commands.onCommand.addListener((command, tab) => {
   if (command === "toggle-recording" && tab) self.webkeepToggle(tab);
 });
 
-// The names of the password fields of a page of a recorded tab, told by passwords.js as
-// the page submits a form: handed to the core as the event Chromium's recorder gets
+// The names of the password fields of a page of a recorded tab, told by passwords.js
+// before the page can send them: handed to the core as the event Chromium's recorder gets
 // them by (the binding of its script in the page, shared/recorder/upload.js).
 browser.runtime.onMessage.addListener((message, sender) => {
   const names = message && message.webkeepPasswords;

@@ -10,6 +10,9 @@ import { api, firefoxTabId, launchFirefox, openExtensionPage } from "../lib/fire
 import { answerMissing, httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
 
 const idleMs = 45000;
+const passwords = ["hunter2-firefox", "hunter3-early", "hunter4-typed"];
+// postLoginByFetch, run in the login page, sends its form with fetch() as urlencoded.
+const postLoginByFetch = () => fetch("/login", { method: "POST", body: new URLSearchParams(new FormData(document.querySelector("#login"))) }).then((r) => r.text());
 let site, firefox, records, serverLog, warc, savedName, sessionID;
 
 before(async () => {
@@ -18,11 +21,16 @@ before(async () => {
   const tab = await firefox.browser.newPage();
   await tab.goto(site.url);
   const tabId = await firefoxTabId(firefox.control, site.url);
+  // A password typed before recording begins, sent after by fetch(): the content
+  // script names its field when the background page asks, as recording begins.
+  await tab.goto(new URL("/login", site.url).href);
+  await tab.type("#pw", "hunter3-early");
   const popup = firefox.control;
   await openExtensionPage(popup, firefox.page(`popup.html?tab=${tabId}`));
   const unrecorded = (await site.log()).length; // what the tab loaded before
   await popup.click("#start");
   await popup.waitForSelector('#state[data-recording="true"]');
+  await tab.evaluate(postLoginByFetch);
   await tab.goto(new URL("/forms", site.url).href);
   for (const id of demoCalls) await clickAndWait(tab, "#" + id);
   // Forms Firefox submits itself, which it reports as parsed fields only: the
@@ -37,6 +45,11 @@ before(async () => {
   await tab.goto(new URL("/login", site.url).href);
   await tab.type("#pw", "hunter2-firefox");
   await Promise.all([tab.waitForNavigation(), tab.click("#login button")]);
+  // A password typed while recording and sent by fetch(), which fires no submit event:
+  // the content script names its field as the user types.
+  await tab.goto(new URL("/login", site.url).href);
+  await tab.type("#pw", "hunter4-typed");
+  await tab.evaluate(postLoginByFetch);
   // A redirect chain: the body of its last hop is streamed as the first hop's was.
   await tab.goto(new URL("/redirect/start", site.url).href);
   // The 24 MB file, fetched by the home page: a large body is streamed to IndexedDB.
@@ -128,13 +141,16 @@ test("every other request body is recorded byte for byte, or marked as not kept 
   assert.ok(rebuilt.includes("/submit/upload"), `the text-only multipart body is not exact: exact were ${rebuilt.join(" ")}`);
 });
 
-test("the login form's password is redacted: the content script names the page's field of type password", () => {
-  const sent = serverLog.find((e) => e.method === "POST" && e.url === "/login");
-  assert.match(Buffer.from(sent.body_base64, "base64").toString("latin1"), /secret=hunter2-firefox/, "the site got the password");
-  const post = records.find((r) => r.type === "request" && r.block.toString("latin1").startsWith("POST /login "));
-  assert.ok(post, "the login's request record");
-  assert.equal(httpBody(post.block).body.toString("latin1"), "user=zo%C3%AB&secret=%5Bredacted+by+webkeep%5D");
-  assert.ok(!Buffer.concat(records.map((r) => r.block)).includes("hunter2-firefox"), "the password is somewhere in the WARC");
+test("every login's password is redacted: the content script names the page's field of type password", () => {
+  // The form submitted (hunter2), and two sent by fetch(): typed before recording
+  // began (hunter3) and while recording (hunter4).
+  const sent = serverLog.filter((e) => e.method === "POST" && e.url === "/login").map((e) => Buffer.from(e.body_base64, "base64").toString("latin1"));
+  for (const pw of passwords) assert.ok(sent.some((b) => b.includes(`secret=${pw}`)), `the site did not get ${pw}: ${sent.join(" | ")}`);
+  const posts = records.filter((r) => r.type === "request" && r.block.toString("latin1").startsWith("POST /login "));
+  assert.equal(posts.length, passwords.length, "a request record for each login");
+  for (const post of posts) assert.equal(httpBody(post.block).body.toString("latin1"), "user=zo%C3%AB&secret=%5Bredacted+by+webkeep%5D");
+  const all = Buffer.concat(records.map((r) => r.block));
+  for (const pw of passwords) assert.ok(!all.includes(pw), `${pw} is somewhere in the WARC`);
 });
 
 test("the recording goes on after the tab was idle, with no page of the extension open", () => {
