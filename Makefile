@@ -39,6 +39,8 @@ build: setup
 	rm $(FIREFOX)/sw.js $(FIREFOX)/badge.js $(FIREFOX)/events.js $(FIREFOX)/core.wasm.gz $(FIREFOX)/core-id.js
 	cp dist/core.wasm $(FIREFOX)/
 	cp extension-firefox/* $(FIREFOX)/
+	@# The copier of the files a page sends, which Chromium's recorder runs in the page.
+	cp shared/recorder/copier.js $(FIREFOX)/
 	sed -i 's|<script src="wasm_exec.js"></script>|<script src="api.js"></script>\n&|' $(FIREFOX)/*.html
 	go run ./scripts/zipdir $(FIREFOX) dist/webkeep-firefox.xpi
 	@echo "built: bin/webkeep, $(EXT)/ (load unpacked), dist/webkeep-extension.zip, $(FIREFOX)/ and dist/webkeep-firefox.xpi (Firefox)"

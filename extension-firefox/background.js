@@ -293,9 +293,12 @@ browser.webRequest.onErrorOccurred.addListener((d) => {
 
 // The recorder's commands that Firefox needs nothing for: webRequest reports every
 // request of a recorded tab, its workers' included, and keeps no bodies to configure.
+// The content script (content.js) runs in every page from its start, where Chromium's
+// recorder has its script run (Runtime.addBinding, Page.addScriptToEvaluateOnNewDocument).
 const noOps = new Set([
   "Network.enable", "Network.setCacheDisabled", "Network.configureDurableMessages", "Page.enable",
   "Target.setAutoAttach", "Runtime.runIfWaitingForDebugger", "IO.close",
+  "Runtime.enable", "Runtime.addBinding", "Page.addScriptToEvaluateOnNewDocument",
 ]);
 const bodyWaitMs = 30000;
 
@@ -374,8 +377,9 @@ self.webkeepHost = {
     recorded.set(tabId, recorded.get(tabId) || crypto.randomUUID());
     await saveRecorded();
     keepRecording();
-    // The page already shown may hold a password typed before recording began.
-    browser.tabs.sendMessage(tabId, { webkeepPasswordsAsk: true }).catch(() => {});
+    // The content script of each of the tab's pages copies and tells from now on;
+    // the page already shown may hold a password typed before recording began.
+    browser.tabs.sendMessage(tabId, { webkeepRecording: true }).catch(() => {});
   },
   detach: async (tabId) => {
     recorded.delete(tabId);
@@ -383,6 +387,7 @@ self.webkeepHost = {
     keepRecording();
     for (const [id, r] of requests) if (r.tabId === tabId) requests.delete(id);
     for (const key of documents.keys()) if (key.startsWith(tabId + " ")) documents.delete(key);
+    browser.tabs.sendMessage(tabId, { webkeepRecording: false }).catch(() => {});
   },
   // The open tabs' ids, and the recorded ones as attached, with their target ids.
   tabs: async () => {
@@ -427,14 +432,19 @@ browser.commands.onCommand.addListener((command, tab) => {
   if (command === "toggle-recording" && tab) self.webkeepToggle(tab);
 });
 
-// The names of the password fields of a page of a recorded tab, told by passwords.js
-// before the page can send them: handed to the core as the event Chromium's recorder gets
-// them by (the binding of its script in the page, shared/recorder/upload.js).
+// The content script (content.js) of a page of a recorded tab: the copies of the files
+// the page sends, and the names of its password fields, handed to the core as the event
+// Chromium's recorder gets them by (the binding of its script in the page,
+// shared/recorder/upload.js). It asks whether its tab is recorded as it starts.
 browser.runtime.onMessage.addListener((message, sender) => {
-  const names = message && message.webkeepPasswords;
-  if (!Array.isArray(names) || sender.id !== browser.runtime.id || !sender.tab || !recorded.has(sender.tab.id)) return undefined;
-  const payload = JSON.stringify({ op: "passwords", names: names.slice(0, 100).map(String) });
-  emit(sender.tab.id, "Runtime.bindingCalled", { name: "__webkeepUpload", payload, executionContextId: 0 });
+  if (!message || sender.id !== browser.runtime.id || !sender.tab) return undefined;
+  const tabId = sender.tab.id;
+  if (message.webkeepRecordingAsk) return Promise.resolve(recorded.has(tabId));
+  if (!recorded.has(tabId)) return undefined;
+  let payload = null;
+  if (Array.isArray(message.webkeepPasswords)) payload = { op: "passwords", names: message.webkeepPasswords.slice(0, 100).map(String) };
+  else if (message.webkeepUpload && typeof message.webkeepUpload === "object") payload = message.webkeepUpload;
+  if (payload) emit(tabId, "Runtime.bindingCalled", { name: "__webkeepUpload", payload: JSON.stringify(payload), executionContextId: 0 });
   return undefined;
 });
 

@@ -4,12 +4,19 @@
 // background page live, load one more page, stop, and compare the WARC the popup's
 // download link saves with what the demo site received and sent.
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, test } from "node:test";
 import { clickAndWait, demoCalls, startDemoSite } from "../lib/browser.mjs";
 import { api, firefoxTabId, launchFirefox, openExtensionPage } from "../lib/firefox.mjs";
 import { answerMissing, httpBody, readWarc09, reassemble } from "../lib/warc09.mjs";
 
 const idleMs = 45000;
+// The file chosen in the multipart form: 300 KB of every byte value, CR LF included.
+const chosenBytes = Buffer.from(Array.from({ length: 300000 }, (_, i) => (i * 7 + (i >> 9)) & 0xff));
+const chosenFile = path.join(mkdtempSync(path.join(tmpdir(), "webkeep-upload-")), "chosen.bin");
+writeFileSync(chosenFile, chosenBytes);
 const passwords = ["hunter2-firefox", "hunter3-early", "hunter4-typed"];
 // postLoginByFetch, run in the login page, sends its form with fetch() as urlencoded.
 const postLoginByFetch = () => fetch("/login", { method: "POST", body: new URLSearchParams(new FormData(document.querySelector("#login"))) }).then((r) => r.text());
@@ -34,10 +41,15 @@ before(async () => {
   await tab.goto(new URL("/forms", site.url).href);
   for (const id of demoCalls) await clickAndWait(tab, "#" + id);
   // Forms Firefox submits itself, which it reports as parsed fields only: the
-  // urlencoded one, and the multipart one without its file input (text parts only).
+  // urlencoded one, the multipart one without its file input (text parts only), and
+  // the multipart one with a file chosen, whose bytes the content script copies.
   await Promise.all([tab.waitForNavigation(), tab.click("#form-urlencoded button")]);
   await tab.goto(new URL("/forms", site.url).href);
   await tab.evaluate(() => document.querySelector('#form-multipart input[type="file"]').remove());
+  await Promise.all([tab.waitForNavigation(), tab.click("#form-multipart button")]);
+  await tab.goto(new URL("/forms", site.url).href);
+  await (await tab.$('#form-multipart input[type="file"]')).uploadFile(chosenFile);
+  await new Promise((r) => setTimeout(r, 300)); // a user's pause before sending
   await Promise.all([tab.waitForNavigation(), tab.click("#form-multipart button")]);
   // A login, its password in a field whose name is not a password's (secret): only the
   // content script, which names the page's fields of type password as it submits,
@@ -108,37 +120,34 @@ test("the fetch() POST's request body is recorded byte for byte", () => {
   assert.deepEqual(httpBody(requests[0].block).body, want);
 });
 
-const rebuilt = [];
-test("every other request body is recorded byte for byte, or marked as not kept whole", () => {
+test("every other request body is recorded byte for byte: rebuilt from the form fields, or with the files the page sent copied", () => {
   // The login's password is redacted (the next test).
   const withBody = serverLog.filter((e) => e.body_base64 !== "" && e.url !== "/login");
   assert.ok(withBody.length >= 5, `the server saw only ${withBody.length} requests with bodies`);
+  const exact = { rebuilt: [], copied: [] };
   for (const entry of withBody) {
     const want = Buffer.from(entry.body_base64, "base64");
     const requests = recordsOf("request", entry).filter((r) => r.block.toString("latin1").startsWith(entry.method + " "));
     assert.ok(requests.length > 0, `no request record for ${entry.method} ${entry.url}`);
     const notes = requests.map((r) => records.find((m) => m.type === "metadata" && m.fields["Related-Record-ID"] === r.id)?.block.toString() ?? "");
-    const exact = requests.findIndex((r) => httpBody(r.block).body.equals(want));
-    if (exact >= 0) {
-      // A body Firefox gave only as form fields is rebuilt, and its record says so.
-      if (entry.url.startsWith("/submit/")) {
-        assert.match(notes[exact], /rebuilt from the form fields/, `${entry.url}: ${notes[exact]}`);
-        assert.ok(!requests[exact].fields.Truncated, `${entry.url}: exact, yet marked Truncated: ${notes[exact]}`);
-      }
-      rebuilt.push(entry.url);
-      continue;
+    const i = requests.findIndex((r) => httpBody(r.block).body.equals(want));
+    assert.ok(i >= 0, `${entry.method} ${entry.url}: no request record with the ${want.length} bytes the server received; notes: ${notes.join(" | ")}`);
+    assert.ok(!requests[i].fields.Truncated, `${entry.url}: exact, yet marked Truncated: ${notes[i]}`);
+    // A body Firefox gave only as form fields is rebuilt, or taken from the page's
+    // copy when it holds a file; its record says which.
+    if (/rebuilt with the files copied in the page/.test(notes[i])) exact.copied.push(entry.url);
+    else if (entry.url.startsWith("/submit/")) {
+      assert.match(notes[i], /rebuilt from the form fields/, `${entry.url}: ${notes[i]}`);
+      exact.rebuilt.push(entry.url);
     }
-    // The FormData with a file: Firefox reports the file part as its name only.
-    assert.equal(entry.url, "/submit/upload", `${entry.method} ${entry.url}: no request record with the ${want.length} bytes the server received`);
-    const cut = requests.findIndex((r) => r.fields.Truncated);
-    assert.ok(cut >= 0, "the multipart request record is marked Truncated");
-    assert.match(notes[cut], /rebuilt from the form fields.*file part/);
   }
-  // The navigation forms' bodies came back exact: the urlencoded form and the
-  // multipart one of text parts.
-  assert.ok(rebuilt.includes("/submit/form"), `the urlencoded form's body is not exact: exact were ${rebuilt.join(" ")}`);
-  assert.equal(withBody.filter((e) => e.url === "/submit/upload").length, 2, "the server saw both multipart bodies");
-  assert.ok(rebuilt.includes("/submit/upload"), `the text-only multipart body is not exact: exact were ${rebuilt.join(" ")}`);
+  // The urlencoded form and the multipart one of text parts were rebuilt; the FormData
+  // with a Blob sent by fetch() and the form with a file chosen were copied.
+  assert.deepEqual(exact.rebuilt.sort(), ["/submit/form", "/submit/upload"]);
+  assert.deepEqual(exact.copied, ["/submit/upload", "/submit/upload"]);
+  const uploads = withBody.filter((e) => e.url === "/submit/upload").map((e) => Buffer.from(e.body_base64, "base64"));
+  assert.equal(uploads.length, 3, "the server saw the three multipart bodies");
+  assert.ok(uploads.some((b) => b.includes(chosenBytes)), "the server got the chosen file");
 });
 
 test("every login's password is redacted: the content script names the page's field of type password", () => {

@@ -107,6 +107,10 @@ func (r *Recorder) readRequestBody(ctx context.Context, t Target, key requestKey
 	}
 	if len(req.PostDataEntries) == 0 && req.FormFields != nil {
 		p.ex.ReqBody, p.ex.ReqNote, p.ex.ReqTruncated = rebuildFormBody(p.ex.ReqHeader.Get("Content-Type"), declaredLength(p.ex.ReqHeader), req.FormFields)
+		// A body not rebuilt whole (a file part, reported by its name only) takes the
+		// page's copy of its form when one comes (Firefox's content script), or its
+		// note says why there is none.
+		p.hiddenBody = p.ex.ReqTruncated
 		return
 	}
 	var body []byte

@@ -15,6 +15,16 @@ import (
 	"time"
 )
 
+// copierScript copies the files a page sends (see uploadScript); Firefox's content
+// script runs it too (extension-firefox/content.js), and its messages reach the
+// recorder as the same event.
+//
+//go:embed copier.js
+var copierScript string
+
+//go:embed upload.js
+var uploadJS string
+
 // The browser never shows DevTools the bytes of a File or Blob that a page sends: the
 // recorder copies them in the page itself. uploadScript runs in the main world of
 // every recorded document before the page's scripts; it copies the files of each body
@@ -30,9 +40,9 @@ import (
 // A request whose body the browser hid takes the copy sent with its method and URL
 // from its tab, rebuilt as the browser encodes it, when the copy's length is the
 // Content-Length sent; else its body stays marked truncated, and its note says why.
-//
-//go:embed upload.js
-var uploadScript string
+// It is the copier (copier.js) and upload.js, which installs it, in a scope of their
+// own.
+var uploadScript = "(() => {\n" + copierScript + uploadJS + "})();\n"
 
 // uploadBinding is the name of the binding through which uploadScript reports.
 const uploadBinding = "__webkeepUpload"
@@ -57,7 +67,7 @@ const (
 
 // WhyCopiedFromPage begins the note of a request body whose files were copied in the
 // page as it sent them.
-const WhyCopiedFromPage = "request body rebuilt with the files copied in the page as it sent them (the browser hides a file's bytes from DevTools)"
+const WhyCopiedFromPage = "request body rebuilt with the files copied in the page as it sent them (the browser hides a file's bytes from extensions)"
 
 // bindingCalled is the params of Runtime.bindingCalled.
 type bindingCalled struct {

@@ -170,6 +170,62 @@ func TestRecorderTakesFilesCopiedInThePage(t *testing.T) {
 	}
 }
 
+// TestRecorderTakesTheCopyOfAFormReportedAsFields: a multipart body the browser reports
+// only as its form fields, a file part as its file name (Firefox), is archived from the
+// page's copy of the form when it encodes to the length sent, and stays rebuilt and
+// marked when no copy comes.
+func TestRecorderTakesTheCopyOfAFormReportedAsFields(t *testing.T) {
+	const boundary = "----geckoformboundary5e2a4b0c1d3f"
+	body := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nup\r\n" +
+		"--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"h.txt\"\r\nContent-Type: text/plain\r\n\r\nhello file\r\n" +
+		"--" + boundary + "--\r\n"
+	entries := []map[string]any{
+		{"name": "title", "value": "up"},
+		{"name": "file", "file": true, "filename": "h.txt", "type": "text/plain", "size": 10},
+	}
+	copyOf := []map[string]any{
+		{"op": "begin", "id": 7, "method": "POST", "url": "http://example.org/up", "kind": "form", "size": 10, "entries": entries},
+		{"op": "data", "id": 7, "entry": 1, "data": base64.StdEncoding.EncodeToString([]byte("hello file"))},
+		{"op": "end", "id": 7},
+	}
+	tests := []struct {
+		name      string
+		copy      []map[string]any
+		truncated bool
+		note      string
+	}{
+		{"the page's copy", copyOf, false, recorder.WhyCopiedFromPage},
+		{"no copy", nil, true, "a file part, which the browser reports as its file name only, is not in it"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			headers := map[string]string{"Content-Type": "multipart/form-data; boundary=" + boundary, "Content-Length": fmt.Sprint(len(body))}
+			request, _ := json.Marshal(map[string]any{"requestId": "5", "type": "Document", "request": map[string]any{
+				"url": "http://example.org/up", "method": "POST", "headers": headers, "hasPostData": true,
+				"webkeepFormFields": []map[string]any{{"name": "title", "value": "up"}, {"name": "file", "value": "h.txt"}},
+			}})
+			events := []recordertest.Event{{Method: "Network.requestWillBeSent", Params: string(request)}}
+			for _, m := range tc.copy {
+				events = append(events, uploadCall(t, m))
+			}
+			events = append(events,
+				recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"5","response":{"status":200,"headers":{}}}`},
+				recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`})
+			got := record(t, &recordertest.Browser{}, events)
+			if len(got) != 1 {
+				t.Fatalf("got %d exchanges", len(got))
+			}
+			ex := got[0]
+			if ex.ReqTruncated != tc.truncated || !strings.Contains(ex.ReqNote, tc.note) {
+				t.Errorf("truncated=%v note=%q, want truncated=%v and a note with %q", ex.ReqTruncated, ex.ReqNote, tc.truncated, tc.note)
+			}
+			if !tc.truncated && string(ex.ReqBody) != body {
+				t.Errorf("body %q, want %q", ex.ReqBody, body)
+			}
+		})
+	}
+}
+
 // TestRecorderWaitsForTheCopyOfAFile: on a tab whose pages run the copying script, a
 // request that ends before its copy has come waits for it.
 func TestRecorderWaitsForTheCopyOfAFile(t *testing.T) {

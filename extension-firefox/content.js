@@ -1,0 +1,55 @@
+// webkeep's content script in Firefox, run after copier.js (shared/recorder/copier.js)
+// in every http(s) page. For a recorded tab it does what Chromium's recorder does with
+// its script in the page (shared/recorder/upload.js): the copier copies the files the
+// page sends, and the background page hands each message to the core as the event
+// Chromium's binding sends (Runtime.bindingCalled). It reaches the page's fetch, XHR
+// and form.submit through Firefox's Xray wrappers (window.wrappedJSObject,
+// exportFunction): the page cannot call into this script's world, so it can neither
+// forge a copy nor see one.
+//
+// It also tells the names of the page's fields of type password (never their values):
+// Firefox lets an extension ask a page nothing as its request starts, as Chromium's
+// recorder does (Runtime.evaluate), so they are told before a password can be sent: as
+// the user types or pastes into such a field (a password manager's fill fires the same
+// input event), clicks (a button that sends a login with fetch() or XHR), submits a
+// form, and when recording begins on a page already shown. Between two of those a
+// name is told once. A tab that is not recorded ignores them; nothing else is read or
+// sent while the tab is not recorded.
+"use strict";
+{
+  let recording = false;
+  browser.runtime.sendMessage({ webkeepRecordingAsk: true }).then((r) => { recording = recording || r === true; }, () => {});
+  const post = (message) => {
+    if (recording) browser.runtime.sendMessage({ webkeepUpload: message }).catch(() => {});
+  };
+  const page = window.wrappedJSObject;
+  newCopier({
+    post,
+    page,
+    hook: (obj, name, wrap) => {
+      exportFunction(wrap(obj[name]), obj, { defineAs: name });
+    },
+    active: () => recording,
+  });
+
+  const told = new Set();
+  const tell = (again) => {
+    const names = [];
+    for (const e of document.querySelectorAll("input[type=password]")) {
+      if (e.name && (again || !told.has(e.name)) && !names.includes(e.name)) names.push(e.name);
+    }
+    if (names.length === 0) return;
+    for (const n of names) told.add(n);
+    browser.runtime.sendMessage({ webkeepPasswords: names }).catch(() => {});
+  };
+  const isPassword = (e) => e.target instanceof HTMLInputElement && e.target.type === "password";
+  addEventListener("submit", () => tell(true), true);
+  addEventListener("input", (e) => isPassword(e) && tell(false), true);
+  addEventListener("change", (e) => isPassword(e) && tell(false), true);
+  addEventListener("click", () => tell(false), true);
+  browser.runtime.onMessage.addListener((message) => {
+    if (!message || typeof message.webkeepRecording !== "boolean") return;
+    recording = message.webkeepRecording;
+    if (recording) tell(true);
+  });
+}
