@@ -13,8 +13,8 @@
 // the user types or pastes into such a field (a password manager's fill fires the same
 // input event), clicks (a button that sends a login with fetch() or XHR), submits a
 // form, and when recording begins on a page already shown. Between two of those a
-// name is told once. A tab that is not recorded ignores them; nothing else is read or
-// sent while the tab is not recorded.
+// name is told once. While the tab is not recorded, nothing is read or sent: the
+// wrappers of fetch, XHR and form.submit pass every call straight on.
 "use strict";
 {
   let recording = false;
@@ -34,6 +34,7 @@
 
   const told = new Set();
   const tell = (again) => {
+    if (!recording) return;
     const names = [];
     for (const e of document.querySelectorAll("input[type=password]")) {
       if (e.name && (again || !told.has(e.name)) && !names.includes(e.name)) names.push(e.name);

@@ -12,12 +12,14 @@
 //   page                 the page's global object, whose fetch, XMLHttpRequest and
 //                        HTMLFormElement it wraps
 //   hook(obj, name, wrap) replaces the function obj[name] with wrap(the original)
-//   active()             whether the page's tab is recorded: nothing is read before
+//   active()             whether the page's tab is recorded: nothing is read or
+//                        posted while it is not
 //   hold(id, blobs)      keeps large files for the recorder to read itself (Chromium);
 //                        without it, every file is read here and posted
-// It returns passwords(), which tells the recorder the password fields' names.
 const newCopier = ({ post, page, hook, active = () => true, hold = null }) => {
-  const pushBytes = 1 << 20; // files up to this size are posted when a hold is offered
+  // Files up to pushBytes are read as they are chosen; larger ones are held, when a
+  // hold is offered.
+  const pushBytes = 1 << 20;
   const chunkBytes = 192 << 10; // bytes read and posted at a time
   // Copy ids are unique in a tab: a document's begin where another document's ended.
   let last = Math.floor(Math.random() * 2 ** 30);
@@ -123,6 +125,7 @@ const newCopier = ({ post, page, hook, active = () => true, hold = null }) => {
   // a body, before its request starts: the recorder redacts them from the archive when
   // the user asks it to (shared/recorder/passwords.go).
   const passwords = () => {
+    if (!active()) return;
     try {
       const names = new Set();
       for (const e of document.querySelectorAll("input[type=password]")) if (e.name) names.add(e.name);
@@ -190,5 +193,4 @@ const newCopier = ({ post, page, hook, active = () => true, hold = null }) => {
       copy("POST", by?.hasAttribute("formaction") ? by.formAction : f.action, e.formData, true);
     });
   }
-  return { passwords };
 };
