@@ -15,7 +15,8 @@
 //   active()             whether the page's tab is recorded: nothing is read or
 //                        posted while it is not
 //   hold(id, blobs)      keeps large files for the recorder to read itself (Chromium);
-//                        without it, every file is read here and posted
+//                        without it (Firefox), every file is read here and posted,
+//                        and files chosen are read ahead up to chosenMax
 const newCopier = ({ post, page, hook, active = () => true, hold = null }) => {
   // Files up to pushBytes are read as they are chosen; larger ones are held, when a
   // hold is offered.
@@ -23,6 +24,7 @@ const newCopier = ({ post, page, hook, active = () => true, hold = null }) => {
   const chunkBytes = 192 << 10; // bytes read and posted at a time
   // Copy ids are unique in a tab: a document's begin where another document's ended.
   let last = Math.floor(Math.random() * 2 ** 30);
+  const reading = new Set(); // the ids of the copies being read and posted
   const base64 = (blob) =>
     new Promise((resolve, reject) => {
       const reader = new FileReader();
@@ -52,13 +54,14 @@ const newCopier = ({ post, page, hook, active = () => true, hold = null }) => {
     return files ? { kind: "form", entries } : null;
   };
   // The bytes of the files chosen in a file input, read as they are chosen (each up to
-  // pushBytes), as the base64 of each chunk to post: a form sent by navigation may take
+  // readAhead), as the base64 of each chunk to post: a form sent by navigation may take
   // its page away before a read begun as it is sent has ended, while bytes already read
   // are posted at once. (Strings, not arrays: in Firefox the bytes of a page's file
   // are the page's, which this world may not slice.)
   // A document reads at most chosenMax bytes so (a file input may take hundreds).
   const chosen = new WeakMap(); // File -> [base64 of each chunk]
   const chosenMax = 16 << 20;
+  const readAhead = hold ? pushBytes : chosenMax;
   let chosenBytes = 0;
   const chunksOf = async (blob) => {
     const chunks = [];
@@ -69,7 +72,7 @@ const newCopier = ({ post, page, hook, active = () => true, hold = null }) => {
     const input = e.target;
     if (!active() || !(input instanceof HTMLInputElement) || input.type !== "file" || !input.files) return;
     for (const f of input.files) {
-      if (f.size > pushBytes || chosen.has(f) || chosenBytes + f.size > chosenMax) continue;
+      if (f.size > readAhead || chosen.has(f) || chosenBytes + f.size > chosenMax) continue;
       chosenBytes += f.size;
       chunksOf(f).then((chunks) => chosen.set(f, chunks), () => {});
     }
@@ -106,20 +109,31 @@ const newCopier = ({ post, page, hook, active = () => true, hold = null }) => {
       post({ op: "end", id });
       return;
     }
+    reading.add(id);
     (async () => {
       try {
         for (const [i, e] of parts.entries.entries()) {
           if (!e.blob) continue;
-          for (let at = 0; at < e.blob.size; at += chunkBytes) {
+          for (let at = 0; at < e.blob.size && reading.has(id); at += chunkBytes) {
             post({ op: "data", id, entry: i, data: await base64(e.blob.slice(at, at + chunkBytes)) });
           }
         }
-        post({ op: "end", id });
+        if (reading.has(id)) post({ op: "end", id });
       } catch (err) {
         post({ op: "fail", id, why: `reading its files failed: ${err}` });
       }
+      reading.delete(id);
     })();
   };
+  // The copies still being read when the page is left for good fail at once, saying
+  // so (the recorder's words, WhyPageLeftMidCopy), where the recorder would otherwise
+  // wait for bytes that no longer come. A page kept in the back/forward cache goes on
+  // reading when it is shown again.
+  addEventListener("pagehide", (e) => {
+    if (e.persisted) return;
+    for (const id of reading) post({ op: "fail", id, why: "the page was left before it had read its files" });
+    reading.clear();
+  });
 
   // The names of the page's fields of type password, told as the page sends a form or
   // a body, before its request starts: the recorder redacts them from the archive when

@@ -84,7 +84,8 @@ type contextDestroyed struct {
 }
 
 // WhyPageLeftMidCopy is why a copy failed whose page was gone before it had read its
-// files (a form sent by navigation, its files read as it was sent).
+// files (a form sent by navigation, its files read as it was sent). copier.js says the
+// same as its page is left.
 const WhyPageLeftMidCopy = "the page was left before it had read its files"
 
 // onContextDestroyed fails at once the copies that a document which is gone had begun

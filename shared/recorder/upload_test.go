@@ -52,6 +52,24 @@ func hiddenBodyExchange(url, method string, headers map[string]string, length in
 		recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`})
 }
 
+// wantRequestBody checks that got is one exchange whose request body is marked
+// truncated as truncated says, with a note that contains note, and is body when it is
+// not truncated; it returns the exchange.
+func wantRequestBody(t *testing.T, got []*recorder.Exchange, truncated bool, note, body string) *recorder.Exchange {
+	t.Helper()
+	if len(got) != 1 {
+		t.Fatalf("got %d exchanges", len(got))
+	}
+	ex := got[0]
+	if ex.ReqTruncated != truncated || !strings.Contains(ex.ReqNote, note) {
+		t.Errorf("truncated=%v note=%q, want truncated=%v and a note with %q", ex.ReqTruncated, ex.ReqNote, truncated, note)
+	}
+	if !truncated && string(ex.ReqBody) != body {
+		t.Errorf("body of %d bytes, want %d: %.80q", len(ex.ReqBody), len(body), ex.ReqBody)
+	}
+	return ex
+}
+
 // TestRecorderTakesFilesCopiedInThePage: a body the browser hides (a FormData with a
 // file, a Blob) is archived from the page's copy when the copy encodes to the length
 // sent, and stays marked, saying why, when it does not or when there is none.
@@ -152,17 +170,7 @@ func TestRecorderTakesFilesCopiedInThePage(t *testing.T) {
 				copies = append(copies, uploadCall(t, m))
 			}
 			events := hiddenBodyExchange(url, "POST", headers, tc.length, copies)
-			got := record(t, b, events)
-			if len(got) != 1 {
-				t.Fatalf("got %d exchanges", len(got))
-			}
-			ex := got[0]
-			if ex.ReqTruncated != tc.truncated || !strings.Contains(ex.ReqNote, tc.note) {
-				t.Errorf("truncated=%v note=%q, want truncated=%v and a note with %q", ex.ReqTruncated, ex.ReqNote, tc.truncated, tc.note)
-			}
-			if !tc.truncated && string(ex.ReqBody) != tc.body {
-				t.Errorf("body %q, want %q", ex.ReqBody, tc.body)
-			}
+			ex := wantRequestBody(t, record(t, b, events), tc.truncated, tc.note, tc.body)
 			if tc.truncated && !strings.Contains(ex.ReqNote, recorder.WhyHiddenBlob) {
 				t.Errorf("note %q does not say the browser hid the body", ex.ReqNote)
 			}
@@ -211,17 +219,7 @@ func TestRecorderTakesTheCopyOfAFormReportedAsFields(t *testing.T) {
 			events = append(events,
 				recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"5","response":{"status":200,"headers":{}}}`},
 				recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`})
-			got := record(t, &recordertest.Browser{}, events)
-			if len(got) != 1 {
-				t.Fatalf("got %d exchanges", len(got))
-			}
-			ex := got[0]
-			if ex.ReqTruncated != tc.truncated || !strings.Contains(ex.ReqNote, tc.note) {
-				t.Errorf("truncated=%v note=%q, want truncated=%v and a note with %q", ex.ReqTruncated, ex.ReqNote, tc.truncated, tc.note)
-			}
-			if !tc.truncated && string(ex.ReqBody) != body {
-				t.Errorf("body %q, want %q", ex.ReqBody, body)
-			}
+			wantRequestBody(t, record(t, &recordertest.Browser{}, events), tc.truncated, tc.note, body)
 		})
 	}
 }
@@ -437,16 +435,7 @@ func TestRecorderReadsTheFilesAPageHolds(t *testing.T) {
 				{Method: "Network.responseReceived", Params: `{"requestId":"9","response":{"status":204,"headers":{}}}`},
 				{Method: "Network.loadingFinished", Params: `{"requestId":"9"}`},
 			})
-			if len(got) != 1 {
-				t.Fatalf("got %d exchanges", len(got))
-			}
-			ex := got[0]
-			if ex.ReqTruncated != tc.truncated || !strings.Contains(ex.ReqNote, tc.note) {
-				t.Errorf("truncated=%v note=%q, want truncated=%v and a note with %q", ex.ReqTruncated, ex.ReqNote, tc.truncated, tc.note)
-			}
-			if !tc.truncated && string(ex.ReqBody) != file {
-				t.Errorf("body of %d bytes, want the file's 3000", len(ex.ReqBody))
-			}
+			wantRequestBody(t, got, tc.truncated, tc.note, file)
 			mu.Lock()
 			defer mu.Unlock()
 			if len(asked) == 0 || !strings.Contains(asked[len(asked)-1], "delete(1)") {
