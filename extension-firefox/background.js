@@ -442,9 +442,18 @@ browser.runtime.onMessage.addListener((message, sender) => {
   if (message.webkeepRecordingAsk) return Promise.resolve(recorded.has(tabId));
   if (!recorded.has(tabId)) return undefined;
   let payload = null;
+  let bytes = null;
   if (Array.isArray(message.webkeepPasswords)) payload = { op: "passwords", names: message.webkeepPasswords.slice(0, 100).map(String) };
   else if (message.webkeepUpload && typeof message.webkeepUpload === "object") payload = message.webkeepUpload;
-  if (payload) emit(tabId, "Runtime.bindingCalled", { name: "__webkeepUpload", payload: JSON.stringify(payload), executionContextId: 0 });
+  if (payload && payload.op === "data" && typeof payload.data === "string") {
+    // A copy's bytes go to the core as the event's bytes, decoded here natively, not
+    // as base64 inside the event's JSON (the recorder's onBindingCalled).
+    try {
+      bytes = Uint8Array.fromBase64(payload.data);
+      payload = { ...payload, data: "" };
+    } catch {}
+  }
+  if (payload) emit(tabId, "Runtime.bindingCalled", { name: "__webkeepUpload", payload: JSON.stringify(payload), executionContextId: 0 }, bytes);
   return undefined;
 });
 

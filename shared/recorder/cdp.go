@@ -738,7 +738,7 @@ var eventHandlers = map[string]eventHandler{
 	"Page.frameStartedNavigating":        on((*Recorder).onFrameStartedNavigating),
 	"Page.loadEventFired":                on((*Recorder).onLoadEventFired),
 	"Fetch.requestPaused":                on((*Recorder).onRequestPaused),
-	"Runtime.bindingCalled":              on((*Recorder).onBindingCalled),
+	"Runtime.bindingCalled":              {reflect.TypeFor[bindingCalled](), (*Recorder).onBindingCalled},
 	"Runtime.executionContextDestroyed":  on((*Recorder).onContextDestroyed),
 	"Runtime.executionContextsCleared":   on((*Recorder).onContextsCleared),
 }

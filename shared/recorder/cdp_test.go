@@ -32,7 +32,7 @@ func record(t *testing.T, b *recordertest.Browser, events []recordertest.Event) 
 	r.OnError = func(err error) { t.Errorf("recorder: %v", err) }
 	ctx := context.Background()
 	for _, ev := range events {
-		if err := r.HandleEvent(ctx, recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+		if err := r.HandleEvent(ctx, recorder.Target{TabID: 7}, ev.Method, json.RawMessage(ev.Params), ev.Data); err != nil {
 			t.Fatalf("%s: %v", ev.Method, err)
 		}
 		// Commands run on their own goroutines: let them finish, as a browser that

@@ -191,18 +191,19 @@ func TestRecorderTakesTheCopyOfAFormReportedAsFields(t *testing.T) {
 		{"name": "title", "value": "up"},
 		{"name": "file", "file": true, "filename": "h.txt", "type": "text/plain", "size": 10},
 	}
-	copyOf := []map[string]any{
-		{"op": "begin", "id": 7, "method": "POST", "url": "http://example.org/up", "kind": "form", "size": 10, "entries": entries},
-		{"op": "data", "id": 7, "entry": 1, "data": base64.StdEncoding.EncodeToString([]byte("hello file"))},
-		{"op": "end", "id": 7},
-	}
+	begin := map[string]any{"op": "begin", "id": 7, "method": "POST", "url": "http://example.org/up", "kind": "form", "size": 10, "entries": entries}
+	end := map[string]any{"op": "end", "id": 7}
+	// Firefox's background page hands a copy's bytes over as the event's data.
+	inData := uploadCall(t, map[string]any{"op": "data", "id": 7, "entry": 1, "data": ""})
+	inData.Data = []byte("hello file")
 	tests := []struct {
 		name      string
-		copy      []map[string]any
+		copy      []recordertest.Event
 		truncated bool
 		note      string
 	}{
-		{"the page's copy", copyOf, false, recorder.WhyCopiedFromPage},
+		{"the page's copy", []recordertest.Event{uploadCall(t, begin), uploadCall(t, map[string]any{"op": "data", "id": 7, "entry": 1, "data": base64.StdEncoding.EncodeToString([]byte("hello file"))}), uploadCall(t, end)}, false, recorder.WhyCopiedFromPage},
+		{"the page's copy, its bytes as the event's", []recordertest.Event{uploadCall(t, begin), inData, uploadCall(t, end)}, false, recorder.WhyCopiedFromPage},
 		{"no copy", nil, true, "a file part, which the browser reports as its file name only, is not in it"},
 	}
 	for _, tc := range tests {
@@ -212,10 +213,7 @@ func TestRecorderTakesTheCopyOfAFormReportedAsFields(t *testing.T) {
 				"url": "http://example.org/up", "method": "POST", "headers": headers, "hasPostData": true,
 				"webkeepFormFields": []map[string]any{{"name": "title", "value": "up"}, {"name": "file", "value": "h.txt"}},
 			}})
-			events := []recordertest.Event{{Method: "Network.requestWillBeSent", Params: string(request)}}
-			for _, m := range tc.copy {
-				events = append(events, uploadCall(t, m))
-			}
+			events := append([]recordertest.Event{{Method: "Network.requestWillBeSent", Params: string(request)}}, tc.copy...)
 			events = append(events,
 				recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"5","response":{"status":200,"headers":{}}}`},
 				recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"5"}`})

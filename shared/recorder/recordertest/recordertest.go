@@ -60,9 +60,10 @@ func (b *Browser) Sent(prefix string) []string {
 	return out
 }
 
-// Event is a DevTools event to hand a recorder (or its owner): its method and its
-// parameters as JSON.
+// Event is a DevTools event to hand a recorder (or its owner): its method, its
+// parameters as JSON, and the bytes a host may hand over with it (see HandleEvent).
 type Event struct {
 	Method string
 	Params string
+	Data   []byte
 }
