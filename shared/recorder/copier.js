@@ -17,11 +17,13 @@
 //   hold(id, blobs)      keeps large files for the recorder to read itself (Chromium);
 //                        without it (Firefox), every file is read here and posted,
 //                        and files chosen are read ahead up to chosenMax
-const newCopier = ({ post, page, hook, active = () => true, hold = null }) => {
+//   chunkBytes           bytes read and posted at a time: 192 KB by default (as
+//                        Chromium's binding is given them); Firefox's runtime
+//                        messages carry 1 MiB faster (BENCHMARKS.md)
+const newCopier = ({ post, page, hook, active = () => true, hold = null, chunkBytes = 192 << 10 }) => {
   // Files up to pushBytes are read as they are chosen; larger ones are held, when a
   // hold is offered.
   const pushBytes = 1 << 20;
-  const chunkBytes = 192 << 10; // bytes read and posted at a time
   // Copy ids are unique in a tab: a document's begin where another document's ended.
   let last = Math.floor(Math.random() * 2 ** 30);
   const reading = new Set(); // the ids of the copies being read and posted
