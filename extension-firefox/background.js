@@ -443,8 +443,7 @@ browser.runtime.onMessage.addListener((message, sender) => {
   if (!recorded.has(tabId)) return undefined;
   let payload = null;
   let bytes = null;
-  if (Array.isArray(message.webkeepPasswords)) payload = { op: "passwords", names: message.webkeepPasswords.slice(0, 100).map(String) };
-  else if (message.webkeepUpload && typeof message.webkeepUpload === "object") payload = message.webkeepUpload;
+  if (message.webkeepUpload && typeof message.webkeepUpload === "object") payload = message.webkeepUpload;
   if (payload && payload.op === "data" && typeof payload.data === "string") {
     // A copy's bytes go to the core as the event's bytes, decoded here natively, not
     // as base64 inside the event's JSON (the recorder's onBindingCalled).

@@ -23,7 +23,7 @@
     if (recording) browser.runtime.sendMessage({ webkeepUpload: message }).catch(() => {});
   };
   const page = window.wrappedJSObject;
-  newCopier({
+  const copier = newCopier({
     post,
     page,
     hook: (obj, name, wrap) => {
@@ -33,19 +33,13 @@
     chunkBytes: 1 << 20, // BENCHMARKS.md, "Firefox: the content script's copies"
   });
 
+  // The copier tells the password fields as the page sends; this tells them earlier
+  // too, once a field is not yet told (again: all the same).
   const told = new Set();
   const tell = (again) => {
-    if (!recording) return;
-    const names = [];
-    for (const e of document.querySelectorAll("input[type=password]")) {
-      if (e.name && (again || !told.has(e.name)) && !names.includes(e.name)) names.push(e.name);
-    }
-    if (names.length === 0) return;
-    for (const n of names) told.add(n);
-    browser.runtime.sendMessage({ webkeepPasswords: names }).catch(() => {});
+    if (again || copier.passwordNames().some((n) => !told.has(n))) for (const n of copier.passwords()) told.add(n);
   };
   const isPassword = (e) => e.target instanceof HTMLInputElement && e.target.type === "password";
-  addEventListener("submit", () => tell(true), true);
   addEventListener("input", (e) => isPassword(e) && tell(false), true);
   addEventListener("change", (e) => isPassword(e) && tell(false), true);
   addEventListener("click", () => tell(false), true);

@@ -94,8 +94,9 @@ try {
   // Why a copy was not used: the last parenthesis of each upload's note.
   const why = {};
   for (const n of stopped.notes ?? []) {
-    if (!n.includes("/submit/upload: request body incomplete")) continue;
+    if (!n.includes("/submit/upload: ")) continue;
     const w = n.slice(n.lastIndexOf(" (") + 2, -1).replace(/\d+/g, "N");
+    if (!/^(the page's cop|no copy)/.test(w)) continue; // Chromium's and Firefox's notes alike
     why[w] = (why[w] || 0) + 1;
   }
   rows.push(["uploads archived marked (Truncated) in the recorded session", String(stopped.incomplete ?? 0), `of ${uploads * sizes.length}; why the page's copy was not used: ${JSON.stringify(why)}`]);

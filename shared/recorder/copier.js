@@ -7,7 +7,7 @@
 // Firefox's content script runs it in its own world and reaches the page's functions
 // through Firefox's Xray wrappers (extension-firefox/content.js).
 //
-// newCopier({ post, page, hook, active, hold }) installs it:
+// newCopier({ post, page, hook, active, hold, chunkBytes }) installs it:
 //   post(message)        hands the recorder one message (an object)
 //   page                 the page's global object, whose fetch, XMLHttpRequest and
 //                        HTMLFormElement it wraps
@@ -20,6 +20,8 @@
 //   chunkBytes           bytes read and posted at a time: 192 KB by default (as
 //                        Chromium's binding is given them); Firefox's runtime
 //                        messages carry 1 MiB faster (BENCHMARKS.md)
+// It returns { passwordNames, passwords }: the names of the page's fields of type
+// password, and a function that tells them to the recorder now and returns them.
 const newCopier = ({ post, page, hook, active = () => true, hold = null, chunkBytes = 192 << 10 }) => {
   // Files up to pushBytes are read as they are chosen; larger ones are held, when a
   // hold is offered.
@@ -65,9 +67,16 @@ const newCopier = ({ post, page, hook, active = () => true, hold = null, chunkBy
   const chosenMax = 16 << 20;
   const readAhead = hold ? pushBytes : chosenMax;
   let chosenBytes = 0;
+  // readChunks reads blob chunkBytes at a time, handing take the base64 of each for as
+  // long as take returns true.
+  const readChunks = async (blob, take) => {
+    for (let at = 0; at < blob.size; at += chunkBytes) {
+      if (!take(await base64(blob.slice(at, at + chunkBytes)))) return;
+    }
+  };
   const chunksOf = async (blob) => {
     const chunks = [];
-    for (let at = 0; at < blob.size; at += chunkBytes) chunks.push(await base64(blob.slice(at, at + chunkBytes)));
+    await readChunks(blob, (data) => chunks.push(data) > 0);
     return chunks;
   };
   addEventListener("change", (e) => {
@@ -116,9 +125,10 @@ const newCopier = ({ post, page, hook, active = () => true, hold = null, chunkBy
       try {
         for (const [i, e] of parts.entries.entries()) {
           if (!e.blob) continue;
-          for (let at = 0; at < e.blob.size && reading.has(id); at += chunkBytes) {
-            post({ op: "data", id, entry: i, data: await base64(e.blob.slice(at, at + chunkBytes)) });
-          }
+          await readChunks(e.blob, (data) => {
+            if (reading.has(id)) post({ op: "data", id, entry: i, data });
+            return reading.has(id); // not once its page is left
+          });
         }
         if (reading.has(id)) post({ op: "end", id });
       } catch (err) {
@@ -140,13 +150,20 @@ const newCopier = ({ post, page, hook, active = () => true, hold = null, chunkBy
   // The names of the page's fields of type password, told as the page sends a form or
   // a body, before its request starts: the recorder redacts them from the archive when
   // the user asks it to (shared/recorder/passwords.go).
+  const passwordNames = () => {
+    const names = new Set();
+    for (const e of document.querySelectorAll("input[type=password]")) if (e.name) names.add(e.name);
+    return [...names];
+  };
   const passwords = () => {
-    if (!active()) return;
+    if (!active()) return [];
     try {
-      const names = new Set();
-      for (const e of document.querySelectorAll("input[type=password]")) if (e.name) names.add(e.name);
-      if (names.size > 0) post({ op: "passwords", names: [...names] });
-    } catch {}
+      const names = passwordNames();
+      if (names.length > 0) post({ op: "passwords", names });
+      return names;
+    } catch {
+      return [];
+    }
   };
 
   // The wrappers hand the page's functions their arguments one by one: in Firefox a
@@ -209,4 +226,5 @@ const newCopier = ({ post, page, hook, active = () => true, hold = null, chunkBy
       copy("POST", by?.hasAttribute("formaction") ? by.formAction : f.action, e.formData, true);
     });
   }
+  return { passwordNames, passwords };
 };
