@@ -204,7 +204,7 @@ func TestRecorderTakesTheCopyOfAFormReportedAsFields(t *testing.T) {
 	}{
 		{"the page's copy", []recordertest.Event{uploadCall(t, begin), uploadCall(t, map[string]any{"op": "data", "id": 7, "entry": 1, "data": base64.StdEncoding.EncodeToString([]byte("hello file"))}), uploadCall(t, end)}, false, recorder.WhyCopiedFromPage},
 		{"the page's copy, its bytes as the event's", []recordertest.Event{uploadCall(t, begin), inData, uploadCall(t, end)}, false, recorder.WhyCopiedFromPage},
-		{"no copy", nil, true, "a file part, which the browser reports as its file name only, is not in it"},
+		{"no copy", nil, true, "a file part, which the browser reports as its file name only, is not in it (no copy of its files came from the page"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
