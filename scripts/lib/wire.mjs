@@ -239,7 +239,7 @@ export async function wireQuiet(site) {
  */
 export async function recordAgainstWire(browser, ext, site, act) {
   const page = await browser.context.newPage();
-  const startURL = new URL("doku.php?id=start", site.url).href;
+  const startURL = new URL(site.start ?? "doku.php?id=start", site.url).href;
   await page.goto(startURL);
   const tab = await tabId(browser.sw, startURL);
   const cdp = await browser.context.newCDPSession(page);

@@ -942,7 +942,11 @@ func (r *Recorder) onResponseReceived(ctx context.Context, t Target, ev *respons
 	key, p := r.find(t, ev.RequestID)
 	if p != nil {
 		setResponse(p.ex, &ev.Response)
-		p.wantExtra = ev.HasExtraInfo
+		// A response the renderer's memory cache served made no request of the
+		// network, which sends the ExtraInfo events: none comes, though the cached
+		// response still says it has them (waiting for them held the body's reading
+		// back by extraWait, until its page had been left and the body was gone).
+		p.wantExtra = ev.HasExtraInfo && p.cache != "memory"
 		switch {
 		case ev.Response.FromDiskCache:
 			p.cache = "disk"
@@ -1484,8 +1488,8 @@ func (q *extraQueue) match() {
 }
 
 // extraWait bounds how long an ending hop waits for the ExtraInfo events the browser
-// announced and has not sent yet.
-const extraWait = 2 * time.Second
+// announced and has not sent yet. (A variable for the tests.)
+var extraWait = 2 * time.Second
 
 // takeExtra waits, up to extraWait, for the ExtraInfo of p that the browser
 // announced, then puts the wire headers in p's exchange and forgets p's place in the
