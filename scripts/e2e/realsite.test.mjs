@@ -11,13 +11,27 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { launch } from "../lib/browser.mjs";
+import { launch, waitFor } from "../lib/browser.mjs";
 import { quickNavigation, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
 import { recordAgainstWire, summary, unreportedRequests } from "../lib/wire.mjs";
+import { openReplay, squash } from "../lib/replay.mjs";
+import { launchViewer, openInReplayWebPage, serveReplayWebPage } from "../lib/replaywebpage.mjs";
 import { httpBody } from "../lib/warc09.mjs";
 
 let wiki, browser, ext, files;
 const runs = {};
+// What pages of the user's session showed live, by URL: { text, images, scripts }
+// (images: each shown or not; scripts: whether DokuWiki's script ran, which adds its
+// JavaScript toolbar and quick search).
+const live = {};
+const seen = async (page) => {
+  await page.waitForLoadState("load");
+  live[page.url()] = {
+    text: squash(await page.evaluate(() => document.body.innerText)),
+    images: await page.evaluate(() => [...document.images].map((i) => i.complete && i.naturalWidth > 0)),
+    scripts: await page.evaluate(() => typeof window.jQuery === "function" && typeof window.DOKU_BASE === "string"),
+  };
+};
 // The image the user uploads in the media manager (a 1x1 PNG).
 const uploadBytes = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201ffa6d3b1b40000000049454e44ae426082", "hex");
 
@@ -42,14 +56,17 @@ async function userSession(page) {
   await page.click(".qq-upload-success a"); // the file's details, shown with XHR
   await page.waitForSelector("#mediamanager__page .file, #media__details, .panel.fileDetails", { timeout: 60000 }).catch(() => {});
   await page.goto(new URL("doku.php?id=notes", base).href);
+  await seen(page);
 
   await page.fill("#qsearch__in", "Zürich");
   await page.waitForTimeout(1000); // the quick search answers as one types
   await Promise.all([page.waitForURL((u) => u.search.includes("do=search"), { waitUntil: "load" }), page.press("#qsearch__in", "Enter")]);
   await page.waitForSelector(".search-results-page, .search_results, #dokuwiki__content");
+  await seen(page);
 
   await Promise.all([page.waitForURL((u) => !u.search.includes("do=logout"), { waitUntil: "load" }), page.click('a[href*="do=logout"]')]);
   await page.waitForSelector('a[href*="do=login"]');
+  await seen(page);
 }
 
 before(async () => {
@@ -161,3 +178,47 @@ test("the file uploaded in the media manager is archived byte for byte, copied i
   const note = records.find((r) => r.type === "metadata" && r.fields["Related-Record-ID"] === record.id);
   assert.match(note?.block.toString() ?? "", /files copied in the page as it sent them/);
 });
+
+test("a user's session replays in webkeep: each page shows the text and images it showed live, its script runs, no request missed", async (t) => {
+  const urls = Object.keys(live);
+  assert.equal(urls.length, 3, JSON.stringify(urls));
+  for (const url of urls) {
+    assert.ok(live[url].scripts, `${url}: DokuWiki's script did not run live`);
+    const r = await openReplay(browser, runs.session.id, url);
+    try {
+      await waitFor(() => r.evaluate(() => typeof window.jQuery === "function" && typeof window.DOKU_BASE === "string"), `${url}: DokuWiki's script to run in the replay`, 20000);
+      assert.equal(squash(await r.evaluate(() => document.body.innerText)), live[url].text, `${url}: the replayed text`);
+      assert.deepEqual(await r.evaluate(() => [...document.images].map((i) => i.complete && i.naturalWidth > 0)), live[url].images, `${url}: the images shown`);
+      t.diagnostic(`${url}: replayed; the bar: ${squash(await r.bar.textContent("#replay-missed-count"))} missed ${squash(await r.bar.textContent("#replay-missed"))}`);
+      assert.equal(await r.bar.textContent("#replay-missed-count"), "0", `${url}: missed ${await r.bar.textContent("#replay-missed")}`);
+    } finally {
+      await r.close();
+    }
+  }
+}, { timeout: 300000 });
+
+test("a user's session replays in ReplayWeb.page from its WACZ: each page shows the text and images it showed live, its script runs", async () => {
+  const wacz = path.join(files.dir, "session.wacz");
+  const bytes = await ext.evaluate(async (id) => {
+    const res = await fetch(`/api/sessions/${encodeURIComponent(id)}/wacz`);
+    if (!res.ok) throw new Error(`wacz: ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer()).toBase64();
+  }, runs.session.id);
+  writeFileSync(wacz, Buffer.from(bytes, "base64"));
+  const rwp = await serveReplayWebPage({ "session.wacz": wacz });
+  const viewer = await launchViewer();
+  try {
+    for (const url of Object.keys(live)) {
+      const page = await viewer.newPage();
+      const frame = await openInReplayWebPage(page, rwp.url, rwp.archive("session.wacz"), { url });
+      await frame.waitForFunction(() => typeof window.jQuery === "function" && typeof window.DOKU_BASE === "string", null, { timeout: 20000 })
+        .catch(() => assert.fail(`${url}: DokuWiki's script did not run in ReplayWeb.page`));
+      assert.equal(squash(await frame.evaluate(() => document.body.innerText)), live[url].text, `${url}: the replayed text`);
+      assert.deepEqual(await frame.evaluate(() => [...document.images].map((i) => i.complete && i.naturalWidth > 0)), live[url].images, `${url}: the images shown`);
+      await page.close();
+    }
+  } finally {
+    await viewer.close();
+    await rwp.close();
+  }
+}, { timeout: 300000 });

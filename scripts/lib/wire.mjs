@@ -230,12 +230,13 @@ export async function wireQuiet(site) {
 
 /**
  * Records what act(page) does in a new tab opened at site's start page (site: as
- * startDokuWiki gives it), with the recording started and stopped through the API of
- * the extension page ext, and a plain DevTools client (Network.enable, nothing else)
- * attached to the same tab from before the recording starts. Resolves to { records,
- * info (the stopped session), wire (the exchanges begun meanwhile), devtools (the
- * requests the plain client was told of: { method, url, cached: whether the browser's
- * cache answered it }), report (compareWire's) }.
+ * startDokuWiki gives it; site.start, if any, is the start page's path), with the
+ * recording started and stopped through the API of the extension page ext, and a
+ * plain DevTools client (Network.enable, nothing else) attached to the same tab from
+ * before the recording starts. Resolves to { id (the session's), records, info (the
+ * stopped session), wire (the exchanges begun meanwhile), devtools (the requests the
+ * plain client was told of: { method, url, cached: whether the browser's cache
+ * answered it }), report (compareWire's) }.
  */
 export async function recordAgainstWire(browser, ext, site, act) {
   const page = await browser.context.newPage();
@@ -271,5 +272,5 @@ export async function recordAgainstWire(browser, ext, site, act) {
   const records = await sessionRecords(ext, start.json.id);
   const earlier = site.wire().filter((w) => w.start <= t1);
   const wire = earlier.filter((w) => w.start >= t0);
-  return { records, info: stop.json, wire, devtools, report: compareWire(wire, archivedExchanges(records), devtools, earlier) };
+  return { id: start.json.id, records, info: stop.json, wire, devtools, report: compareWire(wire, archivedExchanges(records), devtools, earlier) };
 }
