@@ -1,16 +1,14 @@
 // A real web application for the tests and benchmarks: Debian's DokuWiki (package
 // dokuwiki, installed by scripts/setup.sh) served by PHP's own server on 127.0.0.1, with
 // its configuration and data in a new temporary folder, behind scripts/wireproxy, which
-// logs every exchange on the wire. The system's DokuWiki (/etc/dokuwiki,
+// logs every exchange on the wire (scripts/lib/phpsite.mjs). The system's DokuWiki (/etc/dokuwiki,
 // /var/lib/dokuwiki) is read, never written; no daemon is started.
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { deflateSync } from "node:zlib";
-import { root, waitFor } from "./browser.mjs";
+import { servePHP } from "./phpsite.mjs";
 
 const install = "/usr/share/dokuwiki";
 
@@ -19,14 +17,6 @@ export const wikiUser = { name: "zoe", password: "pässwörd-42" };
 
 /** How many images the heaviest page (the page gallery) shows. */
 export const galleryImages = 240;
-
-const freePort = () => new Promise((resolve, reject) => {
-  const s = net.createServer().listen(0, "127.0.0.1", () => {
-    const { port } = s.address();
-    s.close(() => resolve(port));
-  });
-  s.on("error", reject);
-});
 
 // A PNG of 8x8 pixels of one colour, different for each n: its bytes are those of no
 // other image of the gallery.
@@ -96,42 +86,7 @@ $conf['lang'] = 'en';
   writeFileSync(path.join(data, "pages/start.txt"), "====== Welcome ======\n\nSee the [[gallery]], [[notes]] and [[wiki:syntax]].\n");
   writeFileSync(path.join(data, "pages/notes.txt"), "====== Notes ======\n\nA page to edit.\n");
 
-  const wikiPort = await freePort();
-  // In a process group of its own: PHP's workers are its children, which stop() ends
-  // with it (killing PHP alone leaves them running).
-  const php = spawn("php", ["-S", `127.0.0.1:${wikiPort}`, "-t", install, "-d", `auto_prepend_file=${path.join(dir, "prepend.php")}`], {
-    env: { ...process.env, PHP_CLI_SERVER_WORKERS: "6" },
-    stdio: ["ignore", "ignore", "ignore"],
-    detached: true,
-  });
-  const wiki = `http://127.0.0.1:${wikiPort}/`;
-  const wireLog = path.join(dir, "wire.jsonl");
-  const proxy = spawn(path.join(root, "bin/wireproxy"), ["-target", wiki, "-log", wireLog], { stdio: ["ignore", "pipe", "inherit"] });
-  const stop = () => {
-    proxy.kill();
-    try {
-      process.kill(-php.pid);
-    } catch {
-      php.kill();
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    const url = await new Promise((resolve, reject) => {
-      proxy.on("error", reject);
-      proxy.on("exit", (code) => reject(new Error(`wireproxy exited (${code})`)));
-      proxy.stdout.once("data", (b) => resolve(b.toString().split("\n")[0].trim()));
-    });
-    await waitFor(async () => (await fetch(new URL("doku.php?id=start", wiki))).ok, "DokuWiki to answer", 30000);
-    const wire = () => {
-      if (!existsSync(wireLog)) return [];
-      return readFileSync(wireLog, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
-    };
-    return { url, wiki, dir, wire, stop };
-  } catch (e) {
-    stop();
-    throw e;
-  }
+  return servePHP({ docroot: install, prepend: path.join(dir, "prepend.php"), dir, ready: "doku.php?id=start" });
 }
 
 /**
