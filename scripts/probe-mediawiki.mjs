@@ -28,7 +28,7 @@ try {
     const seen = async (page) => {
       live[page.url()] = squash(await page.evaluate(() => document.body.innerText));
     };
-    const run = await recordAgainstWire(browser, ext, { ...wiki, start: "index.php?title=Main_Page" }, (page) => mediaWikiSession(page, wiki.url, upload, seen));
+    const run = await recordAgainstWire(browser, ext, { ...wiki, start: "index.php?title=Main_Page" }, (page) => mediaWikiSession(page, wiki.url, upload, seen, (n) => console.log(`  done again: ${n}`)));
     console.log(`run ${i}: ${summary(run.report)}`);
     for (const m of run.report.unmarked) console.log(`  unmarked difference: ${JSON.stringify(m)}`);
     for (const m of run.report.missing) console.log(`  missing: ${m.method} ${m.url} (${m.status}), told to the plain DevTools client ${m.heardByDevTools} times`);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what webkeep's build, demo and tests need, when it is missing: Go (from the Go
 # module proxy's toolchain module, into .cache/go), Node.js, Debian's chromium,
-# firefox-esr and dokuwiki (with php-cli), and the npm dev tooling (npm ci). Safe to run
-# again: it does nothing when all is present.
+# firefox-esr and dokuwiki (with php-cli), Debian's mediawiki (unpacked), and the npm
+# dev tooling (npm ci). Safe to run again: it does nothing when all is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,8 +10,11 @@ GO_VERSION=1.26.8
 say() { echo "setup: $*" >&2; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else say "need root for: $*"; return 1; fi; }
 apt_updated=
-apt_install() {
+apt_update() {
   if [ -z "$apt_updated" ]; then as_root apt-get update -qq >&2; apt_updated=1; fi
+}
+apt_install() {
+  apt_update
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >&2
 }
 
@@ -51,6 +54,23 @@ if [ ! -f /usr/share/dokuwiki/doku.php ] || ! command -v php >/dev/null; then
   say "installing Debian's dokuwiki and php-cli"
   apt_install --no-install-recommends php-cli php-cgi
   apt_install --no-install-recommends dokuwiki
+fi
+
+# A second real web application, for scripts/e2e/realsite-mediawiki.test.mjs: Debian's
+# MediaWiki. Its packages are unpacked into .cache/mediawiki, not installed (installing
+# them would install and start Apache); PHP's own server runs it, with the PHP modules
+# it needs.
+if ! php -r 'exit(extension_loaded("pdo_sqlite") && extension_loaded("intl") && extension_loaded("mbstring") && extension_loaded("dom") ? 0 : 1);' 2>/dev/null; then
+  say "installing the PHP modules MediaWiki needs"
+  apt_install --no-install-recommends php-sqlite3 php-intl php-mbstring php-xml
+fi
+if [ ! -f .cache/mediawiki/usr/share/mediawiki/index.php ]; then
+  say "unpacking Debian's mediawiki into .cache/mediawiki"
+  apt_update
+  rm -rf .cache/mediawiki .cache/mediawiki-debs && mkdir -p .cache/mediawiki-debs
+  (cd .cache/mediawiki-debs && apt-get download -qq mediawiki mediawiki-classes >&2)
+  for deb in .cache/mediawiki-debs/*.deb; do dpkg-deb -x "$deb" .cache/mediawiki; done
+  rm -rf .cache/mediawiki-debs
 fi
 
 if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/puppeteer-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
