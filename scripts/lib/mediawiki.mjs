@@ -25,8 +25,12 @@ export async function startMediaWiki() {
   const dir = mkdtempSync(path.join(tmpdir(), "webkeep-mediawiki-"));
   const settings = path.join(dir, "LocalSettings.php");
   for (const d of ["db", "images"]) mkdirSync(path.join(dir, d));
-  execFileSync("php", [path.join(install, "maintenance/install.php"), "--dbtype", "sqlite", "--dbpath", path.join(dir, "db"), "--dbname", "wiki",
-    "--server", "http://127.0.0.1", "--scriptpath", "", "--confpath", dir, "--lang", "en", "--pass", mediaWikiUser.password, "webkeep test wiki", mediaWikiUser.name], { stdio: "ignore" });
+  try {
+    execFileSync("php", [path.join(install, "maintenance/install.php"), "--dbtype", "sqlite", "--dbpath", path.join(dir, "db"), "--dbname", "wiki",
+      "--server", "http://127.0.0.1", "--scriptpath", "", "--confpath", dir, "--lang", "en", "--pass", mediaWikiUser.password, "webkeep test wiki", mediaWikiUser.name], { encoding: "utf8" });
+  } catch (e) {
+    throw new Error(`MediaWiki's installer failed: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+  }
   appendFileSync(settings, `
 $wgServer = WebRequest::detectServer(); // the proxy's address, as the browser asks
 $wgEnableUploads = true;
