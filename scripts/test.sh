@@ -29,6 +29,10 @@ node_tests() {
   node --test --test-concurrency=1 --test-timeout=600000 "$dir"/*.test.mjs
 }
 
+# The end-to-end tests run Chromium with its back/forward cache on, as users have it
+# (scripts/lib/browser.mjs launch); WEBKEEP_BFCACHE=0 runs them with it off.
+export WEBKEEP_BFCACHE="${WEBKEEP_BFCACHE:-1}"
+
 step "gofmt" gofmt_check
 step "go vet" go vet ./...
 step "go vet (wasm)" env GOOS=js GOARCH=wasm go vet ./wasm/... ./shared/...

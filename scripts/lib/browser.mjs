@@ -34,7 +34,7 @@ export function startDemoSite(args = []) {
  * in place; without it the browser gets a new one, which close() removes. extension
  * names the build of webkeep to load (extensionDir unless told). bfcache turns on the
  * back/forward cache, which Chrome has on and Playwright turns off; WEBKEEP_BFCACHE=1
- * turns it on by default.
+ * turns it on by default (scripts/test.sh sets it for make test).
  */
 export async function launch({ downloads, extra = [], profile, extension = extensionDir, bfcache = process.env.WEBKEEP_BFCACHE === "1" } = {}) {
   const userDataDir = profile || mkdtempSync(path.join(tmpdir(), "webkeep-chromium-"));
