@@ -33,8 +33,8 @@
     chunkBytes: 1 << 20, // BENCHMARKS.md, "Firefox: the content script's copies"
   });
 
-  // The copier tells the password fields as the page sends; this tells them earlier
-  // too, once a field is not yet told (again: all the same).
+  // The copier tells the password fields as the page sends; tell tells them earlier
+  // too: all of them if again, else only when one has not been told yet.
   const told = new Set();
   const tell = (again) => {
     if (again || copier.passwordNames().some((n) => !told.has(n))) for (const n of copier.passwords()) told.add(n);

@@ -11,13 +11,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { launch } from "./lib/browser.mjs";
 import { mediaWikiSession, startMediaWiki } from "./lib/mediawiki.mjs";
+import { png } from "./lib/png.mjs";
 import { openReplay, squash } from "./lib/replay.mjs";
 import { recordAgainstWire, summary } from "./lib/wire.mjs";
 
 const runs = Number(process.argv[process.argv.indexOf("--runs") + 1] || 1) || 1;
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-mediawiki-probe-"));
 const upload = path.join(dir, "bildschirmfoto-äöü.png");
-writeFileSync(upload, Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201ffa6d3b1b40000000049454e44ae426082", "hex"));
+writeFileSync(upload, png(1001));
 const wiki = await startMediaWiki();
 const browser = await launch({});
 try {

@@ -12,12 +12,13 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch } from "../lib/browser.mjs";
 import { mediaWikiSession, mediaWikiUser, startMediaWiki } from "../lib/mediawiki.mjs";
+import { png } from "../lib/png.mjs";
 import { openReplay, squash } from "../lib/replay.mjs";
 import { httpBody } from "../lib/warc09.mjs";
 import { recordAgainstWire, summary, unreportedRequests } from "../lib/wire.mjs";
 
-// The image uploaded (a 1x1 PNG).
-const uploadBytes = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201ffa6d3b1b40000000049454e44ae426082", "hex");
+// The image uploaded.
+const uploadBytes = png(1001);
 let wiki, browser, dir, run;
 const retried = []; // what the session had to do again (mediaWikiSession's note)
 const live = {}; // the text of the pages to replay, by URL, as they showed it live
@@ -93,6 +94,7 @@ test("VisualEditor's save, a POST to MediaWiki's API, and the upload are archive
 test("the session replays in webkeep: each page shows the text it showed live, no request missed", async (t) => {
   const urls = Object.keys(live);
   assert.equal(urls.length, 3, JSON.stringify(urls));
+  const before = wiki.wire().length; // the wiki, still running, sees nothing of the replay
   for (const url of urls) {
     const r = await openReplay(browser, run.id, url);
     try {
@@ -103,4 +105,6 @@ test("the session replays in webkeep: each page shows the text it showed live, n
       await r.close();
     }
   }
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual(wiki.wire().slice(before).map((w) => `${w.method} ${w.url}`), [], "the replay reached the live wiki");
 }, { timeout: 300000 });

@@ -16,24 +16,25 @@ import { quickNavigation, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
 import { recordAgainstWire, summary, unreportedRequests } from "../lib/wire.mjs";
 import { openReplay, squash } from "../lib/replay.mjs";
 import { launchViewer, openInReplayWebPage, serveReplayWebPage } from "../lib/replaywebpage.mjs";
+import { png } from "../lib/png.mjs";
 import { httpBody } from "../lib/warc09.mjs";
 
 let wiki, browser, ext, files;
 const runs = {};
-// What pages of the user's session showed live, by URL: { text, images, scripts }
-// (images: each shown or not; scripts: whether DokuWiki's script ran, which adds its
-// JavaScript toolbar and quick search).
+// What a page shows, run in it (live, in webkeep's replay tab, in ReplayWeb.page's
+// frame): its text, whether each of its images is shown, and whether DokuWiki's script
+// ran (it defines jQuery and DOKU_BASE).
+const pageText = () => document.body.innerText;
+const imagesShown = () => [...document.images].map((i) => i.complete && i.naturalWidth > 0);
+const scriptRan = () => typeof window.jQuery === "function" && typeof window.DOKU_BASE === "string";
+// What pages of the user's session showed live, by URL: { text, images, scripts }.
 const live = {};
 const seen = async (page) => {
   await page.waitForLoadState("load");
-  live[page.url()] = {
-    text: squash(await page.evaluate(() => document.body.innerText)),
-    images: await page.evaluate(() => [...document.images].map((i) => i.complete && i.naturalWidth > 0)),
-    scripts: await page.evaluate(() => typeof window.jQuery === "function" && typeof window.DOKU_BASE === "string"),
-  };
+  live[page.url()] = { text: squash(await page.evaluate(pageText)), images: await page.evaluate(imagesShown), scripts: await page.evaluate(scriptRan) };
 };
-// The image the user uploads in the media manager (a 1x1 PNG).
-const uploadBytes = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201ffa6d3b1b40000000049454e44ae426082", "hex");
+// The image the user uploads in the media manager.
+const uploadBytes = png(1000);
 
 /** A user's session: log in, edit, upload, search, log out. */
 async function userSession(page) {
@@ -179,22 +180,32 @@ test("the file uploaded in the media manager is archived byte for byte, copied i
   assert.match(note?.block.toString() ?? "", /files copied in the page as it sent them/);
 });
 
+// Replay reaches nothing live: the wiki, still running, sees no exchange meanwhile.
+const offline = async (replay) => {
+  const before = wiki.wire().length;
+  await replay();
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual(wiki.wire().slice(before).map((w) => `${w.method} ${w.url}`), [], "the replay reached the live wiki");
+};
+
 test("a user's session replays in webkeep: each page shows the text and images it showed live, its script runs, no request missed", async (t) => {
   const urls = Object.keys(live);
   assert.equal(urls.length, 3, JSON.stringify(urls));
-  for (const url of urls) {
-    assert.ok(live[url].scripts, `${url}: DokuWiki's script did not run live`);
-    const r = await openReplay(browser, runs.session.id, url);
-    try {
-      await waitFor(() => r.evaluate(() => typeof window.jQuery === "function" && typeof window.DOKU_BASE === "string"), `${url}: DokuWiki's script to run in the replay`, 20000);
-      assert.equal(squash(await r.evaluate(() => document.body.innerText)), live[url].text, `${url}: the replayed text`);
-      assert.deepEqual(await r.evaluate(() => [...document.images].map((i) => i.complete && i.naturalWidth > 0)), live[url].images, `${url}: the images shown`);
-      t.diagnostic(`${url}: replayed; the bar: ${squash(await r.bar.textContent("#replay-missed-count"))} missed ${squash(await r.bar.textContent("#replay-missed"))}`);
-      assert.equal(await r.bar.textContent("#replay-missed-count"), "0", `${url}: missed ${await r.bar.textContent("#replay-missed")}`);
-    } finally {
-      await r.close();
+  await offline(async () => {
+    for (const url of urls) {
+      assert.ok(live[url].scripts, `${url}: DokuWiki's script did not run live`);
+      const r = await openReplay(browser, runs.session.id, url);
+      try {
+        await waitFor(() => r.evaluate(scriptRan), `${url}: DokuWiki's script to run in the replay`, 20000);
+        assert.equal(squash(await r.evaluate(pageText)), live[url].text, `${url}: the replayed text`);
+        assert.deepEqual(await r.evaluate(imagesShown), live[url].images, `${url}: the images shown`);
+        t.diagnostic(`${url}: replayed; the bar: ${squash(await r.bar.textContent("#replay-missed-count"))} missed ${squash(await r.bar.textContent("#replay-missed"))}`);
+        assert.equal(await r.bar.textContent("#replay-missed-count"), "0", `${url}: missed ${await r.bar.textContent("#replay-missed")}`);
+      } finally {
+        await r.close();
+      }
     }
-  }
+  });
 }, { timeout: 300000 });
 
 test("a user's session replays in ReplayWeb.page from its WACZ: each page shows the text and images it showed live, its script runs", async () => {
@@ -208,15 +219,17 @@ test("a user's session replays in ReplayWeb.page from its WACZ: each page shows 
   const rwp = await serveReplayWebPage({ "session.wacz": wacz });
   const viewer = await launchViewer();
   try {
-    for (const url of Object.keys(live)) {
-      const page = await viewer.newPage();
-      const frame = await openInReplayWebPage(page, rwp.url, rwp.archive("session.wacz"), { url });
-      await frame.waitForFunction(() => typeof window.jQuery === "function" && typeof window.DOKU_BASE === "string", null, { timeout: 20000 })
-        .catch(() => assert.fail(`${url}: DokuWiki's script did not run in ReplayWeb.page`));
-      assert.equal(squash(await frame.evaluate(() => document.body.innerText)), live[url].text, `${url}: the replayed text`);
-      assert.deepEqual(await frame.evaluate(() => [...document.images].map((i) => i.complete && i.naturalWidth > 0)), live[url].images, `${url}: the images shown`);
-      await page.close();
-    }
+    await offline(async () => {
+      for (const url of Object.keys(live)) {
+        const page = await viewer.newPage();
+        const frame = await openInReplayWebPage(page, rwp.url, rwp.archive("session.wacz"), { url });
+        await frame.waitForFunction(scriptRan, null, { timeout: 20000 })
+          .catch(() => assert.fail(`${url}: DokuWiki's script did not run in ReplayWeb.page`));
+        assert.equal(squash(await frame.evaluate(pageText)), live[url].text, `${url}: the replayed text`);
+        assert.deepEqual(await frame.evaluate(imagesShown), live[url].images, `${url}: the images shown`);
+        await page.close();
+      }
+    });
   } finally {
     await viewer.close();
     await rwp.close();

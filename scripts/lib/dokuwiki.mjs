@@ -1,14 +1,14 @@
 // A real web application for the tests and benchmarks: Debian's DokuWiki (package
 // dokuwiki, installed by scripts/setup.sh) served by PHP's own server on 127.0.0.1, with
 // its configuration and data in a new temporary folder, behind scripts/wireproxy, which
-// logs every exchange on the wire (scripts/lib/phpsite.mjs). The system's DokuWiki (/etc/dokuwiki,
-// /var/lib/dokuwiki) is read, never written; no daemon is started.
+// logs every exchange on the wire (scripts/lib/phpsite.mjs). The system's DokuWiki
+// (/etc/dokuwiki, /var/lib/dokuwiki) is read, never written; no daemon is started.
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { deflateSync } from "node:zlib";
 import { servePHP } from "./phpsite.mjs";
+import { png } from "./png.mjs";
 
 const install = "/usr/share/dokuwiki";
 
@@ -18,35 +18,6 @@ export const wikiUser = { name: "zoe", password: "pässwörd-42" };
 /** How many images the heaviest page (the page gallery) shows. */
 export const galleryImages = 240;
 
-// A PNG of 8x8 pixels of one colour, different for each n: its bytes are those of no
-// other image of the gallery.
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-const crc32 = (b) => {
-  let c = 0xffffffff;
-  for (const x of b) c = crcTable[(c ^ x) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-};
-const chunk = (type, data) => {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, crc]);
-};
-export function png(n) {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(8, 0);
-  ihdr.writeUInt32BE(8, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB
-  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: 8 }, () => [n & 0xff, (n >> 8) & 0xff, 0x80]).flat())]);
-  const pixels = deflateSync(Buffer.concat(Array.from({ length: 8 }, () => row)));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", pixels), chunk("IEND", Buffer.alloc(0))]);
-}
 
 /**
  * Starts DokuWiki and the logging proxy in front of it; resolves to { url (the proxy's,

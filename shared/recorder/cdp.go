@@ -942,11 +942,7 @@ func (r *Recorder) onResponseReceived(ctx context.Context, t Target, ev *respons
 	key, p := r.find(t, ev.RequestID)
 	if p != nil {
 		setResponse(p.ex, &ev.Response)
-		// A response the renderer's memory cache served made no request of the
-		// network, which sends the ExtraInfo events: none comes, though the cached
-		// response still says it has them (waiting for them held the body's reading
-		// back by extraWait, until its page had been left and the body was gone).
-		p.wantExtra = ev.HasExtraInfo && p.cache != "memory"
+		p.wantExtra = ev.HasExtraInfo
 		switch {
 		case ev.Response.FromDiskCache:
 			p.cache = "disk"
@@ -1493,12 +1489,15 @@ var extraWait = 2 * time.Second
 
 // takeExtra waits, up to extraWait, for the ExtraInfo of p that the browser
 // announced, then puts the wire headers in p's exchange and forgets p's place in the
-// queue.
+// queue. An answer of the renderer's memory cache made no request of the network,
+// which sends the ExtraInfo events: none comes, though its response still says it has
+// them, as the one it was cached from did (waiting for them held the reading of its
+// body back until its page had been left and the body was gone).
 func (r *Recorder) takeExtra(key requestKey, p *pendingExchange) {
 	deadline := time.Now().Add(extraWait)
 	for {
 		r.mu.Lock()
-		done := p.noWait || !p.wantExtra || p.extra != nil && (p.respWire != nil || p.ex.Status == 0)
+		done := p.noWait || !p.wantExtra || p.cache == "memory" || p.extra != nil && (p.respWire != nil || p.ex.Status == 0)
 		if done || time.Now().After(deadline) {
 			q := r.extraQueue(key)
 			q.hops = slices.DeleteFunc(q.hops, func(h *pendingExchange) bool { return h == p })
