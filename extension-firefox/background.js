@@ -61,6 +61,18 @@ const requests = new Map();
 // The document each frame of a recorded tab shows: tab and frame id -> the request id
 // that loaded it (DevTools' loaderId).
 const documents = new Map();
+// When the document each frame of a recorded tab shows last changed: by tab and frame
+// id, the times (webRequest's timeStamp) at which its last navigations began and their
+// responses started, each with its request's id (see leaving).
+const frameChanges = new Map();
+const maxFrameChanges = 16;
+const frameChanged = (d) => {
+  const key = d.tabId + " " + d.frameId;
+  const list = frameChanges.get(key) || [];
+  list.push({ requestId: d.requestId, at: d.timeStamp });
+  if (list.length > maxFrameChanges) list.shift();
+  frameChanges.set(key, list);
+};
 const forgetAfterMs = 120000; // a body the core never asked for
 
 // DevTools resource types for webRequest's.
@@ -107,6 +119,9 @@ const response = (d) => {
     headers: headerMap(d.responseHeaders),
     protocol: protocols[version] || version.toLowerCase(),
     remoteIPAddress: d.ip || "",
+    // Firefox says only that its HTTP cache gave the page its copy, not whether it
+    // asked the server first (a 304 on the wire): the core's note says so.
+    webkeepFromHTTPCache: Boolean(d.fromCache),
   };
 };
 
@@ -115,7 +130,8 @@ const response = (d) => {
 // bytes are kept here, to answer Network.getResponseBody; once it does, each piece goes
 // on as it comes (streamed): to IndexedDB when the core routed the body (a large one),
 // else to the core in a Network.dataReceived event. So a large body is never held here.
-// hop.done settles once every byte has been passed on (onstop), or the filter failed.
+// hop.done settles once every byte has been passed on (onstop), or the filter failed;
+// hop.stopped is then the time (Date.now()) it settled.
 const filterBody = (requestId, tabId) => {
   const hop = { chunks: [], size: 0, error: null, streaming: false, shown: 0 };
   let filter;
@@ -123,6 +139,7 @@ const filterBody = (requestId, tabId) => {
     filter = browser.webRequest.filterResponseData(requestId);
   } catch (e) {
     hop.error = String(e);
+    hop.stopped = Date.now();
     hop.done = Promise.resolve();
     return hop;
   }
@@ -136,10 +153,12 @@ const filterBody = (requestId, tabId) => {
       }
     };
     filter.onstop = () => {
+      hop.stopped = Date.now();
       filter.close();
       resolve();
     };
     filter.onerror = () => {
+      hop.stopped = Date.now();
       hop.error = filter.error || "the response's filter failed";
       resolve();
     };
@@ -204,8 +223,10 @@ function beforeRequest(d) {
   if (!recorded.has(d.tabId)) return {};
   const r = requests.get(d.requestId) || { tabId: d.tabId, redirect: null };
   const streaming = Boolean(r.hop && r.hop.streaming);
+  const type = resourceTypes[d.type] || "Other";
+  if (type === "Document") frameChanged(d);
   Object.assign(r, {
-    url: d.url, method: d.method, type: resourceTypes[d.type] || "Other", frameId: d.frameId, parentFrameId: d.parentFrameId,
+    began: d.timeStamp, url: d.url, method: d.method, type, frameId: d.frameId, parentFrameId: d.parentFrameId,
     documentURL: d.documentUrl || d.url, wallTime: d.timeStamp / 1000, headers: null, sent: false,
     post: requestBody(d.requestBody), hop: filterBody(d.requestId, d.tabId),
   });
@@ -260,6 +281,7 @@ browser.webRequest.onResponseStarted.addListener((d) => {
   sent(d.requestId, r);
   emit(r.tabId, "Network.responseReceived", { requestId: d.requestId, response: response(d), hasExtraInfo: false });
   if (r.type === "Document") {
+    frameChanged(d);
     documents.set(r.tabId + " " + r.frameId, d.requestId);
     emit(r.tabId, "Page.frameNavigated", {
       frame: { id: String(r.frameId), loaderId: d.requestId, parentId: r.frameId === 0 ? undefined : String(r.parentFrameId), url: r.url },
@@ -269,6 +291,22 @@ browser.webRequest.onResponseStarted.addListener((d) => {
 
 const ended = (requestId, r) => setTimeout(() => requests.get(requestId) === r && requests.delete(requestId), forgetAfterMs);
 
+// leaving says whether the document of request id's frame, or of its tab, changed
+// between the request's start and its filter's stop: a navigation began, or its
+// response started (which is how a request the page being left made after the
+// navigation began is known). Its page may then have been left as the filter passed
+// its body on, and Firefox stops a filter so after part of the body, or none, as if the
+// body had ended (its state "finishedtransferringdata", no error): the core cannot
+// know the body whole. Firefox stops the page's loads as a navigation begins, before
+// the navigation's own request (seen 15-22 ms before its timeStamp on DokuWiki), so a
+// change up to leaveMarginMs after the stop counts too; and the stop's event can come
+// before the navigation's, by another road: leaving is asked leaveCheckMs after the
+// stop. A body that ended whole just before a navigation is marked all the same.
+const leaving = (id, r) => [r.frameId, 0].some((frame) => (frameChanges.get(r.tabId + " " + frame) || [])
+  .some((c) => c.requestId !== id && c.at > r.began && c.at <= r.hop.stopped + leaveMarginMs));
+const leaveMarginMs = 200;
+const leaveCheckMs = 500;
+
 browser.webRequest.onCompleted.addListener((d) => {
   const r = requests.get(d.requestId);
   if (!r) return;
@@ -277,10 +315,10 @@ browser.webRequest.onCompleted.addListener((d) => {
   // (or failed), however long the body takes to come, so that a body the core starts
   // streaming meanwhile is not ended before its last pieces; a recording stopped
   // meanwhile marks it.
-  r.hop.done.then(() => {
-    emit(r.tabId, "Network.loadingFinished", { requestId: d.requestId });
+  r.hop.done.then(() => setTimeout(() => {
+    emit(r.tabId, "Network.loadingFinished", { requestId: d.requestId, webkeepEndsEarlyWhenLeft: leaving(d.requestId, r) });
     ended(d.requestId, r);
-  });
+  }, leaveCheckMs));
 }, urls);
 
 browser.webRequest.onErrorOccurred.addListener((d) => {
@@ -386,7 +424,7 @@ self.webkeepHost = {
     saveRecorded();
     keepRecording();
     for (const [id, r] of requests) if (r.tabId === tabId) requests.delete(id);
-    for (const key of documents.keys()) if (key.startsWith(tabId + " ")) documents.delete(key);
+    for (const map of [documents, frameChanges]) for (const key of map.keys()) if (key.startsWith(tabId + " ")) map.delete(key);
     browser.tabs.sendMessage(tabId, { webkeepRecording: false }).catch(() => {});
   },
   // The open tabs' ids, and the recorded ones as attached, with their target ids.

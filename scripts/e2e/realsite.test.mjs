@@ -6,18 +6,16 @@
 // archive is compared with the wire and with what a plain DevTools client on the same
 // tab was told (scripts/lib/wire.mjs).
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, waitFor } from "../lib/browser.mjs";
-import { quickNavigation, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
+import { checkLoginArchived, checkUploadArchived, quickNavigation, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
 import { recordAgainstWire, summary, unreportedRequests } from "../lib/wire.mjs";
 import { openReplay, squash } from "../lib/replay.mjs";
 import { launchViewer, openInReplayWebPage, serveReplayWebPage } from "../lib/replaywebpage.mjs";
 import { png } from "../lib/png.mjs";
-import { httpBody } from "../lib/warc09.mjs";
 
 let wiki, browser, ext, files;
 const runs = {};
@@ -151,33 +149,11 @@ for (const name of ["session", "quick"]) {
 }
 
 test("the login answer's Set-Cookie fields are archived, one for each on the wire, redacted by default", () => {
-  const { records, wire } = runs.session;
-  const sent = wire.find((w) => w.method === "POST" && w.url.startsWith("/doku.php") && w.headers.some(([n]) => n === "Set-Cookie") && w.status === 302);
-  assert.ok(sent, "the login POST's answer on the wire");
-  const onWire = sent.headers.filter(([n]) => n === "Set-Cookie");
-  const post = records.find((r) => r.type === "request" && r.block.toString("latin1").startsWith("POST ") && /(^|&)do=login(&|$)/.test(httpBody(r.block).body.toString("latin1")));
-  assert.ok(post, "the login POST's request record");
-  const answer = records.find((r) => r.type === "response" && r.fields["Related-Record-ID"] === post.id);
-  assert.ok(answer, "the login answer's record");
-  const head = httpBody(answer.block).head;
-  const archived = head.split("\r\n").filter((l) => /^set-cookie:/i.test(l));
-  assert.equal(archived.length, onWire.length, head);
-  for (const l of archived) assert.match(l, /^set-cookie: \[redacted by webkeep\]$/i);
-  assert.doesNotMatch(httpBody(post.block).body.toString("utf8"), new RegExp(encodeURIComponent(wikiUser.password)), "the password was archived");
+  checkLoginArchived(runs.session);
 });
 
 test("the file uploaded in the media manager is archived byte for byte, copied in the page", () => {
-  // DokuWiki's uploader sends the chosen File itself with XHR: the browser shows
-  // DevTools none of its bytes, and the recorder's script in the page copies them.
-  const { records, wire } = runs.session;
-  const sha = (b) => createHash("sha256").update(b).digest("hex");
-  const sent = wire.find((w) => w.method === "POST" && w.request_sha256 === sha(uploadBytes));
-  assert.ok(sent, "the upload on the wire carries the file itself");
-  const record = records.find((r) => r.type === "request" && sha(httpBody(r.block).body) === sha(uploadBytes));
-  assert.ok(record, "a request record holds the file's bytes");
-  assert.equal(record.fields.Truncated, undefined, "the upload's request is whole, not marked");
-  const note = records.find((r) => r.type === "metadata" && r.fields["Related-Record-ID"] === record.id);
-  assert.match(note?.block.toString() ?? "", /files copied in the page as it sent them/);
+  checkUploadArchived(runs.session, uploadBytes);
 });
 
 // Replay reaches nothing live: the wiki, still running, sees no exchange meanwhile.

@@ -3,12 +3,14 @@
 // its configuration and data in a new temporary folder, behind scripts/wireproxy, which
 // logs every exchange on the wire (scripts/lib/phpsite.mjs). The system's DokuWiki
 // (/etc/dokuwiki, /var/lib/dokuwiki) is read, never written; no daemon is started.
+import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { servePHP } from "./phpsite.mjs";
 import { png } from "./png.mjs";
+import { httpBody } from "./warc09.mjs";
 
 const install = "/usr/share/dokuwiki";
 
@@ -60,20 +62,66 @@ $conf['lang'] = 'en';
   return servePHP({ docroot: install, prepend: path.join(dir, "prepend.php"), dir, ready: "doku.php?id=start" });
 }
 
+/** How quickNavigation drives a Playwright page. */
+const playwrightSteps = {
+  commit: (page, url) => page.goto(url, { waitUntil: "commit" }),
+  domContentLoaded: (page, url) => page.goto(url, { waitUntil: "domcontentloaded" }),
+  clickToCommit: (page, selector, part) => Promise.all([page.waitForURL(`**${part}**`, { waitUntil: "commit" }), page.click(selector)]),
+  load: (page, url) => page.goto(url, { waitUntil: "load" }),
+};
+
 /**
  * Clicks through the wiki as a hurried user does: each page is left as soon as its
  * navigation commits (its images, style sheets and scripts still coming), some by a
- * click on one of its links; the last page is let load.
+ * click on one of its links; the last page is let load. steps drives page: Playwright's
+ * by default (see playwrightSteps for what each step waits for).
  */
-export async function quickNavigation(page, base) {
+export async function quickNavigation(page, base, steps = playwrightSteps) {
   const pages = ["doku.php?id=start", "doku.php?id=gallery", "doku.php?id=wiki:syntax", "doku.php?id=notes", "doku.php?id=start&do=index", "doku.php?id=start&do=recent"];
   for (let round = 0; round < 3; round++) {
     for (const p of pages) {
-      await page.goto(new URL(p, base).href, { waitUntil: "commit" });
+      await steps.commit(page, new URL(p, base).href);
     }
     // A link clicked on a page still loading.
-    await page.goto(new URL("doku.php?id=start", base).href, { waitUntil: "domcontentloaded" });
-    await Promise.all([page.waitForURL("**id=gallery**", { waitUntil: "commit" }), page.click('a[href*="gallery"]')]);
+    await steps.domContentLoaded(page, new URL("doku.php?id=start", base).href);
+    await steps.clickToCommit(page, 'a[href*="gallery"]', "id=gallery");
   }
-  await page.goto(new URL("doku.php?id=gallery", base).href, { waitUntil: "load" });
+  await steps.load(page, new URL("doku.php?id=gallery", base).href);
+}
+
+/**
+ * Asserts that run (recordAgainstWire's: { records, wire }) archived the login's answer
+ * with one Set-Cookie field for each on the wire, each redacted (the default), and
+ * the login's POST without the user's password.
+ */
+export function checkLoginArchived({ records, wire }) {
+  const sent = wire.find((w) => w.method === "POST" && w.url.startsWith("/doku.php") && w.headers.some(([n]) => n === "Set-Cookie") && w.status === 302);
+  assert.ok(sent, "the login POST's answer on the wire");
+  const onWire = sent.headers.filter(([n]) => n === "Set-Cookie");
+  const post = records.find((r) => r.type === "request" && r.block.toString("latin1").startsWith("POST ") && /(^|&)do=login(&|$)/.test(httpBody(r.block).body.toString("latin1")));
+  assert.ok(post, "the login POST's request record");
+  const answer = records.find((r) => r.type === "response" && r.fields["Related-Record-ID"] === post.id);
+  assert.ok(answer, "the login answer's record");
+  const head = httpBody(answer.block).head;
+  const archived = head.split("\r\n").filter((l) => /^set-cookie:/i.test(l));
+  assert.equal(archived.length, onWire.length, head);
+  for (const l of archived) assert.match(l, /^set-cookie: \[redacted by webkeep\]$/i);
+  assert.doesNotMatch(httpBody(post.block).body.toString("utf8"), new RegExp(encodeURIComponent(wikiUser.password)), "the password was archived");
+}
+
+/**
+ * Asserts that run archived the file (bytes) the media manager uploaded byte for byte,
+ * unmarked, with the note that its bytes were copied in the page: DokuWiki's uploader
+ * sends the chosen File itself with XHR, whose bytes the browser shows extensions none
+ * of.
+ */
+export function checkUploadArchived({ records, wire }, bytes) {
+  const sha = (b) => createHash("sha256").update(b).digest("hex");
+  const sent = wire.find((w) => w.method === "POST" && w.request_sha256 === sha(bytes));
+  assert.ok(sent, "the upload on the wire carries the file itself");
+  const record = records.find((r) => r.type === "request" && sha(httpBody(r.block).body) === sha(bytes));
+  assert.ok(record, "a request record holds the file's bytes");
+  assert.equal(record.fields.Truncated, undefined, "the upload's request is whole, not marked");
+  const note = records.find((r) => r.type === "metadata" && r.fields["Related-Record-ID"] === record.id);
+  assert.match(note?.block.toString() ?? "", /files copied in the page as it sent them/);
 }

@@ -10,7 +10,8 @@ const key = (method, url) => `${method} ${url}`;
 
 /**
  * The exchanges of a session's records (reassembled): { method, url (path and query),
- * requestSHA, requestTruncated, status (0: no response), head, bodySHA, truncated, notes }.
+ * requestSHA, requestTruncated, status (0: no response), head, bodySHA, bodySize,
+ * truncated, notes }.
  * A revisit's body is its original's, found by payload digest.
  */
 export function archivedExchanges(records) {
@@ -43,6 +44,7 @@ export function archivedExchanges(records) {
     ex.truncated = r.fields.Truncated || "";
     const original = r.type === "revisit" ? bodies.get(r.fields["WARC-Payload-Digest"] || r.fields["Payload-Digest"]) : body;
     ex.bodySHA = original ? sha256(original) : "(revisit of a payload not in the session)";
+    ex.bodySize = original ? original.length : -1;
   }
   return out;
 }
@@ -60,7 +62,8 @@ const headFields = (head) => head.split("\r\n").slice(1).map((l) => [l.slice(0, 
  * - exact: status, request body, response body (decoded as the browser gives it) and
  *   the number of Set-Cookie fields as on the wire;
  * - marked: archived otherwise, with a mark in its own records (Truncated, a note that
- *   says why, or a "no response" note), counted by the note's reason;
+ *   says why, or a "no response" note), counted by the note's reason, and listed in
+ *   marks with the body's size on the wire and as archived (-1: no response);
  * - unmarked: archived otherwise, with no mark: what must never happen;
  * - missing: on the wire, not in the archive; each says whether the plain DevTools
  *   client heard of it (devtools: the { method, url } of each request it was told of).
@@ -72,7 +75,9 @@ const headFields = (head) => head.split("\r\n").slice(1).map((l) => [l.slice(0, 
  * browser's ... cache") never crossed the wire and are not paired with it: each is
  * counted as cached if its body is one the wire carried for its method and URL before
  * (earlier: the wire's log up to the end of the run, from before it too), as cached
- * marked if its record is marked, and as an unmarked difference otherwise. Other
+ * marked if its record is marked, and as an unmarked difference otherwise; one whose
+ * note says the browser did not tell whether the server was asked (Firefox) stands for
+ * a 304 on the wire if there is one left, else is counted so. Other
  * archived exchanges the wire never saw (cancelled before they were sent) are extra;
  * one of them with a response is an unmarked difference. missingHeard lists, by method
  * and URL, the missing exchanges that the plain client was told of (of requests that
@@ -83,11 +88,14 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
   const groups = new Map();
   const group = (k) => { if (!groups.has(k)) groups.set(k, { wire: [], archived: [] }); return groups.get(k); };
   const fromCache = (a) => a.notes.some((n) => n.startsWith("served from the browser's"));
+  // Firefox says only that its HTTP cache gave the page its copy, not whether the
+  // server was asked first: such a copy may stand for a 304 on the wire, or for none.
+  const unsaid = (a) => a.notes.some((n) => n.includes("does not say whether it asked the server to revalidate"));
   // The browser's HTTP cache revalidated its copy (a 304 on the wire) and gave the page
   // that copy, which is archived.
-  const cachedCopy = (a) => a.status === 200 && a.notes.some((n) => n.includes("the page got the cached response"));
+  const cachedCopy = (a) => a.status === 200 && (unsaid(a) || a.notes.some((n) => n.includes("the page got the cached response")));
   for (const w of wire) group(key(w.method, w.url)).wire.push(w);
-  for (const a of archived) if (!fromCache(a)) group(key(a.method, a.url)).archived.push(a);
+  for (const a of archived) if (!fromCache(a) || unsaid(a)) group(key(a.method, a.url)).archived.push(a);
   const heard = new Map();
   for (const d of devtools) if (!d.cached) heard.set(key(d.method, d.url), (heard.get(key(d.method, d.url)) || 0) + 1);
 
@@ -98,16 +106,17 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
     if (!carried.has(key(w.method, w.url))) carried.set(key(w.method, w.url), new Set());
     carried.get(key(w.method, w.url)).add(w.decoded_sha256);
   }
-  for (const a of archived.filter(fromCache)) {
+  const countCached = (a) => {
     const why = a.notes.filter((n) => !n.startsWith("served from the browser's")).map(reasonOf).join(" / ");
     if (a.status === 200 && !a.truncated && carried.get(key(a.method, a.url))?.has(a.bodySHA)) report.cached++;
     else if (a.truncated && why) report.cachedMarked[why] = (report.cachedMarked[why] || 0) + 1;
-    else report.unmarked.push({ method: a.method, url: a.url, what: `served from the browser's cache, archived with status ${a.status} and a body the wire never carried for it` });
-  }
+    else report.unmarked.push({ method: a.method, url: a.url, what: `served from the browser's cache, archived with status ${a.status} and a body (${a.bodySize} bytes) the wire never carried for it (it carried ${[...new Set(earlier.filter((w) => key(w.method, w.url) === key(a.method, a.url)).map((w) => `${w.status} ${w.complete ? "" : "incomplete "}${w.decoded_size}`))].join(", ") || "nothing"})` });
+  };
+  for (const a of archived) if (fromCache(a) && !unsaid(a)) countCached(a);
   let current;
-  const mark = (reason) => {
+  const mark = (reason, a) => {
     report.marked[reason] = (report.marked[reason] || 0) + 1;
-    report.marks.push({ method: current.method, url: current.url, reason });
+    report.marks.push({ method: current.method, url: current.url, reason, onWire: current.decoded_size, archived: a.status ? a.bodySize : -1 });
   };
   const responseExact = (w, a) => a.status === w.status && a.bodySHA === w.decoded_sha256 && setCookies(headFields(a.head)) === setCookies(w.headers);
   for (const [k, g] of groups) {
@@ -139,7 +148,7 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
       const why = a.notes.map(reasonOf).join(" / ");
       const requestOK = a.requestSHA === w.request_sha256;
       if (a.status === 0) {
-        mark(why || "no response (no note)");
+        mark(why || "no response (no note)", a);
         if (!why) report.unmarked.push({ url: w.url, what: "no response and no note" });
         continue;
       }
@@ -148,7 +157,7 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
       if (requestOK && w.status === 304 && cachedCopy(a) && !a.truncated && carried.get(k)?.has(a.bodySHA)) { report.exact++; report.revalidated++; continue; }
       const requestMarked = requestOK || a.requestTruncated || a.notes.length > 0;
       const responseMarked = responseOK || (a.truncated && a.notes.length > 0);
-      if (requestMarked && responseMarked) { mark(why); continue; }
+      if (requestMarked && responseMarked) { mark(why, a); continue; }
       report.unmarked.push({
         method: w.method, url: w.url,
         what: [
@@ -158,6 +167,7 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
       });
     }
     for (const a of left) {
+      if (unsaid(a)) { countCached(a); continue; }
       report.extra.push({ method: a.method, url: a.url, status: a.status, notes: a.notes.map(reasonOf) });
       if (a.status !== 0) {
         // What else of the same method and URL there was, to tell a duplicate from a

@@ -56,6 +56,14 @@ func TestRecorderNotesWhatTheCacheDid(t *testing.T) {
 			status: 200, body: "disk", cache: "served from the browser's disk cache",
 		},
 		{
+			name:   "served from the HTTP cache, revalidated or not (Firefox)",
+			bodies: map[string]string{"2": "http"},
+			events: second("2",
+				recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"2","response":{"status":200,"webkeepFromHTTPCache":true,"headers":{"Content-Length":"4"}}}`},
+				recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"2"}`}),
+			status: 200, body: "http", cache: "served from the browser's HTTP cache (the browser does not say whether it asked the server to revalidate its copy first",
+		},
+		{
 			name:   "from the memory cache, its body gone: the one archived before",
 			bodies: map[string]string{"1": "body"},
 			events: append(firstEvents, second("2",

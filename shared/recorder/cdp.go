@@ -189,8 +189,11 @@ type pendingExchange struct {
 	// unreadBody says the browser gave none of the request body, for another reason.
 	unreadBody bool
 	// cache names the browser's cache that served the response without the network
-	// ("memory", "disk", "prefetch"), empty when it came from the network.
+	// ("memory", "disk", "prefetch", httpCache), empty when it came from the network.
 	cache string
+	// endUnsure says the browser reported the body's end as its page was being left,
+	// and may have ended it early then without saying so (see endedWhenLeft).
+	endUnsure bool
 	// revalidated says the wire carried a 304 for the browser's cached copy, which it
 	// gave the page as its response (see takeExtra).
 	revalidated bool
@@ -603,6 +606,11 @@ type cdpResponse struct {
 	// prefetch cache answered, not the network.
 	FromDiskCache     bool `json:"fromDiskCache"`
 	FromPrefetchCache bool `json:"fromPrefetchCache"`
+	// WebkeepFromHTTPCache says the browser's HTTP cache gave the page its copy, as
+	// a browser says it whose reports tell no more (Firefox's webRequest fromCache,
+	// set by the Firefox build's shim): whether the server was asked to revalidate
+	// the copy first (a 304 on the wire) is not said.
+	WebkeepFromHTTPCache bool `json:"webkeepFromHTTPCache"`
 }
 
 // The events HandleEvent acts on, each with the fields it reads.
@@ -657,6 +665,11 @@ type (
 	// loadingFinished is the params of Network.loadingFinished.
 	loadingFinished struct {
 		RequestID string `json:"requestId"`
+		// WebkeepEndsEarlyWhenLeft says the end came after a navigation of the page
+		// began, from a browser that may then end a body early without saying so:
+		// Firefox's response filter, which stops after part of the body, or none,
+		// when the page is being left (set by the Firefox build's shim).
+		WebkeepEndsEarlyWhenLeft bool `json:"webkeepEndsEarlyWhenLeft"`
 	}
 	// loadingFailed is the params of Network.loadingFailed.
 	loadingFailed struct {
@@ -948,6 +961,8 @@ func (r *Recorder) onResponseReceived(ctx context.Context, t Target, ev *respons
 			p.cache = "disk"
 		case ev.Response.FromPrefetchCache:
 			p.cache = "prefetch"
+		case ev.Response.WebkeepFromHTTPCache:
+			p.cache = httpCache
 		}
 	}
 	body := r.bodies[key]
@@ -1019,6 +1034,7 @@ func (r *Recorder) onLoadingFinished(ctx context.Context, t Target, ev *loadingF
 	key, p := r.find(t, ev.RequestID)
 	if p != nil {
 		p.endedShown = !r.pageLeft(key, p)
+		p.endUnsure = ev.WebkeepEndsEarlyWhenLeft
 		r.headFromWire(key, p)
 	}
 	r.mu.Unlock()
@@ -1291,6 +1307,9 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			// Its end was never reported, but every byte the server declared is here.
 			ex.RespTruncated = ""
 			ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (%s), but all %d bytes the server declared had arrived", ex.RespNote, ex.BodyLen())
+		}
+		if p.endUnsure {
+			endedWhenLeft(ex)
 		}
 		if ex.Status == 0 && ex.Failure == "" {
 			// Its end was reported, and neither its response nor the wire's head.
@@ -1594,7 +1613,7 @@ const (
 )
 
 // noteCache says in ex what the browser's cache did, if anything: cache names the
-// cache that answered without the network ("memory", "disk", "prefetch"; see
+// cache that answered without the network ("memory", "disk", "prefetch", or httpCache; see
 // pendingExchange.cache); revalidated says the browser's HTTP cache revalidated its
 // copy (the wire carried a 304) and gave the page that copy; a 304 answer is the
 // server's to the page's own revalidation of a copy in its memory cache, whose body
@@ -1610,14 +1629,18 @@ func (r *Recorder) noteCache(ex *Exchange, cache string, revalidated bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	body, kept := r.kept[ex.URL]
+	served := fmt.Sprintf("%s %s cache, not fetched from the server at this time", WhyFromCache, cache)
+	if cache == httpCache {
+		served = WhyFromCache + " HTTP cache (the browser does not say whether it asked the server to revalidate its copy first, which the server then answered with 304 Not Modified)"
+	}
 	switch {
 	case cache != "" && ex.Status == 200 && ex.RespTruncated != "" && ex.BodyLen() == 0 && body != nil:
 		ex.RespBody, ex.RespTruncated = body, ""
-		ex.CacheNote = fmt.Sprintf("%s %s cache, not fetched from the server at this time: the browser no longer had its body when asked (%s), so the body archived is that of the last response of this URL archived before, which is what the cache holds", WhyFromCache, cache, ex.RespNote)
+		ex.CacheNote = fmt.Sprintf("%s: the browser no longer had its body when asked (%s), so the body archived is that of the last response of this URL archived before, which is what the cache holds", served, ex.RespNote)
 		ex.RespNote = ""
 		checkLength(ex)
 	case cache != "":
-		ex.CacheNote = fmt.Sprintf("%s %s cache, not fetched from the server at this time: a response the server sent before, as the page used it", WhyFromCache, cache)
+		ex.CacheNote = served + ": a response the server sent before, as the page used it"
 	case revalidated:
 		ex.CacheNote = WhyRevalidated + ": the server answered 304 Not Modified, and the page got the cached response, archived here as the page got it"
 	case ex.Status == 304 && kept:
@@ -1646,6 +1669,10 @@ func (r *Recorder) noteCache(ex *Exchange, cache string, revalidated bool) {
 	}
 }
 
+// httpCache is the cache named by a browser that says only that its HTTP cache
+// answered, not whether the server was asked first (cdpResponse.WebkeepFromHTTPCache).
+const httpCache = "HTTP"
+
 // WhyFromCache begins the note on a response the browser's cache served without the
 // network ("served from the browser's memory cache, ..."); WhyRevalidated, the note on
 // a response whose copy in the browser's cache the server said was still good.
@@ -1663,8 +1690,11 @@ const (
 	// (or put in the back/forward cache) before the recorder read it, and the browser
 	// keeps the bodies of its memory cache's answers only while their page is shown.
 	WhyLeftUnread = "the page was left before its body could be read"
-	WhyCancelled  = "cancelled by the browser"
-	WhyStopped    = "recording stopped before the body ended"
+	// WhyLeftEndUnsure is why a body whose end a browser reported as its page was
+	// being left is not known whole (see endedWhenLeft).
+	WhyLeftEndUnsure = "the page was being left as its body was passed on, and the browser may then end a body early without saying so: it may be cut"
+	WhyCancelled     = "cancelled by the browser"
+	WhyStopped       = "recording stopped before the body ended"
 	// WhyHiddenFile is why a request body lacks bytes.
 	WhyHiddenFile = "body hidden by the browser (file chosen by the user)"
 	// WhyHiddenBlob is why a request body that a page sent as a File or Blob with
@@ -1704,6 +1734,25 @@ func failed(ex *Exchange, errorText string, cancelled, left bool) {
 	}
 	ex.RespNote = why
 	ex.RespTruncated = "disconnect"
+}
+
+// endedWhenLeft marks ex, whose end a browser reported once a navigation of its page
+// had begun, when that browser may end a body early then without saying so (Firefox,
+// whose response filter stops after part of a body, or none, as the page is left:
+// seen on DokuWiki, a page of 61657 bytes archived with 61412, scripts of 413661 with
+// 262144 and with none, the filter's state "finishedtransferringdata" each time):
+// unless the server declared the length of the body as archived and all of it is
+// here, it is not known whole.
+func endedWhenLeft(ex *Exchange) {
+	if ex.RespTruncated != "" || ex.Status < 200 || ex.Status == 204 || ex.Status == 304 || ex.Redirected || ex.Method == "HEAD" || declaredWhole(ex) {
+		return
+	}
+	ex.RespTruncated = "unspecified"
+	why := WhyLeftEndUnsure + fmt.Sprintf(" (%d bytes archived)", ex.BodyLen())
+	if ex.RespNote != "" {
+		why = ex.RespNote + "; " + why
+	}
+	ex.RespNote = why
 }
 
 // superseded labels an exchange whose end the browser never reported before it began

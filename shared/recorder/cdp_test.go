@@ -870,6 +870,11 @@ func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 	start := `{"requestId":"%s","frameId":"F","loaderId":"L1","type":"Image","wallTime":%d,"request":{"url":"http://example.org/%s","method":"GET","headers":{}}}`
 	answer := `{"requestId":"%s","response":{"status":200,"headers":{"Content-Type":"image/png","Content-Length":"10"}}}`
 	left := recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://example.org/next"}}`}
+	// A response whose length as archived (decoded) the server does not declare.
+	gzipped := `{"requestId":"1","response":{"status":200,"headers":{"Content-Type":"text/javascript","Content-Encoding":"gzip","Content-Length":"3"}}}`
+	bodyOf := func(body string) func(string) (any, error) {
+		return func(string) (any, error) { return map[string]any{"body": b64(body), "base64Encoded": true}, nil }
+	}
 	now := time.Now().Unix()
 	tests := []struct {
 		name    string
@@ -943,6 +948,34 @@ func TestRecorderLabelsWhatCutAnExchangeShort(t *testing.T) {
 		}, false, func(method string) (any, error) {
 			return nil, errors.New(`{"code":-32000,"message":"No resource with given identifier found"}`)
 		}, "", recorder.WhyPageLeft + " (the browser no longer had the body: No resource with given identifier found)", "unspecified"},
+		{"Firefox: a body's end reported after its page was left", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.js")},
+			{Method: "Network.responseReceived", Params: gzipped},
+			left,
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1","webkeepEndsEarlyWhenLeft":true}`},
+		}, false, bodyOf("part"), "", recorder.WhyLeftEndUnsure + " (4 bytes archived)", "unspecified"},
+		{"Firefox: a body's end reported as its page was being left, the next not shown yet", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.js")},
+			{Method: "Network.responseReceived", Params: gzipped},
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1","webkeepEndsEarlyWhenLeft":true}`},
+		}, false, bodyOf(""), "", recorder.WhyLeftEndUnsure + " (0 bytes archived)", "unspecified"},
+		{"Firefox: a body's end reported on the page still shown", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.js")},
+			{Method: "Network.responseReceived", Params: gzipped},
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1","webkeepEndsEarlyWhenLeft":false}`},
+		}, false, bodyOf("whole"), "", "", ""},
+		{"Firefox: a body's end reported after its page was left, all its declared bytes here", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
+			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
+			left,
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1","webkeepEndsEarlyWhenLeft":true}`},
+		}, false, bodyOf("0123456789"), "", "", ""},
+		{"a body's end reported after its page was left, by a browser that says it then", []recordertest.Event{
+			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.js")},
+			{Method: "Network.responseReceived", Params: gzipped},
+			left,
+			{Method: "Network.loadingFinished", Params: `{"requestId":"1"}`},
+		}, false, bodyOf("whole"), "", "", ""},
 		{"an empty body where 10 bytes were declared", []recordertest.Event{
 			{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(start, "1", now, "a.png")},
 			{Method: "Network.responseReceived", Params: fmt.Sprintf(answer, "1")},
