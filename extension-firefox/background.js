@@ -63,7 +63,8 @@ const requests = new Map();
 const documents = new Map();
 // When the document each frame of a recorded tab shows last changed: by tab and frame
 // id, the times (webRequest's timeStamp) at which its last navigations began and their
-// responses started, each with its request's id (see leaving).
+// responses started, each with its request's id, and those at which the content script
+// saw the page begin to be left (beforeunload; see leaving).
 const frameChanges = new Map();
 const maxFrameChanges = 16;
 const frameChanged = (d) => {
@@ -297,11 +298,12 @@ const ended = (requestId, r) => setTimeout(() => requests.get(requestId) === r &
 // navigation began is known). Its page may then have been left as the filter passed
 // its body on, and Firefox stops a filter so after part of the body, or none, as if the
 // body had ended (its state "finishedtransferringdata", no error): the core cannot
-// know the body whole. Firefox stops the page's loads as a navigation begins, before
-// the navigation's own request (seen 15-22 ms before its timeStamp on DokuWiki), so a
-// change up to leaveMarginMs after the stop counts too; and the stop's event can come
-// before the navigation's, by another road: leaving is asked leaveCheckMs after the
-// stop. A body that ended whole just before a navigation is marked all the same.
+// know the body whole. Firefox stops the page's loads as a navigation begins, after
+// the page's beforeunload, which the content script tells, and before the navigation's
+// own request (seen 15-22 ms before its timeStamp on DokuWiki), so a change up to
+// leaveMarginMs after the stop counts too; and the stop's event can come before the
+// others, by other roads: leaving is asked leaveCheckMs after the stop. A body that
+// ended whole just before a navigation is marked all the same.
 const leaving = (id, r) => [r.frameId, 0].some((frame) => (frameChanges.get(r.tabId + " " + frame) || [])
   .some((c) => c.requestId !== id && c.at > r.began && c.at <= r.hop.stopped + leaveMarginMs));
 const leaveMarginMs = 200;
@@ -479,6 +481,10 @@ browser.runtime.onMessage.addListener((message, sender) => {
   const tabId = sender.tab.id;
   if (message.webkeepRecordingAsk) return Promise.resolve(recorded.has(tabId));
   if (!recorded.has(tabId)) return undefined;
+  if (typeof message.webkeepLeaving === "number") {
+    frameChanged({ tabId, frameId: sender.frameId, requestId: "", timeStamp: message.webkeepLeaving });
+    return undefined;
+  }
   let payload = null;
   let bytes = null;
   if (message.webkeepUpload && typeof message.webkeepUpload === "object") payload = message.webkeepUpload;

@@ -13,8 +13,9 @@
 // the user types or pastes into such a field (a password manager's fill fires the same
 // input event), clicks (a button that sends a login with fetch() or XHR), submits a
 // form, and when recording begins on a page already shown. Between two of those a
-// name is told once. While the tab is not recorded, nothing is read or sent: the
-// wrappers of fetch, XHR and form.submit pass every call straight on.
+// name is told once. And it tells when a navigation of the page begins (beforeunload).
+// While the tab is not recorded, nothing is read or sent: the wrappers of fetch, XHR
+// and form.submit pass every call straight on.
 "use strict";
 {
   let recording = false;
@@ -43,6 +44,12 @@
   addEventListener("input", (e) => isPassword(e) && tell(false), true);
   addEventListener("change", (e) => isPassword(e) && tell(false), true);
   addEventListener("click", () => tell(false), true);
+  // A navigation of this page begins: Firefox stops the page's loads now, before the
+  // navigation's own request, and may end the bodies being passed on early. The time
+  // goes to the background page, which then marks them (background.js, leaving).
+  addEventListener("beforeunload", () => {
+    if (recording) browser.runtime.sendMessage({ webkeepLeaving: Date.now() }).catch(() => {});
+  }, true);
   browser.runtime.onMessage.addListener((message) => {
     if (!message || typeof message.webkeepRecording !== "boolean") return;
     recording = message.webkeepRecording;

@@ -83,31 +83,49 @@ const firefoxSteps = {
 /** A user's session: log in, edit, upload, search, log out. */
 async function userSession(page) {
   const base = wiki.url;
-  await page.goto(new URL("doku.php?id=start&do=login", base).href);
-  await page.type("#dw__login input[name=u]", wikiUser.name);
-  await page.type("#dw__login input[name=p]", wikiUser.password);
-  await clickToNavigate(page, "#dw__login button[type=submit]");
-  await page.waitForSelector('a[href*="do=logout"]');
+  // Each step's error says which step it was (puppeteer's timeouts name none).
+  const step = async (what, f) => {
+    try {
+      return await f();
+    } catch (e) {
+      throw new Error(`${what}: ${e.message} (the page at ${await shownURL(page)})`);
+    }
+  };
+  await step("the login page", () => page.goto(new URL("doku.php?id=start&do=login", base).href));
+  await step("typing the login", async () => {
+    await page.type("#dw__login input[name=u]", wikiUser.name);
+    await page.type("#dw__login input[name=p]", wikiUser.password);
+  });
+  await step("logging in", () => clickToNavigate(page, "#dw__login button[type=submit]"));
+  await step("the logout link", () => page.waitForSelector('a[href*="do=logout"]'));
 
-  await page.goto(new URL("doku.php?id=notes&do=edit", base).href);
-  await page.$eval("#wiki__text", (e) => { e.value = ""; });
-  await page.type("#wiki__text", "====== Notes ======\n\nÉté à Zürich: naïve café, Ελληνικά, 日本語.\n");
-  await clickToNavigate(page, "#edbtn__save");
+  await step("the edit page", () => page.goto(new URL("doku.php?id=notes&do=edit", base).href));
+  await step("typing the text", async () => {
+    await page.$eval("#wiki__text", (e) => { e.value = ""; });
+    await page.type("#wiki__text", "====== Notes ======\n\nÉté à Zürich: naïve café, Ελληνικά, 日本語.\n");
+  });
+  await step("saving", () => clickToNavigate(page, "#edbtn__save"));
   assert.match(await page.$eval("#dokuwiki__content", (e) => e.textContent), /Ελληνικά, 日本語/);
 
-  await page.goto(new URL("doku.php?id=notes&do=media&ns=&tab_files=upload", base).href);
-  await (await page.$("#mediamanager__uploader input[type=file]")).uploadFile(files.upload);
-  await page.click("#mediamanager__upload_button");
-  await page.waitForSelector(".qq-upload-success a", { timeout: 60000 });
-  await page.goto(new URL("doku.php?id=notes", base).href);
+  await step("the media manager", () => page.goto(new URL("doku.php?id=notes&do=media&ns=&tab_files=upload", base).href));
+  await step("uploading", async () => {
+    await (await page.$("#mediamanager__uploader input[type=file]")).uploadFile(files.upload);
+    await page.click("#mediamanager__upload_button");
+    await page.waitForSelector(".qq-upload-success a", { timeout: 60000 });
+  });
+  await step("the edited page", () => page.goto(new URL("doku.php?id=notes", base).href));
 
-  await page.type("#qsearch__in", "Zürich");
+  await step("typing the search", () => page.type("#qsearch__in", "Zürich"));
   await new Promise((r) => setTimeout(r, 1000)); // the quick search answers as one types
-  await navigateBy(page, () => page.keyboard.press("Enter"), "the search");
-  await page.waitForSelector("#dokuwiki__content");
+  await step("searching", async () => {
+    await navigateBy(page, () => page.keyboard.press("Enter"), "the search");
+    await page.waitForSelector("#dokuwiki__content");
+  });
 
-  await clickToNavigate(page, 'a[href*="do=logout"]');
-  await page.waitForSelector('a[href*="do=login"]');
+  await step("logging out", async () => {
+    await clickToNavigate(page, 'a[href*="do=logout"]');
+    await page.waitForSelector('a[href*="do=login"]');
+  });
 }
 
 before(async () => {
