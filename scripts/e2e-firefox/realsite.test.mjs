@@ -67,17 +67,32 @@ async function navigateBy(page, act, what) {
 }
 const clickToNavigate = (page, selector) => navigateBy(page, () => page.$eval(selector, (e) => e.click()), selector);
 
+// The page's document.readyState, or "" if it cannot say within 2 s.
+const readyState = (page) => Promise.race([page.evaluate(() => document.readyState), new Promise((r) => setTimeout(r, 2000, ""))]).catch(() => "");
+
 // How quickNavigation drives Firefox (puppeteer over WebDriver BiDi, which has no wait
-// for a navigation's commit): a page is left once the next one's document shows its
-// address, or, after a click on a link, its DOMContentLoaded.
+// for a navigation's commit): each step starts a navigation in the page and polls
+// the page's address (a page is left once the next one's document shows its address)
+// and readyState, so that a missed event of the driver's cannot stall it.
+const commit = async (page, url) => {
+  await page.evaluate((u) => { location.href = u; }, url);
+  await waitFor(async () => (await shownURL(page)) === url, `${url} to commit`);
+};
+const loaded = (page, url, states, timeout) => waitFor(async () => (await shownURL(page)) === url && states.includes(await readyState(page)), `${url} to be ${states.join(" or ")}`, timeout);
 const firefoxSteps = {
-  commit: async (page, url) => {
-    await page.evaluate((u) => { location.href = u; }, url);
-    await waitFor(async () => (await shownURL(page)) === url, `${url} to commit`);
+  commit,
+  domContentLoaded: async (page, url) => {
+    await commit(page, url);
+    await loaded(page, url, ["interactive", "complete"]);
   },
-  domContentLoaded: (page, url) => page.goto(url, { waitUntil: "domcontentloaded" }),
-  clickToCommit: (page, selector) => Promise.all([page.waitForNavigation({ waitUntil: "domcontentloaded" }), page.$eval(selector, (a) => a.click())]),
-  load: (page, url) => page.goto(url, { waitUntil: "load" }),
+  clickToCommit: async (page, selector, part) => {
+    await page.$eval(selector, (a) => a.click());
+    await waitFor(async () => (await shownURL(page)).includes(part), `${part} to commit after a click on ${selector}`);
+  },
+  load: async (page, url) => {
+    await commit(page, url);
+    await loaded(page, url, ["complete"], 60000);
+  },
 };
 
 /** A user's session: log in, edit, upload, search, log out. */
