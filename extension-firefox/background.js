@@ -308,6 +308,11 @@ const leaving = (id, r) => [r.frameId, 0].some((frame) => (frameChanges.get(r.ta
   .some((c) => c.requestId !== id && c.at > r.began && c.at <= r.hop.stopped + leaveMarginMs));
 const leaveMarginMs = 200;
 const leaveCheckMs = 500;
+// The ends of bodies waiting leaveCheckMs to be told: an API request that changes
+// something (a stop) tells them at once (finishNow), so that no body that ended is
+// cut by it.
+const finishing = new Set();
+const finishNow = () => { for (const finish of [...finishing]) finish(); };
 
 browser.webRequest.onCompleted.addListener((d) => {
   const r = requests.get(d.requestId);
@@ -317,10 +322,15 @@ browser.webRequest.onCompleted.addListener((d) => {
   // (or failed), however long the body takes to come, so that a body the core starts
   // streaming meanwhile is not ended before its last pieces; a recording stopped
   // meanwhile marks it.
-  r.hop.done.then(() => setTimeout(() => {
+  const finish = () => {
+    if (!finishing.delete(finish)) return;
     emit(r.tabId, "Network.loadingFinished", { requestId: d.requestId, webkeepEndsEarlyWhenLeft: leaving(d.requestId, r) });
     ended(d.requestId, r);
-  }, leaveCheckMs));
+  };
+  r.hop.done.then(() => {
+    finishing.add(finish);
+    setTimeout(finish, leaveCheckMs);
+  });
 }, urls);
 
 browser.webRequest.onErrorOccurred.addListener((d) => {
@@ -513,7 +523,10 @@ browser.runtime.onMessage.addListener((message, sender) => {
     const body = m.body && m.body.length ? new Response(m.body).body : null;
     // A request that changes something (stopping a recording) sees every event; one
     // that only looks may be a moment behind.
-    if (m.method !== "GET") pacer.flush();
+    if (m.method !== "GET") {
+      finishNow();
+      pacer.flush();
+    }
     answering++;
     keepRecording();
     try {
