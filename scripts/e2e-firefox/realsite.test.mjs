@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { waitFor } from "../lib/browser.mjs";
-import { checkLoginArchived, checkUploadArchived, quickNavigation, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
+import { checkLoginArchived, checkReplayWebPage, checkUploadArchived, pageState, quickNavigation, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
 import { api, firefoxTabId, launchFirefox, openExtensionPage } from "../lib/firefox.mjs";
 import { png } from "../lib/png.mjs";
 import { readWarc09, reassemble } from "../lib/warc09.mjs";
@@ -21,6 +21,9 @@ let wiki, firefox, files;
 const runs = {};
 const uploadBytes = png(1001);
 const json = (r) => JSON.parse(r.bytes.toString("utf8"));
+// What pages of the user's session showed live, by URL (pageState's).
+const live = {};
+const seen = async (page) => { live[await shownURL(page)] = await pageState((f) => page.evaluate(f)); };
 
 /**
  * Records what act(page) does in a new tab at the wiki's start page, started and
@@ -128,18 +131,23 @@ async function userSession(page) {
     await page.click("#mediamanager__upload_button");
     await page.waitForSelector(".qq-upload-success a", { timeout: 60000 });
   });
-  await step("the edited page", () => page.goto(new URL("doku.php?id=notes", base).href));
+  await step("the edited page", async () => {
+    await page.goto(new URL("doku.php?id=notes", base).href);
+    await seen(page);
+  });
 
   await step("typing the search", () => page.type("#qsearch__in", "Zürich"));
   await new Promise((r) => setTimeout(r, 1000)); // the quick search answers as one types
   await step("searching", async () => {
     await navigateBy(page, () => page.keyboard.press("Enter"), "the search");
     await page.waitForSelector("#dokuwiki__content");
+    await seen(page);
   });
 
   await step("logging out", async () => {
     await clickToNavigate(page, 'a[href*="do=logout"]');
     await page.waitForSelector('a[href*="do=login"]');
+    await seen(page);
   });
 }
 
@@ -183,3 +191,12 @@ test("the login answer's Set-Cookie fields are archived, one for each on the wir
 test("the file uploaded in the media manager is archived byte for byte, copied in the page", () => {
   checkUploadArchived(runs.session, uploadBytes);
 });
+
+test("a user's session recorded in Firefox replays in ReplayWeb.page from its WACZ: each page shows the text and images it showed live, its script runs", async () => {
+  assert.equal(Object.keys(live).length, 3, JSON.stringify(Object.keys(live)));
+  const wacz = await api(firefox.control, "GET", `/api/sessions/${encodeURIComponent(runs.session.id)}/wacz`);
+  assert.equal(wacz.status, 200);
+  const file = path.join(files.dir, "session.wacz");
+  writeFileSync(file, wacz.bytes);
+  await checkReplayWebPage(wiki, file, live);
+}, { timeout: 300000 });

@@ -11,25 +11,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, waitFor } from "../lib/browser.mjs";
-import { checkLoginArchived, checkUploadArchived, quickNavigation, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
+import { checkLoginArchived, checkReplayWebPage, checkUploadArchived, imagesShown, offline, pageState, pageText, quickNavigation, scriptRan, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
 import { recordAgainstWire, summary, unreportedRequests } from "../lib/wire.mjs";
 import { openReplay, squash } from "../lib/replay.mjs";
-import { launchViewer, openInReplayWebPage, serveReplayWebPage } from "../lib/replaywebpage.mjs";
 import { png } from "../lib/png.mjs";
 
 let wiki, browser, ext, files;
 const runs = {};
-// What a page shows, run in it (live, in webkeep's replay tab, in ReplayWeb.page's
-// frame): its text, whether each of its images is shown, and whether DokuWiki's script
-// ran (it defines jQuery and DOKU_BASE).
-const pageText = () => document.body.innerText;
-const imagesShown = () => [...document.images].map((i) => i.complete && i.naturalWidth > 0);
-const scriptRan = () => typeof window.jQuery === "function" && typeof window.DOKU_BASE === "string";
 // What pages of the user's session showed live, by URL: { text, images, scripts }.
 const live = {};
 const seen = async (page) => {
   await page.waitForLoadState("load");
-  live[page.url()] = { text: squash(await page.evaluate(pageText)), images: await page.evaluate(imagesShown), scripts: await page.evaluate(scriptRan) };
+  live[page.url()] = await pageState((f) => page.evaluate(f));
 };
 // The image the user uploads in the media manager.
 const uploadBytes = png(1000);
@@ -156,18 +149,10 @@ test("the file uploaded in the media manager is archived byte for byte, copied i
   checkUploadArchived(runs.session, uploadBytes);
 });
 
-// Replay reaches nothing live: the wiki, still running, sees no exchange meanwhile.
-const offline = async (replay) => {
-  const before = wiki.wire().length;
-  await replay();
-  await new Promise((r) => setTimeout(r, 500));
-  assert.deepEqual(wiki.wire().slice(before).map((w) => `${w.method} ${w.url}`), [], "the replay reached the live wiki");
-};
-
 test("a user's session replays in webkeep: each page shows the text and images it showed live, its script runs, no request missed", async (t) => {
   const urls = Object.keys(live);
   assert.equal(urls.length, 3, JSON.stringify(urls));
-  await offline(async () => {
+  await offline(wiki, async () => {
     for (const url of urls) {
       assert.ok(live[url].scripts, `${url}: DokuWiki's script did not run live`);
       const r = await openReplay(browser, runs.session.id, url);
@@ -192,22 +177,5 @@ test("a user's session replays in ReplayWeb.page from its WACZ: each page shows 
     return new Uint8Array(await res.arrayBuffer()).toBase64();
   }, runs.session.id);
   writeFileSync(wacz, Buffer.from(bytes, "base64"));
-  const rwp = await serveReplayWebPage({ "session.wacz": wacz });
-  const viewer = await launchViewer();
-  try {
-    await offline(async () => {
-      for (const url of Object.keys(live)) {
-        const page = await viewer.newPage();
-        const frame = await openInReplayWebPage(page, rwp.url, rwp.archive("session.wacz"), { url });
-        await frame.waitForFunction(scriptRan, null, { timeout: 20000 })
-          .catch(() => assert.fail(`${url}: DokuWiki's script did not run in ReplayWeb.page`));
-        assert.equal(squash(await frame.evaluate(pageText)), live[url].text, `${url}: the replayed text`);
-        assert.deepEqual(await frame.evaluate(imagesShown), live[url].images, `${url}: the images shown`);
-        await page.close();
-      }
-    });
-  } finally {
-    await viewer.close();
-    await rwp.close();
-  }
+  await checkReplayWebPage(wiki, wacz, live);
 }, { timeout: 300000 });

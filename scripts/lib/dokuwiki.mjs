@@ -10,6 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { servePHP } from "./phpsite.mjs";
 import { png } from "./png.mjs";
+import { launchViewer, openInReplayWebPage, serveReplayWebPage } from "./replaywebpage.mjs";
+import { squash } from "./replay.mjs";
 import { httpBody } from "./warc09.mjs";
 
 const install = "/usr/share/dokuwiki";
@@ -124,4 +126,54 @@ export function checkUploadArchived({ records, wire }, bytes) {
   assert.equal(record.fields.Truncated, undefined, "the upload's request is whole, not marked");
   const note = records.find((r) => r.type === "metadata" && r.fields["Related-Record-ID"] === record.id);
   assert.match(note?.block.toString() ?? "", /files copied in the page as it sent them/);
+}
+
+// What a page shows, run in it (live, in webkeep's replay tab, in ReplayWeb.page's
+// frame): its text, whether each of its images is shown, and whether DokuWiki's script
+// ran (it defines jQuery and DOKU_BASE).
+export const pageText = () => document.body.innerText;
+export const imagesShown = () => [...document.images].map((i) => i.complete && i.naturalWidth > 0);
+export const scriptRan = () => typeof window.jQuery === "function" && typeof window.DOKU_BASE === "string";
+
+/**
+ * What a page shows, { text (squashed), images, scripts }, by evaluate(f), which runs f
+ * in the page (a Playwright or puppeteer page's evaluate).
+ */
+export async function pageState(evaluate) {
+  return { text: squash(await evaluate(pageText)), images: await evaluate(imagesShown), scripts: await evaluate(scriptRan) };
+}
+
+/** Runs replay() and asserts that the wiki (startDokuWiki's) saw no exchange meanwhile. */
+export async function offline(wiki, replay) {
+  const before = wiki.wire().length;
+  await replay();
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual(wiki.wire().slice(before).map((w) => `${w.method} ${w.url}`), [], "the replay reached the live wiki");
+}
+
+/**
+ * Replays each page of live (pageState's, by URL) from the WACZ file wacz in
+ * ReplayWeb.page (in a Chromium of its own), and asserts that it shows the same text
+ * and images, that DokuWiki's script runs, and that the wiki sees no request meanwhile.
+ */
+export async function checkReplayWebPage(wiki, wacz, live) {
+  const rwp = await serveReplayWebPage({ "session.wacz": wacz });
+  const viewer = await launchViewer();
+  try {
+    await offline(wiki, async () => {
+      for (const url of Object.keys(live)) {
+        assert.ok(live[url].scripts, `${url}: DokuWiki's script did not run live`);
+        const page = await viewer.newPage();
+        const frame = await openInReplayWebPage(page, rwp.url, rwp.archive("session.wacz"), { url });
+        await frame.waitForFunction(scriptRan, null, { timeout: 20000 })
+          .catch(() => assert.fail(`${url}: DokuWiki's script did not run in ReplayWeb.page`));
+        assert.equal(squash(await frame.evaluate(pageText)), live[url].text, `${url}: the replayed text`);
+        assert.deepEqual(await frame.evaluate(imagesShown), live[url].images, `${url}: the images shown`);
+        await page.close();
+      }
+    });
+  } finally {
+    await viewer.close();
+    await rwp.close();
+  }
 }
