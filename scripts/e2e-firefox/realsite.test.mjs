@@ -3,8 +3,9 @@
 // every exchange on the wire (scripts/wireproxy). A user's session (log in, edit a page
 // with non-ASCII text, upload an image in the media manager, search, log out) and a
 // quick-navigation run are recorded with the default settings, and each run's archive
-// is compared with the wire (scripts/lib/wire.mjs); the session's pages are then
-// replayed in webkeep's replay page in the same Firefox.
+// is compared with the wire (scripts/lib/wire.mjs); three of the session's pages are
+// then replayed from its WACZ in ReplayWeb.page (webkeep's own replay is not built in
+// Firefox).
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +13,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { waitFor } from "../lib/browser.mjs";
 import { checkLoginArchived, checkReplayWebPage, checkUploadArchived, pageState, quickNavigation, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
-import { api, firefoxTabId, launchFirefox, openExtensionPage } from "../lib/firefox.mjs";
+import { api, firefoxTabId, launchFirefox } from "../lib/firefox.mjs";
 import { png } from "../lib/png.mjs";
 import { readWarc09, reassemble } from "../lib/warc09.mjs";
 import { archivedExchanges, compareWire, summary, wireQuiet } from "../lib/wire.mjs";
@@ -51,7 +52,6 @@ async function recordAgainstWire(act) {
   const wire = earlier.filter((w) => w.start >= t0);
   return { id, records, info: json(stop), wire, report: compareWire(wire, archivedExchanges(records), [], earlier) };
 }
-
 
 // The address page shows, or "" if it cannot say within 2 s (between two documents).
 const shownURL = (page) => Promise.race([page.evaluate(() => location.href), new Promise((r) => setTimeout(() => r(""), 2000))]).catch(() => "");
