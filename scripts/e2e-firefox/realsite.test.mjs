@@ -16,15 +16,12 @@ import { checkLoginArchived, checkReplayWebPage, checkUploadArchived, pageState,
 import { api, firefoxTabId, launchFirefox } from "../lib/firefox.mjs";
 import { png } from "../lib/png.mjs";
 import { readWarc09, reassemble } from "../lib/warc09.mjs";
-import { archivedExchanges, compareWire, summary, wireQuiet } from "../lib/wire.mjs";
+import { compareRun, summary, wireQuiet } from "../lib/wire.mjs";
 
 let wiki, firefox, files;
 const runs = {};
 const uploadBytes = png(1001);
 const json = (r) => JSON.parse(r.bytes.toString("utf8"));
-// What pages of the user's session showed live, by URL (pageState's).
-const live = {};
-const seen = async (page) => { live[await shownURL(page)] = await pageState((f) => page.evaluate(f)); };
 
 /**
  * Records what act(page) does in a new tab at the wiki's start page, started and
@@ -48,13 +45,15 @@ async function recordAgainstWire(act) {
   await page.close();
   const warc = await api(firefox.control, "GET", `/api/sessions/${id}/warc.gz`);
   const records = reassemble(readWarc09(warc.bytes));
-  const earlier = wiki.wire().filter((w) => w.start <= t1);
-  const wire = earlier.filter((w) => w.start >= t0);
-  return { id, records, info: json(stop), wire, report: compareWire(wire, archivedExchanges(records), [], earlier) };
+  return { id, records, info: json(stop), ...compareRun(wiki, t0, t1, records) };
 }
 
 // The address page shows, or "" if it cannot say within 2 s (between two documents).
 const shownURL = (page) => Promise.race([page.evaluate(() => location.href), new Promise((r) => setTimeout(() => r(""), 2000))]).catch(() => "");
+
+// What pages of the user's session showed live, by URL (pageState's).
+const live = {};
+const seen = async (page) => { live[await shownURL(page)] = await pageState((f) => page.evaluate(f)); };
 
 // Whether page shows a document other than the one at before, loaded.
 const loadedAfter = async (page, before) => {

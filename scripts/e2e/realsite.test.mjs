@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, waitFor } from "../lib/browser.mjs";
-import { checkLoginArchived, checkReplayWebPage, checkUploadArchived, imagesShown, offline, pageState, pageText, quickNavigation, scriptRan, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
-import { recordAgainstWire, summary, unreportedRequests } from "../lib/wire.mjs";
+import { checkLoginArchived, checkReplayWebPage, checkUploadArchived, imagesShown, pageState, pageText, quickNavigation, scriptRan, startDokuWiki, wikiUser } from "../lib/dokuwiki.mjs";
+import { offline, recordAgainstWire, summary, unreportedRequests } from "../lib/wire.mjs";
 import { openReplay, squash } from "../lib/replay.mjs";
 import { png } from "../lib/png.mjs";
 

@@ -13,6 +13,7 @@ import { png } from "./png.mjs";
 import { launchViewer, openInReplayWebPage, serveReplayWebPage } from "./replaywebpage.mjs";
 import { squash } from "./replay.mjs";
 import { httpBody } from "./warc09.mjs";
+import { offline } from "./wire.mjs";
 
 const install = "/usr/share/dokuwiki";
 
@@ -141,14 +142,6 @@ export const scriptRan = () => typeof window.jQuery === "function" && typeof win
  */
 export async function pageState(evaluate) {
   return { text: squash(await evaluate(pageText)), images: await evaluate(imagesShown), scripts: await evaluate(scriptRan) };
-}
-
-/** Runs replay() and asserts that the wiki (startDokuWiki's) saw no exchange meanwhile. */
-export async function offline(wiki, replay) {
-  const before = wiki.wire().length;
-  await replay();
-  await new Promise((r) => setTimeout(r, 500));
-  assert.deepEqual(wiki.wire().slice(before).map((w) => `${w.method} ${w.url}`), [], "the replay reached the live wiki");
 }
 
 /**

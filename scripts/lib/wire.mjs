@@ -1,5 +1,6 @@
 // Compares what crossed the wire (scripts/wireproxy's log) with a session's archive and
 // with what a plain DevTools client heard: for the real-site test and benchmark.
+import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { tabId, waitFor } from "./browser.mjs";
 import { httpBody, readWarc09, reassemble } from "./warc09.mjs";
@@ -280,7 +281,23 @@ export async function recordAgainstWire(browser, ext, site, act) {
   await cdp.detach();
   await page.close();
   const records = await sessionRecords(ext, start.json.id);
+  return { id: start.json.id, records, info: stop.json, devtools, ...compareRun(site, t0, t1, records, devtools) };
+}
+
+/**
+ * Compares a run's records with site's wire between the times t0 and t1 (Date.now()):
+ * { wire (the exchanges begun meanwhile), report (compareWire's, with devtools) }.
+ */
+export function compareRun(site, t0, t1, records, devtools = []) {
   const earlier = site.wire().filter((w) => w.start <= t1);
   const wire = earlier.filter((w) => w.start >= t0);
-  return { id: start.json.id, records, info: stop.json, wire, devtools, report: compareWire(wire, archivedExchanges(records), devtools, earlier) };
+  return { wire, report: compareWire(wire, archivedExchanges(records), devtools, earlier) };
+}
+
+/** Runs replay() and asserts that site saw no exchange meanwhile: nothing live was asked. */
+export async function offline(site, replay) {
+  const before = site.wire().length;
+  await replay();
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual(site.wire().slice(before).map((w) => `${w.method} ${w.url}`), [], "the replay reached the live site");
 }

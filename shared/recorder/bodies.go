@@ -294,7 +294,7 @@ func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 // declared (Content-Length, with no content coding that the browser undid) and that
 // nothing marked yet: never an unmarked difference.
 func checkLength(ex *Exchange) {
-	if ex.RespTruncated != "" || ex.Status < 200 || ex.Status == 204 || ex.Status == 304 || ex.Redirected || ex.Method == "HEAD" {
+	if !bodyUnmarked(ex) {
 		return
 	}
 	if ce := ex.RespHeader.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
@@ -310,6 +310,12 @@ func checkLength(ex *Exchange) {
 		why = ex.RespNote + "; " + why
 	}
 	ex.RespNote = why
+}
+
+// bodyUnmarked says ex's response has a body, a final one, not yet marked: one that a
+// check of its length or its end may mark.
+func bodyUnmarked(ex *Exchange) bool {
+	return ex.RespTruncated == "" && ex.Status >= 200 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected && ex.Method != "HEAD"
 }
 
 // wholeLimit is the largest body read whole: the browser keeps no more of one body.

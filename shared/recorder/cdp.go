@@ -1636,7 +1636,7 @@ func (r *Recorder) noteCache(ex *Exchange, cache string, revalidated bool) {
 	switch {
 	case cache != "" && ex.Status == 200 && ex.RespTruncated != "" && ex.BodyLen() == 0 && body != nil:
 		ex.RespBody, ex.RespTruncated = body, ""
-		ex.CacheNote = fmt.Sprintf("%s: the browser no longer had its body when asked (%s), so the body archived is that of the last response of this URL archived before, which is what the cache holds", served, ex.RespNote)
+		ex.CacheNote = fmt.Sprintf("%s: the browser gave none of its body (%s), so the body archived is that of the last response of this URL archived before, which is what the cache holds", served, ex.RespNote)
 		ex.RespNote = ""
 		checkLength(ex)
 	case cache != "":
@@ -1744,7 +1744,7 @@ func failed(ex *Exchange, errorText string, cancelled, left bool) {
 // unless the server declared the length of the body as archived and all of it is
 // here, it is not known whole.
 func endedWhenLeft(ex *Exchange) {
-	if ex.RespTruncated != "" || ex.Status < 200 || ex.Status == 204 || ex.Status == 304 || ex.Redirected || ex.Method == "HEAD" || declaredWhole(ex) {
+	if !bodyUnmarked(ex) || declaredWhole(ex) {
 		return
 	}
 	ex.RespTruncated = "unspecified"
