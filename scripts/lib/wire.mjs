@@ -61,7 +61,8 @@ const headFields = (head) => head.split("\r\n").slice(1).map((l) => [l.slice(0, 
  * Pairs each exchange on the wire with an archived one (same method and URL; the same
  * bodies first) and sorts them:
  * - exact: status, request body, response body (decoded as the browser gives it) and
- *   the number of Set-Cookie fields as on the wire;
+ *   the number of Set-Cookie fields as on the wire (exactNoted counts those with a
+ *   note, by its reason);
  * - marked: archived otherwise, with a mark in its own records (Truncated, a note that
  *   says why, or a "no response" note), counted by the note's reason, and listed in
  *   marks with the body's size on the wire and as archived (-1: no response);
@@ -100,7 +101,7 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
   const heard = new Map();
   for (const d of devtools) if (!d.cached) heard.set(key(d.method, d.url), (heard.get(key(d.method, d.url)) || 0) + 1);
 
-  const report = { wire: wire.length, exact: 0, revalidated: 0, cached: 0, cachedMarked: {}, marked: {}, marks: [], unmarked: [], missing: [], extra: [] };
+  const report = { wire: wire.length, exact: 0, exactNoted: {}, revalidated: 0, cached: 0, cachedMarked: {}, marked: {}, marks: [], unmarked: [], missing: [], extra: [] };
   const carried = new Map(); // method and URL -> the SHA-256 of each body the wire carried for them
   for (const w of earlier) {
     if (w.status !== 200 || !w.complete) continue;
@@ -154,7 +155,12 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
         continue;
       }
       const responseOK = responseExact(w, a);
-      if (requestOK && responseOK) { report.exact++; if (w.status === 304) report.revalidated++; continue; }
+      if (requestOK && responseOK) {
+        report.exact++;
+        if (w.status === 304) report.revalidated++;
+        if (why) report.exactNoted[why] = (report.exactNoted[why] || 0) + 1;
+        continue;
+      }
       if (requestOK && w.status === 304 && cachedCopy(a) && !a.truncated && carried.get(k)?.has(a.bodySHA)) { report.exact++; report.revalidated++; continue; }
       const requestMarked = requestOK || a.requestTruncated || a.notes.length > 0;
       const responseMarked = responseOK || (a.truncated && a.notes.length > 0);
@@ -211,7 +217,7 @@ export function summary(report) {
   const marked = Object.values(report.marked).reduce((a, b) => a + b, 0);
   const missing = report.missing.map((m) => `${m.method} ${m.url}`).join(", ");
   const cachedMarked = Object.values(report.cachedMarked).reduce((a, b) => a + b, 0);
-  return `${report.wire} exchanges on the wire: ${report.exact} archived byte-exact (${report.revalidated} of them 304 revalidations), ${marked} archived marked ${JSON.stringify(report.marked)}, ${report.missing.length} missing${missing ? ` (${missing})` : ""}, ${report.unmarked.length} unmarked differences; served from the browser's cache, never on the wire: ${report.cached} archived with a body the wire carried before, ${cachedMarked} marked ${JSON.stringify(report.cachedMarked)}; ${report.extra.length} archived exchanges never reached the wire`;
+  return `${report.wire} exchanges on the wire: ${report.exact} archived byte-exact (${report.revalidated} of them 304 revalidations; with a note: ${JSON.stringify(report.exactNoted)}), ${marked} archived marked ${JSON.stringify(report.marked)}, ${report.missing.length} missing${missing ? ` (${missing})` : ""}, ${report.unmarked.length} unmarked differences; served from the browser's cache, never on the wire: ${report.cached} archived with a body the wire carried before, ${cachedMarked} marked ${JSON.stringify(report.cachedMarked)}; ${report.extra.length} archived exchanges never reached the wire`;
 }
 
 // api calls the extension's API from one of its pages (ext).

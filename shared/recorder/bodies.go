@@ -244,14 +244,18 @@ func declaredWhole(ex *Exchange) bool {
 // the responses whose page was left and whose end it never reported (it often does
 // not, for a page left at once): an exchange whose whole body it gives (as long as
 // the server declared) is finished with it; the others are left to Detached, which
-// marks them.
+// marks them. An exchange whose response the browser reported only by its head on the
+// wire (the page was left into the back/forward cache as the response came, and is
+// frozen there) is finished with that head and what the browser gives of its body,
+// marked unless it is whole (readBodyOnWire).
 func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 	// The requests never reported but named, whose window of pauses is not over.
 	r.recoverUnreported(ctx, Target{TabID: tab}, true)
 	r.mu.Lock()
 	var left []requestKey
 	for key, p := range r.pending {
-		if key.target.TabID == tab && p.ex.Status != 0 && !p.ex.Redirected && r.pageLeft(key, p) && r.bodies[key] == nil {
+		onWire := p.ex.Status == 0 && p.respWire != nil && p.respWire.status >= 200
+		if key.target.TabID == tab && (p.ex.Status != 0 || onWire) && !p.ex.Redirected && r.pageLeft(key, p) && r.bodies[key] == nil {
 			left = append(left, key)
 		}
 	}
@@ -262,32 +266,73 @@ func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 			defer r.work.Done()
 			r.mu.Lock()
 			p := r.pending[key]
-			r.mu.Unlock()
-			if p == nil {
-				return
+			var ex Exchange
+			if p != nil {
+				ex = *p.ex
 			}
-			b, err := r.getResponseBody(ctx, key.target, "Network.getResponseBody", key.id)
-			if err != nil {
+			onWire := p != nil && ex.Status == 0
+			if onWire {
+				w := p.respWire
+				ex.Status, ex.StatusText, ex.RespHeader = w.status, w.statusText, w.header
+			}
+			r.mu.Unlock()
+			switch {
+			case p == nil:
 				return
+			case onWire:
+				if r.readBodyOnWire(ctx, key.target, key.id, &ex, whyHeadFromWire) {
+					ex.RespNote = fmt.Sprintf("%s, and gave all %d bytes of its body that the server declared when asked", whyHeadFromWire, ex.BodyLen())
+				}
+			default:
+				b, err := r.getResponseBody(ctx, key.target, "Network.getResponseBody", key.id)
+				if err != nil {
+					return
+				}
+				ex.RespBody = b
+				if !declaredWhole(&ex) {
+					return
+				}
+				ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (the page was left), but gave all %d bytes the server declared when asked", len(b))
 			}
 			r.mu.Lock()
-			ex := *p.ex
-			r.mu.Unlock()
-			ex.RespBody = b
-			if !declaredWhole(&ex) {
-				return
-			}
-			r.mu.Lock()
-			if r.pending[key] != p {
+			if r.pending[key] != p || (onWire && p.ex.Status != 0) {
+				// Finished meanwhile, or its response reported after all.
 				r.mu.Unlock()
 				return
 			}
-			p.ex.RespBody = b
-			p.ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (the page was left), but gave all %d bytes the server declared when asked", len(b))
+			p.ex.Status, p.ex.StatusText, p.ex.RespHeader = ex.Status, ex.StatusText, ex.RespHeader
+			p.ex.RespBody, p.ex.RespNote, p.ex.RespTruncated = ex.RespBody, ex.RespNote, ex.RespTruncated
+			p.headFromWire = p.headFromWire || onWire
 			r.mu.Unlock()
 			r.finish(ctx, key, p, false, key.target)
 		}()
 	}
+}
+
+// readBodyOnWire reads from the network layer (which keeps bodies, durable messages)
+// the body of ex, request id of target t, whose response the browser reported only by
+// its head on the wire, and why says so: unless the answer has no body, ex gets what
+// the browser gives, and is marked, with why, unless that is every byte the server
+// declared. It reports whether the body is whole.
+func (r *Recorder) readBodyOnWire(ctx context.Context, t Target, id string, ex *Exchange, why string) bool {
+	if ex.Status == 304 || ex.Status == 204 || ex.Status < 200 || ex.Method == "HEAD" {
+		return true // no body
+	}
+	body, err := r.getResponseBody(ctx, t, "Network.getResponseBody", id)
+	ex.RespBody = body
+	switch {
+	case err != nil:
+		ex.RespTruncated, ex.RespNote = "disconnect", WhyPageLeft+" ("+why+")"
+	case !declaredWhole(ex):
+		ex.RespTruncated = "disconnect"
+		ex.RespNote = fmt.Sprintf("%s; its body (%d bytes) was asked for after and cannot be known whole (no length the server declared to compare with)", why, len(body))
+		if n := declaredLength(ex.RespHeader); n >= 0 && ex.RespHeader.Get("Content-Encoding") == "" {
+			ex.RespTruncated, ex.RespNote = "length", fmt.Sprintf("%s; its body was asked for after: %d of the %d bytes the server declared", why, len(body), n)
+		}
+	default:
+		return true
+	}
+	return false
 }
 
 // checkLength marks a response whose archived body is not as long as the server

@@ -1345,12 +1345,10 @@ func setResponse(ex *Exchange, res *cdpResponse) {
 // sent by the network layer, still comes; the request stays open, frozen with the
 // page, and its end is reported when the page is shown again. It is called when the
 // end is reported or the exchange is cut (Stop): the exchange had a response, and its
-// body is read, or marked, as any other's. Elsewhere a wire head with no report is not
-// taken: under quick navigation, with the cache off, the browser sent wire heads for
-// requests of left pages that the server, behind a logging proxy, never saw (why was
-// not found), and such an exchange stays one with no response. A page left into the
-// cache for the first time, and never shown again, is not known to be there: its
-// exchanges cut by Stop stay ones with no response too. r.mu is held.
+// body is read, or marked, as any other's. The exchanges of a page left for good, or
+// left into the cache and never shown again (which is not known to be there), take
+// the wire's head before the recording stops, in ReadLeftBodies; not here, when the
+// tab is already detached and their bodies can no longer be asked for. r.mu is held.
 func (r *Recorder) headFromWire(key requestKey, p *pendingExchange) {
 	w := p.respWire
 	if p.ex.Status != 0 || w == nil || w.status < 200 || !r.cached[key.target.TabID][p.loaderID] {
@@ -1362,7 +1360,7 @@ func (r *Recorder) headFromWire(key requestKey, p *pendingExchange) {
 
 // whyHeadFromWire begins the note of an exchange whose response the browser never
 // reported (see headFromWire) when its body could not be read.
-const whyHeadFromWire = "the browser never reported this response, only its head on the wire (it came as its page was left)"
+const whyHeadFromWire = "the browser never reported this response, only its head on the wire, which came as its page was left"
 
 // archivable reports whether a URL names something fetched over the network.
 func archivable(u string) bool {

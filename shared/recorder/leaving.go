@@ -318,23 +318,7 @@ func (r *Recorder) recoverUnreported(ctx context.Context, t Target, all bool) {
 			ex.Failure = "no response reported: " + whyRecovered
 		default:
 			ex.Status, ex.StatusText, ex.RespHeader = f.resp.status, f.resp.statusText, f.resp.header
-			if ex.Status == 304 || ex.Status == 204 || ex.Status < 200 || method == "HEAD" {
-				break // no body
-			}
-			body, err := r.getResponseBody(ctx, f.key.target, "Network.getResponseBody", f.key.id)
-			ex.RespBody = body
-			switch {
-			case err != nil:
-				ex.RespTruncated, ex.RespNote = "disconnect", "the page was left before its body arrived ("+whyRecovered+")"
-			case !declaredWhole(ex):
-				ex.RespTruncated = "disconnect"
-				ex.RespNote = fmt.Sprintf("%s; its body (%d bytes) was asked for after and cannot be known whole (no length the server declared to compare with)", whyRecovered, len(body))
-				if n := declaredLength(ex.RespHeader); n >= 0 && ex.RespHeader.Get("Content-Encoding") == "" {
-					ex.RespTruncated, ex.RespNote = "length", fmt.Sprintf("%s; its body was asked for after: %d of the %d bytes the server declared", whyRecovered, len(body), n)
-				}
-			default:
-				ex.RespNote = ""
-			}
+			r.readBodyOnWire(ctx, f.key.target, f.key.id, ex, whyRecovered)
 		}
 		if r.OnExchange != nil {
 			r.OnExchange(ex)

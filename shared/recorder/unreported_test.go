@@ -320,9 +320,11 @@ func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
 // back/forward cache included, though the wire's head (ExtraInfo) still comes; the
 // request's end may be reported later, when the page is shown again. The exchange is
 // archived with the wire's head once its page has been shown again from the cache:
-// whole when its body is read whole, marked when it is cut; with no response,
-// labelled, when neither its response nor the wire's head ever came, or its page was
-// left for good.
+// whole when its body is read whole, marked when it is cut. A page left for good, or
+// kept in the cache and never shown again, is not waited for: before the recording
+// stops (ReadLeftBodies), such an exchange takes the wire's head and what the browser
+// gives of its body, marked unless it is every byte the server declared; with no
+// response, labelled, when neither its response nor the wire's head ever came.
 func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 	const page = "http://127.0.0.1:35535/"
 	const image = "http://127.0.0.1:35535/slow.png?ms=1500"
@@ -342,7 +344,7 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 		noHead    bool   // the wire's head never came either
 		left      bool   // the page is never shown again
 		leftAgain bool   // the page, shown again, is left again (into the cache)
-		end       string // "finished", or "stopped": recording stops first
+		end       string // "finished", "stopped" (recording stops first), or "read" (the left bodies read, then Stop)
 		body      string
 		bodyErr   error
 		status    int
@@ -355,6 +357,10 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 		{name: "ended, no head at all", noHead: true, end: "finished", note: "never its response"},
 		{name: "ended, its page left for good", left: true, end: "finished", note: "never its response"},
 		{name: "still coming at Stop, its page back in the cache", leftAgain: true, end: "stopped", status: 200, truncated: "disconnect", note: "the page was left before its body arrived"},
+		{name: "its page left, its body given whole before Stop", left: true, end: "read", body: "hello", status: 200, note: "only its head on the wire, which came as its page was left, and gave all 5 bytes"},
+		{name: "its page left, part of its body given before Stop", left: true, end: "read", body: "hel", status: 200, truncated: "length", note: "3 of the 5 bytes the server declared"},
+		{name: "its page left, its body not given before Stop", left: true, end: "read", bodyErr: fmt.Errorf("No resource with given identifier found"), status: 200, truncated: "disconnect", note: "the page was left before its body arrived (the browser never reported this response"},
+		{name: "its page left, no head at all", left: true, noHead: true, end: "read", note: "the page was left before its response arrived"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := recorder.NewRecorder(givingBody(tc.body, tc.bodyErr))
@@ -379,7 +385,11 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 					t.Fatalf("%s: %v", ev.Method, err)
 				}
 			}
-			if tc.end == "stopped" {
+			if tc.end == "read" {
+				r.Wait()
+				r.ReadLeftBodies(ctx, 7)
+			}
+			if tc.end == "stopped" || tc.end == "read" {
 				r.Wait()
 				r.Detached(ctx, recorder.Target{TabID: 7}, "recording stopped")
 			}
