@@ -13,7 +13,7 @@ import { launch } from "./lib/browser.mjs";
 import { mediaWikiSession, startMediaWiki } from "./lib/mediawiki.mjs";
 import { png } from "./lib/png.mjs";
 import { openReplay, squash } from "./lib/replay.mjs";
-import { recordAgainstWire, summary } from "./lib/wire.mjs";
+import { describeMissing, recordAgainstWire, summary } from "./lib/wire.mjs";
 
 const runs = Number(process.argv[process.argv.indexOf("--runs") + 1] || 1) || 1;
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-mediawiki-probe-"));
@@ -32,7 +32,7 @@ try {
     const run = await recordAgainstWire(browser, ext, { ...wiki, start: "index.php?title=Main_Page" }, (page) => mediaWikiSession(page, wiki.url, upload, seen, (n) => console.log(`  done again: ${n}`)));
     console.log(`run ${i}: ${summary(run.report)}`);
     for (const m of run.report.unmarked) console.log(`  unmarked difference: ${JSON.stringify(m)}`);
-    for (const m of run.report.missing) console.log(`  missing: ${m.method} ${m.url} (${m.status}), told to the plain DevTools client ${m.heardByDevTools} times`);
+    for (const m of run.report.missing) console.log(`  missing: ${describeMissing(m)}`);
     for (const n of run.info.notes || []) console.log(`  the session's note: ${n.slice(0, 300)}`);
     for (const [url, text] of Object.entries(live)) {
       const r = await openReplay(browser, run.id, url);

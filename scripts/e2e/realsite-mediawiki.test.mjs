@@ -15,7 +15,7 @@ import { mediaWikiSession, mediaWikiUser, startMediaWiki } from "../lib/mediawik
 import { png } from "../lib/png.mjs";
 import { openReplay, squash } from "../lib/replay.mjs";
 import { httpBody } from "../lib/warc09.mjs";
-import { offline, recordAgainstWire, summary, unreportedRequests } from "../lib/wire.mjs";
+import { describeMissing, offline, recordAgainstWire, summary, unreportedRequests } from "../lib/wire.mjs";
 
 // The image uploaded.
 const uploadBytes = png(1001);
@@ -47,7 +47,7 @@ test("every exchange on the wire is archived byte-exact or marked; none missing 
   const { report, info } = run;
   t.diagnostic(summary(report));
   for (const n of retried) t.diagnostic(`done again: ${n}`);
-  for (const m of report.missing) t.diagnostic(`missing: ${m.method} ${m.url} (${m.status}); told to the plain DevTools client ${m.heardByDevTools} times`);
+  for (const m of report.missing) t.diagnostic(`missing: ${describeMissing(m)}`);
   assert.ok(report.wire > 50, `only ${report.wire} exchanges on the wire`);
   assert.deepEqual(report.unmarked, [], "unmarked differences");
   const { count: unreported, note } = unreportedRequests(info);

@@ -67,8 +67,10 @@ const headFields = (head) => head.split("\r\n").slice(1).map((l) => [l.slice(0, 
  *   says why, or a "no response" note), counted by the note's reason, and listed in
  *   marks with the body's size on the wire and as archived (-1: no response);
  * - unmarked: archived otherwise, with no mark: what must never happen;
- * - missing: on the wire, not in the archive; each says whether the plain DevTools
- *   client heard of it (devtools: the { method, url } of each request it was told of).
+ * - missing: on the wire, not in the archive; each says how many times the plain
+ *   DevTools client heard of its method and URL (devtools: the { method, url } of each
+ *   request it was told of), how many exchanges of them the wire carried, how many the
+ *   archive holds, and how many it holds as served by the browser's cache.
  * A 304 on the wire is the server's answer to the browser's revalidation of its cached
  * copy: archived as sent (status 304, no body), or as the cached copy the browser's HTTP
  * cache gave the page (status 200, its note saying so) with a body the wire carried
@@ -144,7 +146,8 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
       current = w;
       if (!a) {
         const told = heard.get(k) || 0;
-        report.missing.push({ method: w.method, url: w.url, status: w.status, heardByDevTools: told });
+        const cached = archived.filter((x) => fromCache(x) && !unsaid(x) && key(x.method, x.url) === k).length;
+        report.missing.push({ method: w.method, url: w.url, status: w.status, heardByDevTools: told, onWire: g.wire.length, archived: g.archived.length, cached });
         continue;
       }
       const why = a.notes.map(reasonOf).join(" / ");
@@ -213,6 +216,9 @@ export function unreportedRequests(info) {
 }
 
 /** One line of a report, for a person: counts, marks by reason, what is missing. */
+/** One missing exchange of a compareWire report, in words. */
+export const describeMissing = (m) => `${m.method} ${m.url} (${m.status}); told to the plain DevTools client ${m.heardByDevTools} times; ${m.onWire} on the wire, ${m.archived} archived (and ${m.cached} served from the browser's cache)`;
+
 export function summary(report) {
   const marked = Object.values(report.marked).reduce((a, b) => a + b, 0);
   const missing = report.missing.map((m) => `${m.method} ${m.url}`).join(", ");
