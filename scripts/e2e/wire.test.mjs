@@ -37,3 +37,24 @@ test("an exchange archived with a response the wire never carried is an unmarked
   assert.equal(report.unmarked.length, 1, JSON.stringify(report.unmarked));
   assert.match(report.unmarked[0].what, /never on the wire; the wire carried 200 for it/);
 });
+
+test("a missing exchange says what the wire, the archive and the plain client hold for its URL; one with a note is exact and counted by it", () => {
+  // Three on the wire, one archived whole with a note, one served by the browser's
+  // cache (not paired with the wire), the plain client told of one: the two missing
+  // are of those the plain client was not told of; told of two, one of them was.
+  const noted = "the browser never reported this response, only its head on the wire, which came as its page was left, and gave all 3 bytes of its body that the server declared when asked";
+  const report = compareWire(
+    [wire(200), wire(200), wire(200)],
+    [archived(200, [noted]), archived(200, ["served from the browser's memory cache"])],
+    [{ method: "GET", url: "/lib/images/external-link.svg" }],
+  );
+  assert.equal(report.exact, 1);
+  assert.deepEqual(report.exactNoted, { "the browser never reported this response, only its head on the wire, which came as its page was left, and gave all N bytes of its body that the server declared when asked": 1 });
+  assert.equal(report.cached, 1);
+  assert.equal(report.missing.length, 2);
+  assert.deepEqual(report.missing[0], { method: "GET", url: "/lib/images/external-link.svg", status: 200, heardByDevTools: 1, onWire: 3, archived: 1, cached: 1 });
+  assert.deepEqual(report.missingHeard, []);
+  const told = { method: "GET", url: "/lib/images/external-link.svg" };
+  const again = compareWire([wire(200), wire(200), wire(200)], [archived(200, [noted])], [told, told]);
+  assert.deepEqual(again.missingHeard.map((m) => m.beyond), [1]);
+});
