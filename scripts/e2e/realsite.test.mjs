@@ -82,8 +82,9 @@ after(async () => {
 const label = { session: "a user's session", quick: "quick navigation" };
 for (const name of ["session", "quick"]) {
   test(`${label[name]}: every exchange on the wire is archived byte-exact or marked`, (t) => {
-    const { report, info } = runs[name];
+    const { report, info, stopMs } = runs[name];
     t.diagnostic(summary(report));
+    t.diagnostic(`Stop answered in ${stopMs} ms`);
     for (const m of report.marks.filter((x) => !/page was left/.test(x.reason))) t.diagnostic(`marked: ${m.method} ${m.url}: ${m.reason}`);
     for (const m of report.missing) t.diagnostic(`missing: ${describeMissing(m)}`);
     const extra = {};

@@ -259,7 +259,7 @@ export async function wireQuiet(site) {
  * before the recording starts. Resolves to { id (the session's), records, info (the
  * stopped session), wire (the exchanges begun meanwhile), devtools (the requests the
  * plain client was told of: { method, url, cached: whether the browser's cache
- * answered it }), report (compareWire's) }.
+ * answered it }), stopMs (how long Stop took to answer), report (compareWire's) }.
  */
 export async function recordAgainstWire(browser, ext, site, act) {
   const page = await browser.context.newPage();
@@ -287,13 +287,15 @@ export async function recordAgainstWire(browser, ext, site, act) {
   if (start.status !== 200) throw new Error(`start: ${start.status} ${JSON.stringify(start.json)}`);
   await act(page);
   await wireQuiet(site);
+  const asked = Date.now();
   const stop = await api(ext, "POST", "/api/record/stop");
   if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.json)}`);
   const t1 = Date.now();
+  const stopMs = t1 - asked;
   await cdp.detach();
   await page.close();
   const records = await sessionRecords(ext, start.json.id);
-  return { id: start.json.id, records, info: stop.json, devtools, ...compareRun(site, t0, t1, records, devtools) };
+  return { id: start.json.id, records, info: stop.json, devtools, stopMs, ...compareRun(site, t0, t1, records, devtools) };
 }
 
 /**
