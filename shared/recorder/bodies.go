@@ -245,9 +245,9 @@ func declaredWhole(ex *Exchange) bool {
 // not, for a page left at once): an exchange whose whole body it gives (as long as
 // the server declared) is finished with it; the others are left to Detached, which
 // marks them. An exchange whose response the browser reported only by its head on the
-// wire (the page was left into the back/forward cache as the response came, and is
-// frozen there) is finished with that head and what the browser gives of its body,
-// marked unless it is whole (readBodyOnWire).
+// wire (its page was left as the response came: for good, or into the back/forward
+// cache, where it is frozen) is finished with that head and what the browser gives of
+// its body, marked unless it is whole (readBodyOnWire).
 func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 	// The requests never reported but named, whose window of pauses is not over.
 	r.recoverUnreported(ctx, Target{TabID: tab}, true)
@@ -280,8 +280,11 @@ func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 			case p == nil:
 				return
 			case onWire:
-				if r.readBodyOnWire(ctx, key.target, key.id, &ex, whyHeadFromWire) {
+				switch whole := r.readBodyOnWire(ctx, key.target, key.id, &ex, whyHeadFromWire); {
+				case whole && ex.BodyLen() > 0:
 					ex.RespNote = fmt.Sprintf("%s, and gave all %d bytes of its body that the server declared when asked", whyHeadFromWire, ex.BodyLen())
+				case whole:
+					ex.RespNote = whyHeadFromWire // an answer with no body
 				}
 			default:
 				b, err := r.getResponseBody(ctx, key.target, "Network.getResponseBody", key.id)

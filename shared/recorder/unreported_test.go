@@ -340,16 +340,17 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 	}
 	finished := recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"20"}`}
 	for _, tc := range []struct {
-		name      string
-		noHead    bool   // the wire's head never came either
-		left      bool   // the page is never shown again
-		leftAgain bool   // the page, shown again, is left again (into the cache)
-		end       string // "finished", "stopped" (recording stops first), or "read" (the left bodies read, then Stop)
-		body      string
-		bodyErr   error
-		status    int
-		truncated string
-		note      string // a part of the body's note, or of the failure
+		name        string
+		noHead      bool   // the wire's head never came either
+		notModified bool   // the wire's head is a 304
+		left        bool   // the page is never shown again
+		leftAgain   bool   // the page, shown again, is left again (into the cache)
+		end         string // "finished", "stopped" (recording stops first), or "read" (the left bodies read, then Stop)
+		body        string
+		bodyErr     error
+		status      int
+		truncated   string
+		note        string // a part of the body's note, or of the failure
 	}{
 		{name: "ended, its body whole", end: "finished", body: "hello", status: 200},
 		{name: "ended, its body no longer kept", end: "finished", bodyErr: fmt.Errorf("No resource with given identifier found"), status: 200, truncated: "unspecified", note: "only its head on the wire"},
@@ -361,6 +362,7 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 		{name: "its page left, part of its body given before Stop", left: true, end: "read", body: "hel", status: 200, truncated: "length", note: "3 of the 5 bytes the server declared"},
 		{name: "its page left, its body not given before Stop", left: true, end: "read", bodyErr: fmt.Errorf("No resource with given identifier found"), status: 200, truncated: "disconnect", note: "the page was left before its body arrived (the browser never reported this response"},
 		{name: "its page left, no head at all", left: true, noHead: true, end: "read", note: "the page was left before its response arrived"},
+		{name: "its page left, a 304 on the wire", left: true, notModified: true, end: "read", status: 304, note: "only its head on the wire, which came as its page was left; the page used the body the browser had cached"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := recorder.NewRecorder(givingBody(tc.body, tc.bodyErr))
@@ -374,6 +376,10 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 			evs := slices.DeleteFunc(slices.Clone(events), func(e recordertest.Event) bool {
 				return tc.noHead && e.Method == head.Method && e.Params == head.Params || tc.left && strings.Contains(e.Params, "BackForwardCacheRestore")
 			})
+			if tc.notModified {
+				i := slices.IndexFunc(evs, func(e recordertest.Event) bool { return e.Method == head.Method && e.Params == head.Params })
+				evs[i].Params = strings.Replace(strings.Replace(head.Params, `"statusCode":200`, `"statusCode":304`, 1), "200 OK", "304 Not Modified", 1)
+			}
 			if tc.leftAgain {
 				evs = append(evs, recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L3","url":"http://127.0.0.1:35535/forms"},"type":"Navigation"}`})
 			}
