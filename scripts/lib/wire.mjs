@@ -116,7 +116,12 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
     else if (a.truncated && why) report.cachedMarked[why] = (report.cachedMarked[why] || 0) + 1;
     else report.unmarked.push({ method: a.method, url: a.url, what: `served from the browser's cache, archived with status ${a.status} and a body (${a.bodySize} bytes) the wire never carried for it (it carried ${[...new Set(earlier.filter((w) => key(w.method, w.url) === key(a.method, a.url)).map((w) => `${w.status} ${w.complete ? "" : "incomplete "}${w.decoded_size}`))].join(", ") || "nothing"})` });
   };
-  for (const a of archived) if (fromCache(a) && !unsaid(a)) countCached(a);
+  const servedByCache = new Map(); // method and URL -> how many the browser's cache served
+  for (const a of archived) {
+    if (!fromCache(a) || unsaid(a)) continue;
+    countCached(a);
+    servedByCache.set(key(a.method, a.url), (servedByCache.get(key(a.method, a.url)) || 0) + 1);
+  }
   let current;
   const mark = (reason, a) => {
     report.marked[reason] = (report.marked[reason] || 0) + 1;
@@ -146,8 +151,7 @@ export function compareWire(wire, archived, devtools, earlier = wire) {
       current = w;
       if (!a) {
         const told = heard.get(k) || 0;
-        const cached = archived.filter((x) => fromCache(x) && !unsaid(x) && key(x.method, x.url) === k).length;
-        report.missing.push({ method: w.method, url: w.url, status: w.status, heardByDevTools: told, onWire: g.wire.length, archived: g.archived.length, cached });
+        report.missing.push({ method: w.method, url: w.url, status: w.status, heardByDevTools: told, onWire: g.wire.length, archived: g.archived.length, cached: servedByCache.get(k) || 0 });
         continue;
       }
       const why = a.notes.map(reasonOf).join(" / ");
@@ -215,10 +219,10 @@ export function unreportedRequests(info) {
   return { count: Number(note.match(/^(\d+) requests? begun/)?.[1] || 0), note };
 }
 
-/** One line of a report, for a person: counts, marks by reason, what is missing. */
 /** One missing exchange of a compareWire report, in words. */
 export const describeMissing = (m) => `${m.method} ${m.url} (${m.status}); told to the plain DevTools client ${m.heardByDevTools} times; ${m.onWire} on the wire, ${m.archived} archived (and ${m.cached} served from the browser's cache)`;
 
+/** One line of a report, for a person: counts, marks by reason, what is missing. */
 export function summary(report) {
   const marked = Object.values(report.marked).reduce((a, b) => a + b, 0);
   const missing = report.missing.map((m) => `${m.method} ${m.url}`).join(", ");

@@ -272,8 +272,7 @@ func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 			}
 			onWire := p != nil && ex.Status == 0
 			if onWire {
-				w := p.respWire
-				ex.Status, ex.StatusText, ex.RespHeader = w.status, w.statusText, w.header
+				p.respWire.give(&ex)
 			}
 			r.mu.Unlock()
 			switch {
@@ -318,14 +317,14 @@ func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 // the browser gives, and is marked, with why, unless that is every byte the server
 // declared. It reports whether the body is whole.
 func (r *Recorder) readBodyOnWire(ctx context.Context, t Target, id string, ex *Exchange, why string) bool {
-	if ex.Status == 304 || ex.Status == 204 || ex.Status < 200 || ex.Method == "HEAD" {
-		return true // no body
+	if !hasBody(ex) {
+		return true
 	}
 	body, err := r.getResponseBody(ctx, t, "Network.getResponseBody", id)
 	ex.RespBody = body
 	switch {
 	case err != nil:
-		ex.RespTruncated, ex.RespNote = "disconnect", WhyPageLeft+" ("+why+")"
+		ex.RespTruncated, ex.RespNote = "disconnect", WhyPageLeft+" ("+why+"; the browser did not give its body: "+err.Error()+")"
 	case !declaredWhole(ex):
 		ex.RespTruncated = "disconnect"
 		ex.RespNote = fmt.Sprintf("%s; its body (%d bytes) was asked for after and cannot be known whole (no length the server declared to compare with)", why, len(body))
@@ -363,7 +362,13 @@ func checkLength(ex *Exchange) {
 // bodyUnmarked says ex's response has a body, a final one, not yet marked: one that a
 // check of its length or its end may mark.
 func bodyUnmarked(ex *Exchange) bool {
-	return ex.RespTruncated == "" && ex.Status >= 200 && ex.Status != 204 && ex.Status != 304 && !ex.Redirected && ex.Method != "HEAD"
+	return ex.RespTruncated == "" && !ex.Redirected && hasBody(ex)
+}
+
+// hasBody says whether ex's response is one that has a body: a final status other
+// than 204 and 304, to a method other than HEAD.
+func hasBody(ex *Exchange) bool {
+	return ex.Status >= 200 && ex.Status != 204 && ex.Status != 304 && ex.Method != "HEAD"
 }
 
 // wholeLimit is the largest body read whole: the browser keeps no more of one body.

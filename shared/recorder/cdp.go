@@ -1354,7 +1354,7 @@ func (r *Recorder) headFromWire(key requestKey, p *pendingExchange) {
 	if p.ex.Status != 0 || w == nil || w.status < 200 || !r.cached[key.target.TabID][p.loaderID] {
 		return
 	}
-	p.ex.Status, p.ex.StatusText, p.ex.RespHeader = w.status, w.statusText, w.header
+	w.give(p.ex)
 	p.headFromWire = true
 }
 
@@ -1380,6 +1380,11 @@ type responseWire struct {
 	status     int
 	statusText string // from the raw status line, when there is one
 	header     Fields
+}
+
+// give makes w the response head of ex.
+func (w responseWire) give(ex *Exchange) {
+	ex.Status, ex.StatusText, ex.RespHeader = w.status, w.statusText, w.header
 }
 
 // wire returns the response head that ev reports: the raw header block when the

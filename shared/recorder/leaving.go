@@ -317,7 +317,7 @@ func (r *Recorder) recoverUnreported(ctx context.Context, t Target, all bool) {
 		case f.resp == nil:
 			ex.Failure = "no response reported: " + whyRecovered
 		default:
-			ex.Status, ex.StatusText, ex.RespHeader = f.resp.status, f.resp.statusText, f.resp.header
+			f.resp.give(ex)
 			r.readBodyOnWire(ctx, f.key.target, f.key.id, ex, whyRecovered)
 		}
 		if r.OnExchange != nil {

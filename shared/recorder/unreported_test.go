@@ -360,7 +360,7 @@ func TestRecorderTakesTheWiresHeadOfAResponseNeverReported(t *testing.T) {
 		{name: "still coming at Stop, its page back in the cache", leftAgain: true, end: "stopped", status: 200, truncated: "disconnect", note: "the page was left before its body arrived"},
 		{name: "its page left, its body given whole before Stop", left: true, end: "read", body: "hello", status: 200, note: "only its head on the wire, which came as its page was left, and gave all 5 bytes"},
 		{name: "its page left, part of its body given before Stop", left: true, end: "read", body: "hel", status: 200, truncated: "length", note: "3 of the 5 bytes the server declared"},
-		{name: "its page left, its body not given before Stop", left: true, end: "read", bodyErr: fmt.Errorf("No resource with given identifier found"), status: 200, truncated: "disconnect", note: "the page was left before its body arrived (the browser never reported this response"},
+		{name: "its page left, its body not given before Stop", left: true, end: "read", bodyErr: fmt.Errorf("No resource with given identifier found"), status: 200, truncated: "disconnect", note: "the page was left before its body arrived (the browser never reported this response, only its head on the wire, which came as its page was left; the browser did not give its body: "},
 		{name: "its page left, no head at all", left: true, noHead: true, end: "read", note: "the page was left before its response arrived"},
 		{name: "its page left, a 304 on the wire", left: true, notModified: true, end: "read", status: 304, note: "only its head on the wire, which came as its page was left; the page used the body the browser had cached"},
 	} {
