@@ -22,10 +22,15 @@ import (
 )
 
 // urlDatabase is the URL database the user loaded: its domain files are kept in the
-// store (under "urldb/"), so verdicts go on after a restart.
+// store (under "urldb/"), so verdicts go on after a restart. A restarted core reads
+// and parses them when the database is first used (ensure), not as it starts: most
+// wakes of the service worker (the popup's status, a page's event) need no verdict, and
+// parsing the published database's YAML made each of them wait (BENCHMARKS.md, "Core
+// cold start in Chromium").
 type urlDatabase struct {
 	store    Store
 	mu       sync.Mutex
+	read     bool // the kept domain files were read, or the database was set since
 	db       *urldb.Database
 	problems []string
 }
@@ -38,27 +43,44 @@ type DatabaseInfo = api.DatabaseInfo
 // DomainInfo is one domain of the database.
 type DomainInfo = api.DomainInfo
 
+// loadURLDatabase returns the database whose domain files are kept in store; they are
+// read when it is first used.
 func loadURLDatabase(store Store) *urlDatabase {
-	d := &urlDatabase{store: store}
-	keys, err := store.Keys(urldbPrefix)
-	if err != nil || len(keys) == 0 {
-		return d
+	return &urlDatabase{store: store}
+}
+
+// ensure reads and parses the domain files kept in the store, the first time the
+// database is used. d.mu is held.
+func (d *urlDatabase) ensure() {
+	if d.read {
+		return
+	}
+	d.read = true
+	keys, err := d.store.Keys(urldbPrefix)
+	if err != nil {
+		d.problems = append(d.problems, fmt.Sprintf("reading the kept URL database: %v", err))
+		return
+	}
+	if len(keys) == 0 {
+		return
 	}
 	var files []urldb.File
+	var unread []string
 	for _, k := range keys {
-		b, err := store.Get(k)
+		b, err := d.store.Get(k)
 		if err != nil {
-			d.problems = append(d.problems, err.Error())
+			unread = append(unread, err.Error())
 			continue
 		}
 		files = append(files, urldb.File{Name: strings.TrimPrefix(k, urldbPrefix), Data: b})
 	}
 	d.set(urldb.LoadFiles(files...))
-	return d
+	d.problems = append(unread, d.problems...)
 }
 
-// set takes a freshly loaded database and its problems.
+// set takes a freshly loaded database and its problems. d.mu is held.
 func (d *urlDatabase) set(db *urldb.Database, err error) {
+	d.read = true
 	d.db = db
 	d.problems = nil
 	var list urldb.ErrorList
@@ -75,6 +97,7 @@ func (d *urlDatabase) set(db *urldb.Database, err error) {
 func (d *urlDatabase) Info() DatabaseInfo {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.ensure()
 	info := DatabaseInfo{Loaded: d.db != nil && len(d.db.Domains) > 0, Domains: []DomainInfo{}, Problems: d.problems, Origins: []string{}}
 	if info.Problems == nil {
 		info.Problems = []string{}
@@ -179,7 +202,7 @@ func (d *urlDatabase) replace(ctx context.Context, files []urldb.File, progress 
 func (d *urlDatabase) Clear() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.db, d.problems = nil, nil
+	d.read, d.db, d.problems = true, nil, nil
 	return d.store.Delete(urldbPrefix)
 }
 
@@ -188,6 +211,7 @@ func (d *urlDatabase) Clear() error {
 func (d *urlDatabase) rulesFor(registered string) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.ensure()
 	if d.db == nil {
 		return ""
 	}
@@ -210,6 +234,7 @@ func (d *urlDatabase) rulesFor(registered string) string {
 func (d *urlDatabase) check(ex *recorder.Exchange, canonical string) (urldb.Verdict, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.ensure()
 	if d.db == nil || ex.Status == 304 {
 		return urldb.Verdict{}, false
 	}
@@ -244,6 +269,7 @@ func (d *urlDatabase) check(ex *recorder.Exchange, canonical string) (urldb.Verd
 func (d *urlDatabase) Add(rawURL string, resp urldb.Response, categories []string, static bool) (*urldb.Record, string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.ensure()
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return nil, "", fmt.Errorf("cannot add %q: not an absolute URL", rawURL)
@@ -278,6 +304,7 @@ func (d *urlDatabase) Add(rawURL string, resp urldb.Response, categories []strin
 func (d *urlDatabase) WriteZip(w io.Writer) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.ensure()
 	zw := zip.NewWriter(w)
 	if d.db != nil {
 		for _, dom := range d.db.Domains {
@@ -297,6 +324,7 @@ func (d *urlDatabase) WriteZip(w io.Writer) error {
 func (d *urlDatabase) Entries() ([]urldb.Entry, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.ensure()
 	if d.db == nil {
 		return nil, fmt.Errorf("no URL database is loaded: load one on the options page")
 	}

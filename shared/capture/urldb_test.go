@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
+	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 )
 
@@ -156,5 +157,102 @@ func TestADatabaseOfTensOfMBLoads(t *testing.T) {
 	}
 	if info.Records != records || len(info.Problems) > 0 {
 		t.Errorf("%d MiB of YAML: %d records loaded of %d, problems %q", size>>20, info.Records, records, info.Problems)
+	}
+}
+
+// keptDatabaseStore returns a store holding the real database, as a core that loaded
+// it keeps it.
+func keptDatabaseStore(t *testing.T) *MemStore {
+	t.Helper()
+	store := NewMemStore()
+	svc, _ := NewService(store, newFakeHost())
+	if info, err := svc.db.Replace(realDatabaseFiles(t)); err != nil || info.Records != 537 {
+		t.Fatalf("loading the real database: %+v %v", info, err)
+	}
+	return store
+}
+
+// databaseReads counts the reads of the kept database's domain files.
+type databaseReads struct {
+	*MemStore
+	n int
+}
+
+func (s *databaseReads) Get(key string) ([]byte, error) {
+	if strings.HasPrefix(key, urldbPrefix) {
+		s.n++
+	}
+	return s.MemStore.Get(key)
+}
+
+func TestAKeptDatabaseIsReadWhenFirstUsedNotAtStart(t *testing.T) {
+	db, err := urldb.LoadFiles(realDatabaseFiles(t)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := db.Domains[0]
+	listed := urldb.Targets([]urldb.Entry{{Domain: dom, Record: dom.Records[0]}}, urldb.TargetOptions{})[0].URL
+	for _, tc := range []struct {
+		name string
+		use  func(d *urlDatabase) error
+	}{
+		{"its description", func(d *urlDatabase) error {
+			if info := d.Info(); info.Records != 537 || len(info.Origins) == 0 {
+				return fmt.Errorf("info: %d records, origins %v", info.Records, info.Origins)
+			}
+			return nil
+		}},
+		{"a verdict", func(d *urlDatabase) error {
+			ex := &recorder.Exchange{Method: "GET", URL: listed, Status: 200, RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/html"}}, RespBody: []byte("x")}
+			if _, ok := d.check(ex, ""); !ok {
+				return fmt.Errorf("no verdict on %s, which the database lists", listed)
+			}
+			return nil
+		}},
+		{"the records to check", func(d *urlDatabase) error {
+			if entries, err := d.Entries(); err != nil || len(entries) == 0 {
+				return fmt.Errorf("entries: %d, %v", len(entries), err)
+			}
+			return nil
+		}},
+		{"its export", func(d *urlDatabase) error {
+			var buf bytes.Buffer
+			if err := d.WriteZip(&buf); err != nil {
+				return err
+			}
+			zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+			if err != nil || len(zr.File) != len(db.Domains) {
+				return fmt.Errorf("the export has %d domain files, not %d: %v", len(zr.File), len(db.Domains), err)
+			}
+			return nil
+		}},
+		{"a record added to a kept domain", func(d *urlDatabase) error {
+			if _, _, err := d.Add(listed+"webkeep-added", urldb.Response{Status: 200, Header: map[string][]string{"Content-Type": {"text/html"}}}, nil, false); err != nil {
+				return err
+			}
+			// The domain's file was written again: with its kept records, not instead of them.
+			if info := loadURLDatabase(d.store).Info(); info.Records != 538 {
+				return fmt.Errorf("after the record was added, the kept database has %d records, not 538", info.Records)
+			}
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := &databaseReads{MemStore: keptDatabaseStore(t)}
+			svc, err := NewService(store, newFakeHost())
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc.Status()
+			if store.n != 0 {
+				t.Fatalf("the core read %d domain files as it started and answered its status", store.n)
+			}
+			if err := tc.use(svc.db); err != nil {
+				t.Error(err)
+			}
+			if store.n == 0 {
+				t.Error("the kept database was not read when first used")
+			}
+		})
 	}
 }
