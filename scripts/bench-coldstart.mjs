@@ -20,14 +20,19 @@
 // several-fold, weighs on both alike; it prints the other build's table too, and the
 // ratio of each pair of wakes.
 //
+// --urldb DIR loads the URL database of DIR's domain files through the options page
+// before the wakes, in each build, as a user who checks pages keeps one (the store is
+// empty otherwise). A core that parsed its kept database as it started made every wake
+// wait for it.
+//
 // --compiled traces each start instead of timing it (scripts/lib/wasmtrace.mjs), and
 // prints how many of core.wasm's functions V8 compiled lazily in each step, and their
 // bytes, by Go package: the code each step runs for the first time, which a loaded
 // machine does not change (it needs Go, to build the core again with its names).
 //
-//   node scripts/bench-coldstart.mjs [--runs N] [--against DIR | --compiled]
+//   node scripts/bench-coldstart.mjs [--runs N] [--urldb DIR] [--against DIR | --compiled]
 import { extensionDir, launch, root, waitFor } from "./lib/browser.mjs";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -38,6 +43,7 @@ const arg = (name, def) => {
   return i > 0 ? process.argv[i + 1] : def;
 };
 const runs = Number(arg("--runs", 31));
+const urldb = arg("--urldb", null);
 const against = arg("--against", null);
 const compiled = process.argv.includes("--compiled");
 const trace = compiled && await import("./lib/wasmtrace.mjs");
@@ -71,6 +77,13 @@ async function start(dir) {
     for (const v of e.versions) b.status = v.runningStatus;
   });
   await cdp.send("ServiceWorker.enable");
+  if (urldb) {
+    const options = await browser.context.newPage();
+    await options.goto(browser.page("options.html"));
+    await options.setInputFiles("#urldb-folder", path.resolve(urldb));
+    await options.waitForSelector('#urldb-status[data-loaded="true"]', { timeout: 90000 });
+    await options.close();
+  }
   return b;
 }
 
@@ -148,7 +161,8 @@ const table = (b) => {
 };
 console.log("## Core cold start in Chromium");
 console.log();
-console.log(`\`node scripts/bench-coldstart.mjs --runs ${runs}${against ? " --against " + against : ""}\` (headless Debian Chromium, the real extension, core.wasm of ${size(extensionDir)}, an empty store): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);
+const store = urldb ? `the URL database of ${urldb} loaded (${readdirSync(urldb).filter((f) => f.endsWith(".yaml")).length} domain files)` : "an empty store";
+console.log(`\`node scripts/bench-coldstart.mjs --runs ${runs}${urldb ? " --urldb " + urldb : ""}${against ? " --against " + against : ""}\` (headless Debian Chromium, the real extension, core.wasm of ${size(extensionDir)}, ${store}): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);
 console.log();
 table(builds[0]);
 if (against) {

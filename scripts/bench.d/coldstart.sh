@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The core's cold start in Chromium's service worker (needs `make build`): its times, each
 # wake paired with one of the floor (scripts/coldfloor: the same extension, its core a Go
-# program that only answers), then what V8 compiles in each step (a few traced starts: the
-# counts do not vary).
+# program that only answers); its times with the published URL database loaded, as a
+# user who checks pages keeps one; then what V8 compiles in each step (a few traced
+# starts: the counts do not vary).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 floor=dist/coldstart-floor
@@ -11,5 +12,7 @@ cp -r dist/extension/. "$floor/"
 GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$floor/core.wasm" ./scripts/coldfloor
 gzip -9 -n -f "$floor/core.wasm"
 node scripts/bench-coldstart.mjs --runs "${COLDSTART_RUNS:-31}" --against "$floor"
+echo
+node scripts/bench-coldstart.mjs --runs "${COLDSTART_RUNS:-31}" --urldb shared/urldb/testdata/wwt-url-database
 echo
 node scripts/bench-coldstart.mjs --runs 3 --compiled
