@@ -6,8 +6,6 @@
 package jsglue
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -138,9 +136,11 @@ func NewRequest(ctx context.Context, request js.Value) (*httpmsg.Request, error)
 }
 
 // Serve answers a fetch Request with h. The request's body streams into the handler
-// (see NewRequest), and the promise it returns is of a Response whose body is a
-// ReadableStream fed as the handler writes, holding at most one chunk in flight, so
-// an upload or a download of any size keeps memory flat.
+// (see NewRequest). The promise it returns is of a Response: one whose body is what
+// the handler wrote when the handler ends before writing a chunk (streamChunk bytes) or
+// flushing, as API answers do; otherwise one whose body is a ReadableStream fed as the
+// handler writes, holding at most one chunk in flight, so that an upload or a download
+// of any size keeps memory flat.
 func Serve(h httpmsg.Handler, request js.Value) js.Value {
 	return Promise(func() (any, error) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -150,7 +150,6 @@ func Serve(h httpmsg.Handler, request js.Value) js.Value {
 			return nil, err
 		}
 		rw := &responseWriter{header: httpmsg.Header{}, ready: make(chan js.Value, 1), chunks: make(chan []byte), cancel: cancel, ctx: ctx}
-		rw.buf = bufio.NewWriterSize(chunkWriter{rw}, streamChunk)
 		go func() {
 			defer cancel()
 			defer rw.finish()
@@ -168,13 +167,14 @@ func Serve(h httpmsg.Handler, request js.Value) js.Value {
 	})
 }
 
-// responseWriter streams a handler's response into a JavaScript Response.
+// responseWriter answers with a JavaScript Response: whole when the handler ends with
+// less than a chunk written, streamed once a chunk fills or the handler flushes.
 type responseWriter struct {
 	header  httpmsg.Header
-	status  int
-	started bool
-	buf     *bufio.Writer
-	ready   chan js.Value // the Response, once headers are known
+	status  int           // 0 until the handler writes its head or body
+	pending []byte        // body written and not yet sent, less than a chunk
+	started bool          // the streamed Response was made
+	ready   chan js.Value // the Response
 	chunks  chan []byte   // body chunks for the stream; closed at the end
 	failed  error
 	ctx     context.Context
@@ -185,43 +185,61 @@ type responseWriter struct {
 func (w *responseWriter) Header() httpmsg.Header { return w.header }
 
 func (w *responseWriter) WriteHeader(code int) {
-	if w.started {
-		return
+	if w.status == 0 {
+		w.status = code
 	}
-	w.status = code
-	w.start()
 }
 
 func (w *responseWriter) Write(p []byte) (int, error) {
-	if !w.started {
-		w.WriteHeader(httpmsg.StatusOK)
+	w.WriteHeader(httpmsg.StatusOK)
+	if err := w.ctx.Err(); err != nil {
+		return 0, err
 	}
-	if w.ctx.Err() != nil {
-		return 0, w.ctx.Err()
-	}
-	return w.buf.Write(p)
-}
-
-// Flush sends what is buffered.
-func (w *responseWriter) Flush() { w.buf.Flush() }
-
-type chunkWriter struct{ w *responseWriter }
-
-func (c chunkWriter) Write(p []byte) (int, error) {
-	select {
-	case c.w.chunks <- bytes.Clone(p):
+	if !hasBody(w.status) {
 		return len(p), nil
-	case <-c.w.ctx.Done():
-		return 0, c.w.ctx.Err()
+	}
+	n := 0
+	for len(p) > 0 {
+		k := min(len(p), streamChunk-len(w.pending))
+		w.pending = append(w.pending, p[:k]...)
+		p, n = p[k:], n+k
+		if len(w.pending) == streamChunk {
+			if err := w.send(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// Flush sends the head, and what is written of the body, now: the answer streams.
+func (w *responseWriter) Flush() { w.send() }
+
+// send streams the pending bytes, making the streamed Response first if need be.
+func (w *responseWriter) send() error {
+	w.WriteHeader(httpmsg.StatusOK)
+	if !w.started {
+		w.start()
+	}
+	if len(w.pending) == 0 || !hasBody(w.status) {
+		return nil
+	}
+	select {
+	case w.chunks <- w.pending:
+		w.pending = make([]byte, 0, streamChunk)
+		return nil
+	case <-w.ctx.Done():
+		return w.ctx.Err()
 	}
 }
 
-// start makes the Response: status, headers and a stream that pulls chunks.
-func (w *responseWriter) start() {
-	w.started = true
-	if w.status == 0 {
-		w.status = httpmsg.StatusOK
-	}
+// hasBody reports whether an answer of the status has a body.
+func hasBody(status int) bool {
+	return status != httpmsg.StatusNoContent && status != httpmsg.StatusNotModified && !(status >= 100 && status < 200)
+}
+
+// response makes the Response of the status and headers, with body.
+func (w *responseWriter) response(body js.Value) js.Value {
 	headers := js.Global().Get("Headers").New()
 	for name, values := range w.header {
 		for _, v := range values {
@@ -231,39 +249,44 @@ func (w *responseWriter) start() {
 	init := js.Global().Get("Object").New()
 	init.Set("status", w.status)
 	init.Set("headers", headers)
-	var body js.Value = js.Null()
-	if w.status != httpmsg.StatusNoContent && w.status != httpmsg.StatusNotModified && !(w.status >= 100 && w.status < 200) {
-		pull := js.FuncOf(func(this js.Value, args []js.Value) any {
-			controller := args[0]
-			return Promise(func() (any, error) {
-				chunk, ok := <-w.chunks
-				switch {
-				case ok:
-					controller.Call("enqueue", Uint8Array(chunk))
-				case w.failed != nil:
-					controller.Call("error", js.Global().Get("Error").New(w.failed.Error()))
-					w.release()
-				default:
-					controller.Call("close")
-					w.release()
-				}
-				return nil, nil
-			})
-		})
-		cancel := js.FuncOf(func(this js.Value, args []js.Value) any {
-			w.cancel()
-			go w.release()
-			return nil
-		})
-		w.funcs = append(w.funcs, pull, cancel)
-		source := js.Global().Get("Object").New()
-		source.Set("pull", pull)
-		source.Set("cancel", cancel)
-		body = js.Global().Get("ReadableStream").New(source)
-	} else {
+	return js.Global().Get("Response").New(body, init)
+}
+
+// start makes the streamed Response: its body a stream that pulls chunks.
+func (w *responseWriter) start() {
+	w.started = true
+	if !hasBody(w.status) {
 		close(w.chunks)
+		w.ready <- w.response(js.Null())
+		return
 	}
-	w.ready <- js.Global().Get("Response").New(body, init)
+	pull := js.FuncOf(func(this js.Value, args []js.Value) any {
+		controller := args[0]
+		return Promise(func() (any, error) {
+			chunk, ok := <-w.chunks
+			switch {
+			case ok:
+				controller.Call("enqueue", Uint8Array(chunk))
+			case w.failed != nil:
+				controller.Call("error", js.Global().Get("Error").New(w.failed.Error()))
+				w.release()
+			default:
+				controller.Call("close")
+				w.release()
+			}
+			return nil, nil
+		})
+	})
+	cancel := js.FuncOf(func(this js.Value, args []js.Value) any {
+		w.cancel()
+		go w.release()
+		return nil
+	})
+	w.funcs = append(w.funcs, pull, cancel)
+	source := js.Global().Get("Object").New()
+	source.Set("pull", pull)
+	source.Set("cancel", cancel)
+	w.ready <- w.response(js.Global().Get("ReadableStream").New(source))
 }
 
 func (w *responseWriter) release() {
@@ -273,30 +296,37 @@ func (w *responseWriter) release() {
 	w.funcs = nil
 }
 
-// abort ends the response with an error: before the headers, as a 500; after, by
-// erroring the stream so the download fails visibly instead of ending short.
+// abort ends the response with an error: before anything was sent, as a 500 saying
+// it; after, by erroring the stream so the download fails visibly instead of ending
+// short.
 func (w *responseWriter) abort(err error) {
 	if !w.started {
 		w.header = httpmsg.Header{"Content-Type": {"text/plain; charset=utf-8"}}
 		w.status = httpmsg.StatusInternalServerError
-		w.start()
-		w.buf.WriteString(err.Error())
+		w.pending = []byte(err.Error())
 		return
 	}
 	w.failed = err
 }
 
+// finish answers with what the handler left: the whole Response if none was made yet,
+// else the rest of the stream.
 func (w *responseWriter) finish() {
+	w.WriteHeader(httpmsg.StatusOK)
 	if !w.started {
-		w.WriteHeader(httpmsg.StatusOK)
+		body := js.Null()
+		if hasBody(w.status) {
+			body = Uint8Array(w.pending)
+		}
+		w.ready <- w.response(body)
+		return
 	}
 	if w.failed == nil {
-		w.buf.Flush()
+		w.send()
 	}
-	if w.status != httpmsg.StatusNoContent && w.status != httpmsg.StatusNotModified && !(w.status >= 100 && w.status < 200) {
+	if hasBody(w.status) {
 		close(w.chunks)
 	}
 }
 
 var _ interface{ Flush() } = (*responseWriter)(nil)
-var _ io.Writer = chunkWriter{}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"syscall/js"
 	"testing"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/wasm/jspromise"
@@ -116,5 +117,104 @@ func TestStreamReaderSaysAStreamErroredWithUndefined(t *testing.T) {
 	}
 	if err == nil || err.Error() != "reading a stream: promise rejected with undefined" {
 		t.Fatalf("error %v, want the stream's rejection said", err)
+	}
+}
+
+// awaitWithin awaits a promise for at most d, and says whether it settled.
+func awaitWithin(p js.Value, d time.Duration) (js.Value, error, bool) {
+	type result struct {
+		v   js.Value
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := jspromise.Await(p)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err, true
+	case <-time.After(d):
+		return js.Undefined(), nil, false
+	}
+}
+
+func TestServeAnswersWholeOrStreamed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// write writes the answer; release is closed once the test has the Response
+		// (or has given up on it), for a handler that waits for it.
+		write    func(w httpmsg.ResponseWriter, release <-chan struct{})
+		early    bool // the Response comes before the handler ends
+		status   int
+		body     string
+		bodySize int
+	}{
+		{name: "a small answer, whole once the handler ends", status: 201, body: `{"ok":true}`,
+			write: func(w httpmsg.ResponseWriter, _ <-chan struct{}) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(201)
+				io.WriteString(w, `{"ok":true}`)
+			}},
+		{name: "a handler that fails before a chunk is sent answers 500 and says why", status: 500, body: "broken: half an answer",
+			write: func(w httpmsg.ResponseWriter, _ <-chan struct{}) {
+				io.WriteString(w, `{"records":[`)
+				panic("broken: half an answer")
+			}},
+		{name: "no body for a 204", status: 204,
+			write: func(w httpmsg.ResponseWriter, _ <-chan struct{}) {
+				w.WriteHeader(204)
+				io.WriteString(w, "dropped")
+			}},
+		{name: "a chunk written streams before the handler ends", early: true, status: 200, bodySize: streamChunk + 5,
+			write: func(w httpmsg.ResponseWriter, release <-chan struct{}) {
+				w.Write(make([]byte, streamChunk+1))
+				<-release
+				w.Write(make([]byte, 4))
+			}},
+		{name: "a flush streams a small answer before the handler ends", early: true, status: 200, body: "head tail",
+			write: func(w httpmsg.ResponseWriter, release <-chan struct{}) {
+				io.WriteString(w, "head ")
+				w.(interface{ Flush() }).Flush()
+				<-release
+				io.WriteString(w, "tail")
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			release := make(chan struct{})
+			ended := make(chan struct{})
+			h := httpmsg.HandlerFunc(func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+				defer close(ended)
+				tc.write(w, release)
+			})
+			res, err, settled := awaitWithin(Serve(h, js.Global().Get("Request").New("http://core.test/api/x")), 5*time.Second)
+			handlerEnded := false
+			select {
+			case <-ended:
+				handlerEnded = true
+			default:
+			}
+			close(release)
+			if !settled {
+				t.Fatal("no Response within 5 s")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.early == handlerEnded {
+				t.Errorf("the Response came with the handler ended: %v, want %v", handlerEnded, !tc.early)
+			}
+			if got := res.Get("status").Int(); got != tc.status {
+				t.Errorf("status %d, want %d", got, tc.status)
+			}
+			buf, err := jspromise.Await(res.Call("arrayBuffer"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := Bytes(buf)
+			if tc.bodySize > 0 && len(body) != tc.bodySize || tc.bodySize == 0 && string(body) != tc.body {
+				t.Errorf("body of %d bytes %.40q, want %d bytes %q", len(body), body, tc.bodySize, tc.body)
+			}
+		})
 	}
 }
