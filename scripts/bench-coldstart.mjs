@@ -20,17 +20,18 @@
 // several-fold, weighs on both alike; it prints the other build's table too, and the
 // ratio of each pair of wakes.
 //
-// --urldb DIR loads the URL database of DIR's domain files through the options page
-// before the wakes, in each build, as a user who checks pages keeps one (the store is
-// empty otherwise). A core that parsed its kept database as it started made every wake
-// wait for it.
+// --user-store DIR fills each build's store as a user's is before the wakes (it is
+// empty otherwise): the URL database of DIR's domain files loaded through the options
+// page, the settings saved, and one session recorded (of the extension page the wakes
+// are asked from), so that a wake reads settings, state and that session. A core that
+// parsed its kept database as it started made every wake wait for it.
 //
 // --compiled traces each start instead of timing it (scripts/lib/wasmtrace.mjs), and
 // prints how many of core.wasm's functions V8 compiled lazily in each step, and their
 // bytes, by Go package: the code each step runs for the first time, which a loaded
 // machine does not change (it needs Go, to build the core again with its names).
 //
-//   node scripts/bench-coldstart.mjs [--runs N] [--urldb DIR] [--against DIR | --compiled]
+//   node scripts/bench-coldstart.mjs [--runs N] [--user-store DIR] [--against DIR | --compiled]
 import { extensionDir, launch, root, waitFor } from "./lib/browser.mjs";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
@@ -43,7 +44,7 @@ const arg = (name, def) => {
   return i > 0 ? process.argv[i + 1] : def;
 };
 const runs = Number(arg("--runs", 31));
-const urldb = arg("--urldb", null);
+const userStore = arg("--user-store", null);
 const against = arg("--against", null);
 const compiled = process.argv.includes("--compiled");
 const trace = compiled && await import("./lib/wasmtrace.mjs");
@@ -77,14 +78,32 @@ async function start(dir) {
     for (const v of e.versions) b.status = v.runningStatus;
   });
   await cdp.send("ServiceWorker.enable");
-  if (urldb) {
-    const options = await browser.context.newPage();
-    await options.goto(browser.page("options.html"));
-    await options.setInputFiles("#urldb-folder", path.resolve(urldb));
-    await options.waitForSelector('#urldb-status[data-loaded="true"]', { timeout: 90000 });
-    await options.close();
-  }
+  if (userStore) await fillStore(browser);
   return b;
+}
+
+// fillStore fills the store of the browser's extension as --user-store says.
+async function fillStore(browser) {
+  const options = await browser.context.newPage();
+  await options.goto(browser.page("options.html"));
+  await options.setInputFiles("#urldb-folder", path.resolve(userStore));
+  await options.waitForSelector('#urldb-status[data-loaded="true"]', { timeout: 90000 });
+  const failed = await options.evaluate(async () => {
+    const settings = await (await fetch("/api/settings")).json();
+    const [tab] = await chrome.tabs.query({ url: location.origin + "/style.css" });
+    const steps = [
+      ["PUT", "/api/settings", JSON.stringify(settings)],
+      ["POST", "/api/record/start?tab=" + tab.id],
+      ["POST", "/api/record/stop"],
+    ];
+    for (const [method, url, body] of steps) {
+      const r = await fetch(url, { method, body, headers: body ? { "content-type": "application/json" } : {} });
+      if (!r.ok) return `${method} ${url}: ${r.status} ${await r.text()}`;
+    }
+    return (await (await fetch("/api/sessions")).json()).length === 1 ? "" : "no session was recorded";
+  });
+  if (failed) throw new Error("filling the store: " + failed);
+  await options.close();
 }
 
 // wake stops b's service worker, wakes it with a fetch of /api/status, and returns the
@@ -161,8 +180,8 @@ const table = (b) => {
 };
 console.log("## Core cold start in Chromium");
 console.log();
-const store = urldb ? `the URL database of ${urldb} loaded (${readdirSync(urldb).filter((f) => f.endsWith(".yaml")).length} domain files)` : "an empty store";
-console.log(`\`node scripts/bench-coldstart.mjs --runs ${runs}${urldb ? " --urldb " + urldb : ""}${against ? " --against " + against : ""}\` (headless Debian Chromium, the real extension, core.wasm of ${size(extensionDir)}, ${store}): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);
+const store = userStore ? `a user's store: the URL database of ${userStore} loaded (${readdirSync(userStore).filter((f) => f.endsWith(".yaml")).length} domain files), the settings saved, one session recorded` : "an empty store";
+console.log(`\`node scripts/bench-coldstart.mjs --runs ${runs}${userStore ? " --user-store " + userStore : ""}${against ? " --against " + against : ""}\` (headless Debian Chromium, the real extension, core.wasm of ${size(extensionDir)}, ${store}): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);
 console.log();
 table(builds[0]);
 if (against) {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The core's cold start in Chromium's service worker (needs `make build`): its times, each
 # wake paired with one of the floor (scripts/coldfloor: the same extension, its core a Go
-# program that only answers); its times with the published URL database loaded, as a
-# user who checks pages keeps one; then what V8 compiles in each step (a few traced
-# starts: the counts do not vary).
+# program that only answers); its times with a user's store (the published URL
+# database loaded, the settings saved, a session recorded); then what V8 compiles in
+# each step (a few traced starts: the counts do not vary).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 floor=dist/coldstart-floor
@@ -13,6 +13,6 @@ GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$floor/core.wasm" ./
 gzip -9 -n -f "$floor/core.wasm"
 node scripts/bench-coldstart.mjs --runs "${COLDSTART_RUNS:-31}" --against "$floor"
 echo
-node scripts/bench-coldstart.mjs --runs "${COLDSTART_RUNS:-31}" --urldb shared/urldb/testdata/wwt-url-database
+node scripts/bench-coldstart.mjs --runs "${COLDSTART_RUNS:-31}" --user-store shared/urldb/testdata/wwt-url-database
 echo
 node scripts/bench-coldstart.mjs --runs 3 --compiled
