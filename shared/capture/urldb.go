@@ -69,7 +69,7 @@ func (d *urlDatabase) ensure() {
 	for _, k := range keys {
 		b, err := d.store.Get(k)
 		if err != nil {
-			unread = append(unread, err.Error())
+			unread = append(unread, fmt.Sprintf("%s: the kept file cannot be read: %v", strings.TrimPrefix(k, urldbPrefix), err))
 			continue
 		}
 		files = append(files, urldb.File{Name: strings.TrimPrefix(k, urldbPrefix), Data: b})

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -254,5 +255,36 @@ func TestAKeptDatabaseIsReadWhenFirstUsedNotAtStart(t *testing.T) {
 				t.Error("the kept database was not read when first used")
 			}
 		})
+	}
+}
+
+// failingGet fails to read one key.
+type failingGet struct {
+	*MemStore
+	key string
+}
+
+func (s failingGet) Get(key string) ([]byte, error) {
+	if key == s.key {
+		return nil, errors.New("disk error")
+	}
+	return s.MemStore.Get(key)
+}
+
+func TestAKeptDomainFileThatCannotBeReadIsReported(t *testing.T) {
+	store := keptDatabaseStore(t)
+	keys, _ := store.Keys(urldbPrefix)
+	broken := keys[0]
+	svc, err := NewService(failingGet{store, broken}, newFakeHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := svc.db.Info()
+	name := strings.TrimPrefix(broken, urldbPrefix)
+	if len(info.Problems) != 1 || !strings.Contains(info.Problems[0], name+": the kept file cannot be read: disk error") {
+		t.Errorf("problems %q, want one naming %s", info.Problems, name)
+	}
+	if !info.Loaded || info.Records == 0 || info.Records >= 537 {
+		t.Errorf("the other domain files: %d records loaded", info.Records)
 	}
 }

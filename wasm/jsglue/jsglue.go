@@ -200,6 +200,9 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 	}
 	n := 0
 	for len(p) > 0 {
+		if w.started && w.pending == nil {
+			w.pending = make([]byte, 0, streamChunk)
+		}
 		k := min(len(p), streamChunk-len(w.pending))
 		w.pending = append(w.pending, p[:k]...)
 		p, n = p[k:], n+k
@@ -226,7 +229,7 @@ func (w *responseWriter) send() error {
 	}
 	select {
 	case w.chunks <- w.pending:
-		w.pending = make([]byte, 0, streamChunk)
+		w.pending = nil // the stream has it; the next write takes a new chunk
 		return nil
 	case <-w.ctx.Done():
 		return w.ctx.Err()
