@@ -58,7 +58,7 @@ func (d *urlDatabase) ensure() {
 	d.read = true
 	keys, err := d.store.Keys(urldbPrefix)
 	if err != nil {
-		d.problems = append(d.problems, fmt.Sprintf("reading the kept URL database: %v", err))
+		d.problems = append(d.problems, fmt.Sprintf("the kept URL database cannot be read (%v): load it again on the options page", err))
 		return
 	}
 	if len(keys) == 0 {
@@ -69,7 +69,7 @@ func (d *urlDatabase) ensure() {
 	for _, k := range keys {
 		b, err := d.store.Get(k)
 		if err != nil {
-			unread = append(unread, fmt.Sprintf("%s: the kept file cannot be read: %v", strings.TrimPrefix(k, urldbPrefix), err))
+			unread = append(unread, fmt.Sprintf("%s: the kept file cannot be read (%v): load the database again on the options page", strings.TrimPrefix(k, urldbPrefix), err))
 			continue
 		}
 		files = append(files, urldb.File{Name: strings.TrimPrefix(k, urldbPrefix), Data: b})

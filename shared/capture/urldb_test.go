@@ -281,7 +281,7 @@ func TestAKeptDomainFileThatCannotBeReadIsReported(t *testing.T) {
 	}
 	info := svc.db.Info()
 	name := strings.TrimPrefix(broken, urldbPrefix)
-	if len(info.Problems) != 1 || !strings.Contains(info.Problems[0], name+": the kept file cannot be read: disk error") {
+	if len(info.Problems) != 1 || !strings.Contains(info.Problems[0], name+": the kept file cannot be read (disk error): load the database again") {
 		t.Errorf("problems %q, want one naming %s", info.Problems, name)
 	}
 	if !info.Loaded || info.Records == 0 || info.Records >= 537 {

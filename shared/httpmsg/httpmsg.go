@@ -196,6 +196,10 @@ func (f HandlerFunc) ServeHTTP(w ResponseWriter, r *Request) { f(w, r) }
 // body is cut, which its reader sees as an error, not as an answer ending short.
 var ErrAbortHandler = errors.New("httpmsg: abort Handler")
 
+// ErrBodyNotAllowed is what a ResponseWriter's Write returns when the response's
+// status has no body (StatusHasBody).
+var ErrBodyNotAllowed = errors.New("httpmsg: the response status does not allow a body")
+
 // timeFormats are the date forms HTTP/1.1 allows (RFC 9110, 5.6.7): the first is
 // the one to send.
 var timeFormats = []string{

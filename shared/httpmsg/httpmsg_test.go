@@ -25,6 +25,20 @@ func TestStatusTextIsNetHTTPs(t *testing.T) {
 	}
 }
 
+func TestStatusHasBody(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		want bool
+	}{
+		{100, false}, {103, false}, {199, false}, {200, true}, {204, false}, {205, true},
+		{206, true}, {301, true}, {304, false}, {404, true}, {500, true},
+	} {
+		if got := httpmsg.StatusHasBody(tc.code); got != tc.want {
+			t.Errorf("StatusHasBody(%d) = %v, want %v", tc.code, got, tc.want)
+		}
+	}
+}
+
 func TestParseTimeIsNetHTTPs(t *testing.T) {
 	at := time.Date(2026, 11, 26, 8, 49, 37, 0, time.UTC)
 	for _, text := range []string{

@@ -45,7 +45,7 @@ func ReadResponse(br *bufio.Reader) (*Response, error) {
 	}
 	resp.Header = Header(h)
 	switch {
-	case n >= 100 && n < 200 || n == StatusNoContent || n == StatusNotModified:
+	case !StatusHasBody(n):
 		resp.Body, resp.ContentLength = NoBody, 0
 	case contains(resp.Header.Get("Transfer-Encoding"), "chunked") && (resp.ProtoMajor > 1 || resp.ProtoMajor == 1 && resp.ProtoMinor >= 1):
 		resp.Header.Del("Content-Length")

@@ -16,6 +16,12 @@ const (
 	StatusBadGateway          = 502
 )
 
+// StatusHasBody reports whether a response of the status code carries a body: every
+// code but the informational ones (1xx), 204 and 304 (RFC 9110, section 6.4.1).
+func StatusHasBody(code int) bool {
+	return !(code >= 100 && code < 200) && code != StatusNoContent && code != StatusNotModified
+}
+
 // StatusText returns the reason phrase of an HTTP status code, as net/http's
 // StatusText: "" for a code it does not know.
 func StatusText(code int) string { return statusText[code] }

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // responseBody is a body being streamed into a spool.
@@ -365,10 +367,10 @@ func bodyUnmarked(ex *Exchange) bool {
 	return ex.RespTruncated == "" && !ex.Redirected && hasBody(ex)
 }
 
-// hasBody says whether ex's response is one that has a body: a final status other
-// than 204 and 304, to a method other than HEAD.
+// hasBody says whether ex's response is one that has a body: a final status that
+// carries one, to a method other than HEAD.
 func hasBody(ex *Exchange) bool {
-	return ex.Status >= 200 && ex.Status != 204 && ex.Status != 304 && ex.Method != "HEAD"
+	return ex.Status >= 200 && httpmsg.StatusHasBody(ex.Status) && ex.Method != "HEAD"
 }
 
 // wholeLimit is the largest body read whole: the browser keeps no more of one body.

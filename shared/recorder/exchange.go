@@ -192,7 +192,7 @@ func (e *Exchange) ResponseHead() []byte {
 			fmt.Fprintf(&b, "X-Archive-Orig-%s: %s\r\n", name, v)
 		}
 	}
-	if e.Status >= 200 && e.Status != httpmsg.StatusNoContent && e.Status != httpmsg.StatusNotModified {
+	if e.Status >= 200 && httpmsg.StatusHasBody(e.Status) {
 		fmt.Fprintf(&b, "Content-Length: %d\r\n", e.BodyLen())
 	}
 	b.WriteString("\r\n")

@@ -195,8 +195,8 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 	if err := w.ctx.Err(); err != nil {
 		return 0, err
 	}
-	if !hasBody(w.status) {
-		return len(p), nil
+	if !httpmsg.StatusHasBody(w.status) {
+		return 0, httpmsg.ErrBodyNotAllowed
 	}
 	n := 0
 	for len(p) > 0 {
@@ -224,7 +224,7 @@ func (w *responseWriter) send() error {
 	if !w.started {
 		w.start()
 	}
-	if len(w.pending) == 0 || !hasBody(w.status) {
+	if len(w.pending) == 0 || !httpmsg.StatusHasBody(w.status) {
 		return nil
 	}
 	select {
@@ -234,11 +234,6 @@ func (w *responseWriter) send() error {
 	case <-w.ctx.Done():
 		return w.ctx.Err()
 	}
-}
-
-// hasBody reports whether an answer of the status has a body.
-func hasBody(status int) bool {
-	return status != httpmsg.StatusNoContent && status != httpmsg.StatusNotModified && !(status >= 100 && status < 200)
 }
 
 // response makes the Response of the status and headers, with body.
@@ -258,7 +253,7 @@ func (w *responseWriter) response(body js.Value) js.Value {
 // start makes the streamed Response: its body a stream that pulls chunks.
 func (w *responseWriter) start() {
 	w.started = true
-	if !hasBody(w.status) {
+	if !httpmsg.StatusHasBody(w.status) {
 		close(w.chunks)
 		w.ready <- w.response(js.Null())
 		return
@@ -318,7 +313,7 @@ func (w *responseWriter) finish() {
 	w.WriteHeader(httpmsg.StatusOK)
 	if !w.started {
 		body := js.Null()
-		if hasBody(w.status) {
+		if httpmsg.StatusHasBody(w.status) {
 			body = Uint8Array(w.pending)
 		}
 		w.ready <- w.response(body)
@@ -327,7 +322,7 @@ func (w *responseWriter) finish() {
 	if w.failed == nil {
 		w.send()
 	}
-	if hasBody(w.status) {
+	if httpmsg.StatusHasBody(w.status) {
 		close(w.chunks)
 	}
 }

@@ -164,7 +164,9 @@ func TestServeAnswersWholeOrStreamed(t *testing.T) {
 		{name: "no body for a 204", status: 204,
 			write: func(w httpmsg.ResponseWriter, _ <-chan struct{}) {
 				w.WriteHeader(204)
-				io.WriteString(w, "dropped")
+				if _, err := io.WriteString(w, "refused"); err != httpmsg.ErrBodyNotAllowed {
+					panic(fmt.Sprintf("a body written to a 204: %v, want ErrBodyNotAllowed", err))
+				}
 			}},
 		{name: "a chunk written streams before the handler ends", early: true, status: 200, bodySize: streamChunk + 5,
 			write: func(w httpmsg.ResponseWriter, release <-chan struct{}) {
