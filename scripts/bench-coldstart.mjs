@@ -32,7 +32,7 @@
 // machine does not change (it needs Go, to build the core again with its names).
 //
 //   node scripts/bench-coldstart.mjs [--runs N] [--user-store DIR] [--against DIR | --compiled]
-import { extensionDir, launch, root, waitFor } from "./lib/browser.mjs";
+import { extensionDir, launch, root, serviceWorker } from "./lib/browser.mjs";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -71,13 +71,9 @@ async function start(dir) {
   const browser = await launch({ extension: dir });
   const page = await browser.context.newPage();
   await page.goto(browser.page("style.css"));
-  const cdp = await browser.context.newCDPSession(page);
-  const b = { dir, browser, page, cdp, status: "running", times: { total: [] }, lazy: [] };
+  const worker = await serviceWorker(browser, page);
+  const b = { dir, browser, page, worker, cdp: worker.cdp, times: { total: [] }, lazy: [] };
   for (const [name] of steps) b.times[name] = [];
-  cdp.on("ServiceWorker.workerVersionUpdated", (e) => {
-    for (const v of e.versions) b.status = v.runningStatus;
-  });
-  await cdp.send("ServiceWorker.enable");
   if (userStore) await fillStore(browser);
   return b;
 }
@@ -109,8 +105,7 @@ async function fillStore(browser) {
 // wake stops b's service worker, wakes it with a fetch of /api/status, and returns the
 // time of each mark on the browser's clock.
 async function wake(b) {
-  await b.cdp.send("ServiceWorker.stopAllWorkers");
-  await waitFor(() => b.status === "stopped", "the service worker to stop");
+  await b.worker.stop();
   await new Promise((r) => setTimeout(r, 200)); // the browser quiet again
   const fetchStatus = () => b.page.evaluate(async () => {
     const t0 = performance.timeOrigin + performance.now();

@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { launch, waitFor } from "../lib/browser.mjs";
+import { launch, serviceWorker } from "../lib/browser.mjs";
 
 let browser, server, dir, origin;
 
@@ -99,25 +99,17 @@ test("Check all, with access granted, reads the site and judges every URL", asyn
 test("a restarted service worker keeps the database and gives it when asked", async () => {
   const page = await browser.context.newPage();
   await page.goto(browser.page("style.css"));
-  const cdp = await browser.context.newCDPSession(page);
-  let status = "running";
-  cdp.on("ServiceWorker.workerVersionUpdated", (e) => {
-    for (const v of e.versions) status = v.runningStatus;
-  });
-  await cdp.send("ServiceWorker.enable");
-  await cdp.send("ServiceWorker.stopAllWorkers");
-  await waitFor(() => status === "stopped", "the service worker to stop");
-  const answers = await page.evaluate(async () => {
-    const st = await (await fetch("/api/status")).json();
-    const db = await (await fetch("/api/urldb")).json();
-    return [st, db];
-  });
-  assert.equal(answers[0].recording, false);
-  const db = answers[1];
+  const worker = await serviceWorker(browser, page);
+  await worker.stop();
+  const [status, db] = await page.evaluate(async () => [
+    await (await fetch("/api/status")).json(),
+    await (await fetch("/api/urldb")).json(),
+  ]);
+  assert.equal(status.recording, false);
   assert.equal(db.loaded, true);
   assert.equal(db.records, 4);
   assert.deepEqual(db.domains.map((d) => d.name).sort(), ["127.0.0.1:1", `127.0.0.1:${server.address().port}`].sort());
   assert.deepEqual(db.problems, []);
-  assert.notEqual(status, "stopped", "the worker was woken again");
+  assert.notEqual(worker.status(), "stopped", "the worker was woken again");
   await page.close();
 });

@@ -88,6 +88,29 @@ export async function waitFor(f, what, timeout = 30000) {
   }
 }
 
+/**
+ * The extension's service worker, watched through a DevTools session of page (an
+ * extension page): status() is the browser's word on it ("running", "stopped", ...),
+ * and stop() stops it and resolves once the browser says it is stopped; the next event
+ * or fetch starts it again. cdp is the session, for other DevTools calls.
+ */
+export async function serviceWorker(browser, page) {
+  const cdp = await browser.context.newCDPSession(page);
+  let status = "running";
+  cdp.on("ServiceWorker.workerVersionUpdated", (e) => {
+    for (const v of e.versions) status = v.runningStatus;
+  });
+  await cdp.send("ServiceWorker.enable");
+  return {
+    cdp,
+    status: () => status,
+    stop: async () => {
+      await cdp.send("ServiceWorker.stopAllWorkers");
+      await waitFor(() => status === "stopped", "the service worker to stop");
+    },
+  };
+}
+
 /** Returns the id of the tab showing a URL that starts with prefix. */
 export async function tabId(sw, prefix) {
   // The extension has no "tabs" permission, so tab URLs are hidden from chrome.tabs;
