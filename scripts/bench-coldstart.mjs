@@ -74,7 +74,12 @@ async function start(dir) {
   const worker = await serviceWorker(browser, page);
   const b = { dir, browser, page, worker, cdp: worker.cdp, times: { total: [] }, lazy: [] };
   for (const [name] of steps) b.times[name] = [];
-  if (userStore) await fillStore(browser);
+  if (userStore) {
+    await fillStore(browser).catch(async (e) => {
+      await browser.close();
+      throw new Error(`--user-store: the store of the build in ${dir} could not be filled (the floor's core, scripts/coldfloor, answers no request but the status, so it cannot be): ${e.message}`);
+    });
+  }
   return b;
 }
 
