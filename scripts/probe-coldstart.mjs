@@ -4,9 +4,10 @@
 // instantiate (with wasm_exec.js's imports, not run), compileStreaming (from a Response
 // in memory), and two reads of the inflated module kept in Cache Storage, as the shim
 // keeps it: with Response.arrayBuffer(), and as a Blob first, then its arrayBuffer()
-// (the shim's way, extension/sw.js). Each module's bytes get a custom section of random
-// bytes first, so that V8 cannot hand back a module it compiled before. The modules
-// must be files of the extension directory given.
+// (the shim's way, extension/sw.js), and four reads of it kept in IndexedDB instead.
+// Each module's bytes get a custom section of random bytes first, so that V8 cannot
+// hand back a module it compiled before. The modules must be files of the extension
+// directory given.
 //
 //   node scripts/probe-coldstart.mjs [--runs N] EXTENSION_DIR FILE.wasm.gz...
 import { launch } from "./lib/browser.mjs";
@@ -16,7 +17,8 @@ let runs = 6;
 if (args[0] === "--runs") runs = Number(args.splice(0, 2)[1]);
 const [dir, ...files] = args;
 if (!dir || files.length === 0) throw new Error("usage: node scripts/probe-coldstart.mjs [--runs N] EXTENSION_DIR FILE.wasm.gz...");
-const parts = ["fetch gz", "inflate", "validate", "compile", "instantiate", "compileStreaming", "kept: Response.arrayBuffer()", "kept: Blob, then arrayBuffer()"];
+const parts = ["fetch gz", "inflate", "validate", "compile", "instantiate", "compileStreaming", "kept: Response.arrayBuffer()", "kept: Blob, then arrayBuffer()",
+  "IndexedDB: Blob", "IndexedDB: ArrayBuffer", "IndexedDB: 1 MiB pieces", "IndexedDB: 60000-byte pieces"];
 
 const b = await launch({ extension: dir });
 const times = Object.fromEntries(files.map((f) => [f, []]));
@@ -61,6 +63,39 @@ try {
         d.push(await timed(async () => (await cache.match(url)).arrayBuffer()));
         d.push(await timed(async () => (await (await cache.match(url)).blob()).arrayBuffer()));
         await caches.delete("webkeep-probe-coldstart");
+        // The same bytes kept in IndexedDB instead: as a Blob, as one ArrayBuffer, and in
+        // pieces of 1 MiB and of 60000 bytes (under the 64 KiB above which Chromium keeps
+        // a value in a file of its own), read back with one getAll and joined.
+        const db = await new Promise((resolve, reject) => {
+          const open = indexedDB.open("webkeep-probe-coldstart", 1);
+          open.onupgradeneeded = () => open.result.createObjectStore("kv");
+          open.onsuccess = () => resolve(open.result);
+          open.onerror = () => reject(open.error);
+        });
+        const tx = (mode, fn) => new Promise((resolve, reject) => {
+          const t = db.transaction("kv", mode);
+          const req = fn(t.objectStore("kv"));
+          t.oncomplete = () => resolve(req && req.result);
+          t.onerror = () => reject(t.error);
+        });
+        await tx("readwrite", (s) => s.put(new Blob([raw]), "blob"));
+        d.push(await timed(async () => (await tx("readonly", (s) => s.get("blob"))).arrayBuffer()));
+        await tx("readwrite", (s) => s.put(raw.buffer.slice(0), "buffer"));
+        d.push(await timed(() => tx("readonly", (s) => s.get("buffer"))));
+        for (const size of [1 << 20, 60000]) {
+          await tx("readwrite", (s) => {
+            for (let at = 0, k = 0; at < raw.length; at += size, k++) s.put(raw.slice(at, at + size), `${size} ${String(k).padStart(4, "0")}`);
+          });
+          d.push(await timed(async () => {
+            const pieces = await tx("readonly", (s) => s.getAll(IDBKeyRange.bound(`${size} `, `${size} \uffff`)));
+            const whole = new Uint8Array(raw.length);
+            let n = 0;
+            for (const p of pieces) whole.set(p, (n += p.length) - p.length);
+            if (n !== raw.length) throw new Error(`${n} of ${raw.length} bytes read back`);
+          }));
+        }
+        db.close();
+        await new Promise((resolve) => { indexedDB.deleteDatabase("webkeep-probe-coldstart").onsuccess = resolve; });
         return d;
       }, f));
     }
