@@ -224,7 +224,7 @@ func (w *responseWriter) send() error {
 	if !w.started {
 		w.start()
 	}
-	if len(w.pending) == 0 || !httpmsg.StatusHasBody(w.status) {
+	if len(w.pending) == 0 { // always so for a status with no body: Write refuses one
 		return nil
 	}
 	select {

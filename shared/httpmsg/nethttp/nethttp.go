@@ -4,6 +4,7 @@
 package nethttp
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/webkeep/webkeep/shared/httpmsg"
@@ -41,9 +42,18 @@ func ResponseWriter(w http.ResponseWriter) httpmsg.ResponseWriter { return respo
 // responseWriter is a net/http ResponseWriter as an httpmsg one.
 type responseWriter struct{ w http.ResponseWriter }
 
-func (w responseWriter) Header() httpmsg.Header      { return httpmsg.Header(w.w.Header()) }
-func (w responseWriter) Write(p []byte) (int, error) { return w.w.Write(p) }
-func (w responseWriter) WriteHeader(code int)        { w.w.WriteHeader(code) }
+func (w responseWriter) Header() httpmsg.Header { return httpmsg.Header(w.w.Header()) }
+func (w responseWriter) WriteHeader(code int)   { w.w.WriteHeader(code) }
+
+// Write writes to the net/http ResponseWriter; a body its status does not allow is
+// refused with httpmsg.ErrBodyNotAllowed, as the service worker's answers refuse it.
+func (w responseWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if errors.Is(err, http.ErrBodyNotAllowed) {
+		err = httpmsg.ErrBodyNotAllowed
+	}
+	return n, err
+}
 
 // Flush sends what is buffered, if the net/http ResponseWriter can.
 func (w responseWriter) Flush() {
