@@ -14,19 +14,29 @@ import { Session } from "node:inspector/promises";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 
+const usage = "usage: node [V8 FLAGS] scripts/probe-goinit.mjs [--runs N] [--profile] FILE.wasm";
 const args = process.argv.slice(2);
-let runs = 5;
-if (args[0] === "--runs") runs = Number(args.splice(0, 2)[1]);
-const profile = args[0] === "--profile" && args.shift();
-const [file] = args;
-if (!file) throw new Error("usage: node [V8 FLAGS] scripts/probe-goinit.mjs [--runs N] [--profile] FILE.wasm");
+let runs = 5, profile = false, file = null;
+while (args.length > 0) {
+  const a = args.shift();
+  if (a === "--runs") runs = Number(args.shift());
+  else if (a === "--profile") profile = true;
+  else if (!file && !a.startsWith("-")) file = a;
+  else throw new Error(`${a}: not an argument of the probe; ${usage}`);
+}
+if (!file || !(runs >= 1)) throw new Error(usage);
 const goroot = execFileSync("go", ["env", "GOROOT"], { encoding: "utf8" }).trim();
 await import(path.join(goroot, "lib/wasm/wasm_exec.js"));
 const bytes = readFileSync(file);
 
-// The module's main goes on without the worker's host, and fails: what it prints then,
-// and its exit, are not the probe's.
-globalThis.fs.writeSync = (fd, buf) => buf.length;
+// The module's main goes on without the worker's host, and fails: what it prints is
+// kept, not shown, and shown only if it exits before its main begins.
+let printed = "";
+const decoder = new TextDecoder();
+globalThis.fs.writeSync = (fd, buf) => {
+  printed += decoder.decode(buf);
+  return buf.length;
+};
 
 // unique returns the module's bytes with a custom section of random bytes after its
 // own, so that V8 compiles them anew: it hands back a module it compiled before, with
@@ -51,10 +61,15 @@ async function run(session) {
   const instance = await WebAssembly.instantiate(module, go.importObject);
   t.push(performance.now());
   if (session) await session.post("Profiler.start");
-  const main = new Promise((resolve) => {
+  printed = "";
+  const main = new Promise((resolve, reject) => {
     globalThis.performance.mark = (name) => { if (name === "webkeep: main") resolve(performance.now()); };
+    // Settled first only by a module that never marks its main (not webkeep's core or
+    // floor), or that fails before it.
+    go.run(instance).then(
+      () => reject(new Error(`${file} exited before its main marked "webkeep: main"${printed && ":\n" + printed}`)),
+      (e) => reject(new Error(`${file} failed before its main marked "webkeep: main": ${e}`)));
   });
-  go.run(instance).catch(() => {});
   t.push(await main);
   const prof = session && (await session.post("Profiler.stop")).profile;
   return { parts: t.slice(1).map((x, i) => x - t[i]), prof };
@@ -98,6 +113,7 @@ console.log(["compile", "instantiate", "Go runtime and package init"].map((name,
 if (session) {
   console.log("inclusive ms (mean):");
   const wanted = [...sums].filter(([k]) => /^runtime\.(rt0_go|schedinit|doInit1)$|\.init$/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, 15);
+  if (wanted.length === 0) console.log("(no Go function names in the profile: build the module without -ldflags=-s)");
   for (const [k, v] of wanted) console.log(`${v.toFixed(1).padStart(7)} ${k}`);
 }
 process.exit(0);

@@ -114,12 +114,15 @@ test("the other tab of the same site is not recorded", () => {
 
 // What Firefox itself may cut while a tab is left as its background page is suspended
 // and started again (README, limits): a request it cancels, and a body it may end early
-// as the page is left. The test before this one shows the site's copy of each is kept.
+// as the page is left. How many depends on Firefox's timing, not on the recorder; the
+// test before this one shows the site's copy of each exchange is archived exactly.
 const browserCuts = ["cancelled by the browser", "the page was being left as its body was passed on"];
 
 test("the session says nothing was lost but what Firefox cut, and nothing was closed", () => {
   const ours = Object.entries(session.reasons || {}).filter(([why]) => !browserCuts.some((c) => why.startsWith(c)));
   assert.deepEqual(ours, [], `exchanges not kept for the recorder's own reasons: ${JSON.stringify(session.reasons)}`);
-  assert.ok(session.incomplete <= 2, `${session.incomplete} exchanges cut: ${JSON.stringify(session.reasons)}`);
+  // The reasons count the exchanges cut and those left with no response.
+  const said = Object.values(session.reasons || {}).reduce((a, b) => a + b, 0);
+  assert.ok(said >= session.incomplete, `${session.incomplete} exchanges cut, reasons for ${said}: ${JSON.stringify(session.reasons)}`);
   assert.ok(!(session.notes || []).some((n) => /closed while recording|gone/.test(n)), (session.notes || []).join("\n"));
 });
