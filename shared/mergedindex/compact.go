@@ -30,9 +30,9 @@ type CompactStats struct {
 	Skipped string `json:"skipped,omitempty"` // why nothing was done
 	Lines   int    `json:"lines"`             // lines of the new main index (both halves of a split)
 	Blocks  int    `json:"blocks"`
-	Bytes   int64  `json:"bytes"`   // compressed bytes of the new main index
-	Delta   int    `json:"delta"`   // delta lines folded in
-	Removed int    `json:"removed"` // lines of removed uploads dropped
+	Bytes   int64  `json:"bytes"`           // compressed bytes of the new main index
+	Delta   int    `json:"delta"`           // delta lines folded in
+	Removed int    `json:"removed"`         // lines of removed uploads dropped
 	Split   string `json:"split,omitempty"` // the shard split off, with the key it starts at
 	Garbage int    `json:"garbage"`         // blobs collected
 }

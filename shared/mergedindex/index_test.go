@@ -158,6 +158,7 @@ func collectLines(t *testing.T, ix *Index, start, end string, reverse bool) []st
 
 func checkQueries(t *testing.T, ix *Index, m *model, r *rand.Rand, step string) {
 	t.Helper()
+	defer checkPages(t, ix, m, r, step)
 	ranges := [][2]string{{"", ""}, {"com,example)/", "com,example)/~"}, {"com,example)/1 ", "com,example)/1!"}, {"m", "p"}, {"org", ""}, {"", "d"}}
 	for range 4 {
 		h := hosts[r.IntN(len(hosts))]
@@ -357,4 +358,26 @@ func TestTag(t *testing.T) {
 		t.Errorf("Tag of a bad line: %v", err)
 	}
 	_ = strings.Contains
+}
+
+// checkPages checks that the pages of a range give its lines exactly once.
+func checkPages(t *testing.T, ix *Index, m *model, r *rand.Rand, step string) {
+	t.Helper()
+	for _, rg := range [][2]string{{"", ""}, {"com,example)/", "com,example)/~"}, {"n", ""}} {
+		size := 1 + r.IntN(3)
+		bounds, blocks, err := ix.PageBounds(context.Background(), rg[0], rg[1], size)
+		if err != nil {
+			t.Fatalf("%s: PageBounds: %v", step, err)
+		}
+		if want := max(1, (blocks+size-1)/size); len(bounds)-1 != want {
+			t.Fatalf("%s: %d blocks in pages of %d: %d pages, want %d", step, blocks, size, len(bounds)-1, want)
+		}
+		var got []string
+		for i := range len(bounds) - 1 {
+			got = append(got, collectLines(t, ix, bounds[i], bounds[i+1], false)...)
+		}
+		if want := m.expect(rg[0], rg[1], false); !slices.Equal(got, want) {
+			t.Fatalf("%s: the pages of [%q, %q) give %d lines, want %d", step, rg[0], rg[1], len(got), len(want))
+		}
+	}
 }

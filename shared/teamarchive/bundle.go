@@ -200,6 +200,13 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, e *bundleEntry,
 		s.cleanup(e.DataKey, e.CDXKey)
 		return fmt.Errorf("storing the index of %s: %w", name, err)
 	}
+	// Into the merged index before it is listed: a listed bundle is always
+	// queryable. If the listing fails, its lines are taken out again.
+	if err := s.indexLines(ctx, name, e.DataKey, index); err != nil {
+		s.unindexQuietly(name, e.CDXKey)
+		s.cleanup(e.DataKey, e.CDXKey)
+		return err
+	}
 
 	cond := PutOptions{IfNoneMatch: true, ContentType: "application/json", Meta: e.meta()}
 	var oldEntry *bundleEntry
@@ -209,6 +216,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, e *bundleEntry,
 	}
 	doc, _ := json.Marshal(e)
 	if _, err := s.cfg.Bucket.Put(ctx, indexKey, bytes.NewReader(doc), int64(len(doc)), cond); err != nil {
+		s.unindexQuietly(name, e.CDXKey)
 		s.cleanup(e.DataKey, e.CDXKey)
 		if errors.Is(err, ErrPrecondition) {
 			return httpErr(http.StatusConflict, "bundle %s was created or replaced by another upload meanwhile", name)
@@ -218,7 +226,14 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, e *bundleEntry,
 	status := http.StatusCreated
 	if oldEntry != nil {
 		status = http.StatusOK
-		s.cleanup(oldEntry.DataKey, oldEntry.CDXKey)
+		// Its lines out of the merged index before its data goes: a line found
+		// always has its record. A failure here leaves them (and the data they
+		// point to) for the sweep of this upload's record.
+		if err := s.unindex(ctx, name, oldEntry.CDXKey); err != nil {
+			s.cfg.Logf("teamarchive: replacing %s: %v", name, err)
+		} else {
+			s.cleanup(oldEntry.DataKey, oldEntry.CDXKey)
+		}
 	}
 	w.Header().Set("Location", "/api/bundles/"+name)
 	writeJSON(w, status, e.BundleInfo)
@@ -648,7 +663,12 @@ func (s *Server) deleteBundle(w http.ResponseWriter, r *http.Request, name strin
 	if err != nil {
 		return err
 	}
-	// Unlisted first: a reader never finds an entry whose data is gone.
+	// Out of the merged index first, then unlisted: a reader never finds a line
+	// or an entry whose data is gone. A failure between leaves the bundle listed:
+	// deleting it again completes.
+	if err := s.unindex(r.Context(), name, e.CDXKey); err != nil {
+		return err
+	}
 	if err := s.cfg.Bucket.Delete(r.Context(), prefixIndex+name); err != nil {
 		return err
 	}

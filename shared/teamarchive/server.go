@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/mergedindex"
 )
 
 // Defaults of Config.
@@ -40,6 +42,15 @@ type Config struct {
 	UploadTTL time.Duration
 	// MaxQueryLimit caps a CDX query's limit=; zero means DefaultMaxQueryLimit.
 	MaxQueryLimit int
+	// Stores holds the merged CDX index's shards (Durable Objects in the Worker);
+	// nil keeps them in memory, for tests and local use.
+	Stores mergedindex.Stores
+	// Due is told of a shard of the merged index due for compaction (the Worker
+	// queues it for Compact); nil compacts it at the end of the request.
+	Due func(shard string)
+	// IndexLinesPerBlock, IndexDeltaLimit and IndexSplitLines tune the merged
+	// index (mergedindex.Config); zero means its defaults.
+	IndexLinesPerBlock, IndexDeltaLimit, IndexSplitLines int
 	// Now gives upload times and ids; time.Now when nil.
 	Now func() time.Time
 	// Logf, when set, receives failures that are the server's, not the client's.
@@ -49,6 +60,8 @@ type Config struct {
 // A Server is the team archive's HTTP API (see the package documentation).
 type Server struct {
 	cfg Config
+	ix  *mergedindex.Index
+	due dueShards
 }
 
 // NewServer returns a Server for cfg, with defaults filled in.
@@ -77,7 +90,9 @@ func NewServer(cfg Config) *Server {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	return &Server{cfg: cfg}
+	s := &Server{cfg: cfg}
+	s.ix = newIndex(&s.cfg, &s.due)
+	return s
 }
 
 // An apiError is an error with the HTTP status it answers with.
@@ -128,6 +143,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.cfg.Logf("teamarchive: %s %s: %v", r.Method, r.URL.Path, err)
 		}
 		writeError(w, ae)
+	}
+	if s.cfg.Due == nil {
+		s.compactDue()
 	}
 }
 

@@ -547,6 +547,14 @@ func (s *Server) sweep(ctx context.Context, limit int) (int, error) {
 			if o, err := s.cfg.Bucket.Head(ctx, prefixIndex+u.Name); err == nil {
 				listed = o.Meta["data"] == u.DataKey
 			}
+			if listed {
+				// Listed, then stopped: what it replaced may be left.
+				if err := s.sweepReplaced(ctx, u); err != nil {
+					return removed, err
+				}
+			} else if err := s.unindex(ctx, u.Name, u.cdxKey()); err != nil {
+				return removed, err
+			}
 			s.removeUpload(u, false)
 			if !listed {
 				s.cleanup(u.DataKey, u.cdxKey())
@@ -580,5 +588,29 @@ func (s *Server) listUploads(w http.ResponseWriter, r *http.Request) error {
 		out.Uploads = append(out.Uploads, recordFromObject(&page.Objects[i]))
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// sweepReplaced removes what a listed upload replaced, when its Worker stopped
+// before doing so: every other stored index of the bundle whose upload has no
+// record (is not under way), out of the merged index, then with its data.
+func (s *Server) sweepReplaced(ctx context.Context, u *uploadRecord) error {
+	page, err := s.cfg.Bucket.List(ctx, prefixCDX+u.Name+"/", "", maxListLimit)
+	if err != nil {
+		return err
+	}
+	for _, o := range page.Objects {
+		id := uploadOf(o.Key)
+		if o.Key == u.cdxKey() {
+			continue
+		}
+		if _, err := s.cfg.Bucket.Head(ctx, prefixUploads+u.Name+"/"+id); err == nil {
+			continue // another upload under way
+		}
+		if err := s.unindex(ctx, u.Name, o.Key); err != nil {
+			return err
+		}
+		s.cleanup(o.Key, prefixData+u.Name+"/"+id)
+	}
 	return nil
 }

@@ -1,0 +1,136 @@
+package teamarchive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sync"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/mergedindex"
+)
+
+// bucketBlobs is the bucket as the merged index's blob store: where compaction
+// writes ZipNum blocks (under zipnum/, see the package documentation).
+type bucketBlobs struct{ b Bucket }
+
+func (bb bucketBlobs) PutBlob(ctx context.Context, key string, r io.Reader) error {
+	_, err := bb.b.Put(ctx, key, r, -1, PutOptions{ContentType: "application/gzip"})
+	return err
+}
+
+func (bb bucketBlobs) GetBlob(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+	_, rc, err := bb.b.Get(ctx, key, &Range{off, n})
+	return rc, err
+}
+
+func (bb bucketBlobs) DeleteBlobs(ctx context.Context, keys ...string) error {
+	return bb.b.Delete(ctx, keys...)
+}
+
+// uploadOf returns the upload id of a data or index key ({prefix}{name}/{upload}).
+func uploadOf(key string) string { return path.Base(key) }
+
+// newIndex returns the merged index over cfg's stores and bucket. Shards due for
+// compaction go to cfg.Due; without it, they are compacted by the request that
+// made them due, before it answers (tests and local use).
+func newIndex(cfg *Config, inline *dueShards) *mergedindex.Index {
+	stores := cfg.Stores
+	if stores == nil {
+		stores = &mergedindex.MemStores{}
+		cfg.Stores = stores
+	}
+	due := cfg.Due
+	if due == nil {
+		due = inline.add
+	}
+	return mergedindex.New(mergedindex.Config{
+		Stores: stores, Blobs: bucketBlobs{cfg.Bucket}, Due: due, Now: cfg.Now,
+		LinesPerBlock: cfg.IndexLinesPerBlock, DeltaLimit: cfg.IndexDeltaLimit, SplitLines: cfg.IndexSplitLines,
+	})
+}
+
+// dueShards collects the shards due for compaction when nothing queues them.
+type dueShards struct {
+	mu     sync.Mutex
+	shards map[string]bool
+}
+
+func (d *dueShards) add(shard string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.shards == nil {
+		d.shards = map[string]bool{}
+	}
+	d.shards[shard] = true
+}
+
+func (d *dueShards) take() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for s := range d.shards {
+		out = append(out, s)
+	}
+	clear(d.shards)
+	return out
+}
+
+// compactDue compacts the shards made due by this request, when no queue does.
+func (s *Server) compactDue() {
+	for _, shard := range s.due.take() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		if _, err := s.ix.Compact(ctx, shard); err != nil {
+			s.cfg.Logf("teamarchive: compacting %s: %v", shard, err)
+		}
+		cancel()
+	}
+}
+
+// Compact compacts one shard of the merged index: what the Worker's queue consumer
+// calls for each shard due.
+func (s *Server) Compact(ctx context.Context, shard string) (*mergedindex.CompactStats, error) {
+	return s.ix.Compact(ctx, shard)
+}
+
+// indexLines adds an upload's sorted CDXJ index to the merged index.
+func (s *Server) indexLines(ctx context.Context, name, dataKey string, index []byte) error {
+	if _, err := s.ix.Add(ctx, name, uploadOf(dataKey), bytes.Split(bytes.TrimRight(index, "\n"), []byte("\n"))); err != nil {
+		return fmt.Errorf("indexing %s: %w", name, err)
+	}
+	return nil
+}
+
+// unindex removes an upload's lines from the merged index, reading them from its
+// stored CDXJ index; an upload whose index was never stored was never indexed.
+func (s *Server) unindex(ctx context.Context, name, cdxKey string) error {
+	_, rc, err := s.cfg.Bucket.Get(ctx, cdxKey, nil)
+	if errors.Is(err, ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the index of %s: %w", name, err)
+	}
+	b, err := io.ReadAll(io.LimitReader(rc, maxIndexSize+1))
+	rc.Close()
+	if err != nil {
+		return fmt.Errorf("reading the index of %s: %w", name, err)
+	}
+	if err := s.ix.Remove(ctx, name, uploadOf(cdxKey), bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))); err != nil {
+		return fmt.Errorf("unindexing %s: %w", name, err)
+	}
+	return nil
+}
+
+// unindexQuietly unindexes what a failed upload added, even when the request's
+// context is done.
+func (s *Server) unindexQuietly(name, cdxKey string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := s.unindex(ctx, name, cdxKey); err != nil {
+		s.cfg.Logf("teamarchive: %v", err)
+	}
+}
