@@ -173,8 +173,10 @@ func (ix *Index) Add(ctx context.Context, bundle, upload string, lines [][]byte)
 	}
 	slices.Sort(tagged)
 	tagged = slices.Compact(tagged)
-	err := ix.write(ctx, tagged, func(line string) Op { return Op{Key: prefixDelta + line} }, nil)
-	return len(tagged), err
+	if err := ix.write(ctx, tagged, func(line string) Op { return Op{Key: prefixDelta + line} }, nil); err != nil {
+		return 0, err
+	}
+	return len(tagged), ix.writeDigests(ctx, digestOps(bundle, upload, lines, false))
 }
 
 // Remove unindexes an upload of a bundle, given the lines it added: its delta lines
@@ -194,6 +196,10 @@ func (ix *Index) Remove(ctx context.Context, bundle, upload string, lines [][]by
 	}
 	slices.Sort(tagged)
 	tagged = slices.Compact(tagged)
+	// The digests first: an upload may write a revisit only of a payload still held.
+	if err := ix.writeDigests(ctx, digestOps(bundle, upload, lines, true)); err != nil {
+		return err
+	}
 	tomb := Op{Key: prefixTomb + upload, Value: bundle}
 	return ix.write(ctx, tagged, func(line string) Op { return Op{Key: prefixDelta + line, Delete: true} }, &tomb)
 }

@@ -3,9 +3,11 @@ package teamarchive
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"path"
 	"sync"
 	"time"
@@ -133,4 +135,29 @@ func (s *Server) unindexQuietly(name, cdxKey string) {
 	if err := s.unindex(ctx, name, cdxKey); err != nil {
 		s.cfg.Logf("teamarchive: %v", err)
 	}
+}
+
+// A digestsQuery asks which payload digests the team holds.
+type digestsQuery struct {
+	Digests []string `json:"digests"`
+}
+
+// postDigests answers which of the digests asked (as CDXJ lines give them) a
+// bundle holds, with one capture of each: what an upload needs to write revisit
+// records for the payloads the team already has.
+func (s *Server) postDigests(w http.ResponseWriter, r *http.Request) error {
+	var q digestsQuery
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	if err := dec.Decode(&q); err != nil {
+		return httpErr(http.StatusBadRequest, "reading the digests asked: want {\"digests\": [...]}: %v", err)
+	}
+	if len(q.Digests) > mergedindex.MaxDigests {
+		return httpErr(http.StatusRequestEntityTooLarge, "%d digests asked at once; at most %d", len(q.Digests), mergedindex.MaxDigests)
+	}
+	known, err := s.ix.Holders(r.Context(), q.Digests)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"known": known})
+	return nil
 }

@@ -246,6 +246,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		return s.queryCDX(w, r)
+	case path == "/api/digests":
+		if err := methods(r, http.MethodPost); err != nil {
+			return err
+		}
+		if _, err := s.authorize(w, r, false); err != nil {
+			return err
+		}
+		return s.postDigests(w, r)
 	case path == "/api/urldb" || path == "/api/urldb/":
 		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
 			return err
