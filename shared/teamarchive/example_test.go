@@ -26,8 +26,9 @@ func Example() {
 	w = httptest.NewRecorder()
 	srv.ServeHTTP(w, q)
 	line := w.Body.String()
-	fmt.Println(line[:strings.Index(line, " {")], line[strings.Index(line, `"filename"`):])
+	// Each line names its bundle ("source") and the upload that stored it.
+	fmt.Println(line[:strings.Index(line, " {")], line[strings.Index(line, `"filename"`):strings.Index(line, `, "upload"`)])
 	// Output:
 	// 201
-	// org,example)/ 20240602030405 "filename": "webkeep-sample.warc.gz", "source": "team.zip"}
+	// org,example)/ 20240602030405 "filename": "webkeep-sample.warc.gz", "source": "team.zip"
 }

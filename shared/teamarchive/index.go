@@ -36,23 +36,19 @@ func (bb bucketBlobs) DeleteBlobs(ctx context.Context, keys ...string) error {
 // uploadOf returns the upload id of a data or index key ({prefix}{name}/{upload}).
 func uploadOf(key string) string { return path.Base(key) }
 
-// newIndex returns the merged index over cfg's stores and bucket. Shards due for
-// compaction go to cfg.Due; without it, they are compacted by the request that
-// made them due, before it answers (tests and local use).
-func newIndex(cfg *Config, inline *dueShards) *mergedindex.Index {
-	stores := cfg.Stores
-	if stores == nil {
-		stores = &mergedindex.MemStores{}
-		cfg.Stores = stores
-	}
-	due := cfg.Due
+// indexConfig is the merged index's configuration: over cfg's stores (in memory
+// when none) and bucket. Shards due for compaction go to cfg.Due; without it, they
+// are compacted by the request that made them due, after it answers (tests and
+// local use).
+func (s *Server) indexConfig() mergedindex.Config {
+	due := s.cfg.Due
 	if due == nil {
-		due = inline.add
+		due = s.due.add
 	}
-	return mergedindex.New(mergedindex.Config{
-		Stores: stores, Blobs: bucketBlobs{cfg.Bucket}, Due: due, Now: cfg.Now,
-		LinesPerBlock: cfg.IndexLinesPerBlock, DeltaLimit: cfg.IndexDeltaLimit, SplitLines: cfg.IndexSplitLines,
-	})
+	return mergedindex.Config{
+		Stores: s.cfg.Stores, Blobs: bucketBlobs{s.cfg.Bucket}, Due: due, Now: s.cfg.Now,
+		LinesPerBlock: s.cfg.IndexLinesPerBlock, DeltaLimit: s.cfg.IndexDeltaLimit, SplitLines: s.cfg.IndexSplitLines,
+	}
 }
 
 // dueShards collects the shards due for compaction when nothing queues them.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/cdxserver"
 	"github.com/webkeep/webkeep/shared/mergedindex"
 )
 
@@ -90,8 +91,11 @@ func NewServer(cfg Config) *Server {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.Stores == nil {
+		cfg.Stores = &mergedindex.MemStores{}
+	}
 	s := &Server{cfg: cfg}
-	s.ix = newIndex(&s.cfg, &s.due)
+	s.ix = mergedindex.New(s.indexConfig())
 	return s
 }
 
@@ -152,7 +156,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // statusOf maps the errors of the packages below to HTTP statuses.
 func statusOf(err error) int {
 	switch {
-	case errors.Is(err, ErrName), errors.Is(err, ErrQuery):
+	case errors.Is(err, ErrName), errors.Is(err, cdxserver.ErrQuery):
 		return http.StatusBadRequest
 	case errors.Is(err, ErrNotExist), errors.Is(err, ErrNoUpload):
 		return http.StatusNotFound

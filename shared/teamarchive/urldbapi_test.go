@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/webkeep/webkeep/shared/cdxserver"
 	"net/http"
 	"strings"
 	"testing"
@@ -91,7 +92,7 @@ func TestServerURLDB(t *testing.T) {
 
 func TestStatusOf(t *testing.T) {
 	for err, want := range map[error]int{
-		ErrName: 400, ErrQuery: 400, ErrNotExist: 404, ErrPrecondition: 412, errors.New("x"): 500,
+		ErrName: 400, cdxserver.ErrQuery: 400, ErrNotExist: 404, ErrPrecondition: 412, errors.New("x"): 500,
 	} {
 		if got := statusOf(err); got != want {
 			t.Errorf("statusOf(%v) = %d, want %d", err, got, want)
