@@ -1,0 +1,157 @@
+package teamarchive
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/cdxserver"
+	"github.com/webkeep/webkeep/shared/mergedindex"
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+var mergedHosts = []string{"example.com", "www.example.com", "sub.example.com", "example.org", "news.example.co.uk", "wiki.example.net"}
+
+// randomWARC writes a browsing session of n captures over a few sites, POSTs among
+// them, as a bare WARC/1.1 file.
+func randomWARC(t testing.TB, r *rand.Rand, n int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := warc.NewWriter(&buf, warc.WriterOptions{Version: warc.V11, Gzip: true})
+	for i := range n {
+		host := mergedHosts[r.IntN(len(mergedHosts))]
+		u := fmt.Sprintf("https://%s/p%d", host, r.IntN(12))
+		method, body := "GET", ""
+		if r.IntN(6) == 0 {
+			method, body, u = "POST", fmt.Sprintf("q=%d", r.IntN(3)), fmt.Sprintf("https://%s/api", host)
+		}
+		date := time.Date(2020+r.IntN(6), time.Month(1+r.IntN(12)), 1+r.IntN(28), r.IntN(24), r.IntN(60), r.IntN(60), 0, time.UTC)
+		path := u[strings.Index(u[8:], "/")+8:]
+		req := method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\n"
+		if body != "" {
+			req += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n"
+		}
+		req += "\r\n" + body
+		payload := fmt.Sprintf("<p>%s %d</p>", u, r.IntN(4)) // repeated payloads, as revisited pages have
+		resp := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: " + strconv.Itoa(len(payload)) + "\r\n\r\n" + payload
+		id := fmt.Sprintf("urn:uuid:00000000-0000-4000-8000-%012d", i*2)
+		for _, rec := range []*warc.Record{
+			{ID: id, Type: warc.TypeRequest, TargetURI: u, Date: date, ContentType: "application/http; msgtype=request", Block: strings.NewReader(req), BlockLength: int64(len(req))},
+			{ID: fmt.Sprintf("urn:uuid:00000000-0000-4000-8000-%012d", i*2+1), Type: warc.TypeResponse, TargetURI: u, Date: date, ContentType: "application/http; msgtype=response",
+				Header: warc.Header{{Name: warc.FieldRelatedRecordID, Value: id}}, Block: strings.NewReader(resp), BlockLength: int64(len(resp))},
+		} {
+			if _, err := w.WriteRecord(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// bruteForceCDX answers a query by reading every listed bundle's own stored index,
+// as the archive did before the merged index.
+func bruteForceCDX(t testing.TB, b *MemBucket, query string) string {
+	t.Helper()
+	var lines []string
+	for _, k := range b.Keys() {
+		if !strings.HasPrefix(k, prefixIndex) {
+			continue
+		}
+		o, _ := b.Head(t.Context(), k)
+		e := entryFromMeta(k, o.Meta)
+		_, rc, err := b.Get(t.Context(), e.CDXKey, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx, _ := io.ReadAll(rc)
+		rc.Close()
+		for l := range bytes.Lines(idx) {
+			tagged, err := mergedindex.Tag(l, e.Name, uploadOf(e.CDXKey))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, string(tagged))
+		}
+	}
+	slices.Sort(lines)
+	v, _ := url.ParseQuery(query)
+	q, err := cdxserver.ParseQuery(v, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Descending() {
+		slices.Reverse(lines)
+	}
+	var out bytes.Buffer
+	err = q.Answer(&out, func(yield func(cdxserver.Line, error) bool) {
+		for _, l := range lines {
+			if l >= q.Start && l < q.End && !yield(cdxserver.Line{Text: []byte(l)}, nil) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// TestMergedIndexAgainstBundles uploads, replaces and deletes bundles at random,
+// with a merged index small enough to be compacted and split as it goes, and
+// checks every CDX query against a brute-force merge of the stored bundles' indexes.
+func TestMergedIndexAgainstBundles(t *testing.T) {
+	queries := []string{
+		"url=example.com", "url=example.com/p1", "url=https://example.com/api&method=POST&requestBody=q%3D1",
+		"url=example.com&matchType=domain", "url=*.example.com&limit=7", "url=example.com/p*",
+		"url=www.example.com&matchType=host&sort=reverse", "url=example.org&matchType=domain&from=2022&to=2024",
+		"url=example.com&matchType=domain&filter=!status:200", "url=example.com&matchType=domain&collapse=urlkey",
+		"url=example.com/p3&sort=closest&closest=20230601&limit=3", "url=example.net&matchType=domain&output=json&fl=urlkey,timestamp,source",
+		"url=co.uk&matchType=domain&sort=reverse&limit=5",
+	}
+	for seed := range uint64(3) {
+		r := rand.New(rand.NewPCG(seed, 5))
+		s, b := newTestServer(t, Config{IndexLinesPerBlock: 5, IndexDeltaLimit: 30, IndexSplitLines: 120})
+		for step := range 60 {
+			name := fmt.Sprintf("s%d.warc.gz", r.IntN(12))
+			switch r.IntN(5) {
+			case 0:
+				w := do(t, s, req{method: "DELETE", path: "/api/bundles/" + name, token: "-"})
+				if w.Code != http.StatusNoContent && w.Code != http.StatusNotFound {
+					t.Fatalf("DELETE %s: %d %s", name, w.Code, w.Body)
+				}
+			default:
+				w := do(t, s, req{method: "PUT", path: "/api/bundles/" + name + "?overwrite=1", token: "-", body: randomWARC(t, r, 1+r.IntN(20))})
+				if w.Code != http.StatusCreated && w.Code != http.StatusOK {
+					t.Fatalf("PUT %s: %d %s", name, w.Code, w.Body)
+				}
+			}
+			for _, q := range queries {
+				got := do(t, s, req{method: "GET", path: "/api/cdx?" + q, token: "-"})
+				wantStatus(t, got, http.StatusOK)
+				if want := bruteForceCDX(t, b, q); got.Body.String() != want {
+					t.Fatalf("seed %d, step %d: %s:\n got %s\nwant %s", seed, step, q, got.Body, want)
+				}
+			}
+		}
+		shards := 0
+		for _, n := range s.cfg.Stores.(*mergedindex.MemStores).Names() {
+			if strings.HasPrefix(n, "shard-") {
+				shards++
+			}
+		}
+		if shards < 2 {
+			t.Errorf("seed %d: %d shards: the index never split", seed, shards)
+		}
+	}
+}
