@@ -157,3 +157,41 @@ func (s *Server) postDigests(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, map[string]any{"known": known})
 	return nil
 }
+
+// getIndex answers the merged index's shards (GET /api/index).
+func (s *Server) getIndex(w http.ResponseWriter, r *http.Request) error {
+	shards, err := s.ix.Shards(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"shards": shards})
+	return nil
+}
+
+// postCompact compacts one shard (?shard=) or every shard, now (POST
+// /api/index/compact): what the queue does by itself, for operators and tests.
+func (s *Server) postCompact(w http.ResponseWriter, r *http.Request) error {
+	names := []string{r.URL.Query().Get("shard")}
+	if names[0] == "" {
+		shards, err := s.ix.Shards(r.Context())
+		if err != nil {
+			return err
+		}
+		names = names[:0]
+		for _, sh := range shards {
+			names = append(names, sh.Name)
+		}
+	} else if err := ValidName(names[0]); err != nil {
+		return err
+	}
+	var done []*mergedindex.CompactStats
+	for _, n := range names {
+		st, err := s.ix.Compact(r.Context(), n)
+		if err != nil {
+			return err
+		}
+		done = append(done, st)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"compacted": done})
+	return nil
+}

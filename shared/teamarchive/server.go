@@ -250,6 +250,22 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		return s.queryCDX(w, r)
+	case path == "/api/index":
+		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
+			return err
+		}
+		if _, err := s.authorize(w, r, false); err != nil {
+			return err
+		}
+		return s.getIndex(w, r)
+	case path == "/api/index/compact":
+		if err := methods(r, http.MethodPost); err != nil {
+			return err
+		}
+		if _, err := s.authorize(w, r, true); err != nil {
+			return err
+		}
+		return s.postCompact(w, r)
 	case path == "/api/digests":
 		if err := methods(r, http.MethodPost); err != nil {
 			return err
