@@ -16,6 +16,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/syumai/workers"
 	"github.com/syumai/workers/cloudflare"
+	"github.com/syumai/workers/cloudflare/queues"
 
 	"github.com/webkeep/webkeep/shared/teamarchive"
 )
@@ -57,7 +59,40 @@ func main() {
 	} else {
 		cfg.Bucket = &r2Bucket{b: bucket}
 	}
-	workers.Serve(teamarchive.NewServer(cfg))
+	// The merged CDX index: its shards in the INDEX Durable Objects, compaction
+	// queued on COMPACT and run by this Worker's queue consumer.
+	if stores, err := newDurableStores("INDEX"); err != nil {
+		fmt.Fprintln(os.Stderr, "webkeep worker: the Durable Object binding INDEX is missing (see wrangler.toml):", err)
+	} else {
+		cfg.Stores = stores
+	}
+	if q, err := newCompactQueue("COMPACT"); err != nil {
+		fmt.Fprintln(os.Stderr, "webkeep worker: the queue binding COMPACT is missing (see wrangler.toml); shards are compacted by the request that fills them:", err)
+	} else {
+		cfg.Due = q.Due
+	}
+	server := teamarchive.NewServer(cfg)
+	queues.ConsumeNonBlock(func(batch *queues.MessageBatch) error {
+		for _, m := range batch.Messages {
+			shard, err := m.StringBody()
+			if err != nil {
+				m.Ack() // not ours: nothing to retry
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			stats, err := server.Compact(ctx, shard)
+			cancel()
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "webkeep worker: compacting %s: %v\n", shard, err)
+				m.Retry()
+				continue
+			}
+			fmt.Fprintf(os.Stderr, "webkeep worker: compacted %s: %+v\n", shard, *stats)
+			m.Ack()
+		}
+		return nil
+	})
+	workers.Serve(server)
 }
 
 func isTrue(s string) bool {
