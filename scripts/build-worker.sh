@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the team archive Worker into dist/worker/: app.wasm (wasm/worker), the
-# Go toolchain's wasm_exec.js, and the entry module wasm/worker/glue/worker.mjs.
+# Go toolchain's wasm_exec.js, the entry module wasm/worker/glue/worker.mjs and the
+# merged index's Durable Object class, glue/store.mjs.
 # wrangler.toml deploys that directory; scripts/worker/*.test.mjs run it in workerd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,5 +9,5 @@ out=dist/worker
 rm -rf "$out" && mkdir -p "$out"
 GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$out/app.wasm" ./wasm/worker
 cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$out/"
-cp wasm/worker/glue/worker.mjs "$out/"
+cp wasm/worker/glue/worker.mjs wasm/worker/glue/store.mjs "$out/"
 echo "built: $out/ ($(wc -c < "$out/app.wasm") bytes of wasm, $(gzip -9 < "$out/app.wasm" | wc -c) gzipped)"

@@ -13,7 +13,7 @@ export const BOB = "bob-token-9876543210";
 
 // workerModules lists the modules of the built Worker, as wrangler uploads them.
 export function workerModules(dir = dist) {
-  for (const f of ["worker.mjs", "wasm_exec.js", "app.wasm"]) {
+  for (const f of ["worker.mjs", "store.mjs", "wasm_exec.js", "app.wasm"]) {
     if (!existsSync(join(dir, f))) {
       throw new Error(`${join(dir, f)} is missing: run \`make build\` (or scripts/build-worker.sh) first`);
     }
@@ -21,6 +21,7 @@ export function workerModules(dir = dist) {
   return {
     modules: [
       { type: "ESModule", path: join(dir, "worker.mjs") },
+      { type: "ESModule", path: join(dir, "store.mjs") },
       { type: "ESModule", path: join(dir, "wasm_exec.js") },
       { type: "CompiledWasm", path: join(dir, "app.wasm") },
     ],
@@ -29,11 +30,18 @@ export function workerModules(dir = dist) {
   };
 }
 
-// startWorker runs the Worker with tokens for alice and bob and the given bindings.
-export function startWorker(bindings = {}) {
+// startWorker runs the Worker with tokens for alice and bob and the given bindings,
+// its R2 bucket, the merged index's Durable Objects (SQLite storage) and its
+// compaction queue, as wrangler.toml binds them. With persistTo, R2 and the Durable
+// Objects are kept in that folder, so a Worker started again finds them.
+export function startWorker(bindings = {}, { persistTo } = {}) {
   return new Miniflare({
     ...workerModules(),
     r2Buckets: ["ARCHIVE"],
+    durableObjects: { INDEX: { className: "IndexStore", useSQLite: true } },
+    queueProducers: { COMPACT: { queueName: "webkeep-compact" } },
+    queueConsumers: { "webkeep-compact": { maxBatchSize: 10, maxBatchTimeout: 1, maxRetries: 5 } },
+    ...(persistTo ? { r2Persist: join(persistTo, "r2"), durableObjectsPersist: join(persistTo, "do") } : {}),
     bindings: { WEBKEEP_TOKENS: `alice:${ALICE},bob:${BOB}`, ...bindings },
   });
 }

@@ -17,9 +17,6 @@ import (
 	"github.com/webkeep/webkeep/shared/zipnum"
 )
 
-// leaseTime bounds a compaction: past it, another may take the shard over.
-const leaseTime = 15 * time.Minute
-
 // pendingBlobTime is how long a blob written by a compaction that never committed
 // is kept before it is collected.
 const pendingBlobTime = time.Hour
@@ -182,7 +179,7 @@ func (ix *Index) takeLease(ctx context.Context, shard string) (string, error) {
 		}
 		cond = Cond{Key: keyLease, Value: e[0].Value}
 	}
-	mine := stamp(now.Add(leaseTime)) + " " + randomHex()
+	mine := stamp(now.Add(ix.cfg.LeaseTime)) + " " + randomHex()
 	res, err = ix.cfg.Stores.Open(shard).Do(ctx, &Batch{If: []Cond{cond}, Ops: []Op{{Key: keyLease, Value: mine}}})
 	if err != nil {
 		return "", fmt.Errorf("mergedindex: taking the compaction lease of %s: %w", shard, err)

@@ -19,6 +19,7 @@ const (
 	DefaultDeltaLimit    = 5000
 	DefaultSplitLines    = 250000
 	DefaultGrace         = 10 * time.Minute
+	DefaultLeaseTime     = 15 * time.Minute
 	// opsPerBatch bounds the operations of one store call.
 	opsPerBatch = 500
 	// maxFollow bounds how many shards a write follows before giving up.
@@ -42,6 +43,9 @@ type Config struct {
 	// Grace is how long the blocks a compaction replaced are kept for queries that
 	// started before it.
 	Grace time.Duration
+	// LeaseTime bounds a compaction: past it, another may take the shard over (a
+	// compaction whose Worker was killed holds its shard until then).
+	LeaseTime time.Duration
 	// Due, when set, is told of a shard that is due for compaction (the Worker
 	// queues it); it must not block.
 	Due func(shard string)
@@ -71,6 +75,9 @@ func New(cfg Config) *Index {
 	}
 	if cfg.Grace <= 0 {
 		cfg.Grace = DefaultGrace
+	}
+	if cfg.LeaseTime <= 0 {
+		cfg.LeaseTime = DefaultLeaseTime
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -48,6 +48,7 @@ func (s *Server) indexConfig() mergedindex.Config {
 	return mergedindex.Config{
 		Stores: s.cfg.Stores, Blobs: bucketBlobs{s.cfg.Bucket}, Due: due, Now: s.cfg.Now,
 		LinesPerBlock: s.cfg.IndexLinesPerBlock, DeltaLimit: s.cfg.IndexDeltaLimit, SplitLines: s.cfg.IndexSplitLines,
+		LeaseTime: s.cfg.IndexLease,
 	}
 }
 

@@ -52,6 +52,9 @@ type Config struct {
 	// IndexLinesPerBlock, IndexDeltaLimit and IndexSplitLines tune the merged
 	// index (mergedindex.Config); zero means its defaults.
 	IndexLinesPerBlock, IndexDeltaLimit, IndexSplitLines int
+	// IndexLease bounds a compaction (mergedindex.Config.LeaseTime); zero means
+	// its default.
+	IndexLease time.Duration
 	// Now gives upload times and ids; time.Now when nil.
 	Now func() time.Time
 	// Logf, when set, receives failures that are the server's, not the client's.

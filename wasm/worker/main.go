@@ -8,7 +8,11 @@
 // "1" to let reads go without a token; WEBKEEP_MAX_BUNDLE_BYTES, the limit of an upload
 // in one request; WEBKEEP_MAX_UPLOAD_BYTES, of an upload in parts; WEBKEEP_PART_BYTES,
 // the size of its parts; WEBKEEP_UPLOAD_TTL, the age (a Go duration, "24h") past which
-// an unfinished upload is swept.
+// an unfinished upload is swept; INDEX, the Durable Object namespace of the merged
+// index's stores; COMPACT, the queue of shards due for compaction, which this Worker
+// also consumes; WEBKEEP_INDEX_LINES_PER_BLOCK, WEBKEEP_INDEX_DELTA_LIMIT and
+// WEBKEEP_INDEX_SPLIT_LINES, the merged index's tuning (mergedindex.Config), and
+// WEBKEEP_INDEX_LEASE, how long a killed compaction holds its shard ("15m").
 //
 // The JavaScript glue in glue/ instantiates this program once per request (as
 // syumai/workers' own glue does); everything below the http.Handler is ordinary Go,
@@ -52,6 +56,20 @@ func main() {
 	}
 	if d, err := time.ParseDuration(cloudflare.Getenv("WEBKEEP_UPLOAD_TTL")); err == nil && d > 0 {
 		cfg.UploadTTL = d
+	}
+	// Tuning of the merged index (tests use small values to compact and split
+	// often); zero keeps mergedindex's defaults.
+	for name, dst := range map[string]*int{
+		"WEBKEEP_INDEX_LINES_PER_BLOCK": &cfg.IndexLinesPerBlock,
+		"WEBKEEP_INDEX_DELTA_LIMIT":     &cfg.IndexDeltaLimit,
+		"WEBKEEP_INDEX_SPLIT_LINES":     &cfg.IndexSplitLines,
+	} {
+		if n, err := strconv.Atoi(cloudflare.Getenv(name)); err == nil && n > 0 {
+			*dst = n
+		}
+	}
+	if d, err := time.ParseDuration(cloudflare.Getenv("WEBKEEP_INDEX_LEASE")); err == nil && d > 0 {
+		cfg.IndexLease = d
 	}
 	if bucket.IsUndefined() {
 		fmt.Fprintln(os.Stderr, "webkeep worker: the R2 binding ARCHIVE is missing (see wrangler.toml)")

@@ -12,6 +12,9 @@
 import "./wasm_exec.js";
 import mod from "./app.wasm";
 
+// The merged index's stores (Durable Objects): a class the runtime instantiates.
+export { IndexStore } from "./store.mjs";
+
 async function start(env, ctx) {
   const go = new Go();
   const binding = {};
@@ -56,4 +59,11 @@ async function fetch(request, env, ctx) {
   }
 }
 
-export default { fetch };
+// queue consumes the compaction queue: Go's consumer (queues.ConsumeNonBlock in
+// main.go) compacts each shard named.
+async function queue(batch, env, ctx) {
+  const { binding, died } = await start(env, ctx);
+  await Promise.race([binding.handleQueueMessageBatch(batch), died]);
+}
+
+export default { fetch, queue };

@@ -1,0 +1,96 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"syscall/js"
+
+	"github.com/syumai/workers/cloudflare"
+	"github.com/syumai/workers/cloudflare/queues"
+
+	"github.com/webkeep/webkeep/shared/mergedindex"
+	"github.com/webkeep/webkeep/wasm/jspromise"
+)
+
+// durableStores is mergedindex.Stores over the IndexStore Durable Object namespace
+// (glue/store.mjs): each store an object named by idFromName, called by RPC.
+type durableStores struct {
+	ns js.Value
+}
+
+func newDurableStores(binding string) (*durableStores, error) {
+	ns := cloudflare.GetBinding(binding)
+	if ns.IsUndefined() || ns.IsNull() {
+		return nil, fmt.Errorf("no binding %s", binding)
+	}
+	return &durableStores{ns: ns}, nil
+}
+
+func (d *durableStores) Open(name string) mergedindex.Store {
+	return &durableStore{ns: d.ns, name: name}
+}
+
+type durableStore struct {
+	ns   js.Value
+	name string
+	stub js.Value
+}
+
+func (s *durableStore) Do(ctx context.Context, b *mergedindex.Batch) (*mergedindex.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", mergedindex.ErrStore, s.name, err)
+	}
+	if s.stub.IsUndefined() {
+		s.stub = s.ns.Call("get", s.ns.Call("idFromName", s.name))
+	}
+	v, err := jspromise.Await(s.stub.Call("batch", string(body)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", mergedindex.ErrStore, s.name, err)
+	}
+	var res mergedindex.Result
+	if err := json.Unmarshal([]byte(v.String()), &res); err != nil {
+		return nil, fmt.Errorf("%w: %s answered %.100q: %v", mergedindex.ErrStore, s.name, v.String(), err)
+	}
+	if len(res.Scans) != len(b.Scans) {
+		return nil, fmt.Errorf("%w: %s answered %d scans of %d", mergedindex.ErrStore, s.name, len(res.Scans), len(b.Scans))
+	}
+	return &res, nil
+}
+
+// compactQueue sends the shards due for compaction to the queue, once each per
+// request. A failure is logged: the shard is due again at its next write.
+type compactQueue struct {
+	p    *queues.Producer
+	mu   sync.Mutex
+	sent map[string]bool
+}
+
+func newCompactQueue(binding string) (*compactQueue, error) {
+	p, err := queues.NewProducer(binding)
+	if err != nil {
+		return nil, err
+	}
+	return &compactQueue{p: p, sent: map[string]bool{}}, nil
+}
+
+func (q *compactQueue) Due(shard string) {
+	q.mu.Lock()
+	seen := q.sent[shard]
+	q.sent[shard] = true
+	q.mu.Unlock()
+	if seen {
+		return
+	}
+	if err := q.p.SendText(shard); err != nil {
+		fmt.Fprintf(os.Stderr, "webkeep worker: queueing the compaction of %s: %v\n", shard, err)
+	}
+}
