@@ -242,7 +242,7 @@ describe("team archive", () => {
     r = await call(mf, "GET", "/api/bundles/big.warc");
     assert.ok(r.bytes.equals(big));
     r = await call(mf, "GET", "/api/cdx?url=example.net/big");
-    assert.match(r.text, /^net,example\)\/big 20240901000000 \{.*"filename": "big.warc", "source": "big.warc"\}\n$/);
+    assert.match(r.text, /^net,example\)\/big 20240901000000 \{.*"filename": "big.warc", "source": "big.warc", "upload": "[0-9TZ.a-f-]+"\}\n$/);
     r = await call(mf, "DELETE", "/api/bundles/big.warc");
     assert.equal(r.status, 204);
     assert.ok(!(await allKeys(mf)).some((k) => k.includes("big.warc")));
