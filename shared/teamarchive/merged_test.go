@@ -2,6 +2,7 @@ package teamarchive
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -154,4 +155,33 @@ func TestMergedIndexAgainstBundles(t *testing.T) {
 			t.Errorf("seed %d: %d shards: the index never split", seed, shards)
 		}
 	}
+}
+
+// TestCDXPages checks pywb's ZipNum paging: showNumPages counts the main index's
+// blocks in the range, and the pages together answer the whole query once.
+func TestCDXPages(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	s, _ := newTestServer(t, Config{IndexLinesPerBlock: 4, IndexDeltaLimit: 25, IndexSplitLines: 200})
+	for i := range 20 {
+		w := do(t, s, req{method: "PUT", path: fmt.Sprintf("/api/bundles/p%d.warc.gz", i), token: "-", body: randomWARC(t, r, 15)})
+		wantStatus(t, w, http.StatusCreated)
+	}
+	const q = "url=example.com&matchType=domain&limit=10000"
+	whole := do(t, s, req{method: "GET", path: "/api/cdx?" + q, token: "-"}).Body.String()
+	w := do(t, s, req{method: "GET", path: "/api/cdx?" + q + "&showNumPages=true&pageSize=3", token: "-"})
+	wantStatus(t, w, http.StatusOK)
+	var n struct{ Pages, PageSize, Blocks int }
+	if err := json.Unmarshal(w.Body.Bytes(), &n); err != nil || n.PageSize != 3 || n.Blocks < 6 || n.Pages != (n.Blocks+2)/3 {
+		t.Fatalf("showNumPages: %s (%v)", w.Body, err)
+	}
+	var paged strings.Builder
+	for p := range n.Pages {
+		w := do(t, s, req{method: "GET", path: fmt.Sprintf("/api/cdx?%s&page=%d&pageSize=3", q, p), token: "-"})
+		wantStatus(t, w, http.StatusOK)
+		paged.WriteString(w.Body.String())
+	}
+	if paged.String() != whole {
+		t.Errorf("the %d pages give %d lines, the whole query %d", n.Pages, strings.Count(paged.String(), "\n"), strings.Count(whole, "\n"))
+	}
+	wantStatus(t, do(t, s, req{method: "GET", path: fmt.Sprintf("/api/cdx?%s&page=%d&pageSize=3", q, n.Pages), token: "-"}), http.StatusBadRequest)
 }
