@@ -297,7 +297,9 @@ func (ix *Index) writeShard(ctx context.Context, shard string, lines []string, o
 			continue // split meanwhile: partition again
 		}
 		lines = lines[take:]
-		if res.Scans[1].Count+res.Scans[2].Count >= ix.cfg.DeltaLimit {
+		// Due when this write took the delta past a multiple of the limit: once, not
+		// at every write until the compaction has run (and again later if it failed).
+		if after := res.Scans[1].Count + res.Scans[2].Count; after/ix.cfg.DeltaLimit > max(0, after-len(b.Ops))/ix.cfg.DeltaLimit {
 			ix.cfg.Due(shard)
 		}
 		if rng.Pending != "" {

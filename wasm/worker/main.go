@@ -105,7 +105,10 @@ func main() {
 				m.Retry()
 				continue
 			}
-			fmt.Fprintf(os.Stderr, "webkeep worker: compacted %s: %+v\n", shard, *stats)
+			if stats.Skipped == "" {
+				fmt.Fprintf(os.Stderr, "webkeep worker: compacted %s: %d lines in %d blocks (%d bytes), %d delta lines folded in, %d removed%s\n",
+					shard, stats.Lines, stats.Blocks, stats.Bytes, stats.Delta, stats.Removed, map[bool]string{true: ", split off " + stats.Split}[stats.Split != ""])
+			}
 			m.Ack()
 		}
 		return nil
