@@ -7,7 +7,9 @@ const params = new URLSearchParams(location.search);
 const session = params.get("session") || "";
 const pageURL = params.get("url") || "";
 const ts = params.get("ts") || "";
-const api = (p, init) => fetch(`/api/replay/${encodeURIComponent(session)}${p}`, init);
+// team=1: the answers come from the team archive (the same API under /api/team/replay).
+const team = params.get("team") === "1";
+const api = (p, init) => fetch(team ? `/api/team/replay${p}` : `/api/replay/${encodeURIComponent(session)}${p}`, init);
 const $ = (id) => document.getElementById(id);
 const fail = (e) => { $("error").textContent = String(e && e.message || e); $("error").hidden = false; };
 let tabId = null;
@@ -198,8 +200,8 @@ addEventListener("pagehide", () => {
 });
 
 async function start() {
-  if (!session) throw new Error("replay.html needs ?session=ID&url=URL");
-  const res = await api("/start", { method: "POST" });
+  if (!session && !team) throw new Error("replay.html needs ?session=ID&url=URL (or ?team=1&url=URL)");
+  const res = await api(team ? `/start?url=${encodeURIComponent(pageURL)}&ts=${encodeURIComponent(ts)}` : "/start", { method: "POST" });
   const info = await res.json();
   if (!res.ok) throw new Error(info.error);
   captures = info.captures;

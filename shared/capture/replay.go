@@ -19,6 +19,7 @@ type replays struct {
 	sessions map[string]*sessionReplay
 	cache    byteCache[cachedChunk]
 	batches  byteCache[batchKey]
+	team     teamReplay // replays from the team archive (teamreplay.go)
 }
 
 // batchKey names a batch: its replay, page and time. A replay is made anew when its
@@ -111,8 +112,9 @@ func (s *Service) withReplay(h func(httpmsg.ResponseWriter, *httpmsg.Request, *S
 // routeReplay adds the replay API: start a replay, answer a request, the batch of
 // a page's resources, log those the replay answered itself, from a batch or with an
 // answer it kept (and show the log, so that the replay bar is brought up to date in
-// one trip), show the log.
+// one trip), show the log; and the same from the team archive (routeTeamReplay).
 func (s *Service) routeReplay(mux *routeTable) {
+	s.routeTeamReplay(mux)
 	mux.HandleFunc("POST /api/replay/{id}/start", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		rp.log.Reset()
 		problems := []string{}

@@ -64,6 +64,7 @@ func archive() {
 	onClick(byID("upload-keep"), func() { show(byID("upload-exists"), false) })
 	onClick(byID("add-to-db"), addToDatabase)
 	on(byID("import-file"), "change", func(dom.Event) { importFile() })
+	teamArchive()
 	dom.GetWindow().AddEventListener("hashchange", false, func(dom.Event) { go safely(openFromHash) })
 	if byID("import-file").Underlying().Get("files").Length() > 0 {
 		go safely(importFile) // chosen before the page's code started

@@ -1,0 +1,799 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/replay"
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+// Replay from the team archive: the replay page (replay.html?team=1&url=...&ts=...)
+// asks the core, for each request of the replayed tab, as it does for a session; the
+// core looks the request up in the team archive's CDX index (the Worker's /api/cdx,
+// under the pywb 2.6.7 key a session's replay computes) and reads the capture's
+// record from the bundle that holds it by Range (/api/bundles/{source}/{file} with
+// the line's offset and length), nothing downloaded but that record. A revisit takes
+// its HTTP header from its own record and its payload from its original, found by
+// a second query for the payload digest, in whatever bundle holds it, as pywb does.
+// Bodies stream from the Worker to the answer.
+
+// Bounds of the team archive's CDX queries a replay makes.
+const (
+	teamExactLimit    = 25             // lines of a request's exact key, nearest in time first
+	teamFuzzyLimit    = 100            // lines under the request's path, for a fuzzy match
+	teamOriginalLimit = 5              // responses with a revisit's payload digest
+	maxTeamCDXAnswer  = 32 << 20       // bytes of one CDX answer read
+	maxTeamRevisit    = 1 << 20        // a revisit record is read whole (its WARC and HTTP headers)
+	teamCapturesLimit = 200            // captures GET /api/team/captures lists without limit=
+	maxTeamCaptures   = 1000           // and at most
+	teamFileSize      = int64(1) << 62 // a bundle's WARC read by Range: its size is not needed
+)
+
+// Statuses of a Range answer (httpmsg names those the core answers with).
+const (
+	statusPartialContent      = 206
+	statusRangeNotSatisfiable = 416
+)
+
+// errNoTeam is the error of a team route when no team archive is set.
+var errNoTeam = errors.New("no team archive is set: give its address and a token on the options page")
+
+// teamReplay is what replays from the team archive share: their log, and how many
+// captures of its page the last one found as it started.
+type teamReplay struct {
+	log      replay.Log
+	mu       sync.Mutex
+	captures int
+}
+
+// teamSet reports whether a team archive and its token are set.
+func (s *Service) teamSet() bool {
+	set := s.Settings()
+	return set.TeamEndpoint != "" && set.TeamToken != ""
+}
+
+// routeTeamReplay adds the team archive's captures of a URL and the replay from the
+// team archive: the replay API of a session (routeReplay) under /api/team/replay.
+func (s *Service) routeTeamReplay(mux *routeTable) {
+	mux.HandleFunc("GET /api/team/captures", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		q := r.URL.Query()
+		limit := teamCapturesLimit
+		if l := q.Get("limit"); l != "" {
+			n, err := strconv.Atoi(l)
+			if err != nil || n < 1 {
+				writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("limit=%q: want a number from 1 to %d", l, maxTeamCaptures))
+				return
+			}
+			limit = min(n, maxTeamCaptures)
+		}
+		if err := checkTeamURL(q.Get("url")); err != nil {
+			writeError(w, httpmsg.StatusBadRequest, err)
+			return
+		}
+		list, err := s.TeamCaptures(r.Context(), q.Get("url"), limit)
+		if err != nil {
+			writeError(w, teamStatus(err), err)
+			return
+		}
+		writeJSON(w, httpmsg.StatusOK, list)
+	})
+	mux.HandleFunc("POST /api/team/replay/start", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		q := r.URL.Query()
+		page, ts := q.Get("url"), q.Get("ts")
+		if !validTimestamp(ts) {
+			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("ts=%q: want a time of up to 14 digits (YYYYMMDDhhmmss, UTC)", ts))
+			return
+		}
+		if page == "" {
+			writeError(w, httpmsg.StatusBadRequest, errors.New("a replay from the team archive needs the page to replay: replay.html?team=1&url=URL"))
+			return
+		}
+		if err := checkTeamURL(page); err != nil {
+			writeError(w, httpmsg.StatusBadRequest, err)
+			return
+		}
+		list, err := s.TeamCaptures(r.Context(), page, maxTeamCaptures)
+		if err != nil {
+			writeError(w, teamStatus(err), err)
+			return
+		}
+		t := &s.replays.team
+		t.log.Reset()
+		t.mu.Lock()
+		t.captures = len(list)
+		t.mu.Unlock()
+		writeJSON(w, httpmsg.StatusOK, map[string]any{
+			"session":  map[string]string{"id": "team", "name": "Team archive at " + s.Settings().TeamEndpoint},
+			"captures": len(list), "problems": []string{}, "pages": []replayPage{},
+		})
+	})
+	mux.HandleFunc("POST /api/team/replay/answer", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		var p replay.PausedRequest
+		if err := readJSON(r.Body, maxReplayedBody, &p); err != nil {
+			writeError(w, httpmsg.StatusBadRequest, err)
+			return
+		}
+		req, err := p.Request()
+		if err != nil {
+			writeError(w, httpmsg.StatusBadRequest, err)
+			return
+		}
+		at := r.URL.Query().Get("ts")
+		if !validTimestamp(at) {
+			at = "" // as a session's replay reads it: the latest
+		}
+		a, err := s.TeamServe(r.Context(), w, req, at)
+		var asked *teamAskError
+		switch {
+		case errors.As(err, &asked):
+			// Nothing was written: the replay page says why, and fails the request.
+			s.replays.team.log.Add(replay.Answer{URL: req.URL})
+			writeError(w, teamStatus(asked.err), asked.err)
+			return
+		case err != nil:
+			s.replays.team.log.Add(a)
+			panic(httpmsg.ErrAbortHandler) // the body is not whole (ErrCut): the answer fails
+		}
+		s.replays.team.log.Add(a)
+	})
+	mux.HandleFunc("GET /api/team/replay/batch", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		// The team archive's captures are not kept together by page: each request
+		// is answered by itself. The batch is empty, as that of a page with no capture.
+		empty, _ := replay.ReadIndex(strings.NewReader(""))
+		b, _ := empty.Batch(r.URL.Query().Get("url"), "", nil, nil)
+		replay.WriteBatch(w, b)
+	})
+	mux.HandleFunc("POST /api/team/replay/served", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		var served struct {
+			URLs    []string        `json:"urls"`
+			Answers []replay.Answer `json:"answers"`
+		}
+		if err := readJSON(r.Body, maxServedList, &served); err != nil {
+			writeError(w, httpmsg.StatusBadRequest, err)
+			return
+		}
+		for _, u := range served.URLs {
+			s.replays.team.log.Add(replay.Answer{URL: u, Archived: true})
+		}
+		for _, a := range served.Answers {
+			s.replays.team.log.Add(a)
+		}
+		writeJSON(w, httpmsg.StatusOK, s.replays.team.view())
+	})
+	mux.HandleFunc("GET /api/team/replay/log", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		writeJSON(w, httpmsg.StatusOK, s.replays.team.view())
+	})
+}
+
+// view returns the team replay's log for the API, as a session's.
+func (t *teamReplay) view() replayLog {
+	t.mu.Lock()
+	n := t.captures
+	t.mu.Unlock()
+	return replayLog{t.log.View(), n}
+}
+
+// teamStatus is the status a team route answers an error with: 409 when no team
+// archive is set (as an upload), else 502, the team archive's failure or refusal.
+func teamStatus(err error) int {
+	if errors.Is(err, errNoTeam) {
+		return httpmsg.StatusConflict
+	}
+	return httpmsg.StatusBadGateway
+}
+
+// validTimestamp reports whether ts is "" or 1 to 14 digits.
+func validTimestamp(ts string) bool {
+	return len(ts) <= 14 && strings.Trim(ts, "0123456789") == ""
+}
+
+// TeamCaptures lists the team archive's captures of pageURL (its exact key: GET),
+// newest first, at most limit: the responses and revisits, each with the link that
+// replays it from the team archive.
+func (s *Service) TeamCaptures(ctx context.Context, pageURL string, limit int) ([]api.TeamCapture, error) {
+	if err := checkTeamURL(pageURL); err != nil {
+		return nil, err
+	}
+	lines, err := s.teamCDX(ctx, url.Values{"url": {pageURL}, "matchType": {"exact"}, "sort": {"reverse"}, "limit": {strconv.Itoa(limit)}})
+	if err != nil {
+		return nil, err
+	}
+	out := []api.TeamCapture{}
+	for _, l := range lines {
+		e, ok := l.entry(0)
+		if !ok || !capturing(e) {
+			continue
+		}
+		ts := string(l.Timestamp)
+		out = append(out, api.TeamCapture{
+			URL: e.URL, Timestamp: ts, Status: e.Status, Mime: e.Mime, Method: e.Method, Digest: e.Digest,
+			Length: e.Length, Source: string(l.Source), Upload: string(l.Upload), Replay: api.TeamReplayLink(e.URL, ts),
+		})
+	}
+	// The archive's reverse order, and the same for lines of equal keys.
+	slices.SortStableFunc(out, func(a, b api.TeamCapture) int { return strings.Compare(b.Timestamp, a.Timestamp) })
+	return out, nil
+}
+
+// checkTeamURL checks the URL a team route is given: one that has a CDX key.
+func checkTeamURL(u string) error {
+	if u == "" {
+		return errors.New("url= is required: the URL whose captures to find")
+	}
+	if _, err := cdx.SURT(u); err != nil {
+		return fmt.Errorf("url=%q: %w", u, err)
+	}
+	return nil
+}
+
+// capturing reports whether a line is of a capture that answers a request, as a
+// replay reads them: a response with a status (not a 304) or a revisit.
+func capturing(e cdx.Entry) bool {
+	if e.Mime == "warc/revisit" {
+		return true
+	}
+	n, err := strconv.Atoi(e.Status)
+	return err == nil && n != 304
+}
+
+// cdxText is a value of a CDX line's JSON: pywb writes every value as a string;
+// a number is read as its digits.
+type cdxText string
+
+func (t *cdxText) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*t = cdxText(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	*t = cdxText(n)
+	return nil
+}
+
+// teamLine is a line of the team archive's CDX answer (output=json).
+type teamLine struct {
+	URLKey      cdxText `json:"urlkey"`
+	Timestamp   cdxText `json:"timestamp"`
+	URL         cdxText `json:"url"`
+	Mime        cdxText `json:"mime"`
+	Status      cdxText `json:"status"`
+	Digest      cdxText `json:"digest"`
+	Length      cdxText `json:"length"`
+	Offset      cdxText `json:"offset"`
+	Filename    cdxText `json:"filename"`
+	Method      cdxText `json:"method"`
+	RequestBody cdxText `json:"requestBody"`
+	Source      cdxText `json:"source"`
+	Upload      cdxText `json:"upload"`
+}
+
+// entry returns the line as a cdx.Entry whose Filename is i (the line's place in
+// the caller's list, which keeps its bundle), as replay.ParseLine reads it; ok is
+// false for a line that names no record (no key, offset or file).
+func (l *teamLine) entry(i int) (cdx.Entry, bool) {
+	line := cdx.Entry{
+		URLKey: string(l.URLKey), Timestamp: string(l.Timestamp), URL: string(l.URL), Mime: string(l.Mime),
+		Status: string(l.Status), Digest: string(l.Digest), Method: string(l.Method),
+		RequestBody: string(l.RequestBody), Filename: strconv.Itoa(i),
+	}
+	var err1, err2 error
+	line.Offset, err1 = strconv.ParseInt(string(l.Offset), 10, 64)
+	if l.Length != "" {
+		line.Length, err2 = strconv.ParseInt(string(l.Length), 10, 64)
+	}
+	if err1 != nil || err2 != nil || line.Offset < 0 || line.Length < 0 || l.Source == "" || l.Filename == "" {
+		return cdx.Entry{}, false
+	}
+	e, err := replay.ParseLine(bytes.TrimSuffix(line.AppendLine(nil, cdx.Pywb267), []byte("\n")))
+	return e, err == nil
+}
+
+// path is where the line's record is read: its bundle's WARC file.
+func (l *teamLine) path() string {
+	return "/api/bundles/" + url.PathEscape(string(l.Source)) + "/" + url.PathEscape(string(l.Filename))
+}
+
+// teamCDX asks the team archive's CDX server (output=json) and returns its lines; a
+// line it cannot read is left out.
+func (s *Service) teamCDX(ctx context.Context, v url.Values) ([]teamLine, error) {
+	if !s.teamSet() {
+		return nil, errNoTeam
+	}
+	v.Set("output", "json")
+	resp, err := s.teamRequest(ctx, httpmsg.MethodGet, "/api/cdx?"+v.Encode(), nil, -1)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var lines []teamLine
+	br := bufio.NewReader(io.LimitReader(resp.Body, maxTeamCDXAnswer))
+	for {
+		b, err := br.ReadBytes('\n')
+		if b = bytes.TrimSpace(b); len(b) > 0 {
+			var l teamLine
+			if json.Unmarshal(b, &l) == nil && l.URLKey != "" {
+				lines = append(lines, l)
+			}
+		}
+		if err == io.EOF {
+			return lines, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the team archive's index: %w", err)
+		}
+	}
+}
+
+// teamIndex makes a replay index of lines, each capture's Filename its place in
+// lines.
+func teamIndex(lines []teamLine) *replay.Index {
+	var b bytes.Buffer
+	for i := range lines {
+		if e, ok := lines[i].entry(i); ok {
+			b.Write(e.AppendLine(nil, cdx.Pywb267))
+		}
+	}
+	ix, _ := replay.ReadIndex(&b) // reading a buffer fails not
+	return ix
+}
+
+// nearestParams asks a CDX query for the lines nearest to at (the latest first
+// when at is "").
+func nearestParams(v url.Values, at string) url.Values {
+	if at == "" {
+		v.Set("sort", "reverse")
+	} else {
+		v.Set("sort", "closest")
+		v.Set("closest", at)
+	}
+	return v
+}
+
+// teamAskError is a failure to ask the team archive's index: the request is not
+// answered (unlike a capture that cannot be read, which gets the "not archived"
+// page saying why).
+type teamAskError struct{ err error }
+
+func (e *teamAskError) Error() string { return e.err.Error() }
+func (e *teamAskError) Unwrap() error { return e.err }
+
+// teamLookup finds the capture of r in the team archive nearest to at, as a
+// session's replay finds it in the session (replay.Index.Lookup): under r's pywb
+// 2.6.7 key, else a fuzzy match among the captures of r's path. ok is false when
+// the archive has none.
+func (s *Service) teamLookup(ctx context.Context, r *replay.Request, at string) (m replay.Match, line teamLine, ok bool, err error) {
+	key, err := replay.Key(r)
+	if err != nil {
+		return m, line, false, nil // a URL no capture can have
+	}
+	lines, err := s.teamCDX(ctx, nearestParams(url.Values{"url": {encodedURL(r)}, "matchType": {"exact"}, "limit": {strconv.Itoa(teamExactLimit)}}, at))
+	if err != nil {
+		return m, line, false, err
+	}
+	if m, ok = teamIndex(lines).Lookup(r, at); ok {
+		return m, lines[atoi(m.Capture.Filename)], true, nil
+	}
+	// No capture under its key: those of its path, with another query or body.
+	path, query, _ := strings.Cut(r.URL, "?")
+	more, err := s.teamCDX(ctx, nearestParams(url.Values{"url": {path + "?"}, "matchType": {"prefix"}, "limit": {strconv.Itoa(teamFuzzyLimit)}}, at))
+	if err != nil {
+		return m, line, false, err
+	}
+	lines = append(lines, more...)
+	if query != "" && strings.EqualFold(r.Method, httpmsg.MethodGet) && strings.Contains(key, "?") {
+		bare, err := s.teamCDX(ctx, nearestParams(url.Values{"url": {path}, "matchType": {"exact"}, "limit": {strconv.Itoa(teamExactLimit)}}, at))
+		if err != nil {
+			return m, line, false, err
+		}
+		lines = append(lines, bare...)
+	}
+	if m, ok = teamIndex(lines).Lookup(r, at); ok {
+		return m, lines[atoi(m.Capture.Filename)], true, nil
+	}
+	return m, line, false, nil
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// encodedURL is r's URL with pywb 2.6.7's method and body query appended: what
+// replay.Key makes its key of, the url= of a CDX query for that key.
+func encodedURL(r *replay.Request) string {
+	h := r.Header
+	if len(r.Body) > 0 && h.Get("Content-Length") == "" {
+		// As replay.Key: a body without a Content-Length (DevTools leaves it out)
+		// is counted as sent whole. Header names may be in any case.
+		found := false
+		for k := range h {
+			if strings.EqualFold(k, "Content-Length") {
+				found = true
+			}
+		}
+		if !found {
+			h = h.Clone()
+			if h == nil {
+				h = httpmsg.Header{}
+			}
+			h.Set("Content-Length", strconv.Itoa(len(r.Body)))
+		}
+	}
+	u, _ := cdx.Pywb267.EncodeRequest(&cdx.Request{Method: r.Method, URL: r.URL, Header: h, Body: r.Body})
+	return u
+}
+
+// TeamServe answers r from the team archive, the capture nearest to at, as a
+// session's replay answers it (replay.Index.Serve): status 200, the Answer in
+// replay.AnswerHeader, the body streamed; the "not archived" page for a request the
+// archive has no capture of, or whose capture cannot be read (saying why); the "not
+// replayed" page for a body over replay.DefaultMaxBody. An error wrapping
+// replay.ErrCut means the body was cut after the answer began; a *teamAskError,
+// that the archive's index could not be asked and nothing was written.
+func (s *Service) TeamServe(ctx context.Context, w httpmsg.ResponseWriter, r *replay.Request, at string) (replay.Answer, error) {
+	a := replay.Answer{URL: r.URL}
+	m, line, ok, err := s.teamLookup(ctx, r, at)
+	if err != nil {
+		return a, &teamAskError{err}
+	}
+	if !ok {
+		return teamNotArchived(w, r, a, ""), nil
+	}
+	resp, done, err := s.teamOpen(ctx, m.Capture, line)
+	if err != nil {
+		return teamNotArchived(w, r, a, err.Error()), nil
+	}
+	defer done()
+	a.Archived, a.Timestamp, a.Approximate, a.Why = true, m.Capture.Timestamp, m.Approximate, m.Why
+	const max = replay.DefaultMaxBody
+	if resp.Size > max {
+		a.Withheld, a.Why = true, tooLargeToReplay(resp.Size, max)
+		a.Status, a.Reason, a.Headers = httpmsg.StatusNotFound, "Not Replayed", replayPageHeaders()
+		writeReplayAnswer(w, a)
+		io.WriteString(w, replay.NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
+		return a, nil
+	}
+	a.Status, a.Reason = resp.Status, resp.Reason
+	a.Headers = headerFields(resp.Header)
+	writeReplayAnswer(w, a)
+	n, err := io.Copy(w, io.LimitReader(resp.Body, max+1))
+	switch {
+	case err != nil:
+		a.Withheld, a.Why = true, fmt.Sprintf("the team archive's record could not be read to its end (%d bytes read): %v", n, err)
+	case n > max:
+		a.Withheld, a.Why = true, tooLargeToReplay(-1, max)
+	default:
+		return a, nil
+	}
+	return a, fmt.Errorf("%w: %s: %s", replay.ErrCut, r.URL, a.Why)
+}
+
+// teamOpen reads the answer of capture c (of line) from the team archive: its
+// record by Range from its bundle; a revisit's header from its own record and its
+// payload from its original's. done closes what the answer reads.
+func (s *Service) teamOpen(ctx context.Context, c cdx.Entry, line teamLine) (resp *replay.Response, done func(), err error) {
+	opener, _ := replay.ReadIndex(strings.NewReader("")) // Open of a capture that is no revisit reads its record only
+	if c.Mime != "warc/revisit" {
+		f := &teamFile{s: s, ctx: ctx, path: line.path(), length: c.Length}
+		resp, err := opener.Open(f, c)
+		if err != nil {
+			f.Close()
+			return nil, nil, teamRecordError(line, err)
+		}
+		return resp, f.Close, nil
+	}
+	// The revisit, whole: its WARC header names the original's URL and date.
+	if c.Length <= 0 || c.Length > maxTeamRevisit {
+		return nil, nil, fmt.Errorf("the revisit record in %s is %d bytes: not a revisit webkeep can read", line.Source, c.Length)
+	}
+	f := &teamFile{s: s, ctx: ctx, path: line.path(), length: c.Length}
+	b, err := io.ReadAll(io.LimitReader(f.Reader(c.Offset), c.Length))
+	f.Close()
+	if err != nil {
+		return nil, nil, teamRecordError(line, err)
+	}
+	var refersTo, refersDate string
+	if rd, err := warc.NewReader(bytes.NewReader(b)); err == nil {
+		if rec, err := rd.Next(); err == nil {
+			refersTo = rec.Header.Get(warc.FieldRefersToTargetURI)
+			refersDate = rec.Header.Get(warc.FieldRefersToDate)
+		}
+	}
+	own := c
+	own.Offset, own.Mime = 0, "-" // read as a record of its own (a revisit's header)
+	rev, err := opener.Open(replay.NewFile(bytes.NewReader(b), int64(len(b))), own)
+	if err != nil {
+		return nil, nil, teamRecordError(line, err)
+	}
+	rev.Body.Close()
+	oc, oline, ok, err := s.teamOriginal(ctx, c, line, refersTo, refersDate)
+	if err != nil {
+		return nil, nil, fmt.Errorf("revisit of %s: looking up its original: %w", c.URL, err)
+	}
+	if !ok {
+		return nil, nil, fmt.Errorf("revisit of %s in %s: the team archive has no response with its payload (digest %s)", c.URL, line.Source, c.Digest)
+	}
+	of := &teamFile{s: s, ctx: ctx, path: oline.path(), length: oc.Length}
+	orig, err := opener.Open(of, oc)
+	if err != nil {
+		of.Close()
+		return nil, nil, fmt.Errorf("revisit of %s: its original: %w", c.URL, teamRecordError(oline, err))
+	}
+	if rev.Status == 0 {
+		rev.Status, rev.Reason, rev.Header = orig.Status, orig.Reason, orig.Header
+	}
+	rev.Body, rev.Size, rev.Capture, rev.Original = orig.Body, orig.Size, c, oc
+	return rev, of.Close, nil
+}
+
+// teamRecordError says which bundle's record could not be read.
+func teamRecordError(line teamLine, err error) error {
+	return fmt.Errorf("%s (in the team archive's %s, %s at offset %s): %w", line.URL, line.Source, line.Filename, line.Offset, err)
+}
+
+// teamOriginal finds the response whose payload a revisit (c, of line) refers to:
+// the capture of the same request with its payload digest nearest in time (in any
+// bundle), else one of the URL its record names (WARC-Refers-To-Target-URI), as
+// pywb resolves revisits.
+func (s *Service) teamOriginal(ctx context.Context, c cdx.Entry, line teamLine, refersTo, refersDate string) (cdx.Entry, teamLine, bool, error) {
+	at := c.Timestamp
+	if t, err := time.Parse(time.RFC3339, refersDate); err == nil {
+		at = t.UTC().Format("20060102150405")
+	}
+	same := url.Values{"url": {string(line.URL)}}
+	if m := strings.ToUpper(string(line.Method)); m != "" && m != httpmsg.MethodGet {
+		same.Set("method", m)
+		same.Set("requestBody", string(line.RequestBody))
+	}
+	tries := []url.Values{same}
+	if refersTo != "" && refersTo != string(line.URL) {
+		tries = append(tries, url.Values{"url": {refersTo}})
+	}
+	for _, v := range tries {
+		v.Set("matchType", "exact")
+		v.Set("limit", strconv.Itoa(teamOriginalLimit))
+		// The digest contained rather than equal: the dialects write it with or
+		// without "sha1:".
+		v["filter"] = []string{"digest:" + c.Digest, "!mime:warc/revisit"}
+		lines, err := s.teamCDX(ctx, nearestParams(v, at))
+		if err != nil {
+			return cdx.Entry{}, teamLine{}, false, err
+		}
+		for i := range lines {
+			if e, ok := lines[i].entry(i); ok && e.Digest == c.Digest && capturing(e) && e.Mime != "warc/revisit" {
+				return e, lines[i], true, nil
+			}
+		}
+	}
+	return cdx.Entry{}, teamLine{}, false, nil
+}
+
+// teamFile is a bundle's WARC file in the team archive as a replay.File, read by
+// Range from the record a capture names on: a first request for the record's bytes
+// (offset and length of its line), then, should the reader want more (the
+// segments of a record in parts follow it), the rest of the file as it is read.
+type teamFile struct {
+	s      *Service
+	ctx    context.Context
+	path   string
+	length int64 // of the record its Reader starts at; 0 if not known
+	open   []*rangeReader
+}
+
+func (f *teamFile) Size() int64 { return teamFileSize }
+
+func (f *teamFile) Reader(off int64) io.Reader {
+	r := &rangeReader{f: f, pos: off}
+	if f.length > 0 {
+		r.end = off + f.length
+	}
+	f.open = append(f.open, r)
+	return r
+}
+
+// Close ends the requests its readers have under way. What is left of a record's
+// range when its reader is done (the end of its gzip member, the blank lines after
+// its block) is read first, so that the archive's answer ends as it should rather
+// than cut; a longer rest (a body not read to its end) is cut.
+func (f *teamFile) Close() {
+	for _, r := range f.open {
+		if r.body != nil {
+			if r.end > 0 && r.end-r.pos <= maxDrained {
+				io.Copy(io.Discard, io.LimitReader(r.body, maxDrained+1))
+			}
+			r.body.Close()
+			r.body = nil
+		}
+	}
+}
+
+// maxDrained is the most of a record's range that Close reads rather than cuts.
+const maxDrained = 64 << 10
+
+// rangeReader reads a teamFile from pos on.
+type rangeReader struct {
+	f    *teamFile
+	pos  int64
+	end  int64 // where the request under way (or the first) ends; 0: the file's end
+	body io.ReadCloser
+	err  error
+}
+
+func (r *rangeReader) Read(p []byte) (int, error) {
+	for {
+		if r.err != nil {
+			return 0, r.err
+		}
+		if r.body == nil {
+			if r.err = r.request(); r.err != nil {
+				return 0, r.err
+			}
+		}
+		n, err := r.body.Read(p)
+		r.pos += int64(n)
+		switch {
+		case err == io.EOF && r.end > 0 && r.pos < r.end:
+			r.err = fmt.Errorf("the team archive's answer ended at byte %d of the record's %d", r.pos, r.end)
+		case err == io.EOF && r.end > 0:
+			r.body.Close()
+			r.body, r.end = nil, 0 // what follows is asked for if it is read
+		case err == io.EOF:
+			r.err = io.EOF
+		case err != nil:
+			r.err = err
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+}
+
+// request asks for the file from pos on: to end, or to the file's end.
+func (r *rangeReader) request() error {
+	rng := fmt.Sprintf("bytes=%d-", r.pos)
+	if r.end > 0 {
+		rng += strconv.FormatInt(r.end-1, 10)
+	}
+	resp, err := r.f.s.teamGet(r.f.ctx, r.f.path, rng)
+	var te *teamError
+	if errors.As(err, &te) && te.status == statusRangeNotSatisfiable && r.end == 0 {
+		return io.EOF // the file ends where the record did
+	}
+	if err != nil {
+		return err
+	}
+	switch resp.StatusCode {
+	case statusPartialContent:
+		if start, ok := rangeStart(resp.Header.Get("Content-Range")); !ok || start != r.pos {
+			resp.Body.Close()
+			return fmt.Errorf("the team archive answered the range %s with %q", rng, resp.Header.Get("Content-Range"))
+		}
+	default:
+		// The whole file (a member stored deflated in its bundle takes no Range):
+		// what comes before pos is skipped, and the rest read to its end.
+		if _, err := io.CopyN(io.Discard, resp.Body, r.pos); err != nil {
+			resp.Body.Close()
+			return fmt.Errorf("the team archive's %s ends before byte %d: %w", r.f.path, r.pos, err)
+		}
+		r.end = 0
+	}
+	r.body = resp.Body
+	return nil
+}
+
+// rangeStart reads the first byte of a Content-Range "bytes a-b/n".
+func rangeStart(cr string) (int64, bool) {
+	rest, ok := strings.CutPrefix(cr, "bytes ")
+	if !ok {
+		return 0, false
+	}
+	a, _, ok := strings.Cut(rest, "-")
+	n, err := strconv.ParseInt(a, 10, 64)
+	return n, ok && err == nil
+}
+
+// teamGet is a GET of the team archive with a Range, as teamRequest makes its
+// requests (the token, the errors said the same way).
+func (s *Service) teamGet(ctx context.Context, path, rng string) (*httpmsg.Response, error) {
+	set := s.Settings()
+	if set.TeamEndpoint == "" || set.TeamToken == "" {
+		return nil, errNoTeam
+	}
+	u, err := url.JoinPath(set.TeamEndpoint, path)
+	if err != nil {
+		return nil, fmt.Errorf("team endpoint: %w", err)
+	}
+	req, err := httpmsg.NewRequest(ctx, httpmsg.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+set.TeamToken)
+	req.Header.Set("Range", rng)
+	resp, err := s.client(true).Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("team archive at %s: %w", set.TeamEndpoint, err)
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		var e struct{ Error string }
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if json.Unmarshal(b, &e) != nil || e.Error == "" {
+			e.Error = strings.TrimSpace(string(b))
+		}
+		err := fmt.Errorf("the team archive answered %s: %s", resp.Status, e.Error)
+		if resp.StatusCode == httpmsg.StatusUnauthorized {
+			err = fmt.Errorf("the team archive refused the token (%s): check it on the options page", e.Error)
+		}
+		return nil, &teamError{status: resp.StatusCode, err: err}
+	}
+	return resp, nil
+}
+
+// The answers a replay writes itself, as replay.Index.Serve writes them.
+
+// teamNotArchived answers r with the "not archived" page; why, if not empty, says
+// why a capture found could not answer.
+func teamNotArchived(w httpmsg.ResponseWriter, r *replay.Request, a replay.Answer, why string) replay.Answer {
+	a.Status, a.Reason, a.Headers, a.Why = httpmsg.StatusNotFound, "Not Archived", replayPageHeaders(), why
+	writeReplayAnswer(w, a)
+	page := replay.NotArchivedPage(r.Method, r.URL, why)
+	// The page says "in this session": here the archive is the team's.
+	page = strings.Replace(page, " in this session;", " in the team archive;", 1)
+	io.WriteString(w, page)
+	return a
+}
+
+func replayPageHeaders() []replay.HeaderField {
+	return []replay.HeaderField{{Name: "Content-Type", Value: "text/html; charset=utf-8"}, {Name: "Cache-Control", Value: "no-store"}}
+}
+
+func writeReplayAnswer(w httpmsg.ResponseWriter, a replay.Answer) {
+	b, _ := json.Marshal(a)
+	w.Header().Set(replay.AnswerHeader, base64.StdEncoding.EncodeToString(b))
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(httpmsg.StatusOK)
+}
+
+// headerFields lists a header's lines, sorted by name.
+func headerFields(h httpmsg.Header) []replay.HeaderField {
+	out := []replay.HeaderField{}
+	for k, vs := range h {
+		for _, v := range vs {
+			out = append(out, replay.HeaderField{Name: k, Value: v})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b replay.HeaderField) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// tooLargeToReplay says why a body of n bytes (-1: not known) is withheld.
+func tooLargeToReplay(n, max int64) string {
+	const mb = 1 << 20
+	size := ""
+	if n >= 0 {
+		size = " (" + strconv.FormatFloat(float64(n)/mb, 'f', 1, 64) + " MB)"
+	}
+	return fmt.Sprintf("the body%s is larger than the %d MB a replay gives the browser in one answer; the team archive holds it whole", size, max/mb)
+}

@@ -1,0 +1,508 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/cdxserver"
+	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
+	"github.com/webkeep/webkeep/shared/replay"
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+// teamExchange is one recorded request and its response, for a team archive's bundle.
+type teamExchange struct {
+	at     string // 14-digit time
+	method string
+	url    string
+	ctype  string // of the request body
+	body   string // request body
+	resp   string // the response's HTTP message
+	stream bool   // a block that cannot be read twice: a large one is written in segments
+}
+
+// teamBundle is one bundle of the fake team archive: its WARC and its CDXJ lines.
+type teamBundle struct {
+	name, file, upload string
+	warc               []byte
+	lines              []string
+}
+
+// writeTeamBundle writes exchanges as the recorder does (the response, then its
+// request) to a gzip WARC of version v, with dedup against what dedup has seen (a
+// payload seen in another bundle makes a revisit that refers to it), and indexes it
+// as the team archive does (shared/cdx, pywb 2.6.7).
+func writeTeamBundle(t testing.TB, name string, v warc.Version, dedup *warc.Deduper, exs []teamExchange) *teamBundle {
+	t.Helper()
+	b := &teamBundle{name: name + ".zip", file: name + ".warc.gz", upload: "up-" + name}
+	var file bytes.Buffer
+	w := warc.NewWriter(&file, warc.WriterOptions{Version: v, Gzip: true, Dedup: dedup, MaxBuffer: 64 << 10})
+	for i, ex := range exs {
+		date, err := time.Parse("20060102150405", ex.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var block io.Reader = strings.NewReader(ex.resp)
+		if ex.stream {
+			block = io.MultiReader(block)
+		}
+		id := fmt.Sprintf("urn:uuid:%08x-0000-4000-8000-%012d", len(name), i)
+		if _, err := w.WriteRecord(&warc.Record{Type: warc.TypeResponse, TargetURI: ex.url, Date: date, ID: id,
+			ContentType: "application/http; msgtype=response", Block: block, BlockLength: int64(len(ex.resp))}); err != nil {
+			t.Fatal(err)
+		}
+		req := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: example.org\r\n", ex.method, strings.TrimPrefix(ex.url, "http://example.org"))
+		if ex.body != "" {
+			req += fmt.Sprintf("Content-Type: %s\r\nContent-Length: %d\r\n", ex.ctype, len(ex.body))
+		}
+		req += "\r\n" + ex.body
+		if _, err := w.WriteRecord(&warc.Record{Type: warc.TypeRequest, TargetURI: ex.url, Date: date,
+			ContentType: "application/http; msgtype=request", Header: warc.Header{{Name: warc.FieldRelatedRecordID, Value: id}},
+			Block: strings.NewReader(req), BlockLength: int64(len(req))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b.warc = file.Bytes()
+	ix := &cdx.Indexer{Dialect: cdx.Pywb267}
+	if err := ix.Index(bytes.NewReader(b.warc), b.file, func(e *cdx.Entry) error {
+		line := strings.TrimSuffix(string(e.AppendLine(nil, cdx.Pywb267)), "\n")
+		// The merged index tags each line with its upload (mergedindex.Tag).
+		b.lines = append(b.lines, strings.TrimSuffix(line, "}")+`, "upload": "`+b.upload+`"}`)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fakeTeam is a team archive on 127.0.0.1 that answers as the Worker does: CDX
+// queries (shared/cdxserver's, over the bundles' lines, each with its source) and
+// the bundles' files by Range. It logs the requests it gets.
+type fakeTeam struct {
+	*httptest.Server
+	token   string
+	noRange bool // answer the whole file, as the Worker does a member stored deflated
+	mu      sync.Mutex
+	bundles map[string]*teamBundle
+	log     []string // "cdx <query>" or "file <bundle>/<file> <range>"
+}
+
+func newFakeTeam(t testing.TB, token string, bundles ...*teamBundle) *fakeTeam {
+	ft := &fakeTeam{token: token, bundles: map[string]*teamBundle{}}
+	for _, b := range bundles {
+		ft.bundles[b.name] = b
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/cdx", func(w http.ResponseWriter, r *http.Request) {
+		ft.note("cdx " + r.URL.RawQuery)
+		q, err := cdxserver.ParseQuery(r.URL.Query(), 10000)
+		if err != nil {
+			teamFail(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		var lines []cdxserver.Line
+		ft.mu.Lock()
+		for _, b := range ft.bundles {
+			for _, l := range b.lines {
+				lines = append(lines, cdxserver.Line{Text: []byte(l), Source: b.name})
+			}
+		}
+		ft.mu.Unlock()
+		slices.SortFunc(lines, cdxserver.Compare)
+		if q.Descending() {
+			slices.Reverse(lines)
+		}
+		var seq iter.Seq2[cdxserver.Line, error] = func(yield func(cdxserver.Line, error) bool) {
+			for _, l := range lines {
+				if !yield(l, nil) {
+					return
+				}
+			}
+		}
+		w.Header().Set("Content-Type", "text/x-ndjson")
+		if err := q.Answer(w, seq); err != nil {
+			teamFail(w, http.StatusInternalServerError, err.Error())
+		}
+	})
+	mux.HandleFunc("GET /api/bundles/{name}/{file}", func(w http.ResponseWriter, r *http.Request) {
+		ft.note(fmt.Sprintf("file %s/%s %s", r.PathValue("name"), r.PathValue("file"), r.Header.Get("Range")))
+		ft.mu.Lock()
+		b := ft.bundles[r.PathValue("name")]
+		ft.mu.Unlock()
+		if b == nil || b.file != r.PathValue("file") {
+			teamFail(w, http.StatusNotFound, "no bundle "+r.PathValue("name"))
+			return
+		}
+		if ft.noRange {
+			w.Write(b.warc)
+			return
+		}
+		http.ServeContent(w, r, b.file, time.Time{}, bytes.NewReader(b.warc))
+	})
+	ft.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+ft.token {
+			teamFail(w, http.StatusUnauthorized, "unknown token")
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ft.Close)
+	return ft
+}
+
+func teamFail(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+func (ft *fakeTeam) note(s string) {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	ft.log = append(ft.log, s)
+}
+
+// take returns the requests logged since the last take.
+func (ft *fakeTeam) take() []string {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	out := ft.log
+	ft.log = nil
+	return out
+}
+
+func (ft *fakeTeam) remove(name string) {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	b := ft.bundles[name]
+	delete(ft.bundles, name)
+	// The bundle's data is gone but its lines stay: an index that lags.
+	ft.bundles["gone-"+name] = &teamBundle{name: b.name, file: "", lines: b.lines}
+}
+
+func teamOK(ctype, body string, extra ...string) string {
+	h := ""
+	for _, e := range extra {
+		h += e + "\r\n"
+	}
+	return fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: %s\r\n%sContent-Length: %d\r\n\r\n%s", ctype, h, len(body), body)
+}
+
+var teamLarge = strings.Repeat("0123456789abcdef", 20000) // 320 KB: segments of 64 KB
+
+// teamFixture is two bundles: a's (WARC 0.9, as the extension writes) with pages,
+// POSTs, a redirect, a style sheet and a record in segments; b's (WARC/1.1), later,
+// with the same style sheet under its URL and another, both revisits whose payload
+// is in a's.
+func teamFixture(t testing.TB) (a, b *teamBundle) {
+	dedup := warc.NewDeduper()
+	a = writeTeamBundle(t, "webkeep-a", warc.V09, dedup, []teamExchange{
+		{at: "20250101000000", method: "GET", url: "http://example.org/page", resp: teamOK("text/html", "<p>team page, January</p>")},
+		{at: "20250201000000", method: "GET", url: "http://example.org/page", resp: teamOK("text/html", "<p>team page, February</p>")},
+		{at: "20250101000001", method: "POST", url: "http://example.org/api/search", ctype: "application/x-www-form-urlencoded", body: "q=one", resp: teamOK("application/json", `{"hits":["one"]}`)},
+		{at: "20250101000002", method: "POST", url: "http://example.org/api/search", ctype: "application/x-www-form-urlencoded", body: "q=two", resp: teamOK("application/json", `{"hits":["two"]}`)},
+		{at: "20250101000003", method: "GET", url: "http://example.org/old", resp: "HTTP/1.1 301 Moved Permanently\r\nLocation: /page\r\nContent-Length: 0\r\n\r\n"},
+		{at: "20250101000004", method: "GET", url: "http://example.org/style.css", resp: teamOK("text/css", "body{color:red}", "X-From: a")},
+		{at: "20250101000005", method: "GET", url: "http://example.org/big.bin", resp: teamOK("application/octet-stream", teamLarge), stream: true},
+		{at: "20250101000006", method: "GET", url: "http://example.org/data.js?v=2&_=1700000000", resp: teamOK("text/javascript", "var v=2")},
+	})
+	b = writeTeamBundle(t, "webkeep-b", warc.V11, dedup, []teamExchange{
+		{at: "20250301000000", method: "GET", url: "http://example.org/style.css", resp: teamOK("text/css", "body{color:red}", "X-From: b")},
+		{at: "20250301000001", method: "GET", url: "http://example.org/copy.css", resp: teamOK("text/css", "body{color:red}", "X-Copy: yes")},
+	})
+	for _, l := range b.lines {
+		if strings.HasPrefix(l, "org,example)/style.css ") && !strings.Contains(l, `"warc/revisit"`) {
+			t.Fatalf("b's style sheet is no revisit: %s", l)
+		}
+	}
+	return a, b
+}
+
+// replayTeamService is a Service whose team archive is ft.
+func replayTeamService(t testing.TB, ft *fakeTeam, token string) (*Service, http.Handler) {
+	svc, err := NewService(NewMemStore(), newFakeHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ft != nil {
+		if _, err := svc.UpdateSettings(Settings{HeaderPolicy: "redact", WARCVersion: "0.9", CDXDialect: "pywb-2.6.7", Agent: "webkeep", TeamEndpoint: ft.URL, TeamToken: token}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return svc, nethttp.Handler(svc.Handler())
+}
+
+// teamAnswer asks the team replay to answer a request, as replay.js does.
+func teamAnswer(t testing.TB, h http.Handler, ts, method, u string, headers map[string]string, body string) (replay.Answer, string, *httptest.ResponseRecorder) {
+	t.Helper()
+	p := map[string]any{"method": method, "url": u, "headers": headers}
+	if body != "" {
+		p["postDataEntries"] = []map[string][]byte{{"bytes": []byte(body)}}
+	}
+	js, _ := json.Marshal(p)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/team/replay/answer?ts="+ts, bytes.NewReader(js)))
+	if rec.Code != http.StatusOK {
+		return replay.Answer{}, rec.Body.String(), rec
+	}
+	a, err := replay.ReadAnswer(httpmsg.Header(rec.Result().Header))
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	return a, rec.Body.String(), rec
+}
+
+func trHeader(a replay.Answer, name string) string {
+	for _, f := range a.Headers {
+		if strings.EqualFold(f.Name, name) {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+func TestTeamReplayAnswersFromTheTeamArchive(t *testing.T) {
+	a, b := teamFixture(t)
+	ft := newFakeTeam(t, "s3cret", a, b)
+	_, h := replayTeamService(t, ft, "s3cret")
+	var started struct {
+		Session  struct{ Name string }
+		Captures int
+	}
+	if rec := send(t, h, "POST", "/api/team/replay/start?url="+trEscape("http://example.org/page"), "", nil, &started); rec.Code != http.StatusOK {
+		t.Fatalf("start: %d %s", rec.Code, rec.Body)
+	}
+	if started.Captures != 2 || !strings.Contains(started.Session.Name, ft.URL) {
+		t.Errorf("start: %+v", started)
+	}
+	ft.take()
+
+	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+	for _, tc := range []struct {
+		name, ts, method, url string
+		headers               map[string]string
+		body                  string
+		status                int
+		want                  string
+		wantHeader            [2]string
+		approximate           bool
+	}{
+		{name: "the page nearest in time", ts: "20250105", method: "GET", url: "http://example.org/page", status: 200, want: "<p>team page, January</p>", wantHeader: [2]string{"Content-Type", "text/html"}},
+		{name: "the page's other capture", ts: "20250131120000", method: "GET", url: "http://example.org/page", status: 200, want: "<p>team page, February</p>"},
+		{name: "the latest without a time", method: "GET", url: "http://example.org/page", status: 200, want: "<p>team page, February</p>"},
+		{name: "a POST by its body", method: "POST", url: "http://example.org/api/search", headers: form, body: "q=one", status: 200, want: `{"hits":["one"]}`},
+		{name: "the other body, its own answer", method: "POST", url: "http://example.org/api/search", headers: form, body: "q=two", status: 200, want: `{"hits":["two"]}`},
+		{name: "a redirect", method: "GET", url: "http://example.org/old", status: 301, wantHeader: [2]string{"Location", "/page"}},
+		{name: "a revisit: its header, the payload of its original in another bundle", ts: "20250301", method: "GET", url: "http://example.org/style.css", status: 200, want: "body{color:red}", wantHeader: [2]string{"X-From", "b"}},
+		{name: "the revisit's original itself", ts: "20250101", method: "GET", url: "http://example.org/style.css", status: 200, want: "body{color:red}", wantHeader: [2]string{"X-From", "a"}},
+		{name: "a revisit of another URL's payload", method: "GET", url: "http://example.org/copy.css", status: 200, want: "body{color:red}", wantHeader: [2]string{"X-Copy", "yes"}},
+		{name: "a record in segments", method: "GET", url: "http://example.org/big.bin", status: 200, want: teamLarge},
+		{name: "a fuzzy match", method: "GET", url: "http://example.org/data.js?v=2&_=1800000000", status: 200, want: "var v=2", approximate: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ans, body, rec := teamAnswer(t, h, tc.ts, tc.method, tc.url, tc.headers, tc.body)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("%d %s", rec.Code, body)
+			}
+			if !ans.Archived || ans.Status != tc.status || ans.Approximate != tc.approximate {
+				t.Errorf("answer %+v", ans)
+			}
+			if tc.want != "" && body != tc.want {
+				t.Errorf("body %.200q, want %.200q", body, tc.want)
+			}
+			if n := tc.wantHeader[0]; n != "" && trHeader(ans, n) != tc.wantHeader[1] {
+				t.Errorf("%s: %q in %+v", n, trHeader(ans, n), ans.Headers)
+			}
+			if trHeader(ans, "Content-Length") != "" {
+				t.Errorf("the wire's Content-Length is answered: %+v", ans.Headers)
+			}
+			// Records are read by Range, exactly: a record in segments reads on.
+			segmented := strings.HasSuffix(tc.url, "big.bin")
+			readOn := false
+			for _, l := range ft.take() {
+				if f, ok := strings.CutPrefix(l, "file "); ok {
+					if !strings.Contains(f, " bytes=") {
+						t.Errorf("a record read without Range: %s", l)
+					}
+					if strings.HasSuffix(f, "-") {
+						readOn = true
+					}
+				}
+			}
+			if readOn != segmented {
+				t.Errorf("read on past the record's line: %v, want %v", readOn, segmented)
+			}
+		})
+	}
+
+	// A POST whose body DevTools gives without a Content-Length.
+	ans, body, _ := teamAnswer(t, h, "", "POST", "http://example.org/api/search", map[string]string{"content-type": "application/x-www-form-urlencoded"}, "q=two")
+	if !ans.Archived || body != `{"hits":["two"]}` {
+		t.Errorf("POST without Content-Length: %+v %s", ans, body)
+	}
+
+	// A request the archive has no capture of gets the "not archived" page.
+	ans, body, _ = teamAnswer(t, h, "", "GET", "http://example.org/never", nil, "")
+	if ans.Archived || ans.Status != 404 || !strings.Contains(body, "webkeep-not-archived") || !strings.Contains(body, "in the team archive") {
+		t.Errorf("not archived: %+v %s", ans, body)
+	}
+	var log replayLog
+	send(t, h, "GET", "/api/team/replay/log", "", nil, &log)
+	if !slices.Equal(log.Missed, []string{"http://example.org/never"}) || len(log.Approximate) != 1 || log.Answered != 12 || log.Captures != 2 {
+		t.Errorf("log: %+v", log)
+	}
+	// The page's batch is empty: each request is answered by itself.
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/team/replay/batch?url="+trEscape("http://example.org/page"), nil))
+	if got, _, err := replay.ReadBatch(rec.Body); rec.Code != 200 || err != nil || len(got) != 0 {
+		t.Errorf("batch: %d %v %v", rec.Code, got, err)
+	}
+}
+
+// A bundle's file that takes no Range (a member stored deflated) is read whole,
+// what comes before the record skipped.
+func TestTeamReplayWithoutRange(t *testing.T) {
+	a, b := teamFixture(t)
+	ft := newFakeTeam(t, "s3cret", a, b)
+	ft.noRange = true
+	_, h := replayTeamService(t, ft, "s3cret")
+	for u, want := range map[string]string{"http://example.org/style.css": "body{color:red}", "http://example.org/big.bin": teamLarge} {
+		ans, body, rec := teamAnswer(t, h, "20250101", "GET", u, nil, "")
+		if rec.Code != 200 || !ans.Archived || ans.Status != 200 || body != want {
+			t.Errorf("%s: %d %+v %.100q", u, rec.Code, ans, body)
+		}
+	}
+}
+
+func trEscape(s string) string {
+	return strings.NewReplacer("&", "%26", "?", "%3F", "=", "%3D").Replace(s)
+}
+
+func TestTeamReplayErrorsArePlain(t *testing.T) {
+	a, b := teamFixture(t)
+	ft := newFakeTeam(t, "s3cret", a, b)
+
+	// No team archive set.
+	_, h := replayTeamService(t, nil, "")
+	for _, p := range []string{"/api/team/captures?url=http://example.org/page"} {
+		if rec := send(t, h, "GET", p, "", nil, nil); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "options page") {
+			t.Errorf("GET %s without a team: %d %s", p, rec.Code, rec.Body)
+		}
+	}
+	if rec := send(t, h, "POST", "/api/team/replay/start?url=http://example.org/page", "", nil, nil); rec.Code != http.StatusConflict {
+		t.Errorf("start without a team: %d %s", rec.Code, rec.Body)
+	}
+
+	// A wrong token: the request is not answered, and the error says why.
+	_, h = replayTeamService(t, ft, "wrong")
+	if _, body, rec := teamAnswer(t, h, "", "GET", "http://example.org/page", nil, ""); rec.Code != http.StatusBadGateway || !strings.Contains(body, "refused the token") {
+		t.Errorf("wrong token: %d %s", rec.Code, body)
+	}
+
+	_, h = replayTeamService(t, ft, "s3cret")
+	for _, q := range []string{"?ts=2025x", "?url=&ts=2025"} {
+		if rec := send(t, h, "POST", "/api/team/replay/start"+q, "", nil, nil); rec.Code != http.StatusBadRequest {
+			t.Errorf("start%s: %d %s", q, rec.Code, rec.Body)
+		}
+	}
+	if rec := send(t, h, "GET", "/api/team/captures", "", nil, nil); rec.Code != http.StatusBadRequest {
+		t.Errorf("captures without url: %d %s", rec.Code, rec.Body)
+	}
+
+	// The bundle holding a revisit's original is gone: the revisit says so.
+	ft.remove(a.name)
+	ans, body, _ := teamAnswer(t, h, "20250301", "GET", "http://example.org/style.css", nil, "")
+	if ans.Archived || ans.Status != 404 || !strings.Contains(ans.Why, "webkeep-a.zip") || !strings.Contains(body, "webkeep-a.zip") {
+		t.Errorf("original gone: %+v\n%s", ans, body)
+	}
+	// A capture whose bundle is gone.
+	ans, _, _ = teamAnswer(t, h, "", "GET", "http://example.org/page", nil, "")
+	if ans.Archived || !strings.Contains(ans.Why, "404") {
+		t.Errorf("bundle gone: %+v", ans)
+	}
+}
+
+func TestTeamCapturesNewestFirst(t *testing.T) {
+	a, b := teamFixture(t)
+	ft := newFakeTeam(t, "s3cret", a, b)
+	_, h := replayTeamService(t, ft, "s3cret")
+	var list []api.TeamCapture
+	if rec := send(t, h, "GET", "/api/team/captures?url="+trEscape("http://example.org/style.css"), "", nil, &list); rec.Code != http.StatusOK {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if len(list) != 2 {
+		t.Fatalf("%+v", list)
+	}
+	got := fmt.Sprint(list[0].Timestamp, list[0].Source, list[0].Upload, list[0].Mime, list[0].Status, "|", list[1].Timestamp, list[1].Source, list[1].Mime, list[1].Status)
+	if want := "20250301000000webkeep-b.zipup-webkeep-bwarc/revisit|20250101000004webkeep-a.ziptext/css200"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if list[0].Replay != "replay.html?team=1&ts=20250301000000&url=http%3A%2F%2Fexample.org%2Fstyle.css" {
+		t.Errorf("replay link %s", list[0].Replay)
+	}
+	if q := ft.take()[0]; !strings.Contains(q, "matchType=exact") || !strings.Contains(q, "sort=reverse") {
+		t.Errorf("query %s", q)
+	}
+	send(t, h, "GET", "/api/team/captures?limit=1&url="+trEscape("http://example.org/page"), "", nil, &list)
+	if len(list) != 1 || list[0].Timestamp != "20250201000000" {
+		t.Errorf("limit=1: %+v", list)
+	}
+	send(t, h, "GET", "/api/team/captures?url="+trEscape("http://example.org/nothing"), "", nil, &list)
+	if list == nil || len(list) != 0 {
+		t.Errorf("no captures: %#v", list)
+	}
+}
+
+// A large body streams from the team archive to the answer: it is never held whole.
+func TestTeamReplayStreams(t *testing.T) {
+	const size = 24 << 20
+	big := strings.Repeat("webkeep streams ", size/16)
+	bundle := writeTeamBundle(t, "webkeep-big", warc.V09, warc.NewDeduper(), []teamExchange{
+		{at: "20250101000000", method: "GET", url: "http://example.org/big", resp: teamOK("application/octet-stream", big), stream: true},
+	})
+	big = ""
+	ft := newFakeTeam(t, "s3cret", bundle)
+	_, h := replayTeamService(t, ft, "s3cret")
+	js := []byte(`{"method":"GET","url":"http://example.org/big","headers":{}}`)
+	w := &trCountingWriter{header: http.Header{}}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	h.ServeHTTP(w, httptest.NewRequest("POST", "/api/team/replay/answer", bytes.NewReader(js)))
+	runtime.ReadMemStats(&after)
+	if w.n != size {
+		t.Fatalf("answered %d bytes, want %d", w.n, size)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/3 {
+		t.Errorf("answering %d bytes allocated %d", size, alloc)
+	}
+}
+
+type trCountingWriter struct {
+	header http.Header
+	n      int
+}
+
+func (w *trCountingWriter) Header() http.Header { return w.header }
+func (w *trCountingWriter) WriteHeader(int)     {}
+func (w *trCountingWriter) Write(p []byte) (int, error) {
+	w.n += len(p)
+	return len(p), nil
+}
