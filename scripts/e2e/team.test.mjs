@@ -6,7 +6,7 @@ import { after, before, test } from "node:test";
 import { createServer } from "node:http";
 import { Miniflare } from "miniflare";
 import { clickAndWait, launch, startDemoSite, tabId, waitFor } from "../lib/browser.mjs";
-import { workerModules } from "../worker/harness.mjs";
+import { workerOptions } from "../worker/harness.mjs";
 
 const TOKEN = "e2e-team-token";
 let site, browser, ext, mf, team, session;
@@ -23,11 +23,9 @@ const teamCall = async (method, p, body) => {
 
 before(async () => {
   mf = new Miniflare({
-    ...workerModules(),
+    ...workerOptions({ WEBKEEP_TOKENS: `e2e:${TOKEN}`, WEBKEEP_PUBLIC_READS: "0" }),
     host: "127.0.0.1",
     port: 0,
-    r2Buckets: ["ARCHIVE"],
-    bindings: { WEBKEEP_TOKENS: `e2e:${TOKEN}`, WEBKEEP_PUBLIC_READS: "0" },
   });
   team = (await mf.ready).href;
   site = await startDemoSite(["-big", "4096"]);
@@ -100,11 +98,9 @@ test("an upload stopped with the service worker resumes when it starts again", {
   let held;
   const heldSeen = new Promise((resolve) => (held = resolve));
   const mf5 = new Miniflare({
-    ...workerModules(),
+    ...workerOptions({ WEBKEEP_TOKENS: `e2e:${TOKEN}`, WEBKEEP_PART_BYTES: String(5 << 20) }),
     host: "127.0.0.1",
     port: 0,
-    r2Buckets: ["ARCHIVE"],
-    bindings: { WEBKEEP_TOKENS: `e2e:${TOKEN}`, WEBKEEP_PART_BYTES: String(5 << 20) },
   });
   const upstream = (await mf5.ready).href;
   // A proxy on 127.0.0.1 that counts parts and swallows the first PUT of part `hold`.

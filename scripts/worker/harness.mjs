@@ -30,12 +30,13 @@ export function workerModules(dir = dist) {
   };
 }
 
-// startWorker runs the Worker with tokens for alice and bob and the given bindings,
-// its R2 bucket, the merged index's Durable Objects (SQLite storage) and its
-// compaction queue, as wrangler.toml binds them. With persistTo, R2 and the Durable
-// Objects are kept in that folder, so a Worker started again finds them.
-export function startWorker(bindings = {}, { persistTo } = {}) {
-  return new Miniflare({
+// workerOptions are miniflare's options for the Worker with tokens for alice and bob
+// (unless bindings give WEBKEEP_TOKENS) and the given bindings, its R2 bucket, the
+// merged index's Durable Objects (SQLite storage) and its compaction queue, as
+// wrangler.toml binds them. With persistTo, R2 and the Durable Objects are kept in that
+// folder, so a Worker started again finds them.
+export function workerOptions(bindings = {}, { persistTo } = {}) {
+  return {
     ...workerModules(),
     r2Buckets: ["ARCHIVE"],
     durableObjects: { INDEX: { className: "IndexStore", useSQLite: true } },
@@ -43,7 +44,12 @@ export function startWorker(bindings = {}, { persistTo } = {}) {
     queueConsumers: { "webkeep-compact": { maxBatchSize: 10, maxBatchTimeout: 1, maxRetries: 5 } },
     ...(persistTo ? { r2Persist: join(persistTo, "r2"), durableObjectsPersist: join(persistTo, "do") } : {}),
     bindings: { WEBKEEP_TOKENS: `alice:${ALICE},bob:${BOB}`, ...bindings },
-  });
+  };
+}
+
+// startWorker runs the Worker with workerOptions.
+export function startWorker(bindings = {}, opts = {}) {
+  return new Miniflare(workerOptions(bindings, opts));
 }
 
 export function fixture(name) {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { Miniflare } from "miniflare";
-import { ALICE, BOB, allKeys, call, workerModules } from "./harness.mjs";
+import { ALICE, BOB, allKeys, call, workerOptions } from "./harness.mjs";
 
 const PART = 16 << 20;
 const PAYLOAD = Number(process.env.WEBKEEP_UPLOAD_TEST_BYTES || 1100 << 20); // over 1 GiB
@@ -20,12 +20,7 @@ const persist = mkdtempSync(join(tmpdir(), "webkeep-uploads-"));
 after(() => rmSync(persist, { recursive: true, force: true }));
 
 function start(bindings = {}) {
-  return new Miniflare({
-    ...workerModules(),
-    r2Buckets: ["ARCHIVE"],
-    r2Persist: persist,
-    bindings: { WEBKEEP_TOKENS: `alice:${ALICE},bob:${BOB}`, WEBKEEP_MAX_UPLOAD_BYTES: String(4 << 30), ...bindings },
-  });
+  return new Miniflare(workerOptions({ WEBKEEP_MAX_UPLOAD_BYTES: String(4 << 30), ...bindings }, { persistTo: persist }));
 }
 
 // rss returns the resident memory in bytes of this process and of workerd (the

@@ -81,6 +81,7 @@ func main() {
 	// queued on COMPACT and run by this Worker's queue consumer.
 	if stores, err := newDurableStores("INDEX"); err != nil {
 		fmt.Fprintln(os.Stderr, "webkeep worker: the Durable Object binding INDEX is missing (see wrangler.toml):", err)
+		cfg.Stores = missingStores{}
 	} else {
 		cfg.Stores = stores
 	}

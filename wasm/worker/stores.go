@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -93,4 +94,16 @@ func (q *compactQueue) Due(shard string) {
 	if err := q.p.SendText(shard); err != nil {
 		fmt.Fprintf(os.Stderr, "webkeep worker: queueing the compaction of %s: %v\n", shard, err)
 	}
+}
+
+// missingStores answers every call with the configuration error: without its
+// Durable Objects, the index kept in memory would be lost with each request.
+type missingStores struct{}
+
+var errNoIndex = errors.New("the Durable Object binding INDEX is not configured (see wrangler.toml)")
+
+func (missingStores) Open(string) mergedindex.Store { return missingStores{} }
+
+func (missingStores) Do(context.Context, *mergedindex.Batch) (*mergedindex.Result, error) {
+	return nil, errNoIndex
 }
