@@ -134,14 +134,8 @@ func (s *Service) routeReplay(mux *routeTable) {
 		writeJSON(w, httpmsg.StatusOK, map[string]any{"session": sess.Info(), "captures": rp.index.Len(), "problems": problems, "pages": links})
 	}))
 	mux.HandleFunc("POST /api/replay/{id}/answer", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
-		var p replay.PausedRequest
-		if err := readJSON(r.Body, maxReplayedBody, &p); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
-			return
-		}
-		req, err := p.Request()
-		if err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
+		req, ok := readPaused(w, r)
+		if !ok {
 			return
 		}
 		a, err := rp.index.Serve(w, req, r.URL.Query().Get("ts"), rp.file)
@@ -352,4 +346,20 @@ func (c *byteCache[K]) purge() {
 	defer c.mu.Unlock()
 	c.order.Init()
 	c.byKey, c.size = nil, 0
+}
+
+// readPaused reads the paused request an answer route is asked about; a request
+// it cannot read is answered 400.
+func readPaused(w httpmsg.ResponseWriter, r *httpmsg.Request) (*replay.Request, bool) {
+	var p replay.PausedRequest
+	if err := readJSON(r.Body, maxReplayedBody, &p); err != nil {
+		writeError(w, httpmsg.StatusBadRequest, err)
+		return nil, false
+	}
+	req, err := p.Request()
+	if err != nil {
+		writeError(w, httpmsg.StatusBadRequest, err)
+		return nil, false
+	}
+	return req, true
 }

@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -16,11 +17,19 @@ import (
 // TeamUpload is what an upload to the team archive answered.
 type TeamUpload = api.TeamUpload
 
+// errNoTeam is the error of a call to the team archive when none is set.
+var errNoTeam = errors.New("no team archive is set: give its address and a token on the options page")
+
 // teamRequest makes a request to the team archive with the configured token.
 func (s *Service) teamRequest(ctx context.Context, method, path string, body io.Reader, size int64) (*httpmsg.Response, error) {
+	return s.teamRequestWith(ctx, method, path, body, size, nil)
+}
+
+// teamRequestWith is teamRequest with more request header fields (a Range).
+func (s *Service) teamRequestWith(ctx context.Context, method, path string, body io.Reader, size int64, header map[string]string) (*httpmsg.Response, error) {
 	set := s.Settings()
 	if set.TeamEndpoint == "" || set.TeamToken == "" {
-		return nil, fmt.Errorf("no team archive is set: give its address and a token on the options page")
+		return nil, errNoTeam
 	}
 	// The query is kept apart: JoinPath would escape its "?" into the path.
 	path, query, _ := strings.Cut(path, "?")
@@ -39,6 +48,9 @@ func (s *Service) teamRequest(ctx context.Context, method, path string, body io.
 		req.ContentLength = size
 	}
 	req.Header.Set("Authorization", "Bearer "+set.TeamToken)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
 	resp, err := s.client(true).Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("team archive at %s: %w", set.TeamEndpoint, err)
@@ -69,7 +81,7 @@ func (s *Service) Upload(id string, overwrite bool) (*Job, error) {
 		return nil, err
 	}
 	if set := s.Settings(); set.TeamEndpoint == "" || set.TeamToken == "" {
-		return nil, fmt.Errorf("no team archive is set: give its address and a token on the options page")
+		return nil, errNoTeam
 	}
 	return s.startUpload(sess, overwrite), nil
 }

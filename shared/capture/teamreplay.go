@@ -3,9 +3,7 @@ package capture
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,8 +50,6 @@ const (
 	statusRangeNotSatisfiable = 416
 )
 
-// errNoTeam is the error of a team route when no team archive is set.
-var errNoTeam = errors.New("no team archive is set: give its address and a token on the options page")
 
 // teamReplay is what replays from the team archive share: their log, and how many
 // captures of its page the last one found as it started.
@@ -125,14 +121,8 @@ func (s *Service) routeTeamReplay(mux *routeTable) {
 		})
 	})
 	mux.HandleFunc("POST /api/team/replay/answer", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		var p replay.PausedRequest
-		if err := readJSON(r.Body, maxReplayedBody, &p); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
-			return
-		}
-		req, err := p.Request()
-		if err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
+		req, ok := readPaused(w, r)
+		if !ok {
 			return
 		}
 		at := r.URL.Query().Get("ts")
@@ -452,41 +442,19 @@ func encodedURL(r *replay.Request) string {
 // replay.ErrCut means the body was cut after the answer began; a *teamAskError,
 // that the archive's index could not be asked and nothing was written.
 func (s *Service) TeamServe(ctx context.Context, w httpmsg.ResponseWriter, r *replay.Request, at string) (replay.Answer, error) {
-	a := replay.Answer{URL: r.URL}
 	m, line, ok, err := s.teamLookup(ctx, r, at)
 	if err != nil {
-		return a, &teamAskError{err}
+		return replay.Answer{URL: r.URL}, &teamAskError{err}
 	}
 	if !ok {
-		return teamNotArchived(w, r, a, ""), nil
+		return replay.RespondNotArchived(w, r, "", "the team archive"), nil
 	}
 	resp, done, err := s.teamOpen(ctx, m.Capture, line)
 	if err != nil {
-		return teamNotArchived(w, r, a, err.Error()), nil
+		return replay.RespondNotArchived(w, r, err.Error(), "the team archive"), nil
 	}
 	defer done()
-	a.Archived, a.Timestamp, a.Approximate, a.Why = true, m.Capture.Timestamp, m.Approximate, m.Why
-	const max = replay.DefaultMaxBody
-	if resp.Size > max {
-		a.Withheld, a.Why = true, tooLargeToReplay(resp.Size, max)
-		a.Status, a.Reason, a.Headers = httpmsg.StatusNotFound, "Not Replayed", replayPageHeaders()
-		writeReplayAnswer(w, a)
-		io.WriteString(w, replay.NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
-		return a, nil
-	}
-	a.Status, a.Reason = resp.Status, resp.Reason
-	a.Headers = headerFields(resp.Header)
-	writeReplayAnswer(w, a)
-	n, err := io.Copy(w, io.LimitReader(resp.Body, max+1))
-	switch {
-	case err != nil:
-		a.Withheld, a.Why = true, fmt.Sprintf("the team archive's record could not be read to its end (%d bytes read): %v", n, err)
-	case n > max:
-		a.Withheld, a.Why = true, tooLargeToReplay(-1, max)
-	default:
-		return a, nil
-	}
-	return a, fmt.Errorf("%w: %s: %s", replay.ErrCut, r.URL, a.Why)
+	return replay.Respond(w, r, m, resp, replay.DefaultMaxBody, "the team archive")
 }
 
 // teamOpen reads the answer of capture c (of line) from the team archive: its
@@ -713,87 +681,7 @@ func rangeStart(cr string) (int64, bool) {
 	return n, ok && err == nil
 }
 
-// teamGet is a GET of the team archive with a Range, as teamRequest makes its
-// requests (the token, the errors said the same way).
+// teamGet is a GET of the team archive with a Range.
 func (s *Service) teamGet(ctx context.Context, path, rng string) (*httpmsg.Response, error) {
-	set := s.Settings()
-	if set.TeamEndpoint == "" || set.TeamToken == "" {
-		return nil, errNoTeam
-	}
-	u, err := url.JoinPath(set.TeamEndpoint, path)
-	if err != nil {
-		return nil, fmt.Errorf("team endpoint: %w", err)
-	}
-	req, err := httpmsg.NewRequest(ctx, httpmsg.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+set.TeamToken)
-	req.Header.Set("Range", rng)
-	resp, err := s.client(true).Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("team archive at %s: %w", set.TeamEndpoint, err)
-	}
-	if resp.StatusCode >= 300 {
-		defer resp.Body.Close()
-		var e struct{ Error string }
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		if json.Unmarshal(b, &e) != nil || e.Error == "" {
-			e.Error = strings.TrimSpace(string(b))
-		}
-		err := fmt.Errorf("the team archive answered %s: %s", resp.Status, e.Error)
-		if resp.StatusCode == httpmsg.StatusUnauthorized {
-			err = fmt.Errorf("the team archive refused the token (%s): check it on the options page", e.Error)
-		}
-		return nil, &teamError{status: resp.StatusCode, err: err}
-	}
-	return resp, nil
-}
-
-// The answers a replay writes itself, as replay.Index.Serve writes them.
-
-// teamNotArchived answers r with the "not archived" page; why, if not empty, says
-// why a capture found could not answer.
-func teamNotArchived(w httpmsg.ResponseWriter, r *replay.Request, a replay.Answer, why string) replay.Answer {
-	a.Status, a.Reason, a.Headers, a.Why = httpmsg.StatusNotFound, "Not Archived", replayPageHeaders(), why
-	writeReplayAnswer(w, a)
-	page := replay.NotArchivedPage(r.Method, r.URL, why)
-	// The page says "in this session": here the archive is the team's.
-	page = strings.Replace(page, " in this session;", " in the team archive;", 1)
-	io.WriteString(w, page)
-	return a
-}
-
-func replayPageHeaders() []replay.HeaderField {
-	return []replay.HeaderField{{Name: "Content-Type", Value: "text/html; charset=utf-8"}, {Name: "Cache-Control", Value: "no-store"}}
-}
-
-func writeReplayAnswer(w httpmsg.ResponseWriter, a replay.Answer) {
-	b, _ := json.Marshal(a)
-	w.Header().Set(replay.AnswerHeader, base64.StdEncoding.EncodeToString(b))
-	w.Header().Set("Content-Type", "application/octet-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(httpmsg.StatusOK)
-}
-
-// headerFields lists a header's lines, sorted by name.
-func headerFields(h httpmsg.Header) []replay.HeaderField {
-	out := []replay.HeaderField{}
-	for k, vs := range h {
-		for _, v := range vs {
-			out = append(out, replay.HeaderField{Name: k, Value: v})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b replay.HeaderField) int { return cmp.Compare(a.Name, b.Name) })
-	return out
-}
-
-// tooLargeToReplay says why a body of n bytes (-1: not known) is withheld.
-func tooLargeToReplay(n, max int64) string {
-	const mb = 1 << 20
-	size := ""
-	if n >= 0 {
-		size = " (" + strconv.FormatFloat(float64(n)/mb, 'f', 1, 64) + " MB)"
-	}
-	return fmt.Sprintf("the body%s is larger than the %d MB a replay gives the browser in one answer; the team archive holds it whole", size, max/mb)
+	return s.teamRequestWith(ctx, httpmsg.MethodGet, path, nil, -1, map[string]string{"Range": rng})
 }

@@ -433,8 +433,7 @@ func (ix *Index) writeMain(ctx context.Context, shard string, gen int, src *line
 		pr.CloseWithError(err)
 		done <- err
 	}()
-	cw := &countWriter{w: pw}
-	zw := zipnum.NewWriter(cw, ix.cfg.LinesPerBlock)
+	zw := zipnum.NewWriter(pw, ix.cfg.LinesPerBlock)
 	werr := zw.WriteLine([]byte(first))
 	m.lines++
 	for werr == nil {
@@ -459,7 +458,10 @@ func (ix *Index) writeMain(ctx context.Context, shard string, gen int, src *line
 	if werr != nil {
 		return nil, fmt.Errorf("mergedindex: shard %s: writing %s: %w", shard, m.blob, werr)
 	}
-	m.blocks, m.size = zw.Blocks(), cw.n
+	m.blocks = zw.Blocks()
+	if n := len(m.blocks); n > 0 {
+		m.size = m.blocks[n-1].Offset + m.blocks[n-1].Length
+	}
 	return m, nil
 }
 
@@ -485,17 +487,6 @@ func (s *lineSource) peekFrom(lo, hi string) (string, bool, error) {
 			return s.pending, true, nil
 		}
 	}
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // collect deletes the blobs whose time as garbage has come.

@@ -66,20 +66,27 @@ const AnswerHeader = "X-Webkeep-Answer"
 // Answer is Withheld and the error wraps ErrCut: the caller must end the API's
 // answer with an error.
 func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) (Answer, error) {
-	a := Answer{URL: r.URL}
 	m, ok := ix.Lookup(r, at)
 	if !ok {
-		return notArchived(w, r, a, ""), nil
+		return RespondNotArchived(w, r, "", "this session"), nil
 	}
 	resp, err := ix.Open(f, m.Capture)
 	if err != nil {
-		return notArchived(w, r, a, err.Error()), nil
+		return RespondNotArchived(w, r, err.Error(), "this session"), nil
 	}
 	defer resp.Body.Close()
+	return Respond(w, r, m, resp, cmp.Or(ix.MaxBody, DefaultMaxBody), "the session's WARC")
+}
+
+// Respond writes the answer of the capture m, whose response resp is open, as Serve
+// does, withholding a body longer than max; holder names what holds such a body
+// whole ("the session's WARC"). Replays of other archives (the team's) answer
+// with it too.
+func Respond(w httpmsg.ResponseWriter, r *Request, m Match, resp *Response, max int64, holder string) (Answer, error) {
+	a := Answer{URL: r.URL}
 	a.Archived, a.Timestamp, a.Approximate, a.Why = true, m.Capture.Timestamp, m.Approximate, m.Why
-	max := cmp.Or(ix.MaxBody, DefaultMaxBody)
 	if resp.Size > max {
-		a.Withheld, a.Why = true, tooLarge(resp.Size, max)
+		a.Withheld, a.Why = true, tooLarge(resp.Size, max, holder)
 		a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
@@ -94,7 +101,7 @@ func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) 
 	case err != nil:
 		a.Withheld, a.Why = true, fmt.Sprintf("the archive's record could not be read to its end (%d bytes read): %v", n, err)
 	case n > max:
-		a.Withheld, a.Why = true, tooLarge(-1, max)
+		a.Withheld, a.Why = true, tooLarge(-1, max, holder)
 	default:
 		return a, nil
 	}
@@ -104,26 +111,25 @@ func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) 
 // pageHeaders are the header of the pages Serve makes (not archived, not replayed).
 var pageHeaders = []HeaderField{{"Content-Type", "text/html; charset=utf-8"}, {"Cache-Control", "no-store"}}
 
-// notArchived answers r with the "not archived" page; why, if not empty, says why
-// a capture found could not answer.
-func notArchived(w httpmsg.ResponseWriter, r *Request, a Answer, why string) Answer {
-	a.Status, a.Reason = httpmsg.StatusNotFound, "Not Archived"
-	a.Headers = pageHeaders
-	a.Why = why
+// RespondNotArchived answers r with the "not archived" page; why, if not empty,
+// says why a capture found could not answer; where names the archive ("this
+// session").
+func RespondNotArchived(w httpmsg.ResponseWriter, r *Request, why, where string) Answer {
+	a := Answer{URL: r.URL, Status: httpmsg.StatusNotFound, Reason: "Not Archived", Headers: pageHeaders, Why: why}
 	writeAnswer(w, a)
-	io.WriteString(w, NotArchivedPage(r.Method, r.URL, why))
+	io.WriteString(w, notArchivedPage(r.Method, r.URL, why, where))
 	return a
 }
 
 // tooLarge says why a body of n bytes (-1: not known) is withheld, max being the
-// limit.
-func tooLarge(n, max int64) string {
+// limit and holder what holds it whole.
+func tooLarge(n, max int64, holder string) string {
 	const mb = 1 << 20
 	size := ""
 	if n >= 0 {
 		size = " (" + strconv.FormatFloat(float64(n)/mb, 'f', 1, 64) + " MB)"
 	}
-	return fmt.Sprintf("the body%s is larger than the %d MB a replay gives the browser in one answer; the session's WARC holds it whole", size, max/mb)
+	return fmt.Sprintf("the body%s is larger than the %d MB a replay gives the browser in one answer; %s holds it whole", size, max/mb, holder)
 }
 
 // fields lists a header's lines, sorted by name.
@@ -161,7 +167,11 @@ func ReadAnswer(h httpmsg.Header) (Answer, error) {
 
 // NotArchivedPage is the page a request that is not in the archive gets.
 func NotArchivedPage(method, url, why string) string {
-	tail := ` in this session; nothing was fetched from the network.</p>`
+	return notArchivedPage(method, url, why, "this session")
+}
+
+func notArchivedPage(method, url, why, where string) string {
+	tail := ` in ` + where + `; nothing was fetched from the network.</p>`
 	if why != "" {
 		tail += `<p>` + escapeHTML.Replace(why) + `</p>`
 	}
