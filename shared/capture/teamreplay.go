@@ -50,7 +50,6 @@ const (
 	statusRangeNotSatisfiable = 416
 )
 
-
 // teamReplay is what replays from the team archive share: their log, and how many
 // captures of its page the last one found as it started.
 type teamReplay struct {
