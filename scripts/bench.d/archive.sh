@@ -18,3 +18,13 @@ echo "count (X-Index-Reads). Exact: a URL known to be there; domain: a site's do
 echo "10; prefix: a path prefix, limit 100."
 echo
 $cmd 2>/dev/null
+echo
+echo "### Deduplication over a week of daily visits"
+echo
+echo "\`node scripts/bench-dedup.mjs --days 7 --sessions 20\`: 20 sessions a day of 25 pages on"
+echo "the same 50 sites, each page with 4 images of which one in ten changes from one day to"
+echo "the next, the HTML new every day. Before each upload the session's digests are asked"
+echo "of the Worker (\`POST /api/digests\`, as an upload does); a payload it holds, or one the"
+echo "session already sent, goes as a revisit record instead."
+echo
+node scripts/bench-dedup.mjs --days 7 --sessions 20 2>/dev/null
