@@ -2,6 +2,8 @@ package teamarchive
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"encoding/base32"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -184,4 +186,47 @@ func TestCDXPages(t *testing.T) {
 		t.Errorf("the %d pages give %d lines, the whole query %d", n.Pages, strings.Count(paged.String(), "\n"), strings.Count(whole, "\n"))
 	}
 	wantStatus(t, do(t, s, req{method: "GET", path: fmt.Sprintf("/api/cdx?%s&page=%d&pageSize=3", q, n.Pages), token: "-"}), http.StatusBadRequest)
+}
+
+// TestCDXRevisitAcrossBundles: a revisit uploaded in one bundle finds its original
+// in another through the CDX API, as pywb's replay asks for it (the URL, the
+// digest, no revisit).
+func TestCDXRevisitAcrossBundles(t *testing.T) {
+	s, _ := newTestServer(t, Config{})
+	const u, payload = "https://example.com/logo.png", "\x89PNG same bytes every day"
+	resp := "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: " + strconv.Itoa(len(payload)) + "\r\n\r\n"
+	write := func(rec *warc.Record) []byte {
+		var buf bytes.Buffer
+		w := warc.NewWriter(&buf, warc.WriterOptions{Version: warc.V11, Gzip: true})
+		if _, err := w.WriteRecord(rec); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		return buf.Bytes()
+	}
+	day1 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	orig := write(&warc.Record{ID: "urn:uuid:00000000-0000-4000-8000-000000000001", Type: warc.TypeResponse, TargetURI: u, Date: day1,
+		ContentType: "application/http; msgtype=response", Block: strings.NewReader(resp + payload), BlockLength: int64(len(resp + payload))})
+	rev := write(&warc.Record{ID: "urn:uuid:00000000-0000-4000-8000-000000000002", Type: warc.TypeRevisit, TargetURI: u, Date: day1.AddDate(0, 0, 1),
+		ContentType: "application/http; msgtype=response", Header: warc.Header{
+			{Name: warc.FieldProfile, Value: "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"},
+			{Name: warc.FieldRelatedRecordID, Value: "urn:uuid:00000000-0000-4000-8000-000000000001"},
+			{Name: warc.FieldRefersToTargetURI, Value: u}, {Name: warc.FieldRefersToDate, Value: day1.Format(time.RFC3339)},
+			{Name: warc.FieldPayloadDigest, Value: "sha1:" + sha1Base32(payload)}},
+		Block: strings.NewReader(resp), BlockLength: int64(len(resp))})
+	wantStatus(t, do(t, s, req{method: "PUT", path: "/api/bundles/day1.warc.gz", token: "-", body: orig}), http.StatusCreated)
+	wantStatus(t, do(t, s, req{method: "PUT", path: "/api/bundles/day2.warc.gz", token: "-", body: rev}), http.StatusCreated)
+	all := do(t, s, req{method: "GET", path: "/api/cdx?url=" + url.QueryEscape(u) + "&output=json", token: "-"}).Body.String()
+	if strings.Count(all, "\n") != 2 || !strings.Contains(all, `"mime": "warc/revisit"`) {
+		t.Fatalf("captures of %s:\n%s", u, all)
+	}
+	w := do(t, s, req{method: "GET", path: "/api/cdx?url=" + url.QueryEscape(u) + "&filter=digest:" + sha1Base32(payload) + "&filter=!mime:warc/revisit", token: "-"})
+	if got := w.Body.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, `"source": "day1.warc.gz"`) {
+		t.Errorf("the original of the revisit:\n%s", got)
+	}
+}
+
+func sha1Base32(s string) string {
+	h := sha1.Sum([]byte(s))
+	return base32.StdEncoding.EncodeToString(h[:])
 }
