@@ -11,9 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
-
-	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/zipnum"
 )
 
@@ -23,15 +20,16 @@ const pendingBlobTime = time.Hour
 
 // CompactStats says what one compaction did.
 type CompactStats struct {
-	Shard   string `json:"shard"`
-	Skipped string `json:"skipped,omitempty"` // why nothing was done
-	Lines   int    `json:"lines"`             // lines of the new main index (both halves of a split)
-	Blocks  int    `json:"blocks"`
-	Bytes   int64  `json:"bytes"`           // compressed bytes of the new main index
-	Delta   int    `json:"delta"`           // delta lines folded in
-	Removed int    `json:"removed"`         // lines of removed uploads dropped
-	Split   string `json:"split,omitempty"` // the shard split off, with the key it starts at
-	Garbage int    `json:"garbage"`         // blobs collected
+	Shard   string  `json:"shard"`
+	Skipped string  `json:"skipped,omitempty"` // why nothing was done
+	Lines   int     `json:"lines"`             // lines of the new main index (both halves of a split)
+	Blocks  int     `json:"blocks"`
+	Bytes   int64   `json:"bytes"`           // compressed bytes of the new main index
+	Delta   int     `json:"delta"`           // delta lines folded in
+	Removed int     `json:"removed"`         // lines of removed uploads dropped
+	Split   string  `json:"split,omitempty"` // the shard split off, with the key it starts at
+	Garbage int     `json:"garbage"`         // blobs collected
+	Seconds float64 `json:"seconds"`         // how long it took
 }
 
 // A snapshot is a shard's state, read under a guard that it did not change.
@@ -51,6 +49,8 @@ type snapshot struct {
 // for Config.Grace. A shard grown past Config.SplitLines is split in two.
 func (ix *Index) Compact(ctx context.Context, shard string) (*CompactStats, error) {
 	stats := &CompactStats{Shard: shard}
+	began := ix.cfg.Now()
+	defer func() { stats.Seconds = ix.cfg.Now().Sub(began).Seconds() }()
 	lease, err := ix.takeLease(ctx, shard)
 	if err != nil || lease == "" {
 		if err == nil {
@@ -316,14 +316,7 @@ func (ix *Index) mergedLines(ctx context.Context, snap *snapshot, removed map[st
 		if err != nil {
 			return nil, nil, fmt.Errorf("mergedindex: reading %s: %w", snap.st.Blob, err)
 		}
-		zr, err := gzip.NewReader(bufio.NewReaderSize(rc, 256<<10))
-		if err != nil {
-			rc.Close()
-			return nil, nil, fmt.Errorf("mergedindex: reading %s: %w", snap.st.Blob, err)
-		}
-		sc := bufio.NewScanner(zr)
-		sc.Buffer(make([]byte, 0, 64<<10), cdx.MaxLineLength)
-		src.main, src.blob = sc, snap.st.Blob
+		src.main, src.blob = zipnum.NewBlockReader(bufio.NewReaderSize(rc, 256<<10)), snap.st.Blob
 		closer = func() { rc.Close() }
 	}
 	return src, closer, nil
@@ -331,7 +324,7 @@ func (ix *Index) mergedLines(ctx context.Context, snap *snapshot, removed map[st
 
 // A lineSource merges a main index (read through) with a sorted delta.
 type lineSource struct {
-	main    *bufio.Scanner
+	main    *zipnum.BlockReader
 	blob    string
 	mainBuf string
 	hasMain bool
@@ -348,17 +341,14 @@ type lineSource struct {
 func (s *lineSource) next() (string, error) {
 	for {
 		if !s.hasMain && s.main != nil {
-			if s.main.Scan() {
-				s.mainBuf, s.hasMain = s.main.Text(), true
-				if s.mainBuf == "" {
-					s.hasMain = false
-					continue
-				}
-			} else {
-				if err := s.main.Err(); err != nil {
-					return "", fmt.Errorf("mergedindex: reading %s: %w", s.blob, err)
-				}
+			line, err := s.main.ReadLine()
+			switch {
+			case err == io.EOF:
 				s.main = nil
+			case err != nil:
+				return "", fmt.Errorf("mergedindex: reading %s: %w", s.blob, err)
+			default:
+				s.mainBuf, s.hasMain = string(line), true
 			}
 		}
 		var line string

@@ -1,7 +1,6 @@
 package mergedindex
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -11,9 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
-
-	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/zipnum"
 )
 
 // Page sizes of a query's reads.
@@ -318,9 +315,11 @@ type stream struct {
 	summary     []Entry // summary entries not yet read, in reading order
 	summaryMore bool
 	lastSummary string
-	blockDone   bool     // reverse: the block holding lo was read
-	raw         [][]byte // compressed blocks fetched, not yet decoded
-	lines       []string // lines of the decoded block, in reading order
+	blockDone   bool                // reverse: the block holding lo was read
+	run         *zipnum.BlockReader // ascending: the blocks fetched, read as one stream
+	raw         []byte              // descending: the blocks fetched, not yet decoded
+	rawLengths  []int64             // their lengths, in reading order
+	lines       []string            // descending: the lines of the decoded block, from its end
 
 	delta     []Entry
 	deltaMore bool
@@ -369,23 +368,43 @@ func (s *stream) read(ctx context.Context) (string, bool, error) {
 		s.delta, s.lastDelta = s.delta[1:], e.Key
 		return strings.TrimPrefix(e.Key, prefixDelta), true, nil
 	}
-	for len(s.lines) == 0 {
-		if len(s.raw) == 0 {
-			if err := s.fetch(ctx); err != nil {
+	if !s.reverse {
+		// Ascending, the blocks of a run are read as one stream, line by line: a
+		// lookup stops decoding at the end of its range.
+		for {
+			if s.run != nil {
+				line, err := s.run.ReadLine()
+				if err == nil {
+					return string(line), true, nil
+				}
+				if err != io.EOF {
+					return "", false, fmt.Errorf("mergedindex: shard %s: a block of %s: %w", s.shard, s.state.Blob, err)
+				}
+				s.run = nil
+			}
+			data, err := s.fetch(ctx)
+			if err != nil || data == nil {
 				return "", false, err
 			}
-			if len(s.raw) == 0 {
-				return "", false, nil
-			}
+			s.run = zipnum.NewBlockReader(bytes.NewReader(data))
 		}
-		lines, err := decodeBlock(s.raw[0])
+	}
+	for len(s.lines) == 0 {
+		if len(s.raw) == 0 {
+			data, err := s.fetch(ctx)
+			if err != nil || data == nil {
+				return "", false, err
+			}
+			s.raw = data
+		}
+		// Descending, a block is decoded whole and read from its end.
+		n := s.rawLengths[0]
+		lines, err := decodeBlock(s.raw[:n])
 		if err != nil {
 			return "", false, fmt.Errorf("mergedindex: shard %s: a block of %s: %w", s.shard, s.state.Blob, err)
 		}
-		s.raw = s.raw[1:]
-		if s.reverse {
-			slices.Reverse(lines)
-		}
+		s.raw, s.rawLengths = s.raw[n:], s.rawLengths[1:]
+		slices.Reverse(lines)
 		s.lines = lines
 	}
 	line := s.lines[0]
@@ -412,8 +431,10 @@ func (s *stream) moreDelta(ctx context.Context) error {
 	return nil
 }
 
-// fetch reads the next run of blocks: consecutive ones, in one range read.
-func (s *stream) fetch(ctx context.Context) error {
+// fetch reads the next run of blocks: consecutive ones, in one range read. It
+// returns their bytes in file order (nil: no block left), and, descending, keeps
+// their lengths in reading order.
+func (s *stream) fetch(ctx context.Context) ([]byte, error) {
 	var run []block
 	for len(run) == 0 || s.runGoesOn(run) {
 		if len(s.summary) == 0 {
@@ -421,7 +442,7 @@ func (s *stream) fetch(ctx context.Context) error {
 				break
 			}
 			if err := s.moreSummary(ctx); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
@@ -430,7 +451,7 @@ func (s *stream) fetch(ctx context.Context) error {
 		}
 		b, err := parseBlock(s.shard, s.summary[0])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(run) > 0 && !contiguous(run[len(run)-1], b, s.reverse) {
 			break
@@ -443,29 +464,39 @@ func (s *stream) fetch(ctx context.Context) error {
 		}
 	}
 	if len(run) == 0 {
-		return nil
+		return nil, nil
 	}
-	first, lastB := run[0], run[len(run)-1]
+	first, last := run[0], run[len(run)-1]
 	if s.reverse {
-		first, lastB = lastB, first
+		first, last = last, first
+		s.rawLengths = s.rawLengths[:0]
+		for _, b := range run {
+			s.rawLengths = append(s.rawLengths, b.length)
+		}
 	}
-	rc, err := s.ix.cfg.Blobs.GetBlob(ctx, s.state.Blob, first.offset, lastB.offset+lastB.length-first.offset)
+	n := last.offset + last.length - first.offset
+	rc, err := s.ix.cfg.Blobs.GetBlob(ctx, s.state.Blob, first.offset, n)
 	if err != nil {
-		return fmt.Errorf("mergedindex: shard %s: reading %s: %w", s.shard, s.state.Blob, err)
+		return nil, fmt.Errorf("mergedindex: shard %s: reading %s: %w", s.shard, s.state.Blob, err)
 	}
 	data, err := io.ReadAll(rc)
 	rc.Close()
 	if err != nil {
-		return fmt.Errorf("mergedindex: shard %s: reading %s: %w", s.shard, s.state.Blob, err)
+		return nil, fmt.Errorf("mergedindex: shard %s: reading %s: %w", s.shard, s.state.Blob, err)
 	}
-	for _, b := range run {
-		at := b.offset - first.offset
-		if at+b.length > int64(len(data)) {
-			return fmt.Errorf("mergedindex: shard %s: %s is shorter than its summary says", s.shard, s.state.Blob)
+	if int64(len(data)) != n {
+		return nil, fmt.Errorf("mergedindex: shard %s: %s is shorter than its summary says", s.shard, s.state.Blob)
+	}
+	if s.reverse {
+		// Reading order is from the last block: lay the bytes out so.
+		out := make([]byte, 0, len(data))
+		for _, b := range run {
+			at := b.offset - first.offset
+			out = append(out, data[at:at+b.length]...)
 		}
-		s.raw = append(s.raw, data[at:at+b.length])
+		data = out
 	}
-	return nil
+	return data, nil
 }
 
 func (s *stream) runGoesOn(run []block) bool {
@@ -503,21 +534,16 @@ func (s *stream) moreSummary(ctx context.Context) error {
 
 // decodeBlock returns the lines of one gzip block.
 func decodeBlock(raw []byte) ([]string, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	zr.Multistream(false)
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 0, 64<<10), cdx.MaxLineLength)
+	br := zipnum.NewBlockReader(bytes.NewReader(raw))
 	var lines []string
-	for sc.Scan() {
-		if len(sc.Bytes()) > 0 {
-			lines = append(lines, sc.Text())
+	for {
+		line, err := br.ReadLine()
+		if err == io.EOF {
+			return lines, nil
 		}
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, string(line))
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	return lines, zr.Close()
 }
