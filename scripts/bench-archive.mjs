@@ -31,12 +31,17 @@ const asJSON = args.includes("--json");
 const CAPTURES = 25;
 const SITES = Array.from({ length: 50 }, (_, i) => `site${i}.example${i % 7}.org`);
 
-// A small deterministic generator, so that runs compare.
+// A small deterministic generator (mulberry32), so that runs compare.
 let seed = 12345;
 const rand = (n) => {
-  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-  return seed % n;
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) % n;
 };
+// Pages per site: a team browsing more visits more pages, about 10 captures a URL
+// at any size (400 pages a site at first).
+let pages = 400;
 
 function record(headers, block) {
   const head = Buffer.from(`WARC/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\nContent-Length: ${block.length}\r\n\r\n`);
@@ -50,7 +55,7 @@ function warcOf(n, day) {
   const sites = Array.from({ length: 5 }, () => SITES[rand(SITES.length)]);
   for (let i = 0; i < n; i++) {
     const site = sites[rand(sites.length)];
-    const url = `https://${site}/page/${rand(400)}`;
+    const url = `https://${site}/page/${rand(pages)}`;
     const payload = Buffer.from(`<html>${url} ${rand(3)}</html>`);
     const http = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${payload.length}\r\n\r\n`), payload]);
     const date = new Date(Date.UTC(2026, 0, 1 + day, rand(24), rand(60), rand(60))).toISOString().replace(/\.\d+Z$/, "Z");
@@ -123,13 +128,14 @@ try {
     const target = size * CAPTURES;
     const have = ingested;
     const uploads = Math.ceil((target - have) / perBundle);
+    pages = Math.max(400, Math.ceil(target / SITES.length / 10));
     const f = await fill(mf, bundles, bundles + uploads, perBundle);
     bundles += uploads;
     ingested += f.captures;
     ingestSeconds += f.seconds;
     const shards = await settle(mf);
     // The lookups: URLs known to be there, sites and path prefixes.
-    const exact = () => `url=${encodeURIComponent(`https://${SITES[rand(50)]}/page/${rand(400)}`)}`;
+    const exact = () => `url=${encodeURIComponent(`https://${SITES[rand(50)]}/page/${rand(pages)}`)}`;
     const domain = () => `url=${SITES[rand(50)].split(".").slice(1).join(".")}&matchType=domain&limit=10`;
     const prefix = () => `url=${encodeURIComponent(`https://${SITES[rand(50)]}/page/1`)}*&limit=100`;
     const row = { bundles: size, captures: ingested, perBundle, uploads: bundles, ingestRate: f.captures / f.seconds, shards: shards.length,

@@ -15,7 +15,7 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultLinesPerBlock = 1000
+	DefaultLinesPerBlock = 250
 	DefaultDeltaLimit    = 5000
 	DefaultSplitLines    = 250000
 	DefaultGrace         = 10 * time.Minute

@@ -18,7 +18,8 @@ const (
 	summaryPage  = 64      // summary entries a store call reads
 	deltaPage    = 1000    // delta lines a store call reads
 	tombPage     = 5000    // removals a store call reads
-	blobRunBytes = 2 << 20 // compressed bytes of blocks read in one range read
+	firstRun     = 2       // blocks of a stream's first range read: the one holding the start and the next
+	blobRunBytes = 2 << 20 // compressed bytes of blocks read in one range read, at most
 	maxRestarts  = 16
 )
 
@@ -293,7 +294,7 @@ func (ix *Index) openShard(ctx context.Context, shard, lo, hi string, reverse bo
 		sum = append(res.Scans[3].Entries, res.Scans[4].Entries...)
 	}
 	delta := res.Scans[len(res.Scans)-1].Entries
-	blocks := &stream{ix: ix, shard: shard, guard: guard, lo: o.lo, hi: o.hi, reverse: reverse, state: st,
+	blocks := &stream{ix: ix, shard: shard, guard: guard, lo: o.lo, hi: o.hi, reverse: reverse, state: st, runBlocks: firstRun,
 		summary: sum, summaryMore: len(sum) > 0 && len(res.Scans[len(res.Scans)-2].Entries) == summaryPage}
 	deltas := &stream{ix: ix, shard: shard, guard: guard, lo: o.lo, hi: o.hi, reverse: reverse, isDelta: true,
 		delta: delta, deltaMore: len(delta) == deltaPage}
@@ -316,6 +317,7 @@ type stream struct {
 	summaryMore bool
 	lastSummary string
 	blockDone   bool                // reverse: the block holding lo was read
+	runBlocks   int                 // blocks the next range read takes, at most
 	run         *zipnum.BlockReader // ascending: the blocks fetched, read as one stream
 	raw         []byte              // descending: the blocks fetched, not yet decoded
 	rawLengths  []int64             // their lengths, in reading order
@@ -466,6 +468,7 @@ func (s *stream) fetch(ctx context.Context) ([]byte, error) {
 	if len(run) == 0 {
 		return nil, nil
 	}
+	s.runBlocks *= 2
 	first, last := run[0], run[len(run)-1]
 	if s.reverse {
 		first, last = last, first
@@ -499,7 +502,13 @@ func (s *stream) fetch(ctx context.Context) ([]byte, error) {
 	return data, nil
 }
 
+// runGoesOn says whether a run of blocks takes one more: the first read takes
+// firstRun blocks (a lookup needs no more), each later one twice as many as the one
+// before, up to blobRunBytes.
 func (s *stream) runGoesOn(run []block) bool {
+	if len(run) >= s.runBlocks {
+		return false
+	}
 	var n int64
 	for _, b := range run {
 		n += b.length
