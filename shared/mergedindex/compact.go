@@ -49,6 +49,9 @@ type snapshot struct {
 // for Config.Grace. A shard grown past Config.SplitLines is split in two.
 func (ix *Index) Compact(ctx context.Context, shard string) (*CompactStats, error) {
 	stats := &CompactStats{Shard: shard}
+	if !ValidShard(shard) {
+		return stats, fmt.Errorf("mergedindex: %.100q is not a shard's name", shard)
+	}
 	began := ix.cfg.Now()
 	defer func() { stats.Seconds = ix.cfg.Now().Sub(began).Seconds() }()
 	lease, err := ix.takeLease(ctx, shard)
@@ -161,6 +164,20 @@ func (ix *Index) Compact(ctx context.Context, shard string) (*CompactStats, erro
 	}
 	stats.Garbage, err = ix.collect(ctx, shard)
 	return stats, err
+}
+
+// ValidShard reports whether name is a shard's: the root, or one split off it
+// ("shard-" and 16 hexadecimal digits).
+func ValidShard(name string) bool {
+	hexPart, ok := strings.CutPrefix(name, "shard-")
+	if name == RootShard {
+		return true
+	}
+	if !ok || len(hexPart) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(hexPart)
+	return err == nil && strings.ToLower(hexPart) == hexPart
 }
 
 func stamp(t time.Time) string { return strconv.FormatInt(t.UnixNano(), 10) }

@@ -414,3 +414,17 @@ func checkPages(t *testing.T, ix *Index, m *model, r *rand.Rand, step string) {
 		}
 	}
 }
+
+func TestValidShard(t *testing.T) {
+	for name, want := range map[string]bool{
+		RootShard: true, "shard-0123456789abcdef": true, "shard-0123456789ABCDEF": false, "shard-1": false,
+		"directory": false, "digests-03": false, "shard-0123456789abcdeg": false, "": false,
+	} {
+		if ValidShard(name) != want {
+			t.Errorf("ValidShard(%q) = %v", name, !want)
+		}
+	}
+	if _, err := New(Config{Stores: &MemStores{}, Blobs: &memBlobs{}}).Compact(context.Background(), "directory"); err == nil {
+		t.Error("compacting the directory: no error")
+	}
+}

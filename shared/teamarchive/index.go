@@ -182,8 +182,8 @@ func (s *Server) postCompact(w http.ResponseWriter, r *http.Request) error {
 		for _, sh := range shards {
 			names = append(names, sh.Name)
 		}
-	} else if err := ValidName(names[0]); err != nil {
-		return err
+	} else if !mergedindex.ValidShard(names[0]) {
+		return httpErr(http.StatusBadRequest, "%q is not a shard of the index (GET /api/index lists them)", clip(names[0]))
 	}
 	var done []*mergedindex.CompactStats
 	for _, n := range names {

@@ -30,6 +30,7 @@ import (
 	"github.com/syumai/workers/cloudflare"
 	"github.com/syumai/workers/cloudflare/queues"
 
+	"github.com/webkeep/webkeep/shared/mergedindex"
 	"github.com/webkeep/webkeep/shared/teamarchive"
 )
 
@@ -94,7 +95,8 @@ func main() {
 	queues.ConsumeNonBlock(func(batch *queues.MessageBatch) error {
 		for _, m := range batch.Messages {
 			shard, err := m.StringBody()
-			if err != nil {
+			if err != nil || !mergedindex.ValidShard(shard) {
+				fmt.Fprintf(os.Stderr, "webkeep worker: a compaction message that names no shard (%.100q) dropped\n", shard)
 				m.Ack() // not ours: nothing to retry
 				continue
 			}
