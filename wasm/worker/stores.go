@@ -19,7 +19,7 @@ import (
 )
 
 // durableStores is mergedindex.Stores over the IndexStore Durable Object namespace
-// (glue/store.mjs): each store an object named by idFromName, called by RPC.
+// (glue/store.mjs): each store the object idFromName(name), called by RPC.
 type durableStores struct {
 	ns js.Value
 }
@@ -32,12 +32,14 @@ func newDurableStores(binding string) (*durableStores, error) {
 	return &durableStores{ns: ns}, nil
 }
 
+// Open implements mergedindex.Stores: a stub costs no round trip, the object is reached
+// at the first call.
 func (d *durableStores) Open(name string) mergedindex.Store {
-	return &durableStore{ns: d.ns, name: name}
+	return &durableStore{name: name, stub: d.ns.Call("get", d.ns.Call("idFromName", name))}
 }
 
+// durableStore is one IndexStore: Do sends the Batch's JSON to its RPC method batch.
 type durableStore struct {
-	ns   js.Value
 	name string
 	stub js.Value
 }
@@ -48,21 +50,18 @@ func (s *durableStore) Do(ctx context.Context, b *mergedindex.Batch) (*mergedind
 	}
 	body, err := json.Marshal(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", mergedindex.ErrStore, s.name, err)
-	}
-	if s.stub.IsUndefined() {
-		s.stub = s.ns.Call("get", s.ns.Call("idFromName", s.name))
+		return nil, fmt.Errorf("%w: index store %s: %v", mergedindex.ErrStore, s.name, err)
 	}
 	v, err := jspromise.Await(s.stub.Call("batch", string(body)))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", mergedindex.ErrStore, s.name, err)
+		return nil, fmt.Errorf("%w: index store %s: %v", mergedindex.ErrStore, s.name, err)
 	}
 	var res mergedindex.Result
 	if err := json.Unmarshal([]byte(v.String()), &res); err != nil {
-		return nil, fmt.Errorf("%w: %s answered %.100q: %v", mergedindex.ErrStore, s.name, v.String(), err)
+		return nil, fmt.Errorf("%w: index store %s answered %.100q: %v", mergedindex.ErrStore, s.name, v.String(), err)
 	}
 	if len(res.Scans) != len(b.Scans) {
-		return nil, fmt.Errorf("%w: %s answered %d scans of %d", mergedindex.ErrStore, s.name, len(res.Scans), len(b.Scans))
+		return nil, fmt.Errorf("%w: index store %s answered %d scans of %d", mergedindex.ErrStore, s.name, len(res.Scans), len(b.Scans))
 	}
 	return &res, nil
 }
