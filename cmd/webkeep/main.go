@@ -22,7 +22,7 @@ var commands = map[string]command{
 	"urldb":   {"keep and check a wwturldb URL database", runURLDB},
 	"datatxt": {"read a site's /data.txt or /robots.txt", runDatatxt},
 	"rules":   {"match URLs against Snap!-style domain and website rules", runRules},
-	"wacz":    {"make WACZ files for ReplayWeb.page", runWACZ},
+	"wacz":    {"make, sign and verify WACZ files for ReplayWeb.page", runWACZ},
 }
 
 func main() {

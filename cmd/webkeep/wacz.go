@@ -19,16 +19,25 @@ import (
 )
 
 const waczUsage = `usage: webkeep wacz create -o OUT.wacz [flags] FILE...
+       webkeep wacz verify [--key KEY] FILE.wacz
+       webkeep wacz sign --key KEY.pem IN.wacz OUT.wacz
+       webkeep wacz keygen -o KEY.pem [--pub PUBLIC.pem]
 
-Packs WARC files into a WACZ 1.1.1 file that ReplayWeb.page opens: the WARCs
-under archive/ (WARC 0.9 files are converted to WARC/1.1 first, since replay
-tools read only 1.x), their CDXJ index, pages/pages.jsonl and datapackage.json.
+create packs WARC files into a WACZ 1.1.1 file that ReplayWeb.page opens: the
+WARCs under archive/ (WARC 0.9 files are converted to WARC/1.1 first, since
+replay tools read only 1.x), their CDXJ index, pages/pages.jsonl and
+datapackage.json (--key KEY.pem signs it).
+
+verify checks every file, WARC record and index line of a WACZ, the hash of
+datapackage.json and its signature; sign signs a WACZ with a key keygen made
+(WACZ signing 0.1.0, anonymous form: ECDSA P-384, SHA-256, as ReplayWeb.page
+checks it).
 `
 
 // runWACZ dispatches the wacz subcommands.
 func runWACZ(args []string, stdout, stderr io.Writer) int {
 	usage := func(w io.Writer) { fmt.Fprint(w, waczUsage) }
-	return dispatch("wacz", usage, subcommands{"create": waczCreate}, args, stdout, stderr)
+	return dispatch("wacz", usage, subcommands{"create": waczCreate, "verify": waczVerify, "sign": waczSign, "keygen": waczKeygen}, args, stdout, stderr)
 }
 
 func waczCreate(args []string, stdout, stderr io.Writer) int {
@@ -39,6 +48,7 @@ func waczCreate(args []string, stdout, stderr io.Writer) int {
 	detect := fs.Bool("detect-pages", true, "without --pages, list every HTML GET response with status 200 as a page")
 	title := fs.String("title", "", "the collection's `title`")
 	desc := fs.String("description", "", "the collection's description (Markdown)")
+	keyFile := fs.String("key", "", "sign the WACZ with the private key in this `file` (PEM, as webkeep wacz keygen writes it)")
 	dialect := dialectFlag{cdx.WarcioJS}
 	fs.Var(&dialect, "dialect", "`dialect` of the index's POST keys and requestBody: warcio.js (the keys ReplayWeb.page looks POSTs and PUTs up under), pywb-2.6.7 or pywb-2.8")
 	fs.Usage = func() {
@@ -78,6 +88,16 @@ func waczCreate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	opts := wacz.Options{Title: *title, Description: *desc}
+	if *keyFile != "" {
+		key, err := readPrivateKey(*keyFile)
+		if err == nil {
+			opts.Signer, err = wacz.NewECDSASigner(key)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "webkeep wacz create: --key: %v\n", err)
+			return 1
+		}
+	}
 	if err := c.write(*out, opts); err != nil {
 		fmt.Fprintf(stderr, "webkeep wacz create: %v\n", err)
 		return 1

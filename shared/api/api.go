@@ -40,6 +40,46 @@ type SessionInfo struct {
 	Notes      []string      `json:"notes"`    // problems the user should know of; never null
 	Verdicts   VerdictCounts `json:"verdicts"` // URL-database checks of recorded responses
 	Imported   bool          `json:"imported,omitempty"`
+	// Verification is what importing a WACZ found of it: its signature, and
+	// whether its files, records and index hold. Only imported WACZs have one.
+	Verification *Verification `json:"verification,omitempty"`
+}
+
+// Verification is what checking a WACZ found (shared/wacz Verify): on import, in
+// SessionInfo.
+type Verification struct {
+	OK bool `json:"ok"` // everything checked holds
+	// Signed says the WACZ has a signature; SignatureValid that it verifies with
+	// the public key it holds (PublicKey, base64 SPKI, whose SHA-256 is
+	// Fingerprint), made at Created (as the WACZ says) by Software.
+	Signed         bool   `json:"signed"`
+	SignatureValid bool   `json:"signatureValid"`
+	PublicKey      string `json:"publicKey,omitempty"`
+	Fingerprint    string `json:"fingerprint,omitempty"`
+	Created        string `json:"created,omitempty"`
+	Software       string `json:"software,omitempty"`
+	// OwnKey says the WACZ was signed with this browser's key (GET
+	// /api/signing-key).
+	OwnKey bool `json:"ownKey,omitempty"`
+	// Files, Records and IndexLines count the files, WARC records and index lines
+	// checked.
+	Files      int `json:"files"`
+	Records    int `json:"records"`
+	IndexLines int `json:"indexLines"`
+	// Problems says what does not hold, in plain words, at most 20 of the
+	// Failed.
+	Problems []string `json:"problems,omitempty"`
+	Failed   int      `json:"failed"`
+}
+
+// SigningKey is the public key the extension signs WACZ downloads with: GET
+// /api/signing-key.
+type SigningKey struct {
+	Algorithm   string `json:"algorithm"`   // "ECDSA P-384, SHA-256"
+	PublicKey   string `json:"publicKey"`   // base64 SPKI, as a signed WACZ holds it
+	Fingerprint string `json:"fingerprint"` // hex SHA-256 of the SPKI
+	PEM         string `json:"pem"`         // the public key as a PEM file
+	Created     string `json:"created,omitempty"`
 }
 
 // VerdictCounts counts the URL database's verdicts on a session's recorded responses.

@@ -158,6 +158,7 @@ func (s *Service) routes() *routeTable {
 		})
 	}))
 	s.routeArchive(mux)
+	s.routeSigning(mux)
 	s.routeDatabase(mux)
 	s.routeReplay(mux)
 	return mux
@@ -217,7 +218,14 @@ func (s *Service) routeArchive(mux *routeTable) {
 			writeError(w, httpmsg.StatusNotFound, fmt.Errorf("no file %q in session %s", f, sess.info.ID))
 			return
 		}
-		sendFile(w, sess.BaseName()+".wacz", "application/wacz", sess.WriteWACZ)
+		// Signed with the browser's key when the host has one; without its key a
+		// download fails rather than go out unsigned.
+		signer, err := s.waczSigner()
+		if err != nil {
+			writeError(w, httpmsg.StatusInternalServerError, err)
+			return
+		}
+		sendFile(w, sess.BaseName()+".wacz", "application/wacz", func(w io.Writer) error { return sess.WriteSignedWACZ(w, signer) })
 	})
 	mux.HandleFunc("GET /api/sessions/{id}/wacz", wacz)
 	// The same, under the file's own name, so a link's last segment names the download.

@@ -18,6 +18,7 @@ import (
 	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
+	"github.com/webkeep/webkeep/shared/wacz"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -183,6 +184,16 @@ func (s *Service) Import(ctx context.Context, name string, body io.Reader) (Sess
 	return s.importFile(ctx, name, f, nil)
 }
 
+// isWACZ reports whether a zip is a WACZ: it has a datapackage.json.
+func isWACZ(zr *zip.Reader) bool {
+	for _, zf := range zr.File {
+		if zf.Name == wacz.DatapackagePath {
+			return true
+		}
+	}
+	return false
+}
+
 // importName names an upload in messages.
 func importName(name string) string {
 	if name == "" {
@@ -192,8 +203,30 @@ func importName(name string) string {
 }
 
 func (s *Service) importFile(ctx context.Context, name string, f *storedFile, progress func(done, total int)) (SessionInfo, error) {
-	in := &jobInput{r: f, ctx: ctx, size: f.Size(), progress: progress}
+	// A WACZ is read twice, checked then imported: each reading is half the job.
+	verifying := false
+	half := func(first bool) func(done, total int) {
+		if progress == nil {
+			return nil
+		}
+		return func(done, total int) {
+			switch {
+			case !verifying:
+				progress(done, total)
+			case first:
+				progress(done/2, total)
+			default:
+				progress(total/2+done/2, total)
+			}
+		}
+	}
+	in := &jobInput{r: f, ctx: ctx, size: f.Size(), progress: half(false)}
+	var checked *api.Verification
 	fail := func(err error) (SessionInfo, error) {
+		if checked != nil && !checked.OK && len(checked.Problems) > 0 {
+			// What was found wrong in the WACZ says why its records did not read.
+			err = fmt.Errorf("%w; the WACZ does not verify, %s: %s", err, plural(checked.Failed, "problem"), strings.Join(checked.Problems[:min(3, len(checked.Problems))], "; "))
+		}
 		return SessionInfo{}, fmt.Errorf("import %s: %w", importName(name), err)
 	}
 	var magic [4]byte
@@ -204,6 +237,17 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 		zr, err := zip.NewReader(in, f.Size())
 		if err != nil {
 			return fail(fmt.Errorf("not a readable zip: %w", err))
+		}
+		if isWACZ(zr) {
+			// A WACZ is verified as it is imported: its files, records and index
+			// against its manifest, and its signature. The session says what held.
+			verifying = true
+			rep, err := wacz.Verify(&jobInput{r: f, ctx: ctx, size: f.Size(), progress: half(true)}, f.Size(), wacz.VerifyOptions{Context: ctx})
+			if err != nil {
+				return fail(fmt.Errorf("verifying the WACZ: %w", err))
+			}
+			checked = verification(rep, s.ownFingerprint())
+			in.far = 0 // the import's half counts from the start (the zip's directory is at its end)
 		}
 		warcSrc = nil
 		for _, zf := range zr.File {
@@ -247,7 +291,7 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 	if err != nil {
 		return fail(err)
 	}
-	err = sess.importRecords(ctx, rd, pages)
+	err = sess.importRecords(ctx, rd, pages, checked)
 	if err == nil && sess.Info().Records == 0 {
 		err = errors.New("the file holds no WARC records")
 	}
@@ -287,10 +331,11 @@ func (s *Service) createImportSession(name string) (*Session, error) {
 	}
 }
 
-func (s *Session) importRecords(ctx context.Context, rd *warc.Reader, pages []byte) error {
+func (s *Session) importRecords(ctx context.Context, rd *warc.Reader, pages []byte, checked *api.Verification) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.info.Imported = true
+	s.info.Verification = checked
 	sink := &chunkSink{s: s, stream: streamWARC}
 	w := warc.NewWriter(sink, warc.WriterOptions{Version: warc.V09, Gzip: true, Level: gzipLevel, MaxBuffer: maxRecordBuffer})
 	n, err := s.converter().Convert(w, rd)

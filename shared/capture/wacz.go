@@ -21,11 +21,19 @@ import (
 // was made from, and a page that answered a POST or PUT under that capture's key, so
 // that opening it from ReplayWeb.page's page list shows what was recorded.
 func (s *Session) WriteWACZ(w io.Writer) error {
+	return s.WriteSignedWACZ(w, nil)
+}
+
+// WriteSignedWACZ is WriteWACZ, the WACZ signed with signer unless it is nil: its
+// datapackage-digest.json holds the signedData of wacz-auth 0.1.0 (anonymous form),
+// which ReplayWeb.page and `webkeep wacz verify` check.
+func (s *Session) WriteSignedWACZ(w io.Writer, signer wacz.Signer) error {
 	info := s.Info()
 	zw := wacz.NewWriter(w, wacz.Options{
 		Title:    info.Name,
 		Created:  info.Created,
 		Software: "webkeep",
+		Signer:   signer,
 	})
 	name := s.BaseName() + ".warc.gz"
 	warcR, warcW := io.Pipe()

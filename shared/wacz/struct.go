@@ -9,7 +9,8 @@
 //	indexes/index.idx           one line per block: its first key, offset and length
 //	pages/pages.jsonl           a header line, then one JSON line per page
 //	datapackage.json            the manifest: every file's path, size and SHA-256
-//	datapackage-digest.json     the SHA-256 of datapackage.json
+//	datapackage-digest.json     the SHA-256 of datapackage.json, signed when
+//	                            Options.Signer is set (wacz-auth 0.1.0)
 //
 // The index is written as a ZipNum compressed index (the "cdxj-gzip-1.0" format of
 // cdxj-indexer, as py-wacz and js-wacz write it), which wabac.js loads block by
@@ -84,6 +85,11 @@ type Options struct {
 	// BlockLines is the number of CDXJ lines per gzip block of the index; zero
 	// means DefaultBlockLines.
 	BlockLines int
+	// Signer, when set, signs the WACZ: datapackage-digest.json then holds the
+	// signedData of wacz-auth 0.1.0 in its anonymous form (see sign.go).
+	Signer Signer
+	// SignedAt is the signature's "created"; zero means when Close signs.
+	SignedAt time.Time
 }
 
 // A Page is an entry point into the collection: one line of pages/pages.jsonl.
@@ -146,6 +152,7 @@ type datapackage struct {
 
 // digestFile is datapackage-digest.json.
 type digestFile struct {
-	Path string `json:"path"`
-	Hash string `json:"hash"`
+	Path       string      `json:"path"`
+	Hash       string      `json:"hash"`
+	SignedData *signedData `json:"signedData,omitempty"`
 }

@@ -373,9 +373,10 @@ func formatTime(t time.Time) string {
 }
 
 // Close writes pages/pages.jsonl if no pages were added, then datapackage.json,
-// which lists every file with its size and SHA-256, and datapackage-digest.json,
-// and finishes the ZIP. It reports ErrIncomplete when no WARC or no index was
-// added, and ErrIndex when the index refers to a WARC file not in the WACZ.
+// which lists every file with its size and SHA-256, and datapackage-digest.json
+// (signed with Options.Signer, if set), and finishes the ZIP. It reports
+// ErrIncomplete when no WARC or no index was added, ErrIndex when the index refers
+// to a WARC file not in the WACZ, and ErrSignature when the Signer fails.
 func (w *Writer) Close() error {
 	if w.closed {
 		return w.err
@@ -412,7 +413,17 @@ func (w *Writer) Close() error {
 		return w.fail(err)
 	}
 	sum := sha256.Sum256(manifest)
-	digest, err := marshal(digestFile{Path: DatapackagePath, Hash: "sha256:" + hex.EncodeToString(sum[:])})
+	df := digestFile{Path: DatapackagePath, Hash: "sha256:" + hex.EncodeToString(sum[:])}
+	if w.opts.Signer != nil {
+		at := w.opts.SignedAt
+		if at.IsZero() {
+			at = time.Now()
+		}
+		if df.SignedData, err = sign(w.opts.Signer, df.Hash, at, w.opts.Software); err != nil {
+			return w.fail(err)
+		}
+	}
+	digest, err := marshal(df)
 	if err != nil {
 		return w.fail(err)
 	}

@@ -17,9 +17,11 @@ import (
 	"github.com/webkeep/webkeep/shared/capture"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
+	"github.com/webkeep/webkeep/shared/wacz"
 	"github.com/webkeep/webkeep/wasm/jsfetch"
 	"github.com/webkeep/webkeep/wasm/jsglue"
 	"github.com/webkeep/webkeep/wasm/jspromise"
+	"github.com/webkeep/webkeep/wasm/webcrypto"
 )
 
 func main() {
@@ -185,6 +187,16 @@ func (h *jsHost) Detach(ctx context.Context, tabID int) error {
 }
 
 func (h *jsHost) Badge(tabID int, text string) { h.v.Call("badge", tabID, text) }
+
+// WACZSigner signs the WACZ downloads with the browser's key, which WebCrypto makes
+// the first time and IndexedDB keeps, not extractable (capture.SigningHost).
+func (h *jsHost) WACZSigner() (wacz.Signer, error) {
+	s, err := webcrypto.WACZSigner()
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
 // OpenTabs lists the browser's tabs (capture.TabLister): the shim answers the ids
 // chrome.tabs.query gives and the page targets chrome.debugger.getTargets gives.

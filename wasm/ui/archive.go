@@ -209,6 +209,7 @@ func showSessionInfo(s api.SessionInfo) {
 	v := byID("session-verdicts")
 	v.SetTextContent("URL database: " + verdictSummary(s.Verdicts))
 	v.SetAttribute("data-fail", strconv.Itoa(s.Verdicts.Fail))
+	showVerification(s.Verification)
 	notes := byID("session-notes")
 	clear(notes)
 	lines := problems(s)
@@ -216,6 +217,28 @@ func showSessionInfo(s api.SessionInfo) {
 		notes.AppendChild(el("li", n))
 	}
 	show(byID("session-problems"), len(lines) > 0)
+}
+
+// showVerification shows what importing a WACZ found of it: its signer, and what
+// did not hold; nothing for a session not imported from a WACZ.
+func showVerification(v *api.Verification) {
+	box := byID("session-verification")
+	show(box, v != nil)
+	if v == nil {
+		return
+	}
+	summary, state := verificationText(v)
+	box.SetAttribute("data-state", state)
+	setText("verification-summary", summary)
+	list := byID("verification-problems")
+	clear(list)
+	for _, p := range v.Problems {
+		list.AppendChild(el("li", p))
+	}
+	if more := v.Failed - len(v.Problems); more > 0 {
+		list.AppendChild(el("li", fmt.Sprintf("and %s more", plural(more, "problem"))))
+	}
+	show(list, len(v.Problems) > 0)
 }
 
 // fillChoices sets the options of a filter's drop-down list, keeping the choice made.
@@ -505,7 +528,8 @@ func addToDatabase() {
 	setText("add-result", "Added "+added.Path+" to "+added.Domain+". Export the database from the options.")
 }
 
-// importFile sends the chosen WARC or bundle to the core, which makes a new session.
+// importFile sends the chosen WARC, WACZ or bundle to the core, which makes a new
+// session (and verifies a WACZ: the session then says what held).
 func importFile() {
 	input := byID("import-file")
 	files := input.Underlying().Get("files")
@@ -532,7 +556,7 @@ func importFile() {
 	case errors.Is(err, errCancelled):
 		return
 	case err != nil:
-		showError(fmt.Errorf("importing %s: %w (a WARC 0.9, 1.0 or 1.1, gzip or plain, or a webkeep bundle .zip can be imported)", name, err))
+		showError(fmt.Errorf("importing %s: %w (a WARC 0.9, 1.0 or 1.1, gzip or plain, a WACZ or a webkeep bundle .zip can be imported)", name, err))
 		return
 	}
 	notice("Imported " + name + ".")

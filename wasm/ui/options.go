@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"syscall/js"
 	"time"
 
@@ -52,7 +53,9 @@ func options() {
 	} else if byID("urldb-zip").Underlying().Get("files").Length() > 0 {
 		go safely(loadZip)
 	}
+	onClick(byID("key-copy"), copyPublicKey)
 	markReady()
+	go safely(showSigningKey)
 	var db api.DatabaseInfo
 	if err := call("GET", "/api/urldb", nil, &db); err != nil {
 		showError(fmt.Errorf("reading the URL database: %w", err))
@@ -357,4 +360,43 @@ func saveSettings() {
 	fillSettings(out)
 	saved.SetTextContent("Saved at " + time.Now().Format("15:04:05") + ".")
 	saved.SetAttribute("data-state", "saved")
+}
+
+// showSigningKey shows the key the WACZ downloads are signed with; asking for it
+// makes it, the first time.
+func showSigningKey() {
+	var k api.SigningKey
+	if err := call("GET", "/api/signing-key", nil, &k); err != nil {
+		setText("key-fingerprint", "not available")
+		showError(fmt.Errorf("reading the WACZ signing key: %w", err))
+		return
+	}
+	setText("key-fingerprint", k.Fingerprint)
+	byID("key-fingerprint").SetAttribute("data-fingerprint", k.Fingerprint)
+	setValue("key-public", k.PublicKey)
+	setText("key-algorithm", strings.TrimPrefix(k.Algorithm, "ECDSA "))
+	if t, err := time.Parse(time.RFC3339, k.Created); err == nil {
+		setText("key-created", localTime(t))
+	}
+}
+
+// copyPublicKey puts the public key (base64 SPKI, as a signed WACZ holds it) on the
+// clipboard; where the page may not write it, the key is selected for the user to copy.
+func copyPublicKey() {
+	key := value("key-public")
+	if key == "" {
+		return
+	}
+	err := errors.New("no clipboard")
+	if clip := js.Global().Get("navigator").Get("clipboard"); clip.Truthy() {
+		_, err = jspromise.Await(clip.Call("writeText", key))
+	}
+	if err != nil {
+		byID("key-public").Underlying().Call("select")
+		if !doc.Underlying().Call("execCommand", "copy").Truthy() {
+			setText("key-copied", "Selected: press Ctrl+C to copy it.")
+			return
+		}
+	}
+	setText("key-copied", "Copied.")
 }

@@ -6,9 +6,12 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/wacz"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -75,3 +78,62 @@ func TestWriter(t *testing.T) {
 }
 
 var testDate = time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// The signing key signs as ReplayWeb.page checks: ECDSA P-384, SHA-256, r||s; the
+// same key each time; and a WACZ signed with it verifies.
+func TestWACZSigner(t *testing.T) {
+	s, err := WACZSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := WACZSigner()
+	if err != nil || again != s {
+		t.Fatalf("a second key: %v", err)
+	}
+	pub, err := wacz.ParsePublicKey(s.PublicKey())
+	if err != nil || pub.Curve != "P-384" {
+		t.Fatalf("public key: %v", err)
+	}
+	msg := []byte("sha256:" + hex.EncodeToString(make([]byte, 32)))
+	sig, err := s.Sign(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sig) != 96 {
+		t.Errorf("signature of %d bytes, want 96", len(sig))
+	}
+	if err := wacz.VerifySignature(pub, msg, sig); err != nil {
+		t.Error(err)
+	}
+	if err := wacz.VerifySignature(pub, append(msg, '!'), sig); err == nil {
+		t.Error("a signature verifies another message")
+	}
+
+	var warcBuf bytes.Buffer
+	w := warc.NewWriter(&warcBuf, warc.WriterOptions{Version: warc.V11, Gzip: true})
+	block := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello"
+	if _, err := w.WriteRecord(&warc.Record{Type: warc.TypeResponse, TargetURI: "http://example.com/", Date: testDate,
+		ContentType: "application/http;msgtype=response", Block: strings.NewReader(block), BlockLength: int64(len(block))}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var line []byte
+	ix := &cdx.Indexer{Dialect: cdx.WarcioJS}
+	if err := ix.Index(bytes.NewReader(warcBuf.Bytes()), "a.warc.gz", func(e *cdx.Entry) error {
+		line = e.AppendLine(line, cdx.WarcioJS)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	zw := wacz.NewWriter(&out, wacz.Options{Signer: s})
+	zw.AddWARC("a.warc.gz", bytes.NewReader(warcBuf.Bytes()))
+	zw.AddIndex(line)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := wacz.Verify(bytes.NewReader(out.Bytes()), int64(out.Len()), wacz.VerifyOptions{PublicKey: s.PublicKey()})
+	if err != nil || !rep.OK() || rep.Signature == nil || !rep.Signature.Valid {
+		t.Errorf("the WACZ signed does not verify: %v %v", err, rep.Problems)
+	}
+}
