@@ -17,7 +17,7 @@ echo "a Go instance started for each request); store calls and R2 reads are the 
 echo "count (X-Index-Reads). Exact: a URL known to be there; domain: a site's domain, limit"
 echo "10; prefix: a path prefix, limit 100."
 echo
-$cmd 2>/dev/null
+$cmd 2>/dev/null | grep -v "^webkeep worker:"
 echo
 echo "### Deduplication over a week of daily visits"
 echo
@@ -27,4 +27,4 @@ echo "the next, the HTML new every day. Before each upload the session's digests
 echo "of the Worker (\`POST /api/digests\`, as an upload does); a payload it holds, or one the"
 echo "session already sent, goes as a revisit record instead."
 echo
-node scripts/bench-dedup.mjs --days 7 --sessions 20 2>/dev/null
+node scripts/bench-dedup.mjs --days 7 --sessions 20 2>/dev/null | grep -v "^webkeep worker:"
