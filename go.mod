@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/klauspost/compress v1.20.3
 	github.com/syumai/workers v0.33.0
+	golang.org/x/mod v0.41.0
 	golang.org/x/net v0.62.0
 	gopkg.in/yaml.v3 v3.0.1
 	honnef.co/go/js/dom/v2 v2.0.0-20250304181735-b5e52f05e89d

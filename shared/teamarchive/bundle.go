@@ -235,8 +235,14 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, e *bundleEntry,
 			s.cleanup(oldEntry.DataKey, oldEntry.CDXKey)
 		}
 	}
+	// Listed: into the notary log. A failure there loses nothing (the bundle
+	// stays listed) and is said in the answer (see notary.go).
+	answer := struct {
+		BundleInfo
+		Notary any `json:"notary"`
+	}{e.BundleInfo, s.notarize(ctx, e)}
 	w.Header().Set("Location", "/api/bundles/"+name)
-	writeJSON(w, status, e.BundleInfo)
+	writeJSON(w, status, answer)
 	return nil
 }
 

@@ -55,6 +55,10 @@ type Config struct {
 	// IndexLease bounds a compaction (mergedindex.Config.LeaseTime); zero means
 	// its default.
 	IndexLease time.Duration
+	// NotaryKey is the signer key of the notary log's tree heads (a note signer
+	// key, as notary.GenerateKey makes it; see notary.go); "" leaves them
+	// unsigned. The log lives in the store notary.StoreName of Stores.
+	NotaryKey string
 	// Now gives upload times and ids; time.Now when nil.
 	Now func() time.Time
 	// Logf, when set, receives failures that are the server's, not the client's.
@@ -66,6 +70,8 @@ type Server struct {
 	cfg Config
 	ix  *mergedindex.Index
 	due dueShards
+	// notary is the notary log of the bundles listed (notary.go).
+	notary notaryLog
 }
 
 // NewServer returns a Server for cfg, with defaults filled in.
@@ -99,6 +105,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg}
 	s.ix = mergedindex.New(s.indexConfig())
+	s.notary = newNotaryLog(cfg)
 	return s
 }
 
@@ -277,6 +284,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		return s.postDigests(w, r)
+	case strings.HasPrefix(path, "/api/notary/"):
+		return s.routeNotary(w, r, strings.TrimPrefix(path, "/api/notary"))
 	case path == "/api/urldb" || path == "/api/urldb/":
 		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
 			return err

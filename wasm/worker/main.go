@@ -12,7 +12,9 @@
 // index's stores; COMPACT, the queue of shards due for compaction, which this Worker
 // also consumes; WEBKEEP_INDEX_LINES_PER_BLOCK, WEBKEEP_INDEX_DELTA_LIMIT and
 // WEBKEEP_INDEX_SPLIT_LINES, the merged index's tuning (mergedindex.Config), and
-// WEBKEEP_INDEX_LEASE, how long a killed compaction holds its shard ("15m").
+// WEBKEEP_INDEX_LEASE, how long a killed compaction holds its shard ("15m");
+// WEBKEEP_NOTARY_KEY, a secret: the note signer key of the notary log's tree heads
+// (webkeep notary keygen; without it the heads are unsigned).
 //
 // The JavaScript glue in glue/ instantiates this program once per request (as
 // syumai/workers' own glue does); everything below the http.Handler is ordinary Go,
@@ -41,6 +43,9 @@ func main() {
 	cfg := teamarchive.Config{
 		Tokens:      teamarchive.ParseTokens(cloudflare.Getenv("WEBKEEP_TOKENS")),
 		PublicReads: isTrue(cloudflare.Getenv("WEBKEEP_PUBLIC_READS")),
+		// The notary log's signer key (a secret); the log is the store "notary" of
+		// INDEX.
+		NotaryKey: cloudflare.Getenv("WEBKEEP_NOTARY_KEY"),
 		Logf: func(format string, args ...any) {
 			fmt.Fprintf(os.Stderr, format+"\n", args...)
 		},
