@@ -16,8 +16,15 @@
 //	DELETE /api/uploads/{name}/{id}      abort
 //	GET    /api/uploads                  uploads in progress
 //	DELETE /api/uploads                  sweep abandoned uploads now
-//	GET    /api/cdx?url=&matchType=&from=&to=&limit=&output=
-//	                                     CDXJ lines across all bundles, as pywb's CDX server
+//	GET    /api/cdx?url=&matchType=&from=&to=&limit=&filter=&...
+//	                                     CDXJ lines across all bundles from the merged
+//	                                     index, as pywb's CDX server (shared/cdxserver)
+//	POST   /api/digests                  which payload digests the bundles hold
+//	GET    /api/index                    the merged index's shards
+//	POST   /api/index/compact?shard=     compact a shard (or all) now
+//	GET    /api/notary/head|key          the notary log's signed tree head, its key
+//	GET    /api/notary/proof|consistency proofs of inclusion and consistency
+//	GET    /api/notary/leaf/{index}      one leaf of the log
 //	GET    /api/urldb                    the shared URL database as a zip of domain files
 //	GET    /api/urldb/{domain}.yaml      one domain file, with its ETag
 //	PUT    /api/urldb/{domain}.yaml      replace it: validated, If-Match/If-None-Match
@@ -33,6 +40,7 @@
 //
 //	data/{name}/{upload}     the uploaded bytes, one object per upload
 //	cdx/{name}/{upload}      the upload's sorted CDXJ index
+//	zipnum/{shard}/{gen}-{id}.cdxj.gz  a shard's main index blocks (shared/mergedindex)
 //	index/{name}             the listing entry: JSON body, the same facts as custom metadata
 //	urldb/{domain}.yaml      URL database files
 //	uploads/{name}/{upload}  an upload in progress (in parts or a single PUT)
@@ -44,4 +52,11 @@
 // of the same name cannot be lost silently, and the loser removes what it wrote. Its
 // record under uploads/ goes first and last, so that what a stopped Worker left is
 // found and removed by the sweep of uploads older than Config.UploadTTL.
+//
+// # The merged index
+//
+// CDX queries never read a bundle's own index: every upload's lines go into one
+// merged index (shared/mergedindex) before the bundle is listed, and out of it
+// before a replaced or deleted bundle's data goes. Its shards, the digest index and
+// the notary log live in Config.Stores (Durable Objects in the Worker).
 package teamarchive
