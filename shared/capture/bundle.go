@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/urldb"
@@ -62,13 +61,7 @@ func (s *Session) SortedCDX() ([]byte, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("capture: session %s: reading CDX: %w", s.info.ID, err)
 	}
-	slices.SortStableFunc(lines, bytes.Compare)
-	var out bytes.Buffer
-	for _, l := range lines {
-		out.Write(l)
-		out.WriteByte('\n')
-	}
-	return out.Bytes(), nil
+	return sortedLines(lines), nil
 }
 
 // BaseName is the name a session's files share in a bundle and in downloads.
@@ -78,8 +71,68 @@ func (s *Session) BaseName() string { return "webkeep-" + s.info.ID }
 // pages.jsonl and the check report. The WARC is streamed from the store a chunk at a
 // time and stored without recompression (it is gzip already).
 func (s *Session) WriteBundle(w io.Writer) error {
+	_, err := s.writeBundle(w, nil)
+	return err
+}
+
+// writeBundle writes the bundle as WriteBundle does. With known, the payloads the
+// team archive holds (an upload to it, see teamdedup.go), the responses of those
+// payloads are revisit records in its WARC, and its .cdxj is that WARC's index,
+// made again; without any such response, the bundle is WriteBundle's.
+func (s *Session) writeBundle(w io.Writer, known map[string]teamHolder) (teamRewriteStats, error) {
+	var stats teamRewriteStats
+	var targets []teamTarget
+	if len(known) > 0 {
+		var err error
+		if targets, err = s.teamTargets(known); err != nil {
+			return stats, err
+		}
+	}
+	err := s.writeZip(w, func(add func(name string, method uint16, r io.Reader) error, create func(name string) (io.Writer, error)) error {
+		warcStream, err := s.WARC()
+		if err != nil {
+			return err
+		}
+		var index []byte
+		if len(targets) == 0 {
+			if err := add(s.BaseName()+".warc.gz", zip.Store, warcStream); err != nil {
+				return err
+			}
+			if index, err = s.SortedCDX(); err != nil {
+				return err
+			}
+		} else {
+			f, err := create(s.BaseName() + ".warc.gz")
+			if err != nil {
+				return err
+			}
+			ix, wait := indexTeamWARC(s.BaseName() + ".warc.gz")
+			stats, err = writeTeamWARC(io.MultiWriter(f, ix), warcStream, targets, known)
+			// The index ends where the WARC does (cut, after a failed write: the
+			// indexer is told of no error, which it would take as damage to go on
+			// after).
+			var ierr error
+			index, ierr = wait()
+			if err != nil {
+				return fmt.Errorf("capture: bundle %s: %s.warc.gz: %w", s.info.ID, s.BaseName(), err)
+			}
+			if ierr != nil {
+				return ierr
+			}
+		}
+		return add(s.BaseName()+".cdxj", zip.Deflate, bytes.NewReader(index))
+	})
+	return stats, err
+}
+
+// writeZip writes the bundle's zip: warcAndIndex adds the WARC and the .cdxj (with
+// add, or create for a file it writes itself), then pages.jsonl and the report follow.
+func (s *Session) writeZip(w io.Writer, warcAndIndex func(add func(name string, method uint16, r io.Reader) error, create func(name string) (io.Writer, error)) error) error {
 	info := s.Info()
 	zw := zip.NewWriter(w)
+	create := func(name string) (io.Writer, error) {
+		return zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store, Modified: info.Updated})
+	}
 	add := func(name string, method uint16, r io.Reader) error {
 		f, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method, Modified: info.Updated})
 		if err != nil {
@@ -90,18 +143,7 @@ func (s *Session) WriteBundle(w io.Writer) error {
 		}
 		return nil
 	}
-	warcStream, err := s.WARC()
-	if err != nil {
-		return err
-	}
-	if err := add(s.BaseName()+".warc.gz", zip.Store, warcStream); err != nil {
-		return err
-	}
-	index, err := s.SortedCDX()
-	if err != nil {
-		return err
-	}
-	if err := add(s.BaseName()+".cdxj", zip.Deflate, bytes.NewReader(index)); err != nil {
+	if err := warcAndIndex(add, create); err != nil {
 		return err
 	}
 	pages, err := s.PageLines()

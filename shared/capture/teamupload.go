@@ -18,12 +18,14 @@ import (
 // An upload to the team archive goes in parts (POST /api/uploads/{name}, PUT each
 // part, POST to complete; see shared/teamarchive): the fetch behind Go's HTTP client
 // in the browser sends a request body whole, so one part at a time is what memory
-// holds. The bundle is not stored a second time: WriteBundle makes the same bytes
-// from the same session, so each attempt writes it again from the start, skips the
-// parts the archive says it has (checking they are the ones it sent, by their
-// SHA-256), and sends the others. What the upload needs to go on (its id, the parts
-// sent) is kept in the store, so that a network failure or a restarted service
-// worker resumes it; on start, a service resumes the uploads a previous instance left.
+// holds. The bundle is not stored a second time: writeBundle makes the same bytes
+// from the same session and the same answers of the archive about the payloads it
+// holds (asked once, before the first part: teamdedup.go), so each attempt writes it
+// again from the start, skips the parts the archive says it has (checking they are
+// the ones it sent, by their SHA-256), and sends the others. What the upload needs to
+// go on (its id, the parts sent, those answers) is kept in the store, so that a
+// network failure or a restarted service worker resumes it; on start, a service
+// resumes the uploads a previous instance left.
 
 // teamUploadPrefix keys the uploads in progress, by session id.
 const teamUploadPrefix = "team-upload/"
@@ -48,6 +50,10 @@ type teamUploadState struct {
 	Overwrite bool      `json:"overwrite"`
 	Parts     []string  `json:"parts"` // SHA-256 of each part sent, part n at n-1
 	Size      int64     `json:"size"`  // of the bundle, once known
+	// Dedup is what the archive answered, before the first part, of the payloads
+	// it holds (teamdedup.go): every attempt writes the bundle from it. An upload
+	// begun without it (by an older version) is written without revisits.
+	Dedup *teamDedup `json:"dedup,omitempty"`
 }
 
 func (st *teamUploadState) save(store Store) error {
@@ -132,6 +138,12 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 		}
 	}
 	if st == nil {
+		// Which payloads the team has is asked once, before the upload begins, and
+		// kept with it.
+		dedup, err := s.askTeamDigests(ctx, sess, name)
+		if err != nil {
+			return nil, err
+		}
 		path := "/api/uploads/" + name
 		if overwrite {
 			path += "?overwrite=1"
@@ -147,7 +159,7 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 			return nil, fmt.Errorf("the team archive asked for parts of %d bytes (want 1 to %d) for upload %q", created.PartSize, maxTeamPartSize, created.Upload)
 		}
 		st = &teamUploadState{Session: info.ID, Updated: info.Updated, Name: name, Endpoint: set.TeamEndpoint,
-			Upload: created.Upload, PartSize: created.PartSize, Overwrite: overwrite}
+			Upload: created.Upload, PartSize: created.PartSize, Overwrite: overwrite, Dedup: dedup}
 		received = map[int]bool{}
 		if err := st.save(s.store); err != nil {
 			return nil, err
@@ -180,7 +192,12 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 		progress(int(done), int(max(total, done)))
 		return nil
 	}}
-	err = sess.WriteBundle(pw)
+	var known map[string]teamHolder
+	asked := 0
+	if st.Dedup != nil {
+		known, asked = st.Dedup.Known, st.Dedup.Asked
+	}
+	stats, err := sess.writeBundle(pw, known)
 	if err == nil {
 		err = pw.flush()
 	}
@@ -217,7 +234,7 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 	if out.Name == "" {
 		out.Name = st.Name
 	}
-	return out, nil
+	return teamUploadResult{TeamUpload: out, Dedup: teamDedupResult{Revisits: stats.Revisits, BytesSaved: stats.BytesSaved, Asked: asked}}, nil
 }
 
 var (

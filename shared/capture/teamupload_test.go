@@ -31,6 +31,8 @@ type teamArchive struct {
 	bucket *teamarchive.MemBucket
 	mu     sync.Mutex
 	puts   map[string]int // part number: times received
+	// digests, when set, answers POST /api/digests in the archive's place.
+	digests http.Handler
 }
 
 func newTeamArchive(t *testing.T) *teamArchive {
@@ -44,6 +46,13 @@ func newTeamArchive(t *testing.T) *teamArchive {
 			a.mu.Lock()
 			a.puts[m[1]]++
 			a.mu.Unlock()
+		}
+		a.mu.Lock()
+		digests := a.digests
+		a.mu.Unlock()
+		if digests != nil && r.URL.Path == "/api/digests" {
+			digests.ServeHTTP(w, r)
+			return
 		}
 		srv.ServeHTTP(w, r)
 	}))
