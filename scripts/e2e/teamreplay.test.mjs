@@ -82,13 +82,19 @@ before(async () => {
   // Both sessions go to the team archive, and are deleted from the extension.
   const saved = await api("PUT", "/api/settings", JSON.stringify({ headerPolicy: "redact", warcVersion: "0.9", cdxDialect: "pywb-2.6.7", agent: "webkeep", teamEndpoint: team, teamToken: TOKEN }));
   assert.equal(saved.status, 200, JSON.stringify(saved.json));
+  const uploads = [];
   for (const id of sessions) {
     const job = (await api("POST", `/api/sessions/${id}/upload`)).json.job;
     const done = await waitFor(async () => { const j = (await api("GET", `/api/jobs/${job}`)).json; return j.state !== "running" && j; }, "the upload job", 120000);
     assert.equal(done.state, "done", JSON.stringify(done));
+    uploads.push(done.result);
     const del = await api("DELETE", `/api/sessions/${id}`);
     assert.equal(del.status, 204, JSON.stringify(del.json));
   }
+  // The second session visited the home page again: its payloads the team holds
+  // from the first go as revisits.
+  assert.equal(uploads[0].dedup?.revisits ?? 0, 0, JSON.stringify(uploads[0]));
+  assert.ok(uploads[1].dedup?.revisits >= 1 && uploads[1].dedup.bytesSaved > 0, `the second upload deduplicates: ${JSON.stringify(uploads[1])}`);
   const left = (await api("GET", "/api/sessions")).json.map((s) => s.id);
   assert.deepEqual(left.filter((id) => sessions.includes(id)), [], "the sessions are deleted from the extension");
 
