@@ -268,16 +268,7 @@ func (c *waczCreator) write(out string, opts wacz.Options) error {
 	if err == nil {
 		err = w.Close()
 	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), out)
+	return commitFile(tmp, bw, out, err)
 }
 
 // cleanup removes the converted files.
@@ -343,4 +334,20 @@ func readPages(name string) ([]wacz.Page, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return pages, nil
+}
+
+// commitFile ends a file written through bw to tmp, beside out: unless writing it
+// failed (err), the buffer is flushed, tmp closed and renamed to out, so that out is
+// never seen half written.
+func commitFile(tmp *os.File, bw *bufio.Writer, out string, err error) error {
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), out)
 }

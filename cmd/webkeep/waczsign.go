@@ -222,16 +222,7 @@ func writeSigned(zr *zip.Reader, out string, signer wacz.Signer) error {
 	if err == nil {
 		err = zw.Close()
 	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), out)
+	return commitFile(tmp, bw, out, err)
 }
 
 // waczKeygen makes a signing key: ECDSA P-384, the curve ReplayWeb.page checks WACZ

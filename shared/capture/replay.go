@@ -155,21 +155,9 @@ func (s *Service) routeReplay(mux *routeTable) {
 		replay.WriteBatch(w, b)
 	}))
 	mux.HandleFunc("POST /api/replay/{id}/served", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
-		var served struct {
-			URLs    []string        `json:"urls"`
-			Answers []replay.Answer `json:"answers"`
+		if readServed(w, r, &rp.log) {
+			writeJSON(w, httpmsg.StatusOK, rp.view())
 		}
-		if err := readJSON(r.Body, maxServedList, &served); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
-			return
-		}
-		for _, u := range served.URLs {
-			rp.log.Add(replay.Answer{URL: u, Archived: true})
-		}
-		for _, a := range served.Answers {
-			rp.log.Add(a)
-		}
-		writeJSON(w, httpmsg.StatusOK, rp.view())
 	}))
 	mux.HandleFunc("GET /api/replay/{id}/log", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		writeJSON(w, httpmsg.StatusOK, rp.view())
@@ -362,4 +350,24 @@ func readPaused(w httpmsg.ResponseWriter, r *httpmsg.Request) (*replay.Request, 
 		return nil, false
 	}
 	return req, true
+}
+
+// readServed adds to log what the replay bar says it served from its batch (the
+// URLs answered whole, the answers); a body it cannot read is answered 400.
+func readServed(w httpmsg.ResponseWriter, r *httpmsg.Request, log *replay.Log) bool {
+	var served struct {
+		URLs    []string        `json:"urls"`
+		Answers []replay.Answer `json:"answers"`
+	}
+	if err := readJSON(r.Body, maxServedList, &served); err != nil {
+		writeError(w, httpmsg.StatusBadRequest, err)
+		return false
+	}
+	for _, u := range served.URLs {
+		log.Add(replay.Answer{URL: u, Archived: true})
+	}
+	for _, a := range served.Answers {
+		log.Add(a)
+	}
+	return true
 }

@@ -150,21 +150,9 @@ func (s *Service) routeTeamReplay(mux *routeTable) {
 		replay.WriteBatch(w, b)
 	})
 	mux.HandleFunc("POST /api/team/replay/served", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		var served struct {
-			URLs    []string        `json:"urls"`
-			Answers []replay.Answer `json:"answers"`
+		if readServed(w, r, &s.replays.team.log) {
+			writeJSON(w, httpmsg.StatusOK, s.replays.team.view())
 		}
-		if err := readJSON(r.Body, maxServedList, &served); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
-			return
-		}
-		for _, u := range served.URLs {
-			s.replays.team.log.Add(replay.Answer{URL: u, Archived: true})
-		}
-		for _, a := range served.Answers {
-			s.replays.team.log.Add(a)
-		}
-		writeJSON(w, httpmsg.StatusOK, s.replays.team.view())
 	})
 	mux.HandleFunc("GET /api/team/replay/log", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		writeJSON(w, httpmsg.StatusOK, s.replays.team.view())
