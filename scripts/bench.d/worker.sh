@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Team archive: the Go API over the in-memory bucket (no R2, no workerd): uploads
-# and CDX queries. Prints a markdown section on stdout (collected by `make bench`).
+# Team archive: the Go API over the in-memory bucket (no R2, no workerd): uploads, CDX
+# queries, and an append to the notary log. Prints a markdown section on stdout
+# (collected by `make bench`).
+
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cmd="go test -run '^$' -bench . -benchmem -benchtime=2s ./shared/teamarchive/"
-echo "## Team archive (shared/teamarchive)"
+cmd="go test -run '^$' -bench . -benchmem -benchtime=2s ./shared/teamarchive/ ./shared/notary/"
+echo "## Team archive and its notary log (shared/teamarchive, shared/notary)"
 echo
 echo "\`$cmd\`"
 echo
