@@ -2,7 +2,6 @@
 # Team archive: the Go API over the in-memory bucket (no R2, no workerd): uploads, CDX
 # queries, and an append to the notary log. Prints a markdown section on stdout
 # (collected by `make bench`).
-
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 cmd="go test -run '^$' -bench . -benchmem -benchtime=2s ./shared/teamarchive/ ./shared/notary/"
