@@ -35,8 +35,17 @@ type storedInfo struct {
 	Chunks map[string]int `json:"chunks,omitempty"`
 }
 
-// maxNotes bounds the problems kept in a session's info; the count goes on.
-const maxNotes = 50
+// maxNotes bounds the problems kept in a session's info; the count goes on. Past it,
+// the first notes stay, and so do the latest latestNotes (a tab's summaries, written
+// as its recording ends, come last): a note between them says how many were left
+// out.
+const (
+	maxNotes    = 50
+	latestNotes = 15
+)
+
+// notesLeftOut is the note that counts the notes left out.
+const notesLeftOut = "%d more notes were left out here (the reasons above count them)"
 
 // maxReasons bounds the reasons counted apart in a session's info; others are counted
 // together.
@@ -216,9 +225,20 @@ func (s *Session) appendChunk(stream string, p []byte) error {
 
 // note keeps a problem for the user to see.
 func (s *Session) note(msg string) {
-	if len(s.info.Notes) < maxNotes {
-		s.info.Notes = append(s.info.Notes, msg)
+	notes := s.info.Notes
+	if len(notes) < maxNotes {
+		s.info.Notes = append(notes, msg)
+		return
 	}
+	at := maxNotes - latestNotes - 1 // the count of the notes left out
+	left := 0
+	if _, err := fmt.Sscanf(notes[at], notesLeftOut, &left); err != nil {
+		left = 1 // the note there is left out first
+	}
+	// The oldest of the latest is left out, the new one kept.
+	left++
+	latest := append(slices.Clone(notes[at+2:]), msg)
+	s.info.Notes = append(append(notes[:at:at], fmt.Sprintf(notesLeftOut, left)), latest...)
 }
 
 // Note records a problem that did not stop recording.

@@ -941,3 +941,31 @@ func TestSessionWritesPageNotes(t *testing.T) {
 		t.Fatalf("the last record %+v %q, want the metadata record of the note on %s", recs[last], blocks[last], page)
 	}
 }
+
+// TestNotesKeepTheLatest: past maxNotes a session keeps its first notes and its
+// latest (a tab's summary comes last), and says how many it left out between.
+func TestNotesKeepTheLatest(t *testing.T) {
+	s := &Session{}
+	total := maxNotes + 30
+	for i := range total {
+		s.note(fmt.Sprintf("note %d", i))
+	}
+	notes := s.info.Notes
+	if len(notes) != maxNotes {
+		t.Fatalf("%d notes kept, want %d", len(notes), maxNotes)
+	}
+	at := maxNotes - latestNotes - 1
+	for i := range at {
+		if notes[i] != fmt.Sprintf("note %d", i) {
+			t.Fatalf("note %d is %q", i, notes[i])
+		}
+	}
+	if want := fmt.Sprintf(notesLeftOut, total-at-latestNotes); notes[at] != want {
+		t.Errorf("the count is %q, want %q", notes[at], want)
+	}
+	for i, n := range notes[at+1:] {
+		if want := fmt.Sprintf("note %d", total-latestNotes+i); n != want {
+			t.Errorf("latest note %d is %q, want %q", i, n, want)
+		}
+	}
+}
