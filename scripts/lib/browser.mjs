@@ -180,6 +180,10 @@ export async function browseDemo(page, base, uploadFile, live = {}) {
   await step("urlencoded form", () => Promise.all([page.waitForURL("**/submit/form"), page.click("#form-urlencoded button")]));
   await step("forms again", () => page.goto(new URL("/forms", base).href));
   await step("upload form", async () => {
+    // A second at least after the fetch() POST to the same URL: records carry whole
+    // seconds, and a POST page's capture is told from another of its URL by its time
+    // alone (the WACZ's pages.jsonl; docs/cdx-dialects.md).
+    await new Promise((r) => setTimeout(r, 1100));
     await page.setInputFiles("#form-multipart input[type=file]", uploadFile);
     await Promise.all([page.waitForURL("**/submit/upload"), page.click("#form-multipart button")]);
   });
