@@ -1,6 +1,7 @@
 package teamarchive
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/mergedindex"
 )
 
@@ -103,6 +105,9 @@ func (s *Server) indexLines(ctx context.Context, name, dataKey string, index []b
 	return nil
 }
 
+// unindexChunk is the number of lines unindex hands the merged index at a time.
+const unindexChunk = 5000
+
 // unindex removes an upload's lines from the merged index, reading them from its
 // stored CDXJ index; an upload whose index was never stored was never indexed.
 func (s *Server) unindex(ctx context.Context, name, cdxKey string) error {
@@ -113,19 +118,35 @@ func (s *Server) unindex(ctx context.Context, name, cdxKey string) error {
 	if err != nil {
 		return fmt.Errorf("reading the index of %s: %w", name, err)
 	}
-	b, err := io.ReadAll(io.LimitReader(rc, maxIndexSize+1))
-	rc.Close()
-	if err != nil {
+	defer rc.Close()
+	// Streamed, unindexChunk lines at a time: an index may be large.
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(make([]byte, 0, 64<<10), cdx.MaxLineLength)
+	var chunk [][]byte
+	flush := func() error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		if err := s.ix.Remove(ctx, name, uploadOf(cdxKey), chunk); err != nil {
+			return fmt.Errorf("unindexing %s: %w", name, err)
+		}
+		chunk = chunk[:0]
+		return nil
+	}
+	for sc.Scan() {
+		chunk = append(chunk, bytes.Clone(sc.Bytes()))
+		if len(chunk) == unindexChunk {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
 		return fmt.Errorf("reading the index of %s: %w", name, err)
 	}
-	if err := s.ix.Remove(ctx, name, uploadOf(cdxKey), bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))); err != nil {
-		return fmt.Errorf("unindexing %s: %w", name, err)
-	}
-	return nil
+	return flush()
 }
 
-// unindexQuietly unindexes what a failed upload added, even when the request's
-// context is done.
 func (s *Server) unindexQuietly(name, cdxKey string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
