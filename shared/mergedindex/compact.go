@@ -222,17 +222,11 @@ func randomHex() string {
 // snapshot reads a shard's range, state, summary, delta and removals, page by page,
 // each page guarded by the range and state of the first.
 func (ix *Index) snapshot(ctx context.Context, shard string) (*snapshot, error) {
-	res, err := ix.read(ctx, shard, Scan{Start: keyRange, End: keyRange + "\x00"}, Scan{Start: keyState, End: keyState + "\x00"})
+	rng, st, _, err := ix.readHead(ctx, shard)
 	if err != nil {
 		return nil, err
 	}
-	s := &snapshot{}
-	if s.rng, err = parseRange(shard, res.Scans[0].Entries); err != nil {
-		return nil, err
-	}
-	if s.st, err = parseState(shard, res.Scans[1].Entries); err != nil {
-		return nil, err
-	}
+	s := &snapshot{rng: rng, st: st}
 	guard := []Cond{s.rng.cond(), s.st.cond()}
 	all := func(prefix string) ([]Entry, error) {
 		var out []Entry

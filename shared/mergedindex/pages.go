@@ -57,18 +57,7 @@ func (ix *Index) PageBounds(ctx context.Context, start, end string, pageSize int
 // split), in order.
 func (ix *Index) blockKeys(ctx context.Context, shard, lo, hi string, child *shardRange) (*shardRange, []string, error) {
 	sumLo, sumHi := under(prefixSummary, lo, hi)
-	res, err := ix.read(ctx, shard,
-		Scan{Start: keyRange, End: keyRange + "\x00"},
-		Scan{Start: keyState, End: keyState + "\x00"},
-		Scan{Start: prefixSummary, End: sumLo, Limit: 1, Reverse: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	rng, err := parseRange(shard, res.Scans[0].Entries)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := parseState(shard, res.Scans[1].Entries)
+	rng, st, prev, err := ix.readHead(ctx, shard, Scan{Start: prefixSummary, End: sumLo, Limit: 1, Reverse: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -80,7 +69,7 @@ func (ix *Index) blockKeys(ctx context.Context, shard, lo, hi string, child *sha
 		_, sumHi = under(prefixSummary, lo, own.Hi)
 	}
 	var keys []string
-	for _, e := range res.Scans[2].Entries {
+	for _, e := range prev[0].Entries {
 		b, err := parseBlock(shard, e)
 		if err != nil {
 			return nil, nil, err

@@ -235,11 +235,7 @@ type openShard struct {
 // and delta within [lo, hi). With child set, the shard is read as the parent of a
 // pending split, for the child's range, whatever its own range says now.
 func (ix *Index) openShard(ctx context.Context, shard, lo, hi string, reverse bool, child *shardRange) (*openShard, error) {
-	scans := []Scan{
-		{Start: keyRange, End: keyRange + "\x00"},
-		{Start: keyState, End: keyState + "\x00"},
-		{Start: prefixTomb, End: prefixEnd(prefixTomb), Limit: tombPage},
-	}
+	scans := []Scan{{Start: prefixTomb, End: prefixEnd(prefixTomb), Limit: tombPage}}
 	sumLo, sumHi := under(prefixSummary, lo, hi)
 	if reverse {
 		scans = append(scans, Scan{Start: prefixSummary, End: sumHi, Limit: summaryPage, Reverse: true})
@@ -250,15 +246,7 @@ func (ix *Index) openShard(ctx context.Context, shard, lo, hi string, reverse bo
 	}
 	dLo, dHi := under(prefixDelta, lo, hi)
 	scans = append(scans, Scan{Start: dLo, End: dHi, Limit: deltaPage, Reverse: reverse})
-	res, err := ix.read(ctx, shard, scans...)
-	if err != nil {
-		return nil, err
-	}
-	rng, err := parseRange(shard, res.Scans[0].Entries)
-	if err != nil {
-		return nil, err
-	}
-	st, err := parseState(shard, res.Scans[1].Entries)
+	rng, st, got, err := ix.readHead(ctx, shard, scans...)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +261,7 @@ func (ix *Index) openShard(ctx context.Context, shard, lo, hi string, reverse bo
 		o.hi = own.Hi
 	}
 	guard := []Cond{rng.cond(), st.cond()}
-	tombs := res.Scans[2].Entries
+	tombs := got[0].Entries
 	for len(tombs) > 0 {
 		for _, e := range tombs {
 			o.tombs[strings.TrimPrefix(e.Key, prefixTomb)] = true
@@ -289,13 +277,13 @@ func (ix *Index) openShard(ctx context.Context, shard, lo, hi string, reverse bo
 	}
 	var sum []Entry
 	if reverse {
-		sum = res.Scans[3].Entries
+		sum = got[1].Entries
 	} else {
-		sum = append(res.Scans[3].Entries, res.Scans[4].Entries...)
+		sum = append(got[1].Entries, got[2].Entries...)
 	}
-	delta := res.Scans[len(res.Scans)-1].Entries
+	delta := got[len(got)-1].Entries
 	blocks := &stream{ix: ix, shard: shard, guard: guard, lo: o.lo, hi: o.hi, reverse: reverse, state: st, runBlocks: firstRun,
-		summary: sum, summaryMore: len(sum) > 0 && len(res.Scans[len(res.Scans)-2].Entries) == summaryPage}
+		summary: sum, summaryMore: len(sum) > 0 && len(got[len(got)-2].Entries) == summaryPage}
 	deltas := &stream{ix: ix, shard: shard, guard: guard, lo: o.lo, hi: o.hi, reverse: reverse, isDelta: true,
 		delta: delta, deltaMore: len(delta) == deltaPage}
 	o.streams = []*stream{blocks, deltas}

@@ -1,6 +1,7 @@
 package mergedindex
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -163,4 +164,25 @@ func (b block) value() string {
 func (s shardState) encode() string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// readHead reads a shard's range and state, and more scans in the same call: their
+// results, in order.
+func (ix *Index) readHead(ctx context.Context, shard string, more ...Scan) (*shardRange, *shardState, []Entries, error) {
+	res, err := ix.read(ctx, shard, append([]Scan{
+		{Start: keyRange, End: keyRange + "\x00"},
+		{Start: keyState, End: keyState + "\x00"},
+	}, more...)...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rng, err := parseRange(shard, res.Scans[0].Entries)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := parseState(shard, res.Scans[1].Entries)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return rng, st, res.Scans[2:], nil
 }

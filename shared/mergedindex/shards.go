@@ -28,25 +28,15 @@ func (ix *Index) Shards(ctx context.Context) ([]ShardInfo, error) {
 		if hops > 1<<16 {
 			return nil, fmt.Errorf("mergedindex: the shards do not end")
 		}
-		res, err := ix.read(ctx, shard,
-			Scan{Start: keyRange, End: keyRange + "\x00"},
-			Scan{Start: keyState, End: keyState + "\x00"},
+		rng, st, counts, err := ix.readHead(ctx, shard,
 			Scan{Start: prefixDelta, End: prefixEnd(prefixDelta), Count: true},
 			Scan{Start: prefixTomb, End: prefixEnd(prefixTomb), Count: true},
 			Scan{Start: keyLease, End: keyLease + "\x00", Count: true})
 		if err != nil {
 			return nil, err
 		}
-		rng, err := parseRange(shard, res.Scans[0].Entries)
-		if err != nil {
-			return nil, err
-		}
-		st, err := parseState(shard, res.Scans[1].Entries)
-		if err != nil {
-			return nil, err
-		}
 		out = append(out, ShardInfo{Name: shard, Lo: rng.Lo, Hi: rng.Hi, Pending: rng.Pending, Gen: st.Gen, Lines: st.Lines,
-			Blocks: st.Blocks, Bytes: st.Size, Delta: res.Scans[2].Count, Removals: res.Scans[3].Count, Compactor: res.Scans[4].Count > 0})
+			Blocks: st.Blocks, Bytes: st.Size, Delta: counts[0].Count, Removals: counts[1].Count, Compactor: counts[2].Count > 0})
 		shard = rng.Next
 	}
 	return out, nil
