@@ -47,7 +47,9 @@ type Config struct {
 	// compaction whose Worker was killed holds its shard until then).
 	LeaseTime time.Duration
 	// Due, when set, is told of a shard that is due for compaction (the Worker
-	// queues it); it must not block.
+	// queues it, waiting for the queue to take the message); a failure there is
+	// its own to report: the shard is due again when its delta passes the next
+	// multiple of DeltaLimit.
 	Due func(shard string)
 	// Now gives times; time.Now when nil.
 	Now func() time.Time
