@@ -15,6 +15,7 @@ import (
 
 	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/wacz"
+	"github.com/webkeep/webkeep/shared/waczauth"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -91,7 +92,7 @@ func waczCreate(args []string, stdout, stderr io.Writer) int {
 	if *keyFile != "" {
 		key, err := readPrivateKey(*keyFile)
 		if err == nil {
-			opts.Signer, err = wacz.NewECDSASigner(key)
+			opts.Signer, err = waczauth.NewSigner(key)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "webkeep wacz create: --key: %v\n", err)

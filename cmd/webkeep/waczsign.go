@@ -4,21 +4,26 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"encoding/pem"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
+	"github.com/webkeep/webkeep/shared/tsa"
 	"github.com/webkeep/webkeep/shared/wacz"
+	"github.com/webkeep/webkeep/shared/waczauth"
 )
 
 // timeNow is when a signature is made; tests set it.
@@ -33,8 +38,9 @@ func waczVerify(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	keyArg := fs.String("key", "", "require a signature by this `key`: a public key PEM file (a private key file is read for its public key), or the key's base64 SPKI or its SHA-256 fingerprint as the extension's options page shows them")
 	quiet := fs.Bool("q", false, "print only the problems and the last line")
+	rootsFile := fs.String("roots", "", "trust the CA certificates of this PEM `file` too (a team's own CA, a test timestamp authority's), besides this machine's")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: webkeep wacz verify [--key KEY] FILE.wacz\n\n", waczVerifyHelp, "\nflags:\n")
+		fmt.Fprint(stderr, "usage: webkeep wacz verify [--key KEY] [--roots CA.pem] FILE.wacz\n\n", waczVerifyHelp, "\nflags:\n")
 		fs.PrintDefaults()
 	}
 	files, code, ok := parseArgs(fs, args)
@@ -54,6 +60,12 @@ func waczVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		opts.PublicKey, opts.Fingerprint = spki, fp
 	}
+	roots, err := trustedRoots(*rootsFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "webkeep wacz verify: --roots: %v\n", err)
+		return 2
+	}
+	opts.Certificates = &waczauth.Checker{Roots: roots}
 	name := files[0]
 	f, err := os.Open(name)
 	if err != nil {
@@ -75,6 +87,9 @@ func waczVerify(args []string, stdout, stderr io.Writer) int {
 		for _, c := range rep.Checked {
 			fmt.Fprintln(stdout, "ok    "+c)
 		}
+		for _, c := range rep.Unchecked {
+			fmt.Fprintln(stdout, "skip  "+c)
+		}
 	}
 	for _, p := range rep.Problems {
 		fmt.Fprintln(stdout, "FAIL  "+p.String())
@@ -83,12 +98,7 @@ func waczVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "FAIL  and %d more problems\n", more)
 	}
 	what := fmt.Sprintf("%d files, %d WARC records, %d index lines", rep.Files, rep.Records, rep.IndexLines)
-	signed := "not signed"
-	if s := rep.Signature; s != nil && s.Valid {
-		signed = fmt.Sprintf("signed by key %s (ECDSA %s) on %s", s.Fingerprint, s.Curve, s.Created)
-	} else if s != nil {
-		signed = "its signature does not hold"
-	}
+	signed := signatureSummary(rep.Signature)
 	if rep.OK() {
 		fmt.Fprintf(stdout, "%s: verified: %s; %s\n", name, what, signed)
 		return 0
@@ -102,12 +112,58 @@ func waczVerify(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
+// signatureSummary says in a few words who signed, when, and its timestamp.
+func signatureSummary(s *wacz.Signature) string {
+	switch {
+	case s == nil:
+		return "not signed"
+	case !s.Valid:
+		return "its signature does not hold"
+	}
+	by := fmt.Sprintf("signed by key %s (ECDSA %s)", s.Fingerprint, s.Curve)
+	if s.Certificate != nil {
+		by = fmt.Sprintf("signed by the certificate for %s (key %s)", s.Certificate.Domain, s.Fingerprint)
+	}
+	by += " on " + s.Created
+	if t := s.Timestamp; t != nil {
+		by += fmt.Sprintf(", timestamped %s by %s", t.Time.UTC().Format(time.RFC3339), t.Authority)
+	}
+	return by
+}
+
+// trustedRoots is this machine's trusted roots, with the certificates of the PEM
+// file name when it is not "".
+func trustedRoots(name string) (*x509.CertPool, error) {
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if name == "" {
+		return pool, nil
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	certs, err := waczauth.ParseChain(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for _, c := range certs {
+		pool.AddCert(c)
+	}
+	return pool, nil
+}
+
 const waczVerifyHelp = `Checks a WACZ: each file against datapackage.json (size and SHA-256) and no file
 missing or unlisted; each WARC record (whole, its gzip member, its block and payload
 digests); each line of the index against the record at its offset (length,
 digest, URL, time), and each block of a compressed index against index.idx; the
 hash of datapackage.json in datapackage-digest.json; and its signature (WACZ
-signing 0.1.0, anonymous form: ECDSA, SHA-256) with the public key it holds.
+signing 0.1.0: ECDSA, SHA-256) with the public key it holds, or in the domain-name
+form with its certificate, whose chain must end in a root this machine trusts
+(or one of --roots); and its RFC 3161 timestamp, the authority's signature and
+chain likewise, within 10 minutes of the signature's time.
 Prints what it checked, and each problem with its file, record offset or index
 line, and field. Exits 0 only when everything holds, 1 when something does not,
 2 for a usage error.
@@ -119,27 +175,26 @@ func waczSign(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("webkeep wacz sign", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	keyFile := fs.String("key", "", "the private key `file` (PEM, as webkeep wacz keygen writes it)")
+	certFile := fs.String("cert", "", "sign in the domain-name form: the key's certificate chain, a PEM `file`, leaf first")
+	tsaURL := fs.String("tsa", "", "have this RFC 3161 timestamp authority (`URL`) stamp the signature")
+	team := fs.String("team", "", "have this team archive (`URL`) sign with the team's key (its /api/sign), instead of --key")
+	token := fs.String("token", os.Getenv("WEBKEEP_TOKEN"), "the team archive's write `token` (default $WEBKEEP_TOKEN)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: webkeep wacz sign --key KEY.pem IN.wacz OUT.wacz\n\nSigns a WACZ that verifies (webkeep wacz verify) with an ECDSA key: OUT is IN with\na signed datapackage-digest.json (WACZ signing 0.1.0, anonymous form).\n\nflags:\n")
+		fmt.Fprint(stderr, "usage: webkeep wacz sign (--key KEY.pem [--cert CHAIN.pem] [--tsa URL] | --team URL [--token T]) IN.wacz OUT.wacz\n\nSigns a WACZ that verifies (webkeep wacz verify): OUT is IN with a signed\ndatapackage-digest.json (WACZ signing 0.1.0: the anonymous form with --key, the\ndomain-name form with --cert, stamped by --tsa; or as the team archive signs).\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	files, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
 	}
-	if *keyFile == "" || len(files) != 2 {
+	if (*keyFile == "") == (*team == "") || len(files) != 2 || (*team != "" && (*certFile != "" || *tsaURL != "")) {
 		fs.Usage()
 		return 2
 	}
 	in, out := files[0], files[1]
-	key, err := readPrivateKey(*keyFile)
+	authority, err := signingAuthority(*keyFile, *certFile, *tsaURL, *team, *token)
 	if err != nil {
 		fmt.Fprintf(stderr, "webkeep wacz sign: %v\n", err)
-		return 1
-	}
-	signer, err := wacz.NewECDSASigner(key)
-	if err != nil {
-		fmt.Fprintf(stderr, "webkeep wacz sign: %s: %v\n", *keyFile, err)
 		return 1
 	}
 	f, err := os.Open(in)
@@ -168,38 +223,96 @@ func waczSign(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "webkeep wacz sign: %s does not verify, and is not signed: %s\n", in, p)
 		return 1
 	}
-	if err := writeSigned(zr, out, signer); err != nil {
+	sd, err := writeSigned(zr, out, authority)
+	if err != nil {
 		fmt.Fprintf(stderr, "webkeep wacz sign: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%s: signed by key %s\n", out, wacz.Fingerprint(signer.PublicKey()))
+	fmt.Fprintf(stdout, "%s: %s\n", out, signedSummary(sd))
 	return 0
+}
+
+// signingAuthority is what signs for `webkeep wacz sign`'s flags.
+func signingAuthority(keyFile, certFile, tsaURL, team, token string) (wacz.Authority, error) {
+	client := nethttp.Client{Client: &http.Client{Timeout: time.Minute}}
+	if team != "" {
+		return &wacz.HTTPAuthority{URL: strings.TrimSuffix(team, "/") + "/api/sign", Token: token, HTTP: client}, nil
+	}
+	key, err := readPrivateKey(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := waczauth.NewSigner(key)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", keyFile, err)
+	}
+	var ts wacz.Timestamper
+	if tsaURL != "" {
+		ts = &tsa.Client{URL: tsaURL, HTTP: client}
+	}
+	if certFile == "" {
+		return &wacz.KeyAuthority{Signer: signer, Timestamper: ts}, nil
+	}
+	chain, err := os.ReadFile(certFile)
+	if err != nil {
+		return nil, err
+	}
+	a, err := waczauth.NewDomainAuthority(signer, chain, ts, "")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", certFile, err)
+	}
+	return a, nil
+}
+
+// signedSummary says who signed sd.
+func signedSummary(sd *wacz.SignedData) string {
+	var by string
+	if sd.Domain != "" {
+		by = "signed by the certificate for " + sd.Domain
+	} else {
+		spki, _ := base64.StdEncoding.DecodeString(sd.PublicKey)
+		by = "signed by key " + wacz.Fingerprint(spki)
+	}
+	if sd.TimeSignature != "" {
+		if raw, err := base64.StdEncoding.DecodeString(sd.TimeSignature); err == nil {
+			if st, err := tsa.Parse(raw); err == nil {
+				by += ", timestamped " + st.Time.UTC().Format(time.RFC3339)
+			}
+		}
+	}
+	return by
 }
 
 // writeSigned writes the WACZ zr to out, through a temporary file beside it, with its
 // datapackage-digest.json signed.
-func writeSigned(zr *zip.Reader, out string, signer wacz.Signer) error {
+func writeSigned(zr *zip.Reader, out string, a wacz.Authority) (*wacz.SignedData, error) {
 	var manifest []byte
 	for _, f := range zr.File {
 		if f.Name == wacz.DatapackagePath {
 			rc, err := f.Open()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			manifest, err = io.ReadAll(rc)
 			rc.Close()
 			if err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	digest, err := wacz.SignManifest(manifest, signer, timeNow(), "webkeep")
+	digest, err := wacz.SignManifest(context.Background(), manifest, a, timeNow())
 	if err != nil {
-		return err
+		return nil, err
+	}
+	var df struct {
+		SignedData *wacz.SignedData `json:"signedData"`
+	}
+	if err := json.Unmarshal(digest, &df); err != nil {
+		return nil, err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), ".wacz-*")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.Remove(tmp.Name())
 	tmp.Chmod(0o644)
@@ -222,7 +335,7 @@ func writeSigned(zr *zip.Reader, out string, signer wacz.Signer) error {
 	if err == nil {
 		err = zw.Close()
 	}
-	return commitFile(tmp, bw, out, err)
+	return df.SignedData, commitFile(tmp, bw, out, err)
 }
 
 // waczKeygen makes a signing key: ECDSA P-384, the curve ReplayWeb.page checks WACZ
@@ -244,7 +357,7 @@ func waczKeygen(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	key, err := wacz.GenerateKey()
+	key, err := waczauth.GenerateKey()
 	if err != nil {
 		fmt.Fprintf(stderr, "webkeep wacz keygen: %v\n", err)
 		return 1
@@ -285,36 +398,13 @@ func readPrivateKey(name string) (*ecdsa.PrivateKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, err := parsePrivateKey(data)
+	key, err := waczauth.ParsePrivateKey(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return key, nil
 }
 
-func parsePrivateKey(data []byte) (*ecdsa.PrivateKey, error) {
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			return nil, errors.New("no PEM private key (PRIVATE KEY or EC PRIVATE KEY) in it")
-		}
-		switch block.Type {
-		case "PRIVATE KEY":
-			k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
-			if err != nil {
-				return nil, err
-			}
-			ek, ok := k.(*ecdsa.PrivateKey)
-			if !ok {
-				return nil, fmt.Errorf("a %T, not an ECDSA key", k)
-			}
-			return ek, nil
-		case "EC PRIVATE KEY":
-			return x509.ParseECPrivateKey(block.Bytes)
-		}
-	}
-}
 
 // readKeyArg reads the key of --key: a file (public key PEM, or a private key PEM
 // read for its public key), or text: a SHA-256 fingerprint (64 hex digits) or a
@@ -332,7 +422,7 @@ func readKeyArg(arg string) (spki []byte, fingerprint string, err error) {
 			}
 			return block.Bytes, "", nil
 		}
-		key, err := parsePrivateKey(data)
+		key, err := waczauth.ParsePrivateKey(data)
 		if err != nil {
 			return nil, "", err
 		}

@@ -1,5 +1,6 @@
 // What `make demo` does the same in every browser: the ./out folder, the file chosen in
 // the demo's upload form, the demo URL database, and the summary of the bundle.
+import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { root } from "./browser.mjs";
@@ -54,7 +55,27 @@ export function printDemo(bundlePath, waczPath, started) {
       `robots.txt: ${site.robots.found ? "found" : "none"}; ${site.agent} ${site.allowed ? "may" : "may not"} crawl ${site.page}`);
   }
   for (const n of s.notes || []) console.log(`  note: ${n}`);
+  console.log(verifyLine(waczPath));
   const kept = [...files.keys()].filter((n) => /\.(warc\.gz|cdxj)$/.test(n)).concat(path.basename(bundlePath), path.basename(waczPath));
   console.log(`out/: ${kept.join(", ")}`);
   return files;
+}
+
+/**
+ * Checks the WACZ with `webkeep wacz verify` (every file, WARC record, index line and
+ * the signature) and says it in one line: "verify: signed, N records verified".
+ * Throws when the WACZ does not verify.
+ */
+export function verifyLine(waczPath) {
+  let text;
+  try {
+    text = execFileSync(path.join(root, "bin", "webkeep"), ["wacz", "verify", "-q", waczPath], { encoding: "utf8" });
+  } catch (err) {
+    throw new Error(`the WACZ does not verify:\n${err.stdout || ""}${err.stderr || err.message}`);
+  }
+  const m = / verified: (\d+) files, (\d+) WARC records, (\d+) index lines; (.*)$/m.exec(text);
+  if (!m) throw new Error(`webkeep wacz verify said: ${text}`);
+  const signed = m[4].startsWith("signed by") ? `signed (${m[4].replace(/^signed /, "")})` : m[4];
+  return `verify: ${m[4].startsWith("signed by") ? "signed" : "not signed"}, ${m[2]} records verified ` +
+    `(${m[1]} files, ${m[3]} index lines; ${signed})`;
 }

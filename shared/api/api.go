@@ -61,6 +61,17 @@ type Verification struct {
 	// OwnKey says the WACZ was signed with this browser's key (GET
 	// /api/signing-key).
 	OwnKey bool `json:"ownKey,omitempty"`
+	// Domain is the host name of a signature in wacz-auth's domain-name form, as
+	// the WACZ says it: its certificate is not checked in the browser (see
+	// Unchecked), so SignatureValid is false for it.
+	Domain string `json:"domain,omitempty"`
+	// Timestamp is the time an RFC 3161 timestamp authority (TimestampAuthority)
+	// stamped the signature at, RFC 3339; the browser checks that it stamps this
+	// signature, not the authority's own signature (see Unchecked).
+	Timestamp          string `json:"timestamp,omitempty"`
+	TimestampAuthority string `json:"timestampAuthority,omitempty"`
+	// Unchecked says, in plain words, what the browser could not check.
+	Unchecked []string `json:"unchecked,omitempty"`
 	// Files, Records and IndexLines count the files, WARC records and index lines
 	// checked.
 	Files      int `json:"files"`
@@ -339,6 +350,13 @@ type Settings struct {
 	TeamTokenSet bool   `json:"teamTokenSet"`
 	// ClearTeamToken, in an update, removes the stored token.
 	ClearTeamToken bool `json:"clearTeamToken,omitempty"`
+	// SignWith is who signs the WACZ downloads: "browser" (the default, also when
+	// empty: this browser's key) or "team" (the team archive's key, its
+	// /api/sign; TeamEndpoint and TeamToken must be set).
+	SignWith string `json:"signWith"`
+	// TimestampAuthority is the URL of an RFC 3161 timestamp authority that
+	// stamps the browser's signatures; "" for none.
+	TimestampAuthority string `json:"timestampAuthority"`
 }
 
 // TeamUpload is the result of an upload job: the bundle as the team archive keeps it.

@@ -218,14 +218,17 @@ func (s *Service) routeArchive(mux *routeTable) {
 			writeError(w, httpmsg.StatusNotFound, fmt.Errorf("no file %q in session %s", f, sess.info.ID))
 			return
 		}
-		// Signed with the browser's key when the host has one; without its key a
-		// download fails rather than go out unsigned.
-		signer, err := s.waczSigner()
+		// Signed with the browser's key when the host has one, or the team's when
+		// the settings say so; without its key a download fails rather than go out
+		// unsigned.
+		authority, err := s.waczAuthority()
 		if err != nil {
 			writeError(w, httpmsg.StatusInternalServerError, err)
 			return
 		}
-		sendFile(w, sess.BaseName()+".wacz", "application/wacz", func(w io.Writer) error { return sess.WriteSignedWACZ(w, signer) })
+		sendFile(w, sess.BaseName()+".wacz", "application/wacz", func(w io.Writer) error {
+			return sess.WriteSignedWACZ(r.Context(), w, authority)
+		})
 	})
 	mux.HandleFunc("GET /api/sessions/{id}/wacz", wacz)
 	// The same, under the file's own name, so a link's last segment names the download.

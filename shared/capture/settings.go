@@ -86,6 +86,21 @@ func validateSettings(s *Settings) error {
 			return bad("teamEndpoint", "%q is not an http(s) URL", s.TeamEndpoint)
 		}
 	}
+	switch s.SignWith {
+	case "", "browser":
+	case "team":
+		if s.TeamEndpoint == "" {
+			return bad("signWith", "signing with the team's key needs the team archive's endpoint and token")
+		}
+	default:
+		return bad("signWith", "%q is not browser or team", s.SignWith)
+	}
+	if s.TimestampAuthority != "" {
+		u, err := url.Parse(s.TimestampAuthority)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return bad("timestampAuthority", "%q is not an http(s) URL", s.TimestampAuthority)
+		}
+	}
 	return nil
 }
 

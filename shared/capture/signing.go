@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/tsa"
 	"github.com/webkeep/webkeep/shared/wacz"
 )
 
@@ -104,10 +107,16 @@ func verification(rep *wacz.Report, own string) *api.Verification {
 	v := &api.Verification{OK: rep.OK(), Files: rep.Files, Records: rep.Records, IndexLines: rep.IndexLines, Failed: rep.Failed}
 	if sig := rep.Signature; sig != nil {
 		v.Signed, v.SignatureValid = true, sig.Valid
-		v.PublicKey = base64.StdEncoding.EncodeToString(sig.PublicKey)
-		v.Fingerprint, v.Created, v.Software = sig.Fingerprint, sig.Created, sig.Software
+		if sig.PublicKey != nil {
+			v.PublicKey = base64.StdEncoding.EncodeToString(sig.PublicKey)
+		}
+		v.Fingerprint, v.Created, v.Software, v.Domain = sig.Fingerprint, sig.Created, sig.Software, sig.Domain
 		v.OwnKey = own != "" && own == sig.Fingerprint
+		if t := sig.Timestamp; t != nil {
+			v.Timestamp, v.TimestampAuthority = t.Time.UTC().Format(time.RFC3339), t.Authority
+		}
 	}
+	v.Unchecked = rep.Unchecked
 	for i, p := range rep.Problems {
 		if i == maxVerificationProblems {
 			break
@@ -115,6 +124,32 @@ func verification(rep *wacz.Report, own string) *api.Verification {
 		v.Problems = append(v.Problems, p.String())
 	}
 	return v
+}
+
+// waczAuthority returns what signs the WACZ downloads, nil when nothing does: the
+// team archive's /api/sign when the settings say so, else this browser's key,
+// stamped by the settings' timestamp authority when there is one.
+func (s *Service) waczAuthority() (wacz.Authority, error) {
+	set := s.Settings()
+	if set.SignWith == "team" {
+		if set.TeamEndpoint == "" || set.TeamToken == "" {
+			return nil, fmt.Errorf("the WACZ is to be signed with the team's key: %w", errNoTeam)
+		}
+		u, err := url.JoinPath(set.TeamEndpoint, "api/sign")
+		if err != nil {
+			return nil, fmt.Errorf("team endpoint: %w", err)
+		}
+		return &wacz.HTTPAuthority{URL: u, Token: set.TeamToken, HTTP: s.client(true)}, nil
+	}
+	signer, err := s.waczSigner()
+	if err != nil || signer == nil {
+		return nil, err
+	}
+	a := &wacz.KeyAuthority{Signer: signer, Software: "webkeep"}
+	if set.TimestampAuthority != "" {
+		a.Timestamper = &tsa.Client{URL: set.TimestampAuthority, HTTP: s.client(true)}
+	}
+	return a, nil
 }
 
 // ownFingerprint is the fingerprint of this browser's signing key, or "".

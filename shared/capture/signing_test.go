@@ -18,6 +18,7 @@ import (
 	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/wacz"
+	"github.com/webkeep/webkeep/shared/waczauth"
 )
 
 // signingHost is a host that signs WACZ downloads with a key in memory, as the
@@ -36,11 +37,11 @@ func (h *signingHost) WACZSigner() (wacz.Signer, error) {
 
 func newSigningHost(t testing.TB) *signingHost {
 	t.Helper()
-	key, err := wacz.GenerateKey()
+	key, err := waczauth.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := wacz.NewECDSASigner(key)
+	s, err := waczauth.NewSigner(key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"bytes"
 	"io"
 	"slices"
@@ -21,19 +22,21 @@ import (
 // was made from, and a page that answered a POST or PUT under that capture's key, so
 // that opening it from ReplayWeb.page's page list shows what was recorded.
 func (s *Session) WriteWACZ(w io.Writer) error {
-	return s.WriteSignedWACZ(w, nil)
+	return s.WriteSignedWACZ(context.Background(), w, nil)
 }
 
-// WriteSignedWACZ is WriteWACZ, the WACZ signed with signer unless it is nil: its
-// datapackage-digest.json holds the signedData of wacz-auth 0.1.0 (anonymous form),
-// which ReplayWeb.page and `webkeep wacz verify` check.
-func (s *Session) WriteSignedWACZ(w io.Writer, signer wacz.Signer) error {
+// WriteSignedWACZ is WriteWACZ, the WACZ signed by authority unless it is nil: its
+// datapackage-digest.json holds the signedData of wacz-auth 0.1.0, which
+// ReplayWeb.page and `webkeep wacz verify` check. ctx bounds the signing (a
+// timestamp authority or the team archive asked over the network).
+func (s *Session) WriteSignedWACZ(ctx context.Context, w io.Writer, authority wacz.Authority) error {
 	info := s.Info()
 	zw := wacz.NewWriter(w, wacz.Options{
-		Title:    info.Name,
-		Created:  info.Created,
-		Software: "webkeep",
-		Signer:   signer,
+		Title:     info.Name,
+		Created:   info.Created,
+		Software:  "webkeep",
+		Authority: authority,
+		Context:   ctx,
 	})
 	name := s.BaseName() + ".warc.gz"
 	warcR, warcW := io.Pipe()

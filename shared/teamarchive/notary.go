@@ -2,6 +2,7 @@ package teamarchive
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -58,6 +59,12 @@ type NotaryReceipt struct {
 	Head     string   `json:"head"`
 	Signed   bool     `json:"signed"`
 	Leaf     string   `json:"leaf"`
+	// HeadTimestamp is the base64 DER RFC 3161 TimeStampResp of Head's bytes,
+	// when the archive has a timestamp authority (Config.Timestamper):
+	// proof that the tree, and the leaf in it, existed at its time.
+	HeadTimestamp string `json:"headTimestamp,omitempty"`
+	// HeadTimestampError says why the head is not stamped though it should be.
+	HeadTimestampError string `json:"headTimestampError,omitempty"`
 }
 
 // notaryFailure is the answer's "notary" when the bundle could not be logged.
@@ -88,7 +95,12 @@ func (s *Server) appendLeaf(ctx context.Context, leaf notary.Leaf) (*NotaryRecei
 	if err != nil {
 		return nil, err
 	}
-	return s.receipt(ctx, idx, tree, leaf.Bytes())
+	rec, err := s.receipt(ctx, idx, tree, leaf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	s.stampHead(ctx, rec)
+	return rec, nil
 }
 
 // receipt proves leaf idx in tree and signs the tree's head.
@@ -105,6 +117,27 @@ func (s *Server) receipt(ctx context.Context, idx int64, tree tlog.Tree, leaf []
 	return &NotaryReceipt{Index: idx, TreeSize: tree.N, TreeHash: tree.Hash.String(), Proof: notary.EncodeProof(p),
 		Head: string(head), Signed: l.Signed(), Leaf: string(leaf)}, nil
 }
+
+// stampHead has the archive's timestamp authority, if it has one, stamp the
+// receipt's tree head.
+func (s *Server) stampHead(ctx context.Context, rec *NotaryReceipt) {
+	ts := s.cfg.Timestamper
+	if ts == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, stampTimeout)
+	defer cancel()
+	st, err := ts.Stamp(ctx, []byte(rec.Head))
+	if err != nil {
+		s.cfg.Logf("teamarchive: notary: the head of tree %d is not stamped: %v", rec.TreeSize, err)
+		rec.HeadTimestampError = "the tree head is not stamped: " + err.Error()
+		return
+	}
+	rec.HeadTimestamp = base64.StdEncoding.EncodeToString(st.Response)
+}
+
+// stampTimeout bounds a timestamp authority's answer.
+const stampTimeout = 30 * time.Second
 
 // routeNotary serves /api/notary/...: path is what follows "/api/notary".
 func (s *Server) routeNotary(w http.ResponseWriter, r *http.Request, path string) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/webkeep/webkeep/shared/cdxserver"
 	"github.com/webkeep/webkeep/shared/mergedindex"
+	"github.com/webkeep/webkeep/shared/wacz"
 )
 
 // Defaults of Config.
@@ -59,6 +60,19 @@ type Config struct {
 	// key, as notary.GenerateKey makes it; see notary.go); "" leaves them
 	// unsigned. The log lives in the store notary.StoreName of Stores.
 	NotaryKey string
+	// Signer, when set, is the team's signing key: POST /api/sign signs the hash
+	// of a WACZ's datapackage.json with it (signing.go). The Worker's is the
+	// secret WEBKEEP_SIGNING_KEY.
+	Signer wacz.Signer
+	// SigningCert is the PEM certificate chain of Signer's key, leaf first: the
+	// team then signs in wacz-auth's domain-name form. Empty: anonymous form.
+	SigningCert []byte
+	// SigningKeyError is why the signing key configured could not be read: the
+	// archive then signs nothing, and GET /api/signing says why.
+	SigningKeyError error
+	// Timestamper, when set, is an RFC 3161 timestamp authority that stamps the
+	// team's signatures and the notary log's tree heads.
+	Timestamper wacz.Timestamper
 	// Now gives upload times and ids; time.Now when nil.
 	Now func() time.Time
 	// Logf, when set, receives failures that are the server's, not the client's.
@@ -72,6 +86,8 @@ type Server struct {
 	due dueShards
 	// notary is the notary log of the bundles listed (notary.go).
 	notary notaryLog
+	// signing is the team's signing key (signing.go).
+	signing teamSigning
 }
 
 // NewServer returns a Server for cfg, with defaults filled in.
@@ -106,6 +122,7 @@ func NewServer(cfg Config) *Server {
 	s := &Server{cfg: cfg}
 	s.ix = mergedindex.New(s.indexConfig())
 	s.notary = newNotaryLog(cfg)
+	s.signing = newTeamSigning(cfg)
 	return s
 }
 
@@ -284,6 +301,22 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		return s.postDigests(w, r)
+	case path == "/api/signing":
+		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
+			return err
+		}
+		if _, err := s.authorize(w, r, false); err != nil {
+			return err
+		}
+		return s.getSigning(w)
+	case path == "/api/sign":
+		if err := methods(r, http.MethodPost); err != nil {
+			return err
+		}
+		if _, err := s.authorize(w, r, true); err != nil {
+			return err
+		}
+		return s.postSign(w, r)
 	case strings.HasPrefix(path, "/api/notary/"):
 		return s.routeNotary(w, r, strings.TrimPrefix(path, "/api/notary"))
 	case path == "/api/urldb" || path == "/api/urldb/":

@@ -2,12 +2,15 @@ package wacz
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/webkeep/webkeep/shared/tsa"
 )
 
 // Signing follows WACZ Signing and Verification 0.1.0 (wacz-auth,
@@ -34,7 +37,7 @@ import (
 // does not import, and ReplayWeb.page then shows no key. Keys made here are P-384.
 // Verify checks P-256, P-384 and P-521 signatures.
 
-// A Signer signs a WACZ: Options.Signer. The extension's is WebCrypto's (a key that
+// A Signer signs a WACZ: Options.Signer, or a KeyAuthority's. The extension's is WebCrypto's (a key that
 // never leaves the browser, wasm/webcrypto), the command line's an ECDSASigner (not
 // in WebAssembly builds, sign_native.go).
 type Signer interface {
@@ -47,59 +50,161 @@ type Signer interface {
 	PublicKey() []byte
 }
 
-// signedData is datapackage-digest.json's "signedData", the anonymous form of
-// wacz-auth 0.1.0, with the properties in the order ArchiveWeb.page writes them.
-type signedData struct {
+// SignedData is datapackage-digest.json's "signedData" (wacz-auth 0.1.0), in either
+// form: anonymous (PublicKey) or domain-name (Domain and DomainCert, with an RFC
+// 3161 timestamp); a timestamp may stamp an anonymous signature too. The
+// properties are in the order ArchiveWeb.page and authsign write them.
+type SignedData struct {
 	Hash      string `json:"hash"`
 	Signature string `json:"signature"`
-	PublicKey string `json:"publicKey"`
-	Created   string `json:"created"`
-	Software  string `json:"software"`
+	// PublicKey is the base64 DER SubjectPublicKeyInfo of the anonymous form.
+	PublicKey string `json:"publicKey,omitempty"`
+	// Domain and DomainCert are the domain-name form's: the host name the
+	// certificate names, and the certificate chain in PEM, leaf first.
+	Domain     string `json:"domain,omitempty"`
+	DomainCert string `json:"domainCert,omitempty"`
+	Created    string `json:"created"`
+	Software   string `json:"software"`
+	// TimeSignature is the base64 DER TimeStampResp of an RFC 3161 timestamp
+	// authority, its imprint the SHA-256 of the ASCII bytes of Signature (as
+	// authsign asks it); TimestampCert the certificates it carries, in PEM.
+	TimeSignature string `json:"timeSignature,omitempty"`
+	TimestampCert string `json:"timestampCert,omitempty"`
 }
 
-// ErrSignature reports a Signer that failed, or whose signature does not verify
-// with its own public key.
-var ErrSignature = errors.New("wacz: signing")
+// An Authority signs the hash of a datapackage.json ("sha256:<hex>"): it returns the
+// whole signedData, in whichever form it signs. A KeyAuthority signs with a key at
+// hand; a team archive's /api/sign is one over HTTP.
+type Authority interface {
+	SignHash(ctx context.Context, hash string, created time.Time) (*SignedData, error)
+}
 
-// sign makes the signedData of hash, checking the signature against the signer's
-// own key before it is written: a WACZ never carries a signature that fails.
-func sign(s Signer, hash string, at time.Time, software string) (*signedData, error) {
-	spki := s.PublicKey()
+// A Timestamper has an RFC 3161 timestamp authority stamp data (its SHA-256):
+// *tsa.Client is one.
+type Timestamper interface {
+	Stamp(ctx context.Context, data []byte) (*tsa.Stamp, error)
+}
+
+// MaxClockSkew is how far a signature's created time may be from its timestamp's
+// (wacz-auth 0.1.0, domain-name validation, step 6).
+const MaxClockSkew = 10 * time.Minute
+
+// stampTimeout bounds the timestamp authority's answer.
+const stampTimeout = 30 * time.Second
+
+// KeyAuthority is an Authority over a Signer: the anonymous form, or the
+// domain-name form when DomainCert is set (the Signer's key must then be the
+// certificate's: waczauth.NewDomainAuthority checks it), stamped by Timestamper
+// when it is set.
+type KeyAuthority struct {
+	Signer      Signer
+	Software    string // empty: "webkeep"
+	Domain      string // the host name DomainCert's leaf names
+	DomainCert  string // PEM certificate chain, leaf first
+	Timestamper Timestamper
+}
+
+// SignHash signs hash with a.Signer, checking the signature against the signer's
+// own key before it is given out: a WACZ never carries a signature that fails.
+func (a *KeyAuthority) SignHash(ctx context.Context, hash string, created time.Time) (*SignedData, error) {
+	spki := a.Signer.PublicKey()
 	pub, err := ParsePublicKey(spki)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the signer's public key: %v", ErrSignature, err)
 	}
-	sig, err := s.Sign([]byte(hash))
+	sig, err := a.Signer.Sign([]byte(hash))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSignature, err)
 	}
 	if err := VerifySignature(pub, []byte(hash), sig); err != nil {
 		return nil, fmt.Errorf("%w: the signature made does not verify with the signer's key: %v", ErrSignature, err)
 	}
-	return &signedData{
-		Hash:      hash,
-		Signature: base64.StdEncoding.EncodeToString(sig),
-		PublicKey: base64.StdEncoding.EncodeToString(spki),
-		Created:   formatTime(at.Truncate(time.Second)),
-		Software:  software,
-	}, nil
-}
-
-// SignManifest returns the datapackage-digest.json of the datapackage.json bytes
-// manifest, signed with s at the time at (zero: now) by software (empty:
-// "webkeep"): what the Writer writes when Options.Signer is set, for signing a WACZ
-// already written.
-func SignManifest(manifest []byte, s Signer, at time.Time, software string) ([]byte, error) {
-	if at.IsZero() {
-		at = time.Now()
-	}
+	software := a.Software
 	if software == "" {
 		software = "webkeep"
 	}
+	sd := &SignedData{
+		Hash:      hash,
+		Signature: base64.StdEncoding.EncodeToString(sig),
+		Created:   formatTime(created.Truncate(time.Second)),
+		Software:  software,
+	}
+	if a.DomainCert != "" {
+		sd.Domain, sd.DomainCert = a.Domain, a.DomainCert
+	} else {
+		sd.PublicKey = base64.StdEncoding.EncodeToString(spki)
+	}
+	if a.Timestamper != nil {
+		if err := stamp(ctx, a.Timestamper, sd, created); err != nil {
+			return nil, err
+		}
+	}
+	return sd, nil
+}
+
+// stamp has ts stamp sd's signature, as wacz-auth's timeSignature, and checks that
+// the authority's time is within MaxClockSkew of created.
+func stamp(ctx context.Context, ts Timestamper, sd *SignedData, created time.Time) error {
+	ctx, cancel := context.WithTimeout(ctx, stampTimeout)
+	defer cancel()
+	st, err := ts.Stamp(ctx, []byte(sd.Signature))
+	if err != nil {
+		return fmt.Errorf("%w: the timestamp: %v", ErrSignature, err)
+	}
+	if skew := st.Time.Sub(created).Abs(); skew > MaxClockSkew {
+		return fmt.Errorf("%w: the timestamp authority's time, %s, is %s from this clock's, %s: wacz-auth allows %s", ErrSignature,
+			formatTime(st.Time), skew.Round(time.Second), formatTime(created), MaxClockSkew)
+	}
+	sd.TimeSignature = base64.StdEncoding.EncodeToString(st.Response)
+	sd.TimestampCert = st.CertificatesPEM()
+	return nil
+}
+
+// ErrSignature reports a Signer that failed, or whose signature does not verify
+// with its own public key, or a timestamp authority that did not stamp it.
+var ErrSignature = errors.New("wacz: signing")
+
+// signManifestHash signs hash with a at created (zero: now), checking what an
+// Authority returned is the signature of that hash.
+func signManifestHash(ctx context.Context, a Authority, hash string, created time.Time) (*SignedData, error) {
+	if created.IsZero() {
+		created = time.Now()
+	}
+	sd, err := a.SignHash(ctx, hash, created)
+	if err != nil {
+		return nil, err
+	}
+	if sd.Hash != hash {
+		return nil, fmt.Errorf("%w: the authority signed %s, not %s", ErrSignature, sd.Hash, hash)
+	}
+	if sd.PublicKey != "" {
+		spki, err := base64.StdEncoding.DecodeString(sd.PublicKey)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the authority's public key: %v", ErrSignature, err)
+		}
+		pub, err := ParsePublicKey(spki)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the authority's public key: %v", ErrSignature, err)
+		}
+		sig, err := base64.StdEncoding.DecodeString(sd.Signature)
+		if err != nil {
+			return nil, fmt.Errorf("%w: the authority's signature: %v", ErrSignature, err)
+		}
+		if err := VerifySignature(pub, []byte(hash), sig); err != nil {
+			return nil, fmt.Errorf("%w: the authority's signature does not verify with its key: %v", ErrSignature, err)
+		}
+	}
+	return sd, nil
+}
+
+// SignManifest returns the datapackage-digest.json of the datapackage.json bytes
+// manifest, signed by a at the time created (zero: now): what the Writer writes when
+// Options.Authority or Options.Signer is set, for signing a WACZ already written.
+func SignManifest(ctx context.Context, manifest []byte, a Authority, created time.Time) ([]byte, error) {
 	sum := sha256.Sum256(manifest)
 	df := digestFile{Path: DatapackagePath, Hash: "sha256:" + hex.EncodeToString(sum[:])}
 	var err error
-	if df.SignedData, err = sign(s, df.Hash, at, software); err != nil {
+	if df.SignedData, err = signManifestHash(ctx, a, df.Hash, created); err != nil {
 		return nil, err
 	}
 	return marshal(df)

@@ -5,7 +5,6 @@ package wacz
 import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
 	"math/big"
@@ -13,46 +12,7 @@ import (
 
 // What Go's crypto/ecdsa does here is left out of WebAssembly builds, which have
 // the platform's WebCrypto (sign_js.go): it would make the extension's core 1.6 MB
-// larger.
-
-// ECDSASigner is a Signer over an ECDSA private key held in memory.
-type ECDSASigner struct {
-	key  *ecdsa.PrivateKey
-	spki []byte
-}
-
-// NewECDSASigner returns a Signer over key, which must be on P-256, P-384 or P-521
-// (ReplayWeb.page verifies P-384 only: see GenerateKey).
-func NewECDSASigner(key *ecdsa.PrivateKey) (*ECDSASigner, error) {
-	spki, err := MarshalPublicKey(&key.PublicKey)
-	if err != nil {
-		return nil, err
-	}
-	return &ECDSASigner{key: key, spki: spki}, nil
-}
-
-// GenerateKey makes a new signing key: ECDSA on P-384, the curve ReplayWeb.page
-// verifies WACZ signatures with.
-func GenerateKey() (*ecdsa.PrivateKey, error) {
-	return ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
-}
-
-// Sign signs SHA-256(data), as Signer says.
-func (s *ECDSASigner) Sign(data []byte) ([]byte, error) {
-	sum := sha256.Sum256(data)
-	r, ss, err := ecdsa.Sign(rand.Reader, s.key, sum[:])
-	if err != nil {
-		return nil, err
-	}
-	n := (s.key.Curve.Params().BitSize + 7) / 8
-	sig := make([]byte, 2*n)
-	r.FillBytes(sig[:n])
-	ss.FillBytes(sig[n:])
-	return sig, nil
-}
-
-// PublicKey returns the DER SubjectPublicKeyInfo of the key.
-func (s *ECDSASigner) PublicKey() []byte { return s.spki }
+// larger. The signer over a Go key is waczauth's (it links crypto/x509 anyway).
 
 // MarshalPublicKey returns the DER SubjectPublicKeyInfo of an ECDSA public key, as
 // WebCrypto's exportKey("spki") and x509.MarshalPKIXPublicKey write it.

@@ -20,6 +20,7 @@
 package wacz
 
 import (
+	"context"
 	"errors"
 	"time"
 )
@@ -85,11 +86,17 @@ type Options struct {
 	// BlockLines is the number of CDXJ lines per gzip block of the index; zero
 	// means DefaultBlockLines.
 	BlockLines int
-	// Signer, when set, signs the WACZ: datapackage-digest.json then holds the
-	// signedData of wacz-auth 0.1.0 in its anonymous form (see sign.go).
+	// Authority, when set, signs the WACZ: datapackage-digest.json then holds the
+	// signedData of wacz-auth 0.1.0 it gives (see sign.go).
+	Authority Authority
+	// Signer, when set and Authority is not, signs the WACZ in the anonymous form:
+	// it is short for Authority: &KeyAuthority{Signer: Signer, Software: Software}.
 	Signer Signer
 	// SignedAt is the signature's "created"; zero means when Close signs.
 	SignedAt time.Time
+	// Context bounds the signing (a timestamp authority or a team archive asked
+	// over the network); nil means context.Background().
+	Context context.Context
 }
 
 // A Page is an entry point into the collection: one line of pages/pages.jsonl.
@@ -154,5 +161,5 @@ type datapackage struct {
 type digestFile struct {
 	Path       string      `json:"path"`
 	Hash       string      `json:"hash"`
-	SignedData *signedData `json:"signedData,omitempty"`
+	SignedData *SignedData `json:"signedData,omitempty"`
 }

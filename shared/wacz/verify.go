@@ -16,10 +16,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/tsa"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -31,8 +33,59 @@ type VerifyOptions struct {
 	// Fingerprint, when set, is the Fingerprint of the key the WACZ must be
 	// signed with (the options page and `webkeep wacz keygen` show it).
 	Fingerprint string
+	// Certificates, when set, checks what package wacz cannot in every build: the
+	// domain-name form's certificate chain and signature, and the timestamp
+	// authority's signature and chain (waczauth.Checker does, natively and in the
+	// Worker). Without it those are listed in the Report's Unchecked, and a
+	// timestamp is only read: its time, and that it stamps the signature.
+	Certificates CertificateChecker
 	// Context, when set, stops Verify once it is done.
 	Context context.Context
+}
+
+// A CertificateChecker checks the X.509 and RFC 3161 parts of a signature.
+type CertificateChecker interface {
+	// CheckDomain checks a domain-name signature: the chain of DomainCert, its
+	// leaf's name is Domain, and Signature is the leaf key's of Hash. A
+	// *FieldError names the property that does not hold.
+	CheckDomain(sd *SignedData) (*DomainCertificate, error)
+	// CheckTimestamp checks TimeSignature: the authority's signature and chain
+	// (with TimestampCert), and that it stamps Signature.
+	CheckTimestamp(sd *SignedData) (*Timestamp, error)
+}
+
+// A FieldError is a CertificateChecker's finding about one property of signedData.
+type FieldError struct {
+	Field string // "signature", "domainCert", "domain", "timeSignature", "timestampCert"
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns the finding.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// DomainCertificate is the certificate of a domain-name signature, as checked.
+type DomainCertificate struct {
+	Domain      string // the name the leaf certificate is for
+	Subject     string // the leaf's subject, and its issuer, as X.509 prints them
+	Issuer      string
+	Fingerprint string // hex SHA-256 of the leaf's DER, as `openssl x509 -fingerprint -sha256` shows it
+	PublicKey   []byte // the leaf's DER SubjectPublicKeyInfo
+	NotBefore   time.Time
+	NotAfter    time.Time
+	// Trusted says that the chain ends in a root the checker trusts.
+	Trusted bool
+}
+
+// Timestamp is an RFC 3161 timestamp of a signature.
+type Timestamp struct {
+	Time      time.Time
+	Authority string // the authority's name, as its token or certificate gives it
+	Serial    string
+	// Checked says that the authority's signature and certificate were checked;
+	// Trusted that its chain ends in a root the checker trusts.
+	Checked, Trusted bool
 }
 
 // A Report says what Verify checked and what did not hold.
@@ -48,6 +101,9 @@ type Report struct {
 	Hash string
 	// Signature is the WACZ's signature; nil when it has none.
 	Signature *Signature
+	// Unchecked lists, in plain words, what the WACZ holds that this Verify could
+	// not check (a domain-name certificate without VerifyOptions.Certificates).
+	Unchecked []string
 	// Problems is what does not hold, at most MaxProblems of them; Failed counts
 	// them all.
 	Problems []Problem
@@ -60,11 +116,17 @@ const MaxProblems = 1000
 
 // Signature is the signature of a WACZ (datapackage-digest.json's signedData).
 type Signature struct {
-	PublicKey   []byte // DER SubjectPublicKeyInfo, as signedData holds it
+	PublicKey   []byte // DER SubjectPublicKeyInfo: signedData's, or its certificate's
 	Fingerprint string // Fingerprint(PublicKey)
 	Curve       string // "P-384"
 	Created     string // signedData's created, as it is written
 	Software    string
+	// Domain is the domain-name form's host name, as signedData says it;
+	// Certificate its certificate, when checked.
+	Domain      string
+	Certificate *DomainCertificate
+	// Timestamp is the signature's RFC 3161 timestamp, nil when it has none.
+	Timestamp *Timestamp
 	// Valid says that the signature verifies with PublicKey, of the hash of
 	// datapackage.json that datapackage-digest.json holds.
 	Valid bool
@@ -697,14 +759,7 @@ func (v *verifier) checkDigest(manifest []byte) {
 		return
 	}
 	var props map[string]json.RawMessage
-	var sd struct {
-		Hash       string `json:"hash"`
-		Signature  string `json:"signature"`
-		PublicKey  string `json:"publicKey"`
-		Created    string `json:"created"`
-		Software   string `json:"software"`
-		DomainCert string `json:"domainCert"`
-	}
+	var sd SignedData
 	if err := json.Unmarshal(df.SignedData, &props); err != nil {
 		v.problem(Problem{File: DigestPath, Offset: -1, Field: "signedData", Msg: "not a JSON object: " + err.Error()})
 		return
@@ -723,64 +778,171 @@ func (v *verifier) checkDigest(manifest []byte) {
 	if len(unknown) > 0 {
 		v.problem(Problem{File: DigestPath, Offset: -1, Field: "signedData", Msg: fmt.Sprintf("has %s, which wacz-auth 0.1.0 does not allow", strings.Join(unknown, ", "))})
 	}
-	fail := func(field, format string, args ...any) {
-		v.problem(Problem{File: DigestPath, Offset: -1, Field: field, Msg: fmt.Sprintf(format, args...)})
-	}
 	if sd.Hash != df.Hash {
-		fail("signedData.hash", "the signed hash %s is not the hash %s: the signature is of another datapackage.json", sd.Hash, df.Hash)
+		v.signatureProblem("hash", "the signed hash %s is not the hash %s: the signature is of another datapackage.json", sd.Hash, df.Hash)
 	}
-	if sd.PublicKey == "" {
-		if sd.DomainCert != "" {
-			fail("signedData.domainCert", "signed in the domain-name form (a certificate and an RFC 3161 timestamp), which webkeep does not check: only anonymous signatures (publicKey) are verified")
-		} else {
-			fail("signedData.publicKey", "the signature has no public key")
-		}
+	sig := &Signature{Created: sd.Created, Software: sd.Software, Domain: sd.Domain}
+	v.rep.Signature = sig
+	switch {
+	case sd.PublicKey != "":
+		v.checkAnonymous(&sd, sig)
+	case sd.DomainCert != "":
+		v.checkDomain(&sd, sig)
+	default:
+		v.signatureProblem("publicKey", "the signature has no public key and no domain certificate")
 		return
 	}
+	if sd.TimeSignature != "" {
+		v.checkTimestamp(&sd, sig)
+	} else if sd.DomainCert != "" {
+		v.signatureProblem("timeSignature", "the domain-name form is stamped by an RFC 3161 timestamp authority (wacz-auth 0.1.0); this signature has no timestamp")
+	}
+	v.checkRequiredKey(sig)
+}
+
+// signatureProblem records a problem of signedData's field.
+func (v *verifier) signatureProblem(field, format string, args ...any) {
+	v.problem(Problem{File: DigestPath, Offset: -1, Field: "signedData." + field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// checkAnonymous checks an anonymous signature with the public key it holds.
+func (v *verifier) checkAnonymous(sd *SignedData, sig *Signature) {
 	spkiDER, err := base64.StdEncoding.DecodeString(sd.PublicKey)
 	if err != nil {
-		fail("signedData.publicKey", "not base64: %v", err)
+		v.signatureProblem("publicKey", "not base64: %v", err)
 		return
 	}
-	sig := &Signature{PublicKey: spkiDER, Fingerprint: Fingerprint(spkiDER), Created: sd.Created, Software: sd.Software}
-	v.rep.Signature = sig
+	sig.PublicKey, sig.Fingerprint = spkiDER, Fingerprint(spkiDER)
 	pub, err := ParsePublicKey(spkiDER)
 	if err != nil {
-		fail("signedData.publicKey", "%v", err)
+		v.signatureProblem("publicKey", "%v", err)
 		return
 	}
 	sig.Curve = pub.Curve
-	raw, err = base64.StdEncoding.DecodeString(sd.Signature)
+	raw, err := base64.StdEncoding.DecodeString(sd.Signature)
 	if err != nil {
-		fail("signedData.signature", "not base64: %v", err)
+		v.signatureProblem("signature", "not base64: %v", err)
 		return
 	}
 	if err := VerifySignature(pub, []byte(sd.Hash), raw); err != nil {
-		fail("signedData.signature", "%v with the key it names (%s %s)", err, sig.Curve, sig.Fingerprint)
-	} else {
-		sig.Valid = true
-		note := ""
-		if sig.Curve != "P-384" {
-			note = " (ReplayWeb.page verifies P-384 keys only)"
-		}
-		v.checked("signature: valid, of %s, ECDSA %s key %s%s, created %s by %s", sd.Hash, sig.Curve, sig.Fingerprint, note, orNone(sd.Created), orNone(sd.Software))
+		v.signatureProblem("signature", "%v with the key it names (%s %s)", err, sig.Curve, sig.Fingerprint)
+		return
 	}
-	if v.opts.PublicKey != nil {
-		want, err := ParsePublicKey(v.opts.PublicKey)
-		if err != nil {
-			fail("signedData.publicKey", "the key required: %v", err)
+	sig.Valid = true
+	note := ""
+	if sig.Curve != "P-384" {
+		note = " (ReplayWeb.page verifies P-384 keys only)"
+	}
+	v.checked("signature: valid, of %s, ECDSA %s key %s%s, created %s by %s", sd.Hash, sig.Curve, sig.Fingerprint, note, orNone(sd.Created), orNone(sd.Software))
+}
+
+// checkDomain checks a domain-name signature with the CertificateChecker, or says
+// it was not checked.
+func (v *verifier) checkDomain(sd *SignedData, sig *Signature) {
+	if v.opts.Certificates == nil {
+		v.rep.Unchecked = append(v.rep.Unchecked, fmt.Sprintf("signature: in the domain-name form, by a certificate for %s: its signature and certificate chain are checked by `webkeep wacz verify`, not here", orNone(sd.Domain)))
+		return
+	}
+	cert, err := v.opts.Certificates.CheckDomain(sd)
+	if err != nil {
+		v.fieldProblem(err, "domainCert")
+		return
+	}
+	sig.Certificate = cert
+	sig.PublicKey, sig.Fingerprint = cert.PublicKey, Fingerprint(cert.PublicKey)
+	if pub, err := ParsePublicKey(cert.PublicKey); err == nil {
+		sig.Curve = pub.Curve
+	}
+	sig.Valid = true
+	trust := "a root this machine trusts"
+	if !cert.Trusted {
+		trust = "a root not checked against any trusted roots"
+	}
+	v.checked("signature: valid, of %s, by the certificate for %s (issued by %s, valid %s to %s, SHA-256 %s), its chain to %s, created %s by %s",
+		sd.Hash, cert.Domain, cert.Issuer, cert.NotBefore.UTC().Format(time.DateOnly), cert.NotAfter.UTC().Format(time.DateOnly), cert.Fingerprint, trust, orNone(sd.Created), orNone(sd.Software))
+}
+
+// fieldProblem records a CertificateChecker's error, under its field or def.
+func (v *verifier) fieldProblem(err error, def string) {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		v.signatureProblem(fe.Field, "%v", fe.Err)
+		return
+	}
+	v.signatureProblem(def, "%v", err)
+}
+
+// checkTimestamp checks the signature's RFC 3161 timestamp: with the
+// CertificateChecker, or, without one, that it reads, stamps the signature, and
+// what time it says.
+func (v *verifier) checkTimestamp(sd *SignedData, sig *Signature) {
+	var ts *Timestamp
+	if v.opts.Certificates != nil {
+		var err error
+		if ts, err = v.opts.Certificates.CheckTimestamp(sd); err != nil {
+			v.fieldProblem(err, "timeSignature")
 			return
 		}
-		if !want.Equal(pub) {
-			fail("signedData.publicKey", "signed with key %s, not with the key required, %s", sig.Fingerprint, Fingerprint(want.DER))
-		} else if sig.Valid {
+	} else {
+		raw, err := base64.StdEncoding.DecodeString(sd.TimeSignature)
+		if err != nil {
+			v.signatureProblem("timeSignature", "not base64: %v", err)
+			return
+		}
+		st, err := tsa.Parse(raw)
+		if err != nil {
+			v.signatureProblem("timeSignature", "%v", err)
+			return
+		}
+		if err := st.Covers([]byte(sd.Signature)); err != nil {
+			v.signatureProblem("timeSignature", "it does not stamp this signature: %v", err)
+			return
+		}
+		ts = &Timestamp{Time: st.Time, Authority: st.TSA, Serial: st.Serial}
+		v.rep.Unchecked = append(v.rep.Unchecked, "timestamp: the authority's signature and certificate are checked by `webkeep wacz verify`, not here")
+	}
+	sig.Timestamp = ts
+	created, err := time.Parse(time.RFC3339Nano, sd.Created)
+	if err != nil {
+		v.signatureProblem("created", "not an RFC 3339 time (%q): it cannot be held against the timestamp", sd.Created)
+		return
+	}
+	if skew := ts.Time.Sub(created).Abs(); skew > MaxClockSkew {
+		v.signatureProblem("created", "says %s, %s from the timestamp's %s: wacz-auth allows %s", sd.Created, skew.Round(time.Second), formatTime(ts.Time), MaxClockSkew)
+		return
+	}
+	how := "read, and stamps the signature; its authority's signature not checked here"
+	if ts.Checked {
+		how = "its authority's signature valid, its chain to a root this machine trusts"
+		if !ts.Trusted {
+			how = "its authority's signature valid, its chain not checked against any trusted roots"
+		}
+	}
+	v.checked("timestamp: %s by %s (serial %s), within %s of created: %s", formatTime(ts.Time), orNone(ts.Authority), orNone(ts.Serial), MaxClockSkew, how)
+}
+
+// checkRequiredKey checks the signature's key is the one VerifyOptions requires.
+func (v *verifier) checkRequiredKey(sig *Signature) {
+	if v.opts.PublicKey != nil {
+		want, err := ParsePublicKey(v.opts.PublicKey)
+		switch {
+		case err != nil:
+			v.signatureProblem("publicKey", "the key required: %v", err)
+		case sig.PublicKey == nil:
+			v.signatureProblem("publicKey", "the signature's key could not be checked, so not against the key required, %s", Fingerprint(want.DER))
+		case !bytes.Equal(want.DER, sig.PublicKey):
+			v.signatureProblem("publicKey", "signed with key %s, not with the key required, %s", sig.Fingerprint, Fingerprint(want.DER))
+		case sig.Valid:
 			v.checked("signature: made with the key required, %s", sig.Fingerprint)
 		}
 	}
 	if fp := strings.ToLower(strings.TrimPrefix(v.opts.Fingerprint, "sha256:")); fp != "" {
-		if fp != sig.Fingerprint {
-			fail("signedData.publicKey", "signed with key %s, not with the key required, %s", sig.Fingerprint, fp)
-		} else if sig.Valid {
+		switch {
+		case sig.PublicKey == nil:
+			v.signatureProblem("publicKey", "the signature's key could not be checked, so not against the key required, %s", fp)
+		case fp != sig.Fingerprint:
+			v.signatureProblem("publicKey", "signed with key %s, not with the key required, %s", sig.Fingerprint, fp)
+		case sig.Valid:
 			v.checked("signature: made with the key required, %s", sig.Fingerprint)
 		}
 	}

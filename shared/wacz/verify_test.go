@@ -28,6 +28,7 @@ import (
 
 	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/wacz"
+	"github.com/webkeep/webkeep/shared/waczauth"
 	"github.com/webkeep/webkeep/shared/warc"
 )
 
@@ -94,7 +95,7 @@ func writeWACZ(t testing.TB, key *ecdsa.PrivateKey, warcs map[string][]byte, ind
 	t.Helper()
 	opts := wacz.Options{Title: "Signed", Created: created, BlockLines: 2, SignedAt: signedAt}
 	if key != nil {
-		s, err := wacz.NewECDSASigner(key)
+		s, err := waczauth.NewSigner(key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func writeWACZ(t testing.TB, key *ecdsa.PrivateKey, warcs map[string][]byte, ind
 
 func newKey(t testing.TB) *ecdsa.PrivateKey {
 	t.Helper()
-	k, err := wacz.GenerateKey()
+	k, err := waczauth.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -685,8 +686,8 @@ func (s badSigner) PublicKey() []byte { return s.spki }
 // A signer that fails, or whose signature does not verify with the key it names,
 // fails the WACZ: none is written with a signature that does not hold.
 func TestWriterSignerFails(t *testing.T) {
-	s1, _ := wacz.NewECDSASigner(newKey(t))
-	s2, _ := wacz.NewECDSASigner(newKey(t))
+	s1, _ := waczauth.NewSigner(newKey(t))
+	s2, _ := waczauth.NewSigner(newKey(t))
 	warcs := map[string][]byte{"a.warc": testWARC(t, 1, false)}
 	for _, s := range []wacz.Signer{badSigner{sign: s1, spki: s2.PublicKey()}, badSigner{sign: s1, spki: s1.PublicKey(), err: errors.New("no key")}, badSigner{sign: s1, spki: []byte("junk")}} {
 		w := wacz.NewWriter(io.Discard, wacz.Options{Signer: s})

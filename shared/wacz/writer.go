@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -367,6 +368,17 @@ func pageID(p *Page) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// authority is what signs the WACZ, nil when nothing does.
+func (w *Writer) authority() Authority {
+	if w.opts.Authority != nil {
+		return w.opts.Authority
+	}
+	if w.opts.Signer != nil {
+		return &KeyAuthority{Signer: w.opts.Signer, Software: w.opts.Software}
+	}
+	return nil
+}
+
 // formatTime writes t in RFC 3339, in UTC, with a fraction only when it has one.
 func formatTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
@@ -374,9 +386,9 @@ func formatTime(t time.Time) string {
 
 // Close writes pages/pages.jsonl if no pages were added, then datapackage.json,
 // which lists every file with its size and SHA-256, and datapackage-digest.json
-// (signed with Options.Signer, if set), and finishes the ZIP. It reports
+// (signed by Options.Authority or Options.Signer, if set), and finishes the ZIP. It reports
 // ErrIncomplete when no WARC or no index was added, ErrIndex when the index refers
-// to a WARC file not in the WACZ, and ErrSignature when the Signer fails.
+// to a WARC file not in the WACZ, and ErrSignature when the signing fails.
 func (w *Writer) Close() error {
 	if w.closed {
 		return w.err
@@ -414,12 +426,12 @@ func (w *Writer) Close() error {
 	}
 	sum := sha256.Sum256(manifest)
 	df := digestFile{Path: DatapackagePath, Hash: "sha256:" + hex.EncodeToString(sum[:])}
-	if w.opts.Signer != nil {
-		at := w.opts.SignedAt
-		if at.IsZero() {
-			at = time.Now()
+	if a := w.authority(); a != nil {
+		ctx := w.opts.Context
+		if ctx == nil {
+			ctx = context.Background()
 		}
-		if df.SignedData, err = sign(w.opts.Signer, df.Hash, at, w.opts.Software); err != nil {
+		if df.SignedData, err = signManifestHash(ctx, a, df.Hash, w.opts.SignedAt); err != nil {
 			return w.fail(err)
 		}
 	}

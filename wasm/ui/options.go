@@ -277,6 +277,12 @@ func fillSettings(s api.Settings) {
 		addRuleRow(r)
 	}
 	setValue("team-endpoint", s.TeamEndpoint)
+	signWith := s.SignWith
+	if signWith == "" {
+		signWith = "browser"
+	}
+	setValue("sign-with", signWith)
+	setValue("tsa-url", s.TimestampAuthority)
 	setValue("team-token", "")
 	setChecked("clear-token", false)
 	tokenState := byID("token-state")
@@ -334,7 +340,19 @@ func readSettings() (api.Settings, error) {
 		TeamEndpoint:    value("team-endpoint"),
 		TeamToken:       value("team-token"),
 		ClearTeamToken:  checked("clear-token") && value("team-token") == "",
+		SignWith:        value("sign-with"),
+		TimestampAuthority: strings.TrimSpace(value("tsa-url")),
 	}, nil
+}
+
+// tsaOrigin is the match pattern of a timestamp authority's site, which the
+// service worker needs access to: authorities do not answer other origins (CORS).
+func tsaOrigin(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return "", fmt.Errorf("timestamp authority: %q is not an http(s) URL", raw)
+	}
+	return u.Scheme + "://" + u.Hostname() + "/*", nil
 }
 
 func saveSettings() {
@@ -348,6 +366,21 @@ func saveSettings() {
 	if err != nil {
 		fail(err)
 		return
+	}
+	if s.TimestampAuthority != "" {
+		origin, err := tsaOrigin(s.TimestampAuthority)
+		if err != nil {
+			fail(err)
+			return
+		}
+		granted, err := requestHostAccess([]string{origin})
+		if err == nil && !granted {
+			err = errors.New("without access to its site, webkeep cannot ask it for timestamps")
+		}
+		if err != nil {
+			fail(fmt.Errorf("timestamp authority %s: %w", s.TimestampAuthority, err))
+			return
+		}
 	}
 	saved.SetTextContent("Saving…")
 	saved.SetAttribute("data-state", "saving")

@@ -10,9 +10,18 @@ import (
 
 // verificationText says in plain words what importing a WACZ found of it: who signed
 // it and when, and whether its files, records and index hold. state is "verified"
-// (signed, and all holds), "unsigned" (all holds, no signature) or "failed".
+// (signed, and all holds), "unsigned" (all holds, no signature), "unchecked" (all
+// holds, signed in a team's name, which the browser does not check) or "failed".
 func verificationText(v *api.Verification) (summary, state string) {
 	checked := fmt.Sprintf("%s, %s and %s", plural(v.Records, "record"), plural(v.IndexLines, "index line"), plural(v.Files, "file"))
+	stamp := ""
+	if v.Timestamp != "" {
+		stamp = fmt.Sprintf(" Timestamped %s by %s (the authority's own signature is checked by webkeep wacz verify, not in the browser).", signedTime(v.Timestamp), orUnknown(v.TimestampAuthority))
+	}
+	if v.Signed && v.Domain != "" && !v.SignatureValid && v.OK {
+		return fmt.Sprintf("Signed in the name of %s on %s; %s verified. The signature and the certificate for %s are checked by webkeep wacz verify, not in the browser.%s",
+			v.Domain, signedTime(v.Created), checked, v.Domain, stamp), "unchecked"
+	}
 	signer := ""
 	if v.Signed {
 		whose := "another browser's or person's key"
@@ -27,7 +36,7 @@ func verificationText(v *api.Verification) (summary, state string) {
 	failed := plural(v.Failed, "problem")
 	switch {
 	case v.Signed && v.SignatureValid && v.OK:
-		return signer + "; " + checked + " verified.", "verified"
+		return signer + "; " + checked + " verified." + stamp, "verified"
 	case v.Signed && v.SignatureValid:
 		return signer + ", but the WACZ was changed or is damaged: " + failed + " (below); " + checked + " checked.", "failed"
 	case v.Signed:
@@ -50,4 +59,11 @@ func signedTime(s string) string {
 		return s
 	}
 	return localTime(t)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unnamed authority"
+	}
+	return s
 }

@@ -14,7 +14,12 @@
 // WEBKEEP_INDEX_SPLIT_LINES, the merged index's tuning (mergedindex.Config), and
 // WEBKEEP_INDEX_LEASE, how long a killed compaction holds its shard ("15m");
 // WEBKEEP_NOTARY_KEY, a secret: the note signer key of the notary log's tree heads
-// (webkeep notary keygen; without it the heads are unsigned).
+// (webkeep notary keygen; without it the heads are unsigned); WEBKEEP_SIGNING_KEY, a
+// secret: the team's WACZ signing key, an ECDSA private key in PEM (webkeep wacz
+// keygen; without it POST /api/sign answers 404); WEBKEEP_SIGNING_CERT, that key's
+// certificate chain in PEM, for wacz-auth's domain-name form; WEBKEEP_TSA_URL, an
+// RFC 3161 timestamp authority that stamps the team's signatures and the notary
+// log's tree heads.
 //
 // The JavaScript glue in glue/ instantiates this program once per request (as
 // syumai/workers' own glue does); everything below the http.Handler is ordinary Go,
@@ -34,6 +39,9 @@ import (
 
 	"github.com/webkeep/webkeep/shared/mergedindex"
 	"github.com/webkeep/webkeep/shared/teamarchive"
+	"github.com/webkeep/webkeep/shared/tsa"
+	"github.com/webkeep/webkeep/shared/waczauth"
+	"github.com/webkeep/webkeep/wasm/jsfetch"
 )
 
 func main() {
@@ -77,6 +85,7 @@ func main() {
 	if d, err := time.ParseDuration(cloudflare.Getenv("WEBKEEP_INDEX_LEASE")); err == nil && d > 0 {
 		cfg.IndexLease = d
 	}
+	configureSigning(&cfg)
 	if bucket.IsUndefined() {
 		fmt.Fprintln(os.Stderr, "webkeep worker: the R2 binding ARCHIVE is missing (see wrangler.toml)")
 		cfg.Bucket = missingBucket{}
@@ -127,4 +136,26 @@ func main() {
 func isTrue(s string) bool {
 	b, err := strconv.ParseBool(s)
 	return err == nil && b
+}
+
+// configureSigning reads the team's signing key, its certificate and the
+// timestamp authority. A key that cannot be read is said in the log, and the
+// archive then signs nothing (GET /api/signing says why).
+func configureSigning(cfg *teamarchive.Config) {
+	if u := cloudflare.Getenv("WEBKEEP_TSA_URL"); u != "" {
+		cfg.Timestamper = &tsa.Client{URL: u, HTTP: jsfetch.Client{}}
+	}
+	cfg.SigningCert = []byte(cloudflare.Getenv("WEBKEEP_SIGNING_CERT"))
+	pemKey := cloudflare.Getenv("WEBKEEP_SIGNING_KEY")
+	if pemKey == "" {
+		return
+	}
+	key, err := waczauth.ParsePrivateKey([]byte(pemKey))
+	if err == nil {
+		cfg.Signer, err = waczauth.NewSigner(key)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "webkeep worker: the signing key (WEBKEEP_SIGNING_KEY) is unusable, nothing is signed:", err)
+		cfg.Signer, cfg.SigningKeyError = nil, err
+	}
 }
