@@ -405,7 +405,6 @@ func readPrivateKey(name string) (*ecdsa.PrivateKey, error) {
 	return key, nil
 }
 
-
 // readKeyArg reads the key of --key: a file (public key PEM, or a private key PEM
 // read for its public key), or text: a SHA-256 fingerprint (64 hex digits) or a
 // base64 SPKI. It returns the SPKI or the fingerprint.

@@ -1,8 +1,8 @@
 package capture
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"io"
 	"slices"
 	"strings"

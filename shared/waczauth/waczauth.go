@@ -182,4 +182,3 @@ func verifyWithCertificate(cert *x509.Certificate, sd *wacz.SignedData) error {
 	}
 	return fieldErr("signature", "%v with the key of the certificate for %s", wacz.ErrBadSignature, DomainOf(cert))
 }
-

@@ -329,18 +329,18 @@ func readSettings() (api.Settings, error) {
 		return api.Settings{}, err
 	}
 	return api.Settings{
-		HeaderPolicy:    value("header-policy"),
-		PasswordPolicy:  value("password-policy"),
-		BodyLimit:       limit,
-		WARCVersion:     value("warc-version"),
-		CDXDialect:      value("cdx-dialect"),
-		Agent:           value("agent"),
-		RespectDisallow: checked("respect-disallow"),
-		DomainRules:     rules,
-		TeamEndpoint:    value("team-endpoint"),
-		TeamToken:       value("team-token"),
-		ClearTeamToken:  checked("clear-token") && value("team-token") == "",
-		SignWith:        value("sign-with"),
+		HeaderPolicy:       value("header-policy"),
+		PasswordPolicy:     value("password-policy"),
+		BodyLimit:          limit,
+		WARCVersion:        value("warc-version"),
+		CDXDialect:         value("cdx-dialect"),
+		Agent:              value("agent"),
+		RespectDisallow:    checked("respect-disallow"),
+		DomainRules:        rules,
+		TeamEndpoint:       value("team-endpoint"),
+		TeamToken:          value("team-token"),
+		ClearTeamToken:     checked("clear-token") && value("team-token") == "",
+		SignWith:           value("sign-with"),
 		TimestampAuthority: strings.TrimSpace(value("tsa-url")),
 	}, nil
 }
