@@ -41,6 +41,10 @@ if [ ! -x /usr/bin/chromium ]; then
   apt_install chromium
 fi
 
+# OpenSSL's `openssl ts` is the real timestamp authority of the signing tests
+# (internal/opensslts).
+command -v openssl >/dev/null || { say "installing openssl"; apt_install openssl; }
+
 if [ ! -x /usr/bin/firefox-esr ]; then
   say "installing Debian's firefox-esr"
   apt_install firefox-esr

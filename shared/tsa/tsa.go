@@ -286,9 +286,15 @@ func parseToken(token []byte) (*Stamp, error) {
 	return st, nil
 }
 
-// generalName reads TSTInfo's tsa: a directoryName ([4]) or a dNSName ([2]).
-func generalName(v asn1.RawValue) string {
-	if len(v.FullBytes) == 0 || v.Class != asn1.ClassContextSpecific {
+// generalName reads TSTInfo's tsa, [0] EXPLICIT GeneralName (encoding/asn1 gives
+// a RawValue the explicit tag's element whole): a directoryName ([4]) or a
+// dNSName ([2]).
+func generalName(outer asn1.RawValue) string {
+	var v asn1.RawValue
+	if len(outer.Bytes) == 0 {
+		return ""
+	}
+	if _, err := asn1.Unmarshal(outer.Bytes, &v); err != nil || v.Class != asn1.ClassContextSpecific {
 		return ""
 	}
 	switch v.Tag {
