@@ -93,14 +93,22 @@ func testWACZ(t testing.TB, key *ecdsa.PrivateKey) []byte {
 
 func writeWACZ(t testing.TB, key *ecdsa.PrivateKey, warcs map[string][]byte, index []byte) []byte {
 	t.Helper()
-	opts := wacz.Options{Title: "Signed", Created: created, BlockLines: 2, SignedAt: signedAt}
+	var a wacz.Authority
 	if key != nil {
 		s, err := waczauth.NewSigner(key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts.Signer = s
+		a = &wacz.KeyAuthority{Signer: s}
 	}
+	return writeWACZBy(t, a, signedAt, warcs, index)
+}
+
+// writeWACZBy writes a WACZ of warcs and index, signed by a at signed unless a is
+// nil.
+func writeWACZBy(t testing.TB, a wacz.Authority, signed time.Time, warcs map[string][]byte, index []byte) []byte {
+	t.Helper()
+	opts := wacz.Options{Title: "Signed", Created: created, BlockLines: 2, SignedAt: signed, Authority: a}
 	var buf bytes.Buffer
 	w := wacz.NewWriter(&buf, opts)
 	names := make([]string, 0, len(warcs))
