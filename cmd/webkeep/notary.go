@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/webkeep/webkeep/shared/notary"
+	"github.com/webkeep/webkeep/shared/tsa"
 )
 
 // The notary command joins the command table here, so that main.go's table stays
@@ -106,6 +111,10 @@ The leaf record is "webkeep-bundle <name> <upload> <sha256> <size>" (webkeep
 notary leaf prints it for a bundle file; GET /api/notary/leaf/N serves it).
 PROOF_FILE is the archive's JSON answer (of the upload, or of
 GET /api/notary/proof) or the proof's base64 hashes one a line.
+With --timestamp, also checks the RFC 3161 timestamp of the head (an upload's
+answer has it as headTimestamp when the archive has a timestamp authority): the
+authority's signature, its chain to a root this machine trusts (or one of
+--roots), and that it stamps HEAD_FILE's bytes.
 Exits 0 when the leaf is in the log, 1 when not (or a file cannot be read), 2
 for a usage error.
 `
@@ -117,6 +126,8 @@ func runNotaryVerify(args []string, stdout, stderr io.Writer) int {
 	leafArg := fs.String("leaf", "", "the leaf `record`")
 	index := fs.Int64("index", -1, "the leaf's index `N` in the log")
 	proofFile := fs.String("proof", "", "the inclusion proof `FILE`")
+	stampFile := fs.String("timestamp", "", "the head's RFC 3161 timestamp: the upload's JSON answer (its headTimestamp), or the DER response, a `FILE`")
+	rootsFile := fs.String("roots", "", "with --timestamp: trust the CA certificates of this PEM `file` too")
 	rest, code, ok := parseArgs(fs, args)
 	if !ok {
 		return code
@@ -155,7 +166,47 @@ func runNotaryVerify(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "verified: leaf %d of the tree of %d leaves of %s (root %s):\n%s\n", *index, head.Tree.N, head.Origin, head.Tree.Hash, leaf)
+	if *stampFile != "" {
+		v, err := verifyHeadStamp(*headFile, *stampFile, *rootsFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "webkeep notary verify: the head's timestamp: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "timestamped: the head existed at %s, by %s (serial %s)\n", v.Stamp.Time.UTC().Format(time.RFC3339), v.Signer.Subject, v.Stamp.Serial)
+	}
 	return 0
+}
+
+// verifyHeadStamp checks the RFC 3161 timestamp in stampFile (an upload's JSON
+// answer, or the DER response) of headFile's bytes.
+func verifyHeadStamp(headFile, stampFile, rootsFile string) (*tsa.Verified, error) {
+	head, err := os.ReadFile(headFile)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := os.ReadFile(stampFile)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(resp), []byte("{")) {
+		var rec struct {
+			HeadTimestamp string `json:"headTimestamp"`
+		}
+		if err := json.Unmarshal(resp, &rec); err != nil {
+			return nil, fmt.Errorf("%s: %w", stampFile, err)
+		}
+		if rec.HeadTimestamp == "" {
+			return nil, fmt.Errorf("%s: the answer has no headTimestamp (the archive has no timestamp authority)", stampFile)
+		}
+		if resp, err = base64.StdEncoding.DecodeString(rec.HeadTimestamp); err != nil {
+			return nil, fmt.Errorf("%s: headTimestamp: %w", stampFile, err)
+		}
+	}
+	roots, err := trustedRoots(rootsFile)
+	if err != nil {
+		return nil, err
+	}
+	return tsa.Verify(resp, head, tsa.VerifyOptions{Roots: roots})
 }
 
 const notaryConsistencyUsage = `usage: webkeep notary consistency --key KEY OLD_HEAD NEW_HEAD PROOF_FILE

@@ -7,10 +7,16 @@ package opensslts
 import (
 	"bytes"
 	"context"
+	"crypto"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/asn1"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -232,3 +238,38 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // ErrUnavailable reports that openssl is not installed.
 var ErrUnavailable = errors.New("opensslts: the openssl command is not installed")
+
+// Issue returns a certificate for host and the public key pub, issued by the
+// Server's root CA (valid from an hour ago for 30 days; key usage digital
+// signature), and the root after it: a chain in PEM, leaf first, as a team
+// archive's WEBKEEP_SIGNING_CERT holds it.
+func (s *Server) Issue(host string, pub crypto.PublicKey) ([]byte, error) {
+	caPEM, err := os.ReadFile(filepath.Join(s.Dir, "ca.key"))
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode(caPEM)
+	if block == nil {
+		return nil, errors.New("opensslts: ca.key is not PEM")
+	}
+	caKey, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("opensslts: ca.key: %w", err)
+	}
+	rootBlock, _ := pem.Decode(s.RootPEM)
+	root, err := x509.ParseCertificate(rootBlock.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
+	tmpl := &x509.Certificate{
+		SerialNumber: serial, Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(30 * 24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, root, pub, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("opensslts: issuing a certificate for %s: %w", host, err)
+	}
+	return append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), s.RootPEM...), nil
+}
