@@ -6,10 +6,12 @@
 // (genTime), a serial number and the nonce asked for. wacz-auth 0.1.0 keeps that
 // whole answer, base64, as a signature's timeSignature.
 //
-// Asking and reading use encoding/asn1 alone, so that the extension's core, which
-// links no crypto/x509, can stamp its signatures and read stamps. Verifying the
+// Asking and reading use encoding/asn1 alone (not even crypto/x509/pkix), so that
+// the extension's core, which links neither crypto/x509 nor net/http, can stamp its
+// signatures and read stamps; HTTP goes through an httpmsg.Doer. Verifying the
 // authority's signature and certificates (Verify) is in native builds only
-// (verify.go), with github.com/digitorus/pkcs7 for CMS and crypto/x509.
+// (verify.go), with github.com/digitorus/timestamp and crypto/x509; in WebAssembly
+// builds Verify answers ErrNotChecked.
 package tsa
 
 import (
@@ -30,8 +32,6 @@ import (
 	"strings"
 	"time"
 
-	"crypto/x509/pkix"
-
 	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
@@ -44,6 +44,10 @@ var (
 	ErrRejected = errors.New("tsa: the authority did not grant the timestamp")
 	// ErrMismatch reports a stamp of other data, or with another nonce.
 	ErrMismatch = errors.New("tsa: the timestamp is not of this data")
+	// ErrNotChecked is what Verify answers in WebAssembly builds: the authority's
+	// CMS signature and certificates need crypto/x509, which the extension's core
+	// leaves out; the command line (`webkeep wacz verify`) checks them.
+	ErrNotChecked = errors.New("tsa: the authority's signature is checked by the command line, not in WebAssembly builds")
 )
 
 // Stamp is a time-stamp token as a TSA answered it.
@@ -61,11 +65,18 @@ type Stamp struct {
 	TSA string
 	// Certificates are the DER certificates the token carries, in its order.
 	Certificates [][]byte
+
+	info []byte // the DER TSTInfo, as the token holds it
 }
 
 // ASN.1 of RFC 3161 and RFC 5652, as far as this package reads it.
+type algorithmIdentifier struct {
+	Algorithm  asn1.ObjectIdentifier
+	Parameters asn1.RawValue `asn1:"optional"`
+}
+
 type messageImprint struct {
-	HashAlgorithm pkix.AlgorithmIdentifier
+	HashAlgorithm algorithmIdentifier
 	HashedMessage []byte
 }
 
@@ -159,7 +170,7 @@ func NewRequest(data []byte) (der, nonce []byte, err error) {
 	req := timeStampReq{
 		Version: 1,
 		MessageImprint: messageImprint{
-			HashAlgorithm: pkix.AlgorithmIdentifier{Algorithm: hashes[0].oid, Parameters: asn1.NullRawValue},
+			HashAlgorithm: algorithmIdentifier{Algorithm: hashes[0].oid, Parameters: asn1.NullRawValue},
 			HashedMessage: sum[:],
 		},
 		Nonce:   new(big.Int).SetBytes(nonce),
@@ -191,7 +202,7 @@ func Parse(resp []byte) (*Stamp, error) {
 	if len(rest) > 0 {
 		return nil, fmt.Errorf("%w: %d bytes after it", ErrFormat, len(rest))
 	}
-	if r.Status.Status > 1 {
+	if r.Status.Status != 0 && r.Status.Status != 1 {
 		return nil, rejection(r.Status)
 	}
 	if len(r.Token.FullBytes) == 0 {
@@ -256,6 +267,7 @@ func parseToken(token []byte) (*Stamp, error) {
 		return nil, fmt.Errorf("%w: the TSTInfo: %v", ErrFormat, err)
 	}
 	st := &Stamp{
+		info:   sd.EncapContentInfo.EContent,
 		Token:  token,
 		Time:   info.GenTime.UTC(),
 		Digest: info.MessageImprint.HashedMessage,
@@ -301,13 +313,7 @@ func generalName(outer asn1.RawValue) string {
 	case 2:
 		return string(v.Bytes)
 	case 4:
-		var rdn pkix.RDNSequence
-		if _, err := asn1.Unmarshal(v.Bytes, &rdn); err != nil {
-			return ""
-		}
-		var name pkix.Name
-		name.FillFromRDNSequence(&rdn)
-		return name.String()
+		return directoryName(v.Bytes)
 	}
 	return ""
 }
@@ -346,9 +352,30 @@ type Client struct {
 // maxResponse bounds an authority's answer: a token with its chain is a few KB.
 const maxResponse = 1 << 20
 
+// excerpt returns the start of an answer's body, if it is text, to say in an
+// error: ": ..." or "".
+func excerpt(body []byte) string {
+	const max = 200
+	cut := len(body) > max
+	if cut {
+		body = body[:max]
+	}
+	text := strings.TrimSpace(strings.ToValidUTF8(string(body), ""))
+	if text == "" || strings.ContainsFunc(text, func(r rune) bool { return r < ' ' && r != '\n' && r != '\r' && r != '\t' }) {
+		return ""
+	}
+	if cut {
+		text += "..."
+	}
+	return ": " + text
+}
+
 // Stamp asks the authority to stamp the SHA-256 of data, and checks that the
 // answer is granted, stamps that hash and carries the nonce asked for.
 func (c *Client) Stamp(ctx context.Context, data []byte) (*Stamp, error) {
+	if c.HTTP == nil {
+		return nil, fmt.Errorf("tsa: %s: no HTTP client to ask it with", c.URL)
+	}
 	der, nonce, err := NewRequest(data)
 	if err != nil {
 		return nil, err
@@ -369,7 +396,7 @@ func (c *Client) Stamp(ctx context.Context, data []byte) (*Stamp, error) {
 		return nil, fmt.Errorf("tsa: reading the answer of %s: %w", c.URL, err)
 	}
 	if resp.StatusCode != 200 {
-		return nil, fmt.Errorf("tsa: %s answered %s", c.URL, resp.Status)
+		return nil, fmt.Errorf("tsa: %s answered %d %s%s", c.URL, resp.StatusCode, httpmsg.StatusText(resp.StatusCode), excerpt(body))
 	}
 	if len(body) > maxResponse {
 		return nil, fmt.Errorf("tsa: %s answered more than %d bytes", c.URL, maxResponse)

@@ -4,160 +4,26 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/x509"
+	"crypto/sha256"
+	"encoding/asn1"
 	"encoding/hex"
 	"errors"
+	"io"
 	"math/big"
-	"net/http"
 	"os"
-	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/webkeep/webkeep/internal/opensslts"
-	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/tsa"
 )
 
-// authority starts OpenSSL's timestamp authority on 127.0.0.1; without openssl the
-// test is skipped, except under CI, where make test installs it.
-func authority(t *testing.T) *opensslts.Server {
-	t.Helper()
-	if !opensslts.Available() {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("openssl is not installed (scripts/setup.sh installs it for make test)")
-		}
-		t.Skip("openssl is not installed")
-	}
-	s, err := opensslts.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-func client(s *opensslts.Server) *tsa.Client {
-	return &tsa.Client{URL: s.URL, HTTP: nethttp.Client{Client: &http.Client{Timeout: 30 * time.Second}}}
-}
-
-func pool(t *testing.T, pemData []byte) *x509.CertPool {
-	p := x509.NewCertPool()
-	if !p.AppendCertsFromPEM(pemData) {
-		t.Fatal("no certificate in the PEM")
-	}
-	return p
-}
-
-func TestStampAndVerify(t *testing.T) {
-	s := authority(t)
-	data := []byte("MEUCIQD a signature's base64 text")
-	st, err := client(s).Stamp(context.Background(), data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(st.Time); d < -2*time.Second || d > time.Minute {
-		t.Errorf("stamped at %s, now is %s", st.Time, time.Now())
-	}
-	if st.Hash != "SHA-256" || st.Policy != "1.3.6.1.4.1.99999.1" || st.TSA != "CN=webkeep test TSA,O=webkeep tests" || len(st.Certificates) != 2 {
-		t.Errorf("stamp: hash %s, policy %s, TSA %q, %d certificates", st.Hash, st.Policy, st.TSA, len(st.Certificates))
-	}
-	if !strings.Contains(st.CertificatesPEM(), "-----BEGIN CERTIFICATE-----") {
-		t.Error("no PEM certificates")
-	}
-	v, err := tsa.Verify(st.Response, data, tsa.VerifyOptions{Roots: pool(t, s.RootPEM)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !v.Trusted || v.Signer.Subject.CommonName != "webkeep test TSA" || len(v.Chain) != 2 {
-		t.Errorf("verified: trusted %v, signer %s, chain of %d", v.Trusted, v.Signer.Subject, len(v.Chain))
-	}
-	v, err = tsa.Verify(st.Response, data, tsa.VerifyOptions{})
-	if err != nil || v.Trusted || len(v.Chain) != 2 {
-		t.Errorf("without roots: %v, trusted %v", err, v != nil && v.Trusted)
-	}
-	other := authority(t) // another root CA
-	if _, err := tsa.Verify(st.Response, data, tsa.VerifyOptions{Roots: pool(t, other.RootPEM)}); !errors.Is(err, tsa.ErrSignature) || !strings.Contains(err.Error(), "trusted root") {
-		t.Errorf("another root: %v", err)
-	}
-	if _, err := tsa.Verify(st.Response, append(data, '!'), tsa.VerifyOptions{}); !errors.Is(err, tsa.ErrMismatch) {
-		t.Errorf("other data: %v", err)
-	}
-}
-
-// Every byte of the token's signed content and signature matters: a response with
-// one byte changed does not verify.
-func TestTamperedResponse(t *testing.T) {
-	s := authority(t)
-	data := []byte("signature")
-	st, err := client(s).Stamp(context.Background(), data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := pool(t, s.RootPEM)
-	digest := bytes.Index(st.Response, st.Digest)
-	cases := map[string]int{
-		"the imprint":       digest + 3,
-		"the signature":     len(st.Response) - 5,
-		"the time":          bytes.Index(st.Response, []byte(st.Time.Format("20060102150405"))) + 12,
-		"the serial number": bytes.Index(st.Response, st.Digest) + len(st.Digest) + 2,
-	}
-	for name, at := range cases {
-		t.Run(name, func(t *testing.T) {
-			if at < 0 || at >= len(st.Response) {
-				t.Fatalf("offset %d", at)
-			}
-			bad := bytes.Clone(st.Response)
-			bad[at] ^= 0x01
-			if _, err := tsa.Verify(bad, data, tsa.VerifyOptions{Roots: roots}); err == nil {
-				t.Errorf("byte %d of %d changed, and it verifies", at, len(bad))
-			}
-		})
-	}
-}
-
-func TestAuthorityFailures(t *testing.T) {
-	s := authority(t)
-	c := client(s)
-	if _, err := c.Stamp(context.Background(), []byte("first")); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		mode opensslts.Mode
-		is   error
-		says []string
-	}{
-		{opensslts.Reject, tsa.ErrRejected, []string{"rejection", "badRequest", "refused by the test authority", s.URL}},
-		{opensslts.Garbage, tsa.ErrFormat, []string{s.URL}},
-		{opensslts.Fail, nil, []string{"500", s.URL}},
-		{opensslts.Replay, tsa.ErrMismatch, []string{"stamps SHA-256", s.URL}},
-	} {
-		s.SetMode(tc.mode)
-		_, err := c.Stamp(context.Background(), []byte("second"))
-		if err == nil || (tc.is != nil && !errors.Is(err, tc.is)) {
-			t.Errorf("mode %d: %v, want %v", tc.mode, err, tc.is)
-			continue
-		}
-		for _, w := range tc.says {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("mode %d: %q does not say %q", tc.mode, err, w)
-			}
-		}
-	}
-	s.SetMode(opensslts.Grant)
-	if _, err := (&tsa.Client{URL: "http://127.0.0.1:1/", HTTP: c.HTTP}).Stamp(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
-		t.Errorf("no authority: %v", err)
-	}
-}
-
-// The vector: a response OpenSSL made, read as `openssl ts -reply -text` prints it.
+// The vector: a response `openssl ts -reply` made (testdata/README), read as
+// `openssl ts -reply -in reply.tsr -text` printed it then (reply.txt).
 func TestOpenSSLVector(t *testing.T) {
-	resp, err := os.ReadFile("testdata/reply.tsr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile("testdata/data.txt")
+	resp, data := vector(t)
 	want := opensslText(t, "testdata/reply.txt")
 	st, err := tsa.Parse(resp)
 	if err != nil {
@@ -167,19 +33,52 @@ func TestOpenSSLVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	serial, _ := new(big.Int).SetString(strings.TrimPrefix(want["Serial number"], "0x"), 16)
-	nonce, _ := new(big.Int).SetString(strings.TrimPrefix(want["Nonce"], "0x"), 16)
-	if !st.Time.Equal(at) || st.Serial != serial.String() || st.Policy != want["Policy OID"] || !bytes.Equal(st.Nonce, nonce.Bytes()) ||
-		hex.EncodeToString(st.Digest) != want["Message data"] || !strings.EqualFold(strings.ReplaceAll(st.Hash, "-", ""), want["Hash Algorithm"]) {
-		t.Errorf("read %+v\nopenssl says %v", st, want)
+	serial, ok1 := new(big.Int).SetString(strings.TrimPrefix(want["Serial number"], "0x"), 16)
+	nonce, ok2 := new(big.Int).SetString(strings.TrimPrefix(want["Nonce"], "0x"), 16)
+	if !ok1 || !ok2 || want["Message data"] == "" {
+		t.Fatalf("reply.txt read as %v", want)
+	}
+	for _, c := range []struct{ field, got, want string }{
+		{"genTime", st.Time.Format(time.RFC3339), at.UTC().Format(time.RFC3339)},
+		{"serial", st.Serial, serial.String()},
+		{"policy", st.Policy, want["Policy OID"]},
+		{"nonce", hex.EncodeToString(st.Nonce), hex.EncodeToString(nonce.Bytes())},
+		{"digest", hex.EncodeToString(st.Digest), want["Message data"]},
+		{"hash", strings.ToLower(strings.ReplaceAll(st.Hash, "-", "")), want["Hash Algorithm"]},
+		{"tsa", attributes(strings.ReplaceAll(st.TSA, ",", "/")), attributes(strings.TrimPrefix(want["TSA"], "DirName:"))},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: read %q, openssl says %q", c.field, c.got, c.want)
+		}
+	}
+	if st.Time.Location() != time.UTC {
+		t.Errorf("genTime in %s, not UTC", st.Time.Location())
+	}
+	if !bytes.Equal(st.Response, resp) || len(st.Certificates) == 0 || strings.Count(st.CertificatesPEM(), "-----BEGIN CERTIFICATE-----") != len(st.Certificates) {
+		t.Errorf("response kept: %v, %d certificates", bytes.Equal(st.Response, resp), len(st.Certificates))
 	}
 	if err := st.Covers(data); err != nil {
 		t.Error(err)
 	}
-	ca, _ := os.ReadFile(filepath.Join("testdata", "ca.pem"))
-	if _, err := tsa.Verify(resp, data, tsa.VerifyOptions{Roots: pool(t, ca), At: st.Time}); err != nil {
-		t.Error(err)
+}
+
+// attributes returns the "K=V" parts of an "/"-separated name, sorted.
+func attributes(name string) string {
+	parts := strings.FieldsFunc(name, func(r rune) bool { return r == '/' })
+	sort.Strings(parts)
+	return strings.Join(parts, "/")
+}
+
+func vector(t testing.TB) (resp, data []byte) {
+	resp, err := os.ReadFile("testdata/reply.tsr")
+	if err != nil {
+		t.Fatal(err)
 	}
+	data, err = os.ReadFile("testdata/data.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, data
 }
 
 // opensslText reads the "Name: value" lines of `openssl ts -text`, the hex dump
@@ -196,13 +95,14 @@ func opensslText(t *testing.T, name string) map[string]string {
 	for sc.Scan() {
 		line := sc.Text()
 		if dump && strings.HasPrefix(line, "    ") {
-			hexPart, _, _ := strings.Cut(strings.TrimSpace(line)[7:], "   ")
+			// "    0000 - fe b3 21 ca de b6 65 a5-27 56 ...   ..!...e.'V"
+			_, hexPart, _ := strings.Cut(line, " - ")
+			hexPart, _, _ = strings.Cut(hexPart, "   ")
 			out["Message data"] += strings.NewReplacer(" ", "", "-", "").Replace(hexPart)
 			continue
 		}
 		dump = false
-		k, v, ok := strings.Cut(line, ": ")
-		if ok {
+		if k, v, ok := strings.Cut(line, ": "); ok {
 			out[k] = strings.TrimSpace(v)
 		}
 		if strings.HasPrefix(line, "Message data:") {
@@ -212,21 +112,258 @@ func opensslText(t *testing.T, name string) map[string]string {
 	return out
 }
 
-func TestRequestIsReadByOpenSSL(t *testing.T) {
-	s := authority(t)
-	der, nonce, err := tsa.NewRequest([]byte("x"))
+// ASN.1 of RFC 3161, written here apart from the package's, to make answers.
+type statusInfo struct {
+	Status       int
+	StatusString []asn1.RawValue `asn1:"optional,omitempty"`
+	FailInfo     asn1.BitString  `asn1:"optional,omitempty"`
+}
+
+func response(t *testing.T, si statusInfo, token []byte) []byte {
+	t.Helper()
+	type resp struct {
+		Status statusInfo
+		Token  asn1.RawValue `asn1:"optional,omitempty"`
+	}
+	r := resp{Status: si}
+	if token != nil {
+		r.Token = asn1.RawValue{FullBytes: token}
+	}
+	der, err := asn1.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := s.Reply(der)
+	return der
+}
+
+func failInfo(bits ...int) asn1.BitString {
+	b := asn1.BitString{Bytes: make([]byte, 4), BitLength: 26}
+	for _, i := range bits {
+		b.Bytes[i/8] |= 0x80 >> (i % 8)
+	}
+	return b
+}
+
+func utf8String(t *testing.T, s string) asn1.RawValue {
+	der, err := asn1.MarshalWithParams(s, "utf8")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := tsa.Parse(resp)
-	if err != nil {
+	return asn1.RawValue{FullBytes: der}
+}
+
+// token returns the vector's time-stamp token (its ContentInfo).
+func token(t *testing.T) []byte {
+	resp, _ := vector(t)
+	var r struct {
+		Status asn1.RawValue
+		Token  asn1.RawValue
+	}
+	if _, err := asn1.Unmarshal(resp, &r); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(st.Nonce, nonce) || st.Covers([]byte("x")) != nil || len(st.Certificates) == 0 {
-		t.Errorf("OpenSSL answered nonce %x (asked %x), %d certificates", st.Nonce, nonce, len(st.Certificates))
+	return r.Token.FullBytes
+}
+
+func TestParse(t *testing.T) {
+	resp, _ := vector(t)
+	tok := token(t)
+	notSigned, _ := asn1.Marshal(struct {
+		Type    asn1.ObjectIdentifier
+		Content asn1.RawValue `asn1:"explicit,tag:0"`
+	}{asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 7, 1}, asn1.RawValue{Tag: asn1.TagOctetString, Bytes: []byte("x")}})
+	for _, tc := range []struct {
+		name string
+		resp []byte
+		is   error    // nil: it parses
+		says []string // in the error
+	}{
+		{"granted", response(t, statusInfo{Status: 0}, tok), nil, nil},
+		{"grantedWithMods", response(t, statusInfo{Status: 1}, tok), nil, nil},
+		{"empty", nil, tsa.ErrFormat, nil},
+		{"not DER", []byte("<html>busy</html>"), tsa.ErrFormat, nil},
+		{"truncated", resp[:len(resp)-1], tsa.ErrFormat, nil},
+		{"trailing bytes", append(append([]byte{}, resp...), 0), tsa.ErrFormat, []string{"1 bytes after it"}},
+		{"rejection", response(t, statusInfo{Status: 2, StatusString: []asn1.RawValue{utf8String(t, "try later")},
+			FailInfo: failInfo(0, 2, 5, 14, 15, 16, 17, 25)}, nil),
+			tsa.ErrRejected, []string{"rejection", "badAlg", "badRequest", "badDataFormat", "timeNotAvailable", "unacceptedPolicy",
+				"unacceptedExtension", "addInfoNotAvailable", "systemFailure", `"try later"`}},
+		{"rejection, no failInfo", response(t, statusInfo{Status: 2}, nil), tsa.ErrRejected, []string{"rejection"}},
+		{"rejection with a token", response(t, statusInfo{Status: 2, FailInfo: failInfo(25)}, tok), tsa.ErrRejected, []string{"systemFailure"}},
+		{"waiting", response(t, statusInfo{Status: 3}, nil), tsa.ErrRejected, []string{"waiting"}},
+		{"revocationWarning", response(t, statusInfo{Status: 4}, tok), tsa.ErrRejected, []string{"revocationWarning"}},
+		{"unknown status", response(t, statusInfo{Status: 9, FailInfo: failInfo(3)}, nil), tsa.ErrRejected, []string{"status 9", "failure bit 3"}},
+		{"negative status", response(t, statusInfo{Status: -1}, tok), tsa.ErrRejected, []string{"status -1"}},
+		{"granted without a token", response(t, statusInfo{Status: 0}, nil), tsa.ErrFormat, []string{"no token"}},
+		{"a token of data", response(t, statusInfo{Status: 0}, notSigned), tsa.ErrFormat, []string{"the token"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := tsa.Parse(tc.resp)
+			if tc.is == nil {
+				if err != nil || st.Serial == "" || len(st.Digest) != 32 {
+					t.Fatalf("%v, %+v", err, st)
+				}
+				return
+			}
+			if !errors.Is(err, tc.is) {
+				t.Fatalf("%v, want %v", err, tc.is)
+			}
+			for _, w := range tc.says {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// timeStampReq is RFC 3161's, to read what NewRequest and Client send.
+type timeStampReq struct {
+	Version        int
+	MessageImprint struct {
+		HashAlgorithm struct {
+			Algorithm  asn1.ObjectIdentifier
+			Parameters asn1.RawValue `asn1:"optional"`
+		}
+		HashedMessage []byte
+	}
+	ReqPolicy asn1.ObjectIdentifier `asn1:"optional"`
+	Nonce     *big.Int              `asn1:"optional"`
+	CertReq   bool                  `asn1:"optional,default:false"`
+}
+
+func readRequest(t *testing.T, der []byte) timeStampReq {
+	t.Helper()
+	var r timeStampReq
+	if rest, err := asn1.Unmarshal(der, &r); err != nil || len(rest) > 0 {
+		t.Fatalf("not a TimeStampReq: %v", err)
+	}
+	return r
+}
+
+func TestNewRequest(t *testing.T) {
+	data := []byte("MEUCIQC signature text")
+	seen := map[string]bool{}
+	for range 20 {
+		der, nonce, err := tsa.NewRequest(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := readRequest(t, der)
+		sum := sha256.Sum256(data)
+		if r.Version != 1 || !r.MessageImprint.HashAlgorithm.Algorithm.Equal(asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 1}) ||
+			!bytes.Equal(r.MessageImprint.HashedMessage, sum[:]) || !r.CertReq || r.ReqPolicy != nil {
+			t.Fatalf("request %+v", r)
+		}
+		if len(nonce) != 8 || r.Nonce == nil || r.Nonce.Sign() <= 0 || !bytes.Equal(r.Nonce.Bytes(), nonce) {
+			t.Fatalf("nonce %x, in the request %v", nonce, r.Nonce)
+		}
+		if seen[string(nonce)] {
+			t.Fatalf("nonce %x twice", nonce)
+		}
+		seen[string(nonce)] = true
+	}
+}
+
+func TestCovers(t *testing.T) {
+	for _, tc := range []struct {
+		hash, data string
+		sum        func([]byte) []byte
+	}{
+		{"SHA-256", "abc", func(b []byte) []byte { s := sha256.Sum256(b); return s[:] }},
+		{"SHA-384", "abc", nil},
+		{"SHA-512", "abc", nil},
+		{"SHA-1", "abc", nil},
+	} {
+		known := map[string]string{
+			"SHA-384": "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7",
+			"SHA-512": "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+			"SHA-1":   "a9993e364706816aba3e25717850c26c9cd0d89d",
+		}
+		digest, _ := hex.DecodeString(known[tc.hash])
+		if tc.sum != nil {
+			digest = tc.sum([]byte(tc.data))
+		}
+		st := &tsa.Stamp{Hash: tc.hash, Digest: digest}
+		if err := st.Covers([]byte(tc.data)); err != nil {
+			t.Errorf("%s: %v", tc.hash, err)
+		}
+		err := st.Covers([]byte(tc.data + "!"))
+		if !errors.Is(err, tsa.ErrMismatch) || !strings.Contains(err.Error(), tc.hash) || !strings.Contains(err.Error(), hex.EncodeToString(digest)) {
+			t.Errorf("%s, other data: %v", tc.hash, err)
+		}
+	}
+	if err := (&tsa.Stamp{Hash: "1.2.3.4", Digest: []byte{1}}).Covers(nil); !errors.Is(err, tsa.ErrMismatch) || !strings.Contains(err.Error(), "1.2.3.4") {
+		t.Errorf("unknown hash: %v", err)
+	}
+}
+
+// doer answers a Client's requests in process.
+type doer func(*httpmsg.Request) (*httpmsg.Response, error)
+
+func (d doer) Do(r *httpmsg.Request) (*httpmsg.Response, error) { return d(r) }
+
+func answer(status int, contentType string, body []byte) doer {
+	return func(r *httpmsg.Request) (*httpmsg.Response, error) {
+		h := httpmsg.Header{}
+		if contentType != "" {
+			h.Set("Content-Type", contentType)
+		}
+		return &httpmsg.Response{StatusCode: status, Status: httpmsg.StatusText(status), Header: h, Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+	}
+}
+
+// The Client, with the authority in process: what it sends, and each way an
+// answer is refused, said with the authority's URL.
+func TestClient(t *testing.T) {
+	const url = "https://tsa.example/tsr"
+	resp, data := vector(t)
+	var sent *httpmsg.Request
+	var sentBody []byte
+	record := func(d doer) doer {
+		return func(r *httpmsg.Request) (*httpmsg.Response, error) {
+			sent = r
+			sentBody, _ = io.ReadAll(r.Body)
+			return d(r)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		http httpmsg.Doer
+		is   error
+		says []string
+	}{
+		{"a replayed answer (another nonce)", answer(200, "application/timestamp-reply", resp), tsa.ErrMismatch, []string{"nonce"}},
+		{"500", answer(500, "text/plain", []byte("down")), nil, []string{"answered 500"}},
+		{"HTML", answer(200, "text/html; charset=utf-8", []byte("<p>login</p>")), nil, []string{"text/html", "not a timestamp"}},
+		{"garbage", answer(200, "application/timestamp-reply", []byte("garbage")), tsa.ErrFormat, nil},
+		{"too long", answer(200, "application/timestamp-reply", make([]byte, 1<<20+1)), nil, []string{"more than 1048576 bytes"}},
+		{"a rejection", answer(200, "application/timestamp-response", response(t, statusInfo{Status: 2, FailInfo: failInfo(2)}, nil)), tsa.ErrRejected, []string{"badRequest"}},
+		{"unreachable", doer(func(*httpmsg.Request) (*httpmsg.Response, error) { return nil, errors.New("connection refused") }), nil, []string{"connection refused"}},
+		{"no HTTP client", nil, nil, []string{"no HTTP client"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &tsa.Client{URL: url}
+			if tc.http != nil {
+				c.HTTP = record(tc.http.(doer))
+			}
+			st, err := c.Stamp(context.Background(), data)
+			if err == nil || (tc.is != nil && !errors.Is(err, tc.is)) {
+				t.Fatalf("%v (%v), want %v", err, st, tc.is)
+			}
+			for _, w := range append(tc.says, url) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%q does not say %q", err, w)
+				}
+			}
+		})
+	}
+	if sent == nil || sent.Method != "POST" || sent.URL.String() != url || sent.Header.Get("Content-Type") != "application/timestamp-query" ||
+		sent.Header.Get("Accept") != "application/timestamp-reply" {
+		t.Fatalf("sent %+v", sent)
+	}
+	r := readRequest(t, sentBody)
+	if sum := sha256.Sum256(data); !bytes.Equal(r.MessageImprint.HashedMessage, sum[:]) || r.Nonce == nil || !r.CertReq {
+		t.Errorf("sent %+v", r)
 	}
 }

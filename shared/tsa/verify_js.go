@@ -2,19 +2,15 @@
 
 package tsa
 
-import "errors"
-
-// ErrNotChecked is what Verify answers in WebAssembly builds: the authority's CMS
-// signature and certificates need crypto/x509, which the extension's core leaves
-// out; `webkeep wacz verify` checks them.
-var ErrNotChecked = errors.New("tsa: the authority's signature is checked by the command line, not in WebAssembly builds")
-
-// VerifyOptions tune Verify; in WebAssembly builds they are not used.
+// VerifyOptions tune Verify; in WebAssembly builds, which check no certificates,
+// they are empty.
 type VerifyOptions struct{}
 
-// Verified is a stamp whose authority's signature holds.
+// Verified is a stamp whose authority's signature holds; WebAssembly builds make
+// none.
 type Verified struct{ Stamp *Stamp }
 
-// Verify returns ErrNotChecked: see Parse and Stamp.Covers for what a
-// WebAssembly build checks.
+// Verify returns ErrNotChecked: the authority's CMS signature and certificates
+// need crypto/x509, which the extension's core does not link. See Parse and
+// Stamp.Covers for what a WebAssembly build checks.
 func Verify(resp, data []byte, opts VerifyOptions) (*Verified, error) { return nil, ErrNotChecked }
