@@ -4,7 +4,7 @@
 # 64 MiB (the same: bounded); writing a 100,000-line CDXJ index as ZipNum blocks.
 set -e
 cd "$(dirname "$0")/../.."
-out=$(go test -run '^$' -bench . -benchmem -count 1 ./shared/wacz)
+out=$(go test -run '^$' -bench 'AddWARC|Floor|AddIndex' -benchmem -count 1 ./shared/wacz)
 echo "## WACZ writing (shared/wacz)"
 echo
 echo "\`go test -run '^\$' -bench . -benchmem ./shared/wacz\` (WARCs of 256 KiB incompressible responses; output discarded)"

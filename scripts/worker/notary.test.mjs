@@ -14,7 +14,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BOB, call, fixture, root, startWorker } from "./harness.mjs";
+import { BOB, bigWARC, call, fixture, root, startWorker } from "./harness.mjs";
+import { leafHash, verifyConsistency, verifyInclusion } from "./rfc9162.mjs";
 
 const bundle = fixture("sample-bundle.zip");
 const warc2025 = fixture("sample-2025.warc.gz");
@@ -55,65 +56,6 @@ function openHead(msg, key) {
   assert.deepEqual(rest, [""]);
   assert.match(size, /^(0|[1-9][0-9]*)$/);
   return { origin, size: Number(size), hash: Buffer.from(hash, "base64"), text };
-}
-
-const leafHash = (leaf) => sha256([0], Buffer.from(leaf));
-const nodeHash = (l, r) => sha256([1], l, r);
-
-// verifyInclusion is RFC 9162 section 2.1.3.2.
-function verifyInclusion(index, size, leaf, proof, root) {
-  if (index >= size) return false;
-  let fn = index;
-  let sn = size - 1;
-  let r = leafHash(leaf);
-  for (const p of proof.map((h) => Buffer.from(h, "base64"))) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      r = nodeHash(r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && r.equals(root);
-}
-
-// verifyConsistency is RFC 9162 section 2.1.4.2.
-function verifyConsistency(first, second, firstHash, secondHash, proof) {
-  let p = proof.map((h) => Buffer.from(h, "base64"));
-  if (first === second) return p.length === 0 && firstHash.equals(secondHash);
-  if (first === 0) return p.length === 0;
-  if (first > second || p.length === 0) return false;
-  if ((first & (first - 1)) === 0) p = [firstHash, ...p];
-  let fn = first - 1;
-  let sn = second - 1;
-  while (fn % 2 === 1) {
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  let fr = p[0];
-  let sr = p[0];
-  for (const c of p.slice(1)) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      fr = nodeHash(c, fr);
-      sr = nodeHash(c, sr);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      sr = nodeHash(sr, c);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && fr.equals(firstHash) && sr.equals(secondHash);
 }
 
 const leafOf = (bytes, name, upload) =>
@@ -332,5 +274,72 @@ describe("notary log without a key", () => {
     assert.equal(r.status, 404);
     r = await call(mf, "GET", "/api/notary/head");
     assert.equal(r.headers.get("x-notary-signed"), "false");
+  });
+});
+
+// 1,000 uploads, then proofs at every size from 1 to 1,000 leaves: each tree's head
+// signed, each size's newest leaf included, each size consistent with the 1,000-leaf
+// tree (RFC 9162's algorithms in JS), and a sample checked by the CLI, whose
+// verifier is golang.org/x/mod's tlog.
+describe("notary log at 1 to 1,000 leaves", () => {
+  const key = noteKeys(NAME);
+  const N = 1000;
+  let mf, dir, cli;
+  const leaves = [];
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "webkeep-notary-scale-"));
+    cli = join(dir, "webkeep");
+    execFileSync("go", ["build", "-o", cli, "./cmd/webkeep"], { cwd: root, stdio: "inherit" });
+    mf = startWorker({ WEBKEEP_NOTARY_KEY: key.skey });
+    await mf.ready;
+    let next = 0;
+    const worker = async () => {
+      while (next < N) {
+        const i = next++;
+        const body = bigWARC(`http://example.org/${i}`, 16);
+        const r = await call(mf, "PUT", `/api/bundles/n${i}.warc`, { body });
+        assert.equal(r.status, 201, r.text);
+        const n = r.json().notary;
+        assert.equal(n.error, undefined, `upload ${i}: ${n.error}`);
+        assert.equal(leaves[n.index], undefined, `leaf ${n.index} given twice`);
+        leaves[n.index] = n.leaf;
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+  });
+  after(async () => {
+    await mf?.dispose();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("every size's proofs verify", async () => {
+    assert.equal(leaves.filter(Boolean).length, N, "a leaf is missing or logged twice");
+    const full = openHead((await call(mf, "GET", "/api/notary/head")).text, key);
+    assert.equal(full.size, N);
+    for (let n = 1; n <= N; n++) {
+      let r = await call(mf, "GET", `/api/notary/proof?index=${n - 1}&size=${n}`);
+      assert.equal(r.status, 200, r.text);
+      const p = r.json();
+      const head = openHead(p.head, key);
+      assert.equal(head.size, n);
+      assert.equal(p.leaf, leaves[n - 1]);
+      assert.ok(verifyInclusion(n - 1, n, leaves[n - 1], p.proof, head.hash), `leaf ${n - 1} of ${n}`);
+      r = await call(mf, "GET", `/api/notary/consistency?old=${n}&new=${N}`);
+      assert.equal(r.status, 200, r.text);
+      const c = r.json();
+      assert.ok(verifyConsistency(n, N, head.hash, full.hash, c.proof), `tree ${n} in tree ${N}`);
+      if (n % 97 === 1 || n === N) {
+        writeFileSync(join(dir, "head"), p.head);
+        writeFileSync(join(dir, "proof.json"), JSON.stringify(p));
+        writeFileSync(join(dir, "old"), c.oldHead);
+        writeFileSync(join(dir, "new"), c.newHead);
+        writeFileSync(join(dir, "c.json"), JSON.stringify(c));
+        let v = spawnSync(cli, ["notary", "verify", "--key", key.vkey, "--head", join(dir, "head"), "--leaf", leaves[n - 1], "--index", String(n - 1),
+          "--proof", join(dir, "proof.json")], { encoding: "utf8" });
+        assert.equal(v.status, 0, v.stderr);
+        v = spawnSync(cli, ["notary", "consistency", "--key", key.vkey, join(dir, "old"), join(dir, "new"), join(dir, "c.json")], { encoding: "utf8" });
+        assert.equal(v.status, 0, v.stderr);
+      }
+    }
   });
 });
