@@ -7,14 +7,15 @@
 // ReplayWeb.page 2.5.3, its Archive Info shows the key as the "Observer Public Key",
 // and ReplayWeb.page's own record of the signature check (its IndexedDB) says it held.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { createHash, webcrypto } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createInterface } from "node:readline";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, root, startDemoSite, waitFor } from "../lib/browser.mjs";
-import { launchViewer, openInReplayWebPage, recordDemo, serveReplayWebPage } from "../lib/replaywebpage.mjs";
+import { download, launchViewer, openInReplayWebPage, recordDemo, serveReplayWebPage } from "../lib/replaywebpage.mjs";
 import { readZip } from "../lib/zip.mjs";
 
 const webkeep = path.join(root, "bin/webkeep");
@@ -194,5 +195,49 @@ test("in ReplayWeb.page 2.5.3 its Archive Info shows the key, and its check of t
   } finally {
     await viewer.close();
     await rwp.close();
+  }
+});
+
+// A timestamp authority set on the options page: OpenSSL's `openssl ts -reply` on
+// 127.0.0.1 (internal/opensslts). The WACZ downloaded then carries its stamp of the
+// signature, which `webkeep wacz verify --roots` checks whole (the authority's
+// signature and chain) and the archive page shows on import.
+test("with a timestamp authority set, the WACZ is stamped; verify and import show when", async () => {
+  const bin = path.join(dir, "opensslts");
+  execFileSync("go", ["build", "-o", bin, "./internal/opensslts/cmd/opensslts"], { cwd: root, stdio: "inherit" });
+  const proc = spawn(bin, [], { stdio: ["pipe", "pipe", "inherit"] });
+  try {
+    const tsa = JSON.parse(await new Promise((resolve, reject) => {
+      proc.once("error", reject);
+      createInterface({ input: proc.stdout }).once("line", resolve);
+    }));
+    // The user grants webkeep access to the authority's site (saving asks for it).
+    const ext = await browser.context.newPage();
+    await ext.goto(`chrome://extensions/?id=${browser.extensionId}`);
+    await ext.evaluate((id) => chrome.developerPrivate.addHostPermission(id, "http://127.0.0.1/*"), browser.extensionId);
+    await ext.close();
+    const options = await browser.context.newPage();
+    await options.goto(browser.page("options.html"));
+    await options.waitForSelector("#key-fingerprint[data-fingerprint]", { timeout: 30000 });
+    await options.fill("#tsa-url", tsa.url);
+    await options.click("#save");
+    await options.waitForSelector('#saved[data-state="saved"]');
+    const stamped = await download(options, dir, `/api/sessions/${files.id}/wacz`, "stamped.wacz");
+    await options.close();
+
+    const sd = JSON.parse(readZip(stamped).get("datapackage-digest.json").toString("utf8")).signedData;
+    assert.ok(sd.timeSignature && sd.timestampCert, JSON.stringify(Object.keys(sd)));
+    const v = spawnSync(webkeep, ["wacz", "verify", "--roots", tsa.root, stamped], { encoding: "utf8" });
+    assert.equal(v.status, 0, v.stdout + v.stderr);
+    assert.match(v.stdout, /ok {4}timestamp: \S+ by CN=webkeep test TSA,O=webkeep tests \(serial \d+\), within 10m0s of created: its authority's signature valid/);
+    assert.match(v.stdout, new RegExp(`verified: .*; signed by key ${key.fingerprint} \\(ECDSA P-384\\) on \\S+, timestamped \\S+ by CN=webkeep test TSA`));
+
+    const archive = await importFile(stamped);
+    assert.equal(await archive.getAttribute("#session-verification", "data-state"), "verified");
+    assert.match(await archive.textContent("#verification-summary"),
+      /verified\. Timestamped \d{4}-\d\d-\d\d \d\d:\d\d by CN=webkeep test TSA,O=webkeep tests \(the authority's own signature is checked by webkeep wacz verify, not in the browser\)\.$/);
+    await archive.close();
+  } finally {
+    proc.stdin.end();
   }
 });

@@ -71,7 +71,7 @@ export async function openInReplayWebPage(page, app, source, { url, ts, view } =
 }
 
 /** Downloads an API path of the extension through a link click, as a user's download. */
-async function download(page, dir, apiPath, name) {
+export async function download(page, dir, apiPath, name) {
   const [d] = await Promise.all([page.waitForEvent("download"), page.evaluate((p) => {
     const a = document.createElement("a");
     a.href = p;

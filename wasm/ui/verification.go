@@ -18,9 +18,13 @@ func verificationText(v *api.Verification) (summary, state string) {
 	if v.Timestamp != "" {
 		stamp = fmt.Sprintf(" Timestamped %s by %s (the authority's own signature is checked by webkeep wacz verify, not in the browser).", signedTime(v.Timestamp), orUnknown(v.TimestampAuthority))
 	}
-	if v.Signed && v.Domain != "" && !v.SignatureValid && v.OK {
-		return fmt.Sprintf("Signed in the name of %s on %s; %s verified. The signature and the certificate for %s are checked by webkeep wacz verify, not in the browser.%s",
-			v.Domain, signedTime(v.Created), checked, v.Domain, stamp), "unchecked"
+	if v.Signed && v.Domain != "" && !v.SignatureValid {
+		if v.OK {
+			return fmt.Sprintf("Signed in the name of %s on %s; %s verified. The signature and the certificate for %s are checked by webkeep wacz verify, not in the browser.%s",
+				v.Domain, signedTime(v.Created), checked, v.Domain, stamp), "unchecked"
+		}
+		return fmt.Sprintf("Signed in the name of %s on %s, but the WACZ was changed or is damaged: %s (below); %s checked.",
+			v.Domain, signedTime(v.Created), plural(v.Failed, "problem"), checked), "failed"
 	}
 	signer := ""
 	if v.Signed {

@@ -25,6 +25,15 @@ func TestVerificationText(t *testing.T) {
 		{api.Verification{OK: true, Records: 2, IndexLines: 1, Files: 4},
 			"Not signed. Its 2 records, 1 index line and 4 files verified against its own list of hashes, which anyone could have written.", "unsigned"},
 		{api.Verification{Failed: 3}, "Not signed, and the WACZ does not match its own list of hashes: 3 problems (below).", "failed"},
+		{api.Verification{OK: true, Signed: true, SignatureValid: true, OwnKey: true, Fingerprint: fp, Created: created, Records: 2, IndexLines: 1, Files: 4,
+			Timestamp: created, TimestampAuthority: "CN=Test TSA"},
+			"Signed by key " + fp + " (this browser's key) on " + at + "; 2 records, 1 index line and 4 files verified. Timestamped " + at +
+				" by CN=Test TSA (the authority's own signature is checked by webkeep wacz verify, not in the browser).", "verified"},
+		{api.Verification{OK: true, Signed: true, Domain: "archive.team.example", Created: created, Records: 2, IndexLines: 1, Files: 4, Timestamp: created},
+			"Signed in the name of archive.team.example on " + at + "; 2 records, 1 index line and 4 files verified. The signature and the certificate for archive.team.example are checked by webkeep wacz verify, not in the browser." +
+				" Timestamped " + at + " by an unnamed authority (the authority's own signature is checked by webkeep wacz verify, not in the browser).", "unchecked"},
+		{api.Verification{Signed: true, Domain: "archive.team.example", Created: created, Failed: 1, Records: 2, IndexLines: 1, Files: 4},
+			"Signed in the name of archive.team.example on " + at + ", but the WACZ was changed or is damaged: 1 problem (below); 2 records, 1 index line and 4 files checked.", "failed"},
 	} {
 		got, state := verificationText(&tc.v)
 		if got != tc.want || state != tc.state {
