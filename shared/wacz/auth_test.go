@@ -1,3 +1,5 @@
+//go:build !js
+
 package wacz_test
 
 import (
