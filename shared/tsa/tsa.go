@@ -318,7 +318,8 @@ func generalName(outer asn1.RawValue) string {
 	return ""
 }
 
-// Covers checks that the stamp's imprint is the hash of data.
+// Covers checks that the stamp's imprint is the hash of data, by the imprint's
+// hash; its error (ErrMismatch) says the hash and both digests.
 func (s *Stamp) Covers(data []byte) error {
 	for _, h := range hashes {
 		if h.name == s.Hash {
@@ -370,8 +371,13 @@ func excerpt(body []byte) string {
 	return ": " + text
 }
 
-// Stamp asks the authority to stamp the SHA-256 of data, and checks that the
-// answer is granted, stamps that hash and carries the nonce asked for.
+// Stamp asks the authority to stamp the SHA-256 of data: it POSTs a TimeStampReq
+// (NewRequest) as application/timestamp-query, and checks that the answer is
+// 200, of a timestamp's content type (application/timestamp-reply, or none, or
+// octet-stream as some authorities answer), at most 1 MiB, a TimeStampResp that
+// grants a token (Parse), stamps that hash (Stamp.Covers) and carries the nonce
+// asked for. It does not check the authority's signature (see Verify). Its errors
+// name c.URL.
 func (c *Client) Stamp(ctx context.Context, data []byte) (*Stamp, error) {
 	if c.HTTP == nil {
 		return nil, fmt.Errorf("tsa: %s: no HTTP client to ask it with", c.URL)

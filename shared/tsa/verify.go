@@ -153,6 +153,12 @@ func signatureError(err error) string {
 	if errors.As(err, &digest) {
 		return fmt.Sprintf("the TSTInfo is not what was signed (its digest is %x, the signed one %x)", digest.ActualDigest, digest.ExpectedDigest)
 	}
+	var structural asn1.StructuralError
+	var syntax asn1.SyntaxError
+	var parse timestamp.ParseError
+	if errors.As(err, &structural) || errors.As(err, &syntax) || errors.As(err, &parse) {
+		return fmt.Sprintf("its token cannot be read to check its signature (%v)", err)
+	}
 	return fmt.Sprintf("the signature over the token does not verify with the certificate it names (%v)", err)
 }
 
