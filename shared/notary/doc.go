@@ -43,10 +43,15 @@
 //	h/<%016x index>     tlog's stored hashes, by tlog.StoredHashIndex, base64
 //	l/<%016x index>     the leaf of each index, as appended
 //	r/<hex leaf hash>   the index of each leaf hash, decimal
+//	q/<hex leaf hash>   a leaf announced and not yet logged
 //
-// An append reads m/tree, computes the leaf's stored hashes and the new tree from
-// it alone, and writes them with a batch conditioned on m/tree being still what it
-// read (and the leaf not being in the log): of two concurrent appends one fails its
-// condition and tries again on the new tree, so the log never forks and no leaf is
-// lost or logged twice. Stored hashes never change once written.
+// An append announces its leaf (q/, unless the leaf is logged) as it reads m/tree
+// and the leaves announced, computes the stored hashes of its own leaf and of the
+// others announced (up to 64 in all, its own first) and the new tree from m/tree
+// alone, and writes them, removing their announcements, with a batch conditioned
+// on m/tree being still what it read: of concurrent appends one wins, the others
+// mostly find their leaves logged by it, and the rest try again on the new tree. So
+// the log never forks, no leaf is lost or logged twice, and a burst of uploads
+// costs a few rounds rather than one a leaf. Stored hashes never change once
+// written.
 package notary

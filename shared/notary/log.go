@@ -29,7 +29,14 @@ const (
 	prefixHash   = "h/"
 	prefixLeaf   = "l/"
 	prefixRecord = "r/"
+	// prefixPending holds the leaves announced and not yet logged, under their
+	// hash; prefixPendingEnd is the first key after them.
+	prefixPending    = "q/"
+	prefixPendingEnd = "q0"
 )
+
+// maxCombined bounds the leaves one append logs together.
+const maxCombined = 64
 
 // maxAttempts bounds the tries of one Append that loses to concurrent appends.
 const maxAttempts = 200
@@ -89,17 +96,28 @@ func (l *Log) VerifierKey() string { return l.vkey }
 // Origin returns the first line of the Log's heads.
 func (l *Log) Origin() string { return l.origin }
 
-// Append adds leaf to the log and returns its index and the tree it was added to
-// (its first tree, whose size is index+1 unless the leaf was in the log already:
-// appending a leaf again returns where it is, and the current tree).
+// Append adds leaf to the log and returns its index and a tree it is in (its
+// first tree, whose size is index+1, when this call wrote it; when the leaf was in
+// the log already, or another append logged it with its own, the current tree).
+//
+// Concurrent appends combine: each first announces its leaf (q/), and whichever
+// writes the tree next logs every leaf announced, its own first. An append that
+// loses the race then mostly finds its leaf logged by the winner, so a burst of
+// uploads costs a few rounds, not one a leaf.
 func (l *Log) Append(ctx context.Context, leaf []byte) (int64, tlog.Tree, error) {
 	if len(leaf) > MaxLeaf || !utf8.Valid(leaf) {
 		return 0, tlog.Tree{}, fmt.Errorf("%w: a leaf is at most %d bytes of UTF-8", ErrLeaf, MaxLeaf)
 	}
 	rh := tlog.RecordHash(leaf)
-	rkey := prefixRecord + hex.EncodeToString(rh[:])
-	read := &mergedindex.Batch{Scans: []mergedindex.Scan{exact(keyTree), exact(rkey)}}
-	res, err := l.store.Do(ctx, read)
+	hexHash := hex.EncodeToString(rh[:])
+	rkey, qkey := prefixRecord+hexHash, prefixPending+hexHash
+	scans := []mergedindex.Scan{exact(keyTree), exact(rkey), {Start: prefixPending, End: prefixPendingEnd, Limit: maxCombined}}
+	// Announce the leaf, unless it is logged; read the tree and what is pending.
+	res, err := l.store.Do(ctx, &mergedindex.Batch{
+		If:    []mergedindex.Cond{{Key: rkey, Absent: true}},
+		Ops:   []mergedindex.Op{{Key: qkey, Value: string(leaf)}},
+		Scans: scans,
+	})
 	if err != nil {
 		return 0, tlog.Tree{}, fmt.Errorf("notary: reading the tree: %w", err)
 	}
@@ -109,30 +127,39 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (int64, tlog.Tree, error)
 			return 0, tlog.Tree{}, err
 		}
 		if idx >= 0 {
-			return idx, st.tree, nil // logged already
+			return idx, st.tree, nil // logged already, or by another append
 		}
-		next, stored, err := st.append(rh)
-		if err != nil {
-			return 0, tlog.Tree{}, err
+		leaves := pendingLeaves(res.Scans[2].Entries, qkey, leaf)
+		b := &mergedindex.Batch{If: []mergedindex.Cond{st.cond(), {Key: rkey, Absent: true}}, Scans: scans}
+		type step struct {
+			before, after state
+			stored        []tlog.Hash
 		}
-		b := &mergedindex.Batch{
-			If:    []mergedindex.Cond{st.cond(), {Key: rkey, Absent: true}},
-			Scans: read.Scans,
+		var steps []step
+		next := st
+		for _, p := range leaves {
+			after, stored, err := next.append(p.hash)
+			if err != nil {
+				return 0, tlog.Tree{}, err
+			}
+			n := next.tree.N
+			base := tlog.StoredHashCount(n)
+			for i, h := range stored {
+				b.Ops = append(b.Ops, mergedindex.Op{Key: hashKey(base + int64(i)), Value: h.String()})
+			}
+			b.Ops = append(b.Ops,
+				mergedindex.Op{Key: leafKey(n), Value: p.leaf},
+				mergedindex.Op{Key: prefixRecord + p.hex, Value: strconv.FormatInt(n, 10)},
+				mergedindex.Op{Key: prefixPending + p.hex, Delete: true},
+			)
+			steps = append(steps, step{next, after, stored})
+			next = after
 		}
-		n := st.tree.N
-		base := tlog.StoredHashCount(n)
-		for i, h := range stored {
-			b.Ops = append(b.Ops, mergedindex.Op{Key: hashKey(base + int64(i)), Value: h.String()})
-		}
-		b.Ops = append(b.Ops,
-			mergedindex.Op{Key: leafKey(n), Value: string(leaf)},
-			mergedindex.Op{Key: rkey, Value: strconv.FormatInt(n, 10)},
-			mergedindex.Op{Key: keyTree, Value: next.encode()},
-		)
+		b.Ops = append(b.Ops, mergedindex.Op{Key: keyTree, Value: next.encode()})
 		res, err = l.store.Do(ctx, b)
 		if err != nil {
 			// Applied or not: the store says which.
-			if res, err2 := l.store.Do(context.WithoutCancel(ctx), read); err2 == nil {
+			if res, err2 := l.store.Do(context.WithoutCancel(ctx), &mergedindex.Batch{Scans: scans}); err2 == nil {
 				if now, idx, err2 := l.readState(res, rkey); err2 == nil && idx >= 0 {
 					return idx, now.tree, nil
 				}
@@ -140,8 +167,11 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (int64, tlog.Tree, error)
 			return 0, tlog.Tree{}, fmt.Errorf("notary: appending: %w", err)
 		}
 		if res.Applied {
-			l.learn(next.tree.N, st, next, stored)
-			return n, next.tree, nil
+			for _, s := range steps {
+				l.learn(s.after.tree.N, s.before, s.after, s.stored)
+			}
+			// The leaf is the first of the batch: its first tree is the one after it.
+			return st.tree.N, steps[0].after.tree, nil
 		}
 		if attempt >= maxAttempts {
 			return 0, tlog.Tree{}, fmt.Errorf("%w: %d tries", ErrContention, attempt)
@@ -159,11 +189,40 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (int64, tlog.Tree, error)
 	}
 }
 
+// A pendingLeaf is a leaf announced for the log (q/), to be logged by whichever
+// append writes the tree next.
+type pendingLeaf struct {
+	leaf string
+	hash tlog.Hash
+	hex  string
+}
+
+// pendingLeaves returns the leaves to log in one batch: own first, then the others
+// announced, in key order, at most maxCombined in all. An entry that is no valid
+// leaf (no Log writes one) is left where it is.
+func pendingLeaves(entries []mergedindex.Entry, ownKey string, own []byte) []pendingLeaf {
+	rh := tlog.RecordHash(own)
+	out := []pendingLeaf{{leaf: string(own), hash: rh, hex: strings.TrimPrefix(ownKey, prefixPending)}}
+	for _, e := range entries {
+		if len(out) == maxCombined {
+			break
+		}
+		if e.Key == ownKey || len(e.Value) > MaxLeaf || !utf8.ValidString(e.Value) {
+			continue
+		}
+		h := tlog.RecordHash([]byte(e.Value))
+		if hx := hex.EncodeToString(h[:]); prefixPending+hx == e.Key {
+			out = append(out, pendingLeaf{leaf: e.Value, hash: h, hex: hx})
+		}
+	}
+	return out
+}
+
 // readState reads a state and, when the leaf rkey is logged, its index (else -1)
 // from the scans of an append's batch.
 func (l *Log) readState(res *mergedindex.Result, rkey string) (state, int64, error) {
-	if len(res.Scans) != 2 {
-		return state{}, -1, fmt.Errorf("%w: the store answered %d scans of 2", mergedindex.ErrStore, len(res.Scans))
+	if len(res.Scans) < 2 {
+		return state{}, -1, fmt.Errorf("%w: the store answered %d scans, not the tree and the leaf's index", mergedindex.ErrStore, len(res.Scans))
 	}
 	st, err := stateFrom(res.Scans[0])
 	if err != nil {

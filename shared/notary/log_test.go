@@ -236,6 +236,9 @@ func TestConcurrentAppends(t *testing.T) {
 	if len(stored) != n {
 		t.Fatalf("%d leaves stored, want %d", len(stored), n)
 	}
+	if pending := store.Dump(prefixPending); len(pending) != 0 {
+		t.Fatalf("%d leaves left announced and not logged", len(pending))
+	}
 	leaves := make([][]byte, n)
 	count := map[string]int{}
 	for i, e := range stored {
@@ -298,7 +301,8 @@ func (s *flakyStore) Do(ctx context.Context, b *mergedindex.Batch) (*mergedindex
 
 // TestStoreFailures: a write that fails before it is applied is an error and
 // appends nothing; one that fails after is found applied; the answer of a lost race
-// is taken up. (An Append's calls: read, write, and after a failed write a read.)
+// is taken up. (An Append's calls: announce and read, write, and after a failed
+// write a read.)
 func TestStoreFailures(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -312,7 +316,9 @@ func TestStoreFailures(t *testing.T) {
 		{"write fails", []string{"ok", "fail"}, true, 0, 2},
 		{"write applied, then fails", []string{"ok", "apply-fail"}, false, 2, 3},
 		{"write applied, then fails, and so does the look", []string{"ok", "apply-fail", "fail"}, true, 0, 3},
-		{"another append wins twice", []string{"ok", "race", "race"}, false, 4, 5},
+		// The other append logs the leaf announced with its own: it is found logged,
+		// after the other's, with no second race.
+		{"another append wins, logging it too", []string{"ok", "race", "race"}, false, 3, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := &mergedindex.MemStore{}
@@ -511,5 +517,34 @@ func TestState(t *testing.T) {
 		if _, err := parseState(tc.s); err == nil {
 			t.Errorf("%s: parseState(%q) accepted it", tc.name, tc.s)
 		}
+	}
+}
+
+// TestAnnouncedLeafOfAnAppendThatStopped: an append that announced its leaf and
+// stopped (its Worker killed) leaves it to the next append, which logs it with its
+// own; no leaf announced is lost.
+func TestAnnouncedLeafOfAnAppendThatStopped(t *testing.T) {
+	ctx := context.Background()
+	store := &mergedindex.MemStore{}
+	fs := &flakyStore{Store: store, plan: []string{"ok", "fail"}}
+	if _, _, err := newLog(t, fs).Append(ctx, testLeaf(1)); err == nil {
+		t.Fatal("the write failed, and Append said nothing")
+	}
+	if len(store.Dump(prefixPending)) != 1 {
+		t.Fatal("the leaf was not announced")
+	}
+	l := newLog(t, store)
+	idx, tree, err := l.Append(ctx, testLeaf(2))
+	if err != nil || idx != 0 || tree.N != 1 {
+		t.Fatalf("Append = %d in %v, %v", idx, tree, err)
+	}
+	if now, _ := l.Tree(ctx); now.N != 2 {
+		t.Fatalf("the log has %d leaves, want both", now.N)
+	}
+	if i, err := l.Lookup(ctx, testLeaf(1)); err != nil || i != 1 {
+		t.Errorf("the stopped append's leaf: %d, %v", i, err)
+	}
+	if len(store.Dump(prefixPending)) != 0 {
+		t.Error("a leaf is left announced")
 	}
 }
