@@ -9,11 +9,18 @@
 // capture (the archive page's form), of the revisit and of the newest (their Replay
 // links), with the text it showed live; on the forms page, the fetch() POST and the form POST replay their
 // answers, found by their keys; a page never recorded gets the "not archived" page.
-// Nothing reaches the demo site.
+// Nothing reaches the demo site. With "Sign downloads with: the team archive's key",
+// a WACZ download is signed by the Worker's key (its secret WEBKEEP_SIGNING_KEY).
 import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { after, before, test } from "node:test";
-import { clickAndWait, launch, startDemoSite, startRecording, waitFor } from "../lib/browser.mjs";
+import { clickAndWait, launch, root, startDemoSite, startRecording, waitFor } from "../lib/browser.mjs";
+import { download } from "../lib/replaywebpage.mjs";
+import { readZip } from "../lib/zip.mjs";
 import { squash } from "../lib/replay.mjs";
 import { startWorker } from "../worker/harness.mjs";
 
@@ -46,10 +53,16 @@ async function record(visit) {
   return id;
 }
 
+const webkeep = path.join(root, "bin", "webkeep");
+const keyDir = mkdtempSync(path.join(tmpdir(), "webkeep-teamkey-"));
+const teamKey = path.join(keyDir, "team.pem");
+
 before(async () => {
   // The Worker as the Worker tests run it (its R2 bucket, the merged index's stores),
-  // served by miniflare on 127.0.0.1 at a free port, where Chromium reaches it.
-  mf = startWorker({ WEBKEEP_TOKENS: `e2e:${TOKEN}`, WEBKEEP_PUBLIC_READS: "0" });
+  // served by miniflare on 127.0.0.1 at a free port, where Chromium reaches it; it
+  // holds the team's signing key.
+  execFileSync(webkeep, ["wacz", "keygen", "-o", teamKey]);
+  mf = startWorker({ WEBKEEP_TOKENS: `e2e:${TOKEN}`, WEBKEEP_PUBLIC_READS: "0", WEBKEEP_SIGNING_KEY: readFileSync(teamKey, "utf8") });
   team = (await mf.ready).href;
   assert.match(team, /^http:\/\/127\.0\.0\.1:\d+\/$/);
   site = await startDemoSite();
@@ -235,3 +248,32 @@ test("the fetch() POST and the form POST replay from the team archive, by their 
 test("the demo site got no request while the team archive replayed it", () => {
   assert.equal(hits, 0);
 });
+
+test("signing with the team's key: the WACZ download is signed by the team archive", async () => {
+  const settings = (await api("GET", "/api/settings")).json;
+  const saved = await api("PUT", "/api/settings", JSON.stringify({ ...settings, signWith: "team" }));
+  assert.equal(saved.status, 200, JSON.stringify(saved.json));
+  try {
+    // A session to download: a WARC imported (the demo site is stopped).
+    const archive = await browser.context.newPage();
+    await archive.goto(browser.page("archive.html"));
+    await archive.waitForSelector("body[data-ready]");
+    const before = archive.url();
+    await archive.setInputFiles("#import-file", path.join(root, "shared", "teamarchive", "testdata", "sample-2025.warc.gz"));
+    await archive.waitForSelector('#jobs .job[data-state="done"]', { timeout: 120000 });
+    await waitFor(() => archive.url() !== before && archive.url().includes("#"), "the imported session to open");
+    const id = new URL(archive.url()).hash.slice(1);
+    const file = await download(archive, keyDir, `/api/sessions/${id}/wacz`, "team-signed.wacz");
+    await archive.close();
+    const sd = JSON.parse(readZip(file).get("datapackage-digest.json").toString("utf8")).signedData;
+    assert.equal(sd.software, "webkeep team archive");
+    const info = await (await fetch(new URL("/api/signing", team), { headers: { Authorization: `Bearer ${TOKEN}` } })).json();
+    assert.equal(sd.publicKey, info.publicKey);
+    const v = spawnSync(webkeep, ["wacz", "verify", "--key", teamKey, file], { encoding: "utf8" });
+    assert.equal(v.status, 0, v.stdout + v.stderr);
+    assert.match(v.stdout, new RegExp(`signed by key ${info.fingerprint} \\(ECDSA P-384\\)`));
+  } finally {
+    await api("PUT", "/api/settings", JSON.stringify(settings));
+    rmSync(keyDir, { recursive: true, force: true });
+  }
+}, { timeout: 180000 });

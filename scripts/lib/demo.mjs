@@ -75,7 +75,7 @@ export function verifyLine(waczPath) {
   }
   const m = / verified: (\d+) files, (\d+) WARC records, (\d+) index lines; (.*)$/m.exec(text);
   if (!m) throw new Error(`webkeep wacz verify said: ${text}`);
-  const signed = m[4].startsWith("signed by") ? `signed (${m[4].replace(/^signed /, "")})` : m[4];
-  return `verify: ${m[4].startsWith("signed by") ? "signed" : "not signed"}, ${m[2]} records verified ` +
-    `(${m[1]} files, ${m[3]} index lines; ${signed})`;
+  const signed = m[4].startsWith("signed by ");
+  return `verify: ${signed ? "signed" : "not signed"}, ${m[2]} records verified ` +
+    `(${m[1]} files, ${m[3]} index lines${signed ? `; ${m[4].replace(/^signed by /, "")}` : ""})`;
 }
