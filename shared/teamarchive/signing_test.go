@@ -73,7 +73,8 @@ func TestSigningOff(t *testing.T) {
 	}{
 		{"no key", Config{}, http.StatusNotFound, "no signing key is configured"},
 		{"a key that could not be read", Config{SigningKeyError: errors.New("no PEM private key")}, http.StatusServiceUnavailable, "no PEM private key"},
-		{"a certificate of another key", Config{Signer: teamSigner(t), SigningCert: []byte("not a certificate")}, http.StatusServiceUnavailable, "certificate"},
+		{"a certificate that is none", Config{Signer: teamSigner(t), SigningCert: []byte("not a certificate"), Timestamper: &tsa.Client{URL: "http://127.0.0.1:1/"}}, http.StatusServiceUnavailable, "certificate"},
+		{"a certificate without a timestamp authority", Config{Signer: teamSigner(t), SigningCert: []byte("any")}, http.StatusServiceUnavailable, "timestamp authority"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := signingServer(tc.cfg)

@@ -280,10 +280,14 @@ func (w *nopWriter) Write(p []byte) (int, error) { return w.b.Write(p) }
 func TestNewDomainAuthorityRefusesAnotherKey(t *testing.T) {
 	pki := newDomainPKI(t, "a.example", time.Now().Add(-time.Hour))
 	s, _ := waczauth.NewSigner(newKey(t))
-	if _, err := waczauth.NewDomainAuthority(s, pki.chain, nil, ""); err == nil || !strings.Contains(err.Error(), "another key") {
+	ts := &tsa.Client{URL: "http://127.0.0.1:1/"}
+	if _, err := waczauth.NewDomainAuthority(s, pki.chain, ts, ""); err == nil || !strings.Contains(err.Error(), "another key") {
 		t.Errorf("a certificate of another key: %v", err)
 	}
-	if _, err := waczauth.NewDomainAuthority(pki.signer, []byte("no PEM"), nil, ""); err == nil {
+	if _, err := waczauth.NewDomainAuthority(pki.signer, []byte("no PEM"), ts, ""); err == nil {
 		t.Error("no certificate: no error")
+	}
+	if _, err := waczauth.NewDomainAuthority(pki.signer, pki.chain, nil, ""); err == nil || !strings.Contains(err.Error(), "timestamp authority") {
+		t.Errorf("no timestamp authority: %v", err)
 	}
 }

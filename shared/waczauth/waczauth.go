@@ -82,8 +82,11 @@ func EncodeChain(certs []*x509.Certificate) string {
 
 // NewDomainAuthority returns the Authority that signs in the domain-name form with
 // signer, whose key must be that of chain's leaf certificate (PEM, leaf first),
-// stamped by ts (nil: not stamped, which wacz-auth's domain-name form requires).
+// stamped by ts, which the form requires.
 func NewDomainAuthority(signer wacz.Signer, chainPEM []byte, ts wacz.Timestamper, software string) (*wacz.KeyAuthority, error) {
+	if ts == nil {
+		return nil, fmt.Errorf("%w: the domain-name form is stamped by a timestamp authority (wacz-auth 0.1.0): none is set", ErrCertificate)
+	}
 	certs, err := ParseChain(chainPEM)
 	if err != nil {
 		return nil, err
