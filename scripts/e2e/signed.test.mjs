@@ -141,6 +141,20 @@ test("a copy with one byte of its index changed imports, and the archive page sa
   await archive.close();
 });
 
+/** What ReplayWeb.page's checks of a WACZ found: its IndexedDB's "verification" entries. */
+function rwpChecks(page) {
+  return page.evaluate(async () => {
+    const req = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
+    const out = [];
+    for (const { name } of await indexedDB.databases()) {
+      const db = await req(indexedDB.open(name));
+      if (db.objectStoreNames.contains("verification")) out.push(...await req(db.transaction("verification").objectStore("verification").getAll()));
+      db.close();
+    }
+    return out;
+  });
+}
+
 test("in ReplayWeb.page 2.5.3 its Archive Info shows the key, and its check of the signature holds", async () => {
   assert.ok(key, "no key from the options page");
   const rwp = await serveReplayWebPage({ "session.wacz": files.wacz });
@@ -161,16 +175,7 @@ test("in ReplayWeb.page 2.5.3 its Archive Info shows the key, and its check of t
     // ReplayWeb.page counts its signature entry as valid whatever it found (getVerifyInfo),
     // so what it found is read where it keeps it: the "verification" store of its
     // collection's IndexedDB, the entry "signature" ({expected: true, matched}).
-    const checks = await page.evaluate(async () => {
-      const req = (r) => new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
-      const out = [];
-      for (const { name } of await indexedDB.databases()) {
-        const db = await req(indexedDB.open(name));
-        if (db.objectStoreNames.contains("verification")) out.push(...await req(db.transaction("verification").objectStore("verification").getAll()));
-        db.close();
-      }
-      return out;
-    });
+    const checks = await rwpChecks(page);
     const byId = Object.fromEntries(checks.map((c) => [c.id, c]));
     assert.deepEqual(byId.signature, { id: "signature", expected: true, matched: true }, JSON.stringify(checks));
     assert.equal(byId.publicKey?.expected, key.publicKey);
@@ -202,15 +207,21 @@ test("in ReplayWeb.page 2.5.3 its Archive Info shows the key, and its check of t
 // 127.0.0.1 (internal/opensslts). The WACZ downloaded then carries its stamp of the
 // signature, which `webkeep wacz verify --roots` checks whole (the authority's
 // signature and chain) and the archive page shows on import.
-test("with a timestamp authority set, the WACZ is stamped; verify and import show when", async () => {
+/** Starts OpenSSL's timestamp authority (internal/opensslts): { url, root, dir, stop }. */
+async function startAuthority() {
   const bin = path.join(dir, "opensslts");
   execFileSync("go", ["build", "-o", bin, "./internal/opensslts/cmd/opensslts"], { cwd: root, stdio: "inherit" });
   const proc = spawn(bin, [], { stdio: ["pipe", "pipe", "inherit"] });
+  const line = await new Promise((resolve, reject) => {
+    proc.once("error", reject);
+    createInterface({ input: proc.stdout }).once("line", resolve);
+  });
+  return { ...JSON.parse(line), stop: () => proc.stdin.end() };
+}
+
+test("with a timestamp authority set, the WACZ is stamped; verify and import show when", async () => {
+  const tsa = await startAuthority();
   try {
-    const tsa = JSON.parse(await new Promise((resolve, reject) => {
-      proc.once("error", reject);
-      createInterface({ input: proc.stdout }).once("line", resolve);
-    }));
     // The user grants webkeep access to the authority's site (saving asks for it).
     const ext = await browser.context.newPage();
     await ext.goto(`chrome://extensions/?id=${browser.extensionId}`);
@@ -238,6 +249,46 @@ test("with a timestamp authority set, the WACZ is stamped; verify and import sho
       /verified\. Timestamped \d{4}-\d\d-\d\d \d\d:\d\d by CN=webkeep test TSA,O=webkeep tests \(the authority's own signature is checked by webkeep wacz verify, not in the browser\)\.$/);
     await archive.close();
   } finally {
-    proc.stdin.end();
+    tsa.stop();
+  }
+});
+
+// The domain-name form as the team archive writes it (here by the CLI, with a key
+// and a certificate made with OpenSSL, and a timestamp): ReplayWeb.page imports the
+// certificate's key and its own check of the signature holds, which it would not for
+// authsign's DER signatures.
+test("a WACZ signed in the domain-name form: ReplayWeb.page's own check holds", async () => {
+  const tsa = await startAuthority();
+  const viewer = await launchViewer();
+  try {
+    const teamKey = path.join(dir, "team.pem"), cert = path.join(dir, "team-cert.pem"), signed = path.join(dir, "domain.wacz");
+    execFileSync(webkeep, ["wacz", "keygen", "-o", teamKey]);
+    execFileSync("openssl", ["req", "-new", "-x509", "-key", teamKey, "-subj", "/CN=archive.team.example", "-days", "30", "-out", cert]);
+    const s = spawnSync(webkeep, ["wacz", "sign", "--key", teamKey, "--cert", cert, "--tsa", tsa.url, files.wacz, signed], { encoding: "utf8" });
+    assert.equal(s.status, 0, s.stdout + s.stderr);
+    const roots = path.join(dir, "roots.pem");
+    writeFileSync(roots, readFileSync(cert, "utf8") + readFileSync(tsa.root, "utf8"));
+    const v = spawnSync(webkeep, ["wacz", "verify", "--roots", roots, signed], { encoding: "utf8" });
+    assert.equal(v.status, 0, v.stdout + v.stderr);
+    const sd = JSON.parse(readZip(signed).get("datapackage-digest.json").toString("utf8")).signedData;
+    assert.equal(sd.domain, "archive.team.example");
+    assert.equal(sd.publicKey, undefined);
+
+    const served = await serveReplayWebPage({ "domain.wacz": signed });
+    try {
+      const page = await viewer.newPage();
+      await openInReplayWebPage(page, served.url, served.archive("domain.wacz"), { view: "pages" });
+      await page.locator("wr-item").waitFor({ timeout: 60000 });
+      let checks = [];
+      await waitFor(async () => (checks = await rwpChecks(page)).some((c) => c.id === "signature"), "ReplayWeb.page to check the signature", 60000);
+      const byId = Object.fromEntries(checks.map((c) => [c.id, c]));
+      assert.deepEqual(byId.signature, { id: "signature", expected: true, matched: true }, JSON.stringify(checks));
+      assert.deepEqual(byId.domain, { id: "domain", expected: "archive.team.example", matched: "archive.team.example" });
+    } finally {
+      await served.close();
+    }
+  } finally {
+    await viewer.close();
+    tsa.stop();
   }
 });
