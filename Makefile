@@ -1,5 +1,6 @@
 # webkeep: `make demo` records the demo site through the real extension into ./out;
-# `make test` runs every check. Both install what they need (scripts/setup.sh).
+# `make test` runs every check. Each installs what it needs, and only that
+# (scripts/setup.sh build|demo|test).
 SHELL := bash
 export PATH := $(CURDIR)/.cache/go/bin:$(PATH)
 export GOFLAGS := -buildvcs=false
@@ -9,14 +10,21 @@ EXT := dist/extension
 FIREFOX := dist/firefox
 WASM_FLAGS := -trimpath -ldflags='-s -w'
 
-.PHONY: all build setup demo test bench worker-dev clean
+.PHONY: all build setup demo-setup demo test bench worker-dev clean
 
 all: build
 
+# Everything the tests and benchmarks use.
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh test
 
-build: setup
+# What the demo runs: Node.js, the browser (BROWSER=firefox: Firefox ESR), the demo's
+# npm packages.
+demo-setup:
+	@scripts/setup.sh demo $(BROWSER)
+
+build:
+	@scripts/setup.sh build
 	go build -o bin/webkeep ./cmd/webkeep
 	go build -o bin/demosite ./scripts/demosite
 	go build -o bin/wireproxy ./scripts/wireproxy
@@ -46,16 +54,16 @@ build: setup
 	@echo "built: bin/webkeep, $(EXT)/ (load unpacked), dist/webkeep-extension.zip, $(FIREFOX)/ and dist/webkeep-firefox.xpi (Firefox)"
 
 # BROWSER=firefox records in Firefox ESR through the Firefox build instead.
-demo: build
+demo: demo-setup build
 	node scripts/demo$(if $(filter firefox,$(BROWSER)),-firefox).mjs
 
-test: build
+test: setup build
 	scripts/test.sh
 
-bench: build
+bench: setup build
 	scripts/bench.sh
 
-worker-dev: build
+worker-dev: setup build
 	node scripts/worker-dev.mjs
 
 clean:

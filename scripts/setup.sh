@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Installs what webkeep's build, demo and tests need, when it is missing: Go (from the Go
-# module proxy's toolchain module, into .cache/go), Node.js, Debian's chromium,
-# firefox-esr and dokuwiki (with php-cli), Debian's mediawiki (unpacked), and the npm
-# dev tooling (npm ci). Safe to run again: it does nothing when all is present.
+# Installs what webkeep needs, when it is missing, for one role:
+#   scripts/setup.sh build            Go (the Go module proxy's toolchain, into .cache/go)
+#   scripts/setup.sh demo [firefox]   that, Node.js, Debian's chromium (or firefox-esr)
+#                                     and the npm packages the demo runs (npm ci --omit=dev)
+#   scripts/setup.sh test             everything the tests use: that, firefox-esr,
+#                                     openssl, DokuWiki and MediaWiki (Debian's), the
+#                                     npm dev tooling (npm ci) and ReplayWeb.page
+# Safe to run again: it does nothing when all is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+role=${1:-test}
+browser=${2:-chromium}
+case "$role" in build|demo|test) ;; *) echo "usage: scripts/setup.sh build|demo [firefox]|test" >&2; exit 2 ;; esac
 
 GO_VERSION=1.26.8
 say() { echo "setup: $*" >&2; }
@@ -31,9 +38,26 @@ if ! command -v go >/dev/null || ! go version | grep -q "go1\.2[6-9]"; then
   rm -rf .cache/toolchain
 fi
 
+[ "$role" = build ] && exit 0
+
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   say "installing Node.js"
   apt_install nodejs npm
+fi
+
+if [ "$role" = demo ]; then
+  if [ "$browser" = firefox ]; then
+    [ -x /usr/bin/firefox-esr ] || { say "installing Debian's firefox-esr"; apt_install firefox-esr; }
+  else
+    [ -x /usr/bin/chromium ] || { say "installing Debian's chromium"; apt_install chromium; }
+  fi
+  # The demo's npm packages are the "dependencies" (playwright-core, puppeteer-core,
+  # warcio); the Worker's tooling (miniflare, workerd) is for the tests.
+  if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/puppeteer-core ] || [ ! -d node_modules/warcio ]; then
+    say "npm ci --omit=dev"
+    npm ci --omit=dev --no-audit --no-fund --loglevel=error >&2
+  fi
+  exit 0
 fi
 
 if [ ! -x /usr/bin/chromium ]; then
@@ -77,7 +101,7 @@ if [ ! -f .cache/mediawiki/usr/share/mediawiki/index.php ]; then
   rm -rf .cache/mediawiki-debs
 fi
 
-if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/puppeteer-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/miniflare ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "npm ci"
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi
