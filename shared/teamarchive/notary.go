@@ -20,6 +20,8 @@ import (
 // carries its receipt. It lives in the store notary.StoreName of Config.Stores.
 //
 //	GET /api/notary/head                      the latest tree head, a signed note
+//	GET /api/notary/head/timestamp            the latest head, stamped now by the
+//	                                          timestamp authority (Config.Timestamper)
 //	GET /api/notary/key                       the verifier key of the heads
 //	GET /api/notary/proof?index=&size=        inclusion proof of a leaf (size: the
 //	                                          current tree when absent)
@@ -151,6 +153,8 @@ func (s *Server) routeNotary(w http.ResponseWriter, r *http.Request, path string
 	switch {
 	case path == "/head":
 		err = s.getNotaryHead(w, r)
+	case path == "/head/timestamp":
+		err = s.getNotaryHeadTimestamp(w, r)
 	case path == "/key":
 		err = s.getNotaryKey(w)
 	case path == "/proof":
@@ -160,7 +164,7 @@ func (s *Server) routeNotary(w http.ResponseWriter, r *http.Request, path string
 	case strings.HasPrefix(path, "/leaf/"):
 		err = s.getNotaryLeaf(w, r, strings.TrimPrefix(path, "/leaf/"))
 	default:
-		return httpErr(http.StatusNotFound, "no such endpoint: %s (the notary log answers head, key, proof, consistency and leaf/{index})", clip(r.URL.EscapedPath()))
+		return httpErr(http.StatusNotFound, "no such endpoint: %s (the notary log answers head, head/timestamp, key, proof, consistency and leaf/{index})", clip(r.URL.EscapedPath()))
 	}
 	switch {
 	case errors.Is(err, notary.ErrRange):
@@ -189,6 +193,25 @@ func (s *Server) getNotaryHead(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("X-Notary-Tree-Size", strconv.FormatInt(tree.N, 10))
 	w.Header().Set("X-Notary-Signed", strconv.FormatBool(s.notary.log.Signed()))
 	writeText(w, string(head))
+	return nil
+}
+
+// getNotaryHeadTimestamp has the archive's timestamp authority stamp the current
+// head, and answers the head and its stamp: {"head", "treeSize", "headTimestamp"}.
+func (s *Server) getNotaryHeadTimestamp(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.Timestamper == nil {
+		return httpErr(http.StatusNotFound, "no timestamp authority is configured (WEBKEEP_TSA_URL): tree heads are not stamped")
+	}
+	head, tree, err := s.notary.log.SignedHead(r.Context())
+	if err != nil {
+		return err
+	}
+	rec := &NotaryReceipt{TreeSize: tree.N, TreeHash: tree.Hash.String(), Head: string(head), Signed: s.notary.log.Signed()}
+	s.stampHead(r.Context(), rec)
+	if rec.HeadTimestampError != "" {
+		return httpErr(http.StatusBadGateway, "%s", rec.HeadTimestampError)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"head": rec.Head, "treeSize": rec.TreeSize, "treeHash": rec.TreeHash, "signed": rec.Signed, "headTimestamp": rec.HeadTimestamp})
 	return nil
 }
 

@@ -213,7 +213,25 @@ func TestNotaryHeadTimestamp(t *testing.T) {
 	if _, err := tsa.Verify(resp, []byte(rec.Head+" "), tsa.VerifyOptions{Roots: roots}); !errors.Is(err, tsa.ErrMismatch) {
 		t.Errorf("a changed head: %v", err)
 	}
+	// The current head, stamped on demand.
+	w = do(t, s, req{method: "GET", path: "/api/notary/head/timestamp", token: "-"})
+	wantStatus(t, w, http.StatusOK)
+	var now struct {
+		Head          string
+		TreeSize      int64
+		HeadTimestamp string
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &now); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ = base64.StdEncoding.DecodeString(now.HeadTimestamp)
+	if _, err := tsa.Verify(resp, []byte(now.Head), tsa.VerifyOptions{Roots: roots}); err != nil || now.TreeSize != 1 {
+		t.Errorf("GET /api/notary/head/timestamp: tree %d, %v", now.TreeSize, err)
+	}
 	ts.SetMode(opensslts.Fail)
+	if w := do(t, s, req{method: "GET", path: "/api/notary/head/timestamp", token: "-"}); w.Code != http.StatusBadGateway {
+		t.Errorf("the authority failing: %d %s", w.Code, w.Body)
+	}
 	w = do(t, s, req{method: "PUT", path: "/api/bundles/two.zip", token: "-", body: readTestdata(t, "sample-bundle.zip")})
 	wantStatus(t, w, http.StatusCreated)
 	rec = decode[uploadWithReceipt](t, w).Notary
