@@ -26,8 +26,8 @@ demo-setup:
 build:
 	@scripts/setup.sh build
 	go build -o bin/webkeep ./cmd/webkeep
-	go build -o bin/demosite ./scripts/demosite
-	go build -o bin/wireproxy ./scripts/wireproxy
+	go build -o bin/demosite ./scripts/tools/demosite
+	go build -o bin/wireproxy ./scripts/tools/wireproxy
 	rm -rf $(EXT) && mkdir -p $(EXT)
 	cp -r extension/. $(EXT)/
 	cp $(GOROOT_LIB)/wasm_exec.js $(EXT)/
@@ -39,7 +39,7 @@ build:
 	printf 'self.webkeepCoreID = "%s";\n' $$(sha256sum dist/core.wasm | cut -c1-16) > $(EXT)/core-id.js
 	GOOS=js GOARCH=wasm go build $(WASM_FLAGS) -o $(EXT)/ui.wasm ./wasm/ui
 	@if ls wasm/worker/*.go >/dev/null 2>&1; then scripts/build-worker.sh; fi
-	go run ./scripts/zipdir $(EXT) dist/webkeep-extension.zip
+	go run ./scripts/tools/zipdir $(EXT) dist/webkeep-extension.zip
 	@# Firefox: the same core, pages and store; its own manifest, background shim
 	@# (extension-firefox/), and api.js loaded before each page's code.
 	rm -rf $(FIREFOX) && mkdir -p $(FIREFOX)
@@ -50,7 +50,7 @@ build:
 	@# The copier of the files a page sends, which Chromium's recorder runs in the page.
 	cp shared/recorder/copier.js $(FIREFOX)/
 	sed -i 's|<script src="wasm_exec.js"></script>|<script src="api.js"></script>\n&|' $(FIREFOX)/*.html
-	go run ./scripts/zipdir $(FIREFOX) dist/webkeep-firefox.xpi
+	go run ./scripts/tools/zipdir $(FIREFOX) dist/webkeep-firefox.xpi
 	@echo "built: bin/webkeep, $(EXT)/ (load unpacked), dist/webkeep-extension.zip, $(FIREFOX)/ and dist/webkeep-firefox.xpi (Firefox)"
 
 # BROWSER=firefox records in Firefox ESR through the Firefox build instead.

@@ -5,7 +5,7 @@
 // (wasm/core): which events and fields it reads (events.js), and how they are paced
 // (pacing.js).
 "use strict";
-// Marks of the start-up's steps, for scripts/bench-coldstart.mjs: the core adds its own
+// Marks of the start-up's steps, for scripts/bench/coldstart.mjs: the core adds its own
 // (wasm/core), and the shim "webkeep: scripts", "webkeep: instantiated" and
 // "webkeep: ready".
 performance.mark("webkeep: shim");
@@ -150,7 +150,7 @@ self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim(
 // (and kept again). The core is read whole, as a Blob first, and compiled from memory:
 // Chromium reads the kept 10 MB faster through a Blob than with Response.arrayBuffer(),
 // and compiles them from a buffer in a quarter of the time it takes to compile them
-// streamed from a Response (scripts/probe-coldstart.mjs). self.webkeepCoreFrom says
+// streamed from a Response (scripts/probe/coldstart.mjs). self.webkeepCoreFrom says
 // where this start read it ("cache" or "files").
 const go = new Go();
 const wasmHeaders = { "content-type": "application/wasm" };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench`: runs every benchmark script in scripts/bench.d/ and writes their sections
+# `make bench`: runs every benchmark script in scripts/bench/sections/ and writes their sections
 # into BENCHMARKS.md, headed by the machine and the command.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ tmp=$(mktemp)
   echo
 } > "$tmp"
 status=0
-for script in scripts/bench.d/*.sh; do
+for script in scripts/bench/sections/*.sh; do
   echo "bench: $script" >&2
   if ! bash "$script" >> "$tmp"; then
     echo "bench: $script failed" >&2

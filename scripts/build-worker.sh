@@ -2,7 +2,7 @@
 # Builds the team archive Worker into dist/worker/: app.wasm (wasm/worker), the
 # Go toolchain's wasm_exec.js, the entry module wasm/worker/glue/worker.mjs and the
 # merged index's Durable Object class, glue/store.mjs.
-# wrangler.toml deploys that directory; scripts/worker/*.test.mjs run it in workerd.
+# wrangler.toml deploys that directory; scripts/test/worker/*.test.mjs run it in workerd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=dist/worker

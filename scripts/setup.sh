@@ -74,7 +74,7 @@ if [ ! -x /usr/bin/firefox-esr ]; then
   apt_install firefox-esr
 fi
 
-# A real web application for scripts/e2e/realsite.test.mjs and its benchmark: Debian's
+# A real web application for scripts/test/e2e/realsite.test.mjs and its benchmark: Debian's
 # DokuWiki, served by PHP's own server (php-cli). php-cgi is installed first, so that
 # dokuwiki's dependency on a PHP server module is met by it rather than by Apache: no
 # daemon is installed or started.
@@ -84,7 +84,7 @@ if [ ! -f /usr/share/dokuwiki/doku.php ] || ! command -v php >/dev/null; then
   apt_install --no-install-recommends dokuwiki
 fi
 
-# A second real web application, for scripts/e2e/realsite-mediawiki.test.mjs: Debian's
+# A second real web application, for scripts/test/e2e/realsite-mediawiki.test.mjs: Debian's
 # MediaWiki. Its packages are unpacked into .cache/mediawiki, not installed (installing
 # them would install and start Apache); PHP's own server runs it, with the PHP modules
 # it needs.

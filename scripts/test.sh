@@ -38,11 +38,11 @@ step "go vet" go vet ./...
 step "go vet (wasm)" env GOOS=js GOARCH=wasm go vet ./wasm/... ./shared/...
 step "go test" go test ./...
 step "wasm tests (node)" wasm_tests
-step "shim (node)" node_tests scripts/shim
-step "interop (warcio)" node_tests scripts/interop
-step "worker (workerd)" node_tests scripts/worker
-step "end-to-end (chromium)" node_tests scripts/e2e
-step "end-to-end (firefox)" node_tests scripts/e2e-firefox
+step "shim (node)" node_tests scripts/test/shim
+step "interop (warcio)" node_tests scripts/test/interop
+step "worker (workerd)" node_tests scripts/test/worker
+step "end-to-end (chromium)" node_tests scripts/test/e2e
+step "end-to-end (firefox)" node_tests scripts/test/e2e-firefox
 
 total=$(( $(date +%s) - start ))
 if [ ${#failed[@]} -eq 0 ]; then

@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Miniflare } from "miniflare";
-import { root, workerModules } from "./worker/harness.mjs";
+import { root, workerModules } from "./test/worker/harness.mjs";
 
 const token = process.env.WEBKEEP_TOKEN;
 if (!token) {

@@ -1,6 +1,6 @@
 // A real web application for the tests and benchmarks: Debian's DokuWiki (package
 // dokuwiki, installed by scripts/setup.sh) served by PHP's own server on 127.0.0.1, with
-// its configuration and data in a new temporary folder, behind scripts/wireproxy, which
+// its configuration and data in a new temporary folder, behind scripts/tools/wireproxy, which
 // logs every exchange on the wire (scripts/lib/phpsite.mjs). The system's DokuWiki
 // (/etc/dokuwiki, /var/lib/dokuwiki) is read, never written; no daemon is started.
 import assert from "node:assert/strict";
@@ -27,7 +27,7 @@ export const galleryImages = 240;
 /**
  * Starts DokuWiki and the logging proxy in front of it; resolves to { url (the proxy's,
  * the only way the browser reaches the wiki), wiki (PHP's own address), wire() (the
- * proxy's log so far: one object per exchange, see scripts/wireproxy), stop() }.
+ * proxy's log so far: one object per exchange, see scripts/tools/wireproxy), stop() }.
  */
 export async function startDokuWiki() {
   if (!existsSync(path.join(install, "doku.php"))) throw new Error(`DokuWiki is not installed in ${install} (scripts/setup.sh installs Debian's dokuwiki)`);

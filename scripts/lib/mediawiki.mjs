@@ -1,5 +1,5 @@
-// A second real web application, for scripts/e2e/realsite-mediawiki.test.mjs and
-// scripts/probe-mediawiki.mjs: Debian's MediaWiki, its packages (mediawiki,
+// A second real web application, for scripts/test/e2e/realsite-mediawiki.test.mjs and
+// scripts/probe/mediawiki.mjs: Debian's MediaWiki, its packages (mediawiki,
 // mediawiki-classes) unpacked into .cache/mediawiki by scripts/setup.sh, not installed
 // (installing them would install and start Apache). Its own installer sets up a wiki in
 // a new temporary folder (an SQLite database, uploads allowed, VisualEditor and

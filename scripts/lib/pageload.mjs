@@ -1,5 +1,5 @@
 // Page-load timing with recording on and off, shared by the benchmarks
-// (scripts/bench-extension.mjs, scripts/bench-realsite.mjs): three tabs on the same page,
+// (scripts/bench/extension.mjs, scripts/bench/realsite.mjs): three tabs on the same page,
 // one plain, one instrumented by the DevTools floor extension, one recorded, whose loads
 // alternate.
 import path from "node:path";
@@ -7,7 +7,7 @@ import { root, tabId } from "./browser.mjs";
 import { loadTimes } from "./stats.mjs";
 
 /** The DevTools floor: a test extension that attaches the debugger as webkeep does. */
-export const floorDir = path.join(root, "scripts/bench.d/devtools-floor");
+export const floorDir = path.join(root, "scripts/bench/sections/devtools-floor");
 
 /** How long each load waits after the last (see loadTimes in stats.mjs). */
 export const settle = 300;

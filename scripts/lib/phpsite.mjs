@@ -1,5 +1,5 @@
 // A PHP web application for the tests and benchmarks, served by PHP's own server on
-// 127.0.0.1 behind scripts/wireproxy, which logs every exchange on the wire: what
+// 127.0.0.1 behind scripts/tools/wireproxy, which logs every exchange on the wire: what
 // scripts/lib/dokuwiki.mjs and scripts/lib/mediawiki.mjs start.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -21,7 +21,7 @@ const freePort = () => new Promise((resolve, reject) => {
  * (its configuration and data, and the proxy's log), removed by stop(). Resolves, once
  * the application answers ready (a path), to { url (the proxy's, the only way the
  * browser reaches the application), wiki (PHP's own address), dir, wire() (the proxy's
- * log so far: one object per exchange, see scripts/wireproxy), stop() }.
+ * log so far: one object per exchange, see scripts/tools/wireproxy), stop() }.
  */
 export async function servePHP({ docroot, prepend, dir, ready }) {
   const port = await freePort();

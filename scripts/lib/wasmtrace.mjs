@@ -1,5 +1,5 @@
 // What V8 compiles as the extension's service worker starts, read from a DevTools trace
-// (scripts/bench-coldstart.mjs --compiled). V8 compiles a wasm function the first time it
+// (scripts/bench/coldstart.mjs --compiled). V8 compiles a wasm function the first time it
 // is called (lazy compilation, on the worker's thread), so the functions compiled in a
 // step of the start are the code that step runs for the first time. Unlike a time, their
 // number and size do not depend on the machine's load.

@@ -1,4 +1,4 @@
-// Compares what crossed the wire (scripts/wireproxy's log) with a session's archive and
+// Compares what crossed the wire (scripts/tools/wireproxy's log) with a session's archive and
 // with what a plain DevTools client heard: for the real-site test and benchmark.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";

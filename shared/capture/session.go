@@ -405,7 +405,7 @@ func (s *Session) count(ex *recorder.Exchange, records int) {
 }
 
 // gzipLevel is the compression level of the archives the extension writes. Measured as
-// wasm under node (scripts/bench.d/warc.sh): level 4 writes about 40% faster than the
+// wasm under node (scripts/bench/sections/warc.sh): level 4 writes about 40% faster than the
 // default 6 for 0.5% more bytes.
 const gzipLevel = 4
 

@@ -10,7 +10,7 @@ import (
 	"github.com/webkeep/webkeep/shared/cdx"
 )
 
-// demoRecords are records of the kinds the demo site gives (scripts/demosite): a page,
+// demoRecords are records of the kinds the demo site gives (scripts/tools/demosite): a page,
 // a stylesheet, a JSON POST, a PUT, a 404 and a redirect, as the cdx package indexes
 // them.
 func demoRecords(t *testing.T) []Record {

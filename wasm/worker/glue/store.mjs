@@ -11,7 +11,7 @@
 // spares a Request and a Response a call.
 //
 // Keys are TEXT: SQLite's default BINARY collation compares the UTF-8 bytes with memcmp
-// (NULs included), which is Go's order of strings. scripts/worker/store.test.mjs checks it.
+// (NULs included), which is Go's order of strings. scripts/test/worker/store.test.mjs checks it.
 import { DurableObject } from "cloudflare:workers";
 
 class BadBatch extends Error {}

@@ -1,8 +1,0 @@
-#!/usr/bin/env bash
-# The cost of copying, in the page, the files a page uploads (the browser hides their
-# bytes from extensions) in real Chromium and in Firefox ESR: upload times recording on
-# and off. Needs `make build`.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-node scripts/bench-filecopy.mjs --uploads "${FILECOPY_BENCH_UPLOADS:-15}"
-node scripts/bench-filecopy.mjs --browser firefox --uploads "${FILECOPY_BENCH_UPLOADS:-15}"

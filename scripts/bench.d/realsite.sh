@@ -1,7 +1,0 @@
-#!/usr/bin/env bash
-# A real web application in real Chromium (needs `make build` and Debian's dokuwiki,
-# which scripts/setup.sh installs): page-load ratio on its heaviest page, and the share
-# of the wire archived under quick navigation.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-node scripts/bench-realsite.mjs --loads "${REALSITE_BENCH_LOADS:-61}" --runs "${REALSITE_BENCH_RUNS:-3}"

@@ -1,0 +1,6 @@
+#!/bin/sh
+# Replay in ReplayWeb.page: the demo's WACZ opened from its page list, every page
+# replayed (scripts/bench/replaywebpage.mjs, real Chromium, the site stopped).
+set -e
+cd "$(dirname "$0")/../../.."
+node scripts/bench/replaywebpage.mjs

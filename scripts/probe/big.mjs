@@ -1,0 +1,11 @@
+import { launch, startDemoSite, startRecording, clickAndWait } from "../lib/browser.mjs";
+const site = await startDemoSite([]);
+const browser = await launch({});
+const { page } = await startRecording(browser, site.url);
+page.on("console", (m) => console.log("page:", m.text()));
+page.on("pageerror", (e) => console.log("pageerror:", e.message));
+await page.goto(site.url);
+const t0 = Date.now();
+await clickAndWait(page, "#load-big").catch((e) => console.log("fail", e.message.split("\n")[0]));
+console.log("big took", Date.now() - t0, "ms", await page.textContent("#big-result"));
+await browser.close(); site.stop();
