@@ -210,13 +210,9 @@ func showSessionInfo(s api.SessionInfo) {
 	v.SetTextContent("URL database: " + verdictSummary(s.Verdicts))
 	v.SetAttribute("data-fail", strconv.Itoa(s.Verdicts.Fail))
 	showVerification(s.Verification)
-	notes := byID("session-notes")
-	clear(notes)
-	lines := problems(s)
-	for _, n := range lines {
-		notes.AppendChild(el("li", n))
-	}
-	show(byID("session-problems"), len(lines) > 0)
+	detail := problems(s)
+	showProblems(byID("session-notes"), byID("session-notes-detail"), plainProblems(s), detail)
+	show(byID("session-problems"), len(detail) > 0)
 }
 
 // showVerification shows what importing a WACZ found of it: its signer, and what
@@ -575,4 +571,17 @@ func nameCell(s api.SessionInfo, link dom.Element) dom.Element {
 		cell.AppendChild(el("span", " login", "class", "login-mark", "data-login-posts", strconv.Itoa(s.LoginPosts), "title", loginMark(s)))
 	}
 	return cell
+}
+
+// showProblems fills a problems box: the plain lines in list, the technical detail
+// in the list of the disclosure holding detailList.
+func showProblems(list, detailList dom.Element, plain, detail []string) {
+	clear(list)
+	for _, n := range plain {
+		list.AppendChild(el("li", n))
+	}
+	clear(detailList)
+	for _, n := range detail {
+		detailList.AppendChild(el("li", n))
+	}
 }

@@ -312,8 +312,9 @@ func plural(n int, thing string) string {
 	return strconv.Itoa(n) + " " + thing + "s"
 }
 
-// problems lists what a session did not keep whole, in plain words: first each reason
-// with how many exchanges it concerns, most first, then the session's notes.
+// problems lists the technical detail of what was not kept whole: each reason the
+// recorder gave, with its count, most frequent first, then the session's notes.
+// The pages show it behind a disclosure, under plainProblems.
 func problems(s api.SessionInfo) []string {
 	reasons := make([]string, 0, len(s.Reasons))
 	for r := range s.Reasons {
@@ -380,4 +381,89 @@ func recordStatus(r *Record) string {
 // loginMark says that a session holds login POSTs, for the archive page's mark.
 func loginMark(s api.SessionInfo) string {
 	return fmt.Sprintf("holds %s that sent a password (a login); passwords are kept or redacted as the options say", plural(s.LoginPosts, "request"))
+}
+
+// A cause groups the recorder's reasons (as a session counts them) by what a person
+// can do about them.
+type cause struct {
+	prefixes []string
+	// say is the sentence for n exchanges: one, or some, forms of its words.
+	say func(n int) string
+}
+
+// forms picks the singular or plural of a sentence's words by n.
+func forms(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+var causes = []cause{
+	{[]string{"the page was left", "the page was being left"}, func(n int) string {
+		return plural(n, "file") + forms(n, " was", " were") + " not kept whole because the page was left while " + forms(n, "it was", "they were") +
+			" loading: reload the page while recording, and let it finish, to keep " + forms(n, "it", "them") + "."
+	}},
+	{[]string{"recording stopped before"}, func(n int) string {
+		return plural(n, "file") + forms(n, " was", " were") + " still loading when recording stopped: record the page again and let it finish loading before you press Stop."
+	}},
+	{[]string{"the browser did not give the body"}, func(n int) string {
+		return plural(n, "response") + forms(n, " arrived, but the browser discarded its", " arrived, but the browser discarded their") +
+			" content before webkeep could read it: reload the page while recording to keep " + forms(n, "it", "them") + "."
+	}},
+	{[]string{"cancelled by the browser"}, func(n int) string {
+		return plural(n, "request") + forms(n, " was", " were") + " cancelled by the browser before " + forms(n, "it", "they") +
+			" finished, as the page no longer needed " + forms(n, "it", "them") + ": usually nothing the page showed is missing."
+	}},
+	{[]string{"body hidden by the browser"}, func(n int) string {
+		return plural(n, "upload") + forms(n, " sent a file", " sent files") + " whose bytes the browser hides from extensions, and webkeep could not copy " +
+			forms(n, "it", "them") + " from the page: " + forms(n, "it is", "they are") + " kept without those bytes, marked as cut."
+	}},
+	{[]string{"request body rebuilt"}, func(n int) string {
+		return forms(n, "1 request body was", fmt.Sprintf("%d request bodies were", n)) + " rebuilt from what the page or the browser reported, as the browser hides " +
+			forms(n, "it", "them") + ": each record says how."
+	}},
+	{[]string{"served from the browser's", "the browser revalidated"}, func(n int) string {
+		return plural(n, "file") + forms(n, " was", " were") + " served from the browser's own cache: kept as the browser gave " + forms(n, "it", "them") + "."
+	}},
+}
+
+// plainProblems says in plain words what was not kept whole, one line a cause, most
+// frequent first, each with what the user can do; problems gives the detail.
+func plainProblems(s api.SessionInfo) []string {
+	counts := make([]int, len(causes)+1) // the last: other reasons
+	for reason, n := range s.Reasons {
+		i := len(causes)
+		for j, c := range causes {
+			for _, p := range c.prefixes {
+				if strings.HasPrefix(reason, p) {
+					i = j
+				}
+			}
+		}
+		counts[i] += n
+	}
+	type line struct {
+		n    int
+		text string
+	}
+	var lines []line
+	for i, n := range counts {
+		switch {
+		case n == 0:
+		case i < len(causes):
+			lines = append(lines, line{n, causes[i].say(n)})
+		default:
+			lines = append(lines, line{n, plural(n, "request") + forms(n, " was", " were") + " not kept whole for another reason: the details below say which."})
+		}
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].n > lines[j].n })
+	out := make([]string, 0, len(lines)+1)
+	for _, l := range lines {
+		out = append(out, l.text)
+	}
+	if len(out) == 0 && len(s.Notes) > 0 {
+		out = append(out, plural(len(s.Notes), "note")+" about this session's records: the details below.")
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -238,7 +239,7 @@ func TestPlural(t *testing.T) {
 	}
 }
 
-func TestProblemsInPlainWords(t *testing.T) {
+func TestProblemsDetail(t *testing.T) {
 	s := api.SessionInfo{
 		Reasons: map[string]int{"cancelled by the browser": 2, "the page was left before its body arrived": 312, "recording stopped before the response arrived": 2},
 		Notes:   []string{"http://a/x.png: the page was left before its body arrived (net::ERR_ABORTED)"},
@@ -256,6 +257,44 @@ func TestProblemsInPlainWords(t *testing.T) {
 		t.Errorf("no problems: %q", got)
 	}
 }
+
+func TestPlainProblems(t *testing.T) {
+	for _, tc := range []struct {
+		reasons map[string]int
+		notes   []string
+		want    []string
+	}{
+		{map[string]int{"the page was left before its body arrived": 3, "the page was left before its body could be read": 1, "cancelled by the browser": 2, "recording stopped before the body ended": 1},
+			nil, []string{
+				"4 files were not kept whole because the page was left while they were loading: reload the page while recording, and let it finish, to keep them.",
+				"2 requests were cancelled by the browser before they finished, as the page no longer needed them: usually nothing the page showed is missing.",
+				"1 file was still loading when recording stopped: record the page again and let it finish loading before you press Stop.",
+			}},
+		{map[string]int{"the browser did not give the body": 1}, nil,
+			[]string{"1 response arrived, but the browser discarded its content before webkeep could read it: reload the page while recording to keep it."}},
+		{map[string]int{"body hidden by the browser": 2, "request body rebuilt from the form fields the browser reported": 1, "something new": 1}, nil, []string{
+			"2 uploads sent files whose bytes the browser hides from extensions, and webkeep could not copy them from the page: they are kept without those bytes, marked as cut.",
+			"1 request body was rebuilt from what the page or the browser reported, as the browser hides it: each record says how.",
+			"1 request was not kept whole for another reason: the details below say which.",
+		}},
+		{nil, []string{"http://a/: a note"}, []string{"1 note about this session's records: the details below."}},
+		{nil, nil, nil},
+	} {
+		got := plainProblems(api.SessionInfo{Reasons: tc.reasons, Notes: tc.notes})
+		if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("%v:\n got %q\nwant %q", tc.reasons, got, tc.want)
+		}
+		for _, line := range got {
+			if protocolText.MatchString(line) {
+				t.Errorf("%q has protocol text", line)
+			}
+		}
+	}
+}
+
+// protocolText is what a person should never read in a problem's plain line: a
+// DevTools method or a network error code.
+var protocolText = regexp.MustCompile(`\b(Network|Fetch|Page|IO|Runtime)\.[a-z]+[A-Za-z]*\b|net::ERR_|No resource with given identifier`)
 
 func TestSessionFigures(t *testing.T) {
 	s := api.SessionInfo{Pages: 3, Exchanges: 426, NonGET: 4, Failures: 2, Incomplete: 7, Records: 850, Bytes: 2500}

@@ -149,14 +149,10 @@ func refreshPopup(listSessions bool) {
 		}
 		byID("to-archive").SetAttribute("href", "archive.html#"+sess.ID)
 	}
-	lines := problems(*sess)
-	show(byID("problems"), len(lines) > 0)
-	if key := sess.ID + "/" + strings.Join(lines, "\n"); key != popupShown.notes {
+	plain, detail := plainProblems(*sess), problems(*sess)
+	show(byID("problems"), len(detail) > 0)
+	if key := sess.ID + "/" + strings.Join(detail, "\n"); key != popupShown.notes {
 		popupShown.notes = key
-		notes := byID("notes")
-		clear(notes)
-		for _, n := range lines {
-			notes.AppendChild(el("li", n))
-		}
+		showProblems(byID("notes"), byID("notes-detail"), plain, detail)
 	}
 }

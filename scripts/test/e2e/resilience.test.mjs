@@ -12,7 +12,7 @@ import { clickAndWait, launch, root, startDemoSite, startRecording, tabId, waitF
 import { readWarc09 } from "../../lib/warc09.mjs";
 import { readZip } from "../../lib/zip.mjs";
 
-let site, other, browser, dir, records, report, popupText, restarted, firstCoreFrom;
+let site, other, browser, dir, records, report, popupText, plainProblems, popupScroll, restarted, firstCoreFrom;
 
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "webkeep-e2e-"));
@@ -51,6 +51,8 @@ before(async () => {
   await popup.waitForSelector('#state[data-recording="false"]', { timeout: 30000 });
   await popup.waitForSelector("#notes li", { timeout: 30000 });
   popupText = await popup.textContent("body");
+  plainProblems = await popup.$$eval("#notes li", (lis) => lis.map((li) => li.textContent));
+  popupScroll = await popup.evaluate(() => ({ scroll: document.documentElement.scrollWidth, width: document.documentElement.clientWidth }));
   const link = await popup.waitForSelector("#download-bundle");
   const [download] = await Promise.all([popup.waitForEvent("download"), link.click()]);
   const bundle = path.join(dir, download.suggestedFilename());
@@ -141,6 +143,15 @@ test("closing the tab ends recording, keeps the session, and says so", () => {
   assert.ok(report.session.notes.some((n) => /stopped being recorded/.test(n)), report.session.notes.join("\n"));
   assert.match(popupText, /stopped being recorded/);
   assert.match(popupText, /Not recording/);
+});
+
+test("the popup says what was not kept whole in plain words, and fits its width", () => {
+  assert.ok(plainProblems.length > 0, "no plain line");
+  for (const line of plainProblems) {
+    assert.doesNotMatch(line, /\b(Network|Fetch|Page|IO|Runtime)\.[a-z]+[A-Za-z]*\b|net::ERR_|No resource with given identifier/, line);
+    assert.match(line, /^\d+ /, line);
+  }
+  assert.ok(popupScroll.scroll <= popupScroll.width, `the popup scrolls sideways: ${JSON.stringify(popupScroll)}`);
 });
 
 // The browser process of a profile: the one Chromium process launched with its
