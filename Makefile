@@ -10,7 +10,7 @@ EXT := dist/extension
 FIREFOX := dist/firefox
 WASM_FLAGS := -trimpath -ldflags='-s -w'
 
-.PHONY: all build setup demo-setup demo test bench worker-dev clean
+.PHONY: all build setup demo-setup demo test bench screenshots worker-dev clean
 
 all: build
 
@@ -62,6 +62,10 @@ test: setup build
 
 bench: setup build
 	scripts/bench.sh
+
+# docs/screenshots/, from a real recording of the demo site in Chromium.
+screenshots: setup build
+	WEBKEEP_SCREENSHOTS=1 node --test scripts/test/e2e/pages.test.mjs
 
 worker-dev: setup build
 	node scripts/worker-dev.mjs

@@ -5,7 +5,8 @@
 // "Add to database", rename, import and delete (with its confirmation step) are used,
 // and the options are saved and read back after a reload.
 //
-// WEBKEEP_SCREENSHOTS=1 also writes docs/screenshots/popup.png and archive.png.
+// WEBKEEP_SCREENSHOTS=1 (`make screenshots`) also writes docs/screenshots/popup.png,
+// archive.png, record.png (a record's detail) and options.png.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -179,6 +180,7 @@ test("clicking a record shows its CDX key, headers and request", async (t) => {
   assert.match(await archive.textContent("#detail-http"), /^HTTP\/1\.1 200 /);
   assert.match(await archive.textContent("#detail-request"), /^PUT \/api\/item\/\d+ HTTP\/1\.1\r?\n/);
   assert.match(await archive.textContent("#detail-fields"), /WARC-Payload-Digest\s*sha1:[A-Z2-7]{32}/);
+  if (shots) await archive.locator("#record-detail").screenshot({ path: path.join(shots, "record.png") });
 });
 
 test("\"Add to database\" adds a recorded page to the URL database", async (t) => {
@@ -272,6 +274,10 @@ test("options: saved settings come back after a reload; bad ones are refused wit
   const options = await browser.context.newPage();
   await options.goto(browser.page("options.html"));
   await waitFor(async () => (await options.inputValue("#agent")) === "webkeep", "the settings");
+  if (shots) {
+    await options.waitForSelector("#key-fingerprint[data-fingerprint]", { timeout: 30000 });
+    await options.screenshot({ path: path.join(shots, "options.png"), fullPage: true });
+  }
   assert.equal(await options.inputValue("#header-policy"), "redact");
   assert.match(await options.textContent("#settings"), /Default: redact/);
   await options.selectOption("#header-policy", "keep");
