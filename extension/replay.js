@@ -124,8 +124,11 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
       if (!target.sessionId && frameId === mainFrame) pageBatch(networkId, request.url, request.method === "GET");
       else if (request.method === "GET") batch.push(loadBatch(request.url)); // a frame's
     }
-    let got = request.method === "GET" && !request.hasPostData && await fromBatch(request.url);
-    const key = got ? null : requestKey(request);
+    // A Range request (a media element's) is the core's to answer: the batch and the
+    // answers kept hold whole bodies.
+    const ranged = Object.keys(request.headers || {}).some((h) => h.toLowerCase() === "range");
+    let got = request.method === "GET" && !request.hasPostData && !ranged && await fromBatch(request.url);
+    const key = got || ranged ? null : requestKey(request);
     let from = got ? "batch" : "kept";
     got ||= kept.get(key);
     if (!got) {

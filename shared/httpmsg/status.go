@@ -5,6 +5,7 @@ const (
 	StatusOK                  = 200
 	StatusAccepted            = 202
 	StatusNoContent           = 204
+	StatusPartialContent      = 206
 	StatusNotModified         = 304
 	StatusBadRequest          = 400
 	StatusUnauthorized        = 401
@@ -12,6 +13,7 @@ const (
 	StatusMethodNotAllowed    = 405
 	StatusConflict            = 409
 	StatusGone                = 410
+	StatusRangeNotSatisfiable = 416
 	StatusInternalServerError = 500
 	StatusBadGateway          = 502
 )

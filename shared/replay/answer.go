@@ -82,9 +82,16 @@ func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) 
 // does, withholding a body longer than max; holder names what holds such a body
 // whole ("the session's WARC"). Replays of other archives (the team's) answer
 // with it too.
+//
+// A GET with a Range header gets the bytes it asks for (ranges.go).
 func Respond(w httpmsg.ResponseWriter, r *Request, m Match, resp *Response, max int64, holder string) (Answer, error) {
 	a := Answer{URL: r.URL}
 	a.Archived, a.Timestamp, a.Approximate, a.Why = true, m.Capture.Timestamp, m.Approximate, m.Why
+	if rng := r.Header.Get("Range"); rng != "" && r.Method == "GET" {
+		if ans, err, handled := respondRange(w, r, a, resp, rng, max, holder); handled {
+			return ans, err
+		}
+	}
 	if resp.Size > max {
 		a.Withheld, a.Why = true, tooLarge(resp.Size, max, holder)
 		a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
@@ -280,7 +287,7 @@ func (p *PausedRequest) Request() (*Request, error) {
 	}
 	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}}
 	for k, v := range p.Headers {
-		r.Header[k] = []string{v}
+		r.Header.Add(k, v) // under its canonical name: DevTools may give "range"
 	}
 	for i, e := range p.PostDataEntries {
 		b, err := base64.StdEncoding.DecodeString(e.Bytes)

@@ -356,3 +356,66 @@ func TestResponseSize(t *testing.T) {
 		}
 	}
 }
+
+// Range requests are answered as a live server answers them: 206 with the bytes
+// asked for, 416 past the end, open ranges a chunk at a time, a recorded 206 for
+// the bytes it holds, and the whole capture for what is not one range.
+func TestServeRange(t *testing.T) {
+	whole := strings.Repeat("0123456789", 100) // 1,000 bytes
+	part := "HTTP/1.1 206 Partial Content\r\nContent-Type: video/mp4\r\nContent-Range: bytes 100-199/1000\r\nContent-Length: 100\r\n\r\n" + whole[100:200]
+	ix, file := archive(t, warc.V11, []exchange{
+		{at: "20240101000000", method: "GET", url: "http://example.com/whole.bin", resp: ok200("application/octet-stream", whole)},
+		{at: "20240101000001", method: "GET", url: "http://example.com/part.mp4", resp: part},
+	})
+	f := NewFile(bytes.NewReader(file), int64(len(file)))
+	for _, tc := range []struct {
+		url, rng     string
+		status       int
+		contentRange string
+		body         string
+		archived     bool
+	}{
+		{"http://example.com/whole.bin", "bytes=0-9", 206, "bytes 0-9/1000", whole[:10], true},
+		{"http://example.com/whole.bin", "bytes=990-", 206, "bytes 990-999/1000", whole[990:], true},
+		{"http://example.com/whole.bin", "bytes=-5", 206, "bytes 995-999/1000", whole[995:], true},
+		{"http://example.com/whole.bin", "bytes=500-2000", 206, "bytes 500-999/1000", whole[500:], true},
+		{"http://example.com/whole.bin", "bytes=1000-", 416, "bytes */1000", "", true},
+		{"http://example.com/whole.bin", "bytes=0-1,5-6", 200, "", whole, true},
+		{"http://example.com/whole.bin", "items=0-1", 200, "", whole, true},
+		{"http://example.com/whole.bin", "bytes=9-3", 200, "", whole, true},
+		{"http://example.com/part.mp4", "bytes=150-159", 206, "bytes 150-159/1000", whole[150:160], true},
+		{"http://example.com/part.mp4", "bytes=120-", 206, "bytes 120-199/1000", whole[120:200], true},
+		{"http://example.com/part.mp4", "bytes=500-", 404, "", "", false},
+		{"http://example.com/part.mp4", "bytes=1000-", 416, "bytes */1000", "", true},
+	} {
+		t.Run(tc.url+" "+tc.rng, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: tc.url, Header: httpmsg.Header{"Range": {tc.rng}}}, "", f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cr string
+			for _, h := range a.Headers {
+				if h.Name == "Content-Range" {
+					cr = h.Value
+				}
+			}
+			if a.Status != tc.status || cr != tc.contentRange || a.Archived != tc.archived {
+				t.Fatalf("status %d Content-Range %q archived %v (%s), want %d %q %v", a.Status, cr, a.Archived, a.Why, tc.status, tc.contentRange, tc.archived)
+			}
+			if tc.archived && rec.Body.String() != tc.body {
+				t.Errorf("body %q, want %q", rec.Body.String(), tc.body)
+			}
+			if !tc.archived && !strings.Contains(a.Why, "holds bytes 100-199 of it") {
+				t.Errorf("why %q", a.Why)
+			}
+		})
+	}
+}
+
+func TestParseRangeChunk(t *testing.T) {
+	r, ok, sat := parseRange("bytes=0-", 1<<30)
+	if !ok || !sat || r.first != 0 || r.last != MaxRangeChunk-1 {
+		t.Errorf("an open range of a 1 GiB body: %v %v %v", r, ok, sat)
+	}
+}

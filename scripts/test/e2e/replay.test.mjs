@@ -76,6 +76,36 @@ test("the 24 MB file replays whole (SHA-256 as live)", async () => {
   await close(r);
 }, { timeout: 300000 });
 
+// Range requests, as a media element makes them, answered from the 200 capture as a
+// server answers them: 206 with the bytes asked for (their SHA-256 that of the same
+// bytes of the whole body, which is live's), an open range a chunk at a time, 416
+// past the end.
+test("Range requests to the 24 MB capture get 206 with those bytes, or 416", async () => {
+  const r = await open(session, base);
+  const got = await r.evaluate(async () => {
+    const hex = async (b) => [...new Uint8Array(await crypto.subtle.digest("SHA-256", b))].map((x) => x.toString(16).padStart(2, "0")).join("");
+    const whole = new Uint8Array(await (await fetch("/big")).arrayBuffer());
+    const ask = async (range) => {
+      const res = await fetch("/big", { headers: { Range: range } });
+      const body = new Uint8Array(await res.arrayBuffer());
+      return { status: res.status, range: res.headers.get("Content-Range"), length: body.length, sha: await hex(body) };
+    };
+    return {
+      size: whole.length,
+      closed: await ask("bytes=1000-1999"), closedWant: await hex(whole.slice(1000, 2000)),
+      tail: await ask("bytes=-100"), tailWant: await hex(whole.slice(whole.length - 100)),
+      open: await ask("bytes=0-"), openWant: await hex(whole.slice(0, 8 << 20)),
+      past: await ask(`bytes=${whole.length}-`),
+    };
+  });
+  assert.deepEqual(got.closed, { status: 206, range: `bytes 1000-1999/${got.size}`, length: 1000, sha: got.closedWant });
+  assert.deepEqual(got.tail, { status: 206, range: `bytes ${got.size - 100}-${got.size - 1}/${got.size}`, length: 100, sha: got.tailWant });
+  assert.deepEqual(got.open, { status: 206, range: `bytes 0-${(8 << 20) - 1}/${got.size}`, length: 8 << 20, sha: got.openWant });
+  assert.equal(got.past.status, 416);
+  assert.equal(got.past.range, `bytes */${got.size}`);
+  await close(r);
+}, { timeout: 300000 });
+
 test("every fetch() POST, PUT and DELETE answers what it answered live, each body its own", async () => {
   const r = await open(session, new URL("/forms", base).href);
   const seen = {};

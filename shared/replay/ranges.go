@@ -1,0 +1,178 @@
+package replay
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
+)
+
+// Range requests (RFC 9110, section 14) answered from a capture, as a server
+// answers them: a media element asks for "bytes=0-", then for the range it seeks
+// to, and plays and seeks only when it gets 206 Partial Content.
+//
+// A request for one range of a 200 capture whose length is known gets 206 with
+// those bytes and Content-Range; a range past the end gets 416 with
+// "Content-Range: bytes */length". An open range ("bytes=N-") is answered with at
+// most MaxRangeChunk bytes from N, as streaming servers do, so that any size plays
+// a chunk at a time. A capture that was itself a 206 answers a range within the
+// bytes it holds; a range it does not hold is not archived (and listed as missed).
+// Several ranges, or a header that is not one, get the whole capture (200), which
+// RFC 9110 allows.
+
+// MaxRangeChunk bounds the bytes an open range ("bytes=N-") gets in one answer.
+const MaxRangeChunk = 8 << 20
+
+// byteRange is a requested range, resolved against a length: first and last
+// byte, inclusive.
+type byteRange struct{ first, last int64 }
+
+// parseRange reads a Range header of one byte range against size (the
+// representation's length). ok is false for a header to ignore (absent, not
+// bytes, several ranges, malformed); satisfiable is false for one past the end.
+func parseRange(h string, size int64) (r byteRange, ok, satisfiable bool) {
+	spec, found := strings.CutPrefix(strings.TrimSpace(h), "bytes=")
+	if !found || strings.Contains(spec, ",") {
+		return r, false, false
+	}
+	a, b, found := strings.Cut(strings.TrimSpace(spec), "-")
+	if !found {
+		return r, false, false
+	}
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	switch {
+	case a == "" && b == "":
+		return r, false, false
+	case a == "": // the last b bytes
+		n, err := strconv.ParseInt(b, 10, 64)
+		if err != nil || n < 0 {
+			return r, false, false
+		}
+		if n == 0 || size == 0 {
+			return r, true, false
+		}
+		return byteRange{max(0, size-n), size - 1}, true, true
+	}
+	first, err := strconv.ParseInt(a, 10, 64)
+	if err != nil || first < 0 {
+		return r, false, false
+	}
+	last := int64(-1) // open
+	if b != "" {
+		if last, err = strconv.ParseInt(b, 10, 64); err != nil || last < first {
+			return r, false, false
+		}
+	}
+	if first >= size {
+		return r, true, false
+	}
+	if last < 0 {
+		last = min(size-1, first+MaxRangeChunk-1)
+	}
+	return byteRange{first, min(last, size-1)}, true, true
+}
+
+// contentRange parses a recorded 206's Content-Range: "bytes first-last/total"
+// (total "*" when unknown: -1).
+func contentRange(h string) (r byteRange, total int64, ok bool) {
+	spec, found := strings.CutPrefix(strings.TrimSpace(h), "bytes ")
+	if !found {
+		return r, 0, false
+	}
+	span, tot, found := strings.Cut(spec, "/")
+	a, b, found2 := strings.Cut(span, "-")
+	if !found || !found2 {
+		return r, 0, false
+	}
+	first, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+	last, err2 := strconv.ParseInt(strings.TrimSpace(b), 10, 64)
+	if err1 != nil || err2 != nil || first < 0 || last < first {
+		return r, 0, false
+	}
+	total = -1
+	if t := strings.TrimSpace(tot); t != "*" {
+		n, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || n <= last {
+			return r, 0, false
+		}
+		total = n
+	}
+	return byteRange{first, last}, total, true
+}
+
+// formatTotal writes a Content-Range total: the length, or "*".
+func formatTotal(n int64) string {
+	if n < 0 {
+		return "*"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (r byteRange) String() string { return fmt.Sprintf("bytes %d-%d", r.first, r.last) }
+
+// respondRange answers a request for the range rng of the capture resp, as the
+// package comment above says; handled is false when the whole capture is the
+// answer instead.
+func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, rng string, max int64, holder string) (Answer, error, bool) {
+	var held byteRange // the bytes of the representation that Body holds
+	var total int64    // the representation's length; -1 unknown
+	switch {
+	case resp.Status == httpmsg.StatusOK && resp.Size >= 0:
+		held, total = byteRange{0, resp.Size - 1}, resp.Size
+	case resp.Status == httpmsg.StatusPartialContent:
+		var ok bool
+		if held, total, ok = contentRange(resp.Header.Get("Content-Range")); !ok {
+			return a, nil, false
+		}
+	default:
+		return a, nil, false
+	}
+	size := total
+	if size < 0 {
+		size = held.last + 1
+	}
+	want, ok, satisfiable := parseRange(rng, size)
+	if !ok {
+		return a, nil, false
+	}
+	if !satisfiable {
+		a.Status, a.Reason = httpmsg.StatusRangeNotSatisfiable, "Range Not Satisfiable"
+		a.Headers = withField(fields(resp.Header), "Content-Range", "bytes */"+formatTotal(total))
+		writeAnswer(w, a)
+		return a, nil, true
+	}
+	if want.first < held.first || want.first > held.last {
+		why := fmt.Sprintf("the archive holds %s of it, not the range asked for (%s)", held, want)
+		return RespondNotArchived(w, r, why, holder), nil, true
+	}
+	want.last = min(want.last, held.last, want.first+max-1)
+	if _, err := io.CopyN(io.Discard, resp.Body, want.first-held.first); err != nil {
+		why := fmt.Sprintf("the archive's record could not be read to byte %d: %v", want.first, err)
+		return RespondNotArchived(w, r, why, holder), nil, true
+	}
+	a.Status, a.Reason = httpmsg.StatusPartialContent, "Partial Content"
+	a.Headers = withField(withField(fields(resp.Header), "Content-Range", want.String()+"/"+formatTotal(total)), "Accept-Ranges", "bytes")
+	writeAnswer(w, a)
+	n, err := io.Copy(w, io.LimitReader(resp.Body, want.last-want.first+1))
+	if err != nil || n != want.last-want.first+1 {
+		a.Withheld, a.Why = true, fmt.Sprintf("the archive's record could not be read to the end of %s (%d bytes read): %v", want, n, err)
+		return a, fmt.Errorf("%w: %s: %s", ErrCut, r.URL, a.Why), true
+	}
+	return a, nil, true
+}
+
+// withField sets name to value in a sorted header list, replacing any values.
+func withField(fs []HeaderField, name, value string) []HeaderField {
+	out := fs[:0:0]
+	for _, f := range fs {
+		if !strings.EqualFold(f.Name, name) {
+			out = append(out, f)
+		}
+	}
+	out = append(out, HeaderField{name, value})
+	slices.SortStableFunc(out, func(a, b HeaderField) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
