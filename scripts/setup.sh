@@ -4,7 +4,7 @@
 #   scripts/setup.sh demo [firefox]   that, Node.js, Debian's chromium (or firefox-esr)
 #                                     and the npm packages the demo runs (npm ci --omit=dev)
 #   scripts/setup.sh test             everything the tests use: that, firefox-esr,
-#                                     openssl, DokuWiki and MediaWiki (Debian's), the
+#                                     openssl, ffmpeg, DokuWiki and MediaWiki (Debian's), the
 #                                     npm dev tooling (npm ci) and ReplayWeb.page
 # Safe to run again: it does nothing when all is present.
 set -euo pipefail
@@ -68,6 +68,9 @@ fi
 # OpenSSL's `openssl ts` is the real timestamp authority of the signing tests
 # (internal/opensslts).
 command -v openssl >/dev/null || { say "installing openssl"; apt_install openssl; }
+# Debian's ffmpeg encodes the real video that replay plays and seeks in
+# (scripts/test/e2e/video.test.mjs).
+command -v ffmpeg >/dev/null || { say "installing ffmpeg"; apt_install --no-install-recommends ffmpeg; }
 
 if [ ! -x /usr/bin/firefox-esr ]; then
   say "installing Debian's firefox-esr"

@@ -21,6 +21,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on (loopback only by default)")
 	bigSize := flag.Int64("big", 24<<20, "size in bytes of the /big response")
 	latency := flag.Duration("latency", 0, "delay before each response, as a distant server's (e.g. 40ms)")
+	video := flag.String("video", "", "a video `file` (WebM) served at /media/video.webm, with Range, and shown on /video")
 	flag.Parse()
 
 	ln, err := net.Listen("tcp", *addr)
@@ -28,6 +29,11 @@ func main() {
 		log.Fatalf("demosite: %v", err)
 	}
 	site := newSite(*bigSize)
+	if *video != "" {
+		if err := site.addVideo(*video); err != nil {
+			log.Fatalf("demosite: %v", err)
+		}
+	}
 	fmt.Fprintf(os.Stdout, "http://%s/\n", ln.Addr())
 	var h http.Handler = site
 	if *latency > 0 {

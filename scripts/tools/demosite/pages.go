@@ -191,3 +191,11 @@ Disallow: /big
 const robotsTXT = `User-agent: *
 Disallow: /private/
 `
+
+// videoHTML shows the video of -video (see site.addVideo).
+const videoHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Video</title><link rel="stylesheet" href="/static/style.css"></head>
+<body><h1>A video</h1>
+<video id="video" src="/media/video.webm" controls muted preload="auto" width="320" height="240"></video>
+</body></html>
+`

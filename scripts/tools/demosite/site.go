@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,6 +77,22 @@ func newSite(bigSize int64) *site {
 	s.mux.HandleFunc("GET /hang", s.hang)
 	s.mux.HandleFunc("GET /slow.png", s.slow)
 	return s
+}
+
+// addVideo serves the video file at /media/video.webm as servers serve media: with
+// Range (206 Partial Content), and a page that shows it at /video.
+func (s *site) addVideo(name string) error {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	modified := time.Now()
+	s.mux.HandleFunc("GET /media/video.webm", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "video/webm")
+		http.ServeContent(w, r, "video.webm", modified, bytes.NewReader(data))
+	})
+	s.mux.HandleFunc("GET /video", s.page(videoHTML))
+	return nil
 }
 
 // login answers a sign-in form as web applications do: two cookies, then a page.

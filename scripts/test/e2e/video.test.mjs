@@ -1,0 +1,95 @@
+// A real encoded video (VP8 WebM made by Debian's ffmpeg at test time, a keyframe a
+// second) on the demo site, served as media servers serve it (Range, 206), played
+// through while recorded; then, with the demo site stopped, replayed in webkeep: it
+// plays, and seeks to three positions, each answered from the archive's 206 capture
+// by the bytes asked for, with nothing reaching the network.
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { launch, startDemoSite, startRecording, waitFor } from "../../lib/browser.mjs";
+import { openReplay } from "../../lib/replay.mjs";
+
+let site, dir, browser, listener, session, url, video;
+let hits = 0;
+
+before(async () => {
+  if (spawnSync("ffmpeg", ["-version"]).status !== 0) {
+    if (process.env.CI === "true") throw new Error("ffmpeg is not installed (scripts/setup.sh installs it for make test)");
+    return;
+  }
+  dir = mkdtempSync(path.join(tmpdir(), "webkeep-video-"));
+  video = path.join(dir, "video.webm");
+  execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=8:size=320x240:rate=25",
+    "-c:v", "libvpx", "-b:v", "400k", "-g", "25", "-an", video]);
+  site = await startDemoSite(["-video", video]);
+  url = new URL("/video", site.url).href;
+  browser = await launch({});
+  const rec = await startRecording(browser, site.url);
+  await rec.page.goto(url);
+  // Played through, at 4x: the browser fetches every byte it needs, by Range.
+  await rec.page.evaluate(() => new Promise((resolve, reject) => {
+    const v = document.getElementById("video");
+    v.playbackRate = 4;
+    v.onended = resolve;
+    v.onerror = () => reject(new Error(`the video failed live: ${v.error && v.error.message}`));
+    v.play().catch(reject);
+  }));
+  await rec.popup.bringToFront();
+  await rec.popup.click("#stop");
+  await rec.popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
+  session = new URL(await rec.popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
+  await rec.page.close();
+  await rec.popup.close();
+  // The demo site is stopped; its port now only counts what reaches it.
+  const port = Number(new URL(site.url).port);
+  site.stop();
+  site = null;
+  await new Promise((r) => setTimeout(r, 200));
+  listener = net.createServer((s) => { hits++; s.destroy(); });
+  await new Promise((resolve, reject) => { listener.once("error", reject); listener.listen(port, "127.0.0.1", resolve); });
+}, { timeout: 300000 });
+
+after(async () => {
+  await browser?.close();
+  listener?.close();
+  site?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test("the recorded video plays and seeks to three positions in replay", async (t) => {
+  if (!session) return t.skip("ffmpeg is not installed");
+  const r = await openReplay(browser, session, url);
+  try {
+    const played = await r.evaluate(() => new Promise((resolve) => {
+      const v = document.getElementById("video");
+      v.onerror = () => resolve({ error: v.error && v.error.message });
+      v.play().then(() => setTimeout(() => resolve({ time: v.currentTime, duration: v.duration }), 500), (e) => resolve({ error: String(e) }));
+    }));
+    assert.equal(played.error, undefined, JSON.stringify(played));
+    assert.ok(played.time > 0 && Math.abs(played.duration - 8) < 0.5, JSON.stringify(played));
+    for (const at of [6.2, 1.5, 4.0]) {
+      const seeked = await r.evaluate(new Function(`return new Promise((resolve) => {
+        const v = document.getElementById("video");
+        v.pause();
+        v.onseeked = () => resolve({ time: v.currentTime, ready: v.readyState, error: v.error && v.error.message });
+        v.onerror = () => resolve({ error: v.error && v.error.message });
+        v.currentTime = ${at};
+      })`));
+      assert.equal(seeked.error ?? null, null, `seek to ${at}: ${JSON.stringify(seeked)}`);
+      assert.ok(Math.abs(seeked.time - at) < 0.1 && seeked.ready >= 2, `seek to ${at}: ${JSON.stringify(seeked)}`);
+    }
+    await waitFor(async () => (await r.bar.textContent("#replay-missed-count")) === "0", "no request missed");
+  } finally {
+    await r.close();
+  }
+  assert.ok(statSync(video).size > 100000, "the video is a real one");
+}, { timeout: 180000 });
+
+test("nothing reached the demo site's port during replay", (t) => {
+  if (!session) return t.skip("ffmpeg is not installed");
+  assert.equal(hits, 0);
+});
