@@ -1,7 +1,8 @@
 // Package pyfmt writes and reads values as the Python programs webkeep must agree
 // with do (pywb's indexer, wwturldb's messages): repr() of a str, bytes and float,
-// json.dumps of a str (ensure_ascii), and bytes.decode("utf-8", "replace"). It is the
-// one place the project formats anything the Python way.
+// json.dumps of a str (ensure_ascii, or not: then JSON.stringify's too), and
+// bytes.decode("utf-8", "replace"). It is the one place the project formats
+// anything the Python way, and writes a JSON string.
 package pyfmt
 
 import (
@@ -155,6 +156,25 @@ func FloatRepr(f float64) string {
 // space to '~' as \uXXXX (astral ones as a surrogate pair). Invalid UTF-8 is
 // written as U+FFFD.
 func AppendJSONString(dst []byte, s string) []byte {
+	return appendJSONString(dst, s, true)
+}
+
+// AppendJSONStringUTF8 appends s as json.dumps(s, ensure_ascii=False) writes a str,
+// which is also what JavaScript's JSON.stringify writes: '"' and '\\' escaped,
+// \n \r \t \b \f by name, the other control characters below space as \u00XX,
+// everything else as it is (UTF-8). Invalid UTF-8 is written as U+FFFD.
+func AppendJSONStringUTF8(dst []byte, s string) []byte {
+	return appendJSONString(dst, s, false)
+}
+
+// appendJSONString appends s as a JSON string; ascii says whether every character
+// outside space to '~' is escaped, or only the control characters below space.
+func appendJSONString(dst []byte, s string, ascii bool) []byte {
+	if plainJSON(s) {
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	dst = append(dst, '"')
 	for _, r := range s {
 		switch {
@@ -172,6 +192,8 @@ func AppendJSONString(dst []byte, s string) []byte {
 			dst = append(dst, '\\', 'f')
 		case r >= 0x20 && r < 0x7f:
 			dst = append(dst, byte(r))
+		case !ascii && r >= 0x20:
+			dst = utf8.AppendRune(dst, r)
 		case r >= 0x10000:
 			r1, r2 := utf16.EncodeRune(r)
 			dst = append(dst, '\\', 'u')
@@ -184,6 +206,17 @@ func AppendJSONString(dst []byte, s string) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+// plainJSON reports whether s is printable ASCII without '"' or '\\': a JSON
+// string of itself, escaped to ASCII or not.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // DecodeUTF8 decodes UTF-8 as Python's bytes.decode("utf-8", "replace") does, and

@@ -69,6 +69,22 @@ var jsonVectors = []struct{ in, want string }{
 	{"\U00000008\U0000000c", "\"\\b\\f\""},
 }
 
+// json.dumps(s, ensure_ascii=False), the same as JSON.stringify(s).
+var jsonUTF8Vectors = []struct{ in, want string }{
+	{"plain", "\"plain\""},
+	{"say \"hi\"", "\"say \\\"hi\\\"\""},
+	{"tab\U00000009nl\U0000000ar\U0000000d", "\"tab\\tnl\\nr\\r\""},
+	{"\U00000000\U00000007\U0000001b\U0000007f", "\"\\u0000\\u0007\\u001b\U0000007f\""},
+	{"caf\U000000e9", "\"caf\U000000e9\""},
+	{"\U000000a0nbsp\U000000ad", "\"\U000000a0nbsp\U000000ad\""},
+	{"\U00004e2d\U00006587", "\"\U00004e2d\U00006587\""},
+	{"\U0001f600", "\"\U0001f600\""},
+	{"\U00002028\U0000200b", "\"\U00002028\U0000200b\""},
+	{"back\\slash", "\"back\\\\slash\""},
+	{"\U00000008\U0000000c", "\"\\b\\f\""},
+	{"bad\xff", "\"bad\U0000fffd\""},
+}
+
 func TestRepr(t *testing.T) {
 	for _, v := range reprVectors {
 		if got := Repr(v.in); got != v.want {
@@ -94,6 +110,14 @@ func TestAppendJSONString(t *testing.T) {
 	for _, v := range jsonVectors {
 		if got := string(AppendJSONString(nil, v.in)); got != v.want {
 			t.Errorf("AppendJSONString(%q) = %s, want %s", v.in, got, v.want)
+		}
+	}
+}
+
+func TestAppendJSONStringUTF8(t *testing.T) {
+	for _, v := range jsonUTF8Vectors {
+		if got := string(AppendJSONStringUTF8(nil, v.in)); got != v.want {
+			t.Errorf("AppendJSONStringUTF8(%q) = %s, want %s", v.in, got, v.want)
 		}
 	}
 }

@@ -55,11 +55,7 @@ func (s *Service) routes() *routeTable {
 	}))
 	mux.HandleFunc("POST /api/record/stop", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		info, err := s.Stop(r.Context())
-		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
-			return
-		}
-		writeJSON(w, httpmsg.StatusOK, info)
+		answer(w, httpmsg.StatusOK, info, err)
 	})
 	mux.HandleFunc("GET /api/sessions", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		list, err := s.Sessions()
@@ -69,20 +65,16 @@ func (s *Service) routes() *routeTable {
 		writeJSON(w, httpmsg.StatusOK, sess.Info())
 	}))
 	mux.HandleFunc("DELETE /api/sessions/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		err := s.DeleteSession(r.PathValue("id"))
-		switch {
-		case errors.Is(err, errNoSession):
-			writeError(w, httpmsg.StatusNotFound, err)
-		case err != nil:
-			writeError(w, httpmsg.StatusConflict, err)
-		default:
-			w.WriteHeader(httpmsg.StatusNoContent)
+		if err := s.DeleteSession(r.PathValue("id")); err != nil {
+			writeError(w, conflict(err))
+			return
 		}
+		w.WriteHeader(httpmsg.StatusNoContent)
 	})
 	mux.HandleFunc("GET /api/sessions/{id}/records", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		lines, err := sess.CDXLines()
 		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
+			writeError(w, err)
 			return
 		}
 		revisits, _ := sess.RevisitStatus() // without it, a revisit's status is "-"
@@ -138,7 +130,7 @@ func (s *Service) routes() *routeTable {
 	mux.HandleFunc("GET /api/sessions/{id}/warc.gz", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		src, err := sess.WARC()
 		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
+			writeError(w, err)
 			return
 		}
 		sendFile(w, sess.BaseName()+".warc.gz", "application/warc", func(w io.Writer) error {
@@ -149,7 +141,7 @@ func (s *Service) routes() *routeTable {
 	mux.HandleFunc("GET /api/sessions/{id}/index.cdxj", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		index, err := sess.SortedCDX()
 		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
+			writeError(w, err)
 			return
 		}
 		sendFile(w, sess.BaseName()+".cdxj", "text/plain; charset=utf-8", func(w io.Writer) error {
@@ -172,11 +164,11 @@ func (s *Service) routeArchive(mux *routeTable) {
 			Name string `json:"name"`
 		}
 		if err := readJSON(r.Body, 64<<10, &body); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("rename: want {\"name\": \"...\"}: %w", err))
+			writeError(w, badRequest(fmt.Errorf("rename: want {\"name\": \"...\"}: %w", err)))
 			return
 		}
 		if err := sess.Rename(body.Name); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
+			writeError(w, badRequest(err))
 			return
 		}
 		writeJSON(w, httpmsg.StatusOK, sess.Info())
@@ -184,27 +176,18 @@ func (s *Service) routeArchive(mux *routeTable) {
 	mux.HandleFunc("GET /api/sessions/{id}/record", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		off, err := strconv.ParseInt(r.URL.Query().Get("offset"), 10, 64)
 		if err != nil || off < 0 {
-			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("offset: want a record's offset, got %q", r.URL.Query().Get("offset")))
+			writeError(w, badRequest(fmt.Errorf("offset: want a record's offset, got %q", r.URL.Query().Get("offset"))))
 			return
 		}
 		d, err := sess.Record(off)
 		if errors.Is(err, ErrNotFound) {
-			writeError(w, httpmsg.StatusNotFound, err)
-			return
+			err = notFound(err) // the offset names no record
 		}
-		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
-			return
-		}
-		writeJSON(w, httpmsg.StatusOK, d)
+		answer(w, httpmsg.StatusOK, d, err)
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/report", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		rep, err := sess.Report()
-		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
-			return
-		}
-		writeJSON(w, httpmsg.StatusOK, rep)
+		answer(w, httpmsg.StatusOK, rep, err)
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/pages", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		pages, err := sess.Pages()
@@ -215,7 +198,7 @@ func (s *Service) routeArchive(mux *routeTable) {
 	}))
 	wacz := s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		if f := r.PathValue("file"); f != "" && f != sess.BaseName()+".wacz" {
-			writeError(w, httpmsg.StatusNotFound, fmt.Errorf("no file %q in session %s", f, sess.info.ID))
+			writeError(w, notFound(fmt.Errorf("no file %q in session %s", f, sess.info.ID)))
 			return
 		}
 		// Signed with the browser's key when the host has one, or the team's when
@@ -223,7 +206,7 @@ func (s *Service) routeArchive(mux *routeTable) {
 		// unsigned.
 		authority, err := s.waczAuthority()
 		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
+			writeError(w, err)
 			return
 		}
 		sendFile(w, sess.BaseName()+".wacz", "application/wacz", func(w io.Writer) error {
@@ -238,52 +221,37 @@ func (s *Service) routeArchive(mux *routeTable) {
 		if name != "" {
 			var err error
 			if name, err = checkSessionName(name); err != nil {
-				writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("import: %w", err))
+				writeError(w, badRequest(fmt.Errorf("import: %w", err)))
 				return
 			}
 		}
 		body := bufio.NewReader(r.Body)
 		if _, err := body.Peek(1); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, errors.New("import: the file is empty: want a WARC (0.9, 1.0, 1.1; gzip or plain) or a webkeep bundle .zip"))
+			writeError(w, badRequest(errors.New("import: the file is empty: want a WARC (0.9, 1.0, 1.1; gzip or plain) or a webkeep bundle .zip")))
 			return
 		}
 		job, err := s.StartImport(r.Context(), name, body)
-		if err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
-			return
-		}
-		writeJSON(w, httpmsg.StatusAccepted, api.JobRef{Job: job.ID})
+		answerJob(w, job, badRequest(err))
 	})
 	mux.HandleFunc("POST /api/sessions/{id}/upload", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		job, err := s.Upload(r.PathValue("id"), r.URL.Query().Get("overwrite") == "1")
-		switch {
-		case errors.Is(err, errNoSession):
-			writeError(w, httpmsg.StatusNotFound, err)
-		case err != nil:
-			writeError(w, httpmsg.StatusConflict, err)
-		default:
-			writeJSON(w, httpmsg.StatusAccepted, api.JobRef{Job: job.ID})
-		}
+		answerJob(w, job, conflict(err))
 	})
 	mux.HandleFunc("POST /api/urldb/team", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		info, err := s.LoadTeamDatabase(r.Context())
-		if err != nil {
-			writeError(w, httpmsg.StatusBadGateway, err)
-			return
-		}
-		writeJSON(w, httpmsg.StatusOK, info)
+		answer(w, httpmsg.StatusOK, info, badGateway(err))
 	})
 	mux.HandleFunc("GET /api/jobs/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		job, ok := s.jobs.get(r.PathValue("id"))
 		if !ok {
-			writeError(w, httpmsg.StatusNotFound, fmt.Errorf("no job %q", r.PathValue("id")))
+			writeError(w, notFound(fmt.Errorf("no job %q", r.PathValue("id"))))
 			return
 		}
 		writeJSON(w, httpmsg.StatusOK, job)
 	})
 	mux.HandleFunc("DELETE /api/jobs/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		if !s.jobs.stop(r.PathValue("id")) {
-			writeError(w, httpmsg.StatusNotFound, fmt.Errorf("no job %q", r.PathValue("id")))
+			writeError(w, notFound(fmt.Errorf("no job %q", r.PathValue("id"))))
 			return
 		}
 		w.WriteHeader(httpmsg.StatusNoContent)
@@ -294,15 +262,11 @@ func (s *Service) routeArchive(mux *routeTable) {
 	mux.HandleFunc("PUT /api/settings", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		next := DefaultSettings()
 		if err := readJSON(r.Body, 4<<20, &next); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("settings: %w", err))
+			writeError(w, badRequest(fmt.Errorf("settings: %w", err)))
 			return
 		}
 		saved, err := s.UpdateSettings(next)
-		if err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
-			return
-		}
-		writeJSON(w, httpmsg.StatusOK, saved)
+		answer(w, httpmsg.StatusOK, saved, badRequest(err))
 	})
 }
 
@@ -313,15 +277,11 @@ func (s *Service) routeDatabase(mux *routeTable) {
 	})
 	mux.HandleFunc("POST /api/urldb", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		job, err := s.LoadDatabase(r.Context(), r.URL.Query().Get("name"), r.Header.Get("Content-Type"), r.Body)
-		if err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
-			return
-		}
-		writeJSON(w, httpmsg.StatusAccepted, api.JobRef{Job: job.ID})
+		answerJob(w, job, badRequest(err))
 	})
 	mux.HandleFunc("DELETE /api/urldb", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		if err := s.db.Clear(); err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
+			writeError(w, err)
 			return
 		}
 		w.WriteHeader(httpmsg.StatusNoContent)
@@ -332,27 +292,27 @@ func (s *Service) routeDatabase(mux *routeTable) {
 	mux.HandleFunc("POST /api/urldb/records", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		var body api.AddRecord
 		if err := readJSON(r.Body, 1<<20, &body); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("add: want {\"session\", \"offset\", \"categories\", \"static\"}: %w", err))
+			writeError(w, badRequest(fmt.Errorf("add: want {\"session\", \"offset\", \"categories\", \"static\"}: %w", err)))
 			return
 		}
 		sess, err := s.Session(body.Session)
 		if err != nil {
-			writeError(w, httpmsg.StatusNotFound, err)
+			writeError(w, err) // an unknown session
 			return
 		}
 		rawURL, resp, err := sess.Response(body.Offset)
 		if err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
+			writeError(w, badRequest(err))
 			return
 		}
 		rec, domain, err := s.db.Add(rawURL, resp, body.Categories, body.Static)
 		if err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
+			writeError(w, badRequest(err))
 			return
 		}
 		record, err := json.Marshal(rec)
 		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
+			writeError(w, err)
 			return
 		}
 		writeJSON(w, httpmsg.StatusOK, api.AddedRecord{Domain: domain, Path: rec.Path, Record: record})
@@ -361,16 +321,12 @@ func (s *Service) routeDatabase(mux *routeTable) {
 		var body api.CheckRequest
 		if r.ContentLength != 0 {
 			if err := readJSON(r.Body, 1<<20, &body); err != nil {
-				writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("check: want {\"session\", \"record\"}: %w", err))
+				writeError(w, badRequest(fmt.Errorf("check: want {\"session\", \"record\"}: %w", err)))
 				return
 			}
 		}
 		job, err := s.CheckAll(body.Session, body.Record)
-		if err != nil {
-			writeError(w, httpmsg.StatusConflict, err)
-			return
-		}
-		writeJSON(w, httpmsg.StatusAccepted, api.JobRef{Job: job.ID})
+		answerJob(w, job, conflict(err))
 	})
 }
 
@@ -380,15 +336,11 @@ func (s *Service) withTab(f func(ctx context.Context, tab int) (SessionInfo, err
 	return func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		tab, err := strconv.Atoi(r.URL.Query().Get("tab"))
 		if err != nil || tab <= 0 {
-			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("tab: want a tab id, got %q", r.URL.Query().Get("tab")))
+			writeError(w, badRequest(fmt.Errorf("tab: want a tab id, got %q", r.URL.Query().Get("tab"))))
 			return
 		}
 		info, err := f(r.Context(), tab)
-		if err != nil {
-			writeError(w, httpmsg.StatusConflict, err)
-			return
-		}
-		writeJSON(w, httpmsg.StatusOK, info)
+		answer(w, httpmsg.StatusOK, info, conflict(err))
 	}
 }
 
@@ -396,7 +348,7 @@ func (s *Service) withSession(h func(httpmsg.ResponseWriter, *httpmsg.Request, *
 	return func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		sess, err := s.Session(r.PathValue("id"))
 		if err != nil {
-			writeError(w, httpmsg.StatusNotFound, err)
+			writeError(w, err) // an unknown session
 			return
 		}
 		h(w, r, sess)
@@ -477,27 +429,102 @@ func eofIsUnexpected(err error) error {
 	return err
 }
 
+// writeJSON answers v as JSON with the status code.
 func writeJSON(w httpmsg.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(v)
 }
 
-// writeList answers a JSON array (never null), or the error that kept it from being read.
-func writeList[T any](w httpmsg.ResponseWriter, list []T, err error) {
+// answer answers v with the status code, or err when there is one.
+func answer[T any](w httpmsg.ResponseWriter, code int, v T, err error) {
 	if err != nil {
-		writeError(w, httpmsg.StatusInternalServerError, err)
+		writeError(w, err)
 		return
 	}
+	writeJSON(w, code, v)
+}
+
+// answerJob answers a job started (202, its id), or err when there is one.
+func answerJob(w httpmsg.ResponseWriter, job *Job, err error) {
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, httpmsg.StatusAccepted, api.JobRef{Job: job.ID})
+}
+
+// writeList answers a JSON array (never null), or the error that kept it from being read.
+func writeList[T any](w httpmsg.ResponseWriter, list []T, err error) {
 	if list == nil {
 		list = []T{}
 	}
-	writeJSON(w, httpmsg.StatusOK, list)
+	answer(w, httpmsg.StatusOK, list, err)
 }
 
-func writeError(w httpmsg.ResponseWriter, code int, err error) {
-	writeJSON(w, code, map[string]string{"error": err.Error()})
+// writeError answers err as {"error": "..."} with its status (httpStatus).
+func writeError(w httpmsg.ResponseWriter, err error) {
+	writeJSON(w, httpStatus(err), map[string]string{"error": err.Error()})
 }
+
+// httpStatus is the status the API answers err with:
+//   - 404 for an unknown session, whatever the route was doing;
+//   - else the status the route gave the failure (badRequest, notFound, conflict,
+//     badGateway);
+//   - 404 for a core that signs nothing (errNoSigning);
+//   - for a failure to ask the team archive (*teamAskError), 409 when no team
+//     archive is set (errNoTeam), else 502;
+//   - else 500.
+func httpStatus(err error) int {
+	var marked *statusError
+	var asked *teamAskError
+	switch {
+	case errors.Is(err, errNoSession):
+		return httpmsg.StatusNotFound
+	case errors.As(err, &marked):
+		return marked.status
+	case errors.Is(err, errNoSigning):
+		return httpmsg.StatusNotFound
+	case errors.As(err, &asked):
+		if errors.Is(asked.err, errNoTeam) {
+			return httpmsg.StatusConflict
+		}
+		return httpmsg.StatusBadGateway
+	default:
+		return httpmsg.StatusInternalServerError
+	}
+}
+
+// A statusError is a failure with the status its route answers it with, which the
+// route knows from what it was doing: the request was wrong, named nothing, came at
+// the wrong time, or the team archive failed. Its text is the error's own.
+type statusError struct {
+	status int
+	err    error
+}
+
+func (e *statusError) Error() string { return e.err.Error() }
+func (e *statusError) Unwrap() error { return e.err }
+
+// withStatus marks err (nil stays nil) with the status its route answers it with.
+func withStatus(status int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &statusError{status, err}
+}
+
+// badRequest marks a request the user must correct (400).
+func badRequest(err error) error { return withStatus(httpmsg.StatusBadRequest, err) }
+
+// notFound marks a request that names nothing there is (404).
+func notFound(err error) error { return withStatus(httpmsg.StatusNotFound, err) }
+
+// conflict marks what cannot be done in the current state (409).
+func conflict(err error) error { return withStatus(httpmsg.StatusConflict, err) }
+
+// badGateway marks a failure of the team archive (502).
+func badGateway(err error) error { return withStatus(httpmsg.StatusBadGateway, err) }
 
 // continuationLine says whether a CDXJ line indexes a continuation record: a segment
 // of a large record, which the index lists but which is no record of its own to the

@@ -102,7 +102,7 @@ func (s *Service) withReplay(h func(httpmsg.ResponseWriter, *httpmsg.Request, *S
 	return s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		rp, err := s.replayOf(sess)
 		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
+			writeError(w, err)
 			return
 		}
 		h(w, r, sess, rp)
@@ -123,7 +123,7 @@ func (s *Service) routeReplay(mux *routeTable) {
 		}
 		pages, err := sess.Pages()
 		if err != nil {
-			writeError(w, httpmsg.StatusInternalServerError, err)
+			writeError(w, err)
 			return
 		}
 		links := []replayPage{}
@@ -341,12 +341,12 @@ func (c *byteCache[K]) purge() {
 func readPaused(w httpmsg.ResponseWriter, r *httpmsg.Request) (*replay.Request, bool) {
 	var p replay.PausedRequest
 	if err := readJSON(r.Body, maxReplayedBody, &p); err != nil {
-		writeError(w, httpmsg.StatusBadRequest, err)
+		writeError(w, badRequest(err))
 		return nil, false
 	}
 	req, err := p.Request()
 	if err != nil {
-		writeError(w, httpmsg.StatusBadRequest, err)
+		writeError(w, badRequest(err))
 		return nil, false
 	}
 	return req, true
@@ -360,7 +360,7 @@ func readServed(w httpmsg.ResponseWriter, r *httpmsg.Request, log *replay.Log) b
 		Answers []replay.Answer `json:"answers"`
 	}
 	if err := readJSON(r.Body, maxServedList, &served); err != nil {
-		writeError(w, httpmsg.StatusBadRequest, err)
+		writeError(w, badRequest(err))
 		return false
 	}
 	for _, u := range served.URLs {

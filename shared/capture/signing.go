@@ -73,12 +73,8 @@ func signingKey(signer wacz.Signer) api.SigningKey {
 func (s *Service) routeSigning(mux *routeTable) {
 	key := func(w httpmsg.ResponseWriter) (api.SigningKey, bool) {
 		k, err := s.SigningKey()
-		switch {
-		case errors.Is(err, errNoSigning):
-			writeError(w, httpmsg.StatusNotFound, err)
-			return k, false
-		case err != nil:
-			writeError(w, httpmsg.StatusInternalServerError, err)
+		if err != nil {
+			writeError(w, err) // errNoSigning: 404
 			return k, false
 		}
 		return k, true

@@ -73,18 +73,18 @@ func (s *Service) routeTeamReplay(mux *routeTable) {
 		if l := q.Get("limit"); l != "" {
 			n, err := strconv.Atoi(l)
 			if err != nil || n < 1 {
-				writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("limit=%q: want a number from 1 to %d", l, maxTeamCaptures))
+				writeError(w, badRequest(fmt.Errorf("limit=%q: want a number from 1 to %d", l, maxTeamCaptures)))
 				return
 			}
 			limit = min(n, maxTeamCaptures)
 		}
 		if err := checkTeamURL(q.Get("url")); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
+			writeError(w, badRequest(err))
 			return
 		}
 		list, err := s.TeamCaptures(r.Context(), q.Get("url"), limit)
 		if err != nil {
-			writeError(w, teamStatus(err), err)
+			writeError(w, &teamAskError{err})
 			return
 		}
 		writeJSON(w, httpmsg.StatusOK, list)
@@ -93,20 +93,20 @@ func (s *Service) routeTeamReplay(mux *routeTable) {
 		q := r.URL.Query()
 		page, ts := q.Get("url"), q.Get("ts")
 		if !validTimestamp(ts) {
-			writeError(w, httpmsg.StatusBadRequest, fmt.Errorf("ts=%q: want a time of up to 14 digits (YYYYMMDDhhmmss, UTC)", ts))
+			writeError(w, badRequest(fmt.Errorf("ts=%q: want a time of up to 14 digits (YYYYMMDDhhmmss, UTC)", ts)))
 			return
 		}
 		if page == "" {
-			writeError(w, httpmsg.StatusBadRequest, errors.New("a replay from the team archive needs the page to replay: replay.html?team=1&url=URL"))
+			writeError(w, badRequest(errors.New("a replay from the team archive needs the page to replay: replay.html?team=1&url=URL")))
 			return
 		}
 		if err := checkTeamURL(page); err != nil {
-			writeError(w, httpmsg.StatusBadRequest, err)
+			writeError(w, badRequest(err))
 			return
 		}
 		list, err := s.TeamCaptures(r.Context(), page, maxTeamCaptures)
 		if err != nil {
-			writeError(w, teamStatus(err), err)
+			writeError(w, &teamAskError{err})
 			return
 		}
 		t := &s.replays.team
@@ -134,7 +134,7 @@ func (s *Service) routeTeamReplay(mux *routeTable) {
 		case errors.As(err, &asked):
 			// Nothing was written: the replay page says why, and fails the request.
 			s.replays.team.log.Add(replay.Answer{URL: req.URL})
-			writeError(w, teamStatus(asked.err), asked.err)
+			writeError(w, asked)
 			return
 		case err != nil:
 			s.replays.team.log.Add(a)
@@ -165,15 +165,6 @@ func (t *teamReplay) view() replayLog {
 	n := t.captures
 	t.mu.Unlock()
 	return replayLog{t.log.View(), n}
-}
-
-// teamStatus is the status a team route answers an error with: 409 when no team
-// archive is set (as an upload), else 502, the team archive's failure or refusal.
-func teamStatus(err error) int {
-	if errors.Is(err, errNoTeam) {
-		return httpmsg.StatusConflict
-	}
-	return httpmsg.StatusBadGateway
 }
 
 // validTimestamp reports whether ts is "" or 1 to 14 digits.
@@ -349,7 +340,8 @@ func nearestParams(v url.Values, at string) url.Values {
 
 // teamAskError is a failure to ask the team archive's index: the request is not
 // answered (unlike a capture that cannot be read, which gets the "not archived"
-// page saying why).
+// page saying why). The API answers it 409 when no team archive is set (as an
+// upload), else 502, the team archive's failure or refusal (httpStatus).
 type teamAskError struct{ err error }
 
 func (e *teamAskError) Error() string { return e.err.Error() }

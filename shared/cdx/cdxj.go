@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/webkeep/webkeep/internal/pyfmt"
 )
@@ -116,50 +115,11 @@ func (w *jsonWriter) name(name string) {
 // or, compact, with only what JSON.stringify escapes. Invalid UTF-8 is
 // written as U+FFFD.
 func (w *jsonWriter) str(s string) {
-	if plainJSON(s) {
-		w.dst = append(append(append(w.dst, '"'), s...), '"')
-		return
-	}
-	if !w.compact {
+	if w.compact {
+		w.dst = pyfmt.AppendJSONStringUTF8(w.dst, s)
+	} else {
 		w.dst = pyfmt.AppendJSONString(w.dst, s)
-		return
 	}
-	const hex = "0123456789abcdef"
-	b := append(w.dst, '"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b = append(b, '\\', '"')
-		case r == '\\':
-			b = append(b, '\\', '\\')
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r == '\b':
-			b = append(b, '\\', 'b')
-		case r == '\f':
-			b = append(b, '\\', 'f')
-		case r < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&15])
-		default:
-			b = utf8.AppendRune(b, r)
-		}
-	}
-	w.dst = append(b, '"')
-}
-
-// plainJSON reports whether s is printable ASCII without '"' or '\\': a JSON
-// string of itself in both dialects.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }
 
 // A Writer collects CDXJ lines and writes them sorted, as pywb's

@@ -292,15 +292,7 @@ func (p *jsonParser) hex4(at int) (rune, bool) {
 	if at+4 > len(p.s) {
 		return 0, false
 	}
-	var r rune
-	for k := at; k < at+4; k++ {
-		d, ok := unhex(p.s[k])
-		if !ok {
-			return 0, false
-		}
-		r = r<<4 | rune(d)
-	}
-	return r, true
+	return hex4(p.s[at : at+4])
 }
 
 func (p *jsonParser) str() (string, error) {

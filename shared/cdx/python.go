@@ -41,6 +41,7 @@ func appendQuotePlus(dst []byte, s string) []byte {
 	return dst
 }
 
+// unhex is the value of the hex digit c, in either case.
 func unhex(c byte) (byte, bool) {
 	switch {
 	case '0' <= c && c <= '9':
@@ -53,15 +54,40 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
+// hexByte decodes the two hex digits, in either case, that s starts with.
+func hexByte(s string) (byte, bool) {
+	if len(s) < 2 {
+		return 0, false
+	}
+	hi, ok1 := unhex(s[0])
+	lo, ok2 := unhex(s[1])
+	return hi<<4 | lo, ok1 && ok2
+}
+
+// hex4 decodes the four hex digits, in either case, that s starts with (JSON's and
+// JavaScript's \uXXXX).
+func hex4(s string) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for i := range 4 {
+		d, ok := unhex(s[i])
+		if !ok {
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
+}
+
 // unquoteToBytes is urllib.parse.unquote_to_bytes: every %XX with two hex
 // digits becomes the byte, anything else stays as it is.
 func unquoteToBytes(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if s[i] == '%' && i+2 < len(s) {
-			hi, ok1 := unhex(s[i+1])
-			lo, ok2 := unhex(s[i+2])
-			if ok1 && ok2 {
-				dst = append(dst, hi<<4|lo)
+			if b, ok := hexByte(s[i+1 : i+3]); ok {
+				dst = append(dst, b)
 				i += 2
 				continue
 			}

@@ -160,12 +160,11 @@ func decodeURIPart(s, reserved string) (string, bool) {
 	if !strings.Contains(s, "%") {
 		return s, true
 	}
-	unhex := func(i int) (byte, bool) {
-		if i+3 > len(s) || s[i] != '%' || !isHex(s[i+1]) || !isHex(s[i+2]) {
+	escaped := func(i int) (byte, bool) {
+		if i+3 > len(s) || s[i] != '%' {
 			return 0, false
 		}
-		v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
-		return byte(v), true
+		return hexByte(s[i+1 : i+3])
 	}
 	var sb strings.Builder
 	for i := 0; i < len(s); {
@@ -177,7 +176,7 @@ func decodeURIPart(s, reserved string) (string, bool) {
 		if i+3 > len(s) {
 			return "", false
 		}
-		b, ok := unhex(i)
+		b, ok := escaped(i)
 		if !ok {
 			return "", false
 		}
@@ -207,7 +206,7 @@ func decodeURIPart(s, reserved string) (string, bool) {
 			if j+3 > len(s) {
 				return "", false
 			}
-			c, ok := unhex(j)
+			c, ok := escaped(j)
 			if !ok || c&0xC0 != 0x80 {
 				return "", false
 			}
@@ -491,18 +490,12 @@ func (p *jsParser) hex4() (uint32, bool) {
 	if p.i+4 > len(p.s) {
 		return 0, false
 	}
-	for k := p.i; k < p.i+4; k++ {
-		if !isHex(p.s[k]) {
-			return 0, false
-		}
+	r, ok := hex4(p.s[p.i : p.i+4])
+	if !ok {
+		return 0, false
 	}
-	v, _ := strconv.ParseUint(p.s[p.i:p.i+4], 16, 32)
 	p.i += 4
-	return uint32(v), true
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+	return uint32(r), true
 }
 
 // searchParams is a URLSearchParams list.
@@ -884,16 +877,18 @@ func parseFormQuery(q string) *searchParams {
 func formDecode(s string) string {
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '+':
-			b = append(b, ' ')
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
-			b = append(b, byte(v))
-			i += 2
-		default:
-			b = append(b, c)
+		c := s[i]
+		if c == '%' && i+2 < len(s) {
+			if v, ok := hexByte(s[i+1 : i+3]); ok {
+				b = append(b, v)
+				i += 2
+				continue
+			}
 		}
+		if c == '+' {
+			c = ' '
+		}
+		b = append(b, c)
 	}
 	return pyfmt.DecodeUTF8(b)
 }

@@ -3,6 +3,7 @@ package warc
 import (
 	"crypto/sha1"
 	"encoding/base32"
+	"encoding/hex"
 	"fmt"
 	"hash"
 	"strings"
@@ -27,30 +28,13 @@ func digestEqual(declared, computed string) (equal, known bool) {
 	}
 	want := computed[len("sha1:"):]
 	if len(val) == 40 {
-		raw := make([]byte, 20)
-		for i := range raw {
-			hi, ok1 := unhex(val[2*i])
-			lo, ok2 := unhex(val[2*i+1])
-			if !ok1 || !ok2 {
-				return false, true
-			}
-			raw[i] = hi<<4 | lo
+		raw, err := hex.DecodeString(val)
+		if err != nil {
+			return false, true
 		}
 		return base32.StdEncoding.EncodeToString(raw) == want, true
 	}
 	return strings.EqualFold(strings.TrimRight(val, "="), want), true
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // digester hashes a block as it streams by: the whole block, and for an HTTP message
