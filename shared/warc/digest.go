@@ -20,7 +20,7 @@ func formatSHA1(sum []byte) string {
 
 // digestEqual compares a declared digest with a computed "sha1:BASE32" one. The
 // algorithm name is case-insensitive; a hex (40 digit) SHA-1, as some writers used, is
-// accepted too. It reports false, true when the algorithm is not SHA-1.
+// accepted too. known is false when the algorithm is not SHA-1 (nothing compared).
 func digestEqual(declared, computed string) (equal, known bool) {
 	alg, val, ok := strings.Cut(strings.TrimSpace(declared), ":")
 	if !ok || !strings.EqualFold(alg, "sha1") {
