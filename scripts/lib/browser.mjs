@@ -2,6 +2,7 @@
 // shared by `make demo` and the end-to-end tests.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -244,4 +245,18 @@ export async function peakMemory(browser, fn) {
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * Stops the demo site and listens on its port instead, so that a replay can prove it
+ * fetched nothing: resolves to { hits() (connections that reached the port), close() }.
+ */
+export async function guardPort(site) {
+  const port = Number(new URL(site.url).port);
+  site.stop();
+  await new Promise((r) => setTimeout(r, 200));
+  let hits = 0;
+  const listener = net.createServer((s) => { hits++; s.destroy(); });
+  await new Promise((resolve, reject) => { listener.once("error", reject); listener.listen(port, "127.0.0.1", resolve); });
+  return { hits: () => hits, close: () => listener.close() };
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -25,21 +24,6 @@ import (
 	"github.com/webkeep/webkeep/shared/waczauth"
 )
 
-func testAuthority(t *testing.T) *opensslts.Server {
-	t.Helper()
-	if !opensslts.Available() {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("openssl is not installed (scripts/setup.sh installs it for make test)")
-		}
-		t.Skip("openssl is not installed")
-	}
-	s, err := opensslts.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
 func teamSigner(t *testing.T) *waczauth.Signer {
 	k, err := waczauth.GenerateKey()
@@ -147,7 +131,7 @@ func TestSignAnonymous(t *testing.T) {
 // The domain-name form, stamped by OpenSSL's authority: what the Worker signs with
 // WEBKEEP_SIGNING_KEY, WEBKEEP_SIGNING_CERT and WEBKEEP_TSA_URL.
 func TestSignDomainTimestamped(t *testing.T) {
-	ts := testAuthority(t)
+	ts := opensslts.ForTest(t)
 	signer := teamSigner(t)
 	k, _ := x509.ParsePKIXPublicKey(signer.PublicKey())
 	chain, err := ts.Issue("archive.team.example", k)
@@ -188,7 +172,7 @@ func TestSignDomainTimestamped(t *testing.T) {
 // tree head; when the authority fails, the bundle is stored and the receipt says
 // the head is not stamped.
 func TestNotaryHeadTimestamp(t *testing.T) {
-	ts := testAuthority(t)
+	ts := opensslts.ForTest(t)
 	skey, vkey, err := notary.GenerateKey("archive.test/notary")
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,31 +19,10 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/internal/opensslts"
-	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/tsa"
 )
 
-// authority starts OpenSSL's timestamp authority on 127.0.0.1; without openssl the
-// test is skipped, except under CI, where make test installs it.
-func authority(t *testing.T) *opensslts.Server {
-	t.Helper()
-	if !opensslts.Available() {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("openssl is not installed (scripts/setup.sh installs it for make test)")
-		}
-		t.Skip("openssl is not installed")
-	}
-	s, err := opensslts.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
-func client(s *opensslts.Server) *tsa.Client {
-	return &tsa.Client{URL: s.URL, HTTP: nethttp.Client{Client: &http.Client{Timeout: 30 * time.Second}}}
-}
 
 func pool(t *testing.T, pemData []byte) *x509.CertPool {
 	p := x509.NewCertPool()
@@ -69,10 +47,10 @@ func certificates(t *testing.T, pemData []byte) []*x509.Certificate {
 // A stamp of OpenSSL's authority, verified each way: anchored or not, at which
 // time, of which data.
 func TestStampAndVerify(t *testing.T) {
-	s := authority(t)
-	other := authority(t) // another root CA
+	s := opensslts.ForTest(t)
+	other := opensslts.ForTest(t) // another root CA
 	data := []byte("MEUCIQD a signature's base64 text")
-	st, err := client(s).Stamp(context.Background(), data)
+	st, err := s.Client().Stamp(context.Background(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +125,7 @@ func TestStampAndVerify(t *testing.T) {
 // A token without its certificates (a request with certReq FALSE) verifies with
 // the certificates given beside it (wacz-auth's timestampCert), not without.
 func TestTokenWithoutCertificates(t *testing.T) {
-	s := authority(t)
+	s := opensslts.ForTest(t)
 	data := []byte("signature")
 	sum := sha256.Sum256(data)
 	query, err := asn1.Marshal(struct {
@@ -187,9 +165,9 @@ func TestTokenWithoutCertificates(t *testing.T) {
 // Every part of the token matters: a response with one byte changed does not
 // verify, and the error says which check failed.
 func TestTamperedResponse(t *testing.T) {
-	s := authority(t)
+	s := opensslts.ForTest(t)
 	data := []byte("signature")
-	st, err := client(s).Stamp(context.Background(), data)
+	st, err := s.Client().Stamp(context.Background(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,8 +203,8 @@ func TestTamperedResponse(t *testing.T) {
 // The authority refuses, fails, answers nonsense or replays an old answer: the
 // Client says so, with its URL.
 func TestAuthorityFailures(t *testing.T) {
-	s := authority(t)
-	c := client(s)
+	s := opensslts.ForTest(t)
+	c := s.Client()
 	if _, err := c.Stamp(context.Background(), []byte("first")); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +264,7 @@ func TestOpenSSLVectorVerifies(t *testing.T) {
 
 // What NewRequest makes, OpenSSL reads: its answer has the nonce and the imprint.
 func TestRequestIsReadByOpenSSL(t *testing.T) {
-	s := authority(t)
+	s := opensslts.ForTest(t)
 	der, nonce, err := tsa.NewRequest([]byte("x"))
 	if err != nil {
 		t.Fatal(err)

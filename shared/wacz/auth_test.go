@@ -14,14 +14,11 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"math/big"
-	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/webkeep/webkeep/internal/opensslts"
-	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
 	"github.com/webkeep/webkeep/shared/tsa"
 	"github.com/webkeep/webkeep/shared/wacz"
 	"github.com/webkeep/webkeep/shared/waczauth"
@@ -32,22 +29,6 @@ import (
 // 127.0.0.1, checked by wacz.Verify with waczauth's Checker; each part tampered
 // with is named.
 
-// testAuthority starts OpenSSL's timestamp authority (see internal/opensslts).
-func testAuthority(t *testing.T) *opensslts.Server {
-	t.Helper()
-	if !opensslts.Available() {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("openssl is not installed (scripts/setup.sh installs it for make test)")
-		}
-		t.Skip("openssl is not installed")
-	}
-	s, err := opensslts.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
 // domainPKI is a root CA and a certificate for a host, its key the signer's.
 type domainPKI struct {
@@ -82,9 +63,6 @@ func newDomainPKI(t *testing.T, host string, notBefore time.Time) *domainPKI {
 	return &domainPKI{root: root, chain: chain, key: key, signer: signer}
 }
 
-func tsaClient(s *opensslts.Server) *tsa.Client {
-	return &tsa.Client{URL: s.URL, HTTP: nethttp.Client{Client: &http.Client{Timeout: 30 * time.Second}}}
-}
 
 func rootsOf(t *testing.T, certs []*x509.Certificate, pemData ...[]byte) *x509.CertPool {
 	p := x509.NewCertPool()
@@ -105,10 +83,10 @@ func testWARCs(t *testing.T) (map[string][]byte, []byte) {
 }
 
 func TestDomainSignatureWithTimestamp(t *testing.T) {
-	ts := testAuthority(t)
+	ts := opensslts.ForTest(t)
 	now := time.Now().UTC().Truncate(time.Second)
 	pki := newDomainPKI(t, "archive.team.example", now.Add(-time.Hour))
-	a, err := waczauth.NewDomainAuthority(pki.signer, pki.chain, tsaClient(ts), "webkeep team archive")
+	a, err := waczauth.NewDomainAuthority(pki.signer, pki.chain, ts.Client(), "webkeep team archive")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +140,7 @@ func TestDomainSignatureWithTimestamp(t *testing.T) {
 	}
 
 	sameHost := newDomainPKI(t, "archive.team.example", now.Add(-time.Hour))
-	otherStamp, err := tsaClient(testAuthority(t)).Stamp(context.Background(), []byte(sd["signature"].(string)))
+	otherStamp, err := opensslts.ForTest(t).Client().Stamp(context.Background(), []byte(sd["signature"].(string)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +193,7 @@ func sha256Of(s string) []byte {
 }
 
 func mustStamp(t *testing.T, s *opensslts.Server, data string) []byte {
-	st, err := tsaClient(s).Stamp(context.Background(), []byte(data))
+	st, err := s.Client().Stamp(context.Background(), []byte(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,12 +211,12 @@ func setJSON(t *testing.T, files []zipFile, df map[string]any) {
 // An anonymous signature stamped by a timestamp authority (the extension's, with
 // a timestamp authority set): checked whole natively, read in the browser.
 func TestAnonymousSignatureWithTimestamp(t *testing.T) {
-	ts := testAuthority(t)
+	ts := opensslts.ForTest(t)
 	key := newKey(t)
 	s, _ := waczauth.NewSigner(key)
 	now := time.Now().UTC()
 	warcs, index := testWARCs(t)
-	data := writeWACZBy(t, &wacz.KeyAuthority{Signer: s, Timestamper: tsaClient(ts)}, now, warcs, index)
+	data := writeWACZBy(t, &wacz.KeyAuthority{Signer: s, Timestamper: ts.Client()}, now, warcs, index)
 	rep := verify(t, data, wacz.VerifyOptions{Certificates: &waczauth.Checker{Roots: rootsOf(t, nil, ts.RootPEM)}})
 	if !rep.OK() || !rep.Signature.Valid || rep.Signature.Timestamp == nil || !rep.Signature.Timestamp.Trusted {
 		t.Errorf("problems %s; signature %+v", problems(rep), rep.Signature)
@@ -257,11 +235,11 @@ func TestAnonymousSignatureWithTimestamp(t *testing.T) {
 // A timestamp authority whose clock is more than 10 minutes from the signer's is
 // refused at signing, rather than written into a WACZ that fails.
 func TestSigningRefusesAFarTimestamp(t *testing.T) {
-	ts := testAuthority(t)
+	ts := opensslts.ForTest(t)
 	s, _ := waczauth.NewSigner(newKey(t))
 	warcs, index := testWARCs(t)
 	var buf strings.Builder
-	w := wacz.NewWriter(&nopWriter{&buf}, wacz.Options{Authority: &wacz.KeyAuthority{Signer: s, Timestamper: tsaClient(ts)}, SignedAt: time.Now().Add(-time.Hour)})
+	w := wacz.NewWriter(&nopWriter{&buf}, wacz.Options{Authority: &wacz.KeyAuthority{Signer: s, Timestamper: ts.Client()}, SignedAt: time.Now().Add(-time.Hour)})
 	for name, d := range warcs {
 		if err := w.AddWARC(name, strings.NewReader(string(d))); err != nil {
 			t.Fatal(err)

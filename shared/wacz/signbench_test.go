@@ -47,7 +47,7 @@ func BenchmarkSignTimestamped(b *testing.B) {
 	defer ts.Close()
 	k, _ := waczauth.GenerateKey()
 	s, _ := waczauth.NewSigner(k)
-	a := &wacz.KeyAuthority{Signer: s, Timestamper: tsaClient(ts)}
+	a := &wacz.KeyAuthority{Signer: s, Timestamper: ts.Client()}
 	for b.Loop() {
 		if _, err := wacz.SignManifest(context.Background(), manifest, a, time.Time{}); err != nil {
 			b.Fatal(err)

@@ -8,18 +8,16 @@
 // during replay. A WARC/1.1 written by warcio.js is imported and replays too.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { demoCalls, launch, startDemoSite, waitFor } from "../../lib/browser.mjs";
+import { demoCalls, launch, startDemoSite, waitFor, guardPort } from "../../lib/browser.mjs";
 import { recordDemo } from "../../lib/replaywebpage.mjs";
 import { importWARC, openReplay, squash } from "../../lib/replay.mjs";
 
 const bigSize = 24 << 20;
-let site, dir, browser, listener, session, base;
+let site, dir, browser, guard, session, base;
 const live = {};
-let hits = 0;
 
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "webkeep-replay-"));
@@ -28,17 +26,13 @@ before(async () => {
   browser = await launch({ downloads: dir });
   session = (await recordDemo(site, dir, live, { browser })).id;
   // The demo site is stopped; its port now only counts what reaches it.
-  const port = Number(new URL(site.url).port);
-  site.stop();
+  guard = await guardPort(site);
   site = null;
-  await new Promise((r) => setTimeout(r, 200));
-  listener = net.createServer((s) => { hits++; s.destroy(); });
-  await new Promise((resolve, reject) => { listener.once("error", reject); listener.listen(port, "127.0.0.1", resolve); });
 }, { timeout: 600000 });
 
 after(async () => {
   await browser?.close();
-  listener?.close();
+  guard?.close();
   site?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -237,5 +231,5 @@ test("the archive page links each session and each page to its replay", async ()
 });
 
 test("nothing reached the demo site's port during replay", () => {
-  assert.equal(hits, 0);
+  assert.equal(guard.hits(), 0);
 });

@@ -14,19 +14,17 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { clickAndWait, launch, root, startDemoSite, startRecording, waitFor } from "../../lib/browser.mjs";
+import { clickAndWait, launch, root, startDemoSite, startRecording, waitFor, guardPort } from "../../lib/browser.mjs";
 import { download } from "../../lib/replaywebpage.mjs";
 import { readZip } from "../../lib/zip.mjs";
 import { squash } from "../../lib/replay.mjs";
 import { startWorker } from "../worker/harness.mjs";
 
 const TOKEN = "e2e-teamreplay-token";
-let site, base, browser, ext, mf, team, listener;
-let hits = 0;
+let site, base, browser, ext, mf, team, guard;
 const live = {};
 const sessions = []; // the two sessions' ids, in the order recorded
 let captures = []; // the archive page's rows of the home page's captures: { ts, source, href }
@@ -112,17 +110,13 @@ before(async () => {
   assert.deepEqual(left.filter((id) => sessions.includes(id)), [], "the sessions are deleted from the extension");
 
   // The demo site is stopped; its port now only counts what reaches it.
-  const port = Number(new URL(base).port);
-  site.stop();
+  guard = await guardPort(site);
   site = null;
-  await new Promise((r) => setTimeout(r, 200));
-  listener = net.createServer((s) => { hits++; s.destroy(); });
-  await new Promise((resolve, reject) => { listener.once("error", reject); listener.listen(port, "127.0.0.1", resolve); });
 }, { timeout: 600000 });
 
 after(async () => {
   await browser?.close();
-  listener?.close();
+  guard?.close();
   site?.stop();
   await mf?.dispose();
 });
@@ -246,7 +240,7 @@ test("the fetch() POST and the form POST replay from the team archive, by their 
 }, { timeout: 120000 });
 
 test("the demo site got no request while the team archive replayed it", () => {
-  assert.equal(hits, 0);
+  assert.equal(guard.hits(), 0);
 });
 
 test("signing with the team's key: the WACZ download is signed by the team archive", async () => {

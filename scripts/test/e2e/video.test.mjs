@@ -6,15 +6,13 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { launch, startDemoSite, startRecording, waitFor } from "../../lib/browser.mjs";
+import { launch, startDemoSite, startRecording, waitFor, guardPort } from "../../lib/browser.mjs";
 import { openReplay } from "../../lib/replay.mjs";
 
-let site, dir, browser, listener, session, url, video;
-let hits = 0;
+let site, dir, browser, guard, session, url, video;
 
 before(async () => {
   if (spawnSync("ffmpeg", ["-version"]).status !== 0) {
@@ -45,17 +43,13 @@ before(async () => {
   await rec.page.close();
   await rec.popup.close();
   // The demo site is stopped; its port now only counts what reaches it.
-  const port = Number(new URL(site.url).port);
-  site.stop();
+  guard = await guardPort(site);
   site = null;
-  await new Promise((r) => setTimeout(r, 200));
-  listener = net.createServer((s) => { hits++; s.destroy(); });
-  await new Promise((resolve, reject) => { listener.once("error", reject); listener.listen(port, "127.0.0.1", resolve); });
 }, { timeout: 300000 });
 
 after(async () => {
   await browser?.close();
-  listener?.close();
+  guard?.close();
   site?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -91,5 +85,5 @@ test("the recorded video plays and seeks to three positions in replay", async (t
 
 test("nothing reached the demo site's port during replay", (t) => {
   if (!session) return t.skip("ffmpeg is not installed");
-  assert.equal(hits, 0);
+  assert.equal(guard.hits(), 0);
 });
