@@ -1257,6 +1257,11 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 				delete(r.documents, k)
 			}
 		}
+		for k := range r.navigations {
+			if k.tab == t.TabID {
+				delete(r.navigations, k)
+			}
+		}
 		delete(r.cached, t.TabID)
 		r.mu.Unlock()
 	}
