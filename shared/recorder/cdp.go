@@ -95,47 +95,23 @@ type Recorder struct {
 	// puts it in the Store itself, so the bytes never pass through the recorder.
 	Router BodyRouter
 
-	mu      sync.Mutex
-	pending map[requestKey]*pendingExchange
-	bodies  map[requestKey]*responseBody // streamed or taken, by network id
-	// extras are the wire headers (ExtraInfo events) of each request, waiting to be
-	// matched with its hops, in order.
-	extras  map[requestKey]*extraQueue
-	durable map[Target]bool // targets whose bodies the browser keeps after they end
-	// documents holds, by tab and frame, the document each frame shows now: a request
-	// of another document of that frame belongs to a page that was left (see pageLeft).
-	documents map[frameKey]shownDocument
-	// cached holds, by tab, the loader ids of the documents the browser has shown
-	// again from its back/forward cache: documents it keeps there when they are left.
-	cached map[int]map[string]bool
-	// requests numbers the requests in the order the browser made them (their
-	// Network.requestWillBeSent events are urgent: none overtakes another), and
-	// navigations holds, by tab and frame, the last few navigations begun, by number.
-	requests    int
-	navigations map[frameKey][]navigationStart
-	// passwordNames holds, by tab, the names of the fields of type password its page
-	// had when it last finished loading a frame (see askPasswordFields).
-	passwordNames map[int][]string
-	// passwordAsks holds, by tab, the question about its password fields last put to
-	// its page, closed once answered: a request sent meanwhile waits for the answer.
-	passwordAsks map[int]chan struct{}
-	// uploads holds, by tab, the copies of files its pages sent (see uploadScript).
-	uploads map[int]*pageUploads
-	// copying holds the tabs whose pages run uploadScript.
-	copying map[int]bool
+	mu sync.Mutex
+	// tabs holds, by tab id, all the recorder holds of each recorded tab (see
+	// tabState).
+	tabs map[int]*tabState
+	// requests numbers the requests of all tabs in the order the browser made them
+	// (their Network.requestWillBeSent events are urgent: none overtakes another).
+	requests int
+	// pauseWindows counts the windows of pauses begun, in all tabs (see leftPages).
+	pauseWindows int
 	// kept holds the URLs whose response body some exchange handed on whole, with
 	// that body when small (keptSize bytes in all): a 304 revalidation of one of them
 	// is of a body the archive has, and a response the memory cache served is of that
 	// body (see noteCache).
 	kept     map[string][]byte
 	keptSize int
-	// unreportedPages counts, by tab and Referer, the requests the browser never
-	// reported whose ExtraInfo queues were dropped (see unreported).
-	unreportedPages map[int]map[string]int
-	// left names the requests of pages left as they loaded (see leftPages).
-	left leftPages
-	idle chan struct{} // closed when the last request in flight ends (see setPending)
-	work inflight      // commands and finishes in flight
+	idle     chan struct{} // closed when the last request in flight ends (see setPending)
+	work     inflight      // commands and finishes in flight
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -208,22 +184,8 @@ func NewRecorder(b Browser) *Recorder {
 	return &Recorder{
 		browser:         &commandLog{Browser: b, sent: map[int]sentCommand{}},
 		StreamThreshold: DefaultStreamThreshold,
-		pending:         make(map[requestKey]*pendingExchange),
-		bodies:          make(map[requestKey]*responseBody),
-		extras:          make(map[requestKey]*extraQueue),
-		durable:         make(map[Target]bool),
-		documents:       make(map[frameKey]shownDocument),
-		cached:          make(map[int]map[string]bool),
-		navigations:     make(map[frameKey][]navigationStart),
-		passwordNames:   make(map[int][]string),
-		uploads:         make(map[int]*pageUploads),
-		copying:         make(map[int]bool),
-		passwordAsks:    make(map[int]chan struct{}),
+		tabs:            make(map[int]*tabState),
 		kept:            make(map[string][]byte),
-		left: leftPages{
-			main: map[int]string{}, loading: map[int]bool{}, pausing: map[int]int{},
-			named: map[requestKey]string{}, urls: map[int]map[string][]string{},
-		},
 	}
 }
 
@@ -258,7 +220,9 @@ func (r *Recorder) Enable(ctx context.Context, t Target) error {
 		return nil
 	}
 	r.mu.Lock()
-	r.passwordNames[t.TabID] = names
+	if ts := r.tabs[t.TabID]; ts != nil {
+		ts.passwordNames = names
+	}
 	r.mu.Unlock()
 	return nil
 }
@@ -308,7 +272,7 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 		}
 		if t.Session == "" {
 			r.mu.Lock()
-			r.copying[t.TabID] = copying
+			r.tab(t.TabID).copying = copying
 			r.mu.Unlock()
 		}
 		if copying && kind == "page" && t.Session == "" {
@@ -318,8 +282,12 @@ func (r *Recorder) enable(ctx context.Context, t Target, kind string) error {
 		}
 	}
 	if kind == "page" || kind == "iframe" {
+		// A tab's state is made as it is enabled; a frame's enabling, which goes on
+		// aside, notes nothing of a tab detached meanwhile.
 		r.mu.Lock()
-		r.durable[t] = true
+		if ts := r.tabs[t.TabID]; ts != nil || t.Session == "" {
+			r.tab(t.TabID).durable[t.Session] = true
+		}
 		r.mu.Unlock()
 	}
 	return nil
@@ -344,9 +312,11 @@ func (r *Recorder) Receiving(tab int) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var urls []string
-	for k, p := range r.pending {
-		if k.target.TabID == tab && p.ex.Status != 0 {
-			urls = append(urls, p.ex.URL)
+	if ts := r.tabs[tab]; ts != nil {
+		for _, p := range ts.pending {
+			if p.ex.Status != 0 {
+				urls = append(urls, p.ex.URL)
+			}
 		}
 	}
 	slices.Sort(urls)
@@ -381,14 +351,16 @@ func (r *Recorder) WaitQuiet(from time.Time) {
 // r.mu is held.
 func (r *Recorder) setPending(key requestKey, p *pendingExchange) {
 	if p != nil {
-		r.pending[key] = p
+		r.tab(key.target.TabID).pending[key] = p
 		if r.idle == nil {
 			r.idle = make(chan struct{})
 		}
 		return
 	}
-	delete(r.pending, key)
-	if len(r.pending) == 0 && r.idle != nil {
+	if ts := r.tabs[key.target.TabID]; ts != nil {
+		delete(ts.pending, key)
+	}
+	if !r.inFlight() && r.idle != nil {
 		close(r.idle)
 		r.idle = nil
 	}
@@ -854,7 +826,7 @@ func (r *Recorder) HandleEvent(ctx context.Context, t Target, method string, par
 func (r *Recorder) onRequestWillBeSent(ctx context.Context, t Target, ev *requestWillBeSent) {
 	key := requestKey{t, ev.RequestID}
 	r.mu.Lock()
-	prev := r.pending[key]
+	prev := r.pendingOf(key)
 	r.mu.Unlock()
 	if prev != nil && ev.RedirectResponse == nil {
 		// A new request under the id of one whose end the browser never reported:
@@ -869,8 +841,11 @@ func (r *Recorder) onRequestWillBeSent(ctx context.Context, t Target, ev *reques
 	}
 	r.mu.Lock()
 	// A redirect's next hop has the body streamed for the request, if any.
-	carried := r.bodies[key]
-	delete(r.bodies, key)
+	var carried *responseBody
+	if ts := r.tabs[t.TabID]; ts != nil {
+		carried = ts.bodies[key]
+		delete(ts.bodies, key)
+	}
 	r.mu.Unlock()
 	if prev != nil && ev.RedirectResponse != nil {
 		r.mu.Lock()
@@ -901,25 +876,29 @@ func (r *Recorder) onRequestWillBeSent(ctx context.Context, t Target, ev *reques
 	} else {
 		p.seq = prev.seq // a redirect's next hop: the navigation began with the first
 	}
+	ts := r.tab(t.TabID)
 	p.navigation = ev.Type == "Document" && ev.RequestID == ev.LoaderID && ev.FrameID != ""
 	if p.navigation && prev == nil {
-		r.noteNavigation(frameKey{t.TabID, ev.FrameID}, navigationStart{ev.LoaderID, p.seq})
+		ts.noteNavigation(ev.FrameID, navigationStart{ev.LoaderID, p.seq})
 	}
 	r.setPending(key, p)
 	r.addHop(key, p)
 	if carried != nil {
-		r.bodies[key] = carried
+		ts.bodies[key] = carried
 	}
-	fromRequest := r.durable[t]
+	fromRequest := ts.durable[t.Session]
 	r.mu.Unlock()
 	if fromRequest && carried == nil && streamedTypes[ev.Type] {
 		r.stream(ctx, t, key, true, false)
 	}
 	r.readRequestBody(ctx, t, key, p, &ev.Request)
 	if fromRequest && ev.Request.Method != "GET" && (ev.Request.HasPostData || ev.Request.PostData != nil || len(ev.Request.PostDataEntries) > 0) {
+		var asked chan struct{}
 		r.mu.Lock()
-		p.ex.PasswordDOM = slices.Clone(r.passwordNames[t.TabID])
-		asked := r.passwordAsks[t.TabID]
+		if ts := r.tabs[t.TabID]; ts != nil {
+			p.ex.PasswordDOM = slices.Clone(ts.passwordNames)
+			asked = ts.passwordAsk
+		}
 		r.mu.Unlock()
 		r.askPasswordFields(ctx, t, p, asked)
 	}
@@ -965,8 +944,8 @@ func (r *Recorder) onResponseReceived(ctx context.Context, t Target, ev *respons
 			p.cache = httpCache
 		}
 	}
-	body := r.bodies[key]
-	durable := r.durable[key.target]
+	body := r.bodyOf(key)
+	durable := r.isDurable(key.target)
 	r.mu.Unlock()
 	switch {
 	case p == nil || !r.large(p.ex.RespHeader):
@@ -1011,7 +990,7 @@ func (r *Recorder) onDataReceived(_ context.Context, t Target, params json.RawMe
 	if p != nil && ev.DataLength > 0 {
 		p.received = true
 	}
-	body := r.bodies[key]
+	body := r.bodyOf(key)
 	switch {
 	case body == nil || body.spool == nil:
 	case b != nil:
@@ -1065,6 +1044,10 @@ func (r *Recorder) onLoadingFailed(ctx context.Context, t Target, ev *loadingFai
 // of its own (see attachChild).
 func (r *Recorder) onAttachedToTarget(ctx context.Context, t Target, ev *attachedToTarget) {
 	child := Target{TabID: t.TabID, Session: ev.SessionID}
+	// The tab's state is there for the child's once it is set up.
+	r.mu.Lock()
+	r.tab(t.TabID)
+	r.mu.Unlock()
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
@@ -1092,30 +1075,27 @@ func (r *Recorder) onFrameNavigated(ctx context.Context, t Target, ev *frameNavi
 	restored := ev.Type == "BackForwardCacheRestore"
 	if ev.Frame.LoaderID != "" {
 		r.mu.Lock()
-		frame := frameKey{t.TabID, ev.Frame.ID}
+		ts := r.tab(t.TabID)
 		doc := shownDocument{loader: ev.Frame.LoaderID}
 		if restored {
-			if r.cached[t.TabID] == nil {
-				r.cached[t.TabID] = map[string]bool{}
-			}
-			r.cached[t.TabID][ev.Frame.LoaderID] = true
+			ts.restored[ev.Frame.LoaderID] = true
 			r.requests++
 			doc.seq = r.requests
 		} else {
-			for _, n := range r.navigations[frame] {
+			for _, n := range ts.navigations[ev.Frame.ID] {
 				if n.loader == doc.loader {
 					doc.seq = n.seq
 				}
 			}
 		}
-		r.documents[frame] = doc
+		ts.documents[ev.Frame.ID] = doc
 		if ev.Frame.ParentID == "" && t.Session == "" {
-			r.noteMainFrame(t.TabID, ev.Frame.ID)
+			ts.left.main = ev.Frame.ID
 			if restored {
 				// A restored document was loaded when it was left (the browser
 				// keeps no page that was still loading), and has no load event
 				// again: leaving it opens no window of pauses.
-				r.left.loading[t.TabID] = false
+				ts.left.loading = false
 			}
 		}
 		r.mu.Unlock()
@@ -1159,15 +1139,28 @@ func (r *Recorder) CatchUp(ctx context.Context, t Target) (string, error) {
 // answered to the worker), so other targets of the tab are tried. r.mu is held.
 func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 	key := requestKey{t, id}
-	if p := r.pending[key]; p != nil {
+	ts := r.tabs[t.TabID]
+	if ts == nil {
+		return key, nil
+	}
+	if p := ts.pending[key]; p != nil {
 		return key, p
 	}
-	for k, p := range r.pending {
-		if k.id == id && k.target.TabID == t.TabID {
+	for k, p := range ts.pending {
+		if k.id == id {
 			return k, p
 		}
 	}
 	return key, nil
+}
+
+// bodyOf returns the body streamed or taken for the request of key, or nil. r.mu is
+// held.
+func (r *Recorder) bodyOf(key requestKey) *responseBody {
+	if ts := r.tabs[key.target.TabID]; ts != nil {
+		return ts.bodies[key]
+	}
+	return nil
 }
 
 // inflight counts work in progress. Unlike a sync.WaitGroup, work may be added while
@@ -1215,20 +1208,22 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 	r.browser.abandon(t, fmt.Errorf("%w: %s", errTargetGone, reason))
 	r.mu.Lock()
 	var cut []requestKey
-	for key := range r.pending {
-		if t.covers(key.target) {
-			cut = append(cut, key)
+	if ts := r.tabs[t.TabID]; ts != nil {
+		for key := range ts.pending {
+			if t.covers(key.target) {
+				cut = append(cut, key)
+			}
 		}
-	}
-	for target := range r.durable {
-		if t.covers(target) {
-			delete(r.durable, target)
+		for session := range ts.durable {
+			if t.covers(Target{t.TabID, session}) {
+				delete(ts.durable, session)
+			}
 		}
 	}
 	r.mu.Unlock()
 	for _, key := range cut {
 		r.mu.Lock()
-		p := r.pending[key]
+		p := r.pendingOf(key)
 		r.mu.Unlock()
 		if p == nil {
 			continue
@@ -1242,28 +1237,8 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		r.finish(ctx, key, p, false, key.target)
 	}
 	if t.Session == "" {
-		if msg, byPage, named := r.unreported(t.TabID); msg != "" {
-			r.report(errors.New(msg))
-			r.notePages(byPage, named)
-		}
-		// The tab's pages are forgotten with it (it may be attached again).
-		r.mu.Lock()
-		delete(r.passwordNames, t.TabID)
-		delete(r.passwordAsks, t.TabID)
-		delete(r.uploads, t.TabID)
-		delete(r.copying, t.TabID)
-		for k := range r.documents {
-			if k.tab == t.TabID {
-				delete(r.documents, k)
-			}
-		}
-		for k := range r.navigations {
-			if k.tab == t.TabID {
-				delete(r.navigations, k)
-			}
-		}
-		delete(r.cached, t.TabID)
-		r.mu.Unlock()
+		// The tab is forgotten with its pages (it may be attached again).
+		r.forgetTab(t.TabID)
 	}
 }
 
@@ -1271,22 +1246,23 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 // normally, so a body not yet taken is asked for, of the target where it ended.
 func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchange, withBody bool, ended Target) {
 	r.mu.Lock()
-	if r.pending[key] != p {
+	ts := r.tabs[key.target.TabID]
+	if ts == nil || ts.pending[key] != p {
 		r.mu.Unlock()
 		return
 	}
 	r.setPending(key, nil)
 	bodyKey := key
-	body := r.bodies[key]
+	body := ts.bodies[key]
 	if body == nil {
-		for k, b := range r.bodies {
-			if k.id == key.id && k.target.TabID == key.target.TabID {
+		for k, b := range ts.bodies {
+			if k.id == key.id {
 				bodyKey, body = k, b
 				break
 			}
 		}
 	}
-	delete(r.bodies, bodyKey)
+	delete(ts.bodies, bodyKey)
 	r.mu.Unlock()
 	r.work.Add(1)
 	go func() {
@@ -1356,7 +1332,8 @@ func setResponse(ex *Exchange, res *cdpResponse) {
 // tab is already detached and their bodies can no longer be asked for. r.mu is held.
 func (r *Recorder) headFromWire(key requestKey, p *pendingExchange) {
 	w := p.respWire
-	if p.ex.Status != 0 || w == nil || w.status < 200 || !r.cached[key.target.TabID][p.loaderID] {
+	ts := r.tabs[key.target.TabID]
+	if p.ex.Status != 0 || w == nil || w.status < 200 || ts == nil || !ts.restored[p.loaderID] {
 		return
 	}
 	w.give(p.ex)
@@ -1458,21 +1435,40 @@ const maxExtraQueues = 4096
 
 // extraQueue returns the queue of key's request id, made if there is none. r.mu is held.
 func (r *Recorder) extraQueue(key requestKey) *extraQueue {
-	if q := r.extras[key]; q != nil {
+	ts := r.tab(key.target.TabID)
+	if q := ts.extraQueueOf(key); q != nil {
 		return q
 	}
-	for k, q := range r.extras {
-		if k.id == key.id && k.target.TabID == key.target.TabID {
+	if r.extraQueues() >= maxExtraQueues {
+		for _, other := range r.tabs {
+			r.countUnreported(other)
+		}
+	}
+	q := &extraQueue{}
+	ts.extras[key] = q
+	return q
+}
+
+// extraQueueOf returns the queue of key's request id, of any target of the tab, or nil.
+func (ts *tabState) extraQueueOf(key requestKey) *extraQueue {
+	if q := ts.extras[key]; q != nil {
+		return q
+	}
+	for k, q := range ts.extras {
+		if k.id == key.id {
 			return q
 		}
 	}
-	if len(r.extras) >= maxExtraQueues {
-		r.countUnreported(func(requestKey) bool { return true })
-		clear(r.extras)
+	return nil
+}
+
+// extraQueues counts the queues of ExtraInfo of all tabs. r.mu is held.
+func (r *Recorder) extraQueues() int {
+	n := 0
+	for _, ts := range r.tabs {
+		n += len(ts.extras)
 	}
-	q := &extraQueue{}
-	r.extras[key] = q
-	return q
+	return n
 }
 
 // addHop adds a new hop of key's request, which takes the ExtraInfo waiting for it.
@@ -1526,12 +1522,15 @@ func (r *Recorder) takeExtra(key requestKey, p *pendingExchange) {
 		r.mu.Lock()
 		done := p.noWait || !p.wantExtra || p.cache == "memory" || p.extra != nil && (p.respWire != nil || p.ex.Status == 0)
 		if done || time.Now().After(deadline) {
-			q := r.extraQueue(key)
-			q.hops = slices.DeleteFunc(q.hops, func(h *pendingExchange) bool { return h == p })
-			if len(q.hops) == 0 && len(q.requests) == 0 && len(q.responses) == 0 {
-				for k, v := range r.extras {
-					if v == q {
-						delete(r.extras, k)
+			// A tab detached meanwhile has no queues left.
+			if ts := r.tabs[key.target.TabID]; ts != nil {
+				q := r.extraQueue(key)
+				q.hops = slices.DeleteFunc(q.hops, func(h *pendingExchange) bool { return h == p })
+				if len(q.hops) == 0 && len(q.requests) == 0 && len(q.responses) == 0 {
+					for k, v := range ts.extras {
+						if v == q {
+							delete(ts.extras, k)
+						}
 					}
 				}
 			}
@@ -1557,12 +1556,6 @@ func (r *Recorder) takeExtra(key requestKey, p *pendingExchange) {
 	}
 }
 
-// frameKey names a frame of a tab.
-type frameKey struct {
-	tab   int
-	frame string
-}
-
 // shownDocument is the document a frame shows: its loader id, and the number of the
 // request that began its navigation (0 if unknown: it began before the recorder came).
 type shownDocument struct {
@@ -1581,13 +1574,13 @@ type navigationStart struct {
 // document commits before more than a few others begin after it.
 const keptNavigations = 8
 
-// noteNavigation remembers that a navigation of frame began. r.mu is held.
-func (r *Recorder) noteNavigation(frame frameKey, n navigationStart) {
-	kept := append(r.navigations[frame], n)
+// noteNavigation remembers that a navigation of the tab's frame began. r.mu is held.
+func (ts *tabState) noteNavigation(frame string, n navigationStart) {
+	kept := append(ts.navigations[frame], n)
 	if len(kept) > keptNavigations {
 		kept = slices.Delete(kept, 0, len(kept)-keptNavigations)
 	}
-	r.navigations[frame] = kept
+	ts.navigations[frame] = kept
 }
 
 // pageLeft says whether p's request belongs to a document its frame no longer shows:
@@ -1602,7 +1595,11 @@ func (r *Recorder) pageLeft(key requestKey, p *pendingExchange) bool {
 	if p.loaderID == "" || p.frameID == "" {
 		return false
 	}
-	now, ok := r.documents[frameKey{key.target.TabID, p.frameID}]
+	ts := r.tabs[key.target.TabID]
+	if ts == nil {
+		return false
+	}
+	now, ok := ts.documents[p.frameID]
 	switch {
 	case !ok || now.loader == p.loaderID:
 		return false

@@ -16,10 +16,10 @@ func SetExtraWait(d time.Duration) (restore func()) {
 	return func() { extraWait = old }
 }
 
-// Held counts, by kind, what r holds of tab: the entries of its per-tab and
-// per-request state that are left, and the workers and frames of it that its command
-// log remembers as gone. Kinds it holds none of are left out: a tab the recorder
-// holds nothing of gives an empty map.
+// Held counts, by kind, what r holds of tab: its state, the entries of it (per tab,
+// and per request) and the workers and frames of the tab that its command log
+// remembers as gone. Kinds it holds none of are left out: a tab the recorder holds
+// nothing of gives an empty map.
 func (r *Recorder) Held(tab int) map[string]int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -29,64 +29,34 @@ func (r *Recorder) Held(tab int) map[string]int {
 			held[kind] += n
 		}
 	}
-	ofTab := func(k requestKey) int {
-		if k.target.TabID == tab {
-			return 1
-		}
-		return 0
-	}
-	for k := range r.pending {
-		count("pending", ofTab(k))
-	}
-	for k := range r.bodies {
-		count("bodies", ofTab(k))
-	}
-	for k := range r.extras {
-		count("extras", ofTab(k))
-	}
-	for k := range r.left.named {
-		count("named", ofTab(k))
-	}
-	for t := range r.durable {
-		count("durable", ofTab(requestKey{target: t}))
-	}
-	for k := range r.documents {
-		if k.tab == tab {
-			count("documents", 1)
+	one := func(kind string, ok bool) {
+		if ok {
+			count(kind, 1)
 		}
 	}
-	for k := range r.navigations {
-		if k.tab == tab {
-			count("navigations", 1)
-		}
+	if ts := r.tabs[tab]; ts != nil {
+		count("tab", 1)
+		count("pending", len(ts.pending))
+		count("bodies", len(ts.bodies))
+		count("extras", len(ts.extras))
+		count("durable", len(ts.durable))
+		count("documents", len(ts.documents))
+		count("navigations", len(ts.navigations))
+		count("restored", len(ts.restored))
+		count("passwordNames", len(ts.passwordNames))
+		one("passwordAsk", ts.passwordAsk != nil)
+		count("copies", len(ts.uploads.copies))
+		one("copying", ts.copying)
+		count("unreported", len(ts.unreported))
+		one("main frame", ts.left.main != "")
+		one("loading", ts.left.loading)
+		one("pausing", ts.left.pausing != 0)
+		count("named", len(ts.left.named))
+		count("unreported named", len(ts.left.urls))
 	}
-	count("cached", len(r.cached[tab]))
-	if _, ok := r.passwordNames[tab]; ok {
-		count("passwordNames", 1)
-	}
-	if r.passwordAsks[tab] != nil {
-		count("passwordAsks", 1)
-	}
-	if u := r.uploads[tab]; u != nil {
-		count("uploads", 1+len(u.copies))
-	}
-	if _, ok := r.copying[tab]; ok {
-		count("copying", 1)
-	}
-	count("unreported", len(r.unreportedPages[tab]))
-	if _, ok := r.left.main[tab]; ok {
-		count("main frame", 1)
-	}
-	if _, ok := r.left.loading[tab]; ok {
-		count("loading", 1)
-	}
-	if _, ok := r.left.pausing[tab]; ok {
-		count("pausing", 1)
-	}
-	count("unreported named", len(r.left.urls[tab]))
 	r.browser.mu.Lock()
 	for t := range r.browser.gone {
-		count("gone targets", ofTab(requestKey{target: t}))
+		one("gone targets", t.TabID == tab)
 	}
 	r.browser.mu.Unlock()
 	return held

@@ -117,7 +117,7 @@ func TestRecorderDetachedTabLeavesNoState(t *testing.T) {
 		r.Wait()
 	}
 	before := r.Held(tab.TabID)
-	for _, kind := range []string{"pending", "bodies", "extras", "named", "durable", "documents", "navigations", "cached", "passwordNames", "passwordAsks", "uploads", "copying", "main frame", "loading"} {
+	for _, kind := range []string{"tab", "pending", "bodies", "extras", "named", "durable", "documents", "navigations", "restored", "passwordNames", "passwordAsk", "copies", "copying", "main frame"} {
 		if before[kind] == 0 {
 			t.Errorf("before the tab is detached, it holds no %s: the test does not cover it (%v)", kind, before)
 		}

@@ -105,10 +105,11 @@ func (r *Recorder) onContextsCleared(_ context.Context, t Target, _ *struct{}) {
 func (r *Recorder) failCopiesOf(t Target, gone func(copySource) bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	u := r.uploads[t.TabID]
-	if u == nil {
+	ts := r.tabs[t.TabID]
+	if ts == nil {
 		return
 	}
+	u := ts.uploads
 	for _, c := range u.copies {
 		if !c.pull && gone(c.from) {
 			u.fail(c, WhyPageLeftMidCopy)
@@ -208,7 +209,7 @@ func (r *Recorder) onBindingCalled(ctx context.Context, t Target, params json.Ra
 func (r *Recorder) takeCopyMessage(ctx context.Context, t Target, ctxID int, m *uploadMessage, data []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	tab := r.tabUploads(t.TabID)
+	tab := r.tab(t.TabID).uploads
 	from := copySource{t.Session, ctxID}
 	now := time.Now()
 	if m.Op == "begin" {
@@ -321,16 +322,6 @@ func (u *pageUploads) drop(c *pageUpload) {
 	}
 }
 
-// tabUploads returns the copies of tab, kept from now on. r.mu is held.
-func (r *Recorder) tabUploads(tab int) *pageUploads {
-	u := r.uploads[tab]
-	if u == nil {
-		u = &pageUploads{added: make(chan struct{})}
-		r.uploads[tab] = u
-	}
-	return u
-}
-
 // takeUpload waits for the page's copy of the body of ex, a request of tab whose body
 // the browser hid, and takes it: it returns the copy, or nil and why there is none.
 // The copy is the first not yet taken with the request's method and URL whose
@@ -343,14 +334,19 @@ func (r *Recorder) takeUpload(tab int, ex *Exchange, noWait bool) (*pageUpload, 
 		return nil, "the page's copy of its files cannot be checked: the request's length is not known"
 	}
 	r.mu.Lock()
-	noWait = noWait || !r.copying[tab]
+	ts := r.tabs[tab]
+	noWait = noWait || ts == nil || !ts.copying
 	r.mu.Unlock()
 	timer := time.NewTimer(uploadBeginWait)
 	defer timer.Stop()
 	lengths := map[int64]bool{} // of the copies to the request's URL
 	for {
 		r.mu.Lock()
-		u := r.tabUploads(tab)
+		// A tab detached meanwhile has no copies, and sends none.
+		u := &pageUploads{}
+		if ts := r.tabs[tab]; ts != nil {
+			u = ts.uploads
+		}
 		added := u.added
 		var c *pageUpload
 		for _, x := range u.copies {
@@ -594,7 +590,9 @@ func (r *Recorder) fillHiddenBody(tab int, ex *Exchange, noWait, hidden bool) {
 	if c != nil {
 		body, err := c.body(ex.ReqHeader.Get("Content-Type"))
 		r.mu.Lock()
-		r.tabUploads(tab).drop(c)
+		if ts := r.tabs[tab]; ts != nil {
+			ts.uploads.drop(c)
+		}
 		r.mu.Unlock()
 		switch {
 		case err != nil:
