@@ -1,6 +1,13 @@
 package recorder
 
-import "errors"
+// A tab's state (tabState): all the recorder holds of one recorded tab, forgotten in
+// one piece when the tab is detached; and the documents its frames show, by which a
+// request is known to belong to a page that was left (pageLeft).
+
+import (
+	"errors"
+	"slices"
+)
 
 // tabState is all the recorder holds of one recorded tab, its workers and frames
 // included: its requests in flight and what each waits for, the documents its frames
@@ -91,6 +98,15 @@ func (r *Recorder) pendingOf(key requestKey) *pendingExchange {
 	return nil
 }
 
+// bodyOf returns the body streamed or taken for the request of key, or nil. r.mu is
+// held.
+func (r *Recorder) bodyOf(key requestKey) *responseBody {
+	if ts := r.tabs[key.target.TabID]; ts != nil {
+		return ts.bodies[key]
+	}
+	return nil
+}
+
 // inFlight says whether a request of any tab is in flight. r.mu is held.
 func (r *Recorder) inFlight() bool {
 	for _, ts := range r.tabs {
@@ -119,4 +135,57 @@ func (r *Recorder) forgetTab(tab int) {
 		r.report(errors.New(msg))
 		r.notePages(ts.unreported, ts.left.urls)
 	}
+}
+
+// shownDocument is the document a frame shows: its loader id, and the number of the
+// request that began its navigation (0 if unknown: it began before the recorder came).
+type shownDocument struct {
+	loader string
+	seq    int
+}
+
+// navigationStart is a navigation of a frame to a new document: the document's loader
+// id and the number of its request.
+type navigationStart struct {
+	loader string
+	seq    int
+}
+
+// keptNavigations is how many of the last navigations of a frame are remembered: a
+// document commits before more than a few others begin after it.
+const keptNavigations = 8
+
+// noteNavigation remembers that a navigation of the tab's frame began. r.mu is held.
+func (ts *tabState) noteNavigation(frame string, n navigationStart) {
+	kept := append(ts.navigations[frame], n)
+	if len(kept) > keptNavigations {
+		kept = slices.Delete(kept, 0, len(kept)-keptNavigations)
+	}
+	ts.navigations[frame] = kept
+}
+
+// pageLeft says whether p's request belongs to a document its frame no longer shows:
+// the page was left, or another navigation replaced the one the request was. A
+// navigation that fails leaves its frame showing the document before it (or the
+// browser's error page, which commits with the failed navigation's loader id, or is
+// reported after the failure): it was not left. The order of requests decides, not the
+// order events are handled in: urgent events overtake the others (see UrgentEvents), so
+// a request may be handled before the commit of a document that came before it.
+// r.mu is held.
+func (r *Recorder) pageLeft(key requestKey, p *pendingExchange) bool {
+	if p.loaderID == "" || p.frameID == "" {
+		return false
+	}
+	ts := r.tabs[key.target.TabID]
+	if ts == nil {
+		return false
+	}
+	now, ok := ts.documents[p.frameID]
+	switch {
+	case !ok || now.loader == p.loaderID:
+		return false
+	case p.navigation:
+		return now.seq > p.seq // replaced by a navigation begun after it
+	}
+	return true // a document of its frame came after the one it belongs to
 }
