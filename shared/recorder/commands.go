@@ -1,10 +1,11 @@
 package recorder
 
 // The commands the recorder sends the browser to set a tab up (Enable, and the workers
-// and frames attached to it), to load a page again (CatchUp), and the log every
-// command goes through (commandLog), which knows those waiting for an answer and
-// fails those to a target that went away. A command of one concern is sent where that
-// concern is handled: a body's in bodies.go, a password question's in passwords.go.
+// and frames attached to it), to load a page again (CatchUp), or with no answer waited
+// for (command), and the log every command goes through (commandLog), which knows
+// those waiting for an answer and fails those to a target that went away. A command
+// whose answer is used is sent where that concern is handled: a body's in bodies.go,
+// a password question's in passwords.go.
 
 import (
 	"context"
@@ -158,6 +159,26 @@ func (r *Recorder) CatchUp(ctx context.Context, t Target) (string, error) {
 		return "", err
 	}
 	return h.Entries[h.CurrentIndex].URL, nil
+}
+
+// command sends a command whose answer nothing waits for; an error is the user's to
+// see unless the target is gone.
+func (r *Recorder) command(ctx context.Context, t Target, method string, params map[string]any) {
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		if _, err := r.browser.Send(ctx, t, method, params); err != nil && ctx.Err() == nil && !r.gone(t) {
+			r.report(fmt.Errorf("%s: %w", method, err))
+		}
+	}()
+}
+
+// gone reports whether t's tab is no longer recorded (its main frame forgotten).
+func (r *Recorder) gone(t Target) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ts := r.tabs[t.TabID]
+	return ts == nil || ts.left.main == ""
 }
 
 // commandLog is a Browser that keeps the commands waiting for an answer, so that a

@@ -111,26 +111,6 @@ func (r *Recorder) onFrameStartedNavigating(ctx context.Context, t Target, ev *f
 	})
 }
 
-// command sends a command whose answer nothing waits for; an error is the user's to
-// see unless the target is gone.
-func (r *Recorder) command(ctx context.Context, t Target, method string, params map[string]any) {
-	r.work.Add(1)
-	go func() {
-		defer r.work.Done()
-		if _, err := r.browser.Send(ctx, t, method, params); err != nil && ctx.Err() == nil && !r.gone(t) {
-			r.report(fmt.Errorf("%s: %w", method, err))
-		}
-	}()
-}
-
-// gone reports whether t's tab is no longer recorded (its main frame forgotten).
-func (r *Recorder) gone(t Target) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ts := r.tabs[t.TabID]
-	return ts == nil || ts.left.main == ""
-}
-
 // endPausesAfter ends t's window of pauses window after d, the requests it named
 // and never reported archived first (those that have had a response).
 func (r *Recorder) endPausesAfter(ctx context.Context, t Target, window int, d time.Duration) {
