@@ -356,7 +356,8 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 // Detached finishes what is pending for a target that went away (closed tab, recording
 // stopped, a worker or frame ended): each unfinished exchange is kept, marked as cut,
 // and commands sent to it and not answered fail. A tab's target (no Session) covers
-// its workers and frames.
+// its workers and frames, and all the recorder holds of the tab (its tabState) is then
+// forgotten, once the requests the browser never reported are said (see unreported).
 func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 	r.browser.abandon(t, fmt.Errorf("%w: %s", errTargetGone, reason))
 	r.mu.Lock()
