@@ -54,7 +54,7 @@ func (r *Recorder) large(h Fields) bool {
 func (r *Recorder) stream(ctx context.Context, t Target, key requestKey, fromRequest, large bool) {
 	body := &responseBody{awaiting: true, answered: make(chan struct{}), fromRequest: fromRequest, spool: newSpool(r.Store, r.BodyLimit)}
 	r.mu.Lock()
-	r.bodies[key] = body
+	r.tab(key.target.TabID).bodies[key] = body
 	r.mu.Unlock()
 	if large {
 		r.route(body, key)
@@ -80,7 +80,9 @@ func (r *Recorder) stream(ctx context.Context, t Target, key requestKey, fromReq
 			defer r.mu.Unlock()
 			body.awaiting, body.early = false, nil
 			body.spool = nil
-			delete(r.bodies, key)
+			if ts := r.tabs[key.target.TabID]; ts != nil {
+				delete(ts.bodies, key)
+			}
 			return
 		}
 		r.mu.Lock()
@@ -222,7 +224,7 @@ func (r *Recorder) takeResponseBody(ctx context.Context, key requestKey, p *pend
 		// script) is read from the page, where the browser keeps bodies.
 		from := ended
 		r.mu.Lock()
-		if r.durable[key.target] {
+		if r.isDurable(key.target) {
 			from = key.target
 		}
 		r.mu.Unlock()
@@ -255,10 +257,12 @@ func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 	r.recoverUnreported(ctx, Target{TabID: tab}, true)
 	r.mu.Lock()
 	var left []requestKey
-	for key, p := range r.pending {
-		onWire := p.ex.Status == 0 && p.respWire != nil && p.respWire.status >= 200
-		if key.target.TabID == tab && (p.ex.Status != 0 || onWire) && !p.ex.Redirected && r.pageLeft(key, p) && r.bodies[key] == nil {
-			left = append(left, key)
+	if ts := r.tabs[tab]; ts != nil {
+		for key, p := range ts.pending {
+			onWire := p.ex.Status == 0 && p.respWire != nil && p.respWire.status >= 200
+			if (p.ex.Status != 0 || onWire) && !p.ex.Redirected && r.pageLeft(key, p) && ts.bodies[key] == nil {
+				left = append(left, key)
+			}
 		}
 	}
 	r.mu.Unlock()
@@ -267,7 +271,7 @@ func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 		go func() {
 			defer r.work.Done()
 			r.mu.Lock()
-			p := r.pending[key]
+			p := r.pendingOf(key)
 			var ex Exchange
 			if p != nil {
 				ex = *p.ex
@@ -299,7 +303,7 @@ func (r *Recorder) ReadLeftBodies(ctx context.Context, tab int) {
 				ex.RespNote = fmt.Sprintf("the browser never reported the end of this body (the page was left), but gave all %d bytes the server declared when asked", len(b))
 			}
 			r.mu.Lock()
-			if r.pending[key] != p || (onWire && p.ex.Status != 0) {
+			if r.pendingOf(key) != p || (onWire && p.ex.Status != 0) {
 				// Finished meanwhile, or its response reported after all.
 				r.mu.Unlock()
 				return

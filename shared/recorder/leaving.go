@@ -44,15 +44,14 @@ const maxNamed = 4096
 // maxNamedByPage bounds the addresses a note gives of one page's unreported requests.
 const maxNamedByPage = 20
 
-// leftPages is what the recorder knows of the pages of each tab to name the requests
-// of those left as they loaded. Its maps are guarded by the Recorder's mu.
+// leftPages is what the recorder knows of the pages of a tab to name the requests of
+// those left as they loaded (part of its tabState, guarded by the Recorder's mu).
 type leftPages struct {
-	main    map[int]string              // by tab, its main frame's id
-	loading map[int]bool                // by tab, whether its document has not had its load event
-	pausing map[int]int                 // by tab, the number of the last window of pauses begun (see pauseWindow)
-	windows int                         // windows of pauses begun
-	named   map[requestKey]string       // the method and URL of each paused request, by network id
-	urls    map[int]map[string][]string // by tab and Referer, the named requests never reported
+	main    string                // its main frame's id, "" until known
+	loading bool                  // its document has not had its load event
+	pausing int                   // the number of its last window of pauses begun, 0 when none is on (see pauseWindow)
+	named   map[requestKey]string // the method and URL of each paused request, by network id
+	urls    map[string][]string   // by Referer, the named requests never reported
 }
 
 type (
@@ -80,21 +79,22 @@ func (r *Recorder) onFrameStartedNavigating(ctx context.Context, t Target, ev *f
 		return
 	}
 	r.mu.Lock()
-	l := &r.left
-	if main := l.main[t.TabID]; main == "" || main != ev.FrameID {
+	ts := r.tabs[t.TabID]
+	if ts == nil || ts.left.main == "" || ts.left.main != ev.FrameID {
 		r.mu.Unlock()
 		return
 	}
-	leaving := l.loading[t.TabID]
-	l.loading[t.TabID] = true
+	l := &ts.left
+	leaving := l.loading
+	l.loading = true
 	if !leaving {
 		r.mu.Unlock()
 		return
 	}
-	already := l.pausing[t.TabID] != 0
-	l.windows++
-	window := l.windows
-	l.pausing[t.TabID] = window
+	already := l.pausing != 0
+	r.pauseWindows++
+	window := r.pauseWindows
+	l.pausing = window
 	r.mu.Unlock()
 	if !already {
 		r.command(ctx, t, "Fetch.enable", map[string]any{"patterns": []map[string]any{{"urlPattern": "*", "requestStage": "Request"}}})
@@ -109,26 +109,6 @@ func (r *Recorder) onFrameStartedNavigating(ctx context.Context, t Target, ev *f
 		defer r.work.Done()
 		r.recoverUnreported(ctx, t, true)
 	})
-}
-
-// command sends a command whose answer nothing waits for; an error is the user's to
-// see unless the target is gone.
-func (r *Recorder) command(ctx context.Context, t Target, method string, params map[string]any) {
-	r.work.Add(1)
-	go func() {
-		defer r.work.Done()
-		if _, err := r.browser.Send(ctx, t, method, params); err != nil && ctx.Err() == nil && !r.gone(t) {
-			r.report(fmt.Errorf("%s: %w", method, err))
-		}
-	}()
-}
-
-// gone reports whether t's tab is no longer recorded (its main frame forgotten).
-func (r *Recorder) gone(t Target) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, ok := r.left.main[t.TabID]
-	return !ok
 }
 
 // endPausesAfter ends t's window of pauses window after d, the requests it named
@@ -146,7 +126,10 @@ func (r *Recorder) endPausesAfter(ctx context.Context, t Target, window int, d t
 // document that a navigation brought committed. r.mu is not held.
 func (r *Recorder) committed(ctx context.Context, t Target) {
 	r.mu.Lock()
-	window := r.left.pausing[t.TabID]
+	window := 0
+	if ts := r.tabs[t.TabID]; ts != nil {
+		window = ts.left.pausing
+	}
 	r.mu.Unlock()
 	if window != 0 {
 		r.endPausesAfter(ctx, t, window, pauseWindow)
@@ -157,10 +140,10 @@ func (r *Recorder) committed(ctx context.Context, t Target) {
 // begun (0: whichever it is).
 func (r *Recorder) endPauses(ctx context.Context, t Target, window int) {
 	r.mu.Lock()
-	w := r.left.pausing[t.TabID]
-	last := w != 0 && (window == 0 || w == window)
+	ts := r.tabs[t.TabID]
+	last := ts != nil && ts.left.pausing != 0 && (window == 0 || ts.left.pausing == window)
 	if last {
-		delete(r.left.pausing, t.TabID)
+		ts.left.pausing = 0
 	}
 	r.mu.Unlock()
 	if last {
@@ -178,7 +161,9 @@ func (r *Recorder) onLoadEventFired(ctx context.Context, t Target, _ *loadEventF
 		return
 	}
 	r.mu.Lock()
-	r.left.loading[t.TabID] = false
+	if ts := r.tabs[t.TabID]; ts != nil {
+		ts.left.loading = false
+	}
 	r.mu.Unlock()
 	r.endPauses(ctx, t, 0)
 }
@@ -191,47 +176,27 @@ func (r *Recorder) onRequestPaused(_ context.Context, t Target, ev *requestPause
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.left.named) >= maxNamed {
-		clear(r.left.named)
+	named := 0
+	for _, ts := range r.tabs {
+		named += len(ts.left.named)
 	}
-	r.left.named[requestKey{t, ev.NetworkID}] = ev.Request.Method + " " + ev.Request.URL
-}
-
-// noteMainFrame notes the id of a tab's main frame. r.mu is held.
-func (r *Recorder) noteMainFrame(tab int, frame string) {
-	r.left.main[tab] = frame
+	if named >= maxNamed {
+		for _, ts := range r.tabs {
+			clear(ts.left.named)
+		}
+	}
+	r.tab(t.TabID).left.named[requestKey{t, ev.NetworkID}] = ev.Request.Method + " " + ev.Request.URL
 }
 
 // nameUnreported notes, by the page that made it, the address of a request never
 // reported that the Fetch domain named, and forgets its name. r.mu is held.
-func (r *Recorder) nameUnreported(k requestKey, page string) {
-	name, ok := r.left.named[k]
+func (l *leftPages) nameUnreported(k requestKey, page string) {
+	name, ok := l.named[k]
 	if !ok {
 		return
 	}
-	delete(r.left.named, k)
-	byPage := r.left.urls[k.target.TabID]
-	if byPage == nil {
-		byPage = map[string][]string{}
-		r.left.urls[k.target.TabID] = byPage
-	}
-	byPage[page] = append(byPage[page], name)
-}
-
-// forgetLeftPages forgets what was noted of tab's pages, and returns the addresses of
-// its requests never reported, by page. r.mu is held.
-func (r *Recorder) forgetLeftPages(tab int) map[string][]string {
-	urls := r.left.urls[tab]
-	delete(r.left.urls, tab)
-	delete(r.left.main, tab)
-	delete(r.left.loading, tab)
-	delete(r.left.pausing, tab)
-	for k := range r.left.named {
-		if k.target.TabID == tab {
-			delete(r.left.named, k)
-		}
-	}
-	return urls
+	delete(l.named, k)
+	l.urls[page] = append(l.urls[page], name)
 }
 
 // addresses says the addresses of named requests, at most maxNamedByPage of them, of
@@ -263,7 +228,9 @@ func (r *Recorder) mainFrame(ctx context.Context, t Target) {
 	}
 	if json.Unmarshal(res, &tree) == nil && tree.FrameTree.Frame.ID != "" {
 		r.mu.Lock()
-		r.noteMainFrame(t.TabID, tree.FrameTree.Frame.ID)
+		if ts := r.tabs[t.TabID]; ts != nil { // not detached meanwhile
+			ts.left.main = tree.FrameTree.Frame.ID
+		}
 		r.mu.Unlock()
 	}
 }
@@ -286,11 +253,16 @@ func (r *Recorder) recoverUnreported(ctx context.Context, t Target, all bool) {
 	}
 	var todo []found
 	r.mu.Lock()
-	for k, q := range r.extras {
-		if k.target.TabID != t.TabID || q.reported || len(q.requests) == 0 || (!all && len(q.responses) == 0) {
+	ts := r.tabs[t.TabID]
+	if ts == nil { // detached: what it named is counted in its note
+		r.mu.Unlock()
+		return
+	}
+	for k, q := range ts.extras {
+		if q.reported || len(q.requests) == 0 || (!all && len(q.responses) == 0) {
 			continue
 		}
-		name, ok := r.left.named[k]
+		name, ok := ts.left.named[k]
 		if !ok {
 			continue
 		}
@@ -300,8 +272,8 @@ func (r *Recorder) recoverUnreported(ctx context.Context, t Target, all bool) {
 			f.resp = &w
 		}
 		todo = append(todo, f)
-		delete(r.left.named, k)
-		delete(r.extras, k)
+		delete(ts.left.named, k)
+		delete(ts.extras, k)
 	}
 	r.mu.Unlock()
 	for _, f := range todo {

@@ -56,7 +56,9 @@ func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingEx
 			select {
 			case <-asked:
 				r.mu.Lock()
-				p.ex.PasswordDOM = withNames(p.ex.PasswordDOM, r.passwordNames[t.TabID])
+				if ts := r.tabs[t.TabID]; ts != nil {
+					p.ex.PasswordDOM = withNames(p.ex.PasswordDOM, ts.passwordNames)
+				}
 				r.mu.Unlock()
 			case <-wait.C:
 			case <-ctx.Done():
@@ -76,7 +78,7 @@ func (r *Recorder) askPasswordFields(ctx context.Context, t Target, p *pendingEx
 func (r *Recorder) rememberPasswordFields(ctx context.Context, t Target) {
 	done := make(chan struct{})
 	r.mu.Lock()
-	r.passwordAsks[t.TabID] = done
+	r.tab(t.TabID).passwordAsk = done
 	r.mu.Unlock()
 	r.work.Add(1)
 	go func() {
@@ -84,7 +86,9 @@ func (r *Recorder) rememberPasswordFields(ctx context.Context, t Target) {
 		defer close(done)
 		if names, err := r.passwordFieldNames(ctx, t); err == nil {
 			r.mu.Lock()
-			r.passwordNames[t.TabID] = names
+			if ts := r.tabs[t.TabID]; ts != nil { // not detached meanwhile
+				ts.passwordNames = names
+			}
 			r.mu.Unlock()
 		}
 	}()
@@ -123,9 +127,10 @@ func (r *Recorder) onPasswordsSent(tab int, names []string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.passwordNames[tab] = withNames(slices.Clone(r.passwordNames[tab]), names)
-	for key, p := range r.pending {
-		if key.target.TabID == tab && p.ex.Method != "GET" {
+	ts := r.tab(tab)
+	ts.passwordNames = withNames(slices.Clone(ts.passwordNames), names)
+	for _, p := range ts.pending {
+		if p.ex.Method != "GET" {
 			p.ex.PasswordDOM = withNames(p.ex.PasswordDOM, names)
 		}
 	}

@@ -33,6 +33,7 @@ func OpenChunks(s Store, prefix string) (io.Reader, error) {
 	return &chunkReader{store: s, keys: keys}, nil
 }
 
+// Read reads the values in order, getting the next from the store once one is read.
 func (r *chunkReader) Read(p []byte) (int, error) {
 	for len(r.cur) == 0 {
 		if len(r.keys) == 0 {

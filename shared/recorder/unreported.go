@@ -30,40 +30,24 @@ import (
 const maxUnreportedPages = 5
 
 // countUnreported moves the requests the browser never reported, of the ExtraInfo
-// queues of the requests that drop says, from their queues (which it deletes) to
-// r.unreportedPages. r.mu is held.
-func (r *Recorder) countUnreported(drop func(requestKey) bool) {
-	for k, q := range r.extras {
-		if !drop(k) {
-			continue
-		}
+// queues of tab ts, from their queues (which it deletes, every one) to ts.unreported,
+// by the page that made them (their Referer). r.mu is held.
+func (r *Recorder) countUnreported(ts *tabState) {
+	for k, q := range ts.extras {
 		if !q.reported && len(q.requests) > 0 {
-			if r.unreportedPages == nil {
-				r.unreportedPages = map[int]map[string]int{}
-			}
-			if r.unreportedPages[k.target.TabID] == nil {
-				r.unreportedPages[k.target.TabID] = map[string]int{}
-			}
 			page := q.requests[0].Get("Referer")
-			r.unreportedPages[k.target.TabID][page]++
-			r.nameUnreported(k, page)
+			ts.unreported[page]++
+			ts.left.nameUnreported(k, page)
 		}
-		delete(r.extras, k)
+		delete(ts.extras, k)
 	}
 }
 
-// unreported forgets the requests of tab that the browser sent (their wire headers
-// came, Network.requestWillBeSentExtraInfo) but never reported, and returns a note
-// for the user that counts them by the page that made them (their Referer), or ""
-// when there are none, and the counts and the addresses named (see leftPages) by
-// page. r.mu is not held.
-func (r *Recorder) unreported(tab int) (string, map[string]int, map[string][]string) {
-	r.mu.Lock()
-	r.countUnreported(func(k requestKey) bool { return k.target.TabID == tab })
-	byPage := r.unreportedPages[tab]
-	delete(r.unreportedPages, tab)
-	named := r.forgetLeftPages(tab)
-	r.mu.Unlock()
+// unreported returns a note for the user that counts the requests of a tab that the
+// browser sent (their wire headers came, Network.requestWillBeSentExtraInfo) but never
+// reported, byPage, by the page that made them (their Referer), with the addresses
+// named (see leftPages), or "" when there are none.
+func unreported(byPage map[string]int, named map[string][]string) string {
 	n, names := 0, 0
 	for _, c := range byPage {
 		n += c
@@ -72,7 +56,7 @@ func (r *Recorder) unreported(tab int) (string, map[string]int, map[string][]str
 		names += len(u)
 	}
 	if n == 0 {
-		return "", nil, nil
+		return ""
 	}
 	pages := slices.SortedFunc(maps.Keys(byPage), func(a, b string) int {
 		return cmp.Or(cmp.Compare(byPage[b], byPage[a]), strings.Compare(a, b))
@@ -94,7 +78,7 @@ func (r *Recorder) unreported(tab int) (string, map[string]int, map[string][]str
 	if names > 0 {
 		msg += fmt.Sprintf("; %d of them named by the browser's Fetch domain, in each page's note in the archive", names)
 	}
-	return msg + "." + addresses(named[""], byPage[""]), byPage, named
+	return msg + "." + addresses(named[""], byPage[""])
 }
 
 // whyUnreported says why requests the browser never reported are not archived.

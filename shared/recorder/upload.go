@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -105,10 +104,11 @@ func (r *Recorder) onContextsCleared(_ context.Context, t Target, _ *struct{}) {
 func (r *Recorder) failCopiesOf(t Target, gone func(copySource) bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	u := r.uploads[t.TabID]
-	if u == nil {
+	ts := r.tabs[t.TabID]
+	if ts == nil {
 		return
 	}
+	u := ts.uploads
 	for _, c := range u.copies {
 		if !c.pull && gone(c.from) {
 			u.fail(c, WhyPageLeftMidCopy)
@@ -208,7 +208,7 @@ func (r *Recorder) onBindingCalled(ctx context.Context, t Target, params json.Ra
 func (r *Recorder) takeCopyMessage(ctx context.Context, t Target, ctxID int, m *uploadMessage, data []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	tab := r.tabUploads(t.TabID)
+	tab := r.tab(t.TabID).uploads
 	from := copySource{t.Session, ctxID}
 	now := time.Now()
 	if m.Op == "begin" {
@@ -321,16 +321,6 @@ func (u *pageUploads) drop(c *pageUpload) {
 	}
 }
 
-// tabUploads returns the copies of tab, kept from now on. r.mu is held.
-func (r *Recorder) tabUploads(tab int) *pageUploads {
-	u := r.uploads[tab]
-	if u == nil {
-		u = &pageUploads{added: make(chan struct{})}
-		r.uploads[tab] = u
-	}
-	return u
-}
-
 // takeUpload waits for the page's copy of the body of ex, a request of tab whose body
 // the browser hid, and takes it: it returns the copy, or nil and why there is none.
 // The copy is the first not yet taken with the request's method and URL whose
@@ -343,14 +333,19 @@ func (r *Recorder) takeUpload(tab int, ex *Exchange, noWait bool) (*pageUpload, 
 		return nil, "the page's copy of its files cannot be checked: the request's length is not known"
 	}
 	r.mu.Lock()
-	noWait = noWait || !r.copying[tab]
+	ts := r.tabs[tab]
+	noWait = noWait || ts == nil || !ts.copying
 	r.mu.Unlock()
 	timer := time.NewTimer(uploadBeginWait)
 	defer timer.Stop()
 	lengths := map[int64]bool{} // of the copies to the request's URL
 	for {
 		r.mu.Lock()
-		u := r.tabUploads(tab)
+		// A tab detached meanwhile has no copies, and sends none.
+		u := &pageUploads{}
+		if ts := r.tabs[tab]; ts != nil {
+			u = ts.uploads
+		}
 		added := u.added
 		var c *pageUpload
 		for _, x := range u.copies {
@@ -424,105 +419,10 @@ func (r *Recorder) awaitUpload(u *pageUploads, c *pageUpload) (*pageUpload, stri
 	return c, ""
 }
 
-// heldFile is the JavaScript expression of file k of copy id held by uploadScript.
-func heldFile(id, k int) string {
-	return fmt.Sprintf(`globalThis[Symbol.for("webkeep.copies")]?.get(%d)?.[%d]`, id, k)
-}
-
-// pullCopy reads the files of c, a copy of u that the page of target t holds for the
-// recorder, through DevTools (IO.resolveBlob, then IO.read), as soon as it is announced:
-// the page may be left once its request is sent.
-func (r *Recorder) pullCopy(ctx context.Context, t Target, u *pageUploads, c *pageUpload) {
-	why := ""
-	for k := range c.entries {
-		if !c.entries[k].File {
-			continue
-		}
-		b := &pulledFile{r: r, c: c}
-		if err := r.readHeldFile(ctx, t, c, k, b); err != nil {
-			why = err.Error()
-			break
-		}
-		r.mu.Lock()
-		if c.ended { // given up meanwhile
-			r.mu.Unlock()
-			return
-		}
-		c.entries[k].bytes = b.buf.Bytes()
-		u.bytes += int64(b.buf.Len())
-		r.mu.Unlock()
-	}
-	r.browser.Send(ctx, t, "Runtime.evaluate", map[string]any{"expression": fmt.Sprintf(`globalThis[Symbol.for("webkeep.copies")]?.delete(%d)`, c.id), "contextId": c.from.context})
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if why != "" {
-		u.fail(c, why)
-		return
-	}
-	if !c.ended {
-		c.ended = true
-		close(c.done)
-	}
-}
-
-// pulledFile is a file of a copy being read (see pullCopy): each write to it shows
-// that the copy's bytes keep coming.
-type pulledFile struct {
-	r   *Recorder
-	c   *pageUpload
-	buf bytes.Buffer
-}
-
-func (f *pulledFile) Write(p []byte) (int, error) {
-	f.r.mu.Lock()
-	defer f.r.mu.Unlock()
-	if f.c.ended {
-		return 0, errors.New("the copy was given up")
-	}
-	close(f.c.more)
-	f.c.more = make(chan struct{})
-	return f.buf.Write(p)
-}
-
-// readHeldFile writes to w the bytes of file k of c, held by the page of target t.
-func (r *Recorder) readHeldFile(ctx context.Context, t Target, c *pageUpload, k int, w io.Writer) error {
-	res, err := r.browser.Send(ctx, t, "Runtime.evaluate", map[string]any{"expression": heldFile(c.id, k), "contextId": c.from.context})
-	if err != nil {
-		return fmt.Errorf("the page's file could not be reached: %w", err)
-	}
-	var found struct {
-		Result struct {
-			ObjectID string `json:"objectId"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(res, &found); err != nil || found.Result.ObjectID == "" {
-		return errors.New("the page no longer held its file")
-	}
-	defer r.browser.Send(ctx, t, "Runtime.releaseObject", map[string]any{"objectId": found.Result.ObjectID})
-	res, err = r.browser.Send(ctx, t, "IO.resolveBlob", map[string]any{"objectId": found.Result.ObjectID})
-	if err != nil {
-		return fmt.Errorf("the page's file could not be opened: %w", err)
-	}
-	var blob struct {
-		UUID string `json:"uuid"`
-	}
-	if err := json.Unmarshal(res, &blob); err != nil || blob.UUID == "" {
-		return errors.New("the page's file could not be opened")
-	}
-	size := c.entries[k].Size
-	n, err := copyStream(ctx, r.browser, t, "blob:"+blob.UUID, w, size+1)
-	switch {
-	case err != nil:
-		return fmt.Errorf("reading the page's file failed after %d bytes: %w", n, err)
-	case n != size:
-		return fmt.Errorf("the page's file had %d bytes, not the %d announced", n, size)
-	}
-	return nil
-}
-
 // byteCounter is an io.Writer that counts what it is given.
 type byteCounter int64
 
+// Write counts p.
 func (n *byteCounter) Write(p []byte) (int, error) {
 	*n += byteCounter(len(p))
 	return len(p), nil
@@ -594,7 +494,9 @@ func (r *Recorder) fillHiddenBody(tab int, ex *Exchange, noWait, hidden bool) {
 	if c != nil {
 		body, err := c.body(ex.ReqHeader.Get("Content-Type"))
 		r.mu.Lock()
-		r.tabUploads(tab).drop(c)
+		if ts := r.tabs[tab]; ts != nil {
+			ts.uploads.drop(c)
+		}
 		r.mu.Unlock()
 		switch {
 		case err != nil:

@@ -24,7 +24,6 @@ import (
 	"github.com/webkeep/webkeep/shared/waczauth"
 )
 
-
 func teamSigner(t *testing.T) *waczauth.Signer {
 	k, err := waczauth.GenerateKey()
 	if err != nil {

@@ -22,8 +22,6 @@ import (
 	"github.com/webkeep/webkeep/shared/tsa"
 )
 
-
-
 func pool(t *testing.T, pemData []byte) *x509.CertPool {
 	p := x509.NewCertPool()
 	if !p.AppendCertsFromPEM(pemData) {

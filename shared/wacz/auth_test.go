@@ -29,7 +29,6 @@ import (
 // 127.0.0.1, checked by wacz.Verify with waczauth's Checker; each part tampered
 // with is named.
 
-
 // domainPKI is a root CA and a certificate for a host, its key the signer's.
 type domainPKI struct {
 	root   *x509.Certificate
@@ -62,7 +61,6 @@ func newDomainPKI(t *testing.T, host string, notBefore time.Time) *domainPKI {
 	chain := append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leafDER}), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})...)
 	return &domainPKI{root: root, chain: chain, key: key, signer: signer}
 }
-
 
 func rootsOf(t *testing.T, certs []*x509.Certificate, pemData ...[]byte) *x509.CertPool {
 	p := x509.NewCertPool()

@@ -1,5 +1,5 @@
 // The page-load benchmark's reference (scripts/bench/extension.mjs): a tab instrumented
-// as webkeep's recorder instruments it (shared/recorder/cdp.go, Recorder.Enable), by an
+// as webkeep's recorder instruments it (shared/recorder/commands.go, Recorder.Enable), by an
 // extension that reads no body and writes nothing. What recording costs beyond this is
 // webkeep's own. The settings below must follow the recorder's.
 "use strict";
