@@ -14,7 +14,7 @@ import (
 )
 
 // The event sequences of a recorded tab going back and forward with Chromium's
-// back/forward cache on, as Chromium 156 sent them (scripts/e2e/bfcache.test.mjs; ids
+// back/forward cache on, as Chromium 156 sent them (scripts/test/e2e/bfcache.test.mjs; ids
 // shortened): a page restored from the cache comes back in Page.frameNavigated of type
 // BackForwardCacheRestore with the loader id of its first load, and makes no request;
 // a request of a page put in the cache is frozen with it, its response delivered when

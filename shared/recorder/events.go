@@ -75,7 +75,7 @@ var eventHandlers = map[string]eventHandler{
 // Page.frameStoppedLoading is one too: its question about the page's password fields
 // must reach the page before a form of it is sent, which a script fills and submits
 // within milliseconds of the load (the hurried-login test of
-// scripts/e2e/realsite.test.mjs found the password archived when it waited its turn).
+// scripts/test/e2e/realsite.test.mjs found the password archived when it waited its turn).
 //
 // Runtime.bindingCalled too: the copy of a file a page sends (see uploadScript) comes in
 // many of them, which a request that has ended waits for, and which need their order

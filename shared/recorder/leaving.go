@@ -14,7 +14,7 @@ import (
 // unreported), but its Fetch domain, which sees each request leave the browser, is
 // told of every one of them: in quick-navigation runs on DokuWiki a plain DevTools
 // client paused (and at once let go) 121 of the 122 requests it was never told of
-// (scripts/probe-fetchdomain.mjs, BENCHMARKS.md). Pausing every request costs a page's
+// (scripts/probe/fetchdomain.mjs, BENCHMARKS.md). Pausing every request costs a page's
 // load about a fifth of its time, so the recorder pauses them only when a navigation
 // leaves a page before its load event, from the navigation's start to pauseWindow
 // after the next document commits, or its load event if that comes first: a page

@@ -16,7 +16,7 @@ import (
 )
 
 // The events of a page left as it loaded, as Chromium 156 sent them to the extension's
-// debugger session in a traced quick-navigation run (scripts/e2e/realsite.test.mjs,
+// debugger session in a traced quick-navigation run (scripts/test/e2e/realsite.test.mjs,
 // 2026-11-26): the page's navigation and its first two requests (its style sheet and a
 // script, from the memory cache) were reported; its next requests went out (their
 // ExtraInfo came, with the page as Referer) but were never reported, while a plain
