@@ -140,10 +140,16 @@ type RecordDetail struct {
 	// Fields are the record's WARC named fields in order; a name may repeat.
 	Fields []Field `json:"fields"`
 	// HTTP is the start line and headers of the HTTP message the record holds.
-	HTTP    string        `json:"http,omitempty"`
-	Length  int64         `json:"blockLength"`
+	HTTP   string `json:"http,omitempty"`
+	Length int64  `json:"blockLength"`
+	// Text is the text of a metadata record (a note the recorder wrote about an
+	// exchange), its first MaxNoteText bytes.
+	Text    string        `json:"text,omitempty"`
 	Request *RecordDetail `json:"request,omitempty"` // the paired request of a response
 }
+
+// MaxNoteText bounds RecordDetail.Text.
+const MaxNoteText = 64 << 10
 
 // Field is one header line: a WARC named field (shared/warc.Field), or an HTTP
 // header as it was sent or received.

@@ -42,6 +42,13 @@ func detail(rec *warc.Record) (*RecordDetail, error) {
 		}
 		d.HTTP = strings.TrimRight(head.String(), "\r\n")
 	}
+	if rec.Type == warc.TypeMetadata && strings.HasPrefix(rec.ContentType, "text/") {
+		b, err := io.ReadAll(io.LimitReader(rec.Block, api.MaxNoteText))
+		if err != nil {
+			return nil, fmt.Errorf("reading the note at offset %d: %w", rec.Offset, err)
+		}
+		d.Text = string(b)
+	}
 	return d, nil
 }
 

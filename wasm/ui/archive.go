@@ -23,7 +23,10 @@ const maxRows = 500
 var view struct {
 	sessions []api.SessionInfo
 	current  *api.SessionInfo
-	records  []Record
+	records  []Record // the captures: the index's lines but the notes
+	// notes are the recorder's notes (metadata records) by the URL of the exchange
+	// they concern: shown beside it, never as rows of their own.
+	notes    map[string][]Record
 	shown    []int // indexes into records of the rows in the table
 	detail   *Record
 	gen      int // counts sessions opened, so a late answer for an earlier one is dropped
@@ -175,7 +178,8 @@ func openSession(s api.SessionInfo) {
 	if err != nil {
 		showError(fmt.Errorf("listing the records: %w", err))
 	}
-	view.records = recs
+	view.records, view.notes = splitNotes(recs)
+	recs = view.records
 	fillChoices("filter-method", "any method", distinct(recs, recordMethod))
 	fillChoices("filter-status", "any status", distinct(recs, statusClass))
 	fillChoices("filter-type", "any type", distinct(recs, func(r *Record) string { return r.Fields.Mime }))
@@ -292,9 +296,15 @@ func renderRecords() {
 		if view.detail == r {
 			row.SetAttribute("aria-selected", "true")
 		}
+		urlCell := el("td", r.Fields.URL, "class", "url", "title", r.Fields.URL)
+		if n := len(view.notes[r.Fields.URL]); n > 0 {
+			row.SetAttribute("data-notes", strconv.Itoa(n))
+			add(urlCell, text(" "), el("span", "✎", "class", "note-mark", "role", "img",
+				"aria-label", plural(n, "note"), "title", plural(n, "note")+" on this URL: open the record to read them"))
+		}
 		add(row,
 			el("td", recordMethod(r), "class", "method"),
-			el("td", r.Fields.URL, "class", "url", "title", r.Fields.URL),
+			urlCell,
 			el("td", recordStatus(r), "class", "num"),
 			el("td", r.Fields.Mime, "class", "mime"),
 			el("td", label, "class", "verdict", "data-verdict", label, "title", verdictText(r.Verdict)),
@@ -302,7 +312,10 @@ func renderRecords() {
 		)
 		tbody.AppendChild(row)
 	}
-	count := fmt.Sprintf("%d of %d records", matched, len(view.records))
+	count := fmt.Sprintf("%d of %d captures", matched, len(view.records))
+	if n := noteCount(); n > 0 {
+		count += fmt.Sprintf(" (%s beside them)", plural(n, "note"))
+	}
 	if matched > maxRows {
 		count += fmt.Sprintf("; the first %d shown: narrow the filter", maxRows)
 	}
@@ -354,6 +367,27 @@ func showRecord(index int) {
 	show(byID("add-form"), d.Type == "response")
 	setText("add-result", "")
 	show(byID("record-detail"), true)
+	showNotes(r, gen)
+}
+
+// showNotes shows, in a record's detail, the text of the notes on its URL.
+func showNotes(r *Record, gen int) {
+	list := byID("detail-notes")
+	clear(list)
+	notes := view.notes[r.Fields.URL]
+	show(byID("detail-notes-box"), len(notes) > 0)
+	for i := range notes {
+		var d api.RecordDetail
+		err := call("GET", sessionPath(view.current.ID, "/record?offset="+url.QueryEscape(notes[i].Fields.Offset)), nil, &d)
+		if gen != view.gen || view.detail != r {
+			return
+		}
+		text := d.Text
+		if err != nil {
+			text = "the note could not be read: " + err.Error()
+		}
+		list.AppendChild(el("li", cdxTime(notes[i].Timestamp)+": "+text))
+	}
 }
 
 // fillFields lists a record's WARC fields in their order.
@@ -584,4 +618,13 @@ func showProblems(list, detailList dom.Element, plain, detail []string) {
 	for _, n := range detail {
 		detailList.AppendChild(el("li", n))
 	}
+}
+
+// noteCount counts the notes of the session shown.
+func noteCount() int {
+	n := 0
+	for _, ns := range view.notes {
+		n += len(ns)
+	}
+	return n
 }

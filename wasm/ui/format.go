@@ -467,3 +467,25 @@ func plainProblems(s api.SessionInfo) []string {
 	}
 	return out
 }
+
+// isNote reports whether an index line is a note the recorder wrote (a metadata
+// record: text, no HTTP status), not a capture.
+func isNote(r *Record) bool {
+	return r.Fields.Status == "" && r.RevisitStatus == 0 && strings.HasPrefix(r.Fields.Mime, "text/plain")
+}
+
+// splitNotes parts a session's index lines into its captures and its notes, the
+// notes by the URL they concern.
+func splitNotes(recs []Record) ([]Record, map[string][]Record) {
+	captures := recs[:0:0]
+	notes := map[string][]Record{}
+	for _, r := range recs {
+		if isNote(&r) {
+			notes[r.Fields.URL] = append(notes[r.Fields.URL], r)
+		} else {
+			captures = append(captures, r)
+		}
+	}
+	return captures, notes
+}
+

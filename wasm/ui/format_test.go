@@ -362,3 +362,19 @@ func TestCheckSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitNotes(t *testing.T) {
+	rec := func(url, mime, status string) Record {
+		return Record{Record: api.Record{Fields: api.RecordFields{URL: url, Mime: mime, Status: status}}}
+	}
+	captures, notes := splitNotes([]Record{
+		rec("http://a/", "text/html", "200"),
+		rec("http://a/", "text/plain", ""),          // a note on http://a/
+		rec("http://a/t.txt", "text/plain", "200"),  // a text response: a capture
+		rec("http://a/big", "application/http", ""), // a segment's continuation
+		rec("http://a/", "text/plain", ""),
+	})
+	if len(captures) != 3 || len(notes["http://a/"]) != 2 || len(notes) != 1 {
+		t.Errorf("captures %d, notes %v", len(captures), notes)
+	}
+}

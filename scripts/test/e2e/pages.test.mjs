@@ -119,7 +119,11 @@ test("the archive lists the session and its records, with verdicts", async () =>
   await archive.goto(browser.page(`archive.html#${sessionId}`));
   await archive.waitForSelector(`#sessions tr[data-session="${sessionId}"][aria-current="true"]`);
   await waitFor(async () => (await archive.$$("#records tr")).length >= 10, "the records");
-  assert.match(await archive.textContent("#record-count"), /^(\d+) of \1 records$/);
+  assert.match(await archive.textContent("#record-count"), /^(\d+) of \1 captures( \(\d+ notes? beside them\))?$/);
+  // No row is a note (a metadata record: text, no status): notes are marked on the
+  // row of the URL they concern, and read in its detail.
+  const rows = await archive.$$eval("#records tr", (trs) => trs.map((tr) => [tr.querySelector("td.mime").textContent, tr.querySelector("td.num").textContent]));
+  assert.deepEqual(rows.filter(([mime, status]) => mime.startsWith("text/plain") && status.trim() === ""), []);
   assert.equal(await archive.textContent("#session-verdicts"), "URL database: " + verdicts);
   await waitFor(async () => Number(await archive.textContent("#page-count")) >= 4, "the pages");
   // The demo site's data.txt was asked for when it was first recorded.
@@ -127,7 +131,7 @@ test("the archive lists the session and its records, with verdicts", async () =>
 });
 
 /** The URLs (paths) of the records the table shows. */
-const shownPaths = async () => (await archive.$$eval("#records tr td.url", (tds) => tds.map((td) => new URL(td.textContent).pathname)));
+const shownPaths = async () => (await archive.$$eval("#records tr td.url", (tds) => tds.map((td) => new URL(td.getAttribute("title")).pathname)));
 const distinctPaths = async () => [...new Set(await shownPaths())].sort();
 
 /** Clears the filter's search box and lists. */
@@ -163,7 +167,7 @@ test("the filter narrows the records by method, status, type, verdict and words"
   assert.deepEqual(await distinctPaths(), ["/static/style.css"]);
   await archive.fill("#filter", "gallery");
   assert.ok((await shownPaths()).includes("/gallery"));
-  assert.match(await archive.textContent("#record-count"), new RegExp(`^\\d+ of ${total} records$`));
+  assert.match(await archive.textContent("#record-count"), new RegExp(`^\\d+ of ${total} captures`));
   await archive.fill("#filter", "no-such-record-anywhere");
   assert.equal((await shownPaths()).length, 0);
   await archive.fill("#filter", "");
