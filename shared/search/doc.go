@@ -23,7 +23,9 @@
 //	                          status, time (signed varint, Unix ms), then session, URL,
 //	                          method, mime, ref and title, each length-prefixed
 //	f/ID                      its terms, sorted and front-coded (shared prefix length,
-//	                          suffix length, suffix): what Delete removes it from
+//	                          suffix length, suffix): what Delete removes it from; not
+//	                          written when x/ID holds its whole text, which Delete
+//	                          tokenizes again instead
 //	x/ID                      its text, its first Options.StoredText bytes, deflated
 //	s/SESSION NUL ID          empty: the documents of a session, for DeleteSession
 //	t/TERM NUL ID             a sealed posting block of TERM whose first document is ID

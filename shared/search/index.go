@@ -181,11 +181,14 @@ func (ix *Index) Add(d Document) (DocID, error) {
 		id:      id,
 		session: d.Session,
 		record:  encodeRecord(d, len(textToks), titleLen),
-		terms:   encodeTerms(terms),
 	}
+	// A document whose whole text is kept needs no list of its terms: Delete
+	// tokenizes the text again.
+	whole := false
 	if ix.opts.Text == nil && ix.opts.StoredText > 0 {
 		text := d.Text
-		if len(text) > ix.opts.StoredText {
+		whole = len(text) <= ix.opts.StoredText
+		if !whole {
 			cut := ix.opts.StoredText
 			for cut > 0 && !utf8.RuneStart(text[cut]) {
 				cut--
@@ -193,6 +196,9 @@ func (ix *Index) Add(d Document) (DocID, error) {
 			text = text[:cut]
 		}
 		pd.text = compressText(text)
+	}
+	if !whole {
+		pd.terms = encodeTerms(terms)
 	}
 	ix.pendingDocs = append(ix.pendingDocs, pd)
 	if len(ix.pendingDocs) >= ix.opts.FlushDocs {
@@ -232,8 +238,13 @@ func (ix *Index) flush() error {
 			value []byte
 		}{
 			{keyDoc + id, pd.record},
-			{keyTerms + id, pd.terms},
 			{keySession + pd.session + "\x00" + id, nil},
+		}
+		if pd.terms != nil {
+			puts = append(puts, struct {
+				key   string
+				value []byte
+			}{keyTerms + id, pd.terms})
 		}
 		if pd.text != nil {
 			puts = append(puts, struct {
@@ -362,11 +373,7 @@ func (ix *Index) deleteDocs(ids []DocID) error {
 		if records[i], err = decodeRecord(v, false); err != nil {
 			return fmt.Errorf("search: delete %d: %w", id, err)
 		}
-		v, err = ix.store.Get(keyTerms + docKey(id))
-		if err != nil {
-			return fmt.Errorf("search: delete %d: terms: %w", id, err)
-		}
-		terms, err := decodeTerms(v)
+		terms, err := ix.docTerms(id, records[i].title)
 		if err != nil {
 			return fmt.Errorf("search: delete %d: terms: %w", id, err)
 		}
@@ -445,4 +452,34 @@ func (ix *Index) removePostings(term string, docs []DocID) error {
 		}
 	}
 	return nil
+}
+
+// docTerms returns the terms of a document: its list, or those of its title
+// and its text when the index keeps the whole text instead.
+func (ix *Index) docTerms(id DocID, title string) ([]string, error) {
+	v, err := ix.store.Get(keyTerms + docKey(id))
+	if err == nil {
+		return decodeTerms(v)
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	if v, err = ix.store.Get(keyText + docKey(id)); err != nil {
+		return nil, err
+	}
+	text, err := decompressText(v)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var terms []string
+	for _, toks := range [][]Token{Tokenize(title), Tokenize(text)} {
+		for _, t := range toks {
+			if !seen[t.Term] {
+				seen[t.Term] = true
+				terms = append(terms, t.Term)
+			}
+		}
+	}
+	return terms, nil
 }

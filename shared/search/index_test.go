@@ -82,7 +82,7 @@ func TestSearch(t *testing.T) {
 		{"東京都", []string{"tokyo"}, false},
 		{`"東京都庁"`, []string{"tokyo"}, false},
 		{"京都", []string{"kyoto", "tokyo"}, true}, // 東京都 holds 京都 too
-		{"都", []string{"kyoto", "tokyo"}, true},   // a lone character by prefix
+		{"都", []string{"kyoto", "tokyo"}, true},  // a lone character by prefix
 		{"都庁 -東京", nil, false},
 		{`"quick brown"`, []string{"ordered"}, false},
 		{`"brown quick"`, []string{"reversed"}, false},

@@ -2,13 +2,9 @@ package search
 
 import (
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/cases"
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -106,6 +102,11 @@ func classOf(r rune) class {
 
 // appendTokens appends the tokens of text to dst.
 func appendTokens(dst []Token, text string, query bool) []Token {
+	if dst == nil {
+		// About one token in four to seven bytes of text: growing the slice would
+		// otherwise cost more than tokenizing.
+		dst = make([]Token, 0, len(text)/4+1)
+	}
 	pos := 0
 	if len(dst) > 0 {
 		pos = dst[len(dst)-1].Pos + 1
@@ -238,21 +239,30 @@ func fold(word string, ascii bool) string {
 		}
 		return word
 	}
-	f := folders.Get().(transform.Transformer)
-	defer folders.Put(f)
-	f.Reset()
-	out, _, err := transform.String(f, word)
-	if err != nil {
-		return strings.ToLower(word)
+	// NFKD, then per character: combining marks dropped, the letters NFKD
+	// leaves whole reduced, case folded. (Unicode's full case folding differs
+	// from lower-casing in a few letters, handled here; the same code folds
+	// documents and queries, so what remains only matters for consistency.)
+	var buf [64]byte
+	d := norm.NFKD.AppendString(buf[:0], word)
+	out := make([]byte, 0, len(d))
+	for i := 0; i < len(d); {
+		r, size := utf8.DecodeRune(d[i:])
+		i += size
+		if r >= 0x300 && unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		switch r = baseLetter(r); r {
+		case 'ß', 'ẞ':
+			out = append(out, "ss"...)
+			continue
+		case 'ς':
+			r = 'σ'
+		}
+		out = utf8.AppendRune(out, unicode.ToLower(r))
 	}
-	return out
+	return string(out)
 }
-
-// folders hold the chains fold uses: a chain keeps state, so each goroutine
-// takes its own.
-var folders = sync.Pool{New: func() any {
-	return transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), runes.Map(baseLetter), cases.Fold(), norm.NFC)
-}}
 
 // baseLetter maps the letters folding should reduce but NFKD does not
 // decompose.
