@@ -13,6 +13,6 @@ require (
 	honnef.co/go/js/dom/v2 v2.0.0-20250304181735-b5e52f05e89d
 )
 
-require golang.org/x/text v0.43.0 // indirect
+require golang.org/x/text v0.43.0
 
 replace gopkg.in/yaml.v3 v3.0.1 => ./third_party/yaml.v3

@@ -1,6 +1,7 @@
 // Command webkeep is the native command-line face of the webkeep core: it reads,
 // writes, converts and verifies WARC files, computes CDX keys and indexes, keeps a
-// wwturldb-compatible URL database, and applies data.txt and URL rules.
+// wwturldb-compatible URL database, applies data.txt and URL rules, and searches
+// the text of archived pages.
 package main
 
 import (
@@ -23,6 +24,7 @@ var commands = map[string]command{
 	"datatxt": {"read a site's /data.txt or /robots.txt", runDatatxt},
 	"rules":   {"match URLs against Snap!-style domain and website rules", runRules},
 	"wacz":    {"make, sign and verify WACZ files for ReplayWeb.page", runWACZ},
+	"search":  {"find pages in WARC and WACZ files by their words", runSearch},
 }
 
 func main() {

@@ -1,0 +1,328 @@
+package search
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The keys of an index (see the package documentation).
+const (
+	keyMeta    = "m"
+	keyDoc     = "d/"
+	keyTerms   = "f/"
+	keyText    = "x/"
+	keySession = "s/"
+	keyTerm    = "t/"
+	tailSuffix = "~"
+)
+
+// errCorrupt is wrapped by the errors of values that do not decode.
+var errCorrupt = errors.New("search: corrupt index value")
+
+const base32Digits = "0123456789abcdefghijklmnopqrstuv"
+
+// docKey is the eight base-32 digits of id, which sort as the ids do.
+func docKey(id DocID) string {
+	var b [8]byte
+	for i := 7; i >= 0; i-- {
+		b[i] = base32Digits[id&31]
+		id >>= 5
+	}
+	return string(b[:])
+}
+
+func parseDocKey(s string) (DocID, error) {
+	if len(s) != 8 {
+		return 0, fmt.Errorf("%w: document key %q", errCorrupt, s)
+	}
+	var id DocID
+	for i := 0; i < 8; i++ {
+		d := strings.IndexByte(base32Digits, s[i])
+		if d < 0 {
+			return 0, fmt.Errorf("%w: document key %q", errCorrupt, s)
+		}
+		id = id<<5 | DocID(d)
+	}
+	return id, nil
+}
+
+// termKey is the prefix of a term's blocks.
+func termKey(term string) string { return keyTerm + term + "\x00" }
+
+func (m meta) encode() []byte {
+	b := []byte{1} // version
+	b = binary.AppendUvarint(b, uint64(m.next))
+	b = binary.AppendUvarint(b, m.docs)
+	return binary.AppendUvarint(b, m.length)
+}
+
+func decodeMeta(v []byte) (meta, error) {
+	r := reader{b: v}
+	if r.byte() != 1 {
+		return meta{}, fmt.Errorf("%w: index version", errCorrupt)
+	}
+	m := meta{next: DocID(r.uvarint()), docs: r.uvarint(), length: r.uvarint()}
+	return m, r.err
+}
+
+// record is a document's fields as its "d/" value holds them.
+type record struct {
+	length, titleLen                       int // tokens of the text and of the title
+	status                                 int
+	time                                   time.Time
+	session, url, method, mime, ref, title string
+}
+
+// encodeRecord encodes a document's fields: the numbers first, so that ranking
+// reads them without the strings.
+func encodeRecord(d Document, length, titleLen int) []byte {
+	b := make([]byte, 0, 32+len(d.Session)+len(d.URL)+len(d.Method)+len(d.Mime)+len(d.Ref)+len(d.Title))
+	b = binary.AppendUvarint(b, uint64(length))
+	b = binary.AppendUvarint(b, uint64(titleLen))
+	b = binary.AppendUvarint(b, uint64(max(d.Status, 0)))
+	var ms int64
+	if !d.Time.IsZero() {
+		ms = d.Time.UnixMilli()
+	}
+	b = binary.AppendVarint(b, ms)
+	for _, s := range []string{d.Session, d.URL, d.Method, d.Mime, d.Ref, d.Title} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return b
+}
+
+// decodeRecord decodes a record, only its numbers when light.
+func decodeRecord(v []byte, light bool) (record, error) {
+	r := reader{b: v}
+	rec := record{length: int(r.uvarint()), titleLen: int(r.uvarint()), status: int(r.uvarint())}
+	if ms := r.varint(); ms != 0 {
+		rec.time = time.UnixMilli(ms).UTC()
+	}
+	if !light {
+		for _, s := range []*string{&rec.session, &rec.url, &rec.method, &rec.mime, &rec.ref, &rec.title} {
+			*s = r.string()
+		}
+	}
+	if r.err != nil {
+		return record{}, r.err
+	}
+	return rec, nil
+}
+
+// encodeTerms front-codes a sorted list of terms: for each, the bytes it shares
+// with the previous one, then its other bytes, lengths as uvarints.
+func encodeTerms(terms []string) []byte {
+	var b []byte
+	prev := ""
+	for _, t := range terms {
+		n := 0
+		for n < len(prev) && n < len(t) && prev[n] == t[n] {
+			n++
+		}
+		b = binary.AppendUvarint(b, uint64(n))
+		b = binary.AppendUvarint(b, uint64(len(t)-n))
+		b = append(b, t[n:]...)
+		prev = t
+	}
+	return b
+}
+
+func decodeTerms(v []byte) ([]string, error) {
+	r := reader{b: v}
+	var terms []string
+	prev := ""
+	for len(r.b) > 0 && r.err == nil {
+		n := int(r.uvarint())
+		if n > len(prev) {
+			return nil, fmt.Errorf("%w: term list", errCorrupt)
+		}
+		t := prev[:n] + r.string()
+		terms = append(terms, t)
+		prev = t
+	}
+	return terms, r.err
+}
+
+// blockHeader begins a posting block: its number of documents, and the first
+// and last of them.
+type blockHeader struct {
+	count       int
+	first, last DocID
+}
+
+func appendHeader(b []byte, h blockHeader) []byte {
+	b = binary.AppendUvarint(b, uint64(h.count))
+	b = binary.AppendUvarint(b, uint64(h.first))
+	return binary.AppendUvarint(b, uint64(h.last))
+}
+
+// decodeHeader returns a block's header and its entries.
+func decodeHeader(v []byte) (blockHeader, []byte, error) {
+	r := reader{b: v}
+	h := blockHeader{count: int(r.uvarint()), first: DocID(r.uvarint()), last: DocID(r.uvarint())}
+	if r.err != nil || h.last < h.first || h.count == 0 {
+		return blockHeader{}, nil, fmt.Errorf("%w: posting block header", errCorrupt)
+	}
+	return h, r.b, nil
+}
+
+// appendEntry appends a posting: the document's distance from the previous
+// one, its number of positions, and the positions as deltas.
+func appendEntry(b []byte, delta uint64, pos []uint32) []byte {
+	b = binary.AppendUvarint(b, delta)
+	b = binary.AppendUvarint(b, uint64(len(pos)))
+	prev := uint32(0)
+	for _, p := range pos {
+		b = binary.AppendUvarint(b, uint64(p-prev))
+		prev = p
+	}
+	return b
+}
+
+// postings is a posting list in memory: documents in order, and the positions
+// of each (pos[off[i]:off[i+1]]).
+type postings struct {
+	docs []DocID
+	off  []int32
+	pos  []uint32
+}
+
+func (p *postings) positions(i int) []uint32 {
+	end := len(p.pos)
+	if i+1 < len(p.off) {
+		end = int(p.off[i+1])
+	}
+	return p.pos[p.off[i]:end]
+}
+
+func (p *postings) add(d DocID, pos []uint32) {
+	p.docs = append(p.docs, d)
+	p.off = append(p.off, int32(len(p.pos)))
+	p.pos = append(p.pos, pos...)
+}
+
+// decodeBlock appends the postings of a block.
+func (p *postings) decodeBlock(v []byte) error {
+	h, body, err := decodeHeader(v)
+	if err != nil {
+		return err
+	}
+	r := reader{b: body}
+	d := h.first
+	for i := 0; i < h.count; i++ {
+		d += DocID(r.uvarint())
+		n := r.uvarint()
+		if n > uint64(len(r.b)) || r.err != nil {
+			return fmt.Errorf("%w: posting block", errCorrupt)
+		}
+		p.docs = append(p.docs, d)
+		p.off = append(p.off, int32(len(p.pos)))
+		pos := uint32(0)
+		for j := uint64(0); j < n; j++ {
+			pos += uint32(r.uvarint())
+			p.pos = append(p.pos, pos)
+		}
+	}
+	if r.err != nil || d != h.last || len(r.b) != 0 {
+		return fmt.Errorf("%w: posting block", errCorrupt)
+	}
+	return nil
+}
+
+// encodeBlock encodes p, which is not empty, as one block.
+func (p *postings) encodeBlock() []byte {
+	b := appendHeader(nil, blockHeader{count: len(p.docs), first: p.docs[0], last: p.docs[len(p.docs)-1]})
+	prev := p.docs[0]
+	for i, d := range p.docs {
+		b = appendEntry(b, uint64(d-prev), p.positions(i))
+		prev = d
+	}
+	return b
+}
+
+// compressText compresses a document's text for snippets.
+func compressText(text string) []byte {
+	var buf bytes.Buffer
+	w := flateWriters.Get().(*flate.Writer)
+	w.Reset(&buf)
+	io.WriteString(w, text)
+	w.Close()
+	flateWriters.Put(w)
+	return buf.Bytes()
+}
+
+func decompressText(v []byte) (string, error) {
+	b, err := io.ReadAll(flate.NewReader(bytes.NewReader(v)))
+	if err != nil {
+		return "", fmt.Errorf("%w: text: %v", errCorrupt, err)
+	}
+	return string(b), nil
+}
+
+// flateWriters keeps flate writers, whose state is large, for reuse.
+var flateWriters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.BestSpeed)
+	return w
+}}
+
+// reader decodes uvarints and strings, remembering the first error.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) fail() {
+	if r.err == nil {
+		r.err = errCorrupt
+	}
+	r.b = nil
+}
+
+func (r *reader) byte() byte {
+	if len(r.b) == 0 {
+		r.fail()
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) string() string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}

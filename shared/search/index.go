@@ -1,0 +1,485 @@
+package search
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// A DocID names a document of an Index. IDs are given in increasing order and
+// never reused.
+type DocID uint64
+
+// maxDocID bounds DocIDs to what eight base-32 digits of a key hold.
+const maxDocID = 1<<40 - 1
+
+// A Document is what an Index holds of one recorded answer.
+type Document struct {
+	Session string    // the recording session's id (no NUL byte)
+	URL     string    // the URL requested
+	Time    time.Time // when the answer was recorded
+	Method  string    // the request's method
+	Status  int       // the answer's status code
+	Mime    string    // the answer's media type, without parameters
+	// Ref locates the record, for the caller: the index keeps it and returns it
+	// with results (a store key, a file and offset).
+	Ref   string
+	Title string // the page's title, from Extract
+	Text  string // the page's text, from Extract
+}
+
+// Options tune an Index. The zero value is the default.
+type Options struct {
+	// StoredText is how many bytes of a document's text the index keeps,
+	// compressed, for snippets: 0 means DefaultStoredText; a negative value
+	// keeps none.
+	StoredText int
+	// Text, when set, returns the text of a result for its snippet, and the
+	// index keeps none (StoredText is ignored): the caller reads the record
+	// again (Result.Ref) and extracts it.
+	Text func(r *Result) (string, error)
+	// FlushDocs is how many added documents Add buffers before it writes them to
+	// the store (0: DefaultFlushDocs).
+	FlushDocs int
+}
+
+// Defaults of Options.
+const (
+	DefaultStoredText = 64 << 10
+	DefaultFlushDocs  = 512
+)
+
+// Ranking parameters: BM25's k1 and b, and the weight of a title's tokens.
+const (
+	bm25K1      = 1.2
+	bm25B       = 0.75
+	titleWeight = 3
+)
+
+// blockSize is the size a posting block is sealed at.
+const blockSize = 2 << 10
+
+// An Index is a full-text index of documents in a Store: posting lists of
+// their tokens, their fields, and (unless Options.Text is set) their text
+// compressed for snippets. Its methods are safe for concurrent use; one Index
+// at a time may write a store.
+type Index struct {
+	mu    sync.Mutex
+	store Store
+	opts  Options
+	meta  meta
+
+	// Documents added and not yet written.
+	pending     map[string]*pendingList
+	pendingDocs []pendingDoc
+	scratch     map[string][]uint32
+}
+
+// meta is the index's key "m": counters.
+type meta struct {
+	next   DocID  // the next id to give
+	docs   uint64 // documents held
+	length uint64 // the sum of their weighted lengths (tokens; title tokens count titleWeight)
+}
+
+// pendingList is a term's postings of the pending documents, encoded as a
+// block's entries are, the first with delta 0.
+type pendingList struct {
+	first, last DocID
+	count       int
+	buf         []byte
+}
+
+// pendingDoc is what a pending document writes besides its postings.
+type pendingDoc struct {
+	id      DocID
+	session string
+	record  []byte
+	terms   []byte // the forward list
+	text    []byte // compressed text, nil for none
+}
+
+// Open returns the Index held in s (an empty one if s is empty). opts may be nil.
+func Open(s Store, opts *Options) (*Index, error) {
+	ix := &Index{store: s, pending: map[string]*pendingList{}, scratch: map[string][]uint32{}}
+	if opts != nil {
+		ix.opts = *opts
+	}
+	if ix.opts.StoredText == 0 {
+		ix.opts.StoredText = DefaultStoredText
+	}
+	if ix.opts.FlushDocs <= 0 {
+		ix.opts.FlushDocs = DefaultFlushDocs
+	}
+	v, err := s.Get(keyMeta)
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("search: open: %w", err)
+	default:
+		if ix.meta, err = decodeMeta(v); err != nil {
+			return nil, fmt.Errorf("search: open: %w", err)
+		}
+	}
+	return ix, nil
+}
+
+// Len returns the number of documents in the index, pending ones included.
+func (ix *Index) Len() int {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return int(ix.meta.docs) + len(ix.pendingDocs)
+}
+
+// Add adds a document and returns its id. Documents are buffered and written
+// to the store every Options.FlushDocs documents, by Flush, or before a Search
+// or Delete.
+func (ix *Index) Add(d Document) (DocID, error) {
+	if strings.IndexByte(d.Session, 0) >= 0 || !utf8.ValidString(d.Session) {
+		return 0, fmt.Errorf("search: add: session id %q has a NUL byte or is not UTF-8", d.Session)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.meta.next+DocID(len(ix.pendingDocs)) > maxDocID {
+		return 0, errors.New("search: add: no document ids left")
+	}
+	id := ix.meta.next + DocID(len(ix.pendingDocs))
+
+	// Positions: the title's tokens first, then after a gap (so that no phrase
+	// spans them) the text's.
+	titleToks := Tokenize(d.Title)
+	textToks := Tokenize(d.Text)
+	titleLen := len(titleToks)
+	clear(ix.scratch)
+	for _, t := range titleToks {
+		ix.scratch[t.Term] = append(ix.scratch[t.Term], uint32(t.Pos))
+	}
+	for _, t := range textToks {
+		ix.scratch[t.Term] = append(ix.scratch[t.Term], uint32(t.Pos+titleLen+1))
+	}
+	terms := make([]string, 0, len(ix.scratch))
+	for term, pos := range ix.scratch {
+		pl := ix.pending[term]
+		if pl == nil {
+			term = strings.Clone(term)
+			pl = &pendingList{first: id}
+			ix.pending[term] = pl
+		}
+		pl.buf = appendEntry(pl.buf, uint64(id-pl.last)*uint64(min(pl.count, 1)), pos)
+		pl.last = id
+		pl.count++
+		terms = append(terms, term)
+	}
+	slices.Sort(terms)
+
+	pd := pendingDoc{
+		id:      id,
+		session: d.Session,
+		record:  encodeRecord(d, len(textToks), titleLen),
+	}
+	// A document whose whole text is kept needs no list of its terms: Delete
+	// tokenizes the text again.
+	whole := false
+	if ix.opts.Text == nil && ix.opts.StoredText > 0 {
+		text := d.Text
+		whole = len(text) <= ix.opts.StoredText
+		if !whole {
+			cut := ix.opts.StoredText
+			for cut > 0 && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			text = text[:cut]
+		}
+		pd.text = compressText(text)
+	}
+	if !whole {
+		pd.terms = encodeTerms(terms)
+	}
+	ix.pendingDocs = append(ix.pendingDocs, pd)
+	if len(ix.pendingDocs) >= ix.opts.FlushDocs {
+		if err := ix.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+// weightedLength is a document's length for BM25.
+func weightedLength(textLen, titleLen int) uint64 {
+	return uint64(textLen + titleWeight*titleLen)
+}
+
+// Flush writes the pending documents to the store.
+func (ix *Index) Flush() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.flush()
+}
+
+func (ix *Index) flush() error {
+	if len(ix.pendingDocs) == 0 {
+		return nil
+	}
+	for term, pl := range ix.pending {
+		if err := ix.appendPostings(term, pl); err != nil {
+			return fmt.Errorf("search: flush: term %q: %w", term, err)
+		}
+	}
+	m := ix.meta
+	for _, pd := range ix.pendingDocs {
+		id := docKey(pd.id)
+		puts := []struct {
+			key   string
+			value []byte
+		}{
+			{keyDoc + id, pd.record},
+			{keySession + pd.session + "\x00" + id, nil},
+		}
+		if pd.terms != nil {
+			puts = append(puts, struct {
+				key   string
+				value []byte
+			}{keyTerms + id, pd.terms})
+		}
+		if pd.text != nil {
+			puts = append(puts, struct {
+				key   string
+				value []byte
+			}{keyText + id, pd.text})
+		}
+		for _, p := range puts {
+			if err := ix.store.Put(p.key, p.value); err != nil {
+				return fmt.Errorf("search: flush: %w", err)
+			}
+		}
+		r, err := decodeRecord(pd.record, true)
+		if err != nil {
+			return err
+		}
+		m.docs++
+		m.length += weightedLength(r.length, r.titleLen)
+		m.next = pd.id + 1
+	}
+	if err := ix.store.Put(keyMeta, m.encode()); err != nil {
+		return fmt.Errorf("search: flush: %w", err)
+	}
+	ix.meta = m
+	clear(ix.pending)
+	ix.pendingDocs = ix.pendingDocs[:0]
+	return nil
+}
+
+// appendPostings appends a term's pending postings to its tail block, sealing
+// the block when it has grown to blockSize.
+func (ix *Index) appendPostings(term string, pl *pendingList) error {
+	tail := termKey(term) + tailSuffix
+	var block []byte
+	old, err := ix.store.Get(tail)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		block = appendHeader(nil, blockHeader{count: pl.count, first: pl.first, last: pl.last})
+		block = append(block, pl.buf...)
+	case err != nil:
+		return err
+	default:
+		h, body, err := decodeHeader(old)
+		if err != nil {
+			return err
+		}
+		block = make([]byte, 0, len(old)+len(pl.buf)+16)
+		block = appendHeader(block, blockHeader{count: h.count + pl.count, first: h.first, last: pl.last})
+		block = append(block, body...)
+		// The first pending entry's delta, 0, becomes its distance from the tail's
+		// last document.
+		block = binary.AppendUvarint(block, uint64(pl.first-h.last))
+		block = append(block, pl.buf[1:]...)
+	}
+	if len(block) < blockSize {
+		return ix.store.Put(tail, block)
+	}
+	h, _, _ := decodeHeader(block)
+	if err := ix.store.Put(termKey(term)+docKey(h.first), block); err != nil {
+		return err
+	}
+	if old != nil {
+		return ix.store.Delete(tail)
+	}
+	return nil
+}
+
+// Delete removes a document: its postings from every list, its fields and its
+// text. Deleting an id the index does not hold returns ErrNotFound.
+func (ix *Index) Delete(id DocID) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.flush(); err != nil {
+		return err
+	}
+	if _, err := ix.store.Get(keyDoc + docKey(id)); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("search: delete %d: %w", id, err)
+		}
+		return fmt.Errorf("search: delete %d: %w", id, err)
+	}
+	return ix.deleteDocs([]DocID{id})
+}
+
+// DeleteSession removes every document of a session and returns how many.
+func (ix *Index) DeleteSession(session string) (int, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.flush(); err != nil {
+		return 0, err
+	}
+	var ids []DocID
+	prefix := keySession + session + "\x00"
+	var bad error
+	err := ix.store.Scan(prefix, func(key string, _ []byte) bool {
+		id, err := parseDocKey(key[len(prefix):])
+		if err != nil {
+			bad = fmt.Errorf("search: key %q: %w", key, err)
+			return false
+		}
+		ids = append(ids, id)
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return 0, fmt.Errorf("search: delete session %q: %w", session, err)
+	}
+	return len(ids), ix.deleteDocs(ids)
+}
+
+// deleteDocs removes documents: each term of theirs is rewritten once.
+func (ix *Index) deleteDocs(ids []DocID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	byTerm := map[string][]DocID{}
+	records := make([]record, len(ids))
+	for i, id := range ids {
+		v, err := ix.store.Get(keyDoc + docKey(id))
+		if err != nil {
+			return fmt.Errorf("search: delete %d: %w", id, err)
+		}
+		if records[i], err = decodeRecord(v, false); err != nil {
+			return fmt.Errorf("search: delete %d: %w", id, err)
+		}
+		terms, err := ix.docTerms(id, records[i].title)
+		if err != nil {
+			return fmt.Errorf("search: delete %d: terms: %w", id, err)
+		}
+		for _, t := range terms {
+			byTerm[t] = append(byTerm[t], id)
+		}
+	}
+	for term, docs := range byTerm {
+		if err := ix.removePostings(term, docs); err != nil {
+			return fmt.Errorf("search: delete: term %q: %w", term, err)
+		}
+	}
+	m := ix.meta
+	for i, id := range ids {
+		k := docKey(id)
+		for _, key := range []string{keyDoc + k, keyTerms + k, keyText + k, keySession + records[i].session + "\x00" + k} {
+			if err := ix.store.Delete(key); err != nil {
+				return fmt.Errorf("search: delete %d: %w", id, err)
+			}
+		}
+		m.docs--
+		m.length -= weightedLength(records[i].length, records[i].titleLen)
+	}
+	if err := ix.store.Put(keyMeta, m.encode()); err != nil {
+		return fmt.Errorf("search: delete: %w", err)
+	}
+	ix.meta = m
+	return nil
+}
+
+// removePostings removes the sorted docs from a term's blocks.
+func (ix *Index) removePostings(term string, docs []DocID) error {
+	type block struct {
+		key   string
+		value []byte
+	}
+	var blocks []block
+	var bad error
+	err := ix.store.Scan(termKey(term), func(key string, value []byte) bool {
+		h, _, err := decodeHeader(value)
+		if err != nil {
+			bad = err
+			return false
+		}
+		i, _ := slices.BinarySearch(docs, h.first)
+		if i < len(docs) && docs[i] <= h.last {
+			blocks = append(blocks, block{key, slices.Clone(value)})
+		}
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return err
+	}
+	for _, b := range blocks {
+		var p postings
+		if err := p.decodeBlock(b.value); err != nil {
+			return err
+		}
+		var kept postings
+		for i, d := range p.docs {
+			if _, found := slices.BinarySearch(docs, d); !found {
+				kept.add(d, p.positions(i))
+			}
+		}
+		if len(kept.docs) == 0 {
+			if err := ix.store.Delete(b.key); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := ix.store.Put(b.key, kept.encodeBlock()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// docTerms returns the terms of a document: its list, or those of its title
+// and its text when the index keeps the whole text instead.
+func (ix *Index) docTerms(id DocID, title string) ([]string, error) {
+	v, err := ix.store.Get(keyTerms + docKey(id))
+	if err == nil {
+		return decodeTerms(v)
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	if v, err = ix.store.Get(keyText + docKey(id)); err != nil {
+		return nil, err
+	}
+	text, err := decompressText(v)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var terms []string
+	for _, toks := range [][]Token{Tokenize(title), Tokenize(text)} {
+		for _, t := range toks {
+			if !seen[t.Term] {
+				seen[t.Term] = true
+				terms = append(terms, t.Term)
+			}
+		}
+	}
+	return terms, nil
+}

@@ -1,0 +1,543 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A Result is a document that matches a query.
+type Result struct {
+	ID      DocID
+	Session string
+	URL     string
+	Time    time.Time
+	Method  string
+	Status  int
+	Mime    string
+	Ref     string
+	Title   string
+	// Score is the document's BM25 score (0 for a query of filters only).
+	Score float64
+	// Snippet is a window of the text around the first match, the matched
+	// words between « and »; "…" marks text left out at either end.
+	Snippet string
+}
+
+// Results are the matches of a query, best first.
+type Results struct {
+	// Total is the number of documents that match.
+	Total int
+	// Hits are the best of them, at most the limit asked for.
+	Hits []Result
+}
+
+// Search returns the documents that match q, ranked: every clause that is not
+// excluded holds (a phrase's tokens at consecutive positions, in the title or
+// in the text), no excluded clause holds, and the filters hold. Documents are
+// ranked by BM25 (a title's tokens weigh titleWeight times a text's), then by
+// time, newest first; a query of filters only ranks by time. limit <= 0 means
+// every match.
+func (ix *Index) Search(q Query, limit int) (Results, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.flush(); err != nil {
+		return Results{}, err
+	}
+	var must, mustNot []Clause
+	for _, c := range q.Clauses {
+		if c.Exclude {
+			mustNot = append(mustNot, c)
+		} else {
+			must = append(must, c)
+		}
+	}
+
+	// Candidates: the documents that hold every clause, with where each clause
+	// begins in them; all documents when no clause must hold.
+	type candidate struct {
+		id     DocID
+		starts [][]uint32 // per clause of must
+		idf    []float64
+		score  float64
+		rec    record
+	}
+	var cands []candidate
+	N := float64(ix.meta.docs)
+	if len(must) > 0 {
+		var matches []clauseMatch
+		for _, c := range must {
+			m, err := ix.matchClause(c)
+			if err != nil {
+				return Results{}, err
+			}
+			if len(m.docs) == 0 {
+				return Results{}, nil
+			}
+			matches = append(matches, m)
+		}
+		// Intersect, walking the shortest.
+		order := make([]int, len(matches))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return len(matches[a].docs) - len(matches[b].docs) })
+		cursor := make([]int, len(matches))
+		shortest := matches[order[0]]
+	docs:
+		for i, d := range shortest.docs {
+			starts := make([][]uint32, len(matches))
+			starts[order[0]] = shortest.starts[i]
+			for _, k := range order[1:] {
+				m := matches[k]
+				j, found := slices.BinarySearch(m.docs[cursor[k]:], d)
+				cursor[k] += j
+				if !found {
+					continue docs
+				}
+				starts[k] = m.starts[cursor[k]]
+			}
+			cands = append(cands, candidate{id: d, starts: starts})
+		}
+		idf := make([]float64, len(matches))
+		for i, m := range matches {
+			for _, df := range m.df {
+				idf[i] += math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
+			}
+		}
+		for i := range cands {
+			cands[i].idf = idf
+		}
+	} else {
+		var bad error
+		err := ix.store.Scan(keyDoc, func(key string, _ []byte) bool {
+			id, err := parseDocKey(key[len(keyDoc):])
+			if err != nil {
+				bad = err
+				return false
+			}
+			cands = append(cands, candidate{id: id})
+			return true
+		})
+		if err == nil {
+			err = bad
+		}
+		if err != nil {
+			return Results{}, fmt.Errorf("search: %w", err)
+		}
+	}
+
+	// Exclusions.
+	for _, c := range mustNot {
+		m, err := ix.matchClause(c)
+		if err != nil {
+			return Results{}, err
+		}
+		cands = slices.DeleteFunc(cands, func(c candidate) bool {
+			_, found := slices.BinarySearch(m.docs, c.id)
+			return found
+		})
+	}
+
+	// Filters and scores.
+	fs := newFilterSet(q.Filters)
+	avgdl := 1.0
+	if ix.meta.docs > 0 {
+		avgdl = float64(ix.meta.length) / float64(ix.meta.docs)
+	}
+	kept := cands[:0]
+	for _, c := range cands {
+		v, err := ix.store.Get(keyDoc + docKey(c.id))
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return Results{}, fmt.Errorf("search: document %d: %w", c.id, err)
+		}
+		if c.rec, err = decodeRecord(v, !fs.needStrings); err != nil {
+			return Results{}, fmt.Errorf("search: document %d: %w", c.id, err)
+		}
+		if !fs.match(&c.rec) {
+			continue
+		}
+		dl := float64(weightedLength(c.rec.length, c.rec.titleLen))
+		norm := bm25K1 * (1 - bm25B + bm25B*dl/avgdl)
+		for i, starts := range c.starts {
+			tf := 0.0
+			for _, p := range starts {
+				if int(p) < c.rec.titleLen {
+					tf += titleWeight
+				} else {
+					tf++
+				}
+			}
+			c.score += c.idf[i] * tf * (bm25K1 + 1) / (tf + norm)
+		}
+		kept = append(kept, c)
+	}
+	cands = kept
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		if !a.rec.time.Equal(b.rec.time) {
+			return b.rec.time.Compare(a.rec.time)
+		}
+		if a.id > b.id {
+			return -1
+		}
+		return 1
+	})
+
+	res := Results{Total: len(cands)}
+	if limit > 0 && len(cands) > limit {
+		cands = cands[:limit]
+	}
+	for _, c := range cands {
+		v, err := ix.store.Get(keyDoc + docKey(c.id))
+		if err != nil {
+			return Results{}, fmt.Errorf("search: document %d: %w", c.id, err)
+		}
+		rec, err := decodeRecord(v, false)
+		if err != nil {
+			return Results{}, fmt.Errorf("search: document %d: %w", c.id, err)
+		}
+		r := Result{ID: c.id, Session: rec.session, URL: rec.url, Time: rec.time, Method: rec.method,
+			Status: rec.status, Mime: rec.mime, Ref: rec.ref, Title: rec.title, Score: c.score}
+		text, err := ix.text(&r)
+		if err != nil {
+			return Results{}, err
+		}
+		r.Snippet = Snippet(text, must, snippetBytes)
+		res.Hits = append(res.Hits, r)
+	}
+	return res, nil
+}
+
+// snippetBytes is about how long a snippet is.
+const snippetBytes = 240
+
+// text returns a result's text for its snippet.
+func (ix *Index) text(r *Result) (string, error) {
+	if ix.opts.Text != nil {
+		text, err := ix.opts.Text(r)
+		if err != nil {
+			return "", fmt.Errorf("search: text of %s: %w", r.URL, err)
+		}
+		return text, nil
+	}
+	v, err := ix.store.Get(keyText + docKey(r.ID))
+	if errors.Is(err, ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("search: text of %d: %w", r.ID, err)
+	}
+	return decompressText(v)
+}
+
+// clauseMatch is where a clause holds: the documents, in order, and the
+// positions its first token is at in each; df is the document frequency of
+// each of its tokens.
+type clauseMatch struct {
+	docs   []DocID
+	starts [][]uint32
+	df     []int
+}
+
+// matchClause finds the documents that hold the tokens of c at consecutive
+// positions.
+func (ix *Index) matchClause(c Clause) (clauseMatch, error) {
+	lists := make([]postings, len(c.Tokens))
+	var m clauseMatch
+	for i, t := range c.Tokens {
+		p, err := ix.load(t)
+		if err != nil {
+			return clauseMatch{}, err
+		}
+		lists[i] = p
+		m.df = append(m.df, len(p.docs))
+	}
+	cursor := make([]int, len(lists))
+	first := lists[0]
+docs:
+	for i, d := range first.docs {
+		idx := make([]int, len(lists))
+		idx[0] = i
+		for k := 1; k < len(lists); k++ {
+			j, found := slices.BinarySearch(lists[k].docs[cursor[k]:], d)
+			cursor[k] += j
+			if !found {
+				continue docs
+			}
+			idx[k] = cursor[k]
+		}
+		var starts []uint32
+	positions:
+		for _, p := range first.positions(i) {
+			for k := 1; k < len(lists); k++ {
+				want := p + uint32(c.Tokens[k].Pos-c.Tokens[0].Pos)
+				if _, found := slices.BinarySearch(lists[k].positions(idx[k]), want); !found {
+					continue positions
+				}
+			}
+			starts = append(starts, p)
+		}
+		if len(starts) > 0 {
+			m.docs = append(m.docs, d)
+			m.starts = append(m.starts, starts)
+		}
+	}
+	return m, nil
+}
+
+// load reads the posting list of a token: of its term, or for a prefix token
+// of every term that begins with it, merged.
+func (ix *Index) load(t Token) (postings, error) {
+	prefix := termKey(t.Term)
+	if t.Prefix {
+		prefix = keyTerm + t.Term
+	}
+	var lists []postings
+	var cur postings
+	curTerm := ""
+	var bad error
+	err := ix.store.Scan(prefix, func(key string, value []byte) bool {
+		term, _, _ := strings.Cut(key[len(keyTerm):], "\x00")
+		if term != curTerm && len(cur.docs) > 0 {
+			lists = append(lists, cur)
+			cur = postings{}
+		}
+		curTerm = term
+		if err := cur.decodeBlock(value); err != nil {
+			bad = fmt.Errorf("key %q: %w", key, err)
+			return false
+		}
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return postings{}, fmt.Errorf("search: term %q: %w", t.Term, err)
+	}
+	if len(lists) == 0 {
+		return cur, nil
+	}
+	lists = append(lists, cur)
+	return union(lists), nil
+}
+
+// union merges posting lists: each document once, its positions merged.
+func union(lists []postings) postings {
+	byDoc := map[DocID][]uint32{}
+	for _, l := range lists {
+		for i, d := range l.docs {
+			byDoc[d] = append(byDoc[d], l.positions(i)...)
+		}
+	}
+	docs := make([]DocID, 0, len(byDoc))
+	for d := range byDoc {
+		docs = append(docs, d)
+	}
+	slices.Sort(docs)
+	var p postings
+	for _, d := range docs {
+		pos := byDoc[d]
+		slices.Sort(pos)
+		p.add(d, slices.Compact(pos))
+	}
+	return p
+}
+
+// filterSet is a query's filters, grouped by key.
+type filterSet struct {
+	include, exclude map[string][]Filter
+	needStrings      bool
+}
+
+func newFilterSet(filters []Filter) filterSet {
+	fs := filterSet{include: map[string][]Filter{}, exclude: map[string][]Filter{}}
+	for _, f := range filters {
+		if f.Exclude {
+			fs.exclude[f.Key] = append(fs.exclude[f.Key], f)
+		} else {
+			fs.include[f.Key] = append(fs.include[f.Key], f)
+		}
+		switch f.Key {
+		case FilterSite, FilterMethod, FilterSession, FilterType:
+			fs.needStrings = true
+		}
+	}
+	return fs
+}
+
+// match says a record passes: for each key, one of its filters holds, and no
+// excluding filter does. from and to are bounds, all of which hold.
+func (fs filterSet) match(r *record) bool {
+	for key, fl := range fs.include {
+		switch key {
+		case FilterFrom, FilterTo:
+			for _, f := range fl {
+				if !f.holds(r) {
+					return false
+				}
+			}
+			continue
+		}
+		if !slices.ContainsFunc(fl, func(f Filter) bool { return f.holds(r) }) {
+			return false
+		}
+	}
+	for _, fl := range fs.exclude {
+		if slices.ContainsFunc(fl, func(f Filter) bool { return f.holds(r) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// holds says the filter holds for a record.
+func (f Filter) holds(r *record) bool {
+	switch f.Key {
+	case FilterSite:
+		host := hostOf(r.url)
+		return host == f.Value || strings.HasSuffix(host, "."+f.Value)
+	case FilterMethod:
+		return strings.EqualFold(r.method, f.Value)
+	case FilterStatus:
+		return f.lo <= r.status && r.status <= f.hi
+	case FilterFrom:
+		return !r.time.IsZero() && !r.time.Before(f.t)
+	case FilterTo:
+		return !r.time.IsZero() && r.time.Before(f.t)
+	case FilterSession:
+		return r.session == f.Value
+	case FilterType:
+		return strings.HasPrefix(strings.ToLower(r.mime), strings.ToLower(f.Value))
+	}
+	return false
+}
+
+// hostOf returns the host of a URL, lower case, without port or user.
+func hostOf(u string) string {
+	if _, rest, ok := strings.Cut(u, "://"); ok {
+		u = rest
+	}
+	if i := strings.IndexAny(u, "/?#"); i >= 0 {
+		u = u[:i]
+	}
+	if i := strings.LastIndexByte(u, '@'); i >= 0 {
+		u = u[i+1:]
+	}
+	if strings.HasPrefix(u, "[") {
+		if i := strings.IndexByte(u, ']'); i >= 0 {
+			return strings.ToLower(u[:i+1])
+		}
+	}
+	if i := strings.LastIndexByte(u, ':'); i >= 0 {
+		u = u[:i]
+	}
+	return strings.TrimSuffix(strings.ToLower(u), ".")
+}
+
+// Snippet returns a window of about size bytes of text around the first token
+// that a clause's tokens match, matched tokens between « and »; the start of
+// the text when none matches. Line breaks become spaces.
+func Snippet(text string, clauses []Clause, size int) string {
+	if text == "" {
+		return ""
+	}
+	toks := Tokenize(text)
+	matched := func(t Token) bool {
+		for _, c := range clauses {
+			for _, q := range c.Tokens {
+				if t.Term == q.Term || q.Prefix && strings.HasPrefix(t.Term, q.Term) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	marks := make([]bool, len(toks))
+	first := -1
+	for i, t := range toks {
+		if matched(t) {
+			marks[i] = true
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	// The window: from a token a quarter of size before the first match, to the
+	// last token that ends within size of it.
+	begin, end := 0, len(text)
+	if len(toks) > 0 {
+		from := 0
+		if first >= 0 {
+			from = first
+			for from > 0 && toks[first].Start-toks[from-1].Start <= size/4 {
+				from--
+			}
+		}
+		begin = toks[from].Start
+		last := from
+		for last+1 < len(toks) && toks[last+1].End-begin <= size {
+			last++
+		}
+		end = toks[last].End
+		if last == len(toks)-1 {
+			end = len(text)
+		}
+		if from == 0 {
+			begin = 0
+		}
+	} else if len(text) > size {
+		return oneLine(truncateUTF8(text, size)) + "…"
+	}
+	var b strings.Builder
+	if begin > 0 {
+		b.WriteString("…")
+	}
+	at := begin
+	for i := 0; i < len(toks); i++ {
+		if !marks[i] || toks[i].Start < begin || toks[i].End > end {
+			continue
+		}
+		// Overlapping and touching matches (bigrams) are marked as one.
+		s, e := toks[i].Start, toks[i].End
+		for i+1 < len(toks) && marks[i+1] && toks[i+1].Start <= e && toks[i+1].End <= end {
+			i++
+			e = max(e, toks[i].End)
+		}
+		if s < at {
+			s = at
+		}
+		b.WriteString(text[at:s])
+		b.WriteString("«" + text[s:e] + "»")
+		at = e
+	}
+	b.WriteString(text[at:end])
+	if end < len(text) {
+		b.WriteString("…")
+	}
+	return oneLine(b.String())
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
