@@ -1,6 +1,6 @@
 // What `make demo` does the same in every browser: the ./out folder, the file chosen in
 // the demo's upload form, the demo URL database, and the summary of the bundle.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { root } from "./browser.mjs";
@@ -56,6 +56,7 @@ export function printDemo(bundlePath, waczPath, started) {
   }
   for (const n of s.notes || []) console.log(`  note: ${n}`);
   console.log(verifyLine(waczPath));
+  console.log(searchLine(files));
   const kept = [...files.keys()].filter((n) => /\.(warc\.gz|cdxj)$/.test(n)).concat(path.basename(bundlePath), path.basename(waczPath));
   console.log(`out/: ${kept.join(", ")}`);
   return files;
@@ -78,4 +79,21 @@ export function verifyLine(waczPath) {
   const signed = m[4].startsWith("signed by ");
   return `verify: ${signed ? "signed" : "not signed"}, ${m[2]} records verified ` +
     `(${m[1]} files, ${m[3]} index lines${signed ? `; ${m[4].replace(/^signed by /, "")}` : ""})`;
+}
+
+/**
+ * Searches the session's WARC for a word on exactly one demo page (the end of the
+ * redirect chain's title) with `webkeep search`, and says it in one line:
+ * `search: "Redirected" found 1 of 1 pages (N ms)`. Throws when it finds another count.
+ */
+export function searchLine(files) {
+  const warc = path.join(out, [...files.keys()].find((n) => n.endsWith(".warc.gz")));
+  const word = "Redirected";
+  const started = process.hrtime.bigint();
+  const r = spawnSync(path.join(root, "bin", "webkeep"), ["search", warc, word], { encoding: "utf8" });
+  const ms = Number((process.hrtime.bigint() - started) / 1000000n);
+  const hits = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const pages = hits.filter((h) => new URL(h.url).pathname === "/redirect/end");
+  if (r.status !== 0 || hits.length !== 1 || pages.length !== 1) throw new Error(`webkeep search ${word}: exit ${r.status}: ${r.stdout}${r.stderr}`);
+  return `search: "${word}" found ${pages.length} of 1 pages (${ms} ms)`;
 }
