@@ -26,10 +26,10 @@ var view struct {
 	records  []Record // the captures: the index's lines but the notes
 	// notes are the recorder's notes (metadata records) by the URL of the exchange
 	// they concern: shown beside it, never as rows of their own.
-	notes    map[string][]Record
-	shown    []int // indexes into records of the rows in the table
-	detail   *Record
-	gen      int // counts sessions opened, so a late answer for an earlier one is dropped
+	notes  map[string][]Record
+	shown  []int // indexes into records of the rows in the table
+	detail *Record
+	gen    int // counts sessions opened, so a late answer for an earlier one is dropped
 }
 
 // archive lists the sessions, and the pages, records and findings of the one chosen.

@@ -488,4 +488,3 @@ func splitNotes(recs []Record) ([]Record, map[string][]Record) {
 	}
 	return captures, notes
 }
-
