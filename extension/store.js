@@ -136,6 +136,11 @@ const idbStore = {
     return new Uint8Array(buffer, 0, n);
   }),
   keys: (prefix) => tx("readonly", (s) => s.getAllKeys(range(prefix))),
+  // The keys with the prefix and their values, read in one transaction: [keys, values].
+  scan: (prefix) => tx("readonly", (s) => {
+    const keys = s.getAllKeys(range(prefix)), values = s.getAll(range(prefix));
+    return { get result() { return [keys.result, values.result]; } };
+  }).then(async ([keys, values]) => [keys, await Promise.all(values.map((v) => (v instanceof Blob ? v.arrayBuffer().then((b) => new Uint8Array(b)) : v)))]),
   delete: (prefix) => tx("readwrite", (s) => s.delete(range(prefix))),
 };
 

@@ -41,6 +41,7 @@ func (t *routeTable) HandleFunc(pattern string, handler func(httpmsg.ResponseWri
 // routes registers every route of the API.
 func (s *Service) routes() *routeTable {
 	mux := &routeTable{Mux: httpmsg.NewMux()}
+	s.search.routes(s, mux)
 	mux.HandleFunc("GET /api/status", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		writeJSON(w, httpmsg.StatusOK, s.Status())
 	})

@@ -313,6 +313,7 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 		}
 		return fail(err)
 	}
+	s.search.grew()
 	return sess.Info(), nil
 }
 

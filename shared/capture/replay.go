@@ -189,17 +189,30 @@ type chunkedFile struct {
 
 // openChunkedFile reads each chunk once, to learn where it starts.
 func openChunkedFile(store Store, keys []string, cache *byteCache[cachedChunk]) (*chunkedFile, error) {
-	f := &chunkedFile{store: store, keys: keys, cache: cache}
-	for _, k := range keys {
-		b, err := store.Get(k)
+	f := &chunkedFile{store: store, cache: cache}
+	if err := f.grow(keys); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// grow reads the chunks of keys (the file's keys, and more) that f does not have:
+// a file that grows is read once.
+func (f *chunkedFile) grow(keys []string) error {
+	if len(keys) < len(f.keys) {
+		return fmt.Errorf("chunks %s...: %d of them, fewer than the %d read before", f.keys[0], len(keys), len(f.keys))
+	}
+	for _, k := range keys[len(f.keys):] {
+		b, err := f.store.Get(k)
 		if err != nil {
-			return nil, fmt.Errorf("chunk %s: %w", k, err)
+			return fmt.Errorf("chunk %s: %w", k, err)
 		}
+		f.keys = append(f.keys, k)
 		f.starts = append(f.starts, f.size)
 		f.size += int64(len(b))
 		yield()
 	}
-	return f, nil
+	return nil
 }
 
 // Size returns the stream's length in bytes.

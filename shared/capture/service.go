@@ -86,6 +86,7 @@ type Service struct {
 	lastEventAt time.Time  // when the last browser event was handled
 
 	replays replays // sessions being replayed
+	search  *textSearch
 }
 
 // NewService returns a service over store and host, restoring the recording state a
@@ -121,6 +122,9 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.writes.onPanic = s.tasks.onPanic
 	go s.tasks.run()
 	go s.writes.run()
+	s.search = newTextSearch(store)
+	go s.search.follow(s, nil)
+	s.search.grew() // what was written before a restart and not yet read
 	s.ResumeUploads() // a restarted service worker goes on with its uploads
 	return s, nil
 }
@@ -629,6 +633,7 @@ func (s *Service) write(sess *Session, ex *recorder.Exchange) {
 	if err := sess.WriteExchange(ex); err != nil {
 		sess.Note(err.Error())
 	}
+	s.search.grew()
 	canonical, _ := s.canonical(ex.URL)
 	if v, ok := s.db.check(ex, canonical); ok {
 		if err := sess.AddVerdict(v); err != nil {
@@ -754,7 +759,16 @@ func (s *Service) DeleteSession(id string) error {
 		return fmt.Errorf("%w: %s", errNoSession, id)
 	}
 	delete(s.sessions, id)
-	return s.store.Delete("s/" + id + "/")
+	if err := s.store.Delete("s/" + id + "/"); err != nil {
+		return err
+	}
+	// The index is told in the background: it holds no lock of the service's.
+	go func() {
+		if err := s.search.forget(id); err != nil {
+			s.noteCurrent("the search index: removing session " + id + ": " + err.Error())
+		}
+	}()
+	return nil
 }
 
 // Status is the recording state shown by the popup.

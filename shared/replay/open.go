@@ -48,7 +48,7 @@ const redacted = "[redacted by webkeep]"
 // its original's payload (the response with the same payload digest, under the same
 // key if there is one, nearest in time).
 func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
-	resp, err := readResponse(f, c.Offset)
+	resp, err := ReadResponseAt(f, c.Offset)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w: revisit at offset %d: no response with payload digest %s", ErrRecord, c.Offset, c.Digest)
 	}
-	o, err := readResponse(f, orig.Offset)
+	o, err := ReadResponseAt(f, orig.Offset)
 	if err != nil {
 		resp.Body.Close()
 		return nil, err
@@ -93,9 +93,9 @@ func (ix *Index) original(c cdx.Entry) (cdx.Entry, bool) {
 	return ix.captures[i], true
 }
 
-// readResponse reads the record at offset: its HTTP status line and header, and a
-// reader of its payload. A revisit without an HTTP header has Status 0.
-func readResponse(f File, offset int64) (*Response, error) {
+// ReadResponseAt reads the response or revisit record at offset of f, as
+// ReadResponse does.
+func ReadResponseAt(f File, offset int64) (*Response, error) {
 	if size := f.Size(); offset < 0 || offset >= size {
 		return nil, fmt.Errorf("%w: offset %d is outside the file (%d bytes)", ErrRecord, offset, size)
 	}

@@ -352,6 +352,22 @@ func (s *jsStore) Keys(prefix string) ([]string, error) {
 	return keys, nil
 }
 
+// Scan reads the keys with the prefix and their values in one IndexedDB
+// transaction (capture.ScanStore).
+func (s *jsStore) Scan(prefix string) ([]string, [][]byte, error) {
+	v, err := jspromise.Await(s.v.Call("scan", prefix))
+	if err != nil {
+		return nil, nil, fmt.Errorf("store scan %s: %w", prefix, err)
+	}
+	jk, jv := v.Index(0), v.Index(1)
+	keys, values := make([]string, jk.Length()), make([][]byte, jk.Length())
+	for i := range keys {
+		keys[i] = jk.Index(i).String()
+		values[i] = jsglue.Bytes(jv.Index(i))
+	}
+	return keys, values, nil
+}
+
 func (s *jsStore) Delete(prefix string) error {
 	_, err := jspromise.Await(s.v.Call("delete", prefix))
 	if err != nil {
