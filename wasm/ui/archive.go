@@ -68,6 +68,7 @@ func archive() {
 	onClick(byID("add-to-db"), addToDatabase)
 	on(byID("import-file"), "change", func(dom.Event) { importFile() })
 	teamArchive()
+	archiveSearch()
 	dom.GetWindow().AddEventListener("hashchange", false, func(dom.Event) { go safely(openFromHash) })
 	if byID("import-file").Underlying().Get("files").Length() > 0 {
 		go safely(importFile) // chosen before the page's code started
@@ -135,6 +136,7 @@ func closeSession() {
 	view.current, view.records, view.detail = nil, nil, nil
 	view.gen++
 	show(byID("session-view"), false)
+	searchScope(nil)
 	for _, row := range byID("sessions").QuerySelectorAll("tr") {
 		row.RemoveAttribute("aria-current")
 	}
@@ -154,6 +156,7 @@ func openSession(s api.SessionInfo) {
 		}
 	}
 	showSessionInfo(s)
+	searchScope(&s)
 	for _, id := range []string{"rename-form", "delete-confirm", "upload-exists", "record-detail"} {
 		show(byID(id), false)
 	}

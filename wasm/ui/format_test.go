@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -376,5 +377,41 @@ func TestSplitNotes(t *testing.T) {
 	})
 	if len(captures) != 3 || len(notes["http://a/"]) != 2 || len(notes) != 1 {
 		t.Errorf("captures %d, notes %v", len(captures), notes)
+	}
+}
+
+func TestSnippetParts(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []snippetPart
+	}{
+		{"", nil},
+		{"no match here", []snippetPart{{"no match here", false}}},
+		{"…the «Zürich» kettle «whistles»", []snippetPart{{"…the ", false}, {"Zürich", true}, {" kettle ", false}, {"whistles", true}}},
+		{"«all»", []snippetPart{{"all", true}}},
+		{"an «unclosed mark", []snippetPart{{"an «unclosed mark", false}}},
+	}
+	for _, tt := range tests {
+		if got := snippetParts(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("snippetParts(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSearchSummary(t *testing.T) {
+	three := make([]api.SearchResult, 3)
+	tests := []struct {
+		res  api.SearchResults
+		want string
+	}{
+		{api.SearchResults{Total: 0, MS: 0.42}, "Nothing found (0.4 ms): check the spelling, or use fewer words."},
+		{api.SearchResults{Results: three[:1], Total: 1, MS: 12.3}, "1 answer found (12 ms)"},
+		{api.SearchResults{Results: three, Total: 3, MS: 3}, "3 answers found (3.0 ms)"},
+		{api.SearchResults{Results: three, Total: 143, MS: 40}, "The best 3 of 143 answers found (40 ms)"},
+	}
+	for _, tt := range tests {
+		if got := searchSummary(tt.res); got != tt.want {
+			t.Errorf("searchSummary(%+v) = %q, want %q", tt.res, got, tt.want)
+		}
 	}
 }
