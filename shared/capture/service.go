@@ -124,7 +124,7 @@ func NewService(store Store, host Host) (*Service, error) {
 	go s.writes.run()
 	s.search = newTextSearch(store)
 	go s.search.follow(s, nil)
-	s.search.grew() // what was written before a restart and not yet read
+	s.search.grew()   // what was written before a restart and not yet read
 	s.ResumeUploads() // a restarted service worker goes on with its uploads
 	return s, nil
 }
