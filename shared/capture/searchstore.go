@@ -8,13 +8,16 @@ import (
 	"github.com/webkeep/webkeep/shared/search"
 )
 
-// A ScanStore is a Store that reads the values under a prefix with their keys in
-// one call. IndexedDB is one: a read costs the service worker a transaction, and a
-// search reads a few dozen posting blocks.
-type ScanStore interface {
+// A BulkStore is a Store that reads many values in one call. IndexedDB is one: a
+// read costs the service worker a transaction, and a search reads a few dozen
+// posting blocks and the fields of every document that matches.
+type BulkStore interface {
 	Store
 	// Scan returns the keys with the prefix, sorted, and their values.
 	Scan(prefix string) (keys []string, values [][]byte, err error)
+	// GetMany returns the values under keys, in their order; nil for a key the
+	// store does not hold.
+	GetMany(keys []string) ([][]byte, error)
 }
 
 // searchStore is the search index's store (search.Store) over the service's
@@ -48,6 +51,46 @@ func (s *searchStore) Get(key string) ([]byte, error) {
 	return v, err
 }
 
+// GetMany returns the values under keys (search.MultiGetter): held, or read from
+// the store, in one call when it is a BulkStore.
+func (s *searchStore) GetMany(keys []string) ([][]byte, error) {
+	out := make([][]byte, len(keys))
+	var missing []string
+	var at []int
+	for i, k := range keys {
+		if v, ok := s.held[k]; ok {
+			out[i] = v
+			continue
+		}
+		missing = append(missing, s.prefix+k)
+		at = append(at, i)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	if bs, ok := s.store.(BulkStore); ok {
+		values, err := bs.GetMany(missing)
+		if err != nil {
+			return nil, err
+		}
+		for j, v := range values {
+			out[at[j]] = v
+		}
+		return out, nil
+	}
+	for j, k := range missing {
+		v, err := s.store.Get(k)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[at[j]] = v
+	}
+	return out, nil
+}
+
 // Put holds value under key until the next commit.
 func (s *searchStore) Put(key string, value []byte) error {
 	if value == nil {
@@ -68,7 +111,7 @@ func (s *searchStore) Delete(key string) error {
 func (s *searchStore) Scan(prefix string, fn func(key string, value []byte) bool) error {
 	var keys []string
 	var values [][]byte
-	if ss, ok := s.store.(ScanStore); ok {
+	if ss, ok := s.store.(BulkStore); ok {
 		var err error
 		if keys, values, err = ss.Scan(s.prefix + prefix); err != nil {
 			return err

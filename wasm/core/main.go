@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
@@ -353,19 +354,63 @@ func (s *jsStore) Keys(prefix string) ([]string, error) {
 }
 
 // Scan reads the keys with the prefix and their values in one IndexedDB
-// transaction (capture.ScanStore).
+// transaction (capture.BulkStore).
 func (s *jsStore) Scan(prefix string) ([]string, [][]byte, error) {
 	v, err := jspromise.Await(s.v.Call("scan", prefix))
 	if err != nil {
 		return nil, nil, fmt.Errorf("store scan %s: %w", prefix, err)
 	}
-	jk, jv := v.Index(0), v.Index(1)
-	keys, values := make([]string, jk.Length()), make([][]byte, jk.Length())
-	for i := range keys {
-		keys[i] = jk.Index(i).String()
-		values[i] = jsglue.Bytes(jv.Index(i))
+	all, err := unpack(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store scan %s: %w", prefix, err)
 	}
-	return keys, values, nil
+	n := len(all) / 2
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = string(all[i])
+	}
+	return keys, all[n:], nil
+}
+
+// GetMany reads the values under keys in one IndexedDB transaction
+// (capture.BulkStore): nil for a key the store does not hold.
+func (s *jsStore) GetMany(keys []string) ([][]byte, error) {
+	jk := make([]any, len(keys))
+	for i, k := range keys {
+		jk[i] = k
+	}
+	v, err := jspromise.Await(s.v.Call("getMany", jk))
+	if err == nil {
+		var out [][]byte
+		if out, err = unpack(v); err == nil && len(out) != len(keys) {
+			err = fmt.Errorf("%d values for %d keys", len(out), len(keys))
+		}
+		if err == nil {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("store get %d keys: %w", len(keys), err)
+}
+
+// unpack reads what the shim's store packed: {bytes, lengths}, the values one after
+// the other and their lengths as little-endian int32s, -1 for a missing value
+// (nil). Two copies, whatever the number of values.
+func unpack(v js.Value) ([][]byte, error) {
+	bytes, lengths := jsglue.Bytes(v.Get("bytes")), jsglue.Bytes(v.Get("lengths"))
+	out := make([][]byte, len(lengths)/4)
+	at := 0
+	for i := range out {
+		n := int(int32(binary.LittleEndian.Uint32(lengths[4*i:])))
+		if n < 0 {
+			continue
+		}
+		if at+n > len(bytes) {
+			return nil, fmt.Errorf("packed values: %d bytes, lengths to %d", len(bytes), at+n)
+		}
+		out[i] = bytes[at : at+n : at+n]
+		at += n
+	}
+	return out, nil
 }
 
 func (s *jsStore) Delete(prefix string) error {
