@@ -192,6 +192,9 @@ func (s *Service) routeArchive(mux *routeTable) {
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/pages", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		pages, err := sess.Pages()
+		if err == nil {
+			pages = s.withTitles(sess, pages)
+		}
 		writeList(w, pages, err)
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/warc11.gz", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {

@@ -34,6 +34,9 @@ type sessionReplay struct {
 	file  *chunkedFile
 	pages map[string]bool // the URLs of the session's pages
 	log   replay.Log
+
+	titlesMu sync.Mutex
+	titles   map[string]string // the titles of pages, by "ts url" (titles.go)
 }
 
 // replayOf returns the replay of sess, read again if the session has grown since.

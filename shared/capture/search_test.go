@@ -1,10 +1,12 @@
 package capture
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -173,11 +175,15 @@ func TestSearchFindsImportedWikiPages(t *testing.T) {
 	}
 }
 
-func TestSearchFindsARecordedPage(t *testing.T) {
+// recordPage records http://example.org/, whose body is body, through the API
+// and the browser's events, as TestServiceRecordsThroughTheAPI does; recording
+// goes on.
+func recordPage(t *testing.T, body string) (*Service, http.Handler, SessionInfo) {
+	t.Helper()
 	host := newFakeHost()
 	host.Answer = func(method string, p map[string]any) (any, error) {
 		if method == "Network.getResponseBody" {
-			return map[string]any{"body": "<title>Kettle</title><p>The Zürich kettle whistles.</p>"}, nil
+			return map[string]any{"body": body}, nil
 		}
 		return map[string]any{}, nil
 	}
@@ -196,6 +202,11 @@ func TestSearchFindsARecordedPage(t *testing.T) {
 	} {
 		svc.Event(context.Background(), recorder.Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
 	}
+	return svc, h, info
+}
+
+func TestSearchFindsARecordedPage(t *testing.T) {
+	_, h, info := recordPage(t, "<title>Kettle</title><p>The Zürich kettle whistles.</p>")
 	// Found while the session is recorded, and after.
 	// (The recorder hands the exchange on once it has waited for the headers the
 	// browser may still send.)
@@ -209,6 +220,31 @@ func TestSearchFindsARecordedPage(t *testing.T) {
 	do(t, h, "POST", "/api/record/stop", &info)
 	if res := searchFor(t, h, "kettle whistles"); res.Total != 1 {
 		t.Errorf("after stop: %+v", res)
+	}
+}
+
+// A page is listed with the title of its capture, which the browser did not know
+// when it named the page, in the pages API and in the WACZ.
+func TestPagesHaveTheTitlesOfTheirCaptures(t *testing.T) {
+	_, h, info := recordPage(t, "<html><head><title>Der Zürichsee</title></head><body>Wasser</body></html>")
+	do(t, h, "POST", "/api/record/stop", &info)
+	var pages []api.Page
+	do(t, h, "GET", "/api/sessions/"+info.ID+"/pages", &pages)
+	if len(pages) != 1 || pages[0].Title != "Der Zürichsee" {
+		t.Errorf("pages: %+v", pages)
+	}
+	rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/wacz", nil)
+	zr, err := zip.NewReader(bytes.NewReader(rec.Body.Bytes()), int64(rec.Body.Len()))
+	if err != nil {
+		t.Fatalf("WACZ: %v (%d %s)", err, rec.Code, rec.Body.Bytes()[:min(200, rec.Body.Len())])
+	}
+	f, err := zr.Open("pages/pages.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(f)
+	if !strings.Contains(string(b), `"title":"Der Zürichsee"`) {
+		t.Errorf("pages.jsonl:\n%s", b)
 	}
 }
 
