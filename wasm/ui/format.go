@@ -535,3 +535,27 @@ func searchSummary(res api.SearchResults) string {
 	}
 	return plural(res.Total, "answer") + " found" + ms
 }
+
+// pageRecord returns the index in recs of a page's capture: the GET record of its
+// URL nearest its time; -1 when there is none.
+func pageRecord(recs []Record, url string, at time.Time) int {
+	best, bestGap := -1, time.Duration(0)
+	for i := range recs {
+		r := &recs[i]
+		if r.Fields.URL != url || (r.Fields.Method != "" && r.Fields.Method != "GET") {
+			continue
+		}
+		t, err := time.Parse("20060102150405", r.Timestamp)
+		if err != nil {
+			continue
+		}
+		gap := t.Sub(at)
+		if gap < 0 {
+			gap = -gap
+		}
+		if best < 0 || gap < bestGap {
+			best, bestGap = i, gap
+		}
+	}
+	return best
+}

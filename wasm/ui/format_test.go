@@ -415,3 +415,31 @@ func TestSearchSummary(t *testing.T) {
 		}
 	}
 }
+
+func TestPageRecord(t *testing.T) {
+	rec := func(url, ts, method string) Record {
+		return Record{Record: api.Record{Timestamp: ts, Fields: api.RecordFields{URL: url, Method: method}}}
+	}
+	recs := []Record{
+		rec("http://a.example/", "20240101000000", ""),
+		rec("http://a.example/style.css", "20240101000001", ""),
+		rec("http://a.example/", "20240101000500", "POST"),
+		rec("http://a.example/", "20240101001000", ""),
+	}
+	at := func(ts string) time.Time { t, _ := time.Parse("20060102150405", ts); return t }
+	tests := []struct {
+		url, at string
+		want    int
+	}{
+		{"http://a.example/", "20240101000002", 0},
+		{"http://a.example/", "20240101000500", 0}, // the POST is not the page's capture
+		{"http://a.example/", "20240101000900", 3},
+		{"http://a.example/style.css", "20240101000000", 1},
+		{"http://b.example/", "20240101000000", -1},
+	}
+	for _, tt := range tests {
+		if got := pageRecord(recs, tt.url, at(tt.at)); got != tt.want {
+			t.Errorf("pageRecord(%s, %s) = %d, want %d", tt.url, tt.at, got, tt.want)
+		}
+	}
+}
