@@ -189,6 +189,9 @@ type Page struct {
 	// records of this visit; the page's records are those of its earlier load, if
 	// that was recorded.
 	Restored bool `json:"restored,omitempty"`
+	// Thumbnail says the page has a picture, taken once it had loaded:
+	// GET /api/sessions/{id}/pages/{page}/thumbnail.
+	Thumbnail bool `json:"thumbnail,omitempty"`
 }
 
 // Report is a session's check report: GET /api/sessions/{id}/report, and the

@@ -42,6 +42,7 @@ func (t *routeTable) HandleFunc(pattern string, handler func(httpmsg.ResponseWri
 func (s *Service) routes() *routeTable {
 	mux := &routeTable{Mux: httpmsg.NewMux()}
 	s.search.routes(s, mux)
+	s.routeThumbnails(mux)
 	mux.HandleFunc("GET /api/status", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		writeJSON(w, httpmsg.StatusOK, s.Status())
 	})
@@ -192,8 +193,13 @@ func (s *Service) routeArchive(mux *routeTable) {
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/pages", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		pages, err := sess.Pages()
+		var pictured map[string]bool
 		if err == nil {
 			pages = s.withTitles(sess, pages)
+			pictured, err = sess.thumbnailed()
+		}
+		for i := range pages {
+			pages[i].Thumbnail = pictured[pages[i].ID]
 		}
 		writeList(w, pages, err)
 	}))

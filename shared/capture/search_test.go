@@ -180,13 +180,19 @@ func TestSearchFindsImportedWikiPages(t *testing.T) {
 // goes on.
 func recordPage(t *testing.T, body string) (*Service, http.Handler, SessionInfo) {
 	t.Helper()
-	host := newFakeHost()
-	host.Answer = func(method string, p map[string]any) (any, error) {
+	return recordPageWith(t, func(method string, p map[string]any) (any, error) {
 		if method == "Network.getResponseBody" {
 			return map[string]any{"body": body}, nil
 		}
 		return map[string]any{}, nil
-	}
+	})
+}
+
+// recordPageWith is recordPage with a browser that answers commands with answer.
+func recordPageWith(t *testing.T, answer func(method string, p map[string]any) (any, error)) (*Service, http.Handler, SessionInfo) {
+	t.Helper()
+	host := newFakeHost()
+	host.Answer = answer
 	svc, err := NewService(NewMemStore(), host)
 	if err != nil {
 		t.Fatal(err)

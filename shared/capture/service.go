@@ -87,6 +87,7 @@ type Service struct {
 
 	replays replays // sessions being replayed
 	search  *textSearch
+	thumbs  thumbnails // pictures of the pages recorded
 }
 
 // NewService returns a service over store and host, restoring the recording state a
@@ -104,6 +105,11 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.recorder.OnPage = s.page
 	s.recorder.OnError = func(err error) { s.noteCurrent(err.Error()) }
 	s.recorder.OnPageNote = s.pageNote
+	s.recorder.OnPageLoaded = func(tab int) {
+		if s.recording(tab) {
+			s.thumbs.loaded(s.host, tab)
+		}
+	}
 	s.settings = loadSettings(store)
 	s.recorder.BodyLimit = s.settings.BodyLimit
 	s.db = loadURLDatabase(store)
@@ -248,6 +254,7 @@ func (s *Service) attach(ctx context.Context, tabID int) error {
 // forget stops tracking tabID without touching the browser. When no tab is left, the
 // session is closed: it ends when nothing is recorded into it any more.
 func (s *Service) forget(tabID int) {
+	s.thumbs.forget(tabID)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tabs := s.state.Tabs[:0]
@@ -392,6 +399,7 @@ func (s *Service) stopTab(ctx context.Context, tabID int, deadline time.Time, ar
 		return s.stop(ctx, deadline, arriving)
 	}
 	s.noteArriving(arriving)
+	s.thumbs.stopping(ctx, s.host, tabID)
 	s.recorder.ReadLeftBodies(ctx, tabID)
 	s.waitStopping(deadline.Add(-StopLimit/5), "recording stopped before the browser answered %s: bodies being read then may be missing")
 	s.host.Detach(ctx, tabID)
@@ -504,6 +512,7 @@ func (s *Service) stop(ctx context.Context, deadline time.Time, arriving []strin
 	s.mu.Unlock()
 	s.noteArriving(arriving)
 	for _, t := range tabs {
+		s.thumbs.stopping(ctx, s.host, t)
 		s.recorder.ReadLeftBodies(ctx, t)
 	}
 	// Bodies being read are read before the debugger leaves: the browser drops what
@@ -652,8 +661,11 @@ func (s *Service) page(p recorder.Page) {
 		return
 	}
 	p.Canonical, p.Website = s.canonical(p.URL)
+	p.ID = sess.nextPageID()
 	if err := sess.AddPage(p); err != nil {
 		sess.Note(err.Error())
+	} else if !p.Restored {
+		s.thumbs.shows(p.TabID, sess, p.ID, p.URL)
 	}
 	origin := p.URL
 	if u, err := url.Parse(p.URL); err == nil {

@@ -48,8 +48,8 @@ func showView(name string) {
 }
 
 // renderPages lists the pages of the session open, in the order they were
-// visited: each with its title, URL and time, a link that replays it, and the
-// way to its records.
+// visited: each with its picture, title, URL and time, a link that replays it,
+// and the way to its records.
 func renderPages(pages []api.Page) {
 	list := byID("pages")
 	clear(list)
@@ -75,6 +75,10 @@ func renderPages(pages []api.Page) {
 		if i := pageRecord(view.records, p.URL, p.TS); i >= 0 && !p.Restored {
 			item.SetAttribute("data-record", strconv.Itoa(i))
 			add(actions, text(" "), el("button", "Open record", "type", "button", "data-action", "record", "aria-label", "Open record of "+title))
+		}
+		if p.Thumbnail {
+			// Decorative: the title beside it says what the page is.
+			item.AppendChild(el("img", "", "src", sessionPath(view.current.ID, "/pages/"+p.ID+"/thumbnail"), "alt", "", "loading", "lazy", "class", "thumbnail"))
 		}
 		list.AppendChild(add(item, heading, el("p", p.URL, "class", "url"), meta, actions))
 	}

@@ -131,6 +131,10 @@ test("the archive lists the session and its records, with verdicts", async () =>
   assert.equal(byPath["/gallery"].title, "Gallery");
   assert.equal(byPath["/missing"].title, "404 Not Found");
   assert.ok(cards.every((c) => c.replay.startsWith("replay.html?session=") && c.record), JSON.stringify(cards));
+  // The last page visited was open when recording stopped: it has a picture, taken
+  // then, 320 pixels wide.
+  await waitFor(() => archive.$eval('#pages li[data-url$="/missing"] img.thumbnail', (img) => img.complete && img.naturalWidth).catch(() => 0), "the last page's picture");
+  assert.equal(await archive.$eval('#pages li[data-url$="/missing"] img.thumbnail', (img) => img.naturalWidth), 320);
   // A page's Records: the records of its URL.
   await archive.click('#pages li[data-url$="/gallery"] button[data-action="records"]');
   assert.ok(await archive.isVisible("#records-view"));
