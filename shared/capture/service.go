@@ -9,15 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/recorder"
-	"github.com/webkeep/webkeep/shared/urldb"
 )
 
 // Host is what the service needs of the browser beyond DevTools commands: attaching
@@ -64,6 +61,12 @@ const stateKey = "state"
 // Store, and answers the extension pages through its HTTP handler. Browser events and
 // recording commands (start, stop) run one at a time, in arrival order, on the service's
 // own goroutine; the methods that take them never block the caller's event loop.
+//
+// What it records into is its own (this file); the rest are its features, each a type
+// of its own that answers its own routes (api.go lists them): the archive page's
+// sessions and downloads (archive), the WACZ signing key (signing), the URL database
+// (db), replay (replays), the team archive (team), the jobs the pages follow (jobs)
+// and the settings.
 type Service struct {
 	store    Store
 	host     Host
@@ -72,29 +75,30 @@ type Service struct {
 	tasks    *taskQueue
 	writes   *taskQueue // exchanges waiting to be written, in order
 
-	mu       sync.Mutex
-	state    state
-	sessions map[string]*Session
-	settings Settings
-	db       *urlDatabase
-	jobs     jobs
-	sites    map[string]bool // session id + origin: data.txt already fetched
+	mu          sync.Mutex
+	state       state
+	lastEventAt time.Time // when the last browser event was handled
+
+	sessions *sessions
+	settings *userSettings
+	http     *clients // the service's own HTTP requests
+	sites    *siteFiles
 	rules    domainRules
-	bg       sync.WaitGroup // background work of the recording (site files)
 
-	httpClient  urldb.Doer // for the team archive and site files, set by tests; see client
-	lastEventAt time.Time  // when the last browser event was handled
-
-	replays replays // sessions being replayed
+	archive *archive
+	signing *signing
+	db      *database
+	replays *replays
+	team    *team
+	jobs    *jobs
 	search  *textSearch
 }
 
 // NewService returns a service over store and host, restoring the recording state a
 // previous instance left in the store.
 func NewService(store Store, host Host) (*Service, error) {
-	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue(), writes: newTaskQueue(), sites: map[string]bool{}}
+	s := &Service{store: store, host: host, now: time.Now, tasks: newTaskQueue(), writes: newTaskQueue()}
 	s.recorder = recorder.NewRecorder(host)
-	s.replays.cache.max, s.replays.batches.max = chunkCacheBytes, batchCacheBytes
 	s.recorder.Store = store
 	if router, ok := host.(recorder.BodyRouter); ok {
 		s.recorder.Router = router
@@ -104,9 +108,17 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.recorder.OnPage = s.page
 	s.recorder.OnError = func(err error) { s.noteCurrent(err.Error()) }
 	s.recorder.OnPageNote = s.pageNote
-	s.settings = loadSettings(store)
-	s.recorder.BodyLimit = s.settings.BodyLimit
-	s.db = loadURLDatabase(store)
+	s.settings = newUserSettings(store, func(set Settings) { s.recorder.BodyLimit = set.BodyLimit })
+	s.sessions = newSessions(store)
+	s.http = &clients{host: host}
+	s.sites = &siteFiles{host: host}
+	s.jobs = &jobs{}
+	s.signing = &signing{host: host, settings: s.settings, http: s.http}
+	s.replays = newReplays(store, s.sessions)
+	s.search = newTextSearch(store, s.sessions, &s.replays.cache, s.noteCurrent)
+	s.archive = &archive{store: store, sessions: s.sessions, jobs: s.jobs, signing: s.signing, replays: s.replays, search: s.search, now: s.now, recording: s.recordingInto, note: s.noteCurrent}
+	s.db = &database{urlDatabase: loadURLDatabase(store), store: store, settings: s.settings, http: s.http, jobs: s.jobs, sessions: s.sessions, now: s.now}
+	s.team = &team{settings: s.settings, http: s.http, store: store, jobs: s.jobs, sessions: s.sessions, db: s.db.urlDatabase}
 	b, err := store.Get(stateKey)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -122,10 +134,9 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.writes.onPanic = s.tasks.onPanic
 	go s.tasks.run()
 	go s.writes.run()
-	s.search = newTextSearch(store)
-	go s.search.follow(s, nil)
-	s.search.grew()   // what was written before a restart and not yet read
-	s.ResumeUploads() // a restarted service worker goes on with its uploads
+	go s.search.follow(nil)
+	s.search.grew()        // what was written before a restart and not yet read
+	s.team.resumeUploads() // a restarted service worker goes on with its uploads
 	return s, nil
 }
 
@@ -144,17 +155,11 @@ func (s *Service) saveState() error {
 	return s.store.Put(stateKey, b)
 }
 
-// session returns the open session with the id, loading it if needed. s.mu is held.
-func (s *Service) session(id string) (*Session, error) {
-	if sess := s.sessions[id]; sess != nil {
-		return sess, nil
-	}
-	sess, err := openSession(s.store, id)
-	if err != nil {
-		return nil, err
-	}
-	s.sessions[id] = sess
-	return sess, nil
+// recordingInto is the id of the session being recorded, "" when none is.
+func (s *Service) recordingInto() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state.Session
 }
 
 // current returns the session being recorded into, or nil.
@@ -164,7 +169,7 @@ func (s *Service) current() *Session {
 	if s.state.Session == "" {
 		return nil
 	}
-	sess, err := s.session(s.state.Session)
+	sess, err := s.sessions.get(s.state.Session)
 	if err != nil {
 		return nil
 	}
@@ -197,12 +202,11 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 	s.mu.Lock()
 	created := ""
 	if s.state.Session == "" {
-		sess, err := createSession(s.store, "Session "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
+		sess, err := s.sessions.created("Session "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
 		if err != nil {
 			s.mu.Unlock()
 			return SessionInfo{}, err
 		}
-		s.sessions[sess.info.ID] = sess
 		s.state.Session = sess.info.ID
 		created = sess.info.ID
 	}
@@ -214,7 +218,7 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 		s.state.Tabs = append(s.state.Tabs, tabID)
 	}
 	err := s.saveState()
-	sess, _ := s.session(s.state.Session)
+	sess, _ := s.sessions.get(s.state.Session)
 	s.mu.Unlock()
 	if err != nil {
 		return SessionInfo{}, err
@@ -225,10 +229,7 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 			s.forget(tabID)
 			if created != "" {
 				// Nothing was recorded: leave no empty session behind.
-				s.mu.Lock()
-				delete(s.sessions, created)
-				s.store.Delete("s/" + created + "/")
-				s.mu.Unlock()
+				s.sessions.remove(created)
 			}
 			return SessionInfo{}, err
 		}
@@ -346,9 +347,7 @@ func (s *Service) reconcile(ctx context.Context, open []OpenTab) error {
 	if len(gone) == 0 {
 		return nil
 	}
-	s.mu.Lock()
-	sess, err := s.session(id)
-	s.mu.Unlock()
+	sess, err := s.sessions.get(id)
 	for _, tab := range gone {
 		s.forget(tab)
 	}
@@ -452,9 +451,6 @@ func (s *Service) waitStopping(until time.Time, format string) {
 	}
 }
 
-// siteFetchLimit bounds the reading of a site's data.txt and robots.txt.
-const siteFetchLimit = 30 * time.Second
-
 // stopWait bounds how long stopping waits for the browser to answer one of the
 // commands under way, before and after the debugger leaves the tabs.
 var stopWait = 10 * time.Second
@@ -517,7 +513,7 @@ func (s *Service) stop(ctx context.Context, deadline time.Time, arriving []strin
 	}
 	s.waitStopping(deadline.Add(-StopLimit/10), "recording stopped with commands unanswered after the debugger left: %s")
 	s.flushWrites()
-	if !s.waitBackground(max(time.Until(deadline), 50*time.Millisecond)) {
+	if !s.sites.wait(max(time.Until(deadline), 50*time.Millisecond)) {
 		s.noteCurrent("recording stopped before the site files (data.txt, robots.txt) were read")
 	}
 	s.mu.Lock()
@@ -529,7 +525,7 @@ func (s *Service) stop(ctx context.Context, deadline time.Time, arriving []strin
 	if id == "" {
 		return SessionInfo{}, nil
 	}
-	sess, err := s.session(id)
+	sess, err := s.sessions.get(id)
 	if err != nil {
 		return SessionInfo{}, err
 	}
@@ -629,7 +625,7 @@ func (s *Service) flushWrites() {
 // write archives an exchange into sess, with its URL-database verdict.
 func (s *Service) write(sess *Session, ex *recorder.Exchange) {
 	defer ex.Release()
-	applyPolicy(ex, s.Settings())
+	applyPolicy(ex, s.settings.get())
 	if err := sess.WriteExchange(ex); err != nil {
 		sess.Note(err.Error())
 	}
@@ -655,40 +651,14 @@ func (s *Service) page(p recorder.Page) {
 	if err := sess.AddPage(p); err != nil {
 		sess.Note(err.Error())
 	}
-	origin := p.URL
-	if u, err := url.Parse(p.URL); err == nil {
-		origin = u.Scheme + "://" + u.Host
-	}
-	key := sess.info.ID + " " + origin
-	s.mu.Lock()
-	seen := s.sites[key]
-	s.sites[key] = true
-	agent := s.settings.Agent
-	s.mu.Unlock()
-	if seen || p.FrameID == "" {
-		return
-	}
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), siteFetchLimit)
-		defer cancel()
-		site, err := fetchSite(ctx, s.host, recorder.Target{TabID: p.TabID}, p.FrameID, p.URL, agent)
-		if err != nil {
-			sess.Note(fmt.Sprintf("%s: data.txt: %v", origin, err))
-			return
-		}
-		if err := sess.AddSite(site); err != nil {
-			sess.Note(err.Error())
-		}
-	}()
+	s.sites.read(sess, p, s.settings.get().Agent)
 }
 
 // canonical applies the domain rules of a URL's site, if it has any: its canonical URL
 // groups pages and finds their URL-database record. Broken rules are noted once per
 // page, not fatal.
 func (s *Service) canonical(rawURL string) (canonical, website string) {
-	rules := s.Settings().DomainRules
+	rules := s.settings.get().DomainRules
 	c, w, ok, err := s.rules.canonical(rawURL, rules, s.db.rulesFor)
 	if err != nil {
 		s.noteCurrent(err.Error())
@@ -710,65 +680,6 @@ func (s *Service) tabs() []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]int{}, s.state.Tabs...)
-}
-
-// Sessions lists every session, newest first.
-func (s *Service) Sessions() ([]SessionInfo, error) {
-	keys, err := s.store.Keys("s/")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []SessionInfo
-	for _, k := range keys {
-		if !strings.HasSuffix(k, "/info") {
-			continue
-		}
-		id := strings.TrimSuffix(strings.TrimPrefix(k, "s/"), "/info")
-		sess, err := s.session(id)
-		if err != nil {
-			continue
-		}
-		out = append(out, sess.Info())
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Created.After(out[j].Created) })
-	return out, nil
-}
-
-// Session returns the session with the id.
-func (s *Service) Session(id string) (*Session, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sess, err := s.session(id)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", errNoSession, id)
-	}
-	return sess, nil
-}
-
-// DeleteSession removes a session and everything recorded in it. The session being
-// recorded cannot be deleted.
-func (s *Service) DeleteSession(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if id == s.state.Session {
-		return fmt.Errorf("session %s is being recorded: stop recording first", id)
-	}
-	if _, err := s.session(id); err != nil {
-		return fmt.Errorf("%w: %s", errNoSession, id)
-	}
-	delete(s.sessions, id)
-	if err := s.store.Delete("s/" + id + "/"); err != nil {
-		return err
-	}
-	// The index is told in the background: it holds no lock of the service's.
-	go func() {
-		if err := s.search.forget(id); err != nil {
-			s.noteCurrent("the search index: removing session " + id + ": " + err.Error())
-		}
-	}()
-	return nil
 }
 
 // Status is the recording state shown by the popup.
@@ -800,21 +711,5 @@ func badgeText(n int) string {
 		return fmt.Sprintf("%dk", n/1000)
 	default:
 		return "99k+"
-	}
-}
-
-// waitBackground waits for the service's background work (reading site files) for at
-// most d, and reports whether it is done.
-func (s *Service) waitBackground(d time.Duration) bool {
-	done := make(chan struct{})
-	go func() {
-		s.bg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return true
-	case <-time.After(d):
-		return false
 	}
 }
