@@ -52,7 +52,7 @@ func (tm *team) request(ctx context.Context, method, path string, body io.Reader
 	return tm.requestWith(ctx, method, path, body, size, nil)
 }
 
-// requestWith is teamRequest with more request header fields (a Range).
+// requestWith is request with more request header fields (a Range).
 func (tm *team) requestWith(ctx context.Context, method, path string, body io.Reader, size int64, header map[string]string) (*httpmsg.Response, error) {
 	set := tm.settings.get()
 	if set.TeamEndpoint == "" || set.TeamToken == "" {
