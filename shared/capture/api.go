@@ -107,6 +107,20 @@ func sendFile(w httpmsg.ResponseWriter, name, contentType string, write func(io.
 	}
 }
 
+// sendReader answers a download of what open gives, or the error that kept it from
+// being opened.
+func sendReader(w httpmsg.ResponseWriter, name, contentType string, open func() (io.Reader, error)) {
+	src, err := open()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	sendFile(w, name, contentType, func(w io.Writer) error {
+		_, err := io.Copy(w, src)
+		return err
+	})
+}
+
 // readJSON decodes a request body that must be one JSON object of at most limit bytes
 // into v. Its errors say what is wrong: the body is too large, not JSON, not an
 // object, followed by more data, or which field has a value of the wrong type.

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,25 +104,12 @@ func (a *archive) routes(mux *routeTable) {
 		sendFile(w, sess.BaseName()+".zip", "application/zip", sess.WriteBundle)
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/warc.gz", a.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		src, err := sess.WARC()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		sendFile(w, sess.BaseName()+".warc.gz", "application/warc", func(w io.Writer) error {
-			_, err := io.Copy(w, src)
-			return err
-		})
+		sendReader(w, sess.BaseName()+".warc.gz", "application/warc", sess.WARC)
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/index.cdxj", a.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		index, err := sess.SortedCDX()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		sendFile(w, sess.BaseName()+".cdxj", "text/plain; charset=utf-8", func(w io.Writer) error {
-			_, err := w.Write(index)
-			return err
+		sendReader(w, sess.BaseName()+".cdxj", "text/plain; charset=utf-8", func() (io.Reader, error) {
+			index, err := sess.SortedCDX()
+			return bytes.NewReader(index), err
 		})
 	}))
 	mux.HandleFunc("PATCH /api/sessions/{id}", a.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {

@@ -167,25 +167,14 @@ func requestBody(b *RequestBody) *post {
 	return p
 }
 
-// response is the DevTools response object of a webRequest response event.
-type response struct {
-	URL             string            `json:"url"`
-	Status          int               `json:"status"`
-	StatusText      string            `json:"statusText"`
-	Headers         map[string]string `json:"headers"`
-	Protocol        string            `json:"protocol"`
-	RemoteIPAddress string            `json:"remoteIPAddress"`
-	// FromHTTPCache: Firefox says only that its HTTP cache gave the page its copy, not
-	// whether it asked the server first (a 304 on the wire); the recorder's note says so.
-	FromHTTPCache bool `json:"webkeepFromHTTPCache"`
-}
-
 // protocols maps the status line's version to DevTools' protocol names where they
 // differ from the version in lower case.
 var protocols = map[string]string{"HTTP/2": "h2", "HTTP/2.0": "h2", "HTTP/3": "h3"}
 
-// newResponse is the response of a webRequest response event's details.
-func newResponse(d *Details) *response {
+// newResponse is the DevTools response object of a webRequest response event's
+// details. Firefox says only that its HTTP cache gave the page its copy, not whether
+// it asked the server first (a 304 on the wire): the recorder's note says so.
+func newResponse(d *Details) *recorder.WireResponse {
 	// "HTTP/1.1 200 OK": the version, the code, the reason (which may hold spaces).
 	parts := strings.Split(d.StatusLine, " ")
 	version, reason := parts[0], ""
@@ -196,9 +185,9 @@ func newResponse(d *Details) *response {
 	if !ok {
 		protocol = strings.ToLower(version)
 	}
-	return &response{
+	return &recorder.WireResponse{
 		URL: d.URL, Status: d.StatusCode, StatusText: reason, Headers: headerMap(d.ResponseHeaders),
-		Protocol: protocol, RemoteIPAddress: d.IP, FromHTTPCache: d.FromCache,
+		Protocol: protocol, RemoteIPAddress: d.IP, WebkeepFromHTTPCache: d.FromCache,
 	}
 }
 
@@ -234,7 +223,7 @@ type request struct {
 	headers                 map[string]string
 	post                    *post
 	sent                    bool
-	redirect                *response
+	redirect                *recorder.WireResponse
 }
 
 // A Translator keeps what it needs of the recorded tabs' requests and frames between
@@ -362,12 +351,12 @@ type requestWillBeSent struct {
 		PostDataEntries []postEntry           `json:"postDataEntries,omitempty"`
 		FormFields      *[]recorder.FormField `json:"webkeepFormFields,omitempty"`
 	} `json:"request"`
-	WallTime         float64   `json:"wallTime"`
-	Type             string    `json:"type"`
-	DocumentURL      string    `json:"documentURL"`
-	FrameID          string    `json:"frameId"`
-	LoaderID         string    `json:"loaderId"`
-	RedirectResponse *response `json:"redirectResponse,omitempty"`
+	WallTime         float64                `json:"wallTime"`
+	Type             string                 `json:"type"`
+	DocumentURL      string                 `json:"documentURL"`
+	FrameID          string                 `json:"frameId"`
+	LoaderID         string                 `json:"loaderId"`
+	RedirectResponse *recorder.WireResponse `json:"redirectResponse,omitempty"`
 }
 
 // sent adds Network.requestWillBeSent for a request's hop, once.
@@ -399,9 +388,9 @@ func (t *Translator) sent(out *events, id string, r *request) {
 
 // responseReceived is the params of Network.responseReceived.
 type responseReceived struct {
-	RequestID    string    `json:"requestId"`
-	Response     *response `json:"response"`
-	HasExtraInfo bool      `json:"hasExtraInfo"`
+	RequestID    string                 `json:"requestId"`
+	Response     *recorder.WireResponse `json:"response"`
+	HasExtraInfo bool                   `json:"hasExtraInfo"`
 }
 
 // frameNavigated is the params of Page.frameNavigated.

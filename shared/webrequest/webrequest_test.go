@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/webkeep/webkeep/shared/recorder"
 )
 
 func str(s string) *string { return &s }
@@ -58,8 +60,8 @@ func TestNewResponse(t *testing.T) {
 			d := &Details{URL: "https://a.test/", StatusLine: tt.statusLine, StatusCode: 200, IP: "10.0.0.1", FromCache: true,
 				ResponseHeaders: []Header{{"Content-Type", str("text/html")}}}
 			got := newResponse(d)
-			want := &response{URL: d.URL, Status: 200, StatusText: tt.statusText, Headers: map[string]string{"Content-Type": "text/html"},
-				Protocol: tt.protocol, RemoteIPAddress: "10.0.0.1", FromHTTPCache: true}
+			want := &recorder.WireResponse{URL: d.URL, Status: 200, StatusText: tt.statusText, Headers: map[string]string{"Content-Type": "text/html"},
+				Protocol: tt.protocol, RemoteIPAddress: "10.0.0.1", WebkeepFromHTTPCache: true}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("newResponse = %+v, want %+v", got, want)
 			}
@@ -120,7 +122,7 @@ func TestTranslatorEvents(t *testing.T) {
 			{"sendHeaders", `{"requestId":"10","tabId":1,"requestHeaders":[{"name":"Accept","value":"*/*"}]}`,
 				`1 Network.requestWillBeSent {"requestId":"10","request":{"url":"https://a.test/","method":"GET","headers":{"Accept":"*/*"},"hasPostData":false},"wallTime":5,"type":"Document","documentURL":"https://a.test/","frameId":"0","loaderId":"10"}` + "\n"},
 			{"responseStarted", `{"requestId":"10","tabId":1,"url":"https://a.test/","statusLine":"HTTP/1.1 200 OK","statusCode":200,"ip":"127.0.0.1","timeStamp":5010,"responseHeaders":[]}`,
-				`1 Network.responseReceived {"requestId":"10","response":{"url":"https://a.test/","status":200,"statusText":"OK","headers":{},"protocol":"http/1.1","remoteIPAddress":"127.0.0.1","webkeepFromHTTPCache":false},"hasExtraInfo":false}` + "\n" +
+				`1 Network.responseReceived {"requestId":"10","response":{"url":"https://a.test/","status":200,"statusText":"OK","headers":{},"protocol":"http/1.1","remoteIPAddress":"127.0.0.1","fromDiskCache":false,"fromPrefetchCache":false,"webkeepFromHTTPCache":false},"hasExtraInfo":false}` + "\n" +
 					`1 Page.frameNavigated {"frame":{"id":"0","loaderId":"10","url":"https://a.test/"}}` + "\n"},
 			{"beforeRequest", `{"requestId":"11","tabId":1,"frameId":0,"url":"https://a.test/s.js","method":"GET","type":"script","documentUrl":"https://a.test/","timeStamp":5020}`, ``},
 			{"errorOccurred", `{"requestId":"11","tabId":1,"error":"NS_BINDING_ABORTED"}`,
@@ -136,8 +138,8 @@ func TestTranslatorEvents(t *testing.T) {
 				`2 Network.requestWillBeSent {"requestId":"20","request":{"url":"https://a.test/old","method":"GET","headers":{},"hasPostData":false},"wallTime":1,"type":"Document","documentURL":"https://a.test/old","frameId":"4","loaderId":"20"}` + "\n"},
 			{"beforeRequest", `{"requestId":"20","tabId":2,"frameId":4,"parentFrameId":0,"url":"https://a.test/new","method":"GET","type":"sub_frame","timeStamp":1001}`, ``},
 			{"responseStarted", `{"requestId":"20","tabId":2,"statusLine":"HTTP/2 200","statusCode":200,"fromCache":true}`,
-				`2 Network.requestWillBeSent {"requestId":"20","request":{"url":"https://a.test/new","method":"GET","headers":{},"hasPostData":false},"wallTime":1.001,"type":"Document","documentURL":"https://a.test/new","frameId":"4","loaderId":"20","redirectResponse":{"url":"https://a.test/old","status":301,"statusText":"Moved Permanently","headers":{"Location":"/new"},"protocol":"http/1.1","remoteIPAddress":"","webkeepFromHTTPCache":false}}` + "\n" +
-					`2 Network.responseReceived {"requestId":"20","response":{"url":"","status":200,"statusText":"","headers":{},"protocol":"h2","remoteIPAddress":"","webkeepFromHTTPCache":true},"hasExtraInfo":false}` + "\n" +
+				`2 Network.requestWillBeSent {"requestId":"20","request":{"url":"https://a.test/new","method":"GET","headers":{},"hasPostData":false},"wallTime":1.001,"type":"Document","documentURL":"https://a.test/new","frameId":"4","loaderId":"20","redirectResponse":{"url":"https://a.test/old","status":301,"statusText":"Moved Permanently","headers":{"Location":"/new"},"protocol":"http/1.1","remoteIPAddress":"","fromDiskCache":false,"fromPrefetchCache":false,"webkeepFromHTTPCache":false}}` + "\n" +
+					`2 Network.responseReceived {"requestId":"20","response":{"url":"","status":200,"statusText":"","headers":{},"protocol":"h2","remoteIPAddress":"","fromDiskCache":false,"fromPrefetchCache":false,"webkeepFromHTTPCache":true},"hasExtraInfo":false}` + "\n" +
 					`2 Page.frameNavigated {"frame":{"id":"4","loaderId":"20","parentId":"0","url":"https://a.test/new"}}` + "\n"},
 		}},
 		{"events of a request not begun: none", []step{
