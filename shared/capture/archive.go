@@ -295,7 +295,7 @@ func (a *archive) importFile(ctx context.Context, name string, f *storedFile, pr
 	}
 	// Listed once the import has saved its info, at the end: until then no request
 	// waits on it, which the import holds locked.
-	sess, err := a.sessions.create(name, a.now())
+	sess, err := a.sessions.reserve(name, a.now())
 	if err != nil {
 		return fail(err)
 	}

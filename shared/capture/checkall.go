@@ -35,7 +35,7 @@ func (d *database) checkAll(sessionID string, record bool) (*Job, error) {
 	var sess *Session
 	if record {
 		if sessionID == "" {
-			sess, err = d.sessions.created("Check "+d.now().UTC().Format("2006-01-02 15:04"), d.now())
+			sess, err = d.sessions.create("Check "+d.now().UTC().Format("2006-01-02 15:04"), d.now())
 		} else {
 			sess, err = d.sessions.get(sessionID)
 		}

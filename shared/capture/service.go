@@ -202,7 +202,7 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 	s.mu.Lock()
 	created := ""
 	if s.state.Session == "" {
-		sess, err := s.sessions.created("Session "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
+		sess, err := s.sessions.create("Session "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
 		if err != nil {
 			s.mu.Unlock()
 			return SessionInfo{}, err

@@ -49,10 +49,10 @@ func (ss *sessions) find(id string) (*Session, error) {
 	return sess, nil
 }
 
-// create makes a new session named name, its id one no other session has (two
-// sessions made in the same millisecond would otherwise share it). It is listed once
-// it has saved its info.
-func (ss *sessions) create(name string, now time.Time) (*Session, error) {
+// reserve makes a new session named name, its id one no other session has (two
+// sessions made in the same millisecond would otherwise share it), not saved: it is
+// listed once it has saved its info (an import, at its end).
+func (ss *sessions) reserve(name string, now time.Time) (*Session, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	for {
@@ -69,8 +69,8 @@ func (ss *sessions) create(name string, now time.Time) (*Session, error) {
 	}
 }
 
-// created makes a new session named name, saved at once (createSession).
-func (ss *sessions) created(name string, now time.Time) (*Session, error) {
+// create makes a new session named name, saved at once (createSession).
+func (ss *sessions) create(name string, now time.Time) (*Session, error) {
 	sess, err := createSession(ss.store, name, now)
 	if err != nil {
 		return nil, err
