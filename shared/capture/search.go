@@ -47,6 +47,11 @@ const searchQuiet = 2 * time.Second
 // a search finds everything written before it. A session deleted leaves the index
 // at the next catch-up, or at once through forget.
 type textSearch struct {
+	base     Store // the sessions' streams, and how far the index read them
+	sessions *sessions
+	cache    *byteCache[cachedChunk] // the chunks of WARC files read last, the replays' too
+	note     func(string)            // says in the session being recorded what went wrong
+
 	mu    sync.Mutex // one catch-up, search or removal at a time
 	store *searchStore
 	ix    *search.Index
@@ -54,10 +59,11 @@ type textSearch struct {
 	kick  chan struct{}
 }
 
-// newTextSearch opens the index in store; it is read in the background when a
+// newTextSearch opens the index of the sessions in store; it is read in the background when a
 // session grows (grew).
-func newTextSearch(store Store) *textSearch {
+func newTextSearch(store Store, sessions *sessions, cache *byteCache[cachedChunk], note func(string)) *textSearch {
 	return &textSearch{
+		base: store, sessions: sessions, cache: cache, note: note,
 		store: newSearchStore(store, searchIndexKeys),
 		files: map[string]*chunkedFile{},
 		kick:  make(chan struct{}, 1),
@@ -74,7 +80,7 @@ func (t *textSearch) grew() {
 
 // follow reads what the sessions have grown by, searchQuiet after each time they
 // grew; it returns when done is closed.
-func (t *textSearch) follow(s *Service, done <-chan struct{}) {
+func (t *textSearch) follow(done <-chan struct{}) {
 	for {
 		select {
 		case <-done:
@@ -90,8 +96,8 @@ func (t *textSearch) follow(s *Service, done <-chan struct{}) {
 				quiet = true
 			}
 		}
-		if err := t.catchUp(s); err != nil {
-			s.noteCurrent("the search index: " + err.Error())
+		if err := t.catchUp(); err != nil {
+			t.note("the search index: " + err.Error())
 		}
 	}
 }
@@ -117,14 +123,14 @@ func (t *textSearch) failed() {
 
 // catchUp indexes what every session has been written since the index last read
 // it, and removes the sessions that are gone.
-func (t *textSearch) catchUp(s *Service) error {
+func (t *textSearch) catchUp() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ix, err := t.open()
 	if err != nil {
 		return err
 	}
-	sessions, err := s.Sessions()
+	sessions, err := t.sessions.list()
 	if err != nil {
 		return err
 	}
@@ -132,9 +138,9 @@ func (t *textSearch) catchUp(s *Service) error {
 	var errs []error
 	for _, info := range sessions {
 		live[info.ID] = true
-		sess, err := s.Session(info.ID)
+		sess, err := t.sessions.find(info.ID)
 		if err == nil {
-			err = t.indexSession(s, ix, sess)
+			err = t.indexSession(ix, sess)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("session %s: %w", info.ID, err))
@@ -144,7 +150,7 @@ func (t *textSearch) catchUp(s *Service) error {
 			}
 		}
 	}
-	read, err := s.store.Keys(searchReadKeys)
+	read, err := t.base.Keys(searchReadKeys)
 	if err != nil {
 		return errors.Join(append(errs, err)...)
 	}
@@ -160,20 +166,20 @@ func (t *textSearch) catchUp(s *Service) error {
 
 // indexSession indexes the CDX chunks of sess the index has not read, committing
 // every searchCommitDocs documents with how far it has read.
-func (t *textSearch) indexSession(s *Service, ix *search.Index, sess *Session) error {
+func (t *textSearch) indexSession(ix *search.Index, sess *Session) error {
 	id := sess.info.ID
 	readKey := searchReadKeys + id
 	done := 0
-	if b, err := s.store.Get(readKey); err == nil {
+	if b, err := t.base.Get(readKey); err == nil {
 		done, _ = strconv.Atoi(string(b))
 	} else if !errors.Is(err, ErrNotFound) {
 		return err
 	}
-	cdxKeys, err := s.store.Keys(sessionKey(id, streamCDX+"/"))
+	cdxKeys, err := t.base.Keys(sessionKey(id, streamCDX+"/"))
 	if err != nil || done >= len(cdxKeys) {
 		return err
 	}
-	file, err := t.file(s, sess)
+	file, err := t.file(sess)
 	if err != nil {
 		return err
 	}
@@ -186,7 +192,7 @@ func (t *textSearch) indexSession(s *Service, ix *search.Index, sess *Session) e
 		return t.store.commit([]string{readKey}, [][]byte{[]byte(strconv.Itoa(read))})
 	}
 	for i := done; i < len(cdxKeys); i++ {
-		chunk, err := s.store.Get(cdxKeys[i])
+		chunk, err := t.base.Get(cdxKeys[i])
 		if err != nil {
 			return err
 		}
@@ -216,14 +222,14 @@ func (t *textSearch) indexSession(s *Service, ix *search.Index, sess *Session) e
 }
 
 // file returns the session's WARC file, grown to the chunks it has now.
-func (t *textSearch) file(s *Service, sess *Session) (*chunkedFile, error) {
-	keys, err := s.store.Keys(sessionKey(sess.info.ID, streamWARC+"/"))
+func (t *textSearch) file(sess *Session) (*chunkedFile, error) {
+	keys, err := t.base.Keys(sessionKey(sess.info.ID, streamWARC+"/"))
 	if err != nil {
 		return nil, err
 	}
 	f := t.files[sess.info.ID]
 	if f == nil {
-		f = &chunkedFile{store: s.store, cache: &s.replays.cache}
+		f = &chunkedFile{store: t.base, cache: t.cache}
 		t.files[sess.info.ID] = f
 	}
 	if err := f.grow(keys); err != nil {
@@ -305,7 +311,7 @@ func (t *textSearch) remove(ix *search.Index, id string) error {
 
 // find answers a query over every session (or the one named), once the index
 // has read everything written before it.
-func (t *textSearch) find(s *Service, query, session string, limit int) (api.SearchResults, error) {
+func (t *textSearch) find(query, session string, limit int) (api.SearchResults, error) {
 	started := time.Now()
 	q, err := search.ParseQuery(query)
 	if err != nil {
@@ -317,8 +323,8 @@ func (t *textSearch) find(s *Service, query, session string, limit int) (api.Sea
 	if len(q.Clauses) == 0 && len(q.Filters) == 0 {
 		return api.SearchResults{}, badRequest(errors.New("the query is empty: give words to find"))
 	}
-	if err := t.catchUp(s); err != nil {
-		s.noteCurrent("the search index: " + err.Error())
+	if err := t.catchUp(); err != nil {
+		t.note("the search index: " + err.Error())
 	}
 	t.mu.Lock()
 	ix, err := t.open()
@@ -331,7 +337,7 @@ func (t *textSearch) find(s *Service, query, session string, limit int) (api.Sea
 		return api.SearchResults{}, err
 	}
 	names := map[string]string{}
-	if list, err := s.Sessions(); err == nil {
+	if list, err := t.sessions.list(); err == nil {
 		for _, info := range list {
 			names[info.ID] = info.Name
 		}
@@ -350,7 +356,7 @@ func (t *textSearch) find(s *Service, query, session string, limit int) (api.Sea
 }
 
 // routes adds GET /api/search.
-func (t *textSearch) routes(s *Service, mux *routeTable) {
+func (t *textSearch) routes(mux *routeTable) {
 	mux.HandleFunc("GET /api/search", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		q := r.URL.Query()
 		limit := 20
@@ -362,7 +368,7 @@ func (t *textSearch) routes(s *Service, mux *routeTable) {
 			}
 			limit = n
 		}
-		res, err := t.find(s, q.Get("q"), q.Get("session"), limit)
+		res, err := t.find(q.Get("q"), q.Get("session"), limit)
 		answer(w, httpmsg.StatusOK, res, err)
 	})
 }

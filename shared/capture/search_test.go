@@ -88,7 +88,7 @@ func TestSearchFindsImportedWikiPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := nethttp.Handler(svc.Handler())
-	info, err := svc.Import(context.Background(), "wikis.warc.gz", bytes.NewReader(wikiWARC(t)))
+	info, err := svc.archive.importBody(context.Background(), "wikis.warc.gz", bytes.NewReader(wikiWARC(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestSearchFindsImportedWikiPages(t *testing.T) {
 	}
 
 	// A second session: both are searched, or the one named; deleted, it is gone.
-	other, err := svc.Import(context.Background(), "again.warc.gz", bytes.NewReader(wikiWARC(t)))
+	other, err := svc.archive.importBody(context.Background(), "again.warc.gz", bytes.NewReader(wikiWARC(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

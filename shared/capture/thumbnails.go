@@ -27,8 +27,12 @@ const (
 	thumbnailAtStop  = 1500 * time.Millisecond
 )
 
-// thumbnails follows the page each recorded tab shows, to picture it once loaded.
+// thumbnails follows the page each recorded tab shows, to picture it once loaded,
+// and serves the pictures.
 type thumbnails struct {
+	store    Store
+	sessions *sessions
+
 	mu    sync.Mutex
 	shown map[int]shownPage // by tab
 }
@@ -182,10 +186,10 @@ func (s *Session) thumbnailed() (map[string]bool, error) {
 	return out, nil
 }
 
-// routeThumbnails adds GET /api/sessions/{id}/pages/{page}/thumbnail.
-func (s *Service) routeThumbnails(mux *routeTable) {
-	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/thumbnail", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		b, err := s.store.Get(thumbnailKey(sess.info.ID, r.PathValue("page")))
+// routes adds GET /api/sessions/{id}/pages/{page}/thumbnail.
+func (t *thumbnails) routes(mux *routeTable) {
+	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/thumbnail", t.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
+		b, err := t.store.Get(thumbnailKey(sess.info.ID, r.PathValue("page")))
 		if errors.Is(err, ErrNotFound) {
 			err = notFound(fmt.Errorf("page %s of session %s has no picture", r.PathValue("page"), sess.info.ID))
 		}

@@ -15,8 +15,8 @@ const maxTitleRead = 256 << 10
 // withTitles gives the pages of sess that have no title the title of their
 // capture (see fillTitles), through the session's replay, which keeps the titles
 // found until the session grows.
-func (s *Service) withTitles(sess *Session, pages []recorder.Page) []recorder.Page {
-	rp, err := s.replayOf(sess)
+func (rs *replays) withTitles(sess *Session, pages []recorder.Page) []recorder.Page {
+	rp, err := rs.of(sess)
 	if err != nil {
 		return pages
 	}
