@@ -93,6 +93,7 @@ type Service struct {
 	jobs    *jobs
 	search  *textSearch
 	thumbs  *thumbnails // pictures of the pages recorded
+	checks  *captureChecks
 }
 
 // NewService returns a service over store and host, restoring the recording state a
@@ -123,6 +124,7 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.replays = newReplays(store, s.sessions)
 	s.search = newTextSearch(store, s.sessions, &s.replays.cache, s.noteCurrent)
 	s.thumbs = &thumbnails{store: store, sessions: s.sessions}
+	s.checks = &captureChecks{store: store, sessions: s.sessions, replays: s.replays, now: s.now}
 	s.archive = &archive{store: store, sessions: s.sessions, jobs: s.jobs, signing: s.signing, replays: s.replays, search: s.search, now: s.now, recording: s.recordingInto, note: s.noteCurrent}
 	s.db = &database{urlDatabase: loadURLDatabase(store), store: store, settings: s.settings, http: s.http, jobs: s.jobs, sessions: s.sessions, now: s.now}
 	s.team = &team{settings: s.settings, http: s.http, store: store, jobs: s.jobs, sessions: s.sessions, db: s.db.urlDatabase}
