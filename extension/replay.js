@@ -14,6 +14,12 @@ const $ = (id) => document.getElementById(id);
 const fail = (e) => { $("error").textContent = String(e && e.message || e); $("error").hidden = false; };
 let tabId = null;
 let captures = 0; // the session's, as the replay began
+// check=PAGE: a capture check of that page (the archive page's Check capture): once
+// the replay has loaded and been quiet, what it shows goes to the core, which compares
+// it with what the page showed live, and the replay closes.
+const checkPage = params.get("check") || "";
+let loaded = false; // the replay tab's load event came
+let lastActivity = 0; // when the replay tab's last event came
 
 const decodeAnswer = (h) => JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(h || "")));
 const list = (ul, items) => {
@@ -176,8 +182,10 @@ const intercept = (target) => Promise.all([
 
 chrome.debugger.onEvent.addListener((source, method, p) => {
   if (source.tabId !== tabId) return;
+  lastActivity = performance.now();
   const target = source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId };
   if (method === "Fetch.requestPaused") answer(target, p);
+  else if (method === "Page.loadEventFired" && !source.sessionId) loaded = true;
   else if (method === "Page.frameStartedNavigating" && !source.sessionId && p.frameId === mainFrame &&
     !/sameDocument|WithPost/i.test(p.navigationType)) pageBatch(p.loaderId, p.url, true);
   else if (method === "Inspector.targetCrashed" && !source.sessionId) {
@@ -252,6 +260,43 @@ async function start() {
   $("state").dataset.state = "replaying";
   $("state").textContent = "Replaying in its own tab.";
   $("replay-again").hidden = false;
+  if (checkPage) await check();
+}
+
+// check waits until the replay tab has loaded and been quiet for a second (at most
+// 30 s), takes what it shows (its text, a picture as the recorder takes one live) and
+// gives it to the core, which keeps the verdict; then the replay closes, its tab and
+// this page.
+async function check() {
+  $("state").textContent = "Checking: waiting for the page to load and settle…";
+  const until = performance.now() + 30000;
+  while (performance.now() < until && !(loaded && performance.now() - lastActivity > 1000)) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const t = { tabId };
+  const shown = await chrome.debugger.sendCommand(t, "Runtime.evaluate", {
+    expression: "[location.href, document.readyState, document.body ? document.body.innerText.slice(0, 65536) : '']", returnByValue: true,
+  }).then((r) => r.result.value, () => ["", "", ""]);
+  let picture = "";
+  try {
+    const { cssLayoutViewport: v } = await chrome.debugger.sendCommand(t, "Page.getLayoutMetrics");
+    picture = (await chrome.debugger.sendCommand(t, "Page.captureScreenshot", {
+      format: "jpeg", quality: 70, clip: { x: 0, y: 0, width: v.clientWidth, height: v.clientHeight, scale: 320 / v.clientWidth },
+    })).data;
+  } catch (e) {
+    // No picture: the check says there was nothing to compare.
+  }
+  const res = await fetch(`/api/sessions/${encodeURIComponent(session)}/checks`, {
+    method: "POST",
+    body: JSON.stringify({ page: checkPage, loaded: loaded && shown[0] === pageURL && shown[1] === "complete", text: shown[2], picture }),
+  });
+  const out = await res.json();
+  if (!res.ok) throw new Error(out.error);
+  $("state").dataset.state = "checked";
+  $("state").textContent = `Checked: the page ${out.verdict}.`;
+  await chrome.tabs.remove(tabId).catch(() => {});
+  const self = await chrome.tabs.getCurrent();
+  if (self) chrome.tabs.remove(self.id);
 }
 // navigate loads the replayed page in its tab; a navigation the browser refuses is an
 // error in the bar.

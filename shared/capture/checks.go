@@ -28,7 +28,7 @@ type captureChecks struct {
 	now      func() time.Time
 }
 
-func checkKey(sessionID, pageID string) string   { return sessionKey(sessionID, "checks/"+pageID) }
+func checkKey(sessionID, pageID string) string    { return sessionKey(sessionID, "checks/"+pageID) }
 func replayedKey(sessionID, pageID string) string { return sessionKey(sessionID, "replayed/"+pageID) }
 
 // routes adds the capture check's routes.

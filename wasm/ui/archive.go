@@ -70,6 +70,7 @@ func archive() {
 	teamArchive()
 	archiveSearch()
 	sessionViews()
+	captureCheck()
 	dom.GetWindow().AddEventListener("hashchange", false, func(dom.Event) { go safely(openFromHash) })
 	if byID("import-file").Underlying().Get("files").Length() > 0 {
 		go safely(importFile) // chosen before the page's code started

@@ -559,3 +559,26 @@ func pageRecord(recs []Record, url string, at time.Time) int {
 	}
 	return best
 }
+
+// captureCheckSummary sums up a capture check: "16 pages checked: 14 replay, 1 differs,
+// 1 broken", and those that could not be checked.
+func captureCheckSummary(total int, counts map[string]int, failed int) string {
+	out := plural(total, "page") + " checked: "
+	var parts []string
+	for _, v := range []struct{ key, one, many string }{{"replays", "replays", "replay"}, {"differs", "differs", "differ"}, {"broken", "broken", "broken"}} {
+		if n := counts[v.key]; n > 0 {
+			word := v.many
+			if n == 1 {
+				word = v.one
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, word))
+		}
+	}
+	if failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d could not be checked", failed))
+	}
+	if len(parts) == 0 {
+		return plural(total, "page") + " to check: none has a capture of its own"
+	}
+	return out + strings.Join(parts, ", ")
+}

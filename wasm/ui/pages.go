@@ -80,6 +80,52 @@ func renderPages(pages []api.Page) {
 			// Decorative: the title beside it says what the page is.
 			item.AppendChild(el("img", "", "src", sessionPath(view.current.ID, "/pages/"+p.ID+"/thumbnail"), "alt", "", "loading", "lazy", "class", "thumbnail"))
 		}
-		list.AppendChild(add(item, heading, el("p", p.URL, "class", "url"), meta, actions))
+		add(item, heading, el("p", p.URL, "class", "url"), meta, actions)
+		if p.Check != nil {
+			item.AppendChild(checkBox(p))
+		}
+		list.AppendChild(item)
 	}
+}
+
+// checkLabels name the verdicts of a capture check for a person.
+var checkLabels = map[string]string{"replays": "Replays as recorded", "differs": "Replays, with differences", "broken": "Does not replay"}
+
+// checkBox shows a page's capture check: the verdict, why, the requests the archive
+// lacked, the live and replayed pictures side by side, and the live page to record
+// again.
+func checkBox(p api.Page) dom.Element {
+	c := p.Check
+	label := checkLabels[c.Verdict]
+	if label == "" {
+		label = c.Verdict
+	}
+	box := el("div", "", "class", "check", "data-verdict", c.Verdict)
+	add(box, el("p", label, "class", "verdict"))
+	if len(c.Why) > 0 {
+		why := el("ul", "", "class", "why")
+		for _, w := range c.Why {
+			why.AppendChild(el("li", w))
+		}
+		box.AppendChild(why)
+	}
+	details := add(el("details", ""), el("summary", "Live and replayed"))
+	pair := el("p", "", "class", "pair")
+	if p.Thumbnail {
+		add(pair, el("img", "", "src", sessionPath(view.current.ID, "/pages/"+p.ID+"/thumbnail"), "alt", "The page live, at the end of its recording", "loading", "lazy"))
+	}
+	add(pair, el("img", "", "src", sessionPath(view.current.ID, "/pages/"+p.ID+"/replayed")+"?t="+strconv.FormatInt(c.Checked.UnixMilli(), 10), "alt", "The page replayed from the archive", "loading", "lazy"))
+	details.AppendChild(pair)
+	if len(c.Missed) > 0 {
+		missed := el("ul", "", "class", "url-list")
+		for _, m := range c.Missed {
+			missed.AppendChild(el("li", m))
+		}
+		add(details, el("p", "Not in the archive:"), missed)
+	}
+	box.AppendChild(details)
+	if c.Verdict != "replays" {
+		box.AppendChild(add(el("p", "", "class", "again"), el("a", "Open the live page to record it again", "href", p.URL, "target", "_blank", "rel", "noopener")))
+	}
+	return box
 }
