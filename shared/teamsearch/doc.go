@@ -18,14 +18,15 @@
 //	g/<segment>   the segment: its blob, pages, bytes, where its block index is,
 //	              and its search index's meta (which the query then need not read)
 //	u/<segment>   the uploads whose pages it holds, one a line
-//	p/<upload>    the upload has pages in a segment
+//	p/<upload>    the upload has pages in a segment: the one Add wrote
 //	x/<upload>    the upload was removed; its pages are still in a segment
 //	o/<time>/<blob>  a segment replaced by a merge, deleted after that time
 //	l/lease       the merge under way
 //
 // Add writes an upload's pages as a new segment, then lists it: a query finds
-// them as soon as Add returns. Remove marks the upload removed (x/), and every
-// query drops its pages from then on. Merge, run from the Worker's queue, merges
+// them as soon as Add returns. Remove deletes the upload's segment when it
+// holds that upload alone (it was not merged yet); otherwise it marks the upload
+// removed (x/), and every query drops its pages from then on. Merge, run from the Worker's queue, merges
 // the Fanout smallest segments of a tier (tier t holds segments of about
 // 64 KiB * Fanout^t) into one, dropping removed uploads' pages, and swaps them
 // with one atomic call conditioned on its lease and its inputs being listed

@@ -192,7 +192,7 @@ func (ix *Index) Add(ctx context.Context, upload string, docs []search.Document)
 	ops := []mergedindex.Op{
 		{Key: prefixSegment + seg.ID, Value: seg.value},
 		{Key: prefixUploads + seg.ID, Value: upload},
-		{Key: prefixPresent + upload},
+		{Key: prefixPresent + upload, Value: seg.ID},
 	}
 	res, err := ix.store().Do(ctx, &mergedindex.Batch{Ops: ops, Scans: []mergedindex.Scan{{Start: prefixSegment, End: prefixEnd(prefixSegment)}}})
 	if err != nil {
@@ -230,11 +230,52 @@ func (ix *Index) writeSegment(ctx context.Context, mem *search.MemStore, six *se
 }
 
 // Remove takes an upload's pages out of the index: they are no longer found
-// when Remove returns, and the merge that next rewrites their segment drops
-// them. An upload that has no pages in the index is left alone.
+// when Remove returns. A segment that holds the upload's pages only (one not
+// merged yet) is deleted; otherwise the upload is marked removed, and the merge
+// that next rewrites its segment drops its pages. An upload that has no pages
+// in the index is left alone.
 func (ix *Index) Remove(ctx context.Context, bundle, upload string) error {
-	res, err := ix.store().Do(ctx, &mergedindex.Batch{
-		If:    []mergedindex.Cond{{Key: prefixPresent + upload}},
+	res, err := ix.store().Do(ctx, &mergedindex.Batch{Scans: []mergedindex.Scan{{Start: prefixPresent + upload, End: prefixPresent + upload + "\x00"}}})
+	if err != nil {
+		return fmt.Errorf("teamsearch: removing %s: %w", upload, err)
+	}
+	e := res.Scans[0].Entries
+	if len(e) == 0 {
+		return nil
+	}
+	// Its own segment still: deleted, if it is as read.
+	if id := e[0].Value; id != "" {
+		res, err := ix.store().Do(ctx, &mergedindex.Batch{Scans: []mergedindex.Scan{
+			{Start: prefixSegment + id, End: prefixSegment + id + "\x00"},
+			{Start: prefixUploads + id, End: prefixUploads + id + "\x00"},
+		}})
+		if err != nil {
+			return fmt.Errorf("teamsearch: removing %s: %w", upload, err)
+		}
+		if g, u := res.Scans[0].Entries, res.Scans[1].Entries; len(g) == 1 && len(u) == 1 && u[0].Value == upload {
+			segs, err := parseSegments(g)
+			if err != nil {
+				return err
+			}
+			res, err := ix.store().Do(ctx, &mergedindex.Batch{
+				If: []mergedindex.Cond{{Key: g[0].Key, Value: g[0].Value}, {Key: u[0].Key, Value: upload}},
+				Ops: []mergedindex.Op{{Key: g[0].Key, Delete: true}, {Key: u[0].Key, Delete: true},
+					{Key: prefixPresent + upload, Delete: true}},
+			})
+			if err != nil {
+				return fmt.Errorf("teamsearch: removing %s: %w", upload, err)
+			}
+			if res.Applied {
+				if err := ix.cfg.Blobs.DeleteBlobs(ctx, segs[0].Blob); err != nil {
+					// Unlisted: nothing reads it; a blob left is only space.
+					return fmt.Errorf("teamsearch: deleting the segment of %s: %w", upload, err)
+				}
+				return nil
+			}
+		}
+	}
+	res, err = ix.store().Do(ctx, &mergedindex.Batch{
+		If:    []mergedindex.Cond{{Key: prefixPresent + upload, Value: e[0].Value}},
 		Ops:   []mergedindex.Op{{Key: prefixRemoved + upload, Value: bundle}},
 		Scans: []mergedindex.Scan{{Start: prefixRemoved, End: prefixEnd(prefixRemoved), Count: true}},
 	})
