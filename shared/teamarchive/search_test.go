@@ -134,12 +134,12 @@ func TestTeamSearch(t *testing.T) {
 		total int
 		not   string // a URL that must not be found
 	}{
-		{"monospaced", syntax, 2, ""},        // a word on one page (in two bundles)
-		{"MONOSPACED", syntax, 2, ""},        // any case
-		{"Laxstrom", version, 1, ""},         // "Laxström": diacritics folded; not in the style sheet
-		{"dziewoński", version, 1, ""},       // as written
-		{`"Andreas Gohr"`, "", 3, ""},        // a phrase on two pages, one of them twice
-		{`"Gohr Andreas"`, "", 0, ""},        // its words in another order
+		{"monospaced", syntax, 2, ""},  // a word on one page (in two bundles)
+		{"MONOSPACED", syntax, 2, ""},  // any case
+		{"Laxstrom", version, 1, ""},   // "Laxström": diacritics folded; not in the style sheet
+		{"dziewoński", version, 1, ""}, // as written
+		{`"Andreas Gohr"`, "", 3, ""},  // a phrase on two pages, one of them twice
+		{`"Gohr Andreas"`, "", 0, ""},  // its words in another order
 		{`"Andreas Gohr" -monospaced`, dokuwiki, 1, ""},
 		{`syntax -"Andreas Gohr" site:wiki.example`, dokuPages[2].url, 1, ""},
 		{"watercolours", dokuPages[3].url, 1, ""},             // a JSON answer's strings
