@@ -238,7 +238,7 @@ func TestIndexAgreesWithOneIndex(t *testing.T) {
 	}
 	check := func(stage string) {
 		t.Helper()
-		for _, qs := range []string{"zurich", `"team holds"`, "unique7", "monospaced -wiki", "東京", "naive cafe", "unique120 OR", "site:example.org unique5"} {
+		for _, qs := range []string{"zurich", `"team holds"`, "unique7", "monospaced -wiki", "東京", "naive cafe", "unique120", "site:example.org unique5"} {
 			q, err := search.ParseQuery(qs)
 			if err != nil {
 				t.Fatal(err)
