@@ -310,7 +310,7 @@ func TestIndexAgreesWithOneIndex(t *testing.T) {
 	}
 }
 
-func (ix *Index) segments(t *testing.T) []*segment {
+func (ix *Index) segments(t testing.TB) []*segment {
 	t.Helper()
 	res, err := ix.store().Do(context.Background(), &mergedindex.Batch{Scans: []mergedindex.Scan{{Start: prefixSegment, End: prefixEnd(prefixSegment)}}})
 	if err != nil {
