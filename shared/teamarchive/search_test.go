@@ -251,3 +251,64 @@ func bundleKeys(b *MemBucket) []string {
 	}
 	return out
 }
+
+func TestTextRanges(t *testing.T) {
+	pages := func(spans ...int64) []textPage { // offset, length pairs
+		var out []textPage
+		for i := 0; i < len(spans); i += 2 {
+			out = append(out, textPage{offset: spans[i], length: spans[i+1]})
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name  string
+		pages []textPage
+		reads int
+		want  [][2]int64 // spans
+	}{
+		{"one", pages(10, 5), 4, [][2]int64{{10, 15}}},
+		{"neighbours together", pages(0, 100, 200, 100, 1<<20, 10), 4, [][2]int64{{0, 300}, {1 << 20, 1<<20 + 10}}},
+		{"far apart", pages(0, 10, 1<<20, 10, 2<<20, 10), 4, [][2]int64{{0, 10}, {1 << 20, 1<<20 + 10}, {2 << 20, 2<<20 + 10}}},
+		{"too many: the smallest gaps merged", pages(0, 10, 1<<20, 10, 3<<20, 10, 4<<20, 10), 2, [][2]int64{{0, 1<<20 + 10}, {3 << 20, 4<<20 + 10}}},
+		{"one read", pages(0, 10, 1<<20, 10, 3<<20, 10), 1, [][2]int64{{0, 3<<20 + 10}}},
+	} {
+		got := textRanges(tt.pages, tt.reads)
+		var spans [][2]int64
+		n := 0
+		for _, r := range got {
+			spans = append(spans, [2]int64{r.off, r.end})
+			n += len(r.pages)
+		}
+		if !slices.Equal(spans, tt.want) || n != len(tt.pages) {
+			t.Errorf("%s: %v (%d pages), want %v", tt.name, spans, n, tt.want)
+		}
+	}
+}
+
+// FuzzTextPages reads arbitrary index lines: the pages picked lie in the spans
+// read, each once, in at most the reads allowed.
+func FuzzTextPages(f *testing.F) {
+	f.Add([]byte(`com,example)/ 20240102030405 {"url": "http://example.com/", "mime": "text/html", "status": "200", "length": "317", "offset": "468", "filename": "a.warc.gz"}`+"\n"), 3)
+	f.Add([]byte("x 1 {\"mime\": \"text/plain\", \"offset\": \"-1\", \"length\": \"9\", \"filename\": \"f\"}\n"), 1)
+	f.Fuzz(func(t *testing.T, index []byte, reads int) {
+		reads = 1 + (reads&0xff)%64
+		for file, ps := range textPages(index) {
+			rs := textRanges(ps, reads)
+			if len(rs) > reads {
+				t.Fatalf("%s: %d spans for %d reads", file, len(rs), reads)
+			}
+			n := 0
+			for _, r := range rs {
+				for _, p := range r.pages {
+					if p.offset < r.off || p.offset+p.length > r.end || p.length <= 0 {
+						t.Fatalf("%s: page %+v outside its span %d-%d", file, p, r.off, r.end)
+					}
+				}
+				n += len(r.pages)
+			}
+			if n != len(ps) {
+				t.Fatalf("%s: %d pages in spans, %d picked", file, n, len(ps))
+			}
+		}
+	})
+}
