@@ -324,3 +324,65 @@ func (ix *Index) segments(t testing.TB) []*segment {
 }
 
 type atomicCounter struct{ n atomic.Int64 }
+
+// hookStores runs hook before the first batch that swaps merged segments.
+type hookStores struct {
+	mergedindex.Stores
+	hook func()
+}
+
+func (h *hookStores) Open(name string) mergedindex.Store {
+	return hookStore{h.Stores.Open(name), h}
+}
+
+type hookStore struct {
+	mergedindex.Store
+	h *hookStores
+}
+
+func (s hookStore) Do(ctx context.Context, b *mergedindex.Batch) (*mergedindex.Result, error) {
+	if h := s.h.hook; h != nil && len(b.If) > 1 && b.If[0].Key == keyLease {
+		s.h.hook = nil
+		h()
+	}
+	return s.Store.Do(ctx, b)
+}
+
+// An upload removed while a merge reads it: the merge's swap is refused, its
+// segment deleted, and the removed pages are not found.
+func TestRemoveDuringMerge(t *testing.T) {
+	ctx := context.Background()
+	stores := &hookStores{Stores: &mergedindex.MemStores{}}
+	blobs := &memBlobs{}
+	ix := New(Config{Stores: stores, Blobs: blobs, Fanout: 4})
+	for b := range 4 {
+		if _, err := ix.Add(ctx, fmt.Sprintf("up%d", b), docsOf("b", fmt.Sprintf("up%d", b), b*3, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stores.hook = func() {
+		if err := ix.Remove(ctx, "b", "up0"); err != nil {
+			t.Error(err)
+		}
+	}
+	st, err := ix.Merge(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Merges != 0 || stores.hook != nil {
+		t.Errorf("merged %+v; the hook ran: %v", st, stores.hook == nil)
+	}
+	if segs := ix.segments(t); len(segs) != 3 || len(blobs.keys()) != 3 {
+		t.Errorf("%d segments, blobs %v", len(segs), blobs.keys())
+	}
+	for i := range 12 {
+		q, _ := search.ParseQuery(fmt.Sprintf("unique%d", i))
+		res, err := ix.Search(ctx, q, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := min(1, i/3); res.Total != want {
+			t.Errorf("unique%d: %d results, want %d", i, res.Total, want)
+		}
+	}
+}

@@ -46,6 +46,7 @@ func (ix *Index) Merge(ctx context.Context) (*MergeStats, error) {
 	}
 	defer ix.store().Do(context.WithoutCancel(ctx), &mergedindex.Batch{
 		If: []mergedindex.Cond{{Key: keyLease, Value: lease}}, Ops: []mergedindex.Op{{Key: keyLease, Delete: true}}})
+	attempts := 0
 	for st.Merges < maxMerges {
 		res, err := ix.store().Do(ctx, &mergedindex.Batch{Scans: []mergedindex.Scan{
 			{Start: prefixSegment, End: prefixEnd(prefixSegment)},
@@ -74,8 +75,16 @@ func (ix *Index) Merge(ctx context.Context) (*MergeStats, error) {
 		if group == nil {
 			break
 		}
-		if err := ix.merge(ctx, group, uploads, removed, lease, st); err != nil {
+		applied, err := ix.merge(ctx, group, uploads, removed, lease, st)
+		if err != nil {
 			return st, err
+		}
+		if !applied {
+			// An input was removed meanwhile, or the lease lost: look again, a
+			// bounded number of times.
+			if attempts++; attempts > maxMerges {
+				return st, fmt.Errorf("teamsearch: the segments kept changing during %d merges", attempts)
+			}
 		}
 	}
 	if st.Merges == 0 && st.Skipped == "" {
@@ -145,12 +154,13 @@ func (ix *Index) purgeGroup(segs []*segment, uploads map[string][]string, remove
 }
 
 // merge writes the pages of group, but those of removed uploads, as one
-// segment, and swaps it for them.
-func (ix *Index) merge(ctx context.Context, group []*segment, uploads map[string][]string, removed map[string]bool, lease string, st *MergeStats) error {
+// segment, and swaps it for them. It says whether the swap was made: not when
+// the group or the lease changed meanwhile (the new segment is then deleted).
+func (ix *Index) merge(ctx context.Context, group []*segment, uploads map[string][]string, removed map[string]bool, lease string, st *MergeStats) (bool, error) {
 	mem := search.NewMemStore()
 	out, err := search.Open(mem, &search.Options{StoredText: ix.cfg.StoredText})
 	if err != nil {
-		return err
+		return false, err
 	}
 	var reads atomic.Int64
 	kept := map[string]bool{}
@@ -158,11 +168,11 @@ func (ix *Index) merge(ctx context.Context, group []*segment, uploads map[string
 	for _, seg := range group {
 		t, err := openTable(ctx, ix.cfg.Blobs, seg, &reads)
 		if err != nil {
-			return err
+			return false, err
 		}
 		in, err := search.Open(t, nil)
 		if err != nil {
-			return err
+			return false, err
 		}
 		var addErr error
 		err = in.Documents(func(_ search.DocID, d search.Document) bool {
@@ -184,7 +194,7 @@ func (ix *Index) merge(ctx context.Context, group []*segment, uploads map[string
 			err = addErr
 		}
 		if err != nil {
-			return fmt.Errorf("teamsearch: merging segment %s: %w", seg.ID, err)
+			return false, fmt.Errorf("teamsearch: merging segment %s: %w", seg.ID, err)
 		}
 		for _, u := range uploads[seg.ID] {
 			if removed[u] {
@@ -196,7 +206,7 @@ func (ix *Index) merge(ctx context.Context, group []*segment, uploads map[string
 	var outSeg *segment
 	if out.Len() > 0 {
 		if outSeg, err = ix.writeSegment(ctx, mem, out); err != nil {
-			return err
+			return false, err
 		}
 		list := make([]string, 0, len(kept))
 		for u := range kept {
@@ -221,19 +231,19 @@ func (ix *Index) merge(ctx context.Context, group []*segment, uploads map[string
 			mergedindex.Op{Key: prefixPresent + u, Delete: true})
 	}
 	res, err := ix.store().Do(ctx, b)
-	if err == nil && !res.Applied {
-		err = fmt.Errorf("teamsearch: the segments changed during a merge (the lease was lost)")
-	}
-	if err != nil {
+	if err != nil || !res.Applied {
 		if outSeg != nil {
 			ix.cfg.Blobs.DeleteBlobs(context.WithoutCancel(ctx), outSeg.Blob)
 		}
-		return err
+		if err != nil {
+			return false, fmt.Errorf("teamsearch: swapping merged segments: %w", err)
+		}
+		return false, nil
 	}
 	st.Merges++
 	st.Segments += len(group)
 	st.Docs += out.Len()
-	return nil
+	return true, nil
 }
 
 // collect deletes the replaced segments whose grace has passed.

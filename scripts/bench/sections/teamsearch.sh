@@ -17,3 +17,21 @@ echo "$out" | awk '/^BenchmarkTeamSearch\// {
   for (i = 2; i <= NF; i++) v[$i] = $(i-1)
   printf "| %s | %s | %d | %.2f | %.2f | %.0f | %d | %d | %.0f |\n", p[2], p[3], v["matches"], v["ms-median"], v["ms-p99"], v["R2-reads/op"], v["store-calls/op"], v["segments"], v["index-B/page"]
 }'
+
+# The same through the built Worker in workerd (needs `make build`).
+if [ -f dist/worker/app.wasm ]; then
+  echo
+  echo "\`node scripts/bench/teamsearch.mjs PAGES 10\`: the built Worker in workerd (miniflare, on this machine): the pages uploaded in bundles of 10 as bare WARCs (HTML pages of 200 such words), merged by the queue, then each query 20 times through the Worker, as a client sees it (a fresh Go instance a request); a CDX lookup of one URL in the same Worker at the same moment for comparison."
+  echo
+  echo "| pages | bundles | query | matches | median ms | p99 ms | read (X-Search-Reads) |"
+  echo "|---|---|---|---|---|---|---|"
+  for pages in ${TEAMSEARCH_PAGES:-1000 10000}; do
+    node scripts/bench/teamsearch.mjs "$pages" 10 2>/dev/null | grep '^{' | node -e '
+      let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+        for (const l of s.trim().split("\n")) {
+          const r = JSON.parse(l);
+          console.log(`| ${r.pages} | ${r.bundles} | ${r.query} | ${r.matches} | ${r.median} | ${r.p99} | ${r.reads} |`);
+        }
+      });'
+  done
+fi
