@@ -18,15 +18,17 @@
 //	g/<segment>   the segment: its blob, pages, bytes, where its block index is,
 //	              and its search index's meta (which the query then need not read)
 //	u/<segment>   the uploads whose pages it holds, one a line
-//	p/<upload>    the upload has pages in a segment: the one Add wrote
-//	x/<upload>    the upload was removed; its pages are still in a segment
+//	p/<upload>    the segment that holds the upload's pages
+//	x/<upload>    the upload was removed; its pages are still in this segment
 //	o/<time>/<blob>  a segment replaced by a merge, deleted after that time
 //	l/lease       the merge under way
 //
 // Add writes an upload's pages as a new segment, then lists it: a query finds
 // them as soon as Add returns. Remove deletes the upload's segment when it
 // holds that upload alone (it was not merged yet); otherwise it marks the upload
-// removed (x/), and every query drops its pages from then on. Merge, run from the Worker's queue, merges
+// removed in its segment (x/), and every query drops its pages from then on.
+// The segment of a removed upload does not change until a merge drops its
+// pages: a merge rewrites p/ for the uploads it keeps. Merge, run from the Worker's queue, merges
 // the Fanout smallest segments of a tier (tier t holds segments of about
 // 64 KiB * Fanout^t) into one, dropping removed uploads' pages, and swaps them
 // with one atomic call conditioned on its lease and its inputs being listed
@@ -38,7 +40,8 @@
 //
 // A query reads the store once (segments and removed uploads), then each
 // segment, six at a time: search.Index.Search over the segment's table answers
-// its matches; they are ranked together by their BM25 scores (computed with
+// its best matches and how many match (all of them, for a segment that holds
+// a removed upload, whose pages are then dropped); they are ranked together by their BM25 scores (computed with
 // each segment's own statistics: a segment's document frequencies and lengths),
 // then newest first, and snippets are made for the hits returned only.
 package teamsearch

@@ -55,8 +55,8 @@ const (
 const (
 	prefixSegment = "g/" // g/<segment id> → segment (JSON)
 	prefixUploads = "u/" // u/<segment id> → the uploads it holds, one a line
-	prefixPresent = "p/" // p/<upload> → "": the upload has pages in a segment
-	prefixRemoved = "x/" // x/<upload> → bundle: removed, its pages still in a segment
+	prefixPresent = "p/" // p/<upload> → the segment that holds its pages
+	prefixRemoved = "x/" // x/<upload> → the segment that holds its pages: removed, not yet dropped
 	prefixOld     = "o/" // o/<unix nanoseconds>/<blob> → "": a replaced segment, deleted after then
 	keyLease      = "l/lease"
 )
@@ -231,61 +231,77 @@ func (ix *Index) writeSegment(ctx context.Context, mem *search.MemStore, six *se
 
 // Remove takes an upload's pages out of the index: they are no longer found
 // when Remove returns. A segment that holds the upload's pages only (one not
-// merged yet) is deleted; otherwise the upload is marked removed, and the merge
-// that next rewrites its segment drops its pages. An upload that has no pages
-// in the index is left alone.
+// merged yet) is deleted; otherwise the upload is marked removed in the
+// segment that holds it, and the merge that next rewrites that segment drops
+// its pages. An upload that has no pages in the index is left alone.
 func (ix *Index) Remove(ctx context.Context, bundle, upload string) error {
+	for attempt := 0; ; attempt++ {
+		done, err := ix.remove(ctx, upload)
+		if err != nil {
+			return fmt.Errorf("teamsearch: removing %s of %s: %w", upload, bundle, err)
+		}
+		if done {
+			return nil
+		}
+		if attempt == 8 {
+			return fmt.Errorf("teamsearch: removing %s of %s: its segment kept changing", upload, bundle)
+		}
+	}
+}
+
+// remove is one attempt of Remove: false when a merge moved the upload's
+// pages meanwhile.
+func (ix *Index) remove(ctx context.Context, upload string) (bool, error) {
 	res, err := ix.store().Do(ctx, &mergedindex.Batch{Scans: []mergedindex.Scan{{Start: prefixPresent + upload, End: prefixPresent + upload + "\x00"}}})
 	if err != nil {
-		return fmt.Errorf("teamsearch: removing %s: %w", upload, err)
+		return false, err
 	}
 	e := res.Scans[0].Entries
 	if len(e) == 0 {
-		return nil
+		return true, nil
 	}
-	// Its own segment still: deleted, if it is as read.
-	if id := e[0].Value; id != "" {
-		res, err := ix.store().Do(ctx, &mergedindex.Batch{Scans: []mergedindex.Scan{
-			{Start: prefixSegment + id, End: prefixSegment + id + "\x00"},
-			{Start: prefixUploads + id, End: prefixUploads + id + "\x00"},
-		}})
+	id := e[0].Value
+	res, err = ix.store().Do(ctx, &mergedindex.Batch{Scans: []mergedindex.Scan{
+		{Start: prefixSegment + id, End: prefixSegment + id + "\x00"},
+		{Start: prefixUploads + id, End: prefixUploads + id + "\x00"},
+	}})
+	if err != nil {
+		return false, err
+	}
+	g, u := res.Scans[0].Entries, res.Scans[1].Entries
+	if len(g) == 1 && len(u) == 1 && u[0].Value == upload {
+		// Its own segment still: unlisted and deleted, if it is as read.
+		segs, err := parseSegments(g)
 		if err != nil {
-			return fmt.Errorf("teamsearch: removing %s: %w", upload, err)
+			return false, err
 		}
-		if g, u := res.Scans[0].Entries, res.Scans[1].Entries; len(g) == 1 && len(u) == 1 && u[0].Value == upload {
-			segs, err := parseSegments(g)
-			if err != nil {
-				return err
-			}
-			res, err := ix.store().Do(ctx, &mergedindex.Batch{
-				If: []mergedindex.Cond{{Key: g[0].Key, Value: g[0].Value}, {Key: u[0].Key, Value: upload}},
-				Ops: []mergedindex.Op{{Key: g[0].Key, Delete: true}, {Key: u[0].Key, Delete: true},
-					{Key: prefixPresent + upload, Delete: true}},
-			})
-			if err != nil {
-				return fmt.Errorf("teamsearch: removing %s: %w", upload, err)
-			}
-			if res.Applied {
-				if err := ix.cfg.Blobs.DeleteBlobs(ctx, segs[0].Blob); err != nil {
-					// Unlisted: nothing reads it; a blob left is only space.
-					return fmt.Errorf("teamsearch: deleting the segment of %s: %w", upload, err)
-				}
-				return nil
-			}
+		res, err := ix.store().Do(ctx, &mergedindex.Batch{
+			If: []mergedindex.Cond{{Key: g[0].Key, Value: g[0].Value}, {Key: u[0].Key, Value: upload}},
+			Ops: []mergedindex.Op{{Key: g[0].Key, Delete: true}, {Key: u[0].Key, Delete: true},
+				{Key: prefixPresent + upload, Delete: true}},
+		})
+		if err != nil || !res.Applied {
+			return false, err
 		}
+		// Unlisted: nothing reads it any more; a blob left is only space.
+		if err := ix.cfg.Blobs.DeleteBlobs(ctx, segs[0].Blob); err != nil {
+			return false, fmt.Errorf("deleting its segment: %w", err)
+		}
+		return true, nil
 	}
+	// Marked removed in the segment that holds it, if that is still the one.
 	res, err = ix.store().Do(ctx, &mergedindex.Batch{
-		If:    []mergedindex.Cond{{Key: prefixPresent + upload, Value: e[0].Value}},
-		Ops:   []mergedindex.Op{{Key: prefixRemoved + upload, Value: bundle}},
+		If:    []mergedindex.Cond{{Key: prefixPresent + upload, Value: id}},
+		Ops:   []mergedindex.Op{{Key: prefixRemoved + upload, Value: id}},
 		Scans: []mergedindex.Scan{{Start: prefixRemoved, End: prefixEnd(prefixRemoved), Count: true}},
 	})
-	if err != nil {
-		return fmt.Errorf("teamsearch: removing %s: %w", upload, err)
+	if err != nil || !res.Applied {
+		return false, err
 	}
-	if res.Applied && res.Scans[0].Count%ix.cfg.Purge == 0 {
+	if res.Scans[0].Count%ix.cfg.Purge == 0 {
 		ix.cfg.Due(QueueName)
 	}
-	return nil
+	return true, nil
 }
 
 func prefixEnd(p string) string { return p[:len(p)-1] + string(p[len(p)-1]+1) }
@@ -339,9 +355,22 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 	if err != nil {
 		return Results{}, err
 	}
+	// The removed uploads, and the segments that hold them. A segment that holds
+	// none answers its best limit matches, and how many match; one that does, all
+	// its matches, the removed ones then dropped. A removed upload whose segment
+	// is not listed (a merge moved it while it was removed) makes every segment
+	// answer all its matches.
 	removed := map[string]bool{}
+	holding := map[string]bool{}
+	listed := map[string]bool{}
+	for _, s := range segs {
+		listed[s.ID] = true
+	}
+	all := limit <= 0
 	for _, e := range res.Scans[1].Entries {
 		removed[strings.TrimPrefix(e.Key, prefixRemoved)] = true
+		holding[e.Value] = true
+		all = all || !listed[e.Value]
 	}
 	out := Results{Stats: Stats{Segments: len(segs), StoreCalls: 1}}
 	var reads atomic.Int64
@@ -352,7 +381,8 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 	}
 	var (
 		mu    sync.Mutex
-		all   []found
+		hits  []found
+		total int
 		first error
 		wg    sync.WaitGroup
 	)
@@ -368,9 +398,10 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 			if err == nil {
 				six, err = search.Open(t, noText)
 			}
+			whole := all || holding[seg.ID]
 			var r search.Results
 			if err == nil {
-				r, err = six.Search(q, 0)
+				r, err = six.Search(q, map[bool]int{true: 0, false: limit}[whole])
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -380,12 +411,18 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 				}
 				return
 			}
+			if !whole {
+				total += r.Total
+			}
 			for _, h := range r.Hits {
 				ref, err := ParseRef(h.Ref)
 				if err != nil || removed[ref.Upload] {
 					continue
 				}
-				all = append(all, found{six, Hit{Result: h, Bundle: h.Session, Ref: ref}})
+				if whole {
+					total++
+				}
+				hits = append(hits, found{six, Hit{Result: h, Bundle: h.Session, Ref: ref}})
 			}
 		}()
 	}
@@ -394,7 +431,7 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 	if first != nil {
 		return out, first
 	}
-	slices.SortFunc(all, func(a, b found) int {
+	slices.SortFunc(hits, func(a, b found) int {
 		if a.hit.Score != b.hit.Score {
 			if a.hit.Score > b.hit.Score {
 				return -1
@@ -406,9 +443,9 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 		}
 		return strings.Compare(a.hit.URL+a.hit.Ref.String(), b.hit.URL+b.hit.Ref.String())
 	})
-	out.Total = len(all)
-	if limit > 0 && len(all) > limit {
-		all = all[:limit]
+	out.Total = total
+	if limit > 0 && len(hits) > limit {
+		hits = hits[:limit]
 	}
 	var must []search.Clause
 	for _, c := range q.Clauses {
@@ -417,21 +454,21 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 		}
 	}
 	// The snippets' texts, read at once.
-	texts := make([]string, len(all))
-	errs := make([]error, len(all))
-	for i := range all {
+	texts := make([]string, len(hits))
+	errs := make([]error, len(hits))
+	for i := range hits {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			texts[i], errs[i] = all[i].six.StoredText(all[i].hit.ID)
+			texts[i], errs[i] = hits[i].six.StoredText(hits[i].hit.ID)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return out, err
 	}
-	for i, f := range all {
+	for i, f := range hits {
 		f.hit.Snippet = search.Snippet(texts[i], must, snippetBytes)
 		out.Hits = append(out.Hits, f.hit)
 	}

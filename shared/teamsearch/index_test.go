@@ -261,6 +261,19 @@ func TestIndexAgreesWithOneIndex(t *testing.T) {
 					t.Errorf("%s: %q: %s not found", stage, qs, r)
 				}
 			}
+			// With a limit: the same total, that many of the same pages.
+			res, err = ix.Search(ctx, q, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Total != len(want) || len(res.Hits) != min(3, len(want)) {
+				t.Errorf("%s: %q, limit 3: %d results (%d returned), want %d", stage, qs, res.Total, len(res.Hits), len(want))
+			}
+			for _, h := range res.Hits {
+				if !want[h.Ref.String()] {
+					t.Errorf("%s: %q, limit 3: %s found", stage, qs, h.Ref)
+				}
+			}
 		}
 		// A word on one page finds it, first, with a snippet.
 		q, _ := search.ParseQuery("unique42")
@@ -383,6 +396,36 @@ func TestRemoveDuringMerge(t *testing.T) {
 		}
 		if want := min(1, i/3); res.Total != want {
 			t.Errorf("unique%d: %d results, want %d", i, res.Total, want)
+		}
+	}
+}
+
+// A removed upload whose segment is not the one its mark names (a merge moved
+// its pages as it was removed) is still dropped, from every segment.
+func TestRemovedInAnotherSegment(t *testing.T) {
+	ctx := context.Background()
+	ix := New(Config{Stores: &mergedindex.MemStores{}, Blobs: &memBlobs{}})
+	for b := range 3 {
+		if _, err := ix.Add(ctx, fmt.Sprintf("up%d", b), docsOf("b", fmt.Sprintf("up%d", b), b*3, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ix.store().Do(ctx, &mergedindex.Batch{Ops: []mergedindex.Op{{Key: prefixRemoved + "up1", Value: "gone"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{0, 1, 20} {
+		q, _ := search.ParseQuery("site:example.org")
+		res, err := ix.Search(ctx, q, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Total != 6 {
+			t.Errorf("limit %d: %d results, want the 6 of up0 and up2", limit, res.Total)
+		}
+		for _, h := range res.Hits {
+			if h.Upload == "up1" {
+				t.Errorf("limit %d: %s of a removed upload found", limit, h.URL)
+			}
 		}
 	}
 }

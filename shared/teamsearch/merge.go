@@ -216,6 +216,9 @@ func (ix *Index) merge(ctx context.Context, group []*segment, uploads map[string
 		b.Ops = append(b.Ops,
 			mergedindex.Op{Key: prefixSegment + outSeg.ID, Value: outSeg.value},
 			mergedindex.Op{Key: prefixUploads + outSeg.ID, Value: strings.Join(list, "\n")})
+		for _, u := range list {
+			b.Ops = append(b.Ops, mergedindex.Op{Key: prefixPresent + u, Value: outSeg.ID})
+		}
 	}
 	expiry := fmt.Sprintf("%020d", ix.cfg.Now().Add(ix.cfg.Grace).UnixNano())
 	for _, seg := range group {
