@@ -37,8 +37,11 @@ const (
 	// maxTextGap is the gap between two records below which they are read together
 	// anyway.
 	maxTextGap = 64 << 10
-	// maxTextPages bounds the pages of one upload whose text is indexed.
-	maxTextPages = 20000
+	// maxTextPages bounds the pages of one upload whose text is indexed: an
+	// upload is answered after its text is indexed, within the request's CPU
+	// time (natively about 1 ms a page of 8 KB of text; two to four times that
+	// in the Worker).
+	maxTextPages = 5000
 	// maxTextBytes bounds the bytes read to index an upload's text.
 	maxTextBytes = 512 << 20
 )
@@ -70,7 +73,7 @@ type textLine struct {
 
 // textPages picks the lines of an upload's index whose records hold text (by
 // their media type), by file and in the order of their offsets.
-func textPages(index []byte) map[string][]textPage {
+func textPages(index []byte) (pages map[string][]textPage, cut bool) {
 	out := map[string][]textPage{}
 	n := 0
 	for line := range bytes.Lines(index) {
@@ -84,7 +87,11 @@ func textPages(index []byte) map[string][]textPage {
 		}
 		off, err1 := strconv.ParseInt(l.Offset, 10, 64)
 		length, err2 := strconv.ParseInt(l.Length, 10, 64)
-		if err1 != nil || err2 != nil || off < 0 || length <= 0 || length > maxTextRecord {
+		if err1 != nil || err2 != nil || off < 0 || length <= 0 {
+			continue
+		}
+		if length > maxTextRecord {
+			cut = true
 			continue
 		}
 		t, _ := time.Parse("20060102150405", string(ts))
@@ -93,15 +100,17 @@ func textPages(index []byte) map[string][]textPage {
 		if method == "" {
 			method = http.MethodGet
 		}
-		out[l.Filename] = append(out[l.Filename], textPage{url: l.URL, method: method, mime: l.Mime, status: status, time: t, offset: off, length: length})
-		if n++; n == maxTextPages {
+		if n == maxTextPages {
+			cut = true
 			break
 		}
+		out[l.Filename] = append(out[l.Filename], textPage{url: l.URL, method: method, mime: l.Mime, status: status, time: t, offset: off, length: length})
+		n++
 	}
 	for _, ps := range out {
 		slices.SortFunc(ps, func(a, b textPage) int { return int(a.offset - b.offset) })
 	}
-	return out
+	return out, cut
 }
 
 // A textRange is a span of a WARC read at once, and the pages in it.
@@ -148,12 +157,12 @@ func textRanges(pages []textPage, reads int) []textRange {
 // textDocs extracts the text of an upload's pages (its text responses, found by
 // its index), reading only the spans of its WARC files that hold them. Pages
 // whose text cannot be read are left out; what was read of a damaged page is
-// kept.
-func (s *Server) textDocs(ctx context.Context, e *bundleEntry, index []byte) ([]search.Document, error) {
+// kept. cut says pages were left out for the limits (maxTextPages,
+// maxTextBytes).
+func (s *Server) textDocs(ctx context.Context, e *bundleEntry, index []byte) (docs []search.Document, cut bool, err error) {
 	upload := uploadOf(e.DataKey)
-	var docs []search.Document
 	var read int64
-	byFile := textPages(index)
+	byFile, cut := textPages(index)
 	files := make([]string, 0, len(byFile))
 	for f := range byFile {
 		files = append(files, f)
@@ -182,12 +191,12 @@ func (s *Server) textDocs(ctx context.Context, e *bundleEntry, index []byte) ([]
 			// A deflated member is read whole, once, from its start.
 			rc, err := s.openMember(ctx, e.DataKey, m, Range{0, -1})
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			err = eachRecord(rc, 0, byFile[file], add)
 			rc.Close()
 			if err != nil {
-				return nil, fmt.Errorf("reading the text of %s: %w", file, err)
+				return nil, false, fmt.Errorf("reading the text of %s: %w", file, err)
 			}
 			continue
 		}
@@ -196,20 +205,20 @@ func (s *Server) textDocs(ctx context.Context, e *bundleEntry, index []byte) ([]
 				continue
 			}
 			if read += r.end - r.off; read > maxTextBytes {
-				return docs, nil
+				return docs, true, nil
 			}
 			rc, err := s.openMember(ctx, e.DataKey, m, Range{r.off, r.end - r.off})
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			err = eachRecord(rc, r.off, r.pages, add)
 			rc.Close()
 			if err != nil {
-				return nil, fmt.Errorf("reading the text of %s: %w", file, err)
+				return nil, false, fmt.Errorf("reading the text of %s: %w", file, err)
 			}
 		}
 	}
-	return docs, nil
+	return docs, cut, nil
 }
 
 // eachRecord reads, from r positioned at offset at of a WARC, the record of
@@ -265,16 +274,18 @@ func pageDoc(rec []byte) (d search.Document, ok bool) {
 	return d, doc.Title != "" || doc.Text != ""
 }
 
-// searchAnswer is what an upload's answer says of its text.
+// searchAnswer is what an upload's answer says of its text: the pages indexed,
+// whether some were left out for the limits, or why none were.
 type searchAnswer struct {
-	Pages int    `json:"pages"`
-	Error string `json:"error,omitempty"`
+	Pages   int    `json:"pages"`
+	Partial bool   `json:"partial,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // indexText indexes the text of a stored upload's pages. A failure loses
 // nothing but the upload's text, and is said in the answer.
 func (s *Server) indexText(ctx context.Context, e *bundleEntry, index []byte) searchAnswer {
-	docs, err := s.textDocs(ctx, e, index)
+	docs, cut, err := s.textDocs(ctx, e, index)
 	if err == nil {
 		_, err = s.search.Add(ctx, uploadOf(e.DataKey), docs)
 	}
@@ -282,7 +293,7 @@ func (s *Server) indexText(ctx context.Context, e *bundleEntry, index []byte) se
 		s.cfg.Logf("teamarchive: indexing the text of %s: %v", e.Name, err)
 		return searchAnswer{Error: "the bundle is stored but its text is not searchable: " + err.Error()}
 	}
-	return searchAnswer{Pages: len(docs)}
+	return searchAnswer{Pages: len(docs), Partial: cut}
 }
 
 // getSearch answers GET /api/search?q=&session=&limit=: the pages of every

@@ -292,7 +292,8 @@ func FuzzTextPages(f *testing.F) {
 	f.Add([]byte("x 1 {\"mime\": \"text/plain\", \"offset\": \"-1\", \"length\": \"9\", \"filename\": \"f\"}\n"), 1)
 	f.Fuzz(func(t *testing.T, index []byte, reads int) {
 		reads = 1 + (reads&0xff)%64
-		for file, ps := range textPages(index) {
+		pages, _ := textPages(index)
+		for file, ps := range pages {
 			rs := textRanges(ps, reads)
 			if len(rs) > reads {
 				t.Fatalf("%s: %d spans for %d reads", file, len(rs), reads)
@@ -311,4 +312,73 @@ func FuzzTextPages(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkUploadText extracts and indexes the text of a bundle of 100 real
+// wiki pages (the five of testdata/wiki, 20 times each), as an upload does
+// before it is listed: ms/page is the CPU it adds to an upload, natively.
+func BenchmarkUploadText(b *testing.B) {
+	var pages []wikiPage
+	for i := range 100 {
+		p := dokuPages[i%3]
+		if i%5 >= 3 {
+			p = mediaPages[i%5-3]
+		}
+		p.url += fmt.Sprintf("&copy=%d", i)
+		pages = append(pages, p)
+	}
+	data := wikiWARC(b, 2024, pages)
+	s, bucket := newTestServer(b, Config{})
+	e := &bundleEntry{BundleInfo: BundleInfo{Name: "wiki.warc.gz", Size: int64(len(data))}, DataKey: "data/wiki.warc.gz/u1"}
+	if _, err := bucket.Put(b.Context(), e.DataKey, bytes.NewReader(data), int64(len(data)), PutOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	index, err := s.indexUpload(b.Context(), e)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var text int
+	for i := 0; b.Loop(); i++ {
+		docs, _, err := s.textDocs(b.Context(), e, index)
+		if err != nil || len(docs) != 100 {
+			b.Fatalf("%d pages, %v", len(docs), err)
+		}
+		if _, err := s.search.Add(b.Context(), fmt.Sprintf("u%d", i), docs); err != nil {
+			b.Fatal(err)
+		}
+		text = 0
+		for _, d := range docs {
+			text += len(d.Text)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/100, "ms/page")
+	b.ReportMetric(float64(text)/100, "text-B/page")
+}
+
+// The pages an index names are cut at maxTextPages, records over maxTextRecord
+// left out, and both said; other media types are no pages.
+func TestTextPagesLimits(t *testing.T) {
+	var index bytes.Buffer
+	line := func(i int, mime string, length int64) {
+		fmt.Fprintf(&index, "com,example)/%d 20240101000000 {\"url\": \"http://example.com/%d\", \"mime\": %q, \"status\": \"200\", \"length\": \"%d\", \"offset\": \"%d\", \"filename\": \"a.warc.gz\"}\n", i, i, mime, length, i*1000)
+	}
+	for i := range 10 {
+		line(i, "image/png", 100)
+	}
+	line(10, "text/html", maxTextRecord+1)
+	pages, cut := textPages(index.Bytes())
+	if len(pages) != 0 || !cut {
+		t.Errorf("images and a record too large: %d files, cut %v", len(pages), cut)
+	}
+	index.Reset()
+	for i := range maxTextPages {
+		line(i, "text/html", 100)
+	}
+	if pages, cut := textPages(index.Bytes()); len(pages["a.warc.gz"]) != maxTextPages || cut {
+		t.Errorf("%d pages: %d, cut %v", maxTextPages, len(pages["a.warc.gz"]), cut)
+	}
+	line(maxTextPages, "application/json", 100)
+	if pages, cut := textPages(index.Bytes()); len(pages["a.warc.gz"]) != maxTextPages || !cut {
+		t.Errorf("%d pages: %d, cut %v", maxTextPages+1, len(pages["a.warc.gz"]), cut)
+	}
 }
