@@ -124,8 +124,8 @@ func main() {
 				continue
 			}
 			if stats.Skipped == "" && shard == teamsearch.QueueName {
-				fmt.Fprintf(os.Stderr, "webkeep worker: merged %d text index segments: %d pages, %d of removed bundles dropped\n",
-					stats.Blocks, stats.Lines, stats.Removed)
+				fmt.Fprintf(os.Stderr, "webkeep worker: merged %d text index segments: %d pages, %d of removed bundles dropped, in %.1f s\n",
+					stats.Blocks, stats.Lines, stats.Removed, stats.Seconds)
 			} else if stats.Skipped == "" {
 				fmt.Fprintf(os.Stderr, "webkeep worker: compacted %s: %d lines in %d blocks (%d bytes), %d delta lines folded in, %d removed%s\n",
 					shard, stats.Lines, stats.Blocks, stats.Bytes, stats.Delta, stats.Removed, map[bool]string{true: ", split off " + stats.Split}[stats.Split != ""])
