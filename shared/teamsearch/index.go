@@ -399,9 +399,13 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 				six, err = search.Open(t, noText)
 			}
 			whole := all || holding[seg.ID]
+			segLimit := limit
+			if whole {
+				segLimit = 0
+			}
 			var r search.Results
 			if err == nil {
-				r, err = six.Search(q, map[bool]int{true: 0, false: limit}[whole])
+				r, err = six.Search(q, segLimit)
 			}
 			mu.Lock()
 			defer mu.Unlock()
