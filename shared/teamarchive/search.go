@@ -333,7 +333,7 @@ func (s *Server) getSearch(w http.ResponseWriter, r *http.Request) error {
 			Snippet: h.Snippet, Status: h.Status, Mime: h.Mime, Method: h.Method})
 	}
 	out.MS = float64(time.Since(start).Microseconds()) / 1000
-	w.Header().Set("X-Search-Reads", fmt.Sprintf("segments=%d, stores=%d, blobs=%d", res.Stats.Segments, res.Stats.StoreCalls, res.Stats.BlobReads))
+	w.Header().Set("X-Search-Reads", fmt.Sprintf("segments=%d, stores=%d, blobs=%d, bytes=%d", res.Stats.Segments, res.Stats.StoreCalls, res.Stats.BlobReads, res.Stats.BlobBytes))
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }

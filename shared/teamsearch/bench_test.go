@@ -107,7 +107,7 @@ func BenchmarkTeamSearch(b *testing.B) {
 				}
 				ctx := context.Background()
 				var times []time.Duration
-				var reads int64
+				var reads, bytes int64
 				var res Results
 				b.ResetTimer()
 				for range b.N {
@@ -118,6 +118,7 @@ func BenchmarkTeamSearch(b *testing.B) {
 					}
 					times = append(times, time.Since(start))
 					reads += res.Stats.BlobReads
+					bytes += res.Stats.BlobBytes
 				}
 				b.StopTimer()
 				if qq.name == "rare" && (res.Total != 1 || res.Hits[0].URL != fmt.Sprintf("https://site%d.example/page/%d", (n/2)%50, n/2)) {
@@ -127,6 +128,7 @@ func BenchmarkTeamSearch(b *testing.B) {
 				b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median")
 				b.ReportMetric(float64(times[min(len(times)-1, len(times)*99/100)].Microseconds())/1000, "ms-p99")
 				b.ReportMetric(float64(reads)/float64(b.N), "R2-reads/op")
+				b.ReportMetric(float64(bytes)/float64(b.N)/1024, "R2-KB/op")
 				b.ReportMetric(float64(res.Stats.StoreCalls), "store-calls/op")
 				b.ReportMetric(float64(res.Stats.Segments), "segments")
 				b.ReportMetric(float64(res.Total), "matches")

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/mergedindex"
@@ -337,6 +336,7 @@ type Stats struct {
 	Segments   int   `json:"segments"`   // segments searched
 	StoreCalls int   `json:"storeCalls"` // calls of the segment store
 	BlobReads  int64 `json:"blobReads"`  // range reads of segments
+	BlobBytes  int64 `json:"blobBytes"`  // the bytes they read
 }
 
 // Search answers a query across every segment: the pages that match q (as
@@ -373,10 +373,11 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 		all = all || !listed[e.Value]
 	}
 	out := Results{Stats: Stats{Segments: len(segs), StoreCalls: 1}}
-	var reads atomic.Int64
+	var reads readCount
 
 	type found struct {
 		six *search.Index
+		t   *table
 		hit Hit
 	}
 	var (
@@ -426,12 +427,12 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 				if whole {
 					total++
 				}
-				hits = append(hits, found{six, Hit{Result: h, Bundle: h.Session, Ref: ref}})
+				hits = append(hits, found{six, t, Hit{Result: h, Bundle: h.Session, Ref: ref}})
 			}
 		}()
 	}
 	wg.Wait()
-	out.Stats.BlobReads = reads.Load()
+	out.Stats.BlobReads, out.Stats.BlobBytes = reads.reads.Load(), reads.bytes.Load()
 	if first != nil {
 		return out, first
 	}
@@ -457,7 +458,10 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 			must = append(must, c)
 		}
 	}
-	// The snippets' texts, read at once.
+	// The snippets' texts, read at once, each with its block only.
+	for _, f := range hits {
+		f.t.scattered()
+	}
 	texts := make([]string, len(hits))
 	errs := make([]error, len(hits))
 	for i := range hits {
@@ -476,6 +480,6 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 		f.hit.Snippet = search.Snippet(texts[i], must, snippetBytes)
 		out.Hits = append(out.Hits, f.hit)
 	}
-	out.Stats.BlobReads = reads.Load()
+	out.Stats.BlobReads, out.Stats.BlobBytes = reads.reads.Load(), reads.bytes.Load()
 	return out, nil
 }

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,8 +133,8 @@ func TestTableRoundTrip(t *testing.T) {
 	if err != nil || fo != off || fn != n {
 		t.Fatalf("footer: %d %d %v, want %d %d", fo, fn, err, off, n)
 	}
-	var reads atomicCounter
-	tb, err := openTable(context.Background(), blobs, &segment{Blob: "t", IndexOff: off, IndexLen: n}, &reads.n)
+	var reads readCount
+	tb, err := openTable(context.Background(), blobs, &segment{Blob: "t", IndexOff: off, IndexLen: n}, &reads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,8 +334,6 @@ func (ix *Index) segments(t testing.TB) []*segment {
 	}
 	return segs
 }
-
-type atomicCounter struct{ n atomic.Int64 }
 
 // hookStores runs hook before the first batch that swaps merged segments.
 type hookStores struct {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/mergedindex"
@@ -162,7 +161,7 @@ func (ix *Index) merge(ctx context.Context, group []*segment, uploads map[string
 	if err != nil {
 		return false, err
 	}
-	var reads atomic.Int64
+	var reads readCount
 	kept := map[string]bool{}
 	dropped := map[string]bool{}
 	for _, seg := range group {

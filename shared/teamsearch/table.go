@@ -166,6 +166,9 @@ func parseBlock(b []byte) ([]entry, error) {
 	return out, nil
 }
 
+// readCount counts the reads of segments and their bytes.
+type readCount struct{ reads, bytes atomic.Int64 }
+
 // A table reads one segment from the blob store as a read-only search.Store:
 // blocks are read when first needed and kept; a read that misses takes the
 // blocks after the one it needs too, twice as many bytes each time (up to
@@ -177,14 +180,23 @@ type table struct {
 	key    string
 	meta   []byte // the index's "m", held by the directory entry
 	refs   []blockRef
-	reads  *atomic.Int64
+	reads  *readCount
 	mu     sync.Mutex
 	blocks map[int][]entry
 	window int64
+	fixed  bool // the window no longer grows (reads here and there)
+}
+
+// scattered says the reads to come are scattered (a few results' texts): each
+// takes its block only.
+func (t *table) scattered() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.window, t.fixed = tableBlock, true
 }
 
 // openTable reads a segment's block index (one read).
-func openTable(ctx context.Context, blobs mergedindex.Blobs, seg *segment, reads *atomic.Int64) (*table, error) {
+func openTable(ctx context.Context, blobs mergedindex.Blobs, seg *segment, reads *readCount) (*table, error) {
 	t := &table{ctx: ctx, blobs: blobs, key: seg.Blob, meta: seg.Meta, reads: reads, blocks: map[int][]entry{}, window: tableBlock}
 	b, err := t.read(seg.IndexOff, seg.IndexLen)
 	if err != nil {
@@ -197,7 +209,8 @@ func openTable(ctx context.Context, blobs mergedindex.Blobs, seg *segment, reads
 }
 
 func (t *table) read(off, n int64) ([]byte, error) {
-	t.reads.Add(1)
+	t.reads.reads.Add(1)
+	t.reads.bytes.Add(n)
 	rc, err := t.blobs.GetBlob(t.ctx, t.key, off, n)
 	if err != nil {
 		return nil, fmt.Errorf("teamsearch: reading segment %s: %w", t.key, err)
@@ -230,7 +243,9 @@ func (t *table) block(i int) ([]entry, error) {
 		size += t.refs[j].size
 		j++
 	}
-	t.window = min(2*t.window, maxWindow)
+	if !t.fixed {
+		t.window = min(2*t.window, maxWindow)
+	}
 	b, err := t.read(t.refs[i].off, size)
 	if err != nil {
 		return nil, err

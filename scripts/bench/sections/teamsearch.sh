@@ -10,12 +10,12 @@ echo "## Team search (shared/teamsearch)"
 echo
 echo "\`go test -run '^\$' -bench TeamSearch -benchtime 20x ./shared/teamsearch\`: synthetic pages of 200 words (about 1.4 KB of text, Zipf-distributed words), 10 a bundle, each bundle's pages a segment, merged as the Worker's queue merges them; 20 results a query with their snippets. The segments are in memory: the times are CPU only; in the Worker each R2 read adds a round trip, six at a time. \`R2 reads\` are range reads of segments, \`store calls\` calls of the Durable Object that lists them."
 echo
-echo "| pages | query | matches | median ms | p99 ms | R2 reads | store calls | segments | index bytes/page |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| pages | query | matches | median ms | p99 ms | R2 reads | R2 KB read | store calls | segments | index bytes/page |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 echo "$out" | awk '/^BenchmarkTeamSearch\// {
   name = $1; sub(/-[0-9]+$/, "", name); split(name, p, "/"); sub(/pages=/, "", p[2])
   for (i = 2; i <= NF; i++) v[$i] = $(i-1)
-  printf "| %s | %s | %d | %.2f | %.2f | %.0f | %d | %d | %.0f |\n", p[2], p[3], v["matches"], v["ms-median"], v["ms-p99"], v["R2-reads/op"], v["store-calls/op"], v["segments"], v["index-B/page"]
+  printf "| %s | %s | %d | %.2f | %.2f | %.0f | %.0f | %d | %d | %.0f |\n", p[2], p[3], v["matches"], v["ms-median"], v["ms-p99"], v["R2-reads/op"], v["R2-KB/op"], v["store-calls/op"], v["segments"], v["index-B/page"]
 }'
 
 # The same through the built Worker in workerd (needs `make build`).
