@@ -85,3 +85,72 @@ func (ix *Index) Documents(fn func(id DocID, d Document) bool) error {
 		next = keyDoc + docKey(batch[len(batch)-1].id+1)
 	}
 }
+
+// A Corpus is what BM25 ranks by: how many documents there are, the sum of
+// their lengths (a title's tokens counting three times), and how many hold
+// each token of a query (by TokenKey). Indexes searched apart (the segments
+// of one archive) rank as one when each is searched with Options.Corpus set
+// to the sum of their Corpus for the query.
+type Corpus struct {
+	Docs   uint64
+	Length uint64
+	DF     map[string]int
+}
+
+// TokenKey is a token's key in Corpus.DF: its term, and "*" after it for a
+// prefix token.
+func TokenKey(t Token) string {
+	if t.Prefix {
+		return t.Term + "*"
+	}
+	return t.Term
+}
+
+// Add adds o's counts to c's.
+func (c *Corpus) Add(o Corpus) {
+	c.Docs += o.Docs
+	c.Length += o.Length
+	if c.DF == nil {
+		c.DF = map[string]int{}
+	}
+	for k, n := range o.DF {
+		c.DF[k] += n
+	}
+}
+
+// df returns a token's document frequency in c; false when c is nil or does
+// not count it.
+func (c *Corpus) df(t Token) (int, bool) {
+	if c == nil {
+		return 0, false
+	}
+	n, ok := c.DF[TokenKey(t)]
+	return n, ok
+}
+
+// Corpus returns the index's own counts for the tokens of q's clauses that
+// must hold (documents held, removed ones no longer counted).
+func (ix *Index) Corpus(q Query) (Corpus, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.flush(); err != nil {
+		return Corpus{}, err
+	}
+	c := Corpus{Docs: ix.meta.docs, Length: ix.meta.length, DF: map[string]int{}}
+	for _, cl := range q.Clauses {
+		if cl.Exclude {
+			continue
+		}
+		for _, t := range cl.Tokens {
+			if _, done := c.DF[TokenKey(t)]; done {
+				continue
+			}
+			p, err := ix.load(t)
+			if err != nil {
+				return Corpus{}, err
+			}
+			c.DF[TokenKey(t)] = len(p.docs)
+		}
+	}
+	return c, nil
+}
