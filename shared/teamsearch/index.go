@@ -388,8 +388,13 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 		wg    sync.WaitGroup
 	)
 	sem := make(chan struct{}, parallel)
-	noText := &search.Options{Text: func(*search.Result) (string, error) { return "", nil }}
-	for _, seg := range segs {
+	noText := func(*search.Result) (string, error) { return "", nil }
+
+	// First the counts BM25 ranks by, summed over the segments, so that the
+	// pages of every segment rank as one index of them all would rank them.
+	tables := make([]*table, len(segs))
+	var corpus search.Corpus
+	for i, seg := range segs {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -397,8 +402,39 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 			t, err := openTable(ctx, ix.cfg.Blobs, seg, &reads)
 			var six *search.Index
 			if err == nil {
-				six, err = search.Open(t, noText)
+				six, err = search.Open(t, &search.Options{Text: noText})
 			}
+			var c search.Corpus
+			if err == nil {
+				c, err = six.Corpus(q)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil {
+					first = fmt.Errorf("teamsearch: segment %s: %w", seg.ID, err)
+				}
+				return
+			}
+			tables[i] = t
+			corpus.Add(c)
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		out.Stats.BlobReads, out.Stats.BlobBytes = reads.reads.Load(), reads.bytes.Load()
+		return out, first
+	}
+
+	// Then each segment's matches, ranked by those counts; the blocks the
+	// first pass read are held.
+	for i, seg := range segs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			t := tables[i]
+			six, err := search.Open(t, &search.Options{Text: noText, Corpus: &corpus})
 			whole := all || holding[seg.ID]
 			segLimit := limit
 			if whole {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -422,6 +423,58 @@ func TestRemovedInAnotherSegment(t *testing.T) {
 		for _, h := range res.Hits {
 			if h.Upload == "up1" {
 				t.Errorf("limit %d: %s of a removed upload found", limit, h.URL)
+			}
+		}
+	}
+}
+
+// Pages in several segments score as one index of them all scores them.
+func TestScoresAsOneIndex(t *testing.T) {
+	ctx := context.Background()
+	ix := New(Config{Stores: &mergedindex.MemStores{}, Blobs: &memBlobs{}, Fanout: 3})
+	var all []search.Document
+	for b := range 7 {
+		docs := docsOf("b", fmt.Sprintf("up%d", b), b*7, 7)
+		all = append(all, docs...)
+		if _, err := ix.Add(ctx, fmt.Sprintf("up%d", b), docs); err != nil {
+			t.Fatal(err)
+		}
+		if b == 3 {
+			if _, err := ix.Merge(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := len(ix.segments(t)); n < 2 {
+		t.Fatalf("%d segments: the test wants several", n)
+	}
+	one, _ := search.Open(search.NewMemStore(), nil)
+	for _, d := range all {
+		one.Add(d)
+	}
+	for _, qs := range []string{"zurich", "team archive", `"holds pages"`, "東京", "naive -cafe", "wiki*"} {
+		q, _ := search.ParseQuery(qs)
+		want, err := one.Search(q, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scores := map[string]float64{}
+		for _, h := range want.Hits {
+			scores[h.Ref] = h.Score
+		}
+		got, err := ix.Search(ctx, q, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != want.Total || len(got.Hits) != len(want.Hits) {
+			t.Fatalf("%s: %d results, one index %d", qs, got.Total, want.Total)
+		}
+		for i, h := range got.Hits {
+			if w := scores[h.Ref.String()]; math.Abs(w-h.Score) > 1e-9 {
+				t.Errorf("%s: %s scores %g, one index %g", qs, h.URL, h.Score, w)
+			}
+			if i > 0 && h.Score > got.Hits[i-1].Score {
+				t.Errorf("%s: not ranked by score at %d", qs, i)
 			}
 		}
 	}
