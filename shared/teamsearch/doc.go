@@ -39,9 +39,11 @@
 // # Queries
 //
 // A query reads the store once (segments and removed uploads), then each
-// segment, six at a time: search.Index.Search over the segment's table answers
-// its best matches and how many match (all of them, for a segment that holds
-// a removed upload, whose pages are then dropped); they are ranked together by their BM25 scores (computed with
-// each segment's own statistics: a segment's document frequencies and lengths),
-// then newest first, and snippets are made for the hits returned only.
+// segment, six at a time, twice: first the counts BM25 ranks by (documents,
+// lengths, the query's document frequencies: search.Corpus), summed over the
+// segments; then search.Index.Search over the segment's table, ranking by
+// those sums, answers its best matches and how many match (all of them, for a
+// segment that holds a removed upload, whose pages are then dropped). Pages
+// rank as one index of them all would rank them, then newest first; snippets
+// are made for the hits returned only.
 package teamsearch

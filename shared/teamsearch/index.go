@@ -340,9 +340,10 @@ type Stats struct {
 }
 
 // Search answers a query across every segment: the pages that match q (as
-// search.Index.Search matches them) and were not removed, ranked by their
-// BM25 scores (each segment's statistics), then newest first; limit <= 0
-// means all. Snippets are made for the hits returned only.
+// search.Index.Search matches them) and were not removed, ranked by BM25 over
+// the counts of all the segments (as one index of them all would rank them),
+// then newest first; limit <= 0 means all. Snippets are made for the hits
+// returned only.
 func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results, error) {
 	res, err := ix.store().Do(ctx, &mergedindex.Batch{Scans: []mergedindex.Scan{
 		{Start: prefixSegment, End: prefixEnd(prefixSegment)},
