@@ -91,6 +91,9 @@ describe("team search in workerd", () => {
     assert.equal(r.reads.segments, 3);
 
     assert.deepEqual((await search(mf, "Laxstrom")).urls, [VERSION]); // "Laxström"
+    // On pages of both wikis, in the title of one: ranked as one index of every
+    // bundle would rank them, whatever segment each page is in.
+    assert.equal((await search(mf, "version")).urls[0], VERSION);
     assert.deepEqual((await search(mf, "dziewoński")).urls, [VERSION]);
     assert.equal((await search(mf, '"Andreas Gohr"')).total, 2);
     assert.equal((await search(mf, '"Gohr Andreas"')).total, 0);
