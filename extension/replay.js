@@ -254,6 +254,12 @@ async function start() {
   // first, and a crash of the replayed page is said in the bar.
   await chrome.debugger.sendCommand({ tabId }, "Page.enable");
   await chrome.debugger.sendCommand({ tabId }, "Inspector.enable");
+  if (checkPage) {
+    // A check right after recording, in the same browser, would otherwise be given
+    // what the browser's cache kept of the live site, not what the archive holds.
+    await chrome.debugger.sendCommand({ tabId }, "Network.enable");
+    await chrome.debugger.sendCommand({ tabId }, "Network.setCacheDisabled", { cacheDisabled: true });
+  }
   mainFrame = (await chrome.debugger.sendCommand({ tabId }, "Page.getFrameTree")).frameTree.frame.id;
   await navigate();
   document.body.dataset.replayTab = String(tabId);

@@ -426,6 +426,9 @@ type SearchResult struct {
 	Method  string `json:"method"`
 	// Replay is the extension's page that replays the capture.
 	Replay string `json:"replay"`
+	// Source is where the capture lives: "team" for the team archive (Session is
+	// then the bundle that holds it); empty for this browser's sessions.
+	Source string `json:"source,omitempty"`
 }
 
 // SearchResults answer GET /api/search: the best matches, best first, how many
@@ -434,4 +437,7 @@ type SearchResults struct {
 	Results []SearchResult `json:"results"`
 	Total   int            `json:"total"`
 	MS      float64        `json:"ms"`
+	// TeamError says why the team archive's results are missing from a search
+	// that asked for them (team=1).
+	TeamError string `json:"teamError,omitempty"`
 }

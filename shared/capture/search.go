@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,8 @@ type textSearch struct {
 	sessions *sessions
 	cache    *byteCache[cachedChunk] // the chunks of WARC files read last, the replays' too
 	note     func(string)            // says in the session being recorded what went wrong
+	// team searches the team archive (team.search), for a search with team=1.
+	team func(ctx context.Context, query string, limit int) (api.SearchResults, error)
 
 	mu    sync.Mutex // one catch-up, search or removal at a time
 	store *searchStore
@@ -369,6 +372,19 @@ func (t *textSearch) routes(mux *routeTable) {
 			limit = n
 		}
 		res, err := t.find(q.Get("q"), q.Get("session"), limit)
+		if err == nil && q.Get("team") == "1" && q.Get("session") == "" && t.team != nil {
+			// The team archive's results follow this browser's: two indexes rank
+			// apart. One the team archive cannot give is said, not an error.
+			started := time.Now()
+			team, terr := t.team(r.Context(), q.Get("q"), limit)
+			if terr != nil {
+				res.TeamError = terr.Error()
+			} else {
+				res.Results = append(res.Results, team.Results...)
+				res.Total += team.Total
+			}
+			res.MS += float64(time.Since(started).Microseconds()) / 1000
+		}
 		answer(w, httpmsg.StatusOK, res, err)
 	})
 }

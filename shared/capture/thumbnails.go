@@ -68,6 +68,17 @@ func (t *thumbnails) forget(tab int) {
 // its document is that page's and complete. What fails (a tab closed, a browser
 // that takes no pictures) leaves the page without one.
 func (t *thumbnails) loaded(host recorder.Browser, tab int) {
+	t.try(host, tab, thumbnailTries)
+}
+
+// thumbnailTries is how many times a picture is tried, thumbnailDelay apart, while
+// the tab shows a complete document the core has not yet heard is a new page.
+const thumbnailTries = 5
+
+// try pictures the page tab shows thumbnailDelay from now (see loaded), trying
+// again, up to tries times in all, while the tab's document is complete but not
+// yet the page the core knows it shows.
+func (t *thumbnails) try(host recorder.Browser, tab, tries int) {
 	time.AfterFunc(thumbnailDelay, func() {
 		t.mu.Lock()
 		page, ok := t.shown[tab]
@@ -78,7 +89,11 @@ func (t *thumbnails) loaded(host recorder.Browser, tab int) {
 		ctx, cancel := context.WithTimeout(context.Background(), thumbnailLimit)
 		defer cancel()
 		target := recorder.Target{TabID: tab}
-		text, whole := shownText(ctx, host, target, page.url)
+		text, whole, elsewhere := shownText(ctx, host, target, page.url)
+		if elsewhere && tries > 1 {
+			t.try(host, tab, tries-1)
+			return
+		}
 		if !whole {
 			return
 		}
@@ -105,7 +120,7 @@ func (t *thumbnails) stopping(ctx context.Context, host recorder.Browser, tab in
 	ctx, cancel := context.WithTimeout(ctx, thumbnailAtStop)
 	defer cancel()
 	target := recorder.Target{TabID: tab}
-	text, whole := shownText(ctx, host, target, page.url)
+	text, whole, _ := shownText(ctx, host, target, page.url)
 	if !whole {
 		return
 	}
@@ -117,15 +132,16 @@ func (t *thumbnails) stopping(ctx context.Context, host recorder.Browser, tab in
 // maxLiveText bounds the visible text kept of a page, for the capture check.
 const maxLiveText = 64 << 10
 
-// shownText asks the tab whether its document is url and complete, and for the
-// text it shows (at most maxLiveText characters).
-func shownText(ctx context.Context, host recorder.Browser, t recorder.Target, url string) (string, bool) {
+// shownText asks the tab whether its document is url and complete (whole), and for
+// the text it shows (at most maxLiveText characters); elsewhere reports a complete
+// document at another URL.
+func shownText(ctx context.Context, host recorder.Browser, t recorder.Target, url string) (text string, whole, elsewhere bool) {
 	raw, err := host.Send(ctx, t, "Runtime.evaluate", map[string]any{
 		"expression":    fmt.Sprintf("[location.href, document.readyState, document.body ? document.body.innerText.slice(0, %d) : '']", maxLiveText),
 		"returnByValue": true,
 	})
 	if err != nil {
-		return "", false
+		return "", false, false
 	}
 	var r struct {
 		Result struct {
@@ -133,9 +149,11 @@ func shownText(ctx context.Context, host recorder.Browser, t recorder.Target, ur
 		} `json:"result"`
 	}
 	if json.Unmarshal(raw, &r) != nil || len(r.Result.Value) != 3 {
-		return "", false
+		return "", false, false
 	}
-	return r.Result.Value[2], r.Result.Value[0] == url && r.Result.Value[1] == "complete"
+	v := r.Result.Value
+	complete := v[1] == "complete"
+	return v[2], complete && v[0] == url, complete && v[0] != url
 }
 
 // picture takes a JPEG of what the tab shows, thumbnailWidth CSS pixels wide.

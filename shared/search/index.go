@@ -46,6 +46,9 @@ type Options struct {
 	// FlushDocs is how many added documents Add buffers before it writes them to
 	// the store (0: DefaultFlushDocs).
 	FlushDocs int
+	// Corpus, when set, is what Search ranks by instead of the index's own
+	// counts: the documents of several indexes searched apart (see Corpus).
+	Corpus *Corpus
 }
 
 // Defaults of Options.

@@ -66,6 +66,10 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 	}
 	var cands []candidate
 	N := float64(ix.meta.docs)
+	corpus := ix.opts.Corpus
+	if corpus != nil {
+		N = float64(corpus.Docs)
+	}
 	if len(must) > 0 {
 		var matches []clauseMatch
 		for _, c := range must {
@@ -103,7 +107,10 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 		}
 		idf := make([]float64, len(matches))
 		for i, m := range matches {
-			for _, df := range m.df {
+			for k, df := range m.df {
+				if g, ok := corpus.df(must[i].Tokens[k]); ok {
+					df = g
+				}
 				idf[i] += math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
 			}
 		}
@@ -146,6 +153,9 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 	avgdl := 1.0
 	if ix.meta.docs > 0 {
 		avgdl = float64(ix.meta.length) / float64(ix.meta.docs)
+	}
+	if corpus != nil && corpus.Docs > 0 {
+		avgdl = float64(corpus.Length) / float64(corpus.Docs)
 	}
 	// A document's numbers come from the rank table, its strings (which some
 	// filters need) from its record, as do the numbers the table lacks.

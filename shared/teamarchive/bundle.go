@@ -208,6 +208,9 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, e *bundleEntry,
 		return err
 	}
 
+	// Its text too: a failure there loses only the text (said in the answer).
+	text := s.indexText(ctx, e, index)
+
 	cond := PutOptions{IfNoneMatch: true, ContentType: "application/json", Meta: e.meta()}
 	var oldEntry *bundleEntry
 	if old != nil {
@@ -239,8 +242,9 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, e *bundleEntry,
 	// stays listed) and is said in the answer (see notary.go).
 	answer := struct {
 		BundleInfo
-		Notary any `json:"notary"`
-	}{e.BundleInfo, s.notarize(ctx, e)}
+		Search searchAnswer `json:"search"`
+		Notary any          `json:"notary"`
+	}{e.BundleInfo, text, s.notarize(ctx, e)}
 	w.Header().Set("Location", "/api/bundles/"+name)
 	writeJSON(w, status, answer)
 	return nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/mergedindex"
+	"github.com/webkeep/webkeep/shared/teamsearch"
 )
 
 // bucketBlobs is the bucket as the merged index's blob store: where compaction
@@ -54,6 +55,16 @@ func (s *Server) indexConfig() mergedindex.Config {
 	}
 }
 
+// searchConfig is the full-text index's configuration: over the merged index's
+// stores and the bucket; its merges are due as a shard is (QueueName).
+func (s *Server) searchConfig() teamsearch.Config {
+	due := s.cfg.Due
+	if due == nil {
+		due = s.due.add
+	}
+	return teamsearch.Config{Stores: s.cfg.Stores, Blobs: bucketBlobs{s.cfg.Bucket}, Due: due, Now: s.cfg.Now}
+}
+
 // dueShards collects the shards due for compaction when nothing queues them.
 type dueShards struct {
 	mu     sync.Mutex
@@ -84,7 +95,7 @@ func (d *dueShards) take() []string {
 func (s *Server) compactDue() {
 	for _, shard := range s.due.take() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		if _, err := s.ix.Compact(ctx, shard); err != nil {
+		if _, err := s.Compact(ctx, shard); err != nil {
 			s.cfg.Logf("teamarchive: compacting %s: %v", shard, err)
 		}
 		cancel()
@@ -92,8 +103,18 @@ func (s *Server) compactDue() {
 }
 
 // Compact compacts one shard of the merged index: what the Worker's queue consumer
-// calls for each shard due.
+// calls for each shard due. The name teamsearch.QueueName merges the full-text
+// index's segments instead (the stats then say how many segments were merged
+// as Blocks, the pages written as Lines, those dropped as Removed).
 func (s *Server) Compact(ctx context.Context, shard string) (*mergedindex.CompactStats, error) {
+	if shard == teamsearch.QueueName {
+		st, err := s.mergeSearch(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &mergedindex.CompactStats{Shard: shard, Skipped: st.Skipped, Lines: st.Docs, Blocks: st.Segments,
+			Removed: st.Dropped, Garbage: st.Garbage, Seconds: st.Seconds}, nil
+	}
 	return s.ix.Compact(ctx, shard)
 }
 
@@ -111,6 +132,10 @@ const unindexChunk = 5000
 // unindex removes an upload's lines from the merged index, reading them from its
 // stored CDXJ index; an upload whose index was never stored was never indexed.
 func (s *Server) unindex(ctx context.Context, name, cdxKey string) error {
+	// The text first: a page found has its record.
+	if err := s.search.Remove(ctx, name, uploadOf(cdxKey)); err != nil {
+		return fmt.Errorf("unindexing the text of %s: %w", name, err)
+	}
 	_, rc, err := s.cfg.Bucket.Get(ctx, cdxKey, nil)
 	if errors.Is(err, ErrNotExist) {
 		return nil
@@ -203,12 +228,13 @@ func (s *Server) postCompact(w http.ResponseWriter, r *http.Request) error {
 		for _, sh := range shards {
 			names = append(names, sh.Name)
 		}
-	} else if !mergedindex.ValidShard(names[0]) {
+		names = append(names, teamsearch.QueueName)
+	} else if !mergedindex.ValidShard(names[0]) && names[0] != teamsearch.QueueName {
 		return httpErr(http.StatusBadRequest, "%q is not a shard of the index (GET /api/index lists them)", clip(names[0]))
 	}
 	var done []*mergedindex.CompactStats
 	for _, n := range names {
-		st, err := s.ix.Compact(r.Context(), n)
+		st, err := s.Compact(r.Context(), n)
 		if err != nil {
 			return err
 		}

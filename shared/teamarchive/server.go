@@ -11,6 +11,7 @@ import (
 
 	"github.com/webkeep/webkeep/shared/cdxserver"
 	"github.com/webkeep/webkeep/shared/mergedindex"
+	"github.com/webkeep/webkeep/shared/teamsearch"
 	"github.com/webkeep/webkeep/shared/wacz"
 )
 
@@ -84,6 +85,8 @@ type Server struct {
 	cfg Config
 	ix  *mergedindex.Index
 	due dueShards
+	// search is the full-text index of the bundles' pages (search.go).
+	search *teamsearch.Index
 	// notary is the notary log of the bundles listed (notary.go).
 	notary notaryLog
 	// signing is the team's signing key (signing.go).
@@ -121,6 +124,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg}
 	s.ix = mergedindex.New(s.indexConfig())
+	s.search = teamsearch.New(s.searchConfig())
 	s.notary = newNotaryLog(cfg)
 	s.signing = newTeamSigning(cfg)
 	return s
@@ -277,6 +281,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		return s.queryCDX(w, r)
+	case path == "/api/search":
+		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
+			return err
+		}
+		if _, err := s.authorize(w, r, false); err != nil {
+			return err
+		}
+		return s.getSearch(w, r)
 	case path == "/api/index":
 		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
 			return err

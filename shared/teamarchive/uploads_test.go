@@ -94,7 +94,7 @@ func sha256Hex(b []byte) string {
 // upload, record or part.
 func wantOnlyBundle(t testing.TB, b *MemBucket, name string) {
 	t.Helper()
-	keys := b.Keys()
+	keys := bundleKeys(b)
 	if len(keys) != 3 || !strings.HasPrefix(keys[0], "cdx/"+name+"/") || !strings.HasPrefix(keys[1], "data/"+name+"/") || keys[2] != "index/"+name {
 		t.Errorf("keys %v, want the bundle's data, index and entry only", keys)
 	}
@@ -410,7 +410,7 @@ func TestUploadSweep(t *testing.T) {
 	if b.Uploads() != 1 {
 		t.Errorf("%d multipart uploads, want the young one only", b.Uploads())
 	}
-	keys := b.Keys()
+	keys := bundleKeys(b)
 	if len(keys) != 1 || keys[0] != "uploads/young.zip/"+young.Upload {
 		t.Errorf("after the sweep: %v", keys)
 	}

@@ -42,6 +42,8 @@ func runSearch() {
 	params := url.Values{"q": {q}, "limit": {"50"}}
 	if value("search-scope") == "session" && view.current != nil {
 		params.Set("session", view.current.ID)
+	} else if checked("search-team") {
+		params.Set("team", "1")
 	}
 	count.SetTextContent("Searching…")
 	show(count, true)
@@ -57,7 +59,11 @@ func runSearch() {
 		return
 	}
 	hideError()
-	count.SetTextContent(searchSummary(res))
+	summary := searchSummary(res)
+	if res.TeamError != "" {
+		summary += "; not from the team archive: " + res.TeamError
+	}
+	count.SetTextContent(summary)
 	for i, r := range res.Results {
 		list.AppendChild(searchResult(r, i))
 	}
@@ -84,8 +90,13 @@ func searchResult(r api.SearchResult, i int) dom.Element {
 	if name == "" {
 		name = r.Session
 	}
+	where := el("a", name, "href", "#"+r.Session, "class", "session")
+	if r.Source == "team" {
+		li.SetAttribute("data-source", "team")
+		where = el("span", "the team archive (bundle "+r.Session+")", "class", "session")
+	}
 	meta := add(el("p", "", "class", "meta"),
-		text("In "), el("a", name, "href", "#"+r.Session, "class", "session"),
+		text("In "), where,
 		text(", captured "+cdxTime(r.TS)+" UTC · "+r.Method+" · "+strconv.Itoa(r.Status)+" · "+r.Mime))
 	return add(li, heading, el("p", r.URL, "class", "url"), snippet, meta)
 }

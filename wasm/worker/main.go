@@ -39,6 +39,7 @@ import (
 
 	"github.com/webkeep/webkeep/shared/mergedindex"
 	"github.com/webkeep/webkeep/shared/teamarchive"
+	"github.com/webkeep/webkeep/shared/teamsearch"
 	"github.com/webkeep/webkeep/shared/tsa"
 	"github.com/webkeep/webkeep/shared/waczauth"
 	"github.com/webkeep/webkeep/wasm/jsfetch"
@@ -109,7 +110,7 @@ func main() {
 	queues.ConsumeNonBlock(func(batch *queues.MessageBatch) error {
 		for _, m := range batch.Messages {
 			shard, err := m.StringBody()
-			if err != nil || !mergedindex.ValidShard(shard) {
+			if err != nil || !mergedindex.ValidShard(shard) && shard != teamsearch.QueueName {
 				fmt.Fprintf(os.Stderr, "webkeep worker: a compaction message that names no shard (%.100q) dropped\n", shard)
 				m.Ack() // not ours: nothing to retry
 				continue
@@ -122,7 +123,10 @@ func main() {
 				m.Retry()
 				continue
 			}
-			if stats.Skipped == "" {
+			if stats.Skipped == "" && shard == teamsearch.QueueName {
+				fmt.Fprintf(os.Stderr, "webkeep worker: merged %d text index segments: %d pages, %d of removed bundles dropped, in %.1f s\n",
+					stats.Blocks, stats.Lines, stats.Removed, stats.Seconds)
+			} else if stats.Skipped == "" {
 				fmt.Fprintf(os.Stderr, "webkeep worker: compacted %s: %d lines in %d blocks (%d bytes), %d delta lines folded in, %d removed%s\n",
 					shard, stats.Lines, stats.Blocks, stats.Bytes, stats.Delta, stats.Removed, map[bool]string{true: ", split off " + stats.Split}[stats.Split != ""])
 			}

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { guardPort, launch, startDemoSite, startRecording, waitFor } from "../../lib/browser.mjs";
 
-let site, browser, sessionId, archive;
+let site, browser, sessionId, archive, guard;
 const paths = ["/", "/gallery", "/forms", "/redirect/end"];
 
 before(async () => {
@@ -31,6 +31,7 @@ before(async () => {
 });
 
 after(async () => {
+  guard?.close();
   await browser?.close();
   site?.stop();
 });
@@ -38,6 +39,7 @@ after(async () => {
 // checkAll clicks Check capture and resolves to the summary line, once every page is checked.
 async function checkAll() {
   await archive.click("#check-capture");
+  await waitFor(async () => /^Checking page /.test(await archive.textContent("#check-status")), "the capture check to start");
   await waitFor(async () => / checked: /.test(await archive.textContent("#check-status")), "the capture check", 300000);
   return archive.textContent("#check-status");
 }
@@ -50,7 +52,7 @@ const cards = () => archive.$$eval("#pages > li", (lis) => lis.map((li) => ({
 })));
 
 test("every page of the demo replays as it was recorded, checked offline", async () => {
-  await guardPort(site);
+  guard = await guardPort(site); // the site stopped: a check reaches nothing live
   const summary = await checkAll();
   const got = await cards();
   assert.equal(summary, `${got.length} pages checked: ${got.length} replay`, JSON.stringify(got, null, 1));
@@ -90,4 +92,5 @@ test("a page whose resource the archive lacks differs, the missed URL named; the
   const notes = await archive.evaluate(async (id) => (await (await fetch(`/api/sessions/${id}/records`)).json())
     .filter((r) => r.fields.mime === "text/plain" && !r.fields.status).length, sessionId);
   assert.ok(notes >= 8, `${notes} notes: a capture check's on each page, twice`);
+  assert.equal(guard.hits(), 0, "nothing reached the demo site's port during the checks");
 });
