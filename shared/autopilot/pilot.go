@@ -15,6 +15,7 @@ package autopilot
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -269,9 +270,9 @@ func (p *Pilot) Next(r Report, now time.Time) Action {
 		return Action{Kind: Stop, Why: p.p.Why}
 	}
 	p.p.Rounds++
-	if p.url == "" {
-		p.url = r.URL
-	} else if r.URL != "" && r.URL != p.url {
+	if u := withoutFragment(r.URL); p.url == "" {
+		p.url = u
+	} else if u != "" && u != p.url {
 		return p.End(WhyLeft)
 	}
 	grew := r.Height > p.lastHeight || r.Items > p.lastItems
@@ -289,13 +290,16 @@ func (p *Pilot) Next(r Report, now time.Time) Action {
 		return p.End(WhyActions)
 	}
 	// The page is loading, or its network is busy: wait, up to Waits rounds in a row.
+	// Once it has waited Waits rounds, it waits no more until the network settles
+	// (a request that never ends does not hold the run up).
 	if !r.Ready || r.Pending > 0 || time.Duration(r.QuietMs)*time.Millisecond < p.limits.Quiet {
 		if p.waits < p.limits.Waits {
 			p.waits++
 			return p.wait("waiting for the network")
 		}
+	} else {
+		p.waits = 0
 	}
-	p.waits = 0
 	// The network settled since the last click: did the page grow?
 	if p.lastClick != "" {
 		if r.Height > p.clickHeight || r.Items > p.clickItems {
@@ -387,4 +391,13 @@ func (p *Pilot) newImages(sets []Srcset) []string {
 		}
 	}
 	return out
+}
+
+// withoutFragment returns u without its fragment: a link to a part of the page does
+// not leave it.
+func withoutFragment(u string) string {
+	if i := strings.IndexByte(u, '#'); i >= 0 {
+		return u[:i]
+	}
+	return u
 }

@@ -69,6 +69,23 @@ func TestNext(t *testing.T) {
 			want: []Kind{Wait, Wait, Scroll},
 		},
 		{
+			name:   "after Waits rounds, a busy network is not waited for until it settles",
+			limits: Limits{Waits: 1},
+			reports: []Report{
+				{URL: "u", Ready: true, Pending: 1, Height: 9000, Viewport: 800},
+				{URL: "u", Ready: true, Pending: 1, Height: 9000, Viewport: 800},
+				{URL: "u", Ready: true, Pending: 1, Height: 9000, Viewport: 800},
+				{URL: "u", Ready: true, QuietMs: 9000, Height: 9000, Viewport: 800},
+				{URL: "u", Ready: true, Pending: 1, Height: 9000, Viewport: 800},
+			},
+			want: []Kind{Wait, Scroll, Scroll, Scroll, Wait},
+		},
+		{
+			name:    "a fragment of the same page is not leaving it",
+			reports: []Report{settled(Report{URL: "https://example.org/a", Height: 9000}), settled(Report{URL: "https://example.org/a#more", Height: 9000})},
+			want:    []Kind{Scroll, Scroll},
+		},
+		{
 			name: "clicks load more at the end, never delete, a form's button or a link away",
 			reports: []Report{
 				settled(Report{Height: 800, Items: 10, Buttons: []Button{del, submit, away, more}}),

@@ -153,6 +153,7 @@ func (s *Service) routes() *routeTable {
 	s.routeSigning(mux)
 	s.routeDatabase(mux)
 	s.routeReplay(mux)
+	s.routeAutopilot(mux)
 	return mux
 }
 

@@ -86,6 +86,7 @@ type Service struct {
 	lastEventAt time.Time  // when the last browser event was handled
 
 	replays replays // sessions being replayed
+	pilots  pilots  // autopilot runs, by tab
 }
 
 // NewService returns a service over store and host, restoring the recording state a
@@ -244,6 +245,7 @@ func (s *Service) attach(ctx context.Context, tabID int) error {
 // forget stops tracking tabID without touching the browser. When no tab is left, the
 // session is closed: it ends when nothing is recorded into it any more.
 func (s *Service) forget(tabID int) {
+	s.stopPilots(tabID)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tabs := s.state.Tabs[:0]
@@ -387,6 +389,7 @@ func (s *Service) stopTab(ctx context.Context, tabID int, deadline time.Time, ar
 	if len(s.tabs()) <= 1 {
 		return s.stop(ctx, deadline, arriving)
 	}
+	s.stopPilots(tabID)
 	s.noteArriving(arriving)
 	s.recorder.ReadLeftBodies(ctx, tabID)
 	s.waitStopping(deadline.Add(-StopLimit/5), "recording stopped before the browser answered %s: bodies being read then may be missing")
@@ -498,6 +501,7 @@ func (s *Service) stop(ctx context.Context, deadline time.Time, arriving []strin
 	tabs := append([]int(nil), s.state.Tabs...)
 	id := s.state.Session
 	s.mu.Unlock()
+	s.stopPilots(tabs...)
 	s.noteArriving(arriving)
 	for _, t := range tabs {
 		s.recorder.ReadLeftBodies(ctx, t)
@@ -650,6 +654,7 @@ func (s *Service) page(p recorder.Page) {
 	if err := sess.AddPage(p); err != nil {
 		sess.Note(err.Error())
 	}
+	s.pilotOnPage(p)
 	origin := p.URL
 	if u, err := url.Parse(p.URL); err == nil {
 		origin = u.Scheme + "://" + u.Host
@@ -773,6 +778,7 @@ func (s *Service) status() Status {
 		info := sess.Info()
 		st.Session = &info
 	}
+	st.Autopilot = s.pilotStates()
 	return st
 }
 
