@@ -115,10 +115,24 @@ var (
 
 // StartAutopilot runs autopilot in a tab, recording it first if it is not recorded;
 // a run already going on in the tab goes on. It returns the run's state.
+//
+// A tab it starts recording is reloaded first, bypassing the browser's cache, so that
+// its page is recorded from its first request: what the page loaded before would be
+// missing from the archive, and the browser would not fetch it again as autopilot goes.
 func (s *Service) StartAutopilot(ctx context.Context, tab int) (api.Autopilot, error) {
 	if !s.recording(tab) {
 		if _, err := s.Start(ctx, tab); err != nil {
 			return api.Autopilot{}, err
+		}
+		var err error
+		s.do(func() {
+			var reloaded string
+			if reloaded, err = s.recorder.CatchUp(ctx, recorder.Target{TabID: tab}); err == nil && reloaded != "" {
+				s.noteCurrent(fmt.Sprintf("tab %d was reloaded for autopilot, to record %s from its start", tab, reloaded))
+			}
+		})
+		if err != nil {
+			return api.Autopilot{}, fmt.Errorf("reloading tab %d for autopilot: %w", tab, err)
 		}
 	}
 	return s.startPilot(tab, false), nil

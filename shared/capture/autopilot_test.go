@@ -27,6 +27,9 @@ type fakeFeed struct {
 }
 
 func (f *fakeFeed) answer(method string, p map[string]any) (any, error) {
+	if method == "Page.getNavigationHistory" {
+		return map[string]any{"currentIndex": 0, "entries": []any{map[string]any{"url": "https://example.org/feed"}}}, nil
+	}
 	if method != "Runtime.evaluate" {
 		return map[string]any{}, nil
 	}
@@ -88,6 +91,9 @@ func TestAutopilotThroughTheAPI(t *testing.T) {
 	}
 	if !host.attached[4] {
 		t.Error("autopilot did not start recording the tab")
+	}
+	if got := host.Sent("Page.reload"); len(got) != 1 {
+		t.Errorf("the tab autopilot began recording was reloaded %d times, want once", len(got))
 	}
 	var st api.Status
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
