@@ -48,12 +48,14 @@ func TestFeedPages(t *testing.T) {
 	if len(seen) != feedTotal-feedPage || !seen[feedPage+1] || !seen[feedTotal] {
 		t.Errorf("items loaded: %d", len(seen))
 	}
-	page, _ := http.Get(srv.URL + "/feed")
-	defer page.Body.Close()
-	if page.StatusCode != http.StatusOK {
-		t.Errorf("/feed: %d", page.StatusCode)
-	}
-	if r, _ := http.Get(srv.URL + "/feed/items?page=6"); r.StatusCode != http.StatusNotFound {
-		t.Errorf("a page past the end: %d", r.StatusCode)
+	for path, want := range map[string]int{"/feed": http.StatusOK, "/more": http.StatusOK, "/feed/items?page=6": http.StatusNotFound, "/more/items?from=20": http.StatusNotFound} {
+		r, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Body.Close()
+		if r.StatusCode != want {
+			t.Errorf("%s: %d, want %d", path, r.StatusCode, want)
+		}
 	}
 }
