@@ -20,7 +20,8 @@ const feedTotal = 60;
 const widths = [200, 400, 800];
 let site, dir, browser, guard, video;
 let base, plain, piloted; // plain and piloted: { session, urls: Set of archived URLs, runs: [popup lines] }
-let logDuring = [];
+let logStart, logDuring; // the demo site's log while autopilot ran
+let everyLine, everyURLs; // the run the setting started: the popup's line, the URLs archived
 
 // records returns the URLs of a session's responses and revisits, path and query only.
 async function records(session) {
@@ -57,6 +58,19 @@ async function autopilot(rec) {
   return rec.popup.textContent("#autopilot-state");
 }
 
+// everyPage sets the options page's "Run autopilot on every page", as a user does.
+async function everyPage(on) {
+  const options = await browser.context.newPage();
+  await options.goto(browser.page("options.html"));
+  await options.waitForSelector("body[data-ready=true]");
+  await options.setChecked("#autopilot-every-page", on);
+  await options.click("#save");
+  await options.waitForSelector("#saved:not(:empty)");
+  const saved = await options.evaluate(async () => (await (await fetch("/api/settings")).json()).autopilotEveryPage);
+  assert.equal(saved, on);
+  await options.close();
+}
+
 before(async () => {
   const args = [];
   if (spawnSync("ffmpeg", ["-version"]).status === 0) {
@@ -89,7 +103,7 @@ before(async () => {
   // Autopilot on each page.
   {
     // The feed is open in a tab not recorded: Autopilot records it, from its start.
-    const before = (await site.log()).length;
+    logStart = (await site.log()).length;
     const page = await browser.context.newPage();
     await page.goto(pages[0]);
     const tab = await tabId(browser.sw, pages[0]);
@@ -108,8 +122,25 @@ before(async () => {
     await rec.page.close();
     await rec.popup.close();
     piloted.urls = await records(piloted.session);
-    logDuring = (await site.log()).slice(before);
   }
+  // The options page's "Run autopilot on every page": the load-more page, opened in a
+  // recorded tab, is gone through with no button pressed.
+  {
+    await everyPage(true);
+    const rec = await startRecording(browser, base);
+    await rec.page.goto(pages[1]);
+    await rec.page.bringToFront();
+    everyLine = await waitFor(async () => {
+      const line = await rec.popup.textContent("#autopilot-state");
+      return (await rec.popup.getAttribute("#autopilot-state", "data-running")) === "false" && line;
+    }, "autopilot to run on the page by itself", 120000);
+    const session = await stop(rec);
+    await rec.page.close();
+    await rec.popup.close();
+    everyURLs = await records(session);
+    await everyPage(false);
+  }
+  logDuring = (await site.log()).slice(logStart);
   // The demo site is stopped; its port now only counts what reaches it.
   guard = await guardPort(site);
   site = null;
@@ -153,6 +184,11 @@ test("with autopilot every feed item, image size, load-more answer and the video
   for (const from of [5, 10, 15]) assert.ok(piloted.urls.has(`/more/items?from=${from}`), `/more/items?from=${from} missing`);
   assert.ok(piloted.urls.has("/feed/img/999?w=100"), "the image of the details missing");
   if (video) assert.ok(piloted.urls.has("/media/video.webm"), "the video missing");
+});
+
+test("with the setting on, autopilot goes through each page by itself", () => {
+  assert.match(everyLine, /^Autopilot: done: the page stopped growing, \d+ items, 3 buttons clicked/, everyLine);
+  for (const from of [5, 10, 15]) assert.ok(everyURLs.has(`/more/items?from=${from}`), `/more/items?from=${from} missing`);
 });
 
 test("autopilot never submits a form, follows the link away, or clicks delete or log out", () => {
