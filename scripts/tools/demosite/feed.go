@@ -112,7 +112,7 @@ func feedHTML() string {
 <p>More items load as you scroll to the end.</p>
 <form id="feed-form" action="/submit/feed" method="post"><input name="q" value="autopilot"> <button id="feed-submit" type="submit">Load more</button></form>
 <p><a id="feed-away" href="/feed/elsewhere">More</a> · <button id="feed-delete" type="button">Delete all</button> · <button id="feed-logout" type="button">Log out</button></p>
-<div id="feed">
+<div id="feed" data-total="` + strconv.Itoa(feedTotal) + `">
 ` + items + `</div>
 <p id="feed-end">Loading more…</p>
 <script>
