@@ -95,7 +95,7 @@
   const act = async (a) => {
     switch (a.kind) {
       case "scroll":
-        scrollTo(0, document.documentElement.scrollHeight);
+        scrollTo(0, Math.min(a.y || Infinity, document.documentElement.scrollHeight));
         break;
       case "click": {
         const el = element(a.target);

@@ -71,7 +71,9 @@ type Kind string
 
 // The actions the page script carries out.
 const (
-	// Scroll scrolls the window to the end of the document.
+	// Scroll scrolls the window down to Y, or to the end of the document if it
+	// is shorter: a window's height at a time, so that every lazy image comes near
+	// the view on the way, as a reader scrolling would have it.
 	Scroll Kind = "scroll"
 	// Click clicks the button Target.
 	Click Kind = "click"
@@ -91,6 +93,7 @@ const (
 type Action struct {
 	Kind   Kind     `json:"kind"`
 	Target int      `json:"target,omitempty"`
+	Y      int      `json:"y,omitempty"`
 	URLs   []string `json:"urls,omitempty"`
 	// Why says, in plain words, why: for Stop, why the run ended ("the page stopped
 	// growing"); for Wait, what it waits for.
@@ -336,7 +339,7 @@ func (p *Pilot) Next(r Report, now time.Time) Action {
 	}
 	if r.ScrollY+r.Viewport < r.Height-2 {
 		p.p.Scrolls++
-		return p.act("scrolling", Action{Kind: Scroll})
+		return p.act("scrolling", Action{Kind: Scroll, Y: r.ScrollY + max(r.Viewport, 100)})
 	}
 	for _, b := range r.Buttons {
 		if ok, _ := Safe(b, r.URL); !ok {

@@ -205,6 +205,7 @@ func TestSummary(t *testing.T) {
 // end, up to total, with a "load more" button that adds 5, and a delete button.
 type feed struct {
 	items, total, scrollY int
+	scrolls               int
 	clicked               []int
 	deleted               bool
 	fail                  int // reports to fail first
@@ -228,8 +229,9 @@ func (f *feed) Report(ctx context.Context) (Report, error) {
 func (f *feed) Act(ctx context.Context, a Action) error {
 	switch a.Kind {
 	case Scroll:
-		f.scrollY = f.height() - 500
-		if f.items < f.total {
+		f.scrollY = min(a.Y, f.height()-500)
+		f.scrolls++
+		if f.scrollY == f.height()-500 && f.items < f.total {
 			f.items = min(f.total, f.items+10)
 		}
 	case Click:
@@ -258,6 +260,10 @@ func TestRun(t *testing.T) {
 	}
 	if f.items != 60 || got.Items != 60 || !got.Done || got.Why != WhyStable {
 		t.Errorf("ended with %d items, progress %+v", f.items, got)
+	}
+	// A window at a time: the feed is 6000 px high in the end, the window 500.
+	if f.scrolls < 11 {
+		t.Errorf("scrolled %d times: not a window at a time", f.scrolls)
 	}
 	if f.deleted {
 		t.Error("clicked the delete button")
@@ -289,5 +295,13 @@ func TestRunPageNoAnswer(t *testing.T) {
 	got, err := Run(context.Background(), f, Options{Interval: time.Millisecond, ReportErrors: 3})
 	if err == nil || got.Why != WhyNoAnswer {
 		t.Errorf("Run = %+v, %v; want %q and an error", got, err, WhyNoAnswer)
+	}
+}
+
+func TestNextScrollsAWindowAtATime(t *testing.T) {
+	p := New(Limits{}, time.Time{})
+	a := p.Next(settled(Report{Height: 5000, ScrollY: 1000, Viewport: 800}), time.Time{})
+	if a.Kind != Scroll || a.Y != 1800 {
+		t.Errorf("got %+v, want a scroll to 1800", a)
 	}
 }

@@ -46,9 +46,15 @@ type pilotPage struct {
 	tab int
 }
 
+// pilotCallLimit bounds one call of the page script: a page that does not answer (a
+// dialog open, a frozen renderer) fails the call rather than holding the run.
+const pilotCallLimit = 30 * time.Second
+
 // call runs the page script in the tab's page with msg and decodes what it resolves
 // to into out.
 func (p pilotPage) call(ctx context.Context, msg any, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, pilotCallLimit)
+	defer cancel()
 	b, err := json.Marshal(msg)
 	if err != nil {
 		return err

@@ -51,8 +51,10 @@ func (f *fakeFeed) answer(method string, p map[string]any) (any, error) {
 	if msg.Op == "act" {
 		switch msg.Action.Kind {
 		case autopilot.Scroll:
-			f.scrollY = 100*f.items - 500
-			f.items = min(f.total, f.items+10)
+			f.scrollY = min(msg.Action.Y, 100*f.items-500)
+			if f.scrollY == 100*f.items-500 {
+				f.items = min(f.total, f.items+10)
+			}
 		case autopilot.Click:
 			f.clicked = append(f.clicked, msg.Action.Target)
 		}
