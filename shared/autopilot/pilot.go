@@ -125,13 +125,13 @@ type Limits struct {
 
 // DefaultLimits are the limits of a run started from the popup or by the setting.
 var DefaultLimits = Limits{
-	StableRounds:    4,
+	StableRounds:    8,
 	Time:            3 * time.Minute,
 	Items:           5000,
 	Actions:         500,
 	Clicks:          50,
 	FruitlessClicks: 2,
-	Quiet:           500 * time.Millisecond,
+	Quiet:           300 * time.Millisecond,
 	Waits:           10,
 	FetchBatch:      24,
 }

@@ -36,7 +36,8 @@ func TestNext(t *testing.T) {
 		why     string
 	}{
 		{
-			name: "scrolls while the page grows, then stops when stable",
+			name:   "scrolls while the page grows, then stops when stable",
+			limits: Limits{StableRounds: 4},
 			reports: []Report{
 				settled(Report{Height: 2000, Items: 10}),
 				settled(Report{Height: 4000, Items: 20, ScrollY: 1200}),

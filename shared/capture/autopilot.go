@@ -116,7 +116,7 @@ func (p pilotPage) Act(ctx context.Context, a autopilot.Action) error {
 // autopilotInterval the time between their rounds; tests shorten them.
 var (
 	autopilotLimits   = autopilot.DefaultLimits
-	autopilotInterval = 250 * time.Millisecond
+	autopilotInterval = 150 * time.Millisecond
 )
 
 // StartAutopilot runs autopilot in a tab, recording it first if it is not recorded;
