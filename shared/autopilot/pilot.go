@@ -215,6 +215,10 @@ const (
 	WhyStopped = "stopped by the user"
 )
 
+// maxOpens bounds the Open actions of a run: a page may add closed <details> as it
+// grows, or close them again itself.
+const maxOpens = 20
+
 // A Pilot decides a run's actions from the page's reports, one round at a time. It
 // remembers what it has done: the buttons clicked (by label), the media played, the
 // image URLs fetched.
@@ -318,7 +322,7 @@ func (p *Pilot) Next(r Report, now time.Time) Action {
 			return p.wait("playing media")
 		}
 	}
-	if r.ClosedDetails > 0 && p.opened < p.limits.Actions/10+1 {
+	if r.ClosedDetails > 0 && p.opened < maxOpens {
 		p.opened++
 		p.p.Details++
 		return p.act("opening details", Action{Kind: Open})

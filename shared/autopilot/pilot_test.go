@@ -306,3 +306,17 @@ func TestNextScrollsAWindowAtATime(t *testing.T) {
 		t.Errorf("got %+v, want a scroll to 1800", a)
 	}
 }
+
+func TestNextOpensDetailsABoundedNumberOfTimes(t *testing.T) {
+	p := New(Limits{}, time.Time{})
+	opens := 0
+	for range 3 * maxOpens {
+		// A page that closes its details again at once.
+		if p.Next(settled(Report{Height: 800, ClosedDetails: 1}), time.Time{}).Kind == Open {
+			opens++
+		}
+	}
+	if opens != maxOpens {
+		t.Errorf("opened %d times, want %d", opens, maxOpens)
+	}
+}
