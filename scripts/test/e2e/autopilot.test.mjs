@@ -21,6 +21,7 @@ const widths = [200, 400, 800];
 let site, dir, browser, guard, video;
 let base, plain, piloted; // plain and piloted: { session, urls: Set of archived URLs, runs: [popup lines] }
 let logStart, logDuring; // the demo site's log while autopilot ran
+let stopped; // the run stopped from the popup: its line and the feed's items then
 let everyLine, everyURLs; // the run the setting started: the popup's line, the URLs archived
 
 // records returns the URLs of a session's responses and revisits, path and query only.
@@ -141,6 +142,23 @@ before(async () => {
     await everyPage(false);
   }
   logDuring = (await site.log()).slice(logStart);
+
+  // Stop autopilot: on the feed, in a tab already recorded (no reload), the popup's
+  // Stop autopilot button ends the run at once.
+  {
+    const rec = await startRecording(browser, base);
+    await rec.page.goto(pages[0]);
+    await rec.popup.click("#autopilot");
+    await rec.popup.waitForSelector('#autopilot-state[data-running="true"]', { timeout: 30000 });
+    await rec.page.bringToFront();
+    await rec.page.waitForSelector("#item-11", { timeout: 30000 }); // it has begun
+    await rec.popup.click("#autopilot-stop");
+    await rec.popup.waitForSelector('#autopilot-state[data-running="false"]', { timeout: 30000 });
+    stopped = { line: await rec.popup.textContent("#autopilot-state"), items: await rec.page.evaluate(() => document.querySelectorAll("#feed article").length) };
+    await stop(rec);
+    await rec.page.close();
+    await rec.popup.close();
+  }
   // The demo site is stopped; its port now only counts what reaches it.
   guard = await guardPort(site);
   site = null;
@@ -189,6 +207,11 @@ test("with autopilot every feed item, image size, load-more answer and the video
 test("with the setting on, autopilot goes through each page by itself", () => {
   assert.match(everyLine, /^Autopilot: done: the page stopped growing, \d+ items, 3 buttons clicked/, everyLine);
   for (const from of [5, 10, 15]) assert.ok(everyURLs.has(`/more/items?from=${from}`), `/more/items?from=${from} missing`);
+});
+
+test("Stop autopilot ends the run at once", () => {
+  assert.match(stopped.line, /^Autopilot: done: stopped by the user, \d+ items/, stopped.line);
+  assert.ok(stopped.items < feedTotal, `the feed had ${stopped.items} items when stopped`);
 });
 
 test("autopilot never submits a form, follows the link away, or clicks delete or log out", () => {
