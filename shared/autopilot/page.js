@@ -74,6 +74,7 @@
     return {
       url: location.href,
       ready: document.readyState === "complete",
+      hidden: document.visibilityState === "hidden",
       height: Math.max(doc.scrollHeight, document.body ? document.body.scrollHeight : 0),
       scrollY: Math.round(scrollY),
       viewport: innerHeight,

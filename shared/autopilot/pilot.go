@@ -25,6 +25,10 @@ type Report struct {
 	URL string `json:"url"`
 	// Ready says the document has loaded (readyState "complete").
 	Ready bool `json:"ready"`
+	// Hidden says the tab is not shown (another tab is in front, the window is
+	// minimized): the browser then neither loads lazy images nor tells the page what
+	// comes into view.
+	Hidden bool `json:"hidden,omitempty"`
 	// Height is the document's scroll height, ScrollY how far it is scrolled and
 	// Viewport the window's inner height, in CSS pixels.
 	Height   int `json:"height"`
@@ -205,6 +209,9 @@ func plural(n int) string {
 	return "s"
 }
 
+// WaitHidden is the state of a run waiting for its tab to be shown.
+const WaitHidden = "waiting for the tab to be shown"
+
 // The reasons a run stops.
 const (
 	WhyStable  = "the page stopped growing"
@@ -295,6 +302,11 @@ func (p *Pilot) Next(r Report, now time.Time) Action {
 		return p.End(WhyItems)
 	case p.actions >= p.limits.Actions:
 		return p.End(WhyActions)
+	}
+	// A hidden tab would not load what scrolling shows: wait until it is shown again,
+	// without counting the page as stable meanwhile.
+	if r.Hidden {
+		return p.wait(WaitHidden)
 	}
 	// The page is loading, or its network is busy: wait, up to Waits rounds in a row.
 	// Once it has waited Waits rounds, it waits no more until the network settles

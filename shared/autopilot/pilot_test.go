@@ -117,6 +117,19 @@ func TestNext(t *testing.T) {
 			want: []Kind{Open, Fetch, Play, Wait, Wait},
 		},
 		{
+			name:   "a hidden tab is waited for, not taken as a page that stopped growing",
+			limits: Limits{StableRounds: 2},
+			reports: []Report{
+				settled(Report{Height: 800, Hidden: true}),
+				settled(Report{Height: 800, Hidden: true}),
+				settled(Report{Height: 800, Hidden: true}),
+				settled(Report{Height: 800}),
+				settled(Report{Height: 800}),
+			},
+			want: []Kind{Wait, Wait, Wait, Wait, Stop},
+			why:  WhyStable,
+		},
+		{
 			name:    "media that failed is not played",
 			reports: []Report{settled(Report{Height: 800, Media: []Media{{ID: 3, Failed: true, Paused: true}}})},
 			want:    []Kind{Wait},
