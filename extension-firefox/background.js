@@ -1,20 +1,17 @@
 // webkeep's Firefox background page: a thin shim, as extension/sw.js is in Chromium.
-// Firefox has no chrome.debugger, so this turns the webRequest events of a recorded tab
-// into the DevTools events the Go core's recorder reads (core.fields), and answers the
-// commands the recorder sends: a response body from the bytes a StreamFilter passed on,
-// a request body from requestBody.raw. The pages reach the core's API through runtime
-// messages (api.js), for an event page has no fetch event. Every decision is made in
-// the core (wasm/core), how its events are paced too (pacing.js). wasm_exec.js,
-// store.js (IndexedDB) and pacing.js are loaded before it.
+// Firefox has no chrome.debugger, so this hands the core (wasm/core) the webRequest
+// events of a recorded tab, which turns them into the DevTools events its recorder reads
+// (shared/webrequest), and answers the commands the core sends it: a response body from
+// the bytes a StreamFilter passed on, the tab's address and a reload. The pages reach
+// the core's API through runtime messages (api.js), for an event page has no fetch
+// event. Every decision is made in the core, how its events are paced too (pacing.js).
+// wasm_exec.js, store.js (IndexedDB), pacing.js and boot.js (the start this page shares
+// with sw.js) are loaded before it.
 "use strict";
 
 // Large values go into IndexedDB as typed arrays, released once put (store.js).
 storeOptions.blobs = false;
 
-const pending = [];
-let core = null;
-let fields = null; // the DevTools events the core acts on
-const deliver = (fn) => (core ? fn(core) : pending.push(fn));
 // The events wait while a page loads, as in Chromium (pacing.js): the core's work on
 // them runs on this page's one thread, where it would hold back the webRequest events
 // and the StreamFilter data of the loading page (about 60 ms of a 190 ms load of the
@@ -23,23 +20,12 @@ const deliver = (fn) => (core ? fn(core) : pending.push(fn));
 // stays in its filter's hop until the core streams or reads it, and a request body
 // comes with its request. So every event keeps its place in one queue; only a new
 // tab's opening goes ahead (tabs.onCreated below).
-const pacer = newPacer(deliver);
-const ready = new Promise((resolve) => {
-  self.webkeepCoreReady = () => {
-    core = self.webkeepCore;
-    fields = core.fields;
-    for (const fn of pending.splice(0)) fn(core);
-    pacer.start(core.pacing);
-    resolve(core);
-  };
-});
+const { pacer, ready } = startShim();
 
-// emit queues one DevTools event of a tab for the core, in the order the browser's
-// came; bytes, if any, are a body's data passed beside it.
-const emit = (tabId, method, params, bytes = null) => {
-  if (fields && !Object.hasOwn(fields, method)) return;
-  const json = JSON.stringify(params);
-  pacer.add((c) => c.event(tabId, null, method, json, bytes), bytes ? bytes.length : 0);
+// forward queues a webRequest event of a recorded tab (kind, its details) for the core.
+const forward = (kind, d) => {
+  const json = JSON.stringify(d);
+  pacer.add((c) => c.webRequest(kind, json));
 };
 
 // The tabs being recorded, each with a target id made when it was attached. Firefox
@@ -55,75 +41,17 @@ let restoring = browser.storage.session.get("recorded").then(({ recorded: saved 
   for (const [tabId, target] of Object.entries(saved || {})) recorded.set(Number(tabId), target);
   keepRecording();
 }, (e) => console.warn("webkeep: reading the recorded tabs:", e)).finally(() => { restoring = null; });
-// Requests of recorded tabs, by webRequest id (a redirect keeps its id): the current
-// hop's request body and the response body its StreamFilter passed on.
+// Requests of recorded tabs, by webRequest id (a redirect keeps its id): the tab, and
+// the response body the current hop's StreamFilter passed on.
 const requests = new Map();
-// The document each frame of a recorded tab shows: tab and frame id -> the request id
-// that loaded it (DevTools' loaderId).
-const documents = new Map();
-// When the document each frame of a recorded tab shows last changed: by tab and frame
-// id, the times (webRequest's timeStamp) at which its last navigations began and their
-// responses started, each with its request's id, and those at which the content script
-// saw the page begin to be left (beforeunload; see leaving).
-const frameChanges = new Map();
-const maxFrameChanges = 16;
-const frameChanged = (d) => {
-  const key = d.tabId + " " + d.frameId;
-  const list = frameChanges.get(key) || [];
-  list.push({ requestId: d.requestId, at: d.timeStamp });
-  if (list.length > maxFrameChanges) list.shift();
-  frameChanges.set(key, list);
-};
 const forgetAfterMs = 120000; // a body the core never asked for
 
-// DevTools resource types for webRequest's.
-const resourceTypes = {
-  main_frame: "Document", sub_frame: "Document", xmlhttprequest: "XHR", script: "Script",
-  stylesheet: "Stylesheet", image: "Image", imageset: "Image", font: "Font", media: "Media",
-  websocket: "WebSocket", ping: "Ping", beacon: "Ping", csp_report: "CSPViolationReport",
-  object: "Other", xslt: "Other", xml_dtd: "Other", web_manifest: "Manifest", speculative: "Other", other: "Other",
-};
-
-// headerMap gives webRequest's header list as DevTools does: one value per name, the
-// values of a repeated name joined by newlines.
-const headerMap = (list) => {
-  const m = {};
-  for (const { name, value } of list || []) {
-    if (value === undefined) continue;
-    m[name] = Object.hasOwn(m, name) ? m[name] + "\n" + value : value;
-  }
-  return m;
-};
-
-// requestBody: the exact bytes when Firefox gives them (requestBody.raw, as it does for
-// fetch() and XMLHttpRequest). A form Firefox submits itself (by navigation, or any
-// multipart body) comes only as parsed formData, a file part as its file name: those
-// fields go to the core in order, which rebuilds the body and marks it (see the
-// recorder's FormField). A raw part without bytes (a file) has an empty entry.
-const requestBody = (body) => {
-  if (!body) return null;
-  if (!body.raw) {
-    const fields = Object.entries(body.formData || {}).flatMap(([name, values]) => values.map((value) => ({ name, value })));
-    return { entries: [], fields };
-  }
-  return { entries: body.raw.map((part) => (part.bytes ? { bytes: new Uint8Array(part.bytes).toBase64() } : {})) };
-};
-
-// response is the DevTools response object of a webRequest response event.
-const response = (d) => {
-  const [version = "", , ...reason] = (d.statusLine || "").split(" ");
-  const protocols = { "HTTP/2": "h2", "HTTP/2.0": "h2", "HTTP/3": "h3" };
-  return {
-    url: d.url,
-    status: d.statusCode,
-    statusText: reason.join(" "),
-    headers: headerMap(d.responseHeaders),
-    protocol: protocols[version] || version.toLowerCase(),
-    remoteIPAddress: d.ip || "",
-    // Firefox says only that its HTTP cache gave the page its copy, not whether it
-    // asked the server first (a 304 on the wire): the core's note says so.
-    webkeepFromHTTPCache: Boolean(d.fromCache),
-  };
+// details is a webRequest event's details as the core reads them: a request body's
+// bytes (requestBody.raw, ArrayBuffers) in base64.
+const details = (d) => {
+  const raw = d.requestBody && d.requestBody.raw;
+  if (!raw) return d;
+  return { ...d, requestBody: { ...d.requestBody, raw: raw.map((part) => (part.bytes ? { bytes: new Uint8Array(part.bytes).toBase64() } : {})) } };
 };
 
 // A StreamFilter sees every byte of a response body, decoded as the page gets it, and
@@ -195,9 +123,9 @@ const joined = (hop) => {
 // new suspend asked for (StreamFilterChild::Write), which lost more.
 const streamed = (tabId, requestId, hop, bytes) => {
   const route = routes.get(routeKey(tabId, requestId));
-  const params = { requestId, dataLength: bytes.length, encodedDataLength: bytes.length };
+  const length = bytes.length;
   if (!route) {
-    emit(tabId, "Network.dataReceived", params, bytes);
+    pacer.add((c) => c.bodyData(tabId, requestId, length, false, bytes), length);
     return;
   }
   try {
@@ -209,7 +137,7 @@ const streamed = (tabId, requestId, hop, bytes) => {
   const now = performance.now();
   if (now - hop.shown < 1000) return;
   hop.shown = now;
-  emit(tabId, "Network.dataReceived", { ...params, data: "" });
+  pacer.add((c) => c.bodyData(tabId, requestId, length, true, null));
 };
 
 const urls = { urls: ["http://*/*", "https://*/*"] };
@@ -222,91 +150,34 @@ browser.webRequest.onBeforeRequest.addListener((d) => {
 
 function beforeRequest(d) {
   if (!recorded.has(d.tabId)) return {};
-  const r = requests.get(d.requestId) || { tabId: d.tabId, redirect: null };
-  const streaming = Boolean(r.hop && r.hop.streaming);
-  const type = resourceTypes[d.type] || "Other";
-  if (type === "Document") frameChanged(d);
-  Object.assign(r, {
-    began: d.timeStamp, url: d.url, method: d.method, type, frameId: d.frameId, parentFrameId: d.parentFrameId,
-    documentURL: d.documentUrl || d.url, wallTime: d.timeStamp / 1000, headers: null, sent: false,
-    post: requestBody(d.requestBody), hop: filterBody(d.requestId, d.tabId),
-  });
+  const r = requests.get(d.requestId) || { tabId: d.tabId };
   // A redirect's next hop keeps streaming the body the core streams for the request.
+  const streaming = Boolean(r.hop && r.hop.streaming);
+  r.hop = filterBody(d.requestId, d.tabId);
   if (streaming) r.hop.streaming = true;
   requests.set(d.requestId, r);
+  forward("beforeRequest", details(d));
   return {};
 }
 
-// sent emits Network.requestWillBeSent for a request's hop, once.
-const sent = (requestId, r) => {
-  if (r.sent) return;
-  r.sent = true;
-  const navigation = r.type === "Document";
-  const params = {
-    requestId,
-    request: {
-      url: r.url, method: r.method, headers: r.headers || {},
-      hasPostData: Boolean(r.post), postDataEntries: r.post ? r.post.entries : undefined,
-      webkeepFormFields: r.post ? r.post.fields : undefined,
-    },
-    wallTime: r.wallTime, type: r.type, documentURL: r.documentURL, frameId: String(r.frameId),
-    // A document's request is its own loader; another request belongs to the
-    // document its frame shows.
-    loaderId: navigation ? requestId : documents.get(r.tabId + " " + r.frameId) || "",
-  };
-  if (r.redirect) {
-    params.redirectResponse = r.redirect;
-    r.redirect = null;
-  }
-  emit(r.tabId, "Network.requestWillBeSent", params);
-};
-
-browser.webRequest.onSendHeaders.addListener((d) => {
-  const r = requests.get(d.requestId);
-  if (!r) return;
-  r.headers = headerMap(d.requestHeaders);
-  sent(d.requestId, r);
-}, urls, ["requestHeaders"]);
-
-browser.webRequest.onBeforeRedirect.addListener((d) => {
-  const r = requests.get(d.requestId);
-  if (!r) return;
-  sent(d.requestId, r);
-  // The next hop's requestWillBeSent carries this response, as in DevTools.
-  r.redirect = response(d);
-}, urls, ["responseHeaders"]);
-
-browser.webRequest.onResponseStarted.addListener((d) => {
-  const r = requests.get(d.requestId);
-  if (!r) return;
-  sent(d.requestId, r);
-  emit(r.tabId, "Network.responseReceived", { requestId: d.requestId, response: response(d), hasExtraInfo: false });
-  if (r.type === "Document") {
-    frameChanged(d);
-    documents.set(r.tabId + " " + r.frameId, d.requestId);
-    emit(r.tabId, "Page.frameNavigated", {
-      frame: { id: String(r.frameId), loaderId: d.requestId, parentId: r.frameId === 0 ? undefined : String(r.parentFrameId), url: r.url },
-    });
-  }
-}, urls, ["responseHeaders"]);
+// The other events of a recorded request go to the core as they come.
+for (const [kind, event, extra] of [
+  ["sendHeaders", browser.webRequest.onSendHeaders, ["requestHeaders"]],
+  ["beforeRedirect", browser.webRequest.onBeforeRedirect, ["responseHeaders"]],
+  ["responseStarted", browser.webRequest.onResponseStarted, ["responseHeaders"]],
+]) {
+  event.addListener((d) => {
+    if (requests.has(d.requestId)) forward(kind, d);
+  }, urls, extra);
+}
 
 const ended = (requestId, r) => setTimeout(() => requests.get(requestId) === r && requests.delete(requestId), forgetAfterMs);
 
-// leaving says whether the document of request id's frame, or of its tab, changed
-// between the request's start and its filter's stop: a navigation began, or its
-// response started (which is how a request the page being left made after the
-// navigation began is known). Its page may then have been left as the filter passed
-// its body on, and Firefox stops a filter so after part of the body, or none, as if the
-// body had ended (its state "finishedtransferringdata", no error): the core cannot
-// know the body whole. Firefox stops the page's loads as a navigation begins, after
-// the page's beforeunload, which the content script tells, and before the navigation's
-// own request (seen 15-22 ms before its timeStamp on DokuWiki), so a change up to
-// leaveMarginMs after the stop counts too; and the stop's event can come before the
-// others, by other roads: leaving is asked leaveCheckMs after the stop. A body that
-// ended whole just before a navigation is marked all the same.
-const leaving = (id, r) => [r.frameId, 0].some((frame) => (frameChanges.get(r.tabId + " " + frame) || [])
-  .some((c) => c.requestId !== id && c.at > r.began && c.at <= r.hop.stopped + leaveMarginMs));
-const leaveMarginMs = 200;
+// The core is told that a body ended leaveCheckMs after its filter stopped, with when
+// it stopped: it then knows whether the page was being left meanwhile (a navigation of
+// the frame or tab began, or the content script saw the page's beforeunload), for
+// Firefox then stops a filter after part of the body, or none, as if the body had
+// ended; and the stop's event can come before those, by other roads.
 const leaveCheckMs = 500;
 // The ends of bodies waiting leaveCheckMs to be told: an API request that changes
 // something (a stop) tells them at once (finishNow), so that no body that ended is
@@ -317,14 +188,14 @@ const finishNow = () => { for (const finish of [...finishing]) finish(); };
 browser.webRequest.onCompleted.addListener((d) => {
   const r = requests.get(d.requestId);
   if (!r) return;
-  sent(d.requestId, r);
+  forward("completed", d);
   // A body's last pieces may come after this event: the core hears that the body ended once the filter has passed all of it on
   // (or failed), however long the body takes to come, so that a body the core starts
   // streaming meanwhile is not ended before its last pieces; a recording stopped
   // meanwhile marks it.
   const finish = () => {
     if (!finishing.delete(finish)) return;
-    emit(r.tabId, "Network.loadingFinished", { requestId: d.requestId, webkeepEndsEarlyWhenLeft: leaving(d.requestId, r) });
+    forward("finished", { requestId: d.requestId, tabId: r.tabId, stopped: r.hop.stopped });
     ended(d.requestId, r);
   };
   r.hop.done.then(() => {
@@ -336,22 +207,14 @@ browser.webRequest.onCompleted.addListener((d) => {
 browser.webRequest.onErrorOccurred.addListener((d) => {
   const r = requests.get(d.requestId);
   if (!r) return;
-  sent(d.requestId, r);
-  emit(r.tabId, "Network.loadingFailed", { requestId: d.requestId, errorText: d.error, canceled: d.error === "NS_BINDING_ABORTED" });
+  forward("errorOccurred", d);
   ended(d.requestId, r);
 }, urls);
 
-// The recorder's commands that Firefox needs nothing for: webRequest reports every
-// request of a recorded tab, its workers' included, and keeps no bodies to configure.
-// The content script (content.js) runs in every page from its start, where Chromium's
-// recorder has its script run (Runtime.addBinding, Page.addScriptToEvaluateOnNewDocument).
-const noOps = new Set([
-  "Network.enable", "Network.setCacheDisabled", "Network.configureDurableMessages", "Page.enable",
-  "Target.setAutoAttach", "Runtime.runIfWaitingForDebugger", "IO.close",
-  "Runtime.enable", "Runtime.addBinding", "Page.addScriptToEvaluateOnNewDocument",
-]);
 const bodyWaitMs = 30000;
 
+// The commands the core sends here (the core answers the others itself:
+// shared/webrequest Answer).
 const commands = {
   "Network.getResponseBody": async (tabId, { requestId }) => {
     const r = requests.get(requestId);
@@ -374,9 +237,6 @@ const commands = {
     if (!r || r.tabId !== tabId || r.hop.error) throw new Error("No resource with given identifier found");
     r.hop.streaming = true;
     return { bufferedData: joined(r.hop).toBase64() };
-  },
-  "Network.getRequestPostData": async () => {
-    throw new Error("Firefox gave this body only as form fields, not as bytes");
   },
   // The tab's address, for the core to reload it (Page.reload) and record it whole.
   "Page.getNavigationHistory": async (tabId) => {
@@ -428,10 +288,10 @@ const keepRecording = () => {
 };
 
 self.webkeepHost = {
+  firefox: true, // the core answers the commands Firefox needs nothing for
   send: async (tabId, sessionId, method, params) => {
-    if (noOps.has(method)) return "{}";
     const command = commands[method];
-    if (!command) throw new Error(`${method} is not available in Firefox`);
+    if (!command) throw new Error(`${method}: not a command of this page`);
     return JSON.stringify(await command(tabId, JSON.parse(params)));
   },
   attach: async (tabId) => {
@@ -448,7 +308,7 @@ self.webkeepHost = {
     saveRecorded();
     keepRecording();
     for (const [id, r] of requests) if (r.tabId === tabId) requests.delete(id);
-    for (const map of [documents, frameChanges]) for (const key of map.keys()) if (key.startsWith(tabId + " ")) map.delete(key);
+    pacer.add((c) => c.forgetTab(tabId)); // after the tab's events still waiting
     browser.tabs.sendMessage(tabId, { webkeepRecording: false }).catch(() => {});
   },
   // The open tabs' ids, and the recorded ones as attached, with their target ids.
@@ -466,9 +326,6 @@ self.webkeepHost = {
   },
   body: {
     route: bodyRoutes.route,
-    read: async () => {
-      throw new Error("DevTools streams are not available in Firefox");
-    },
     end: bodyRoutes.end,
   },
   store: idbStore,
@@ -482,18 +339,6 @@ browser.tabs.onRemoved.addListener((tabId) => {
 browser.tabs.onCreated.addListener((tab) => {
   if (tab.openerTabId) pacer.urgent((c) => c.tabCreated(tab.id, tab.openerTabId));
 });
-// The keyboard shortcut: start or stop recording the tab.
-self.webkeepToggle = async (tab) => {
-  const c = await ready;
-  pacer.flush();
-  const res = await c.handle(new Request(new URL("/api/record/toggle?tab=" + tab.id, location.origin), { method: "POST" }));
-  if (!res.ok) console.warn("webkeep: toggle:", await res.text());
-  return res.json();
-};
-browser.commands.onCommand.addListener((command, tab) => {
-  if (command === "toggle-recording" && tab) self.webkeepToggle(tab);
-});
-
 // The content script (content.js) of a page of a recorded tab: the copies of the files
 // the page sends, and the names of its password fields, handed to the core as the event
 // Chromium's recorder gets them by (the binding of its script in the page,
@@ -504,7 +349,8 @@ browser.runtime.onMessage.addListener((message, sender) => {
   if (message.webkeepRecordingAsk) return Promise.resolve(recorded.has(tabId));
   if (!recorded.has(tabId)) return undefined;
   if (typeof message.webkeepLeaving === "number") {
-    frameChanged({ tabId, frameId: sender.frameId, requestId: "", timeStamp: message.webkeepLeaving });
+    const { frameId } = sender;
+    pacer.add((c) => c.leaving(tabId, frameId, message.webkeepLeaving));
     return undefined;
   }
   let payload = null;
@@ -518,7 +364,10 @@ browser.runtime.onMessage.addListener((message, sender) => {
       payload = { ...payload, data: "" };
     } catch {}
   }
-  if (payload) emit(tabId, "Runtime.bindingCalled", { name: "__webkeepUpload", payload: JSON.stringify(payload), executionContextId: 0 }, bytes);
+  if (payload) {
+    const json = JSON.stringify(payload);
+    pacer.add((c) => c.upload(tabId, json, bytes), bytes ? bytes.length : 0);
+  }
   return undefined;
 });
 

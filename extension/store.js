@@ -17,6 +17,20 @@ const tx = (mode, fn, options) => db.then((d) => new Promise((resolve, reject) =
   t.onerror = () => reject(t.error);
   t.onabort = () => reject(t.error || new Error("IndexedDB transaction aborted"));
 }));
+const utf8 = new TextEncoder();
+// packed puts values (byte arrays, Blobs, or null) in one array for the core to copy
+// at once, with their lengths (-1 for null) as little-endian int32s: a copy per value
+// costs the core more than reading it.
+const packed = async (values) => {
+  values = await Promise.all(values.map((v) => (v instanceof Blob ? v.arrayBuffer().then((b) => new Uint8Array(b)) : v)));
+  const lengths = new Int32Array(values.length);
+  let n = 0;
+  values.forEach((v, i) => { lengths[i] = v ? v.length : -1; n += v ? v.length : 0; });
+  const bytes = new Uint8Array(n);
+  let at = 0;
+  for (const v of values) if (v) { bytes.set(v, at); at += v.length; }
+  return { bytes, lengths: new Uint8Array(lengths.buffer) };
+};
 const range = (prefix) => IDBKeyRange.bound(prefix, prefix + "\uffff");
 const blobMin = 64 << 10;
 
@@ -136,6 +150,18 @@ const idbStore = {
     return new Uint8Array(buffer, 0, n);
   }),
   keys: (prefix) => tx("readonly", (s) => s.getAllKeys(range(prefix))),
+  // The values under keys, read in one transaction, packed (packed): a key not there
+  // has length -1.
+  getMany: (keys) => tx("readonly", (s) => {
+    const reqs = keys.map((k) => s.get(k));
+    return { get result() { return reqs.map((r) => r.result ?? null); } };
+  }).then(packed),
+  // The keys with the prefix and their values, read in one transaction, packed
+  // (packed): the keys (UTF-8) first, then the values.
+  scan: (prefix) => tx("readonly", (s) => {
+    const keys = s.getAllKeys(range(prefix)), values = s.getAll(range(prefix));
+    return { get result() { return [...keys.result.map((k) => utf8.encode(k)), ...values.result]; } };
+  }).then(packed),
   delete: (prefix) => tx("readwrite", (s) => s.delete(range(prefix))),
 };
 

@@ -1,7 +1,8 @@
 // webkeep service worker: a thin shim. It registers every listener at the top level (an
 // MV3 worker drops events that arrive before a listener exists), queues events until the
 // Go core is running, and does for the core what only JavaScript can: chrome.debugger,
-// the badge (badge.js), and IndexedDB (store.js). Every decision is made in the core
+// the badge (badge.js), and IndexedDB (store.js); its start, and the keyboard shortcut,
+// are those of Firefox's background page too (boot.js). Every decision is made in the core
 // (wasm/core): which events and fields it reads (events.js), and how they are paced
 // (pacing.js).
 "use strict";
@@ -9,25 +10,14 @@
 // (wasm/core), and the shim "webkeep: scripts", "webkeep: instantiated" and
 // "webkeep: ready".
 performance.mark("webkeep: shim");
-importScripts("wasm_exec.js", "core-id.js", "store.js", "pacing.js", "badge.js", "events.js");
+importScripts("wasm_exec.js", "core-id.js", "store.js", "pacing.js", "boot.js", "badge.js", "events.js");
 performance.mark("webkeep: scripts");
 
-const pending = [];
-let core = null;
 let fields = null; // the debugger events the core acts on, with the fields it reads
 let urgent = null; // those of them the core must act on before what follows arrives
-const deliver = (fn) => (core ? fn(core) : pending.push(fn));
-const pacer = newPacer(deliver);
-const ready = new Promise((resolve) => {
-  self.webkeepCoreReady = () => {
-    performance.mark("webkeep: ready");
-    core = self.webkeepCore;
-    fields = core.fields;
-    urgent = new Set(core.urgent);
-    for (const fn of pending.splice(0)) fn(core);
-    pacer.start(core.pacing);
-    resolve(core);
-  };
+const { pacer, ready } = startShim((c) => {
+  fields = c.fields;
+  urgent = new Set(c.urgent);
 });
 const showsArrival = newArrivals();
 
@@ -114,19 +104,6 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 chrome.tabs.onCreated.addListener((tab) => {
   if (tab.openerTabId) pacer.add((c) => c.tabCreated(tab.id, tab.openerTabId));
 });
-// The keyboard shortcut: start or stop recording the tab. Named, so tests can call it
-// (shortcuts cannot be pressed in a headless browser).
-self.webkeepToggle = async (tab) => {
-  const c = await ready;
-  pacer.flush();
-  const res = await c.handle(new Request(new URL("/api/record/toggle?tab=" + tab.id, location.origin), { method: "POST" }));
-  if (!res.ok) console.warn("webkeep: toggle:", await res.text());
-  return res.json();
-};
-chrome.commands.onCommand.addListener((command, tab) => {
-  if (command === "toggle-recording" && tab) self.webkeepToggle(tab);
-});
-
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (url.origin === location.origin && url.pathname.startsWith("/api/")) {

@@ -3,21 +3,17 @@ package main
 import (
 	"archive/zip"
 	"bufio"
-	"bytes"
-	"compress/gzip"
-	"compress/zlib"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"mime"
-	"net/textproto"
 	"os"
 	"strconv"
 	"strings"
 
-	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/replay"
 	"github.com/webkeep/webkeep/shared/search"
 	"github.com/webkeep/webkeep/shared/warc"
 )
@@ -274,89 +270,31 @@ func requestMethod(block io.Reader) string {
 }
 
 // responseDoc reads an HTTP response record: its status, type and text. ok is
-// false for a response that has no text to index.
+// false for a response that has no text to index, or whose body is in an
+// encoding that cannot be undone (br, zstd).
 func responseDoc(rec *warc.Record) (doc search.Document, ok bool, err error) {
-	br := bufio.NewReaderSize(rec.Block, 32<<10)
-	tp := textproto.NewReader(br)
-	line, err := tp.ReadLine()
-	if err != nil {
-		return doc, false, fmt.Errorf("status line: %w", err)
-	}
-	proto, rest, _ := strings.Cut(line, " ")
-	code, _, _ := strings.Cut(rest, " ")
-	status, err := strconv.Atoi(code)
-	if !strings.HasPrefix(proto, "HTTP/") || err != nil {
-		return doc, false, fmt.Errorf("status line %q", line)
-	}
-	h, err := tp.ReadMIMEHeader()
-	if err != nil && !(errors.Is(err, io.EOF) && len(h) > 0) {
-		return doc, false, fmt.Errorf("HTTP header: %w", err)
-	}
-	ct := h.Get("Content-Type")
-	if search.KindOf(ct) == search.KindNone {
-		return doc, false, nil
-	}
-	body, err := decodeBody(h, br)
+	resp, err := replay.ReadResponse(rec)
 	if err != nil {
 		return doc, false, err
 	}
-	if body == nil { // an encoding we cannot undo
+	defer resp.Body.Close()
+	ct := resp.Header.Get("Content-Type")
+	if search.KindOf(ct) == search.KindNone {
 		return doc, false, nil
 	}
-	d, err := search.Extract(ct, body, maxSearchText)
+	// ReadResponse removes a Content-Encoding it decoded, and leaves gzip or
+	// deflate on a body stored decoded (as webkeep stores bodies).
+	switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
+	case "", "identity", "gzip", "x-gzip", "deflate":
+	default:
+		return doc, false, nil
+	}
+	d, err := search.Extract(ct, resp.Body, maxSearchText)
 	if err != nil {
 		// What was read before the damage is still searchable.
 		err = fmt.Errorf("body: %w", err)
 	}
 	mt, _, _ := mime.ParseMediaType(ct)
-	return search.Document{URL: rec.TargetURI, Time: rec.Date, Status: status, Mime: mt, Title: d.Title, Text: d.Text},
+	return search.Document{URL: rec.TargetURI, Time: rec.Date, Status: resp.Status, Mime: mt, Title: d.Title, Text: d.Text},
 		d.Text != "" || d.Title != "", err
-}
-
-// decodeBody undoes a chunked transfer encoding (when the body is chunked: some
-// archives keep the header of a body stored whole) and a gzip or deflate
-// content encoding (when the body is compressed: webkeep stores bodies
-// decoded). It returns nil for other encodings (br, zstd).
-func decodeBody(h textproto.MIMEHeader, br *bufio.Reader) (io.Reader, error) {
-	var r io.Reader = br
-	if strings.Contains(strings.ToLower(h.Get("Transfer-Encoding")), "chunked") && looksChunkedBody(br) {
-		r = bufio.NewReader(httpmsg.NewChunkedReader(br))
-	}
-	pr := bufio.NewReader(r)
-	head, _ := pr.Peek(2)
-	switch strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding"))) {
-	case "", "identity":
-		return pr, nil
-	case "gzip", "x-gzip":
-		if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-			zr, err := gzip.NewReader(pr)
-			if err != nil {
-				return nil, fmt.Errorf("gzip body: %w", err)
-			}
-			return zr, nil
-		}
-		return pr, nil
-	case "deflate":
-		if len(head) == 2 && (uint16(head[0])<<8|uint16(head[1]))%31 == 0 && head[0]&0x0f == 8 {
-			zr, err := zlib.NewReader(pr)
-			if err != nil {
-				return nil, fmt.Errorf("deflate body: %w", err)
-			}
-			return zr, nil
-		}
-		return pr, nil
-	}
-	return nil, nil
-}
-
-// looksChunkedBody reports whether the body starts with a chunk-size line.
-func looksChunkedBody(br *bufio.Reader) bool {
-	head, _ := br.Peek(20)
-	i := bytes.IndexByte(head, '\r')
-	if i <= 0 || i+1 >= len(head) || head[i+1] != '\n' {
-		return false
-	}
-	size, _, _ := bytes.Cut(head[:i], []byte(";"))
-	_, err := strconv.ParseUint(string(bytes.TrimSpace(size)), 16, 63)
-	return err == nil
 }

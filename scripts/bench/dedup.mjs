@@ -7,7 +7,7 @@
 //
 //   node scripts/bench/dedup.mjs [--days 7] [--sessions 20]
 import { createHash } from "node:crypto";
-import { gzipSync } from "node:zlib";
+import { base32, responseRecord } from "../lib/warcrecord.mjs";
 import { startWorker, call } from "../test/worker/harness.mjs";
 
 const args = process.argv.slice(2);
@@ -20,20 +20,6 @@ const SITES = Array.from({ length: 50 }, (_, i) => `site${i}.example.org`);
 let seed = 99;
 const rand = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed % n);
 
-const base32 = (buf) => {
-  const A = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = 0, value = 0, out = "";
-  for (const b of buf) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += A[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += A[(value << (5 - bits)) & 31];
-  return out;
-};
 const digest = (payload) => base32(createHash("sha1").update(payload).digest());
 
 // An image's bytes on a day: the same as the day before but for one in ten.
@@ -46,14 +32,9 @@ function image(url, day) {
   return out;
 }
 
-let serial = 0;
 function recordOf(url, day, payload, type) {
-  const http = Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: ${type}\r\nContent-Length: ${payload.length}\r\n\r\n`), payload]);
   const date = new Date(Date.UTC(2026, 10, 1 + day, rand(24), rand(60), rand(60))).toISOString().replace(/\.\d+Z$/, "Z");
-  const head = Buffer.from(`WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: ${url}\r\nWARC-Date: ${date}\r\n` +
-    `WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-${String(++serial).padStart(12, "0")}>\r\n` +
-    `WARC-Payload-Digest: sha1:${digest(payload)}\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: ${http.length}\r\n\r\n`);
-  return gzipSync(Buffer.concat([head, http, Buffer.from("\r\n\r\n")]));
+  return responseRecord(url, date, type, payload);
 }
 
 const mf = startWorker();

@@ -44,7 +44,16 @@ export async function openReplay(browser, sess, url) {
   const earlier = new Set(browser.context.pages());
   const bar = await browser.context.newPage();
   await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(sess)}&url=${encodeURIComponent(url)}`));
-  await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 60000 });
+  return attachReplay(browser, bar, earlier).catch((e) => { throw new Error(`${url}: ${e.message}`); });
+}
+
+/**
+ * Follows a replay page already open (bar; earlier: the pages open before it) until its
+ * tab has loaded; resolves to what openReplay does. An error says what the bar shows.
+ */
+export async function attachReplay(browser, bar, earlier) {
+  const withBar = async (e) => { throw new Error(`${e.message}; bar: ${await bar.textContent("body")}`); };
+  await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 60000 }).catch(withBar);
   const tab = Number(await bar.getAttribute("body", "data-replay-tab"));
   // Each evaluation has 5 s: a command the browser never answers (a tab between two
   // documents) fails, and the caller's wait goes on or gives up, instead of hanging.
@@ -57,7 +66,7 @@ export async function openReplay(browser, sess, url) {
     return r.result.value;
   }, [tab, fn.toString()]);
   await waitFor(() => evaluate(() => /^http/.test(location.href) && document.readyState === "complete"), "the replay tab to load", 60000)
-    .catch(async (e) => { throw new Error(`${url}: ${e.message}; bar: ${await bar.textContent("body")}`); });
+    .catch(withBar);
   const page = browser.context.pages().find((p) => !earlier.has(p) && p !== bar);
   return {
     bar, page, evaluate,

@@ -216,6 +216,9 @@ type Page struct {
 	// records of this visit; the page's records are those of its earlier load, if
 	// that was recorded.
 	Restored bool `json:"restored,omitempty"`
+	// Thumbnail says the page has a picture, taken once it had loaded:
+	// GET /api/sessions/{id}/pages/{page}/thumbnail.
+	Thumbnail bool `json:"thumbnail,omitempty"`
 }
 
 // Report is a session's check report: GET /api/sessions/{id}/report, and the
@@ -400,4 +403,30 @@ type TeamUpload struct {
 	Name    string `json:"name"`
 	Records int    `json:"records"`
 	Size    int64  `json:"size"`
+}
+
+// SearchResult is a recorded answer that matches a full-text search: an element
+// of GET /api/search's results.
+type SearchResult struct {
+	Session     string `json:"session"`               // the session's id
+	SessionName string `json:"sessionName,omitempty"` // its name
+	URL         string `json:"url"`
+	TS          string `json:"ts"` // the capture's time, 14 digits, UTC
+	Title       string `json:"title"`
+	// Snippet is the text around the first match, the matched words between «
+	// and »; "…" marks text left out at either end.
+	Snippet string `json:"snippet"`
+	Status  int    `json:"status"`
+	Mime    string `json:"mime"`
+	Method  string `json:"method"`
+	// Replay is the extension's page that replays the capture.
+	Replay string `json:"replay"`
+}
+
+// SearchResults answer GET /api/search: the best matches, best first, how many
+// match in all, and how long the search took.
+type SearchResults struct {
+	Results []SearchResult `json:"results"`
+	Total   int            `json:"total"`
+	MS      float64        `json:"ms"`
 }

@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/webkeep/webkeep/shared/api"
-	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
@@ -22,7 +20,33 @@ import (
 // it answers requests for /api/... of the extension's own origin, through the service
 // worker's fetch event.
 func (s *Service) Handler() httpmsg.Handler {
-	return s.routes().Mux
+	return s.api().Mux
+}
+
+// A feature is a part of the service that answers routes of the API.
+type feature interface {
+	routes(mux *routeTable)
+}
+
+// api registers the routes of every feature: a new feature adds its line here.
+func (s *Service) api() *routeTable {
+	mux := &routeTable{Mux: httpmsg.NewMux()}
+	for _, f := range []feature{
+		s, // recording
+		s.archive,
+		s.signing,
+		s.db,
+		s.replays,
+		s.team,
+		s.jobs,
+		s.settings,
+		s.search,
+		s.thumbs,
+		s.pilots,
+	} {
+		f.routes(mux)
+	}
+	return mux
 }
 
 // routeTable is the API's mux and the patterns registered on it, in order.
@@ -38,9 +62,9 @@ func (t *routeTable) HandleFunc(pattern string, handler func(httpmsg.ResponseWri
 	t.patterns = append(t.patterns, pattern)
 }
 
-// routes registers every route of the API.
-func (s *Service) routes() *routeTable {
-	mux := &routeTable{Mux: httpmsg.NewMux()}
+// routes adds the recording's routes: its state, start, stop, and the shortcut's
+// toggle.
+func (s *Service) routes(mux *routeTable) {
 	mux.HandleFunc("GET /api/status", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		writeJSON(w, httpmsg.StatusOK, s.Status())
 	})
@@ -56,278 +80,6 @@ func (s *Service) routes() *routeTable {
 	mux.HandleFunc("POST /api/record/stop", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		info, err := s.Stop(r.Context())
 		answer(w, httpmsg.StatusOK, info, err)
-	})
-	mux.HandleFunc("GET /api/sessions", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		list, err := s.Sessions()
-		writeList(w, list, err)
-	})
-	mux.HandleFunc("GET /api/sessions/{id}", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		writeJSON(w, httpmsg.StatusOK, sess.Info())
-	}))
-	mux.HandleFunc("DELETE /api/sessions/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		if err := s.DeleteSession(r.PathValue("id")); err != nil {
-			writeError(w, conflict(err))
-			return
-		}
-		w.WriteHeader(httpmsg.StatusNoContent)
-	})
-	mux.HandleFunc("GET /api/sessions/{id}/records", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		lines, err := sess.CDXLines()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		revisits, _ := sess.RevisitStatus() // without it, a revisit's status is "-"
-		verdicts := map[string]json.RawMessage{}
-		if vs, err := sess.Verdicts(); err == nil {
-			for _, v := range vs {
-				b, _ := json.Marshal(v)
-				verdicts[v.URL] = b
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, "[")
-		lr := cdx.NewLineReader(lines)
-		first := true
-		for {
-			key, ts, fields, err := lr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				continue // a line the session's own index cannot have
-			}
-			var f struct {
-				URL    string `json:"url"`
-				Mime   string `json:"mime"`
-				Status string `json:"status"`
-				Offset string `json:"offset"`
-			}
-			json.Unmarshal(fields, &f)
-			if continuationLine(f.Mime, f.Status) {
-				continue
-			}
-			if !first {
-				io.WriteString(w, ",")
-			}
-			first = false
-			verdict := json.RawMessage("null")
-			if v, ok := verdicts[f.URL]; ok {
-				verdict = v
-			}
-			k, _ := json.Marshal(string(key))
-			answered := ""
-			if off, err := strconv.ParseInt(f.Offset, 10, 64); err == nil && f.Mime == "warc/revisit" && revisits[off] != 0 {
-				answered = fmt.Sprintf(`,"revisitStatus":%d`, revisits[off])
-			}
-			fmt.Fprintf(w, `{"urlkey":%s,"timestamp":%q,"fields":%s,"verdict":%s%s}`, k, ts, fields, verdict, answered)
-		}
-		io.WriteString(w, "]")
-	}))
-	mux.HandleFunc("GET /api/sessions/{id}/bundle.zip", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		sendFile(w, sess.BaseName()+".zip", "application/zip", sess.WriteBundle)
-	}))
-	mux.HandleFunc("GET /api/sessions/{id}/warc.gz", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		src, err := sess.WARC()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		sendFile(w, sess.BaseName()+".warc.gz", "application/warc", func(w io.Writer) error {
-			_, err := io.Copy(w, src)
-			return err
-		})
-	}))
-	mux.HandleFunc("GET /api/sessions/{id}/index.cdxj", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		index, err := sess.SortedCDX()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		sendFile(w, sess.BaseName()+".cdxj", "text/plain; charset=utf-8", func(w io.Writer) error {
-			_, err := w.Write(index)
-			return err
-		})
-	}))
-	s.routeArchive(mux)
-	s.routeSigning(mux)
-	s.routeDatabase(mux)
-	s.routeReplay(mux)
-	s.routeAutopilot(mux)
-	return mux
-}
-
-// routeArchive adds what the archive page needs beyond listing: rename, records and
-// their details, reports, downloads in every format, import.
-func (s *Service) routeArchive(mux *routeTable) {
-	mux.HandleFunc("PATCH /api/sessions/{id}", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		var body struct {
-			Name string `json:"name"`
-		}
-		if err := readJSON(r.Body, 64<<10, &body); err != nil {
-			writeError(w, badRequest(fmt.Errorf("rename: want {\"name\": \"...\"}: %w", err)))
-			return
-		}
-		if err := sess.Rename(body.Name); err != nil {
-			writeError(w, badRequest(err))
-			return
-		}
-		writeJSON(w, httpmsg.StatusOK, sess.Info())
-	}))
-	mux.HandleFunc("GET /api/sessions/{id}/record", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		off, err := strconv.ParseInt(r.URL.Query().Get("offset"), 10, 64)
-		if err != nil || off < 0 {
-			writeError(w, badRequest(fmt.Errorf("offset: want a record's offset, got %q", r.URL.Query().Get("offset"))))
-			return
-		}
-		d, err := sess.Record(off)
-		if errors.Is(err, ErrNotFound) {
-			err = notFound(err) // the offset names no record
-		}
-		answer(w, httpmsg.StatusOK, d, err)
-	}))
-	mux.HandleFunc("GET /api/sessions/{id}/report", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		rep, err := sess.Report()
-		answer(w, httpmsg.StatusOK, rep, err)
-	}))
-	mux.HandleFunc("GET /api/sessions/{id}/pages", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		pages, err := sess.Pages()
-		writeList(w, pages, err)
-	}))
-	mux.HandleFunc("GET /api/sessions/{id}/warc11.gz", s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		sendFile(w, sess.BaseName()+"-1.1.warc.gz", "application/warc", sess.WriteWARC11)
-	}))
-	wacz := s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		if f := r.PathValue("file"); f != "" && f != sess.BaseName()+".wacz" {
-			writeError(w, notFound(fmt.Errorf("no file %q in session %s", f, sess.info.ID)))
-			return
-		}
-		// Signed with the browser's key when the host has one, or the team's when
-		// the settings say so; without its key a download fails rather than go out
-		// unsigned.
-		authority, err := s.waczAuthority()
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		sendFile(w, sess.BaseName()+".wacz", "application/wacz", func(w io.Writer) error {
-			return sess.WriteSignedWACZ(r.Context(), w, authority)
-		})
-	})
-	mux.HandleFunc("GET /api/sessions/{id}/wacz", wacz)
-	// The same, under the file's own name, so a link's last segment names the download.
-	mux.HandleFunc("GET /api/sessions/{id}/{file}", wacz)
-	mux.HandleFunc("POST /api/import", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		name := r.URL.Query().Get("name")
-		if name != "" {
-			var err error
-			if name, err = checkSessionName(name); err != nil {
-				writeError(w, badRequest(fmt.Errorf("import: %w", err)))
-				return
-			}
-		}
-		body := bufio.NewReader(r.Body)
-		if _, err := body.Peek(1); err != nil {
-			writeError(w, badRequest(errors.New("import: the file is empty: want a WARC (0.9, 1.0, 1.1; gzip or plain) or a webkeep bundle .zip")))
-			return
-		}
-		job, err := s.StartImport(r.Context(), name, body)
-		answerJob(w, job, badRequest(err))
-	})
-	mux.HandleFunc("POST /api/sessions/{id}/upload", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		job, err := s.Upload(r.PathValue("id"), r.URL.Query().Get("overwrite") == "1")
-		answerJob(w, job, conflict(err))
-	})
-	mux.HandleFunc("POST /api/urldb/team", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		info, err := s.LoadTeamDatabase(r.Context())
-		answer(w, httpmsg.StatusOK, info, badGateway(err))
-	})
-	mux.HandleFunc("GET /api/jobs/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		job, ok := s.jobs.get(r.PathValue("id"))
-		if !ok {
-			writeError(w, notFound(fmt.Errorf("no job %q", r.PathValue("id"))))
-			return
-		}
-		writeJSON(w, httpmsg.StatusOK, job)
-	})
-	mux.HandleFunc("DELETE /api/jobs/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		if !s.jobs.stop(r.PathValue("id")) {
-			writeError(w, notFound(fmt.Errorf("no job %q", r.PathValue("id"))))
-			return
-		}
-		w.WriteHeader(httpmsg.StatusNoContent)
-	})
-	mux.HandleFunc("GET /api/settings", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		writeJSON(w, httpmsg.StatusOK, publicSettings(s.Settings()))
-	})
-	mux.HandleFunc("PUT /api/settings", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		next := DefaultSettings()
-		if err := readJSON(r.Body, 4<<20, &next); err != nil {
-			writeError(w, badRequest(fmt.Errorf("settings: %w", err)))
-			return
-		}
-		saved, err := s.UpdateSettings(next)
-		answer(w, httpmsg.StatusOK, saved, badRequest(err))
-	})
-}
-
-// routeDatabase adds the URL database: load, look, export, add records, check all.
-func (s *Service) routeDatabase(mux *routeTable) {
-	mux.HandleFunc("GET /api/urldb", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		writeJSON(w, httpmsg.StatusOK, s.db.Info())
-	})
-	mux.HandleFunc("POST /api/urldb", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		job, err := s.LoadDatabase(r.Context(), r.URL.Query().Get("name"), r.Header.Get("Content-Type"), r.Body)
-		answerJob(w, job, badRequest(err))
-	})
-	mux.HandleFunc("DELETE /api/urldb", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		if err := s.db.Clear(); err != nil {
-			writeError(w, err)
-			return
-		}
-		w.WriteHeader(httpmsg.StatusNoContent)
-	})
-	mux.HandleFunc("GET /api/urldb/export.zip", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		sendFile(w, "url-database.zip", "application/zip", s.db.WriteZip)
-	})
-	mux.HandleFunc("POST /api/urldb/records", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		var body api.AddRecord
-		if err := readJSON(r.Body, 1<<20, &body); err != nil {
-			writeError(w, badRequest(fmt.Errorf("add: want {\"session\", \"offset\", \"categories\", \"static\"}: %w", err)))
-			return
-		}
-		sess, err := s.Session(body.Session)
-		if err != nil {
-			writeError(w, err) // an unknown session
-			return
-		}
-		rawURL, resp, err := sess.Response(body.Offset)
-		if err != nil {
-			writeError(w, badRequest(err))
-			return
-		}
-		rec, domain, err := s.db.Add(rawURL, resp, body.Categories, body.Static)
-		if err != nil {
-			writeError(w, badRequest(err))
-			return
-		}
-		record, err := json.Marshal(rec)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		writeJSON(w, httpmsg.StatusOK, api.AddedRecord{Domain: domain, Path: rec.Path, Record: record})
-	})
-	mux.HandleFunc("POST /api/urldb/check", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		var body api.CheckRequest
-		if r.ContentLength != 0 {
-			if err := readJSON(r.Body, 1<<20, &body); err != nil {
-				writeError(w, badRequest(fmt.Errorf("check: want {\"session\", \"record\"}: %w", err)))
-				return
-			}
-		}
-		job, err := s.CheckAll(body.Session, body.Record)
-		answerJob(w, job, conflict(err))
 	})
 }
 
@@ -345,17 +97,6 @@ func (s *Service) withTab(f func(ctx context.Context, tab int) (SessionInfo, err
 	}
 }
 
-func (s *Service) withSession(h func(httpmsg.ResponseWriter, *httpmsg.Request, *Session)) httpmsg.HandlerFunc {
-	return func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		sess, err := s.Session(r.PathValue("id"))
-		if err != nil {
-			writeError(w, err) // an unknown session
-			return
-		}
-		h(w, r, sess)
-	}
-}
-
 // sendFile answers a download: the file streamed by write, saved under name. Once the
 // headers are out an error cannot be reported, so it cuts the stream: the download
 // then fails visibly instead of ending short.
@@ -366,6 +107,20 @@ func sendFile(w httpmsg.ResponseWriter, name, contentType string, write func(io.
 	if err := write(w); err != nil {
 		panic(httpmsg.ErrAbortHandler)
 	}
+}
+
+// sendReader answers a download of what open gives, or the error that kept it from
+// being opened.
+func sendReader(w httpmsg.ResponseWriter, name, contentType string, open func() (io.Reader, error)) {
+	src, err := open()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	sendFile(w, name, contentType, func(w io.Writer) error {
+		_, err := io.Copy(w, src)
+		return err
+	})
 }
 
 // readJSON decodes a request body that must be one JSON object of at most limit bytes

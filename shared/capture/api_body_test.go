@@ -66,7 +66,7 @@ func TestImportRefusesWhatHoldsNoRecordsOrABadName(t *testing.T) {
 			t.Errorf("%s: %s %s, want a failure saying %q", tc.what, j.State, j.Error, tc.err)
 		}
 	}
-	if list, _ := svc.Sessions(); len(list) != 0 {
+	if list, _ := svc.sessions.list(); len(list) != 0 {
 		t.Errorf("refused imports left %d sessions: %+v", len(list), list)
 	}
 }

@@ -45,7 +45,7 @@ func TestHandlerRoutesAreDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	registered := svc.routes().patterns
+	registered := svc.api().patterns
 	for _, p := range registered {
 		if !documented[p] {
 			t.Errorf("the Handler answers %q, which docs/api.md does not document", p)

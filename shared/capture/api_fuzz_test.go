@@ -192,13 +192,13 @@ func (fx *apiFixture) call(t *testing.T, method, target, contentType string, bod
 // dropOtherSessions deletes the sessions made since the fixture's, so that a fuzzer
 // running for minutes does not keep them all.
 func (fx *apiFixture) dropOtherSessions(t *testing.T) {
-	list, err := fx.svc.Sessions()
+	list, err := fx.svc.sessions.list()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range list {
 		if s.ID != fx.session {
-			if err := fx.svc.DeleteSession(s.ID); err != nil {
+			if err := fx.svc.archive.delete(s.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

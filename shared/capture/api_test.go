@@ -101,7 +101,7 @@ func TestSettingsValidateAndKeepTheTokenSecret(t *testing.T) {
 	if !got.TeamTokenSet || strings.Contains(rec.Body.String(), "s3cret") {
 		t.Errorf("token after an update without one: %+v %s", got, rec.Body)
 	}
-	if svc.Settings().TeamToken != "s3cret" {
+	if svc.settings.get().TeamToken != "s3cret" {
 		t.Error("the stored token was lost")
 	}
 }
@@ -183,7 +183,7 @@ func TestURLDatabaseVerdictsAddAndExport(t *testing.T) {
 	}
 
 	sess, _ := createSession(store, "s", time.Now())
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	svc.state.Session = sess.info.ID
 	for _, ex := range []*recorder.Exchange{
 		{Method: "GET", URL: "http://example.org/good", Status: 200, RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/html"}}, RespBody: []byte("x")},
@@ -329,7 +329,7 @@ func TestCheckAllAgainstALocalServer(t *testing.T) {
 	if rep.Checked != 3 || rep.Passed != 2 || rep.Failed != 1 || rep.Session == "" {
 		t.Errorf("report: %+v", rep)
 	}
-	sess, err := svc.Session(rep.Session)
+	sess, err := svc.sessions.find(rep.Session)
 	if err != nil || sess.Info().Exchanges != 3 {
 		t.Errorf("recorded session: %v %+v", err, sess.Info())
 	}
@@ -346,7 +346,7 @@ func TestImportWARCAndBundleAndDownloadWARC11(t *testing.T) {
 	for _, ex := range sampleExchanges() {
 		src.WriteExchange(ex)
 	}
-	svc.sessions[src.info.ID] = src
+	svc.sessions.add(src)
 
 	// WARC/1.1 download: readable, same records.
 	rec := send(t, h, "GET", "/api/sessions/"+src.info.ID+"/warc11.gz", "", nil, nil)
@@ -404,7 +404,7 @@ func TestRenameRecordDetailAndPages(t *testing.T) {
 	svc, _ := NewService(store, newFakeHost())
 	h := nethttp.Handler(svc.Handler())
 	sess, _ := createSession(store, "old", time.Now())
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	for _, ex := range sampleExchanges() {
 		sess.WriteExchange(ex)
 	}
@@ -447,7 +447,7 @@ func TestWACZDownloadHoldsWARC11IndexAndPages(t *testing.T) {
 	store := NewMemStore()
 	svc, _ := NewService(store, newFakeHost())
 	sess, _ := createSession(store, "w", time.Now())
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	for _, ex := range sampleExchanges() {
 		sess.WriteExchange(ex)
 	}
@@ -530,9 +530,9 @@ func TestCheckAllRespectsDisallow(t *testing.T) {
 	svc, _ := NewService(NewMemStore(), newFakeHost())
 	set := DefaultSettings()
 	set.RespectDisallow = true
-	svc.UpdateSettings(set)
+	svc.settings.update(set)
 	svc.db.Replace([]urldb.File{{Name: host + ".yaml", Data: []byte(demoDomain)}})
-	job, err := svc.CheckAll("", false)
+	job, err := svc.db.checkAll("", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -567,7 +567,7 @@ func TestDomainRulesCanonicalizeForTheDatabaseAndPages(t *testing.T) {
 			if where == "settings" {
 				set := DefaultSettings()
 				set.DomainRules = map[string]string{"example.org": rules}
-				if _, err := svc.UpdateSettings(set); err != nil {
+				if _, err := svc.settings.update(set); err != nil {
 					t.Fatal(err)
 				}
 			} else {
@@ -577,7 +577,7 @@ func TestDomainRulesCanonicalizeForTheDatabaseAndPages(t *testing.T) {
 				t.Fatal(err)
 			}
 			sess, _ := createSession(store, "r", time.Now())
-			svc.sessions[sess.info.ID] = sess
+			svc.sessions.add(sess)
 			svc.state.Session = sess.info.ID
 			svc.exchange(&recorder.Exchange{Method: "GET", URL: "http://test.3.59.w.example.org/page", Status: 200,
 				RespHeader: recorder.Fields{{Name: "Content-Type", Value: "text/html"}}, RespBody: []byte("x")})
@@ -611,7 +611,7 @@ func TestDomainRulesForAnySpellingOfTheDomain(t *testing.T) {
 		svc, _ := NewService(NewMemStore(), newFakeHost())
 		set := DefaultSettings()
 		set.DomainRules = map[string]string{key: "any { protocol = any; }", "example.org": ""}
-		saved, err := svc.UpdateSettings(set)
+		saved, err := svc.settings.update(set)
 		if err != nil {
 			t.Fatalf("%s: %v", key, err)
 		}
@@ -635,7 +635,7 @@ func TestDomainRulesForAnySpellingOfTheDomain(t *testing.T) {
 		svc, _ := NewService(NewMemStore(), newFakeHost())
 		set := DefaultSettings()
 		set.DomainRules = tc.rules
-		if _, err := svc.UpdateSettings(set); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := svc.settings.update(set); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want %q", tc.rules, err, tc.want)
 		}
 	}
@@ -647,7 +647,7 @@ func TestRecordsListLeavesOutContinuations(t *testing.T) {
 	svc, _ := NewService(NewMemStore(), newFakeHost())
 	h := nethttp.Handler(svc.Handler())
 	sess, _ := createSession(svc.store, "r", time.Now())
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	exs := append(sampleExchanges(), &recorder.Exchange{
 		Started: time.Now(), Method: "GET", URL: "http://example.org/big", Status: 200,
 		RespHeader: recorder.Fields{{Name: "Content-Type", Value: "message/http"}}, RespBody: make([]byte, 2*maxRecordBuffer+1),
@@ -683,7 +683,7 @@ func TestRecordsGiveTheStatusOfRevisits(t *testing.T) {
 	svc, _ := NewService(store, newFakeHost())
 	h := nethttp.Handler(svc.Handler())
 	sess, _ := createSession(store, "r", time.Now())
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	for _, ex := range append(sampleExchanges()[:2], sampleExchanges()[:2]...) { // the same payloads again: revisits
 		if err := sess.WriteExchange(ex); err != nil {
 			t.Fatal(err)

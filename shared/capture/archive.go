@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
@@ -162,33 +161,33 @@ const maxImport = 4 << 30
 // maxImportPages bounds the pages file of an imported bundle, which is read whole.
 const maxImportPages = 64 << 20
 
-// StartImport keeps an upload in the store and starts a job that imports it as a new
+// startImport keeps an upload in the store and starts a job that imports it as a new
 // session (see Import). The job's Done and Total count the bytes of the upload read;
 // its Result is the new session's SessionInfo. A failed or cancelled import leaves no
 // session behind.
-func (s *Service) StartImport(ctx context.Context, name string, body io.Reader) (*Job, error) {
-	f, err := storeFile(ctx, s.store, recorder.NewSpoolPrefix(), body, maxImport, nil)
+func (a *archive) startImport(ctx context.Context, name string, body io.Reader) (*Job, error) {
+	f, err := storeFile(ctx, a.store, recorder.NewSpoolPrefix(), body, maxImport, nil)
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", importName(name), err)
 	}
-	return s.jobs.start("import", func(ctx context.Context, progress func(done, total int)) (any, error) {
+	return a.jobs.start("import", func(ctx context.Context, progress func(done, total int)) (any, error) {
 		defer f.remove()
-		return s.importFile(ctx, name, f, progress)
+		return a.importFile(ctx, name, f, progress)
 	}), nil
 }
 
-// Import makes a new session from a WARC (0.9, 1.0 or 1.1, gzip or plain) or a
+// importBody makes a new session from a WARC (0.9, 1.0 or 1.1, gzip or plain) or a
 // webkeep bundle named name. Records are rewritten as WARC 0.9 with their ids and
 // links kept, and indexed afresh. The upload is kept in the store while it is read
 // (a bundle's zip is opened there, never read whole), and so is a block too long to
 // hold in memory. If the import fails, no session is left of it.
-func (s *Service) Import(ctx context.Context, name string, body io.Reader) (SessionInfo, error) {
-	f, err := storeFile(ctx, s.store, recorder.NewSpoolPrefix(), body, maxImport, nil)
+func (a *archive) importBody(ctx context.Context, name string, body io.Reader) (SessionInfo, error) {
+	f, err := storeFile(ctx, a.store, recorder.NewSpoolPrefix(), body, maxImport, nil)
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("import %s: %w", importName(name), err)
 	}
 	defer f.remove()
-	return s.importFile(ctx, name, f, nil)
+	return a.importFile(ctx, name, f, nil)
 }
 
 // isWACZ reports whether a zip is a WACZ: it has a datapackage.json.
@@ -209,7 +208,7 @@ func importName(name string) string {
 	return name
 }
 
-func (s *Service) importFile(ctx context.Context, name string, f *storedFile, progress func(done, total int)) (SessionInfo, error) {
+func (a *archive) importFile(ctx context.Context, name string, f *storedFile, progress func(done, total int)) (SessionInfo, error) {
 	// A WACZ is read twice, checked then imported: each reading is half the job.
 	verifying := false
 	half := func(first bool) func(done, total int) {
@@ -253,7 +252,7 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 			if err != nil {
 				return fail(fmt.Errorf("verifying the WACZ: %w", err))
 			}
-			checked = verification(rep, s.ownFingerprint())
+			checked = verification(rep, a.signing.ownFingerprint())
 			in.far = 0 // the import's half counts from the start (the zip's directory is at its end)
 		}
 		warcSrc = nil
@@ -292,9 +291,11 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 		return fail(err)
 	}
 	if name == "" {
-		name = "Imported " + s.now().UTC().Format("2006-01-02 15:04")
+		name = "Imported " + a.now().UTC().Format("2006-01-02 15:04")
 	}
-	sess, err := s.createImportSession(name)
+	// Listed once the import has saved its info, at the end: until then no request
+	// waits on it, which the import holds locked.
+	sess, err := a.sessions.reserve(name, a.now())
 	if err != nil {
 		return fail(err)
 	}
@@ -304,38 +305,13 @@ func (s *Service) importFile(ctx context.Context, name string, f *storedFile, pr
 	}
 	if err != nil {
 		// Nothing of a failed import is kept: no session named after the file.
-		s.mu.Lock()
-		delete(s.sessions, sess.info.ID)
-		derr := s.store.Delete(sessionKey(sess.info.ID, ""))
-		s.mu.Unlock()
-		if derr != nil {
+		if derr := a.sessions.remove(sess.info.ID); derr != nil {
 			err = fmt.Errorf("%w (and removing what was imported: %v)", err, derr)
 		}
 		return fail(err)
 	}
+	a.search.grew()
 	return sess.Info(), nil
-}
-
-// createImportSession makes a session for an import, its id one no other session
-// has (two sessions made in the same millisecond would otherwise share it). It is
-// listed once the import has saved its info, at the end: until then no request waits
-// on it, which the import holds locked.
-func (s *Service) createImportSession(name string) (*Session, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	for {
-		sess := newSession(s.store, name, now)
-		_, err := s.store.Get(sessionKey(sess.info.ID, "info"))
-		if errors.Is(err, ErrNotFound) && s.sessions[sess.info.ID] == nil {
-			s.sessions[sess.info.ID] = sess
-			return sess, nil
-		}
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return nil, err
-		}
-		now = now.Add(time.Millisecond)
-	}
 }
 
 func (s *Session) importRecords(ctx context.Context, rd *warc.Reader, pages []byte, checked *api.Verification) error {

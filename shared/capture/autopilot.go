@@ -26,8 +26,10 @@ import (
 // background page finds the message after it (extension-firefox/background.js).
 const autopilotCall = `globalThis[Symbol.for("webkeep.autopilot")](`
 
-// pilots holds the autopilot runs, the last of each tab.
+// pilots is autopilot, a feature of the service: the runs, the last of each tab, and
+// the routes that start and stop them.
 type pilots struct {
+	s    *Service
 	mu   sync.Mutex
 	runs map[int]*pilotRun
 }
@@ -141,18 +143,19 @@ func (s *Service) StartAutopilot(ctx context.Context, tab int) (api.Autopilot, e
 			return api.Autopilot{}, fmt.Errorf("reloading tab %d for autopilot: %w", tab, err)
 		}
 	}
-	return s.startPilot(tab, false), nil
+	return s.pilots.start(tab, false), nil
 }
 
-// startPilot starts a run in tab, unless one is running and again is false; with
-// again, a run going on is ended first (the tab shows a new page).
-func (s *Service) startPilot(tab int, again bool) api.Autopilot {
-	s.pilots.mu.Lock()
-	defer s.pilots.mu.Unlock()
-	if s.pilots.runs == nil {
-		s.pilots.runs = map[int]*pilotRun{}
+// start starts a run in tab, unless one is running and again is false; with again, a
+// run going on is ended first (the tab shows a new page).
+func (ps *pilots) start(tab int, again bool) api.Autopilot {
+	s := ps.s
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.runs == nil {
+		ps.runs = map[int]*pilotRun{}
 	}
-	if old := s.pilots.runs[tab]; old != nil && old.running {
+	if old := ps.runs[tab]; old != nil && old.running {
 		if !again {
 			return pilotState(tab, old)
 		}
@@ -160,7 +163,7 @@ func (s *Service) startPilot(tab int, again bool) api.Autopilot {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	run := &pilotRun{cancel: cancel, done: make(chan struct{}), running: true, progress: autopilot.Progress{State: "starting"}}
-	s.pilots.runs[tab] = run
+	ps.runs[tab] = run
 	go func() {
 		defer close(run.done)
 		defer cancel()
@@ -168,14 +171,14 @@ func (s *Service) startPilot(tab int, again bool) api.Autopilot {
 			Limits:   autopilotLimits,
 			Interval: autopilotInterval,
 			Progress: func(p autopilot.Progress) {
-				s.pilots.mu.Lock()
+				ps.mu.Lock()
 				run.progress = p
-				s.pilots.mu.Unlock()
+				ps.mu.Unlock()
 			},
 		})
-		s.pilots.mu.Lock()
+		ps.mu.Lock()
 		run.progress, run.running = last, false
-		s.pilots.mu.Unlock()
+		ps.mu.Unlock()
 		if err != nil && ctx.Err() == nil {
 			s.noteCurrent(fmt.Sprintf("autopilot in tab %d: %v", tab, err))
 		}
@@ -185,44 +188,44 @@ func (s *Service) startPilot(tab int, again bool) api.Autopilot {
 
 // StopAutopilot ends the run in a tab, if one is going on, and returns its state.
 func (s *Service) StopAutopilot(tab int) (api.Autopilot, error) {
-	s.pilots.mu.Lock()
-	run := s.pilots.runs[tab]
-	s.pilots.mu.Unlock()
+	ps := s.pilots
+	ps.mu.Lock()
+	run := ps.runs[tab]
+	ps.mu.Unlock()
 	if run == nil {
 		return api.Autopilot{}, fmt.Errorf("%w: no autopilot in tab %d", ErrNotFound, tab)
 	}
 	run.cancel()
 	<-run.done
-	s.pilots.mu.Lock()
-	defer s.pilots.mu.Unlock()
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	return pilotState(tab, run), nil
 }
 
-// stopPilots ends the runs in tabs, without waiting for them.
-func (s *Service) stopPilots(tabs ...int) {
-	s.pilots.mu.Lock()
-	defer s.pilots.mu.Unlock()
+// stop ends the runs in tabs, without waiting for them.
+func (ps *pilots) stop(tabs ...int) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	for _, t := range tabs {
-		if run := s.pilots.runs[t]; run != nil {
+		if run := ps.runs[t]; run != nil {
 			run.cancel()
 		}
 	}
 }
 
-// pilotStates returns the state of the last run of each tab, by tab. s.pilots.mu is
-// not held.
-func (s *Service) pilotStates() []api.Autopilot {
-	s.pilots.mu.Lock()
-	defer s.pilots.mu.Unlock()
+// states returns the state of the last run of each tab, by tab.
+func (ps *pilots) states() []api.Autopilot {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	var out []api.Autopilot
-	for tab, run := range s.pilots.runs {
+	for tab, run := range ps.runs {
 		out = append(out, pilotState(tab, run))
 	}
 	slices.SortFunc(out, func(a, b api.Autopilot) int { return a.Tab - b.Tab })
 	return out
 }
 
-// pilotState is a run's state as the API tells it. s.pilots.mu is held.
+// pilotState is a run's state as the API tells it. Its pilots' mu is held.
 func pilotState(tab int, run *pilotRun) api.Autopilot {
 	p := run.progress
 	return api.Autopilot{
@@ -231,19 +234,17 @@ func pilotState(tab int, run *pilotRun) api.Autopilot {
 	}
 }
 
-// pilotOnPage starts a run in the tab of a page just shown when the settings say to
-// run autopilot on every page.
-func (s *Service) pilotOnPage(p recorder.Page) {
-	s.mu.Lock()
-	every := s.settings.AutopilotEveryPage
-	s.mu.Unlock()
-	if every && p.TabID > 0 && !p.Restored {
-		s.startPilot(p.TabID, true)
+// onPage starts a run in the tab of a page just shown when the settings say to run
+// autopilot on every page.
+func (ps *pilots) onPage(p recorder.Page) {
+	if ps.s.settings.get().AutopilotEveryPage && p.TabID > 0 && !p.Restored {
+		ps.start(p.TabID, true)
 	}
 }
 
-// routeAutopilot adds the routes that start and stop autopilot in a tab.
-func (s *Service) routeAutopilot(mux *routeTable) {
+// routes adds the routes that start and stop autopilot in a tab.
+func (ps *pilots) routes(mux *routeTable) {
+	s := ps.s
 	mux.HandleFunc("POST /api/autopilot/start", s.withTabID(func(ctx context.Context, tab int) (api.Autopilot, error) {
 		st, err := s.StartAutopilot(ctx, tab)
 		return st, conflict(err)

@@ -164,9 +164,9 @@ func TestAutopilotOnEveryPage(t *testing.T) {
 	svc, _ := NewService(NewMemStore(), host)
 	ctx := t.Context()
 	for _, every := range []bool{false, true} {
-		set := svc.Settings()
+		set := svc.settings.get()
 		set.AutopilotEveryPage = every
-		if _, err := svc.UpdateSettings(set); err != nil {
+		if _, err := svc.settings.update(set); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := svc.Start(ctx, 9); err != nil {

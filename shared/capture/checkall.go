@@ -24,40 +24,35 @@ const fetchRefused = "(the browser could not reach the site, or did not let webk
 // checkConcurrency bounds the requests a browser makes at once for a check.
 const checkConcurrency = 6
 
-// CheckAll starts a job that fetches every URL of the database and checks it. With
+// checkAll starts a job that fetches every URL of the database and checks it. With
 // record set, each response is archived into the session with the id (a new one if
 // empty).
-func (s *Service) CheckAll(sessionID string, record bool) (*Job, error) {
-	entries, err := s.db.Entries()
+func (d *database) checkAll(sessionID string, record bool) (*Job, error) {
+	entries, err := d.Entries()
 	if err != nil {
 		return nil, err
 	}
 	var sess *Session
 	if record {
-		s.mu.Lock()
 		if sessionID == "" {
-			sess, err = createSession(s.store, "Check "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
-			if err == nil {
-				s.sessions[sess.info.ID] = sess
-			}
+			sess, err = d.sessions.create("Check "+d.now().UTC().Format("2006-01-02 15:04"), d.now())
 		} else {
-			sess, err = s.session(sessionID)
+			sess, err = d.sessions.get(sessionID)
 		}
-		s.mu.Unlock()
 		if err != nil {
 			return nil, fmt.Errorf("check: session: %w", err)
 		}
 	}
 	targets := urldb.Targets(entries, urldb.TargetOptions{})
-	settings := s.Settings()
-	job := s.jobs.start("check", func(ctx context.Context, progress func(done, total int)) (any, error) {
+	settings := d.settings.get()
+	job := d.jobs.start("check", func(ctx context.Context, progress func(done, total int)) (any, error) {
 		report := &CheckReport{Verdicts: []urldb.Verdict{}, Skipped: []string{}}
 		if sess != nil {
 			report.Session = sess.info.ID
 		}
-		client := s.checkClient()
+		client := d.http.checkClient()
 		if settings.RespectDisallow {
-			targets, report.Skipped = allowedTargets(ctx, s.client(true), targets, settings.Agent)
+			targets, report.Skipped = allowedTargets(ctx, d.http.client(true), targets, settings.Agent)
 		}
 		checker := &urldb.Checker{
 			Client:      client,

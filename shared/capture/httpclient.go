@@ -8,13 +8,21 @@ import "github.com/webkeep/webkeep/shared/urldb"
 // TLS. Without one they are made by net/http's client (httpclient_net.go),
 // which a js build does not link (see httpclient_js.go).
 
+// clients makes the service's own HTTP requests.
+type clients struct {
+	host Host
+	// test, when set (by tests), makes the team archive's and the site files'
+	// requests.
+	test urldb.Doer
+}
+
 // client makes the team archive's and the site files' requests: the one a test set,
 // else the host's, else net/http's, following redirects when follow is set.
-func (s *Service) client(follow bool) urldb.Doer {
-	if s.httpClient != nil {
-		return s.httpClient
+func (c *clients) client(follow bool) urldb.Doer {
+	if c.test != nil {
+		return c.test
 	}
-	if d, ok := s.host.(urldb.Doer); ok {
+	if d, ok := c.host.(urldb.Doer); ok {
 		return d
 	}
 	return defaultClient(follow)
@@ -23,8 +31,8 @@ func (s *Service) client(follow bool) urldb.Doer {
 // checkClient makes Check all's requests: the host's, else net/http's without
 // following redirects, as a check, like wwturldb's, looks at a redirect itself (the
 // browser's fetch follows them).
-func (s *Service) checkClient() urldb.Doer {
-	if d, ok := s.host.(urldb.Doer); ok {
+func (c *clients) checkClient() urldb.Doer {
+	if d, ok := c.host.(urldb.Doer); ok {
 		return d
 	}
 	return defaultClient(false)

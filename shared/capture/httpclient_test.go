@@ -27,19 +27,19 @@ func TestTheHostMakesTheServicesRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := svc.Settings()
+	set := svc.settings.get()
 	set.TeamEndpoint, set.TeamToken = "https://team.example", "s3cret"
-	if _, err := svc.UpdateSettings(set); err != nil {
+	if _, err := svc.settings.update(set); err != nil {
 		t.Fatal(err)
 	}
-	_, err = svc.LoadTeamDatabase(context.Background())
+	_, err = svc.team.loadDatabase(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "the browser could not reach it") {
 		t.Errorf("error %v, want the host's", err)
 	}
 	if want := []string{"GET https://team.example/api/urldb"}; strings.Join(host.urls, "|") != strings.Join(want, "|") {
 		t.Errorf("the host was asked for %q, want %q", host.urls, want)
 	}
-	if svc.checkClient() != host || svc.client(true) != host {
+	if svc.http.checkClient() != host || svc.http.client(true) != host {
 		t.Error("Check all or the team archive does not use the host's client")
 	}
 }

@@ -79,7 +79,7 @@ func recordedService(t testing.TB, store Store) *Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	for _, ex := range sampleExchanges() {
 		if err := sess.WriteExchange(ex); err != nil {
 			t.Fatal(err)
@@ -107,7 +107,7 @@ func TestImportOfARecordOver32MiB(t *testing.T) {
 	if info.Name != "big.warc" || info.Exchanges < 2 {
 		t.Fatalf("imported: %+v", info)
 	}
-	sess, _ := svc.Session(info.ID)
+	sess, _ := svc.sessions.find(info.ID)
 	src, _ := sess.WARC()
 	rd, err := warc.NewReader(src)
 	if err != nil {
@@ -161,7 +161,7 @@ func TestAFailedImportLeavesNoSessionAndTouchesNoOther(t *testing.T) {
 	if after := sessionSnapshot(t, store); !sameSnapshot(before, after) {
 		t.Errorf("failed imports changed the sessions: %d keys before, %d after", len(before), len(after))
 	}
-	if list, _ := svc.Sessions(); len(list) != 1 || list[0].Name != "recorded" {
+	if list, _ := svc.sessions.list(); len(list) != 1 || list[0].Name != "recorded" {
 		t.Errorf("sessions after failed imports: %+v", list)
 	}
 	if keys, _ := store.Keys("spool/"); len(keys) > 0 {
@@ -304,7 +304,7 @@ func TestImportOfABundleDoesNotReadItWhole(t *testing.T) {
 			}
 		}
 	}()
-	info, err := svc.Import(context.Background(), "big.zip", bytes.NewReader(data))
+	info, err := svc.archive.importBody(context.Background(), "big.zip", bytes.NewReader(data))
 	close(stop)
 	<-done
 	if err != nil || info.Records == 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 )
 
 // Job is long work the pages follow and may cancel: checking a URL database, an
@@ -100,4 +101,23 @@ func (j *jobs) stop(id string) bool {
 		job.cancel()
 	}
 	return ok
+}
+
+// routes adds the jobs: follow one, and cancel it.
+func (j *jobs) routes(mux *routeTable) {
+	mux.HandleFunc("GET /api/jobs/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		job, ok := j.get(r.PathValue("id"))
+		if !ok {
+			writeError(w, notFound(fmt.Errorf("no job %q", r.PathValue("id"))))
+			return
+		}
+		writeJSON(w, httpmsg.StatusOK, job)
+	})
+	mux.HandleFunc("DELETE /api/jobs/{id}", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		if !j.stop(r.PathValue("id")) {
+			writeError(w, notFound(fmt.Errorf("no job %q", r.PathValue("id"))))
+			return
+		}
+		w.WriteHeader(httpmsg.StatusNoContent)
+	})
 }

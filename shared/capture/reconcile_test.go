@@ -154,7 +154,7 @@ func TestReconcileWithTheTabsThatExist(t *testing.T) {
 					t.Errorf("tab %d not attached again", tab)
 				}
 			}
-			sess, err := svc2.Session(info.ID)
+			sess, err := svc2.sessions.find(info.ID)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,11 +15,20 @@ import (
 // read from any offset, and the log of what was answered; the chunks of WARC
 // files that replays read last; and the batches they answered last.
 type replays struct {
+	store Store
+	all   *sessions
+
 	mu       sync.Mutex
 	sessions map[string]*sessionReplay
 	cache    byteCache[cachedChunk]
 	batches  byteCache[batchKey]
-	team     teamReplay // replays from the team archive (teamreplay.go)
+}
+
+// newReplays returns the replays of the sessions, with empty caches.
+func newReplays(store Store, all *sessions) *replays {
+	rs := &replays{store: store, all: all}
+	rs.cache.max, rs.batches.max = chunkCacheBytes, batchCacheBytes
+	return rs
 }
 
 // batchKey names a batch: its replay, page and time. A replay is made anew when its
@@ -34,26 +43,29 @@ type sessionReplay struct {
 	file  *chunkedFile
 	pages map[string]bool // the URLs of the session's pages
 	log   replay.Log
+
+	titlesMu sync.Mutex
+	titles   map[string]string // the titles of pages, by "ts url" (titles.go)
 }
 
-// replayOf returns the replay of sess, read again if the session has grown since.
-func (s *Service) replayOf(sess *Session) (*sessionReplay, error) {
-	s.replays.mu.Lock()
-	defer s.replays.mu.Unlock()
+// of returns the replay of sess, read again if the session has grown since.
+func (rs *replays) of(sess *Session) (*sessionReplay, error) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
 	// The session counts the chunks of its WARC: while that count is what the replay
 	// read, the store is not asked again (a replayed page makes many requests).
-	r := s.replays.sessions[sess.info.ID]
+	r := rs.sessions[sess.info.ID]
 	if r != nil && len(r.file.keys) == sess.chunkCount(streamWARC) {
 		return r, nil
 	}
-	keys, err := s.store.Keys(sessionKey(sess.info.ID, streamWARC+"/"))
+	keys, err := rs.store.Keys(sessionKey(sess.info.ID, streamWARC+"/"))
 	if err != nil {
 		return nil, err
 	}
 	if r != nil && len(r.file.keys) == len(keys) {
 		return r, nil
 	}
-	file, err := openChunkedFile(s.store, keys, &s.replays.cache)
+	file, err := openChunkedFile(rs.store, keys, &rs.cache)
 	if err != nil {
 		return nil, fmt.Errorf("replay: session %s: reading its WARC: %w", sess.info.ID, err)
 	}
@@ -73,10 +85,10 @@ func (s *Service) replayOf(sess *Session) (*sessionReplay, error) {
 	for _, p := range pages {
 		r.pages[p.URL] = true
 	}
-	if s.replays.sessions == nil {
-		s.replays.sessions = map[string]*sessionReplay{}
+	if rs.sessions == nil {
+		rs.sessions = map[string]*sessionReplay{}
 	}
-	s.replays.sessions[sess.info.ID] = r
+	rs.sessions[sess.info.ID] = r
 	return r, nil
 }
 
@@ -97,10 +109,10 @@ const maxReplayedBody = 64 << 20
 // maxServedList is the largest list of URLs that /api/replay/{id}/served reads.
 const maxServedList = 1 << 20
 
-// withReplay is withSession for the replay routes: h gets the session's replay too.
-func (s *Service) withReplay(h func(httpmsg.ResponseWriter, *httpmsg.Request, *Session, *sessionReplay)) httpmsg.HandlerFunc {
-	return s.withSession(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		rp, err := s.replayOf(sess)
+// with is sessions.with for the replay routes: h gets the session's replay too.
+func (rs *replays) with(h func(httpmsg.ResponseWriter, *httpmsg.Request, *Session, *sessionReplay)) httpmsg.HandlerFunc {
+	return rs.all.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
+		rp, err := rs.of(sess)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -109,13 +121,12 @@ func (s *Service) withReplay(h func(httpmsg.ResponseWriter, *httpmsg.Request, *S
 	})
 }
 
-// routeReplay adds the replay API: start a replay, answer a request, the batch of
-// a page's resources, log those the replay answered itself, from a batch or with an
+// routes adds the replay API: start a replay, answer a request, the batch of a
+// page's resources, log those the replay answered itself, from a batch or with an
 // answer it kept (and show the log, so that the replay bar is brought up to date in
-// one trip), show the log; and the same from the team archive (routeTeamReplay).
-func (s *Service) routeReplay(mux *routeTable) {
-	s.routeTeamReplay(mux)
-	mux.HandleFunc("POST /api/replay/{id}/start", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
+// one trip), show the log. The team archive has the same (team.routeReplay).
+func (rs *replays) routes(mux *routeTable) {
+	mux.HandleFunc("POST /api/replay/{id}/start", rs.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		rp.log.Reset()
 		problems := []string{}
 		for _, p := range rp.index.Problems {
@@ -133,7 +144,7 @@ func (s *Service) routeReplay(mux *routeTable) {
 		}
 		writeJSON(w, httpmsg.StatusOK, map[string]any{"session": sess.Info(), "captures": rp.index.Len(), "problems": problems, "pages": links})
 	}))
-	mux.HandleFunc("POST /api/replay/{id}/answer", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
+	mux.HandleFunc("POST /api/replay/{id}/answer", rs.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		req, ok := readPaused(w, r)
 		if !ok {
 			return
@@ -144,22 +155,22 @@ func (s *Service) routeReplay(mux *routeTable) {
 			panic(httpmsg.ErrAbortHandler) // the body is not whole (ErrCut): the answer fails
 		}
 	}))
-	mux.HandleFunc("GET /api/replay/{id}/batch", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
+	mux.HandleFunc("GET /api/replay/{id}/batch", rs.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		q := r.URL.Query()
 		key := batchKey{rp, q.Get("url"), q.Get("ts")}
-		b, ok := s.replays.batches.get(key)
+		b, ok := rs.batches.get(key)
 		if !ok {
 			b, _ = rp.index.Batch(key.url, key.at, rp.file, func(u string) bool { return rp.pages[u] })
-			s.replays.batches.put(key, b)
+			rs.batches.put(key, b)
 		}
 		replay.WriteBatch(w, b)
 	}))
-	mux.HandleFunc("POST /api/replay/{id}/served", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
+	mux.HandleFunc("POST /api/replay/{id}/served", rs.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		if readServed(w, r, &rp.log) {
 			writeJSON(w, httpmsg.StatusOK, rp.view())
 		}
 	}))
-	mux.HandleFunc("GET /api/replay/{id}/log", s.withReplay(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
+	mux.HandleFunc("GET /api/replay/{id}/log", rs.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		writeJSON(w, httpmsg.StatusOK, rp.view())
 	}))
 }
@@ -189,17 +200,30 @@ type chunkedFile struct {
 
 // openChunkedFile reads each chunk once, to learn where it starts.
 func openChunkedFile(store Store, keys []string, cache *byteCache[cachedChunk]) (*chunkedFile, error) {
-	f := &chunkedFile{store: store, keys: keys, cache: cache}
-	for _, k := range keys {
-		b, err := store.Get(k)
+	f := &chunkedFile{store: store, cache: cache}
+	if err := f.grow(keys); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// grow reads the chunks of keys (the file's keys, and more) that f does not have:
+// a file that grows is read once.
+func (f *chunkedFile) grow(keys []string) error {
+	if len(keys) < len(f.keys) {
+		return fmt.Errorf("chunks %s...: %d of them, fewer than the %d read before", f.keys[0], len(keys), len(f.keys))
+	}
+	for _, k := range keys[len(f.keys):] {
+		b, err := f.store.Get(k)
 		if err != nil {
-			return nil, fmt.Errorf("chunk %s: %w", k, err)
+			return fmt.Errorf("chunk %s: %w", k, err)
 		}
+		f.keys = append(f.keys, k)
 		f.starts = append(f.starts, f.size)
 		f.size += int64(len(b))
 		yield()
 	}
-	return f, nil
+	return nil
 }
 
 // Size returns the stream's length in bytes.

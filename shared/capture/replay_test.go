@@ -118,7 +118,7 @@ func TestReplaySeesTheSessionGrow(t *testing.T) {
 	if a, _ := answer("http://example.org/new"); a.Archived {
 		t.Fatal("a capture not yet written is archived")
 	}
-	sess, err := svc.Session(info.ID)
+	sess, err := svc.sessions.find(info.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func (s *getCountingStore) Get(key string) ([]byte, error) {
 func TestReplayReadsOnlyTheRecord(t *testing.T) {
 	store := &getCountingStore{MemStore: NewMemStore()}
 	svc, h, info := importedSession(t, store, []byte("small"))
-	sess, err := svc.Session(info.ID)
+	sess, err := svc.sessions.find(info.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestReplayKeepsBatches(t *testing.T) {
 	if _, again := batch(); !bytes.Equal(again, raw) || store.read > 0 {
 		t.Errorf("the batch asked again: %d bytes read from the store, same bytes %v", store.read, bytes.Equal(again, raw))
 	}
-	sess, err := svc.Session(info.ID)
+	sess, err := svc.sessions.find(info.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,15 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/recorder"
-	"github.com/webkeep/webkeep/shared/urldb"
 )
 
 // Host is what the service needs of the browser beyond DevTools commands: attaching
@@ -64,6 +60,13 @@ const stateKey = "state"
 // Store, and answers the extension pages through its HTTP handler. Browser events and
 // recording commands (start, stop) run one at a time, in arrival order, on the service's
 // own goroutine; the methods that take them never block the caller's event loop.
+//
+// Recording is its own: which tabs are recorded into which session (this file), how
+// recording stops (stop.go) and starts again after a restart (reconcile.go). The rest
+// are its features, each a type of its own that answers its own routes (api.go lists
+// them): the archive page's sessions and downloads (archive), the WACZ signing key
+// (signing), the URL database (db), replay (replays), the team archive (team), the
+// jobs the pages follow (jobs) and the settings.
 type Service struct {
 	store    Store
 	host     Host
@@ -72,29 +75,32 @@ type Service struct {
 	tasks    *taskQueue
 	writes   *taskQueue // exchanges waiting to be written, in order
 
-	mu       sync.Mutex
-	state    state
-	sessions map[string]*Session
-	settings Settings
-	db       *urlDatabase
-	jobs     jobs
-	sites    map[string]bool // session id + origin: data.txt already fetched
+	mu          sync.Mutex
+	state       state
+	lastEventAt time.Time // when the last browser event was handled
+
+	sessions *sessions
+	settings *userSettings
+	http     *clients // the service's own HTTP requests
+	sites    *siteFiles
 	rules    domainRules
-	bg       sync.WaitGroup // background work of the recording (site files)
 
-	httpClient  urldb.Doer // for the team archive and site files, set by tests; see client
-	lastEventAt time.Time  // when the last browser event was handled
-
-	replays replays // sessions being replayed
-	pilots  pilots  // autopilot runs, by tab
+	archive *archive
+	signing *signing
+	db      *database
+	replays *replays
+	team    *team
+	jobs    *jobs
+	search  *textSearch
+	thumbs  *thumbnails // pictures of the pages recorded
+	pilots  *pilots     // autopilot runs, by tab
 }
 
 // NewService returns a service over store and host, restoring the recording state a
 // previous instance left in the store.
 func NewService(store Store, host Host) (*Service, error) {
-	s := &Service{store: store, host: host, now: time.Now, sessions: map[string]*Session{}, tasks: newTaskQueue(), writes: newTaskQueue(), sites: map[string]bool{}}
+	s := &Service{store: store, host: host, now: time.Now, tasks: newTaskQueue(), writes: newTaskQueue()}
 	s.recorder = recorder.NewRecorder(host)
-	s.replays.cache.max, s.replays.batches.max = chunkCacheBytes, batchCacheBytes
 	s.recorder.Store = store
 	if router, ok := host.(recorder.BodyRouter); ok {
 		s.recorder.Router = router
@@ -104,9 +110,24 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.recorder.OnPage = s.page
 	s.recorder.OnError = func(err error) { s.noteCurrent(err.Error()) }
 	s.recorder.OnPageNote = s.pageNote
-	s.settings = loadSettings(store)
-	s.recorder.BodyLimit = s.settings.BodyLimit
-	s.db = loadURLDatabase(store)
+	s.recorder.OnPageLoaded = func(tab int) {
+		if s.recording(tab) {
+			s.thumbs.loaded(s.host, tab)
+		}
+	}
+	s.settings = newUserSettings(store, func(set Settings) { s.recorder.BodyLimit = set.BodyLimit })
+	s.sessions = newSessions(store)
+	s.http = &clients{host: host}
+	s.sites = &siteFiles{host: host}
+	s.jobs = &jobs{}
+	s.signing = &signing{host: host, settings: s.settings, http: s.http}
+	s.replays = newReplays(store, s.sessions)
+	s.search = newTextSearch(store, s.sessions, &s.replays.cache, s.noteCurrent)
+	s.thumbs = &thumbnails{store: store, sessions: s.sessions}
+	s.pilots = &pilots{s: s}
+	s.archive = &archive{store: store, sessions: s.sessions, jobs: s.jobs, signing: s.signing, replays: s.replays, search: s.search, now: s.now, recording: s.recordingInto, note: s.noteCurrent}
+	s.db = &database{urlDatabase: loadURLDatabase(store), store: store, settings: s.settings, http: s.http, jobs: s.jobs, sessions: s.sessions, now: s.now}
+	s.team = &team{settings: s.settings, http: s.http, store: store, jobs: s.jobs, sessions: s.sessions, db: s.db.urlDatabase}
 	b, err := store.Get(stateKey)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -122,7 +143,9 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.writes.onPanic = s.tasks.onPanic
 	go s.tasks.run()
 	go s.writes.run()
-	s.ResumeUploads() // a restarted service worker goes on with its uploads
+	go s.search.follow(nil)
+	s.search.grew()        // what was written before a restart and not yet read
+	s.team.resumeUploads() // a restarted service worker goes on with its uploads
 	return s, nil
 }
 
@@ -141,17 +164,11 @@ func (s *Service) saveState() error {
 	return s.store.Put(stateKey, b)
 }
 
-// session returns the open session with the id, loading it if needed. s.mu is held.
-func (s *Service) session(id string) (*Session, error) {
-	if sess := s.sessions[id]; sess != nil {
-		return sess, nil
-	}
-	sess, err := openSession(s.store, id)
-	if err != nil {
-		return nil, err
-	}
-	s.sessions[id] = sess
-	return sess, nil
+// recordingInto is the id of the session being recorded, "" when none is.
+func (s *Service) recordingInto() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state.Session
 }
 
 // current returns the session being recorded into, or nil.
@@ -161,7 +178,7 @@ func (s *Service) current() *Session {
 	if s.state.Session == "" {
 		return nil
 	}
-	sess, err := s.session(s.state.Session)
+	sess, err := s.sessions.get(s.state.Session)
 	if err != nil {
 		return nil
 	}
@@ -194,12 +211,11 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 	s.mu.Lock()
 	created := ""
 	if s.state.Session == "" {
-		sess, err := createSession(s.store, "Session "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
+		sess, err := s.sessions.create("Session "+s.now().UTC().Format("2006-01-02 15:04"), s.now())
 		if err != nil {
 			s.mu.Unlock()
 			return SessionInfo{}, err
 		}
-		s.sessions[sess.info.ID] = sess
 		s.state.Session = sess.info.ID
 		created = sess.info.ID
 	}
@@ -211,7 +227,7 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 		s.state.Tabs = append(s.state.Tabs, tabID)
 	}
 	err := s.saveState()
-	sess, _ := s.session(s.state.Session)
+	sess, _ := s.sessions.get(s.state.Session)
 	s.mu.Unlock()
 	if err != nil {
 		return SessionInfo{}, err
@@ -222,10 +238,7 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 			s.forget(tabID)
 			if created != "" {
 				// Nothing was recorded: leave no empty session behind.
-				s.mu.Lock()
-				delete(s.sessions, created)
-				s.store.Delete("s/" + created + "/")
-				s.mu.Unlock()
+				s.sessions.remove(created)
 			}
 			return SessionInfo{}, err
 		}
@@ -245,7 +258,8 @@ func (s *Service) attach(ctx context.Context, tabID int) error {
 // forget stops tracking tabID without touching the browser. When no tab is left, the
 // session is closed: it ends when nothing is recorded into it any more.
 func (s *Service) forget(tabID int) {
-	s.stopPilots(tabID)
+	s.thumbs.forget(tabID)
+	s.pilots.stop(tabID)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tabs := s.state.Tabs[:0]
@@ -260,280 +274,6 @@ func (s *Service) forget(tabID int) {
 		s.state = state{}
 	}
 	s.saveState()
-}
-
-// rememberTarget keeps the DevTools target id of a tab just attached, if the host can
-// name it, so that Reconcile can tell the tab from another the browser gives its id
-// after a restart. Without it Reconcile goes by whether a debugger is attached.
-func (s *Service) rememberTarget(ctx context.Context, tabID int) {
-	lister, ok := s.host.(TabLister)
-	if !ok {
-		return
-	}
-	open, err := lister.OpenTabs(ctx)
-	if err != nil {
-		return
-	}
-	for _, t := range open {
-		if t.ID != tabID || t.Target == "" {
-			continue
-		}
-		s.mu.Lock()
-		if s.recordingLocked(tabID) {
-			if s.state.Targets == nil {
-				s.state.Targets = map[int]string{}
-			}
-			s.state.Targets[tabID] = t.Target
-			s.saveState()
-		}
-		s.mu.Unlock()
-	}
-}
-
-// Reconcile brings the recording state a previous instance left (Service.NewService)
-// in line with the tabs the browser has open; the extension calls it when the core
-// starts, before it answers anything. A recorded tab goes on being recorded if it is
-// still open: the same DevTools target, or, if its target is not known, a tab with its
-// id that a debugger is attached to; one whose debugger left meanwhile is attached
-// again. The others are gone: the browser closed them, or was closed or killed while
-// recording. When every tab of a recording is gone, the recording is closed, with a
-// note in its session saying so; what was recorded stays. Without a TabLister host,
-// nothing is changed.
-func (s *Service) Reconcile(ctx context.Context) (err error) {
-	lister, ok := s.host.(TabLister)
-	if !ok || len(s.tabs()) == 0 {
-		return nil // nothing is recorded: nothing to ask the browser
-	}
-	open, err := lister.OpenTabs(ctx)
-	if err != nil {
-		return fmt.Errorf("capture: listing the open tabs: %w", err)
-	}
-	s.do(func() { err = s.reconcile(ctx, open) })
-	return err
-}
-
-func (s *Service) reconcile(ctx context.Context, open []OpenTab) error {
-	s.mu.Lock()
-	id, recorded, targets := s.state.Session, append([]int(nil), s.state.Tabs...), s.state.Targets
-	s.mu.Unlock()
-	if id == "" {
-		return nil
-	}
-	byID := map[int]OpenTab{}
-	for _, t := range open {
-		byID[t.ID] = t
-	}
-	var gone, kept []int
-	for _, tab := range recorded {
-		t, ok := byID[tab]
-		target, known := targets[tab]
-		switch {
-		case !ok, known && t.Target != target, !known && !t.Attached:
-			gone = append(gone, tab)
-		case !t.Attached:
-			// The same tab, which the debugger left while no instance listened.
-			if err := s.attach(ctx, tab); err != nil {
-				gone = append(gone, tab)
-				continue
-			}
-			kept = append(kept, tab)
-		default:
-			kept = append(kept, tab)
-		}
-	}
-	if len(gone) == 0 {
-		return nil
-	}
-	s.mu.Lock()
-	sess, err := s.session(id)
-	s.mu.Unlock()
-	for _, tab := range gone {
-		s.forget(tab)
-	}
-	if err != nil {
-		return fmt.Errorf("capture: closing the recording of tabs that are gone: %w", err)
-	}
-	if len(kept) == 0 {
-		sess.Note(fmt.Sprintf("the browser closed while recording; %s when webkeep restarted. Recording stopped there; what was recorded until then is kept", goneTabs(len(gone))))
-	} else {
-		sess.Note(fmt.Sprintf("%s when webkeep restarted; recording goes on in the %s", goneTabs(len(gone)), plural(len(kept), "other tab")))
-	}
-	return nil
-}
-
-// goneTabs says that n recorded tabs were gone.
-func goneTabs(n int) string {
-	if n == 1 {
-		return "1 tab was gone"
-	}
-	return fmt.Sprintf("%d tabs were gone", n)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// StopTab stops recording one tab; when it was the last, the session is closed. It
-// returns within StopLimit, as Stop does.
-func (s *Service) StopTab(ctx context.Context, tabID int) (info SessionInfo, err error) {
-	deadline := time.Now().Add(StopLimit)
-	arriving := s.drain(ctx, []int{tabID}, deadline.Add(-StopLimit*drainShare/10))
-	s.do(func() { info, err = s.stopTab(ctx, tabID, deadline, arriving) })
-	return info, err
-}
-
-func (s *Service) stopTab(ctx context.Context, tabID int, deadline time.Time, arriving []string) (SessionInfo, error) {
-	if len(s.tabs()) <= 1 {
-		return s.stop(ctx, deadline, arriving)
-	}
-	s.stopPilots(tabID)
-	s.noteArriving(arriving)
-	s.recorder.ReadLeftBodies(ctx, tabID)
-	s.waitStopping(deadline.Add(-StopLimit/5), "recording stopped before the browser answered %s: bodies being read then may be missing")
-	s.host.Detach(ctx, tabID)
-	s.recorder.Detached(ctx, recorder.Target{TabID: tabID}, "recording stopped")
-	s.waitStopping(deadline.Add(-StopLimit/10), "recording stopped with commands unanswered after the debugger left: %s")
-	s.flushWrites()
-	s.host.Badge(tabID, "")
-	s.forget(tabID)
-	if sess := s.current(); sess != nil {
-		return sess.Info(), nil
-	}
-	return SessionInfo{}, nil
-}
-
-// Stop ends recording: every recorded tab is detached and the session is closed, once
-// every exchange that was under way has been written. Bodies still arriving (the
-// browser's events lag behind what the page already has) are waited for while they
-// make progress, for part of StopLimit: Stop returns within StopLimit whatever the
-// tabs and the browser do, and the session's notes say what it gave up on (bodies
-// still arriving, kept as far as they came and marked; commands not answered).
-func (s *Service) Stop(ctx context.Context) (info SessionInfo, err error) {
-	deadline := time.Now().Add(StopLimit)
-	arriving := s.drain(ctx, s.tabs(), deadline.Add(-StopLimit*drainShare/10))
-	s.do(func() { info, err = s.stop(ctx, deadline, arriving) })
-	return info, err
-}
-
-// StopLimit bounds how long stopping a recording takes (Stop, StopTab).
-var StopLimit = 10 * time.Second
-
-// drainShare is the tenths of StopLimit left for what follows the wait for bodies
-// still arriving: the answers to commands under way, writing the records.
-const drainShare = 4
-
-// noteArriving says in the session which bodies were still arriving when stopping
-// gave up waiting for them.
-func (s *Service) noteArriving(urls []string) {
-	if len(urls) == 0 {
-		return
-	}
-	const shown = 5
-	list := strings.Join(urls[:min(len(urls), shown)], ", ")
-	if len(urls) > shown {
-		list += fmt.Sprintf(" and %d more", len(urls)-shown)
-	}
-	what := "1 body was"
-	if len(urls) > 1 {
-		what = fmt.Sprintf("%d bodies were", len(urls))
-	}
-	s.noteCurrent(fmt.Sprintf("recording stopped while %s still arriving, kept as far as they had come and marked Truncated: %s", what, list))
-}
-
-// waitStopping waits, until at the latest, for the commands and finishes under way;
-// if it gives up, the session says so with format, whose %s is what it gave up on.
-func (s *Service) waitStopping(until time.Time, format string) {
-	if waiting := s.recorder.WaitAnswered(stopWait, until); waiting != nil {
-		s.noteCurrent(fmt.Sprintf(format, strings.Join(waiting, ", ")))
-	}
-}
-
-// siteFetchLimit bounds the reading of a site's data.txt and robots.txt.
-const siteFetchLimit = 30 * time.Second
-
-// stopWait bounds how long stopping waits for the browser to answer one of the
-// commands under way, before and after the debugger leaves the tabs.
-var stopWait = 10 * time.Second
-
-// stopGrace is how long stopping waits at least for the browser's events about what
-// the page did just before Stop to come in.
-const stopGrace = 300 * time.Millisecond
-
-// drainIdle bounds the wait for bodies to finish arriving when recording stops: no
-// event handled for this long, and the wait ends.
-const drainIdle = 3 * time.Second
-
-// drain waits, outside the event queue so events go on being handled, until no
-// response of the tabs is mid-body, events stop coming, or until has come. It
-// returns the URLs of the bodies still arriving when it gave up.
-func (s *Service) drain(ctx context.Context, tabs []int, until time.Time) []string {
-	start := time.Now()
-	for {
-		var busy []string
-		for _, t := range tabs {
-			busy = append(busy, s.recorder.Receiving(t)...)
-		}
-		// The browser's events lag behind the page: a request whose answer the page
-		// already has may not have been reported yet. Nothing busy counts once the
-		// events have been quiet for a moment, stopGrace after Stop at the soonest.
-		quiet := time.Since(s.lastEvent())
-		if time.Since(start) >= stopGrace && (len(busy) == 0 && quiet >= stopGrace/3 || quiet > drainIdle) {
-			return nil
-		}
-		if !time.Now().Before(until) || ctx.Err() != nil {
-			return busy
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-func (s *Service) lastEvent() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lastEventAt
-}
-
-func (s *Service) stop(ctx context.Context, deadline time.Time, arriving []string) (SessionInfo, error) {
-	s.mu.Lock()
-	tabs := append([]int(nil), s.state.Tabs...)
-	id := s.state.Session
-	s.mu.Unlock()
-	s.stopPilots(tabs...)
-	s.noteArriving(arriving)
-	for _, t := range tabs {
-		s.recorder.ReadLeftBodies(ctx, t)
-	}
-	// Bodies being read are read before the debugger leaves: the browser drops what
-	// it kept for a tab when it does. A browser that does not answer, or a body that
-	// never ends, does not keep recording from stopping.
-	s.waitStopping(deadline.Add(-StopLimit/5), "recording stopped before the browser answered %s: bodies being read then may be missing")
-	for _, t := range tabs {
-		s.host.Detach(ctx, t) // a closed tab is already detached
-		s.recorder.Detached(ctx, recorder.Target{TabID: t}, "recording stopped")
-		s.host.Badge(t, "")
-	}
-	s.waitStopping(deadline.Add(-StopLimit/10), "recording stopped with commands unanswered after the debugger left: %s")
-	s.flushWrites()
-	if !s.waitBackground(max(time.Until(deadline), 50*time.Millisecond)) {
-		s.noteCurrent("recording stopped before the site files (data.txt, robots.txt) were read")
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.state = state{}
-	if err := s.saveState(); err != nil {
-		return SessionInfo{}, err
-	}
-	if id == "" {
-		return SessionInfo{}, nil
-	}
-	sess, err := s.session(id)
-	if err != nil {
-		return SessionInfo{}, err
-	}
-	return sess.Info(), nil
 }
 
 // Event queues one DevTools event of a tab for the recorder. data, if not nil, is the
@@ -629,10 +369,11 @@ func (s *Service) flushWrites() {
 // write archives an exchange into sess, with its URL-database verdict.
 func (s *Service) write(sess *Session, ex *recorder.Exchange) {
 	defer ex.Release()
-	applyPolicy(ex, s.Settings())
+	applyPolicy(ex, s.settings.get())
 	if err := sess.WriteExchange(ex); err != nil {
 		sess.Note(err.Error())
 	}
+	s.search.grew()
 	canonical, _ := s.canonical(ex.URL)
 	if v, ok := s.db.check(ex, canonical); ok {
 		if err := sess.AddVerdict(v); err != nil {
@@ -651,44 +392,21 @@ func (s *Service) page(p recorder.Page) {
 		return
 	}
 	p.Canonical, p.Website = s.canonical(p.URL)
+	p.ID = sess.nextPageID()
 	if err := sess.AddPage(p); err != nil {
 		sess.Note(err.Error())
+	} else if !p.Restored {
+		s.thumbs.shows(p.TabID, sess, p.ID, p.URL)
 	}
-	s.pilotOnPage(p)
-	origin := p.URL
-	if u, err := url.Parse(p.URL); err == nil {
-		origin = u.Scheme + "://" + u.Host
-	}
-	key := sess.info.ID + " " + origin
-	s.mu.Lock()
-	seen := s.sites[key]
-	s.sites[key] = true
-	agent := s.settings.Agent
-	s.mu.Unlock()
-	if seen || p.FrameID == "" {
-		return
-	}
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), siteFetchLimit)
-		defer cancel()
-		site, err := fetchSite(ctx, s.host, recorder.Target{TabID: p.TabID}, p.FrameID, p.URL, agent)
-		if err != nil {
-			sess.Note(fmt.Sprintf("%s: data.txt: %v", origin, err))
-			return
-		}
-		if err := sess.AddSite(site); err != nil {
-			sess.Note(err.Error())
-		}
-	}()
+	s.sites.read(sess, p, s.settings.get().Agent)
+	s.pilots.onPage(p)
 }
 
 // canonical applies the domain rules of a URL's site, if it has any: its canonical URL
 // groups pages and finds their URL-database record. Broken rules are noted once per
 // page, not fatal.
 func (s *Service) canonical(rawURL string) (canonical, website string) {
-	rules := s.Settings().DomainRules
+	rules := s.settings.get().DomainRules
 	c, w, ok, err := s.rules.canonical(rawURL, rules, s.db.rulesFor)
 	if err != nil {
 		s.noteCurrent(err.Error())
@@ -712,56 +430,6 @@ func (s *Service) tabs() []int {
 	return append([]int{}, s.state.Tabs...)
 }
 
-// Sessions lists every session, newest first.
-func (s *Service) Sessions() ([]SessionInfo, error) {
-	keys, err := s.store.Keys("s/")
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []SessionInfo
-	for _, k := range keys {
-		if !strings.HasSuffix(k, "/info") {
-			continue
-		}
-		id := strings.TrimSuffix(strings.TrimPrefix(k, "s/"), "/info")
-		sess, err := s.session(id)
-		if err != nil {
-			continue
-		}
-		out = append(out, sess.Info())
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Created.After(out[j].Created) })
-	return out, nil
-}
-
-// Session returns the session with the id.
-func (s *Service) Session(id string) (*Session, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sess, err := s.session(id)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", errNoSession, id)
-	}
-	return sess, nil
-}
-
-// DeleteSession removes a session and everything recorded in it. The session being
-// recorded cannot be deleted.
-func (s *Service) DeleteSession(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if id == s.state.Session {
-		return fmt.Errorf("session %s is being recorded: stop recording first", id)
-	}
-	if _, err := s.session(id); err != nil {
-		return fmt.Errorf("%w: %s", errNoSession, id)
-	}
-	delete(s.sessions, id)
-	return s.store.Delete("s/" + id + "/")
-}
-
 // Status is the recording state shown by the popup.
 type Status = api.Status
 
@@ -778,7 +446,7 @@ func (s *Service) status() Status {
 		info := sess.Info()
 		st.Session = &info
 	}
-	st.Autopilot = s.pilotStates()
+	st.Autopilot = s.pilots.states()
 	return st
 }
 
@@ -792,21 +460,5 @@ func badgeText(n int) string {
 		return fmt.Sprintf("%dk", n/1000)
 	default:
 		return "99k+"
-	}
-}
-
-// waitBackground waits for the service's background work (reading site files) for at
-// most d, and reports whether it is done.
-func (s *Service) waitBackground(d time.Duration) bool {
-	done := make(chan struct{})
-	go func() {
-		s.bg.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-		return true
-	case <-time.After(d):
-		return false
 	}
 }

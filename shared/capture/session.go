@@ -250,6 +250,13 @@ func (s *Session) Note(msg string) {
 }
 
 // AddPage records a visited page.
+// nextPageID returns the id AddPage gives the next page added without one.
+func (s *Session) nextPageID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("p%d", s.info.Pages+1)
+}
+
 func (s *Session) AddPage(p recorder.Page) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -410,7 +410,7 @@ func TestServiceStartFailureLeavesNoTab(t *testing.T) {
 	if st := svc.Status(); st.Recording {
 		t.Errorf("recording after a failed start: %+v", st)
 	}
-	if list, _ := svc.Sessions(); len(list) != 0 {
+	if list, _ := svc.sessions.list(); len(list) != 0 {
 		t.Errorf("a failed start left a session: %+v", list)
 	}
 }
@@ -426,7 +426,7 @@ func TestServiceTabClosedKeepsSession(t *testing.T) {
 	if st.Recording {
 		t.Errorf("still recording a closed tab: %+v", st)
 	}
-	list, _ := svc.Sessions()
+	list, _ := svc.sessions.list()
 	if len(list) != 1 || list[0].Exchanges != 1 || len(list[0].Notes) == 0 || !strings.Contains(strings.Join(list[0].Notes, " "), "target_closed") {
 		t.Errorf("after the tab closed: %+v", list)
 	}
@@ -666,7 +666,7 @@ func TestServiceStopReadsBodiesBeforeDetaching(t *testing.T) {
 	if info.Exchanges != 1 || len(info.Notes) != 0 {
 		t.Fatalf("after stop: %+v", info)
 	}
-	sess, err := svc.session(info.ID)
+	sess, err := svc.sessions.get(info.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -856,9 +856,9 @@ func TestServiceRedactsPasswordsInFormPosts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			settings := svc.Settings()
+			settings := svc.settings.get()
 			settings.PasswordPolicy = policy
-			if _, err := svc.UpdateSettings(settings); err != nil {
+			if _, err := svc.settings.update(settings); err != nil {
 				t.Fatal(err)
 			}
 			h := nethttp.Handler(svc.Handler())
@@ -874,7 +874,7 @@ func TestServiceRedactsPasswordsInFormPosts(t *testing.T) {
 			}
 			var info SessionInfo
 			do(t, h, "POST", "/api/record/stop", &info)
-			sess, err := svc.session(info.ID)
+			sess, err := svc.sessions.get(info.ID)
 			if err != nil {
 				t.Fatal(err)
 			}

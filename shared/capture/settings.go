@@ -10,8 +10,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urlrules"
 )
@@ -149,20 +151,44 @@ func loadSettings(store Store) Settings {
 	return s
 }
 
-// Settings returns the current settings.
-func (s *Service) Settings() Settings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings
+// userSettings keeps the user's settings: read by every feature, changed on the
+// options page (GET and PUT /api/settings).
+type userSettings struct {
+	store Store
+	// changed is told of settings just saved (the recorder's body limit).
+	changed func(Settings)
+
+	mu      sync.Mutex
+	current Settings
 }
 
-// UpdateSettings validates and stores new settings. An empty TeamToken keeps the
-// stored one.
-func (s *Service) UpdateSettings(next Settings) (Settings, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// newUserSettings reads the settings the store keeps, or the defaults.
+func newUserSettings(store Store, changed func(Settings)) *userSettings {
+	u := &userSettings{store: store, changed: changed, current: loadSettings(store)}
+	changed(u.current)
+	return u
+}
+
+// get returns the current settings.
+func (u *userSettings) get() Settings {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.current
+}
+
+// teamSet reports whether a team archive and its token are set.
+func (u *userSettings) teamSet() bool {
+	set := u.get()
+	return set.TeamEndpoint != "" && set.TeamToken != ""
+}
+
+// update validates and stores new settings, and returns them as the pages see them.
+// An empty TeamToken keeps the stored one.
+func (u *userSettings) update(next Settings) (Settings, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	if next.TeamToken == "" && !next.ClearTeamToken {
-		next.TeamToken = s.settings.TeamToken
+		next.TeamToken = u.current.TeamToken
 	}
 	next.ClearTeamToken = false
 	next.TeamTokenSet = false
@@ -173,21 +199,37 @@ func (s *Service) UpdateSettings(next Settings) (Settings, error) {
 		next.DomainRules = map[string]string{}
 	}
 	if err := keyRulesByHost(&next); err != nil {
-		return publicSettings(s.settings), err
+		return publicSettings(u.current), err
 	}
 	if err := validateSettings(&next); err != nil {
-		return publicSettings(s.settings), err
+		return publicSettings(u.current), err
 	}
 	b, err := json.Marshal(next)
 	if err != nil {
-		return publicSettings(s.settings), err
+		return publicSettings(u.current), err
 	}
-	if err := s.store.Put(settingsKey, b); err != nil {
-		return publicSettings(s.settings), err
+	if err := u.store.Put(settingsKey, b); err != nil {
+		return publicSettings(u.current), err // the store says which key
 	}
-	s.settings = next
-	s.recorder.BodyLimit = next.BodyLimit
+	u.current = next
+	u.changed(next)
 	return publicSettings(next), nil
+}
+
+// routes adds the settings: read (the token hidden) and replace.
+func (u *userSettings) routes(mux *routeTable) {
+	mux.HandleFunc("GET /api/settings", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		writeJSON(w, httpmsg.StatusOK, publicSettings(u.get()))
+	})
+	mux.HandleFunc("PUT /api/settings", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		next := DefaultSettings()
+		if err := readJSON(r.Body, 4<<20, &next); err != nil {
+			writeError(w, badRequest(fmt.Errorf("settings: %w", err)))
+			return
+		}
+		saved, err := u.update(next)
+		answer(w, httpmsg.StatusOK, saved, badRequest(err))
+	})
 }
 
 // sensitiveRequest and sensitiveResponse are the headers the redact policy replaces.

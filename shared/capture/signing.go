@@ -27,9 +27,17 @@ type SigningHost interface {
 // errNoSigning is the answer about the signing key of a core that signs nothing.
 var errNoSigning = errors.New("this webkeep signs no WACZ: its host has no signing key")
 
-// waczSigner returns the signer of the WACZ downloads, nil when the host signs none.
-func (s *Service) waczSigner() (wacz.Signer, error) {
-	sh, ok := s.host.(SigningHost)
+// signing signs the WACZ downloads: with the host's key (SigningHost), or the team
+// archive's when the settings say so; and shows the host's key (/api/signing-key).
+type signing struct {
+	host     Host
+	settings *userSettings
+	http     *clients
+}
+
+// signer returns the signer of the WACZ downloads, nil when the host signs none.
+func (g *signing) signer() (wacz.Signer, error) {
+	sh, ok := g.host.(SigningHost)
 	if !ok {
 		return nil, nil
 	}
@@ -40,9 +48,9 @@ func (s *Service) waczSigner() (wacz.Signer, error) {
 	return signer, nil
 }
 
-// SigningKey describes the key the WACZ downloads are signed with.
-func (s *Service) SigningKey() (api.SigningKey, error) {
-	signer, err := s.waczSigner()
+// key describes the key the WACZ downloads are signed with.
+func (g *signing) key() (api.SigningKey, error) {
+	signer, err := g.signer()
 	if err != nil {
 		return api.SigningKey{}, err
 	}
@@ -69,10 +77,10 @@ func signingKey(signer wacz.Signer) api.SigningKey {
 	return k
 }
 
-// routeSigning adds the signing key: its description, and its PEM file.
-func (s *Service) routeSigning(mux *routeTable) {
+// routes adds the signing key: its description, and its PEM file.
+func (g *signing) routes(mux *routeTable) {
 	key := func(w httpmsg.ResponseWriter) (api.SigningKey, bool) {
-		k, err := s.SigningKey()
+		k, err := g.key()
 		if err != nil {
 			writeError(w, err) // errNoSigning: 404
 			return k, false
@@ -122,11 +130,11 @@ func verification(rep *wacz.Report, own string) *api.Verification {
 	return v
 }
 
-// waczAuthority returns what signs the WACZ downloads, nil when nothing does: the
-// team archive's /api/sign when the settings say so, else this browser's key,
-// stamped by the settings' timestamp authority when there is one.
-func (s *Service) waczAuthority() (wacz.Authority, error) {
-	set := s.Settings()
+// authority returns what signs the WACZ downloads, nil when nothing does: the team
+// archive's /api/sign when the settings say so, else this browser's key, stamped by
+// the settings' timestamp authority when there is one.
+func (g *signing) authority() (wacz.Authority, error) {
+	set := g.settings.get()
 	if set.SignWith == "team" {
 		if set.TeamEndpoint == "" || set.TeamToken == "" {
 			return nil, fmt.Errorf("the WACZ is to be signed with the team's key: %w", errNoTeam)
@@ -135,22 +143,22 @@ func (s *Service) waczAuthority() (wacz.Authority, error) {
 		if err != nil {
 			return nil, fmt.Errorf("team endpoint: %w", err)
 		}
-		return &wacz.HTTPAuthority{URL: u, Token: set.TeamToken, HTTP: s.client(true)}, nil
+		return &wacz.HTTPAuthority{URL: u, Token: set.TeamToken, HTTP: g.http.client(true)}, nil
 	}
-	signer, err := s.waczSigner()
+	signer, err := g.signer()
 	if err != nil || signer == nil {
 		return nil, err
 	}
 	a := &wacz.KeyAuthority{Signer: signer, Software: "webkeep"}
 	if set.TimestampAuthority != "" {
-		a.Timestamper = &tsa.Client{URL: set.TimestampAuthority, HTTP: s.client(true)}
+		a.Timestamper = &tsa.Client{URL: set.TimestampAuthority, HTTP: g.http.client(true)}
 	}
 	return a, nil
 }
 
 // ownFingerprint is the fingerprint of this browser's signing key, or "".
-func (s *Service) ownFingerprint() string {
-	signer, err := s.waczSigner()
+func (g *signing) ownFingerprint() string {
+	signer, err := g.signer()
 	if err != nil || signer == nil {
 		return ""
 	}

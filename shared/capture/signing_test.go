@@ -59,7 +59,7 @@ func signedSession(t *testing.T) (*Service, *signingHost, *Session, http.Handler
 		t.Fatal(err)
 	}
 	sess, _ := createSession(store, "signed", time.Now())
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	for _, ex := range sampleExchanges() {
 		sess.WriteExchange(ex)
 	}
@@ -144,7 +144,7 @@ func TestImportVerifiesWACZ(t *testing.T) {
 	other := newSigningHost(t)
 	svc2, _ := NewService(NewMemStore(), other)
 	sess2, _ := createSession(svc2.store, "other", time.Now())
-	svc2.sessions[sess2.info.ID] = sess2
+	svc2.sessions.add(sess2)
 	for _, ex := range sampleExchanges() {
 		sess2.WriteExchange(ex)
 	}

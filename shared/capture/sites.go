@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
@@ -19,6 +21,72 @@ type Site = api.Site
 
 // SiteFile is one of a site's rule files.
 type SiteFile = api.SiteFile
+
+// siteFiles reads the /data.txt and /robots.txt of each site a recording visits,
+// once per session, in the background, into the session (Session.AddSite).
+type siteFiles struct {
+	host recorder.Browser
+
+	mu sync.Mutex
+	// session is the session whose sites seen holds: a page of another session
+	// starts the list again, so it never holds more than one recording's origins.
+	session string
+	seen    map[string]bool // origins whose files are read or being read
+	bg      sync.WaitGroup  // the readings under way
+}
+
+// read reads, in the background, the site files of a page's origin into sess,
+// unless the session has them already. agent is the user agent the rules are read
+// for.
+func (f *siteFiles) read(sess *Session, p recorder.Page, agent string) {
+	origin := p.URL
+	if u, err := url.Parse(p.URL); err == nil {
+		origin = u.Scheme + "://" + u.Host
+	}
+	f.mu.Lock()
+	if f.session != sess.info.ID {
+		f.session, f.seen = sess.info.ID, map[string]bool{}
+	}
+	seen := f.seen[origin]
+	f.seen[origin] = true
+	f.mu.Unlock()
+	if seen || p.FrameID == "" {
+		return
+	}
+	f.bg.Add(1)
+	go func() {
+		defer f.bg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), siteFetchLimit)
+		defer cancel()
+		site, err := fetchSite(ctx, f.host, recorder.Target{TabID: p.TabID}, p.FrameID, p.URL, agent)
+		if err != nil {
+			sess.Note(fmt.Sprintf("%s: data.txt: %v", origin, err))
+			return
+		}
+		if err := sess.AddSite(site); err != nil {
+			sess.Note(err.Error())
+		}
+	}()
+}
+
+// wait waits for the readings under way for at most d, and reports whether they are
+// done.
+func (f *siteFiles) wait(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		f.bg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// siteFetchLimit bounds the reading of a site's data.txt and robots.txt.
+const siteFetchLimit = 30 * time.Second
 
 // fetchSite reads a site's /data.txt and /robots.txt through the recorded tab's
 // network stack (Network.loadNetworkResource): the page does not see the requests and

@@ -5,11 +5,15 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/recorder/recordertest"
 )
@@ -102,5 +106,32 @@ func TestFetchSiteFindsOnlyTextFiles(t *testing.T) {
 				t.Errorf("allowed %v: only the real robots.txt disallows /private", site.Allowed)
 			}
 		})
+	}
+}
+
+// The site files remember the origins of one session only: a page of another session
+// starts their list again, so it does not grow with every session recorded.
+func TestSiteFilesKeepOneSessionsOrigins(t *testing.T) {
+	store := NewMemStore()
+	a := newSession(store, "a", time.Unix(1, 0))
+	b := newSession(store, "b", time.Unix(2, 0))
+	f := &siteFiles{}
+	for i, step := range []struct {
+		sess *Session
+		url  string
+		want []string // the origins remembered after the page
+	}{
+		{a, "https://one.test/x", []string{"https://one.test"}},
+		{a, "https://one.test/y", []string{"https://one.test"}},
+		{a, "http://two.test/", []string{"http://two.test", "https://one.test"}},
+		{b, "https://three.test/", []string{"https://three.test"}},
+		{b, "https://one.test/", []string{"https://one.test", "https://three.test"}},
+	} {
+		// No frame: nothing is fetched, the origin is remembered all the same.
+		f.read(step.sess, recorder.Page{Page: api.Page{URL: step.url}}, "webkeep")
+		got := slices.Sorted(maps.Keys(f.seen))
+		if !slices.Equal(got, step.want) {
+			t.Errorf("after page %d (%s of session %s): remembered %v, want %v", i, step.url, step.sess.info.ID, got, step.want)
+		}
 	}
 }

@@ -17,12 +17,12 @@ func TestErrorStatuses(t *testing.T) {
 	svc, _ := NewService(store, newFakeHost())
 	h := nethttp.Handler(svc.Handler())
 	sess, _ := createSession(store, "one", time.Now())
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	for _, ex := range sampleExchanges() {
 		sess.WriteExchange(ex)
 	}
 	other, _ := createSession(store, "recording", time.Now())
-	svc.sessions[other.info.ID] = other
+	svc.sessions.add(other)
 	svc.state.Session = other.info.ID
 	id := "/api/sessions/" + sess.info.ID
 	for _, c := range []struct {
@@ -66,9 +66,9 @@ func TestErrorStatuses(t *testing.T) {
 
 	// With the team's key to sign with and no team archive set, a WACZ download
 	// fails: the server's fault, not the request's.
-	svc.mu.Lock()
-	svc.settings.SignWith = "team"
-	svc.mu.Unlock()
+	svc.settings.mu.Lock()
+	svc.settings.current.SignWith = "team"
+	svc.settings.mu.Unlock()
 	if rec := send(t, h, "GET", id+"/wacz", "", nil, nil); rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), "no team archive is set") {
 		t.Errorf("wacz signed by no team: %d %s", rec.Code, rec.Body)
 	}

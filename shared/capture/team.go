@@ -17,17 +17,44 @@ import (
 // TeamUpload is what an upload to the team archive answered.
 type TeamUpload = api.TeamUpload
 
+// team is the team archive, as the extension uses it: sessions uploaded to it
+// (teamupload.go, without the payloads it holds: teamdedup.go), its URL database
+// loaded, and replay from it (teamreplay.go).
+type team struct {
+	settings *userSettings
+	http     *clients
+	store    Store
+	jobs     *jobs
+	sessions *sessions
+	db       *urlDatabase
+	replay   teamReplay // the replays from the team archive
+}
+
+// routes adds the team archive's routes: upload a session, load its URL database,
+// its captures of a URL and replay from it.
+func (tm *team) routes(mux *routeTable) {
+	mux.HandleFunc("POST /api/sessions/{id}/upload", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		job, err := tm.upload(r.PathValue("id"), r.URL.Query().Get("overwrite") == "1")
+		answerJob(w, job, conflict(err))
+	})
+	mux.HandleFunc("POST /api/urldb/team", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		info, err := tm.loadDatabase(r.Context())
+		answer(w, httpmsg.StatusOK, info, badGateway(err))
+	})
+	tm.routeReplay(mux)
+}
+
 // errNoTeam is the error of a call to the team archive when none is set.
 var errNoTeam = errors.New("no team archive is set: give its address and a token on the options page")
 
-// teamRequest makes a request to the team archive with the configured token.
-func (s *Service) teamRequest(ctx context.Context, method, path string, body io.Reader, size int64) (*httpmsg.Response, error) {
-	return s.teamRequestWith(ctx, method, path, body, size, nil)
+// request makes a request to the team archive with the configured token.
+func (tm *team) request(ctx context.Context, method, path string, body io.Reader, size int64) (*httpmsg.Response, error) {
+	return tm.requestWith(ctx, method, path, body, size, nil)
 }
 
-// teamRequestWith is teamRequest with more request header fields (a Range).
-func (s *Service) teamRequestWith(ctx context.Context, method, path string, body io.Reader, size int64, header map[string]string) (*httpmsg.Response, error) {
-	set := s.Settings()
+// requestWith is request with more request header fields (a Range).
+func (tm *team) requestWith(ctx context.Context, method, path string, body io.Reader, size int64, header map[string]string) (*httpmsg.Response, error) {
+	set := tm.settings.get()
 	if set.TeamEndpoint == "" || set.TeamToken == "" {
 		return nil, errNoTeam
 	}
@@ -51,7 +78,7 @@ func (s *Service) teamRequestWith(ctx context.Context, method, path string, body
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := s.client(true).Do(req)
+	resp, err := tm.http.client(true).Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("team archive at %s: %w", set.TeamEndpoint, err)
 	}
@@ -73,34 +100,34 @@ func (s *Service) teamRequestWith(ctx context.Context, method, path string, body
 	return resp, nil
 }
 
-// Upload starts a job that sends a session's bundle to the team archive, in parts
+// upload starts a job that sends a session's bundle to the team archive, in parts
 // (see uploadParts); an upload of the session already running is returned as it is.
-func (s *Service) Upload(id string, overwrite bool) (*Job, error) {
-	sess, err := s.Session(id)
+func (tm *team) upload(id string, overwrite bool) (*Job, error) {
+	sess, err := tm.sessions.find(id)
 	if err != nil {
 		return nil, err
 	}
-	if set := s.Settings(); set.TeamEndpoint == "" || set.TeamToken == "" {
+	if !tm.settings.teamSet() {
 		return nil, errNoTeam
 	}
-	return s.startUpload(sess, overwrite), nil
+	return tm.startUpload(sess, overwrite), nil
 }
 
-// LoadTeamDatabase replaces the URL database with the team's shared one.
-func (s *Service) LoadTeamDatabase(ctx context.Context) (DatabaseInfo, error) {
-	resp, err := s.teamRequest(ctx, httpmsg.MethodGet, "/api/urldb", nil, -1)
+// loadDatabase replaces the URL database with the team's shared one.
+func (tm *team) loadDatabase(ctx context.Context) (DatabaseInfo, error) {
+	resp, err := tm.request(ctx, httpmsg.MethodGet, "/api/urldb", nil, -1)
 	if err != nil {
-		return s.db.Info(), err
+		return tm.db.Info(), err
 	}
 	defer resp.Body.Close()
-	f, err := storeFile(ctx, s.store, recorder.NewSpoolPrefix(), resp.Body, maxDatabaseUpload, nil)
+	f, err := storeFile(ctx, tm.store, recorder.NewSpoolPrefix(), resp.Body, maxDatabaseUpload, nil)
 	if err != nil {
-		return s.db.Info(), fmt.Errorf("the team's URL database: %w", err)
+		return tm.db.Info(), fmt.Errorf("the team's URL database: %w", err)
 	}
 	defer f.remove()
 	files, err := databaseFiles(ctx, "the team's URL database", "application/zip", f, f.Size())
 	if err != nil {
-		return s.db.Info(), err
+		return tm.db.Info(), err
 	}
-	return s.db.replace(ctx, files, nil)
+	return tm.db.replace(ctx, files, nil)
 }

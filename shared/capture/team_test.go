@@ -33,7 +33,7 @@ func TestUploadToTheTeamArchiveAndLoadItsDatabase(t *testing.T) {
 	svc, _ := NewService(store, newFakeHost())
 	h := nethttp.Handler(svc.Handler())
 	sess, _ := createSession(store, "t", time.Now())
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	for _, ex := range sampleExchanges() {
 		sess.WriteExchange(ex)
 	}
@@ -41,13 +41,13 @@ func TestUploadToTheTeamArchiveAndLoadItsDatabase(t *testing.T) {
 	if rec := send(t, h, "POST", "/api/sessions/"+sess.info.ID+"/upload", "", nil, nil); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "options page") {
 		t.Errorf("upload without a team: %d %s", rec.Code, rec.Body)
 	}
-	svc.UpdateSettings(Settings{HeaderPolicy: "redact", WARCVersion: "0.9", CDXDialect: "pywb-2.6.7", Agent: "webkeep", TeamEndpoint: team.URL, TeamToken: "wrong"})
+	svc.settings.update(Settings{HeaderPolicy: "redact", WARCVersion: "0.9", CDXDialect: "pywb-2.6.7", Agent: "webkeep", TeamEndpoint: team.URL, TeamToken: "wrong"})
 	var started struct{ Job string }
 	send(t, h, "POST", "/api/sessions/"+sess.info.ID+"/upload", "", nil, &started)
 	if job := waitJob(t, h, started.Job); job.State != "failed" || !strings.Contains(job.Error, "refused the token") {
 		t.Errorf("upload with a wrong token: %+v", job)
 	}
-	svc.UpdateSettings(Settings{HeaderPolicy: "redact", WARCVersion: "0.9", CDXDialect: "pywb-2.6.7", Agent: "webkeep", TeamEndpoint: team.URL, TeamToken: "s3cret"})
+	svc.settings.update(Settings{HeaderPolicy: "redact", WARCVersion: "0.9", CDXDialect: "pywb-2.6.7", Agent: "webkeep", TeamEndpoint: team.URL, TeamToken: "s3cret"})
 	send(t, h, "POST", "/api/sessions/"+sess.info.ID+"/upload", "", nil, &started)
 	if job := waitJob(t, h, started.Job); job.State != "done" {
 		t.Fatalf("upload: %+v", job)

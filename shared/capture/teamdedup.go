@@ -157,10 +157,10 @@ func (s *Session) payloadDigests() ([]string, error) {
 	return out, nil
 }
 
-// askTeamDigests asks the team archive which of sess's payloads a bundle other than
+// askDigests asks the team archive which of sess's payloads a bundle other than
 // name (the bundle being uploaded, which an overwrite replaces) already holds. A
 // Worker that does not know the question (404: an older one) means no deduplication.
-func (s *Service) askTeamDigests(ctx context.Context, sess *Session, name string) (*teamDedup, error) {
+func (tm *team) askDigests(ctx context.Context, sess *Session, name string) (*teamDedup, error) {
 	digests, err := sess.payloadDigests()
 	if err != nil {
 		return nil, err
@@ -169,7 +169,7 @@ func (s *Service) askTeamDigests(ctx context.Context, sess *Session, name string
 	for len(digests) > 0 {
 		batch := digests[:min(len(digests), maxDigestsAsked)]
 		digests = digests[len(batch):]
-		known, err := s.teamDigests(ctx, batch)
+		known, err := tm.digests(ctx, batch)
 		var te *teamError
 		if errors.As(err, &te) && te.status == httpmsg.StatusNotFound {
 			return &teamDedup{}, nil
@@ -187,13 +187,13 @@ func (s *Service) askTeamDigests(ctx context.Context, sess *Session, name string
 	return d, nil
 }
 
-// teamDigests makes one POST /api/digests call.
-func (s *Service) teamDigests(ctx context.Context, digests []string) (map[string]teamHolder, error) {
+// digests makes one POST /api/digests call.
+func (tm *team) digests(ctx context.Context, digests []string) (map[string]teamHolder, error) {
 	body, err := json.Marshal(map[string][]string{"digests": digests})
 	if err != nil {
 		return nil, err
 	}
-	resp, err := s.teamRequest(ctx, httpmsg.MethodPost, "/api/digests", bytes.NewReader(body), int64(len(body)))
+	resp, err := tm.request(ctx, httpmsg.MethodPost, "/api/digests", bytes.NewReader(body), int64(len(body)))
 	if err != nil {
 		return nil, err
 	}

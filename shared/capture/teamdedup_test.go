@@ -68,7 +68,7 @@ func newDedupFixture(t *testing.T, store Store, svc *Service) *dedupFixture {
 		t.Fatal(err)
 	}
 	if svc != nil {
-		svc.sessions[sess.info.ID] = sess
+		svc.sessions.add(sess)
 	}
 	f := &dedupFixture{sess: sess, payloads: map[string][]byte{}}
 	get := func(i int, name string, status int, body []byte) *recorder.Exchange {
@@ -541,7 +541,7 @@ func TestUploadDeduplicatesAgainstTheTeam(t *testing.T) {
 				}
 			}
 			a.digests = answers
-			job, err := svc.Upload(f.sess.info.ID, false)
+			job, err := svc.team.upload(f.sess.info.ID, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -599,7 +599,7 @@ func TestUploadAsksForDigestsInBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	const n = 2*maxDigestsAsked + 5
 	answers := &digestAnswers{known: map[string]teamHolder{}}
 	for i := range n {
@@ -613,7 +613,7 @@ func TestUploadAsksForDigestsInBatches(t *testing.T) {
 		}
 	}
 	a.digests = answers
-	d, err := svc.askTeamDigests(t.Context(), sess, sess.BaseName()+".zip")
+	d, err := svc.team.askDigests(t.Context(), sess, sess.BaseName()+".zip")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -657,7 +657,7 @@ func TestUploadDedupResumes(t *testing.T) {
 			}
 			answers := &digestAnswers{known: f.known(dxLogo, dxOther)}
 			a.digests = answers
-			job, _ := svc.Upload(f.sess.info.ID, false)
+			job, _ := svc.team.upload(f.sess.info.ID, false)
 			if tc.restart {
 				<-failing.blocked
 			} else if done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID); done.State != "failed" {
@@ -679,8 +679,8 @@ func TestUploadDedupResumes(t *testing.T) {
 				}
 				h = nethttp.Handler(second.Handler())
 			} else {
-				svc.httpClient = nethttp.Client{Client: &http.Client{}}
-				job, _ = svc.Upload(f.sess.info.ID, false)
+				svc.http.test = nethttp.Client{Client: &http.Client{}}
+				job, _ = svc.team.upload(f.sess.info.ID, false)
 			}
 			done := waitJob(t, h, job.ID)
 			if done.State != "done" {
@@ -719,7 +719,7 @@ func TestUploadBegunWithoutDedupResumesWithout(t *testing.T) {
 	f := newDedupFixture(t, store, svc)
 	answers := &digestAnswers{old: true}
 	a.digests = answers
-	job, _ := svc.Upload(f.sess.info.ID, false)
+	job, _ := svc.team.upload(f.sess.info.ID, false)
 	if done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID); done.State != "failed" {
 		t.Fatalf("upload with the network down: %+v", done)
 	}
@@ -732,8 +732,8 @@ func TestUploadBegunWithoutDedupResumesWithout(t *testing.T) {
 	answers.mu.Lock()
 	answers.old, answers.known = false, f.known(dxLogo)
 	answers.mu.Unlock()
-	svc.httpClient = nethttp.Client{Client: &http.Client{}}
-	job, _ = svc.Upload(f.sess.info.ID, false)
+	svc.http.test = nethttp.Client{Client: &http.Client{}}
+	job, _ = svc.team.upload(f.sess.info.ID, false)
 	done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID)
 	if done.State != "done" {
 		t.Fatalf("resumed upload: %+v", done)
@@ -758,13 +758,13 @@ func TestUploadDedupReplaysFromTheTeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.sessions[first.info.ID] = first
+	svc.sessions.add(first)
 	if err := first.WriteExchange(&recorder.Exchange{Started: time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC), Method: "GET", URL: "http://example.org/first/logo.png",
 		Status: 200, StatusText: "OK", RespHeader: recorder.Fields{{Name: "Content-Type", Value: "image/png"}}, RespBody: f.payloads[dxLogo]}); err != nil {
 		t.Fatal(err)
 	}
 	for _, sess := range []*Session{first, f.sess} {
-		job, err := svc.Upload(sess.info.ID, false)
+		job, err := svc.team.upload(sess.info.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -58,15 +58,9 @@ type teamReplay struct {
 	captures int
 }
 
-// teamSet reports whether a team archive and its token are set.
-func (s *Service) teamSet() bool {
-	set := s.Settings()
-	return set.TeamEndpoint != "" && set.TeamToken != ""
-}
-
-// routeTeamReplay adds the team archive's captures of a URL and the replay from the
-// team archive: the replay API of a session (routeReplay) under /api/team/replay.
-func (s *Service) routeTeamReplay(mux *routeTable) {
+// routeReplay adds the team archive's captures of a URL and the replay from the
+// team archive: the replay API of a session (replays.routes) under /api/team/replay.
+func (tm *team) routeReplay(mux *routeTable) {
 	mux.HandleFunc("GET /api/team/captures", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		q := r.URL.Query()
 		limit := teamCapturesLimit
@@ -82,7 +76,7 @@ func (s *Service) routeTeamReplay(mux *routeTable) {
 			writeError(w, badRequest(err))
 			return
 		}
-		list, err := s.TeamCaptures(r.Context(), q.Get("url"), limit)
+		list, err := tm.captures(r.Context(), q.Get("url"), limit)
 		if err != nil {
 			writeError(w, &teamAskError{err})
 			return
@@ -104,18 +98,18 @@ func (s *Service) routeTeamReplay(mux *routeTable) {
 			writeError(w, badRequest(err))
 			return
 		}
-		list, err := s.TeamCaptures(r.Context(), page, maxTeamCaptures)
+		list, err := tm.captures(r.Context(), page, maxTeamCaptures)
 		if err != nil {
 			writeError(w, &teamAskError{err})
 			return
 		}
-		t := &s.replays.team
+		t := &tm.replay
 		t.log.Reset()
 		t.mu.Lock()
 		t.captures = len(list)
 		t.mu.Unlock()
 		writeJSON(w, httpmsg.StatusOK, map[string]any{
-			"session":  map[string]string{"id": "team", "name": "Team archive at " + s.Settings().TeamEndpoint},
+			"session":  map[string]string{"id": "team", "name": "Team archive at " + tm.settings.get().TeamEndpoint},
 			"captures": len(list), "problems": []string{}, "pages": []replayPage{},
 		})
 	})
@@ -128,19 +122,19 @@ func (s *Service) routeTeamReplay(mux *routeTable) {
 		if !validTimestamp(at) {
 			at = "" // as a session's replay reads it: the latest
 		}
-		a, err := s.TeamServe(r.Context(), w, req, at)
+		a, err := tm.serve(r.Context(), w, req, at)
 		var asked *teamAskError
 		switch {
 		case errors.As(err, &asked):
 			// Nothing was written: the replay page says why, and fails the request.
-			s.replays.team.log.Add(replay.Answer{URL: req.URL})
+			tm.replay.log.Add(replay.Answer{URL: req.URL})
 			writeError(w, asked)
 			return
 		case err != nil:
-			s.replays.team.log.Add(a)
+			tm.replay.log.Add(a)
 			panic(httpmsg.ErrAbortHandler) // the body is not whole (ErrCut): the answer fails
 		}
-		s.replays.team.log.Add(a)
+		tm.replay.log.Add(a)
 	})
 	mux.HandleFunc("GET /api/team/replay/batch", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		// The team archive's captures are not kept together by page: each request
@@ -150,12 +144,12 @@ func (s *Service) routeTeamReplay(mux *routeTable) {
 		replay.WriteBatch(w, b)
 	})
 	mux.HandleFunc("POST /api/team/replay/served", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		if readServed(w, r, &s.replays.team.log) {
-			writeJSON(w, httpmsg.StatusOK, s.replays.team.view())
+		if readServed(w, r, &tm.replay.log) {
+			writeJSON(w, httpmsg.StatusOK, tm.replay.view())
 		}
 	})
 	mux.HandleFunc("GET /api/team/replay/log", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		writeJSON(w, httpmsg.StatusOK, s.replays.team.view())
+		writeJSON(w, httpmsg.StatusOK, tm.replay.view())
 	})
 }
 
@@ -172,14 +166,14 @@ func validTimestamp(ts string) bool {
 	return len(ts) <= 14 && strings.Trim(ts, "0123456789") == ""
 }
 
-// TeamCaptures lists the team archive's captures of pageURL (its exact key: GET),
+// captures lists the team archive's captures of pageURL (its exact key: GET),
 // newest first, at most limit: the responses and revisits, each with the link that
 // replays it from the team archive.
-func (s *Service) TeamCaptures(ctx context.Context, pageURL string, limit int) ([]api.TeamCapture, error) {
+func (tm *team) captures(ctx context.Context, pageURL string, limit int) ([]api.TeamCapture, error) {
 	if err := checkTeamURL(pageURL); err != nil {
 		return nil, err
 	}
-	lines, err := s.teamCDX(ctx, url.Values{"url": {pageURL}, "matchType": {"exact"}, "sort": {"reverse"}, "limit": {strconv.Itoa(limit)}})
+	lines, err := tm.cdx(ctx, url.Values{"url": {pageURL}, "matchType": {"exact"}, "sort": {"reverse"}, "limit": {strconv.Itoa(limit)}})
 	if err != nil {
 		return nil, err
 	}
@@ -282,14 +276,14 @@ func (l *teamLine) path() string {
 	return "/api/bundles/" + url.PathEscape(string(l.Source)) + "/" + url.PathEscape(string(l.Filename))
 }
 
-// teamCDX asks the team archive's CDX server (output=json) and returns its lines; a
+// cdx asks the team archive's CDX server (output=json) and returns its lines; a
 // line it cannot read is left out.
-func (s *Service) teamCDX(ctx context.Context, v url.Values) ([]teamLine, error) {
-	if !s.teamSet() {
+func (tm *team) cdx(ctx context.Context, v url.Values) ([]teamLine, error) {
+	if !tm.settings.teamSet() {
 		return nil, errNoTeam
 	}
 	v.Set("output", "json")
-	resp, err := s.teamRequest(ctx, httpmsg.MethodGet, "/api/cdx?"+v.Encode(), nil, -1)
+	resp, err := tm.request(ctx, httpmsg.MethodGet, "/api/cdx?"+v.Encode(), nil, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -347,16 +341,16 @@ type teamAskError struct{ err error }
 func (e *teamAskError) Error() string { return e.err.Error() }
 func (e *teamAskError) Unwrap() error { return e.err }
 
-// teamLookup finds the capture of r in the team archive nearest to at, as a
+// lookup finds the capture of r in the team archive nearest to at, as a
 // session's replay finds it in the session (replay.Index.Lookup): under r's pywb
 // 2.6.7 key, else a fuzzy match among the captures of r's path. ok is false when
 // the archive has none.
-func (s *Service) teamLookup(ctx context.Context, r *replay.Request, at string) (m replay.Match, line teamLine, ok bool, err error) {
+func (tm *team) lookup(ctx context.Context, r *replay.Request, at string) (m replay.Match, line teamLine, ok bool, err error) {
 	key, err := replay.Key(r)
 	if err != nil {
 		return m, line, false, nil // a URL no capture can have
 	}
-	lines, err := s.teamCDX(ctx, nearestParams(url.Values{"url": {encodedURL(r)}, "matchType": {"exact"}, "limit": {strconv.Itoa(teamExactLimit)}}, at))
+	lines, err := tm.cdx(ctx, nearestParams(url.Values{"url": {encodedURL(r)}, "matchType": {"exact"}, "limit": {strconv.Itoa(teamExactLimit)}}, at))
 	if err != nil {
 		return m, line, false, err
 	}
@@ -365,13 +359,13 @@ func (s *Service) teamLookup(ctx context.Context, r *replay.Request, at string) 
 	}
 	// No capture under its key: those of its path, with another query or body.
 	path, query, _ := strings.Cut(r.URL, "?")
-	more, err := s.teamCDX(ctx, nearestParams(url.Values{"url": {path + "?"}, "matchType": {"prefix"}, "limit": {strconv.Itoa(teamFuzzyLimit)}}, at))
+	more, err := tm.cdx(ctx, nearestParams(url.Values{"url": {path + "?"}, "matchType": {"prefix"}, "limit": {strconv.Itoa(teamFuzzyLimit)}}, at))
 	if err != nil {
 		return m, line, false, err
 	}
 	lines = append(lines, more...)
 	if query != "" && strings.EqualFold(r.Method, httpmsg.MethodGet) && strings.Contains(key, "?") {
-		bare, err := s.teamCDX(ctx, nearestParams(url.Values{"url": {path}, "matchType": {"exact"}, "limit": {strconv.Itoa(teamExactLimit)}}, at))
+		bare, err := tm.cdx(ctx, nearestParams(url.Values{"url": {path}, "matchType": {"exact"}, "limit": {strconv.Itoa(teamExactLimit)}}, at))
 		if err != nil {
 			return m, line, false, err
 		}
@@ -413,22 +407,22 @@ func encodedURL(r *replay.Request) string {
 	return u
 }
 
-// TeamServe answers r from the team archive, the capture nearest to at, as a
+// serve answers r from the team archive, the capture nearest to at, as a
 // session's replay answers it (replay.Index.Serve): status 200, the Answer in
 // replay.AnswerHeader, the body streamed; the "not archived" page for a request the
 // archive has no capture of, or whose capture cannot be read (saying why); the "not
 // replayed" page for a body over replay.DefaultMaxBody. An error wrapping
 // replay.ErrCut means the body was cut after the answer began; a *teamAskError,
 // that the archive's index could not be asked and nothing was written.
-func (s *Service) TeamServe(ctx context.Context, w httpmsg.ResponseWriter, r *replay.Request, at string) (replay.Answer, error) {
-	m, line, ok, err := s.teamLookup(ctx, r, at)
+func (tm *team) serve(ctx context.Context, w httpmsg.ResponseWriter, r *replay.Request, at string) (replay.Answer, error) {
+	m, line, ok, err := tm.lookup(ctx, r, at)
 	if err != nil {
 		return replay.Answer{URL: r.URL}, &teamAskError{err}
 	}
 	if !ok {
 		return replay.RespondNotArchived(w, r, "", "the team archive"), nil
 	}
-	resp, done, err := s.teamOpen(ctx, m.Capture, line)
+	resp, done, err := tm.open(ctx, m.Capture, line)
 	if err != nil {
 		return replay.RespondNotArchived(w, r, err.Error(), "the team archive"), nil
 	}
@@ -436,13 +430,13 @@ func (s *Service) TeamServe(ctx context.Context, w httpmsg.ResponseWriter, r *re
 	return replay.Respond(w, r, m, resp, replay.DefaultMaxBody, "the team archive")
 }
 
-// teamOpen reads the answer of capture c (of line) from the team archive: its
+// open reads the answer of capture c (of line) from the team archive: its
 // record by Range from its bundle; a revisit's header from its own record and its
 // payload from its original's. done closes what the answer reads.
-func (s *Service) teamOpen(ctx context.Context, c cdx.Entry, line teamLine) (resp *replay.Response, done func(), err error) {
+func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (resp *replay.Response, done func(), err error) {
 	opener, _ := replay.ReadIndex(strings.NewReader("")) // Open of a capture that is no revisit reads its record only
 	if c.Mime != "warc/revisit" {
-		f := &teamFile{s: s, ctx: ctx, path: line.path(), length: c.Length}
+		f := &teamFile{tm: tm, ctx: ctx, path: line.path(), length: c.Length}
 		resp, err := opener.Open(f, c)
 		if err != nil {
 			f.Close()
@@ -454,7 +448,7 @@ func (s *Service) teamOpen(ctx context.Context, c cdx.Entry, line teamLine) (res
 	if c.Length <= 0 || c.Length > maxTeamRevisit {
 		return nil, nil, fmt.Errorf("the revisit record in %s is %d bytes: not a revisit webkeep can read", line.Source, c.Length)
 	}
-	f := &teamFile{s: s, ctx: ctx, path: line.path(), length: c.Length}
+	f := &teamFile{tm: tm, ctx: ctx, path: line.path(), length: c.Length}
 	b, err := io.ReadAll(io.LimitReader(f.Reader(c.Offset), c.Length))
 	f.Close()
 	if err != nil {
@@ -474,14 +468,14 @@ func (s *Service) teamOpen(ctx context.Context, c cdx.Entry, line teamLine) (res
 		return nil, nil, teamRecordError(line, err)
 	}
 	rev.Body.Close()
-	oc, oline, ok, err := s.teamOriginal(ctx, c, line, refersTo, refersDate)
+	oc, oline, ok, err := tm.original(ctx, c, line, refersTo, refersDate)
 	if err != nil {
 		return nil, nil, fmt.Errorf("revisit of %s: looking up its original: %w", c.URL, err)
 	}
 	if !ok {
 		return nil, nil, fmt.Errorf("revisit of %s in %s: the team archive has no response with its payload (digest %s)", c.URL, line.Source, c.Digest)
 	}
-	of := &teamFile{s: s, ctx: ctx, path: oline.path(), length: oc.Length}
+	of := &teamFile{tm: tm, ctx: ctx, path: oline.path(), length: oc.Length}
 	orig, err := opener.Open(of, oc)
 	if err != nil {
 		of.Close()
@@ -499,11 +493,11 @@ func teamRecordError(line teamLine, err error) error {
 	return fmt.Errorf("%s (in the team archive's %s, %s at offset %s): %w", line.URL, line.Source, line.Filename, line.Offset, err)
 }
 
-// teamOriginal finds the response whose payload a revisit (c, of line) refers to:
+// original finds the response whose payload a revisit (c, of line) refers to:
 // the capture of the same request with its payload digest nearest in time (in any
 // bundle), else one of the URL its record names (WARC-Refers-To-Target-URI), as
 // pywb resolves revisits.
-func (s *Service) teamOriginal(ctx context.Context, c cdx.Entry, line teamLine, refersTo, refersDate string) (cdx.Entry, teamLine, bool, error) {
+func (tm *team) original(ctx context.Context, c cdx.Entry, line teamLine, refersTo, refersDate string) (cdx.Entry, teamLine, bool, error) {
 	at := c.Timestamp
 	if t, err := time.Parse(time.RFC3339, refersDate); err == nil {
 		at = t.UTC().Format("20060102150405")
@@ -523,7 +517,7 @@ func (s *Service) teamOriginal(ctx context.Context, c cdx.Entry, line teamLine, 
 		// The digest contained rather than equal: the dialects write it with or
 		// without "sha1:".
 		v["filter"] = []string{"digest:" + c.Digest, "!mime:warc/revisit"}
-		lines, err := s.teamCDX(ctx, nearestParams(v, at))
+		lines, err := tm.cdx(ctx, nearestParams(v, at))
 		if err != nil {
 			return cdx.Entry{}, teamLine{}, false, err
 		}
@@ -534,133 +528,4 @@ func (s *Service) teamOriginal(ctx context.Context, c cdx.Entry, line teamLine, 
 		}
 	}
 	return cdx.Entry{}, teamLine{}, false, nil
-}
-
-// teamFile is a bundle's WARC file in the team archive as a replay.File, read by
-// Range from the record a capture names on: a first request for the record's bytes
-// (offset and length of its line), then, should the reader want more (the
-// segments of a record in parts follow it), the rest of the file as it is read.
-type teamFile struct {
-	s      *Service
-	ctx    context.Context
-	path   string
-	length int64 // of the record its Reader starts at; 0 if not known
-	open   []*rangeReader
-}
-
-func (f *teamFile) Size() int64 { return teamFileSize }
-
-func (f *teamFile) Reader(off int64) io.Reader {
-	r := &rangeReader{f: f, pos: off}
-	if f.length > 0 {
-		r.end = off + f.length
-	}
-	f.open = append(f.open, r)
-	return r
-}
-
-// Close ends the requests its readers have under way. What is left of a record's
-// range when its reader is done (the end of its gzip member, the blank lines after
-// its block) is read first, so that the archive's answer ends as it should rather
-// than cut; a longer rest (a body not read to its end) is cut.
-func (f *teamFile) Close() {
-	for _, r := range f.open {
-		if r.body != nil {
-			if r.end > 0 && r.end-r.pos <= maxDrained {
-				io.Copy(io.Discard, io.LimitReader(r.body, maxDrained+1))
-			}
-			r.body.Close()
-			r.body = nil
-		}
-	}
-}
-
-// maxDrained is the most of a record's range that Close reads rather than cuts.
-const maxDrained = 64 << 10
-
-// rangeReader reads a teamFile from pos on.
-type rangeReader struct {
-	f    *teamFile
-	pos  int64
-	end  int64 // where the request under way (or the first) ends; 0: the file's end
-	body io.ReadCloser
-	err  error
-}
-
-func (r *rangeReader) Read(p []byte) (int, error) {
-	for {
-		if r.err != nil {
-			return 0, r.err
-		}
-		if r.body == nil {
-			if r.err = r.request(); r.err != nil {
-				return 0, r.err
-			}
-		}
-		n, err := r.body.Read(p)
-		r.pos += int64(n)
-		switch {
-		case err == io.EOF && r.end > 0 && r.pos < r.end:
-			r.err = fmt.Errorf("the team archive's answer ended at byte %d of the record's %d", r.pos, r.end)
-		case err == io.EOF && r.end > 0:
-			r.body.Close()
-			r.body, r.end = nil, 0 // what follows is asked for if it is read
-		case err == io.EOF:
-			r.err = io.EOF
-		case err != nil:
-			r.err = err
-		}
-		if n > 0 {
-			return n, nil
-		}
-	}
-}
-
-// request asks for the file from pos on: to end, or to the file's end.
-func (r *rangeReader) request() error {
-	rng := fmt.Sprintf("bytes=%d-", r.pos)
-	if r.end > 0 {
-		rng += strconv.FormatInt(r.end-1, 10)
-	}
-	resp, err := r.f.s.teamGet(r.f.ctx, r.f.path, rng)
-	var te *teamError
-	if errors.As(err, &te) && te.status == statusRangeNotSatisfiable && r.end == 0 {
-		return io.EOF // the file ends where the record did
-	}
-	if err != nil {
-		return err
-	}
-	switch resp.StatusCode {
-	case statusPartialContent:
-		if start, ok := rangeStart(resp.Header.Get("Content-Range")); !ok || start != r.pos {
-			resp.Body.Close()
-			return fmt.Errorf("the team archive answered the range %s with %q", rng, resp.Header.Get("Content-Range"))
-		}
-	default:
-		// The whole file (a member stored deflated in its bundle takes no Range):
-		// what comes before pos is skipped, and the rest read to its end.
-		if _, err := io.CopyN(io.Discard, resp.Body, r.pos); err != nil {
-			resp.Body.Close()
-			return fmt.Errorf("the team archive's %s ends before byte %d: %w", r.f.path, r.pos, err)
-		}
-		r.end = 0
-	}
-	r.body = resp.Body
-	return nil
-}
-
-// rangeStart reads the first byte of a Content-Range "bytes a-b/n".
-func rangeStart(cr string) (int64, bool) {
-	rest, ok := strings.CutPrefix(cr, "bytes ")
-	if !ok {
-		return 0, false
-	}
-	a, _, ok := strings.Cut(rest, "-")
-	n, err := strconv.ParseInt(a, 10, 64)
-	return n, ok && err == nil
-}
-
-// teamGet is a GET of the team archive with a Range.
-func (s *Service) teamGet(ctx context.Context, path, rng string) (*httpmsg.Response, error) {
-	return s.teamRequestWith(ctx, httpmsg.MethodGet, path, nil, -1, map[string]string{"Range": rng})
 }

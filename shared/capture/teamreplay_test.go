@@ -242,7 +242,7 @@ func replayTeamService(t testing.TB, ft *fakeTeam, token string) (*Service, http
 		t.Fatal(err)
 	}
 	if ft != nil {
-		if _, err := svc.UpdateSettings(Settings{HeaderPolicy: "redact", WARCVersion: "0.9", CDXDialect: "pywb-2.6.7", Agent: "webkeep", TeamEndpoint: ft.URL, TeamToken: token}); err != nil {
+		if _, err := svc.settings.update(Settings{HeaderPolicy: "redact", WARCVersion: "0.9", CDXDialect: "pywb-2.6.7", Agent: "webkeep", TeamEndpoint: ft.URL, TeamToken: token}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -77,29 +77,29 @@ func loadUploadState(store Store, session string) (*teamUploadState, error) {
 }
 
 // startUpload runs the upload of sess as the job "upload-<session id>".
-func (s *Service) startUpload(sess *Session, overwrite bool) *Job {
-	return s.jobs.startAs("upload-"+sess.info.ID, "upload", func(ctx context.Context, progress func(done, total int)) (any, error) {
-		return s.uploadParts(ctx, sess, overwrite, progress)
+func (tm *team) startUpload(sess *Session, overwrite bool) *Job {
+	return tm.jobs.startAs("upload-"+sess.info.ID, "upload", func(ctx context.Context, progress func(done, total int)) (any, error) {
+		return tm.uploadParts(ctx, sess, overwrite, progress)
 	})
 }
 
-// ResumeUploads starts again, as jobs, the uploads to the team archive a previous
+// resumeUploads starts again, as jobs, the uploads to the team archive a previous
 // service instance left unfinished, and returns them.
-func (s *Service) ResumeUploads() []*Job {
-	keys, err := s.store.Keys(teamUploadPrefix)
+func (tm *team) resumeUploads() []*Job {
+	keys, err := tm.store.Keys(teamUploadPrefix)
 	if err != nil {
 		return nil
 	}
 	var started []*Job
 	for _, k := range keys {
 		id := strings.TrimPrefix(k, teamUploadPrefix)
-		st, err := loadUploadState(s.store, id)
-		sess, serr := s.Session(id)
+		st, err := loadUploadState(tm.store, id)
+		sess, serr := tm.sessions.find(id)
 		if err != nil || serr != nil {
-			s.store.Delete(k) // its session is gone, or the record is damaged
+			tm.store.Delete(k) // its session is gone, or the record is damaged
 			continue
 		}
-		started = append(started, s.startUpload(sess, st.Overwrite))
+		started = append(started, tm.startUpload(sess, st.Overwrite))
 	}
 	return started
 }
@@ -107,16 +107,16 @@ func (s *Service) ResumeUploads() []*Job {
 // uploadParts sends sess's bundle to the team archive in parts, resuming the upload
 // the store keeps for it if there is one. A cancelled job aborts the upload on the
 // archive; a failed one keeps it, to be resumed.
-func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool, progress func(done, total int)) (any, error) {
+func (tm *team) uploadParts(ctx context.Context, sess *Session, overwrite bool, progress func(done, total int)) (any, error) {
 	info := sess.Info()
-	set := s.Settings()
+	set := tm.settings.get()
 	name := sess.BaseName() + ".zip"
-	st, err := loadUploadState(s.store, info.ID)
+	st, err := loadUploadState(tm.store, info.ID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		st = nil
 	case err != nil:
-		s.store.Delete(teamUploadPrefix + info.ID)
+		tm.store.Delete(teamUploadPrefix + info.ID)
 		st = nil
 	}
 	received := map[int]bool{}
@@ -124,7 +124,7 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 		// Resumed only if it is the same bundle to the same archive, which still has it.
 		same := st.Endpoint == set.TeamEndpoint && st.Updated.Equal(info.Updated) && (st.Overwrite || !overwrite)
 		if same {
-			received, err = s.partsReceived(ctx, st)
+			received, err = tm.partsReceived(ctx, st)
 			switch {
 			case errors.Is(err, errUploadGone):
 				same = false
@@ -133,14 +133,14 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 			}
 		}
 		if !same {
-			s.abandonUpload(st)
+			tm.abandonUpload(st)
 			st = nil
 		}
 	}
 	if st == nil {
 		// Which payloads the team has is asked once, before the upload begins, and
 		// kept with it.
-		dedup, err := s.askTeamDigests(ctx, sess, name)
+		dedup, err := tm.askDigests(ctx, sess, name)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +152,7 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 			Upload   string `json:"upload"`
 			PartSize int64  `json:"partSize"`
 		}
-		if err := s.teamJSON(ctx, httpmsg.MethodPost, path, nil, &created); err != nil {
+		if err := tm.call(ctx, httpmsg.MethodPost, path, nil, &created); err != nil {
 			return nil, err
 		}
 		if created.PartSize <= 0 || created.PartSize > maxTeamPartSize || created.Upload == "" {
@@ -161,7 +161,7 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 		st = &teamUploadState{Session: info.ID, Updated: info.Updated, Name: name, Endpoint: set.TeamEndpoint,
 			Upload: created.Upload, PartSize: created.PartSize, Overwrite: overwrite, Dedup: dedup}
 		received = map[int]bool{}
-		if err := st.save(s.store); err != nil {
+		if err := st.save(tm.store); err != nil {
 			return nil, err
 		}
 	}
@@ -179,14 +179,14 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 			if n <= len(st.Parts) && st.Parts[n-1] != hexSum {
 				return fmt.Errorf("%w (part %d differs from the one sent)", errSessionChanged, n)
 			}
-		} else if err := s.sendPart(ctx, st, n, part); err != nil {
+		} else if err := tm.sendPart(ctx, st, n, part); err != nil {
 			return err
 		}
 		if n > len(st.Parts) {
 			st.Parts = append(st.Parts, make([]string, n-len(st.Parts))...)
 		}
 		st.Parts[n-1] = hexSum
-		if err := st.save(s.store); err != nil {
+		if err := st.save(tm.store); err != nil {
 			return err
 		}
 		progress(int(done), int(max(total, done)))
@@ -206,10 +206,10 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 	}
 	switch {
 	case ctx.Err() != nil:
-		s.abandonUpload(st)
+		tm.abandonUpload(st)
 		return nil, ctx.Err()
 	case errors.Is(err, errSessionChanged):
-		s.abandonUpload(st)
+		tm.abandonUpload(st)
 		return nil, fmt.Errorf("%w: upload it again", err)
 	case err != nil:
 		return nil, fmt.Errorf("%w (the upload resumes where it stopped when you upload again)", err)
@@ -219,18 +219,18 @@ func (s *Service) uploadParts(ctx context.Context, sess *Session, overwrite bool
 
 	body, _ := json.Marshal(map[string]any{"parts": pw.n, "size": pw.done, "sha256": hex.EncodeToString(whole.Sum(nil))})
 	var out TeamUpload
-	err = s.teamJSON(ctx, httpmsg.MethodPost, "/api/uploads/"+st.Name+"/"+st.Upload, body, &out)
+	err = tm.call(ctx, httpmsg.MethodPost, "/api/uploads/"+st.Name+"/"+st.Upload, body, &out)
 	if err != nil {
 		var te *teamError
 		if !errors.As(err, &te) || te.status >= 500 {
-			st.save(s.store)
+			st.save(tm.store)
 			return nil, fmt.Errorf("%w (the upload resumes where it stopped when you upload again)", err)
 		}
 		// Refused (a conflict, a check that failed): the archive dropped the upload.
-		s.abandonUpload(st)
+		tm.abandonUpload(st)
 		return nil, err
 	}
-	s.store.Delete(teamUploadPrefix + st.Session)
+	tm.store.Delete(teamUploadPrefix + st.Session)
 	if out.Name == "" {
 		out.Name = st.Name
 	}
@@ -243,14 +243,14 @@ var (
 )
 
 // partsReceived asks the archive which parts of the upload it has.
-func (s *Service) partsReceived(ctx context.Context, st *teamUploadState) (map[int]bool, error) {
+func (tm *team) partsReceived(ctx context.Context, st *teamUploadState) (map[int]bool, error) {
 	var got struct {
 		Parts []struct {
 			Number int   `json:"number"`
 			Size   int64 `json:"size"`
 		} `json:"parts"`
 	}
-	err := s.teamJSON(ctx, httpmsg.MethodGet, "/api/uploads/"+st.Name+"/"+st.Upload, nil, &got)
+	err := tm.call(ctx, httpmsg.MethodGet, "/api/uploads/"+st.Name+"/"+st.Upload, nil, &got)
 	var te *teamError
 	if errors.As(err, &te) && te.status == httpmsg.StatusNotFound {
 		return nil, errUploadGone
@@ -267,13 +267,13 @@ func (s *Service) partsReceived(ctx context.Context, st *teamUploadState) (map[i
 
 // sendPart sends part n, trying again after a network failure or an answer of the
 // archive's own failure (5xx), with growing waits.
-func (s *Service) sendPart(ctx context.Context, st *teamUploadState, n int, part []byte) error {
+func (tm *team) sendPart(ctx context.Context, st *teamUploadState, n int, part []byte) error {
 	path := fmt.Sprintf("/api/uploads/%s/%s/%d", st.Name, st.Upload, n)
 	delay := partRetryDelay
 	var err error
 	for try := 1; try <= partAttempts; try++ {
 		var resp *httpmsg.Response
-		resp, err = s.teamRequest(ctx, httpmsg.MethodPut, path, bytes.NewReader(part), int64(len(part)))
+		resp, err = tm.request(ctx, httpmsg.MethodPut, path, bytes.NewReader(part), int64(len(part)))
 		if err == nil {
 			resp.Body.Close()
 			return nil
@@ -293,25 +293,25 @@ func (s *Service) sendPart(ctx context.Context, st *teamUploadState, n int, part
 
 // abandonUpload aborts an upload on the archive (best effort: it may be gone, or
 // unreachable, and the archive sweeps what is left) and forgets it.
-func (s *Service) abandonUpload(st *teamUploadState) {
+func (tm *team) abandonUpload(st *teamUploadState) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if s.Settings().TeamEndpoint == st.Endpoint {
-		if resp, err := s.teamRequest(ctx, httpmsg.MethodDelete, "/api/uploads/"+st.Name+"/"+st.Upload, nil, -1); err == nil {
+	if tm.settings.get().TeamEndpoint == st.Endpoint {
+		if resp, err := tm.request(ctx, httpmsg.MethodDelete, "/api/uploads/"+st.Name+"/"+st.Upload, nil, -1); err == nil {
 			resp.Body.Close()
 		}
 	}
-	s.store.Delete(teamUploadPrefix + st.Session)
+	tm.store.Delete(teamUploadPrefix + st.Session)
 }
 
-// teamJSON makes a request to the team archive and decodes its JSON answer into out.
-func (s *Service) teamJSON(ctx context.Context, method, path string, body []byte, out any) error {
+// call makes a request to the team archive and decodes its JSON answer into out.
+func (tm *team) call(ctx context.Context, method, path string, body []byte, out any) error {
 	var r io.Reader
 	size := int64(-1)
 	if body != nil {
 		r, size = bytes.NewReader(body), int64(len(body))
 	}
-	resp, err := s.teamRequest(ctx, method, path, r, size)
+	resp, err := tm.request(ctx, method, path, r, size)
 	if err != nil {
 		return err
 	}

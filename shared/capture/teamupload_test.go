@@ -112,7 +112,7 @@ func bigSession(t *testing.T, store Store, svc *Service) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.sessions[sess.info.ID] = sess
+	svc.sessions.add(sess)
 	body := make([]byte, 200<<10)
 	rand.Read(body)
 	exs := sampleExchanges()
@@ -132,8 +132,8 @@ func teamService(t *testing.T, store Store, a *teamArchive, rt http.RoundTripper
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.httpClient = nethttp.Client{Client: &http.Client{Transport: rt}}
-	svc.UpdateSettings(Settings{HeaderPolicy: "redact", WARCVersion: "0.9", CDXDialect: "pywb-2.6.7", Agent: "webkeep", TeamEndpoint: a.URL, TeamToken: "s3cret"})
+	svc.http.test = nethttp.Client{Client: &http.Client{Transport: rt}}
+	svc.settings.update(Settings{HeaderPolicy: "redact", WARCVersion: "0.9", CDXDialect: "pywb-2.6.7", Agent: "webkeep", TeamEndpoint: a.URL, TeamToken: "s3cret"})
 	return svc
 }
 
@@ -176,7 +176,7 @@ func TestUploadInPartsRetriesAFailedPart(t *testing.T) {
 	store := NewMemStore()
 	svc := teamService(t, store, a, &flakyTransport{fail: "3", failures: 2})
 	sess := bigSession(t, store, svc)
-	job, err := svc.Upload(sess.info.ID, false)
+	job, err := svc.team.upload(sess.info.ID, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,14 +206,14 @@ func TestUploadInPartsFailsClearlyAndResumes(t *testing.T) {
 	store := NewMemStore()
 	svc := teamService(t, store, a, &flakyTransport{fail: "4", failures: partAttempts})
 	sess := bigSession(t, store, svc)
-	job, _ := svc.Upload(sess.info.ID, false)
+	job, _ := svc.team.upload(sess.info.ID, false)
 	done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID)
 	if done.State != "failed" || !strings.Contains(done.Error, "sending part 4 (4096 bytes)") || !strings.Contains(done.Error, "connection reset by peer") || !strings.Contains(done.Error, "resumes where it stopped") {
 		t.Fatalf("upload with the network down: %+v", done)
 	}
 	// Uploaded again, it sends part 4 on, not the first three.
-	svc.httpClient = nethttp.Client{Client: &http.Client{}}
-	job, _ = svc.Upload(sess.info.ID, false)
+	svc.http.test = nethttp.Client{Client: &http.Client{}}
+	job, _ = svc.team.upload(sess.info.ID, false)
 	if done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID); done.State != "done" {
 		t.Fatalf("resumed upload: %+v", done)
 	}
@@ -234,7 +234,7 @@ func TestUploadInPartsResumesAfterARestart(t *testing.T) {
 	defer close(stuck.block)
 	first := teamService(t, store, a, stuck)
 	sess := bigSession(t, store, first)
-	job, _ := first.Upload(sess.info.ID, false)
+	job, _ := first.team.upload(sess.info.ID, false)
 	<-stuck.blocked
 
 	second, err := NewService(store, newFakeHost()) // resumes the upload on start
@@ -261,7 +261,7 @@ func TestUploadInPartsOfAChangedSession(t *testing.T) {
 	store := NewMemStore()
 	svc := teamService(t, store, a, &flakyTransport{fail: "3", failures: partAttempts})
 	sess := bigSession(t, store, svc)
-	job, _ := svc.Upload(sess.info.ID, false)
+	job, _ := svc.team.upload(sess.info.ID, false)
 	if done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID); done.State != "failed" {
 		t.Fatalf("upload with the network down: %+v", done)
 	}
@@ -271,8 +271,8 @@ func TestUploadInPartsOfAChangedSession(t *testing.T) {
 	if sess.Info().Updated.Equal(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)) {
 		t.Fatal("writing an exchange did not change the session's Updated")
 	}
-	svc.httpClient = nethttp.Client{Client: &http.Client{}}
-	job, _ = svc.Upload(sess.info.ID, false)
+	svc.http.test = nethttp.Client{Client: &http.Client{}}
+	job, _ = svc.team.upload(sess.info.ID, false)
 	if done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID); done.State != "done" {
 		t.Fatalf("upload of the changed session: %+v", done)
 	}
@@ -289,7 +289,7 @@ func TestUploadInPartsDetectsChangedBytes(t *testing.T) {
 	store := NewMemStore()
 	svc := teamService(t, store, a, &flakyTransport{fail: "3", failures: partAttempts})
 	sess := bigSession(t, store, svc)
-	job, _ := svc.Upload(sess.info.ID, false)
+	job, _ := svc.team.upload(sess.info.ID, false)
 	waitJob(t, nethttp.Handler(svc.Handler()), job.ID)
 	st, err := loadUploadState(store, sess.info.ID)
 	if err != nil || len(st.Parts) != 2 {
@@ -298,7 +298,7 @@ func TestUploadInPartsDetectsChangedBytes(t *testing.T) {
 	sum := sha256.Sum256([]byte("another part"))
 	st.Parts[1] = hex.EncodeToString(sum[:])
 	st.save(store)
-	job, _ = svc.Upload(sess.info.ID, false)
+	job, _ = svc.team.upload(sess.info.ID, false)
 	done := waitJob(t, nethttp.Handler(svc.Handler()), job.ID)
 	if done.State != "failed" || !strings.Contains(done.Error, "the session changed since its upload began (part 2 differs from the one sent): upload it again") {
 		t.Fatalf("upload over changed parts: %+v", done)
@@ -318,9 +318,9 @@ func TestUploadInPartsCancelled(t *testing.T) {
 	defer close(stuck.block)
 	svc := teamService(t, store, a, stuck)
 	sess := bigSession(t, store, svc)
-	job, _ := svc.Upload(sess.info.ID, false)
+	job, _ := svc.team.upload(sess.info.ID, false)
 	<-stuck.blocked
-	if again, _ := svc.Upload(sess.info.ID, false); again.ID != job.ID {
+	if again, _ := svc.team.upload(sess.info.ID, false); again.ID != job.ID {
 		t.Errorf("a second upload of a running one started job %s", again.ID)
 	}
 	if rec := send(t, nethttp.Handler(svc.Handler()), "DELETE", "/api/jobs/"+job.ID, "", nil, nil); rec.Code != http.StatusNoContent {
@@ -348,7 +348,7 @@ func TestUploadInPartsOverwrite(t *testing.T) {
 		overwrite bool
 		state     string
 	}{{false, "done"}, {false, "failed"}, {true, "done"}} {
-		job, err := svc.Upload(sess.info.ID, tc.overwrite)
+		job, err := svc.team.upload(sess.info.ID, tc.overwrite)
 		if err != nil {
 			t.Fatal(err)
 		}

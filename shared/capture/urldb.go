@@ -413,26 +413,3 @@ func databaseFiles(ctx context.Context, name, contentType string, upload io.Read
 	}
 	return files, nil
 }
-
-// LoadDatabase keeps an upload of a URL database in the store (see databaseFiles)
-// and starts a job that loads it in place of the current one. The job's Done and
-// Total count the YAML documents parsed; its Result is the new DatabaseInfo. If the
-// upload fails to load, or the job is cancelled, the current database stays.
-func (s *Service) LoadDatabase(ctx context.Context, name, contentType string, body io.Reader) (*Job, error) {
-	if name == "" {
-		name = "the upload"
-	}
-	f, err := storeFile(ctx, s.store, recorder.NewSpoolPrefix(), body, maxDatabaseUpload, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return s.jobs.start("urldb", func(ctx context.Context, progress func(done, total int)) (any, error) {
-		defer f.remove()
-		in := &jobInput{r: f, ctx: ctx, size: f.Size()}
-		files, err := databaseFiles(ctx, name, contentType, in, f.Size())
-		if err != nil {
-			return nil, err
-		}
-		return s.db.replace(ctx, files, progress)
-	}), nil
-}

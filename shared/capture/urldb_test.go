@@ -248,7 +248,7 @@ func TestAKeptDatabaseIsReadWhenFirstUsedNotAtStart(t *testing.T) {
 			if store.n != 0 {
 				t.Fatalf("the core read %d domain files as it started and answered its status", store.n)
 			}
-			if err := tc.use(svc.db); err != nil {
+			if err := tc.use(svc.db.urlDatabase); err != nil {
 				t.Error(err)
 			}
 			if store.n == 0 {

@@ -81,6 +81,9 @@ func (s *Session) WriteSignedWACZ(ctx context.Context, w io.Writer, authority wa
 		return err
 	}
 	pages, err := s.Pages()
+	if err == nil {
+		pages, err = s.titled(pages)
+	}
 	if err != nil {
 		return err
 	}

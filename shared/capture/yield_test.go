@@ -65,7 +65,7 @@ func TestTheAPIAnswersWhileLongWorkRuns(t *testing.T) {
 			if j.State != "cancelled" {
 				t.Errorf("after cancel: %+v", j)
 			}
-			if list, _ := svc.Sessions(); len(list) != 0 {
+			if list, _ := svc.sessions.list(); len(list) != 0 {
 				t.Errorf("sessions left: %+v", list)
 			}
 		})

@@ -71,7 +71,7 @@ func (r *Recorder) noteCache(ex *Exchange, cache string, revalidated bool) {
 }
 
 // httpCache is the cache named by a browser that says only that its HTTP cache
-// answered, not whether the server was asked first (cdpResponse.WebkeepFromHTTPCache).
+// answered, not whether the server was asked first (WireResponse.WebkeepFromHTTPCache).
 const httpCache = "HTTP"
 
 // WhyFromCache begins the note on a response the browser's cache served without the

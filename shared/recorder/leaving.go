@@ -166,6 +166,9 @@ func (r *Recorder) onLoadEventFired(ctx context.Context, t Target, _ *loadEventF
 	}
 	r.mu.Unlock()
 	r.endPauses(ctx, t, 0)
+	if r.OnPageLoaded != nil {
+		r.OnPageLoaded(t.TabID)
+	}
 }
 
 // onRequestPaused notes the method and URL of a request the Fetch domain paused

@@ -81,6 +81,8 @@ type Recorder struct {
 	OnExchange func(*Exchange)
 	// OnPage receives every top-level navigation.
 	OnPage func(Page)
+	// OnPageLoaded is told when a tab's page has fired its load event.
+	OnPageLoaded func(tabID int)
 	// OnError receives problems that did not stop recording, for the user to see.
 	OnError func(error)
 	// OnPageNote receives a note for the archive itself about a page (its URL): what

@@ -24,8 +24,10 @@ type cdpRequest struct {
 	FormFields []FormField `json:"webkeepFormFields"`
 }
 
-// cdpResponse is the response object of Network.responseReceived.
-type cdpResponse struct {
+// WireResponse is the response object of Network.responseReceived, as the recorder
+// reads it; a host that makes the events itself (Firefox's, shared/webrequest)
+// writes it.
+type WireResponse struct {
 	URL             string            `json:"url"`
 	Status          int               `json:"status"`
 	StatusText      string            `json:"statusText"`
@@ -47,10 +49,10 @@ type cdpResponse struct {
 type (
 	// requestWillBeSent is the params of Network.requestWillBeSent.
 	requestWillBeSent struct {
-		RequestID        string       `json:"requestId"`
-		Request          cdpRequest   `json:"request"`
-		WallTime         float64      `json:"wallTime"`
-		RedirectResponse *cdpResponse `json:"redirectResponse"`
+		RequestID        string        `json:"requestId"`
+		Request          cdpRequest    `json:"request"`
+		WallTime         float64       `json:"wallTime"`
+		RedirectResponse *WireResponse `json:"redirectResponse"`
 		// RedirectHasExtraInfo says ExtraInfo events come for the redirect's hop.
 		RedirectHasExtraInfo bool   `json:"redirectHasExtraInfo"`
 		Type                 string `json:"type"`
@@ -70,8 +72,8 @@ type (
 	}
 	// responseReceived is the params of Network.responseReceived.
 	responseReceived struct {
-		RequestID string      `json:"requestId"`
-		Response  cdpResponse `json:"response"`
+		RequestID string       `json:"requestId"`
+		Response  WireResponse `json:"response"`
 		// HasExtraInfo says ExtraInfo events come (or came) for this hop.
 		HasExtraInfo bool `json:"hasExtraInfo"`
 	}
@@ -140,7 +142,7 @@ type (
 	}
 )
 
-func setResponse(ex *Exchange, res *cdpResponse) {
+func setResponse(ex *Exchange, res *WireResponse) {
 	ex.Status = res.Status
 	ex.StatusText = res.StatusText
 	ex.RespHeader = fieldsFromMap(res.Headers)

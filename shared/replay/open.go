@@ -48,7 +48,7 @@ const redacted = "[redacted by webkeep]"
 // its original's payload (the response with the same payload digest, under the same
 // key if there is one, nearest in time).
 func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
-	resp, err := readResponse(f, c.Offset)
+	resp, err := ReadResponseAt(f, c.Offset)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
 		resp.Body.Close()
 		return nil, fmt.Errorf("%w: revisit at offset %d: no response with payload digest %s", ErrRecord, c.Offset, c.Digest)
 	}
-	o, err := readResponse(f, orig.Offset)
+	o, err := ReadResponseAt(f, orig.Offset)
 	if err != nil {
 		resp.Body.Close()
 		return nil, err
@@ -93,9 +93,9 @@ func (ix *Index) original(c cdx.Entry) (cdx.Entry, bool) {
 	return ix.captures[i], true
 }
 
-// readResponse reads the record at offset: its HTTP status line and header, and a
-// reader of its payload. A revisit without an HTTP header has Status 0.
-func readResponse(f File, offset int64) (*Response, error) {
+// ReadResponseAt reads the response or revisit record at offset of f, as
+// ReadResponse does.
+func ReadResponseAt(f File, offset int64) (*Response, error) {
 	if size := f.Size(); offset < 0 || offset >= size {
 		return nil, fmt.Errorf("%w: offset %d is outside the file (%d bytes)", ErrRecord, offset, size)
 	}
@@ -111,6 +111,18 @@ func readResponse(f File, offset int64) (*Response, error) {
 	if rec.Type != warc.TypeResponse && rec.Type != warc.TypeRevisit {
 		return nil, fmt.Errorf("%w: the record at offset %d is a %s", ErrRecord, offset, rec.Type)
 	}
+	resp, err := ReadResponse(rec)
+	if err != nil {
+		return nil, fmt.Errorf("at offset %d: %w", offset, err)
+	}
+	return resp, nil
+}
+
+// ReadResponse reads the HTTP response a WARC response or revisit record holds:
+// its status line and header, and a reader of its payload, decoded as replay
+// gives it (see Response). A revisit without an HTTP header has Status 0 and an
+// empty body. Errors wrap ErrRecord and name what could not be read.
+func ReadResponse(rec *warc.Record) (*Response, error) {
 	// A block of known length is read through a LimitedReader, which counts what is
 	// left of it: the body's length once the HTTP header is read.
 	var block io.Reader = rec.Block
@@ -126,18 +138,18 @@ func readResponse(f File, offset int64) (*Response, error) {
 		return resp, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: at offset %d: status line: %v", ErrRecord, offset, err)
+		return nil, fmt.Errorf("%w: status line: %v", ErrRecord, err)
 	}
 	proto, status, _ := strings.Cut(line, " ")
 	code, reason, _ := strings.Cut(status, " ")
 	n, err := strconv.Atoi(code)
 	if !strings.HasPrefix(proto, "HTTP/") || err != nil || n < 100 || n > 999 {
-		return nil, fmt.Errorf("%w: at offset %d: status line %q", ErrRecord, offset, truncate(line))
+		return nil, fmt.Errorf("%w: status line %q", ErrRecord, truncate(line))
 	}
 	resp.Status, resp.Reason = n, reason
 	h, err := textproto.NewReader(br).ReadMIMEHeader()
 	if err != nil && !(errors.Is(err, io.EOF) && len(h) > 0) {
-		return nil, fmt.Errorf("%w: at offset %d: HTTP header: %v", ErrRecord, offset, err)
+		return nil, fmt.Errorf("%w: HTTP header: %v", ErrRecord, err)
 	}
 	for k, vs := range h {
 		for _, v := range vs {
@@ -149,7 +161,7 @@ func readResponse(f File, offset int64) (*Response, error) {
 	rest := left.N + int64(br.Buffered())
 	body, whole, err := decode(resp.Header, br)
 	if err != nil {
-		return nil, fmt.Errorf("%w: at offset %d: %v", ErrRecord, offset, err)
+		return nil, fmt.Errorf("%w: %v", ErrRecord, err)
 	}
 	resp.Body = body
 	if whole {

@@ -27,6 +27,12 @@
 //	                          written when x/ID holds its whole text, which Delete
 //	                          tokenizes again instead
 //	x/ID                      its text, its first Options.StoredText bytes, deflated
+//	n/BLOCK                   the rank table: for the 1,024 documents whose ids shifted
+//	                          right by 10 are BLOCK (written as an ID), the numbers a
+//	                          search ranks and filters by (text and title lengths,
+//	                          status, time), 16 bytes each (rank.go), so that ranking
+//	                          the documents a common word matches reads a value per
+//	                          1,024 of them, not one each
 //	s/SESSION NUL ID          empty: the documents of a session, for DeleteSession
 //	t/TERM NUL ID             a sealed posting block of TERM whose first document is ID
 //	t/TERM NUL ~              TERM's tail block, the one Add appends to

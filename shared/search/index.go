@@ -231,6 +231,8 @@ func (ix *Index) flush() error {
 		}
 	}
 	m := ix.meta
+	ranked := make([]DocID, 0, len(ix.pendingDocs))
+	ranks := make([]*record, 0, len(ix.pendingDocs))
 	for _, pd := range ix.pendingDocs {
 		id := docKey(pd.id)
 		puts := []struct {
@@ -264,6 +266,10 @@ func (ix *Index) flush() error {
 		m.docs++
 		m.length += weightedLength(r.length, r.titleLen)
 		m.next = pd.id + 1
+		ranked, ranks = append(ranked, pd.id), append(ranks, &r)
+	}
+	if err := ix.setRank(ranked, ranks); err != nil {
+		return err
 	}
 	if err := ix.store.Put(keyMeta, m.encode()); err != nil {
 		return fmt.Errorf("search: flush: %w", err)
@@ -385,6 +391,9 @@ func (ix *Index) deleteDocs(ids []DocID) error {
 		if err := ix.removePostings(term, docs); err != nil {
 			return fmt.Errorf("search: delete: term %q: %w", term, err)
 		}
+	}
+	if err := ix.setRank(ids, make([]*record, len(ids))); err != nil {
+		return fmt.Errorf("search: delete: %w", err)
 	}
 	m := ix.meta
 	for i, id := range ids {

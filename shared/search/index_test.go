@@ -307,3 +307,47 @@ func TestBlocks(t *testing.T) {
 		t.Errorf("reopened index gave id %d", id)
 	}
 }
+
+// TestRankTable: the rank table gives a search the numbers the records hold: an
+// index without it (written before it had one) finds and ranks the same.
+func TestRankTable(t *testing.T) {
+	ix, s, names := newCorpus(t, nil)
+	old, oldStore, _ := newCorpus(t, nil)
+	if err := old.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var ranks []string
+	oldStore.Scan(keyRank, func(key string, _ []byte) bool { ranks = append(ranks, key); return true })
+	if len(ranks) != 1 {
+		t.Fatalf("rank blocks %q, want one", ranks)
+	}
+	for _, k := range ranks {
+		oldStore.Delete(k)
+	}
+	for _, query := range []string{"fox", "the", "gardening", "京都", "status:2xx from:2024-01-15", "fox -jumps", "type:text/ status:200"} {
+		got, res := hitNames(t, ix, names, query)
+		want, oldRes := hitNames(t, old, names, query)
+		if !slices.Equal(got, want) || res.Total != oldRes.Total {
+			t.Errorf("%s: %q with the rank table, %q without", query, got, want)
+		}
+		for i := range res.Hits {
+			if res.Hits[i].Score != oldRes.Hits[i].Score {
+				t.Errorf("%s: %s scores %v with the rank table, %v without", query, got[i], res.Hits[i].Score, oldRes.Hits[i].Score)
+			}
+		}
+	}
+	// A deleted document is absent from the table: the search skips it.
+	for id, n := range names {
+		if n == "ordered" {
+			if err := ix.Delete(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got, _ := hitNames(t, ix, names, "fox"); !slices.Equal(got, []string{"reversed"}) {
+		t.Errorf("fox after deleting ordered: %q", got)
+	}
+	if v, _ := s.Get(ranks[0]); len(v) != len(corpus)*rankEntrySize {
+		t.Errorf("rank block of %d bytes, want %d", len(v), len(corpus)*rankEntrySize)
+	}
+}

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -148,18 +147,46 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 	if ix.meta.docs > 0 {
 		avgdl = float64(ix.meta.length) / float64(ix.meta.docs)
 	}
-	kept := cands[:0]
-	for _, c := range cands {
-		v, err := ix.store.Get(keyDoc + docKey(c.id))
-		if errors.Is(err, ErrNotFound) {
+	// A document's numbers come from the rank table, its strings (which some
+	// filters need) from its record, as do the numbers the table lacks.
+	ids := make([]DocID, len(cands))
+	for i, c := range cands {
+		ids[i] = c.id
+	}
+	recs, found := make([]record, len(cands)), make([]bool, len(cands))
+	if !fs.needStrings {
+		var err error
+		if recs, found, err = ix.rankOf(ids); err != nil {
+			return Results{}, err
+		}
+	}
+	var keys []string
+	var at []int
+	for i, ok := range found {
+		if !ok {
+			keys, at = append(keys, keyDoc+docKey(ids[i])), append(at, i)
+		}
+	}
+	fields, err := getMany(ix.store, keys)
+	if err != nil {
+		return Results{}, fmt.Errorf("search: documents: %w", err)
+	}
+	for j, v := range fields {
+		if v == nil {
 			continue
 		}
-		if err != nil {
-			return Results{}, fmt.Errorf("search: document %d: %w", c.id, err)
+		i := at[j]
+		if recs[i], err = decodeRecord(v, !fs.needStrings); err != nil {
+			return Results{}, fmt.Errorf("search: document %d: %w", ids[i], err)
 		}
-		if c.rec, err = decodeRecord(v, !fs.needStrings); err != nil {
-			return Results{}, fmt.Errorf("search: document %d: %w", c.id, err)
+		found[i] = true
+	}
+	kept := cands[:0]
+	for i, c := range cands {
+		if !found[i] {
+			continue
 		}
+		c.rec = recs[i]
 		if !fs.match(&c.rec) {
 			continue
 		}
@@ -199,10 +226,23 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 	if limit > 0 && len(cands) > limit {
 		cands = cands[:limit]
 	}
+	keys = keys[:0]
 	for _, c := range cands {
-		v, err := ix.store.Get(keyDoc + docKey(c.id))
-		if err != nil {
-			return Results{}, fmt.Errorf("search: document %d: %w", c.id, err)
+		keys = append(keys, keyDoc+docKey(c.id))
+	}
+	if ix.opts.Text == nil {
+		for _, c := range cands {
+			keys = append(keys, keyText+docKey(c.id))
+		}
+	}
+	values, err := getMany(ix.store, keys)
+	if err != nil {
+		return Results{}, fmt.Errorf("search: documents: %w", err)
+	}
+	for i, c := range cands {
+		v := values[i]
+		if v == nil {
+			return Results{}, fmt.Errorf("search: document %d: %w", c.id, ErrNotFound)
 		}
 		rec, err := decodeRecord(v, false)
 		if err != nil {
@@ -210,9 +250,15 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 		}
 		r := Result{ID: c.id, Session: rec.session, URL: rec.url, Time: rec.time, Method: rec.method,
 			Status: rec.status, Mime: rec.mime, Ref: rec.ref, Title: rec.title, Score: c.score}
-		text, err := ix.text(&r)
-		if err != nil {
-			return Results{}, err
+		var text string
+		if ix.opts.Text != nil {
+			if text, err = ix.opts.Text(&r); err != nil {
+				return Results{}, fmt.Errorf("search: text of %s: %w", r.URL, err)
+			}
+		} else if v := values[len(cands)+i]; v != nil {
+			if text, err = decompressText(v); err != nil {
+				return Results{}, err
+			}
 		}
 		r.Snippet = Snippet(text, must, snippetBytes)
 		res.Hits = append(res.Hits, r)
@@ -222,25 +268,6 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 
 // snippetBytes is about how long a snippet is.
 const snippetBytes = 240
-
-// text returns a result's text for its snippet.
-func (ix *Index) text(r *Result) (string, error) {
-	if ix.opts.Text != nil {
-		text, err := ix.opts.Text(r)
-		if err != nil {
-			return "", fmt.Errorf("search: text of %s: %w", r.URL, err)
-		}
-		return text, nil
-	}
-	v, err := ix.store.Get(keyText + docKey(r.ID))
-	if errors.Is(err, ErrNotFound) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("search: text of %d: %w", r.ID, err)
-	}
-	return decompressText(v)
-}
 
 // clauseMatch is where a clause holds: the documents, in order, and the
 // positions its first token is at in each; df is the document frequency of

@@ -26,6 +26,35 @@ type Store interface {
 	Scan(prefix string, fn func(key string, value []byte) bool) error
 }
 
+// A MultiGetter is a Store that reads many keys in one call: a Search reads the
+// fields of every document that matches, and a store where each read is a
+// transaction (IndexedDB) reads them all in one.
+type MultiGetter interface {
+	Store
+	// GetMany returns the values under keys, in their order; nil for a key the
+	// store does not hold.
+	GetMany(keys []string) ([][]byte, error)
+}
+
+// getMany reads keys from s, in one call when s is a MultiGetter.
+func getMany(s Store, keys []string) ([][]byte, error) {
+	if mg, ok := s.(MultiGetter); ok {
+		return mg.GetMany(keys)
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		v, err := s.Get(k)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // A MemStore is a Store in memory, safe for concurrent use. The zero value is
 // an empty store.
 type MemStore struct {

@@ -4,10 +4,13 @@
 // worker's shim (extension/sw.js) instantiates it once and hands it every debugger and
 // tab event and every request for /api/...; the core calls back into the shim's host
 // object for what only JavaScript can do (chrome.debugger, IndexedDB, the badge).
+// Firefox's background page (extension-firefox/background.js) runs the same core and
+// hands it webRequest events instead, which it turns into the debugger's (firefox.go).
 package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
@@ -18,6 +21,7 @@ import (
 	"github.com/webkeep/webkeep/shared/recorder"
 	"github.com/webkeep/webkeep/shared/urldb"
 	"github.com/webkeep/webkeep/shared/wacz"
+	"github.com/webkeep/webkeep/shared/webrequest"
 	"github.com/webkeep/webkeep/wasm/jsfetch"
 	"github.com/webkeep/webkeep/wasm/jsglue"
 	"github.com/webkeep/webkeep/wasm/jspromise"
@@ -38,7 +42,7 @@ func main() {
 	if host.IsUndefined() {
 		panic("core: globalThis.webkeepHost is not defined by the service worker")
 	}
-	h := &jsHost{v: host}
+	h := &jsHost{v: host, firefox: host.Get("firefox").Truthy()}
 	svc, err := capture.NewService(&jsStore{v: host.Get("store")}, h)
 	if err != nil {
 		js.Global().Get("console").Call("error", "webkeep core: "+err.Error())
@@ -97,6 +101,9 @@ func main() {
 		"lateMs":  recorder.DefaultPacing.Late.Milliseconds(),
 		"heldMax": recorder.DefaultPacing.HeldMax,
 	})
+	if h.firefox {
+		(&firefox{svc: svc, ctx: ctx, t: webrequest.NewTranslator()}).register(api)
+	}
 	js.Global().Set("webkeepCore", api)
 	if ready := js.Global().Get("webkeepCoreReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
@@ -131,6 +138,9 @@ func optString(v js.Value) string {
 // core links none of net/http's client.
 type jsHost struct {
 	v js.Value
+	// firefox says the host is Firefox's background page, which has no debugger: the
+	// core answers the commands Firefox needs nothing for (webrequest.Answer).
+	firefox bool
 	jsfetch.Client
 }
 
@@ -138,6 +148,14 @@ type jsHost struct {
 var _ urldb.Doer = (*jsHost)(nil)
 
 func (h *jsHost) Send(ctx context.Context, t recorder.Target, method string, params any) (json.RawMessage, error) {
+	if h.firefox {
+		if result, ok, err := webrequest.Answer(method); ok {
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", method, err)
+			}
+			return result, nil
+		}
+	}
 	p := "{}"
 	if params != nil {
 		b, err := json.Marshal(params)
@@ -237,6 +255,9 @@ func (h *jsHost) RouteBody(tabID int, requestID, prefix string, limit int64) {
 // ReadStream has the shim read a piece of a DevTools IO stream into IndexedDB, as it
 // does a routed body's events (recorder.BodyRouter).
 func (h *jsHost) ReadStream(t recorder.Target, handle, prefix string, limit int64) (bool, error) {
+	if h.firefox {
+		return false, fmt.Errorf("IO.read: %w", webrequest.ErrNoStreams)
+	}
 	v, err := jspromise.Await(h.v.Get("body").Call("read", t.TabID, jsSession(t), handle, prefix, float64(limit)))
 	if err != nil {
 		return false, fmt.Errorf("IO.read: %w", err)
@@ -350,6 +371,66 @@ func (s *jsStore) Keys(prefix string) ([]string, error) {
 		keys[i] = v.Index(i).String()
 	}
 	return keys, nil
+}
+
+// Scan reads the keys with the prefix and their values in one IndexedDB
+// transaction (capture.BulkStore).
+func (s *jsStore) Scan(prefix string) ([]string, [][]byte, error) {
+	v, err := jspromise.Await(s.v.Call("scan", prefix))
+	if err != nil {
+		return nil, nil, fmt.Errorf("store scan %s: %w", prefix, err)
+	}
+	all, err := unpack(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store scan %s: %w", prefix, err)
+	}
+	n := len(all) / 2
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = string(all[i])
+	}
+	return keys, all[n:], nil
+}
+
+// GetMany reads the values under keys in one IndexedDB transaction
+// (capture.BulkStore): nil for a key the store does not hold.
+func (s *jsStore) GetMany(keys []string) ([][]byte, error) {
+	jk := make([]any, len(keys))
+	for i, k := range keys {
+		jk[i] = k
+	}
+	v, err := jspromise.Await(s.v.Call("getMany", jk))
+	if err == nil {
+		var out [][]byte
+		if out, err = unpack(v); err == nil && len(out) != len(keys) {
+			err = fmt.Errorf("%d values for %d keys", len(out), len(keys))
+		}
+		if err == nil {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("store get %d keys: %w", len(keys), err)
+}
+
+// unpack reads what the shim's store packed: {bytes, lengths}, the values one after
+// the other and their lengths as little-endian int32s, -1 for a missing value
+// (nil). Two copies, whatever the number of values.
+func unpack(v js.Value) ([][]byte, error) {
+	bytes, lengths := jsglue.Bytes(v.Get("bytes")), jsglue.Bytes(v.Get("lengths"))
+	out := make([][]byte, len(lengths)/4)
+	at := 0
+	for i := range out {
+		n := int(int32(binary.LittleEndian.Uint32(lengths[4*i:])))
+		if n < 0 {
+			continue
+		}
+		if at+n > len(bytes) {
+			return nil, fmt.Errorf("packed values: %d bytes, lengths to %d", len(bytes), at+n)
+		}
+		out[i] = bytes[at : at+n : at+n]
+		at += n
+	}
+	return out, nil
 }
 
 func (s *jsStore) Delete(prefix string) error {

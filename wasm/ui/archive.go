@@ -68,6 +68,8 @@ func archive() {
 	onClick(byID("add-to-db"), addToDatabase)
 	on(byID("import-file"), "change", func(dom.Event) { importFile() })
 	teamArchive()
+	archiveSearch()
+	sessionViews()
 	dom.GetWindow().AddEventListener("hashchange", false, func(dom.Event) { go safely(openFromHash) })
 	if byID("import-file").Underlying().Get("files").Length() > 0 {
 		go safely(importFile) // chosen before the page's code started
@@ -135,6 +137,7 @@ func closeSession() {
 	view.current, view.records, view.detail = nil, nil, nil
 	view.gen++
 	show(byID("session-view"), false)
+	searchScope(nil)
 	for _, row := range byID("sessions").QuerySelectorAll("tr") {
 		row.RemoveAttribute("aria-current")
 	}
@@ -154,6 +157,7 @@ func openSession(s api.SessionInfo) {
 		}
 	}
 	showSessionInfo(s)
+	searchScope(&s)
 	for _, id := range []string{"rename-form", "delete-confirm", "upload-exists", "record-detail"} {
 		show(byID(id), false)
 	}
@@ -167,6 +171,10 @@ func openSession(s api.SessionInfo) {
 		links.AppendChild(el("a", d.Label, "href", d.Path, "id", d.ID))
 	}
 	clear(byID("records"))
+	clear(byID("pages"))
+	setText("page-count", "…")
+	setText("records-total", "…")
+	showView("pages")
 	setText("record-count", "loading…")
 	show(byID("session-view"), true)
 
@@ -183,6 +191,7 @@ func openSession(s api.SessionInfo) {
 	fillChoices("filter-method", "any method", distinct(recs, recordMethod))
 	fillChoices("filter-status", "any status", distinct(recs, statusClass))
 	fillChoices("filter-type", "any type", distinct(recs, func(r *Record) string { return r.Fields.Mime }))
+	setText("records-total", strconv.Itoa(len(recs)))
 	renderRecords()
 
 	var pages []api.Page
@@ -396,25 +405,6 @@ func fillFields(dl dom.Element, fields []api.Field) {
 	for _, f := range fields {
 		dl.AppendChild(el("dt", f.Name))
 		dl.AppendChild(el("dd", f.Value))
-	}
-}
-
-func renderPages(pages []api.Page) {
-	list := byID("pages")
-	clear(list)
-	setText("page-count", strconv.Itoa(len(pages)))
-	for _, p := range pages {
-		replay := replay.Link(view.current.ID, p.URL, p.TS.UTC().Format("20060102150405"))
-		item := add(el("li", ""), el("span", localTime(p.TS), "class", "time"), text(" "), el("span", p.URL, "class", "url"),
-			text(" "), el("a", "Replay", "href", replay, "class", "replay", "target", "_blank"))
-		if p.Title != "" {
-			add(item, text(" "), el("span", p.Title, "class", "title"))
-		}
-		if p.Restored {
-			item.SetAttribute("data-restored", "true")
-			add(item, text(" "), el("span", restoredLabel, "class", "restored"))
-		}
-		list.AppendChild(item)
 	}
 }
 

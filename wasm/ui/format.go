@@ -488,3 +488,74 @@ func splitNotes(recs []Record) ([]Record, map[string][]Record) {
 	}
 	return captures, notes
 }
+
+// snippetPart is a piece of a search result's snippet: text, marked or not.
+type snippetPart struct {
+	Text   string
+	Marked bool
+}
+
+// snippetParts splits a snippet at the core's marks: the words between « and »
+// matched the query.
+func snippetParts(s string) []snippetPart {
+	var out []snippetPart
+	for s != "" {
+		open := strings.Index(s, "«")
+		if open < 0 {
+			break
+		}
+		end := strings.Index(s[open:], "»")
+		if end < 0 {
+			break
+		}
+		if open > 0 {
+			out = append(out, snippetPart{Text: s[:open]})
+		}
+		out = append(out, snippetPart{Text: s[open+len("«") : open+end], Marked: true})
+		s = s[open+end+len("»"):]
+	}
+	if s != "" {
+		out = append(out, snippetPart{Text: s})
+	}
+	return out
+}
+
+// searchSummary says what a search found: "3 answers found (12 ms)", "The best
+// 20 of 143 answers found (40 ms)", or that nothing was.
+func searchSummary(res api.SearchResults) string {
+	ms := fmt.Sprintf(" (%.0f ms)", res.MS)
+	if res.MS < 10 {
+		ms = fmt.Sprintf(" (%.1f ms)", res.MS)
+	}
+	switch {
+	case res.Total == 0:
+		return "Nothing found" + ms + ": check the spelling, or use fewer words."
+	case len(res.Results) < res.Total:
+		return fmt.Sprintf("The best %d of %s found%s", len(res.Results), plural(res.Total, "answer"), ms)
+	}
+	return plural(res.Total, "answer") + " found" + ms
+}
+
+// pageRecord returns the index in recs of a page's capture: the GET record of its
+// URL nearest its time; -1 when there is none.
+func pageRecord(recs []Record, url string, at time.Time) int {
+	best, bestGap := -1, time.Duration(0)
+	for i := range recs {
+		r := &recs[i]
+		if r.Fields.URL != url || (r.Fields.Method != "" && r.Fields.Method != "GET") {
+			continue
+		}
+		t, err := time.Parse("20060102150405", r.Timestamp)
+		if err != nil {
+			continue
+		}
+		gap := t.Sub(at)
+		if gap < 0 {
+			gap = -gap
+		}
+		if best < 0 || gap < bestGap {
+			best, bestGap = i, gap
+		}
+	}
+	return best
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -376,5 +377,69 @@ func TestSplitNotes(t *testing.T) {
 	})
 	if len(captures) != 3 || len(notes["http://a/"]) != 2 || len(notes) != 1 {
 		t.Errorf("captures %d, notes %v", len(captures), notes)
+	}
+}
+
+func TestSnippetParts(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []snippetPart
+	}{
+		{"", nil},
+		{"no match here", []snippetPart{{"no match here", false}}},
+		{"…the «Zürich» kettle «whistles»", []snippetPart{{"…the ", false}, {"Zürich", true}, {" kettle ", false}, {"whistles", true}}},
+		{"«all»", []snippetPart{{"all", true}}},
+		{"an «unclosed mark", []snippetPart{{"an «unclosed mark", false}}},
+	}
+	for _, tt := range tests {
+		if got := snippetParts(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("snippetParts(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSearchSummary(t *testing.T) {
+	three := make([]api.SearchResult, 3)
+	tests := []struct {
+		res  api.SearchResults
+		want string
+	}{
+		{api.SearchResults{Total: 0, MS: 0.42}, "Nothing found (0.4 ms): check the spelling, or use fewer words."},
+		{api.SearchResults{Results: three[:1], Total: 1, MS: 12.3}, "1 answer found (12 ms)"},
+		{api.SearchResults{Results: three, Total: 3, MS: 3}, "3 answers found (3.0 ms)"},
+		{api.SearchResults{Results: three, Total: 143, MS: 40}, "The best 3 of 143 answers found (40 ms)"},
+	}
+	for _, tt := range tests {
+		if got := searchSummary(tt.res); got != tt.want {
+			t.Errorf("searchSummary(%+v) = %q, want %q", tt.res, got, tt.want)
+		}
+	}
+}
+
+func TestPageRecord(t *testing.T) {
+	rec := func(url, ts, method string) Record {
+		return Record{Record: api.Record{Timestamp: ts, Fields: api.RecordFields{URL: url, Method: method}}}
+	}
+	recs := []Record{
+		rec("http://a.example/", "20240101000000", ""),
+		rec("http://a.example/style.css", "20240101000001", ""),
+		rec("http://a.example/", "20240101000500", "POST"),
+		rec("http://a.example/", "20240101001000", ""),
+	}
+	at := func(ts string) time.Time { t, _ := time.Parse("20060102150405", ts); return t }
+	tests := []struct {
+		url, at string
+		want    int
+	}{
+		{"http://a.example/", "20240101000002", 0},
+		{"http://a.example/", "20240101000500", 0}, // the POST is not the page's capture
+		{"http://a.example/", "20240101000900", 3},
+		{"http://a.example/style.css", "20240101000000", 1},
+		{"http://b.example/", "20240101000000", -1},
+	}
+	for _, tt := range tests {
+		if got := pageRecord(recs, tt.url, at(tt.at)); got != tt.want {
+			t.Errorf("pageRecord(%s, %s) = %d, want %d", tt.url, tt.at, got, tt.want)
+		}
 	}
 }

@@ -53,6 +53,9 @@ test("the archive page, a session and a record's detail: no serious or critical 
   const archive = await browser.context.newPage();
   await archive.goto(browser.page(`archive.html#${sessionID}`));
   await archive.waitForSelector("body[data-ready]");
+  await archive.waitForSelector("#pages li", { timeout: 60000 });
+  assert.deepEqual(await findings(archive), []); // the session's pages
+  await archive.click("#show-records");
   await archive.waitForSelector("#records tr", { timeout: 60000 });
   await archive.click("#records tr");
   assert.deepEqual(await findings(archive), []);

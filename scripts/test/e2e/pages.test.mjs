@@ -6,7 +6,7 @@
 // and the options are saved and read back after a reload.
 //
 // WEBKEEP_SCREENSHOTS=1 (`make screenshots`) also writes docs/screenshots/popup.png,
-// archive.png, record.png (a record's detail) and options.png.
+// archive-pages.png (a session's pages), archive.png (its records), record.png (a record's detail) and options.png.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -118,6 +118,34 @@ test("the archive lists the session and its records, with verdicts", async () =>
   await archive.setViewportSize({ width: 1280, height: 860 });
   await archive.goto(browser.page(`archive.html#${sessionId}`));
   await archive.waitForSelector(`#sessions tr[data-session="${sessionId}"][aria-current="true"]`);
+  // The session opens on its pages, each with the title it had, and its actions.
+  await waitFor(async () => (await archive.$$("#pages li")).length >= 4, "the pages");
+  assert.equal(await archive.getAttribute("#show-pages", "aria-selected"), "true");
+  assert.ok(await archive.isHidden("#records-view"));
+  const cards = await archive.$$eval("#pages li", (lis) => lis.map((li) => ({
+    path: new URL(li.dataset.url).pathname, title: li.querySelector("h3").textContent,
+    replay: li.querySelector("a.replay").getAttribute("href"), record: li.querySelector('button[data-action="record"]') !== null,
+  })));
+  const byPath = Object.fromEntries(cards.map((c) => [c.path, c]));
+  assert.equal(byPath["/"].title, "webkeep demo site");
+  assert.equal(byPath["/gallery"].title, "Gallery");
+  assert.equal(byPath["/missing"].title, "404 Not Found");
+  assert.ok(cards.every((c) => c.replay.startsWith("replay.html?session=") && c.record), JSON.stringify(cards));
+  // The last page visited was open when recording stopped: it has a picture, taken
+  // then, 320 pixels wide.
+  await waitFor(() => archive.$eval('#pages li[data-url$="/missing"] img.thumbnail', (img) => img.complete && img.naturalWidth).catch(() => 0), "the last page's picture");
+  assert.equal(await archive.$eval('#pages li[data-url$="/missing"] img.thumbnail', (img) => img.naturalWidth), 320);
+  // A page's Records: the records of its URL.
+  await archive.click('#pages li[data-url$="/gallery"] button[data-action="records"]');
+  assert.ok(await archive.isVisible("#records-view"));
+  assert.equal(await archive.getAttribute("#show-records", "aria-selected"), "true");
+  assert.ok((await shownPaths()).every((p) => p === "/gallery"), (await shownPaths()).join(" "));
+  // Its Open record: the detail of the page's capture.
+  await archive.click("#show-pages");
+  await archive.click('#pages li[data-url$="/gallery"] button[data-action="record"]');
+  await archive.waitForSelector("#record-detail:not([hidden])");
+  assert.equal(new URL(await archive.textContent("#detail-uri")).pathname, "/gallery");
+  await archive.click("#detail-close");
   await waitFor(async () => (await archive.$$("#records tr")).length >= 10, "the records");
   assert.match(await archive.textContent("#record-count"), /^(\d+) of \1 captures( \(\d+ notes? beside them\))?$/);
   // No row is a note (a metadata record: text, no status): notes are marked on the
@@ -125,7 +153,7 @@ test("the archive lists the session and its records, with verdicts", async () =>
   const rows = await archive.$$eval("#records tr", (trs) => trs.map((tr) => [tr.querySelector("td.mime").textContent, tr.querySelector("td.num").textContent]));
   assert.deepEqual(rows.filter(([mime, status]) => mime.startsWith("text/plain") && status.trim() === ""), []);
   assert.equal(await archive.textContent("#session-verdicts"), "URL database: " + verdicts);
-  await waitFor(async () => Number(await archive.textContent("#page-count")) >= 4, "the pages");
+  assert.equal(Number(await archive.textContent("#page-count")), cards.length);
   // The demo site's data.txt was asked for when it was first recorded.
   await archive.waitForSelector("#sites tr[data-origin]");
 });
@@ -201,6 +229,10 @@ test("\"Add to database\" adds a recorded page to the URL database", async (t) =
   await waitFor(async () => /Loaded: 1 domain, 5 records/.test(await options.textContent("#urldb-status")), "5 records in the database");
   await options.close();
   if (shots) {
+    await archive.click("#show-pages");
+    await archive.evaluate(() => window.scrollTo(0, 0));
+    await archive.screenshot({ path: path.join(shots, "archive-pages.png"), fullPage: true });
+    await archive.click("#show-records");
     await archive.fill("#filter", "method:POST");
     await archive.click("#records tr td.url");
     await archive.waitForSelector("#record-detail:not([hidden])");

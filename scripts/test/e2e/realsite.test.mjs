@@ -149,6 +149,32 @@ test("the file uploaded in the media manager is archived byte for byte, copied i
   checkUploadArchived(runs.session, uploadBytes);
 });
 
+test("the archive page opens a user's session on its pages, each with the title the wiki gave it", async () => {
+  const archive = await browser.context.newPage();
+  try {
+    await archive.goto(browser.page(`archive.html#${runs.session.id}`));
+    const pages = await archive.evaluate(async (id) => (await (await fetch(`/api/sessions/${id}/pages`)).json()), runs.session.id);
+    assert.ok(pages.length >= 6, `${pages.length} pages`);
+    await waitFor(async () => (await archive.$$("#pages li")).length === pages.length, `the ${pages.length} pages`);
+    assert.ok(await archive.isHidden("#records-view"), "the records are one click away, not shown first");
+    const titles = await archive.$$eval("#pages li h3", (hs) => hs.map((h) => h.textContent));
+    assert.deepEqual(titles.filter((t) => !t.endsWith(" [webkeep test wiki]")), [], "every page titled as the wiki titled it");
+  } finally {
+    await archive.close();
+  }
+});
+
+test("a user's session is found by its words: accents folded, Greek and Japanese, phrases and exclusions", async () => {
+  const find = (q) => ext.evaluate(async ([q, id]) => (await (await fetch(`/api/search?q=${encodeURIComponent(q)}&session=${id}`)).json()), [q, runs.session.id]);
+  const notes = (r) => r.results.length > 0 && new URL(r.results[0].url).searchParams.get("id") === "notes";
+  for (const q of ["Ελληνικά", "zurich", "ZÜRICH naive", '"naïve café"', "日本語"]) {
+    const r = await find(q);
+    assert.ok(notes(r), `${q}: ${JSON.stringify(r.results.map((x) => x.url))}`);
+  }
+  const r = await find("zurich -Ελληνικά");
+  assert.ok(r.results.every((x) => new URL(x.url).searchParams.get("id") !== "notes"), JSON.stringify(r.results.map((x) => x.url)));
+});
+
 test("a user's session replays in webkeep: each page shows the text and images it showed live, its script runs, no request missed", async (t) => {
   const urls = Object.keys(live);
   assert.equal(urls.length, 3, JSON.stringify(urls));

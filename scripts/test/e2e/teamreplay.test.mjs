@@ -20,7 +20,7 @@ import { after, before, test } from "node:test";
 import { clickAndWait, launch, root, startDemoSite, startRecording, waitFor, guardPort } from "../../lib/browser.mjs";
 import { download } from "../../lib/replaywebpage.mjs";
 import { readZip } from "../../lib/zip.mjs";
-import { squash } from "../../lib/replay.mjs";
+import { attachReplay, squash } from "../../lib/replay.mjs";
 import { startWorker } from "../worker/harness.mjs";
 
 const TOKEN = "e2e-teamreplay-token";
@@ -121,32 +121,6 @@ after(async () => {
   await mf?.dispose();
 });
 
-// attach follows a replay page (the bar) until its tab has loaded; resolves to
-// { bar, page, evaluate(fn), close() } as scripts/lib/replay.mjs's openReplay does.
-async function attach(bar, earlier) {
-  await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 60000 })
-    .catch(async (e) => { throw new Error(`${e.message}; bar: ${await bar.textContent("body")}`); });
-  const tab = Number(await bar.getAttribute("body", "data-replay-tab"));
-  const evaluate = (fn) => bar.evaluate(async ([tabId, src]) => {
-    const r = await Promise.race([
-      chrome.debugger.sendCommand({ tabId }, "Runtime.evaluate", { expression: `(${src})()`, returnByValue: true, awaitPromise: true }),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("Runtime.evaluate: no answer in 5 s")), 5000)),
-    ]);
-    if (r.exceptionDetails) throw new Error(r.exceptionDetails.text);
-    return r.result.value;
-  }, [tab, fn.toString()]);
-  await waitFor(() => evaluate(() => /^http/.test(location.href) && document.readyState === "complete"), "the replay tab to load", 60000)
-    .catch(async (e) => { throw new Error(`${e.message}; bar: ${await bar.textContent("body")}`); });
-  const page = browser.context.pages().find((p) => !earlier.has(p) && p !== bar);
-  return {
-    bar, page, evaluate,
-    close: async () => {
-      await bar.evaluate((tabId) => chrome.tabs.remove(tabId), tab).catch(() => {});
-      await bar.close();
-    },
-  };
-}
-
 // The bar's count of requests not in the archive, once it has been brought up to date.
 const missed = async (r) => {
   await new Promise((res) => setTimeout(res, 300));
@@ -188,7 +162,7 @@ test("a page replays from the team archive as of a time, started from the archiv
   const earlier = new Set(browser.context.pages());
   const [bar] = await Promise.all([browser.context.waitForEvent("page"), archive.click("#team-replay")]);
   assert.match(bar.url(), /\/replay\.html\?team=1&/);
-  const r = await attach(bar, earlier);
+  const r = await attachReplay(browser, bar, earlier);
   assert.equal(squash(await r.evaluate(() => document.body.innerText)), squash(live.home));
   const images = await r.evaluate(() => [...document.images].map((i) => i.complete && i.naturalWidth > 0));
   assert.deepEqual(images, [true, true], "the logo and the pixel, from the team archive");
@@ -205,7 +179,7 @@ for (const [i, what, page] of [[1, "the revisit's", "homeRevisited"], [0, "the n
   test(`${what} Replay link replays it`, async () => {
     const earlier = new Set(browser.context.pages());
     const [bar] = await Promise.all([browser.context.waitForEvent("page"), archive.click(`#team-captures tr[data-timestamp="${captures[i].ts}"] a.replay`)]);
-    const r = await attach(bar, earlier);
+    const r = await attachReplay(browser, bar, earlier);
     assert.equal(squash(await r.evaluate(() => document.body.innerText)), squash(live[page]));
     await waitFor(async () => (await r.bar.textContent("#replay-time")) !== "", "the capture's time in the bar");
     assert.equal(await r.bar.textContent("#replay-time"), utc(captures[i].ts));
@@ -218,7 +192,7 @@ test("the fetch() POST and the form POST replay from the team archive, by their 
   const earlier = new Set(browser.context.pages());
   const bar = await browser.context.newPage();
   await bar.goto(browser.page(`replay.html?team=1&url=${encodeURIComponent(new URL("/forms", base).href)}`));
-  const r = await attach(bar, earlier);
+  const r = await attachReplay(browser, bar, earlier);
   assert.equal(squash(await r.evaluate(() => document.body.innerText)), squash(live.forms));
   await r.page.click("#post-json");
   await r.page.waitForSelector("#post-json[data-done]", { timeout: 30000 });

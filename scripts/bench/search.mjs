@@ -1,0 +1,163 @@
+// Full-text search in the extension: WARCs of N pages imported through the archive
+// page's API (POST /api/import) into the real extension in Chromium, indexed by the
+// core in IndexedDB, then searched (GET /api/search). The pages' words are drawn, by
+// their frequency in English text (Zipf), from the words of real DokuWiki and
+// MediaWiki pages (shared/capture/testdata/wiki); each page also holds a word no other
+// has. Prints a markdown section: for 1,000, 10,000 (and, with --sizes, more) pages,
+// the time to import and index, the index's bytes per page, and the latency (median,
+// p99) of each kind of query, as the core measured it (the "ms" of its answer) and as
+// the page saw it (round trip through the service worker).
+//
+//   node scripts/bench/search.mjs [--sizes 1000,10000] [--queries 50]
+import { readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import path from "node:path";
+import { launch, root } from "../lib/browser.mjs";
+import { median, quantile } from "../lib/stats.mjs";
+import { responseRecord } from "../lib/warcrecord.mjs";
+
+const args = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : def;
+};
+const sizes = opt("sizes", "1000,10000").split(",").map(Number);
+const QUERIES = Number(opt("queries", "50"));
+const WORDS = 300; // words of text per page
+
+// The vocabulary: the words of real wiki pages, most frequent first.
+const wiki = path.join(root, "shared/capture/testdata/wiki");
+const counts = new Map();
+for (const f of readdirSync(wiki).filter((f) => f.endsWith(".html"))) {
+  const text = readFileSync(path.join(wiki, f), "utf8").replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>|<[^>]+>|&[a-z]+;/g, " ");
+  for (const w of text.toLowerCase().match(/\p{L}{2,}/gu) || []) counts.set(w, (counts.get(w) || 0) + 1);
+}
+const vocab = [...counts.keys()].sort((a, b) => counts.get(b) - counts.get(a));
+let seed = 7;
+const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed / 0x80000000);
+// Zipf over the vocabulary: rank r with probability about 1/r.
+const harmonic = Math.log(vocab.length) + 0.5772;
+const word = () => vocab[Math.min(vocab.length - 1, Math.floor(Math.exp(rand() * harmonic)) - 1)];
+
+const uniqueWord = (i) => `quokka${i.toString(36)}zz`;
+function page(i) {
+  const words = Array.from({ length: WORDS }, word);
+  words.splice(WORDS >> 1, 0, uniqueWord(i));
+  return Buffer.from(`<!doctype html><title>Page ${i}: ${words.slice(0, 4).join(" ")}</title><p>${words.join(" ")}</p>`);
+}
+function warcOf(from, to) {
+  const parts = [];
+  for (let i = from; i < to; i++) {
+    const date = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+    parts.push(responseRecord(`https://wiki.example/page/${i}`, date, "text/html; charset=utf-8", page(i)));
+  }
+  return Buffer.concat(parts);
+}
+
+const browser = await launch();
+const ext = await browser.context.newPage();
+await ext.goto(browser.page("archive.html"));
+
+// importAndIndex imports a WARC (served to the page from 127.0.0.1: too large to go
+// through the DevTools protocol) and asks a search, which answers once the index has
+// read the new session: resolves to the seconds both took.
+async function importAndIndex(name, bytes, probe) {
+  const server = createServer((req, res) => {
+    res.writeHead(200, { "Content-Type": "application/octet-stream", "Access-Control-Allow-Origin": "*" });
+    res.end(bytes);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    return await ext.evaluate(async ([name, src, probe]) => {
+      const body = await (await fetch(src)).blob();
+      const t0 = performance.now();
+      const started = await (await fetch(`/api/import?name=${encodeURIComponent(name)}`, { method: "POST", body })).json();
+      for (;;) {
+        const j = await (await fetch(`/api/jobs/${started.job}`)).json();
+        if (j.state === "failed") throw new Error(j.error);
+        if (j.state !== "running") break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const imported = performance.now();
+      const res = await (await fetch(`/api/search?q=${encodeURIComponent(probe)}`)).json();
+      if (res.total !== 1) throw new Error(`${probe}: ${JSON.stringify(res)}`);
+      return { importS: (imported - t0) / 1000, indexS: (performance.now() - imported) / 1000 };
+    }, [name, `http://127.0.0.1:${server.address().port}/`, probe]);
+  } finally {
+    server.close();
+  }
+}
+
+// indexBytes sums the keys and values of the index in IndexedDB.
+const indexBytes = () => ext.evaluate(() => new Promise((resolve, reject) => {
+  const open = indexedDB.open("webkeep");
+  open.onsuccess = () => {
+    const tx = open.result.transaction("kv", "readonly");
+    const req = tx.objectStore("kv").openCursor(IDBKeyRange.bound("fts/", "fts/\uffff"));
+    let n = 0;
+    req.onsuccess = () => {
+      const c = req.result;
+      if (!c) return resolve(n);
+      n += c.key.length + (c.value.byteLength ?? c.value.size ?? 0);
+      c.continue();
+    };
+    req.onerror = () => reject(req.error);
+  };
+  open.onerror = () => reject(open.error);
+}));
+
+async function timeQuery(q) {
+  const core = [], trip = [];
+  for (let i = 0; i < QUERIES; i++) {
+    const r = await ext.evaluate(async (q) => {
+      const t0 = performance.now();
+      const res = await (await fetch(`/api/search?q=${encodeURIComponent(q)}&limit=20`)).json();
+      return { ms: res.ms, trip: performance.now() - t0, total: res.total };
+    }, typeof q === "function" ? q(i) : q);
+    core.push(r.ms);
+    trip.push(r.trip);
+  }
+  return { core, trip };
+}
+
+const rows = [];
+let have = 0;
+for (const n of sizes) {
+  const bytes = warcOf(have, n);
+  const { importS, indexS } = await importAndIndex(`search-bench-${n}.warc.gz`, bytes, uniqueWord(n - 1));
+  const added = n - have;
+  have = n;
+  const size = await indexBytes();
+  const queries = {
+    "a word on one page": (i) => uniqueWord(Math.floor(rand() * n)),
+    "a rare word": vocab[Math.floor(vocab.length * 0.8)],
+    "two common words": `${vocab[20]} ${vocab[30]}`,
+    "a phrase": `"${vocab[5]} ${vocab[6]}"`,
+    "the most common word": vocab[0],
+  };
+  const times = {};
+  for (const [kind, q] of Object.entries(queries)) times[kind] = await timeQuery(q);
+  rows.push({ n, added, mb: bytes.length / 1e6, importS, indexS, perPage: size / n, times });
+  console.error(`search bench: ${n} pages done`);
+}
+await browser.close();
+
+const f = (x) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
+console.log("| pages | WARC added | import | index | index bytes per page |");
+console.log("|---|---|---|---|---|");
+for (const r of rows) {
+  console.log(`| ${r.n.toLocaleString("en")} | ${r.added.toLocaleString("en")} pages, ${r.mb.toFixed(1)} MB gzipped | ${r.importS.toFixed(1)} s | ${r.indexS.toFixed(1)} s (${f(r.added / r.indexS)} pages/s) | ${Math.round(r.perPage).toLocaleString("en")} |`);
+}
+console.log();
+console.log("Query latency in ms, median / p99, the core's own figure, then the round trip from the archive page:");
+console.log();
+const kinds = Object.keys(rows[0].times);
+console.log(`| pages | ${kinds.join(" | ")} |`);
+console.log(`|---|${kinds.map(() => "---").join("|")}|`);
+for (const r of rows) {
+  const cells = kinds.map((k) => {
+    const t = r.times[k];
+    return `${f(median(t.core))} / ${f(quantile(t.core, 0.99))}; ${f(median(t.trip))} / ${f(quantile(t.trip, 0.99))}`;
+  });
+  console.log(`| ${r.n.toLocaleString("en")} | ${cells.join(" | ")} |`);
+}

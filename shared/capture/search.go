@@ -1,0 +1,374 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/replay"
+	"github.com/webkeep/webkeep/shared/search"
+)
+
+// Keys of the search index in the service's store: the index's own under
+// searchIndexKeys, and for each session how many chunks of its CDX stream the
+// index has read, under searchReadKeys + the session's id.
+const (
+	searchIndexKeys = "fts/ix/"
+	searchReadKeys  = "fts/read/"
+)
+
+// Bounds of what is indexed of one answer: the bytes of its body read, and the
+// text kept of them.
+const (
+	maxIndexedBody = 8 << 20
+	maxIndexedText = 1 << 20
+)
+
+// searchCommitDocs is how many documents the index takes between two commits to
+// the store: what a restart of the service worker would index again.
+const searchCommitDocs = 200
+
+// searchQuiet is how long the index waits after a session has grown before it
+// reads what was added: recording goes first.
+const searchQuiet = 2 * time.Second
+
+// textSearch is the full-text search of every session (shared/search): the text
+// and title of the HTML, text, JSON and XML answers the sessions hold, indexed
+// from their CDX streams, which it follows: a session written to (recorded,
+// imported) is read from where the index left it, in the background once the
+// session has been quiet for searchQuiet, and before a search answers, so that
+// a search finds everything written before it. A session deleted leaves the index
+// at the next catch-up, or at once through forget.
+type textSearch struct {
+	base     Store // the sessions' streams, and how far the index read them
+	sessions *sessions
+	cache    *byteCache[cachedChunk] // the chunks of WARC files read last, the replays' too
+	note     func(string)            // says in the session being recorded what went wrong
+
+	mu    sync.Mutex // one catch-up, search or removal at a time
+	store *searchStore
+	ix    *search.Index
+	files map[string]*chunkedFile // the sessions' WARC files, as far as read
+	kick  chan struct{}
+}
+
+// newTextSearch opens the index of the sessions in store; it is read in the background when a
+// session grows (grew).
+func newTextSearch(store Store, sessions *sessions, cache *byteCache[cachedChunk], note func(string)) *textSearch {
+	return &textSearch{
+		base: store, sessions: sessions, cache: cache, note: note,
+		store: newSearchStore(store, searchIndexKeys),
+		files: map[string]*chunkedFile{},
+		kick:  make(chan struct{}, 1),
+	}
+}
+
+// grew tells the index that a session has grown.
+func (t *textSearch) grew() {
+	select {
+	case t.kick <- struct{}{}:
+	default:
+	}
+}
+
+// follow reads what the sessions have grown by, searchQuiet after each time they
+// grew; it returns when done is closed.
+func (t *textSearch) follow(done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.kick:
+		}
+		for quiet := false; !quiet; {
+			select {
+			case <-done:
+				return
+			case <-t.kick:
+			case <-time.After(searchQuiet):
+				quiet = true
+			}
+		}
+		if err := t.catchUp(); err != nil {
+			t.note("the search index: " + err.Error())
+		}
+	}
+}
+
+// open returns the index, opened from the store if need be. t.mu is held.
+func (t *textSearch) open() (*search.Index, error) {
+	if t.ix == nil {
+		ix, err := search.Open(t.store, nil)
+		if err != nil {
+			return nil, err
+		}
+		t.ix = ix
+	}
+	return t.ix, nil
+}
+
+// failed forgets the index after an error, so that it is opened again from what
+// the store holds. t.mu is held.
+func (t *textSearch) failed() {
+	t.ix = nil
+	t.store.drop()
+}
+
+// catchUp indexes what every session has been written since the index last read
+// it, and removes the sessions that are gone.
+func (t *textSearch) catchUp() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ix, err := t.open()
+	if err != nil {
+		return err
+	}
+	sessions, err := t.sessions.list()
+	if err != nil {
+		return err
+	}
+	live := map[string]bool{}
+	var errs []error
+	for _, info := range sessions {
+		live[info.ID] = true
+		sess, err := t.sessions.find(info.ID)
+		if err == nil {
+			err = t.indexSession(ix, sess)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("session %s: %w", info.ID, err))
+			t.failed()
+			if ix, err = t.open(); err != nil {
+				return errors.Join(append(errs, err)...)
+			}
+		}
+	}
+	read, err := t.base.Keys(searchReadKeys)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, k := range read {
+		if id := strings.TrimPrefix(k, searchReadKeys); !live[id] {
+			if err := t.remove(ix, id); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// indexSession indexes the CDX chunks of sess the index has not read, committing
+// every searchCommitDocs documents with how far it has read.
+func (t *textSearch) indexSession(ix *search.Index, sess *Session) error {
+	id := sess.info.ID
+	readKey := searchReadKeys + id
+	done := 0
+	if b, err := t.base.Get(readKey); err == nil {
+		done, _ = strconv.Atoi(string(b))
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	cdxKeys, err := t.base.Keys(sessionKey(id, streamCDX+"/"))
+	if err != nil || done >= len(cdxKeys) {
+		return err
+	}
+	file, err := t.file(sess)
+	if err != nil {
+		return err
+	}
+	pending := 0
+	commit := func(read int) error {
+		if err := ix.Flush(); err != nil {
+			return err
+		}
+		pending = 0
+		return t.store.commit([]string{readKey}, [][]byte{[]byte(strconv.Itoa(read))})
+	}
+	for i := done; i < len(cdxKeys); i++ {
+		chunk, err := t.base.Get(cdxKeys[i])
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(chunk)) {
+			e, err := cdx.ParseEntry([]byte(strings.TrimRight(line, "\n")))
+			if err != nil {
+				continue // an index line the replay skips too, and lists
+			}
+			doc, ok := indexedDoc(file, e)
+			if !ok {
+				continue
+			}
+			doc.Session = id
+			if _, err := ix.Add(doc); err != nil {
+				return err
+			}
+			pending++
+			yield()
+		}
+		if pending >= searchCommitDocs {
+			if err := commit(i + 1); err != nil {
+				return err
+			}
+		}
+	}
+	return commit(len(cdxKeys))
+}
+
+// file returns the session's WARC file, grown to the chunks it has now.
+func (t *textSearch) file(sess *Session) (*chunkedFile, error) {
+	keys, err := t.base.Keys(sessionKey(sess.info.ID, streamWARC+"/"))
+	if err != nil {
+		return nil, err
+	}
+	f := t.files[sess.info.ID]
+	if f == nil {
+		f = &chunkedFile{store: t.base, cache: t.cache}
+		t.files[sess.info.ID] = f
+	}
+	if err := f.grow(keys); err != nil {
+		delete(t.files, sess.info.ID)
+		return nil, err
+	}
+	return f, nil
+}
+
+// indexedDoc reads the answer a CDX line names, if it is one the index holds:
+// a response (not a revisit: its payload is indexed where it was first
+// recorded) with a status and text (search.KindOf).
+func indexedDoc(f replay.File, e cdx.Entry) (search.Document, bool) {
+	status, err := strconv.Atoi(e.Status)
+	if err != nil || search.KindOf(e.Mime) == search.KindNone {
+		return search.Document{}, false
+	}
+	resp, err := replay.ReadResponseAt(f, e.Offset)
+	if err != nil {
+		return search.Document{}, false
+	}
+	defer resp.Body.Close()
+	ct := resp.Header.Get("Content-Type")
+	if ct == "" {
+		ct = e.Mime
+	}
+	if search.KindOf(ct) == search.KindNone || !decoded(resp.Header) {
+		return search.Document{}, false
+	}
+	// What was read before a damaged part is still searchable.
+	d, _ := search.Extract(ct, io.LimitReader(resp.Body, maxIndexedBody), maxIndexedText)
+	if d.Text == "" && d.Title == "" {
+		return search.Document{}, false
+	}
+	ts, _ := time.Parse("20060102150405", e.Timestamp)
+	method := e.Method
+	if method == "" {
+		method = "GET"
+	}
+	return search.Document{URL: e.URL, Time: ts, Method: method, Status: status, Mime: e.Mime,
+		Ref: e.Timestamp, Title: d.Title, Text: d.Text}, true
+}
+
+// decoded reports whether a replayed body is in no content encoding, or in one
+// it is not in (replay.ReadResponse leaves gzip or deflate on a body stored
+// decoded): not br or zstd.
+func decoded(h httpmsg.Header) bool {
+	switch strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding"))) {
+	case "", "identity", "gzip", "x-gzip", "deflate":
+		return true
+	}
+	return false
+}
+
+// forget removes a deleted session from the index.
+func (t *textSearch) forget(id string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.files, id)
+	ix, err := t.open()
+	if err != nil {
+		return err
+	}
+	return t.remove(ix, id)
+}
+
+// remove removes a session's documents and its read note. t.mu is held.
+func (t *textSearch) remove(ix *search.Index, id string) error {
+	if _, err := ix.DeleteSession(id); err != nil {
+		t.failed()
+		return err
+	}
+	if err := t.store.commit(nil, nil); err != nil {
+		t.failed()
+		return err
+	}
+	return t.store.store.Delete(searchReadKeys + id)
+}
+
+// find answers a query over every session (or the one named), once the index
+// has read everything written before it.
+func (t *textSearch) find(query, session string, limit int) (api.SearchResults, error) {
+	started := time.Now()
+	q, err := search.ParseQuery(query)
+	if err != nil {
+		return api.SearchResults{}, badRequest(err)
+	}
+	if session != "" {
+		q.Filters = append(q.Filters, search.Filter{Key: search.FilterSession, Value: session})
+	}
+	if len(q.Clauses) == 0 && len(q.Filters) == 0 {
+		return api.SearchResults{}, badRequest(errors.New("the query is empty: give words to find"))
+	}
+	if err := t.catchUp(); err != nil {
+		t.note("the search index: " + err.Error())
+	}
+	t.mu.Lock()
+	ix, err := t.open()
+	var res search.Results
+	if err == nil {
+		res, err = ix.Search(q, limit)
+	}
+	t.mu.Unlock()
+	if err != nil {
+		return api.SearchResults{}, err
+	}
+	names := map[string]string{}
+	if list, err := t.sessions.list(); err == nil {
+		for _, info := range list {
+			names[info.ID] = info.Name
+		}
+	}
+	out := api.SearchResults{Results: []api.SearchResult{}, Total: res.Total}
+	for _, h := range res.Hits {
+		ts := h.Time.UTC().Format("20060102150405")
+		out.Results = append(out.Results, api.SearchResult{
+			Session: h.Session, SessionName: names[h.Session], URL: h.URL, TS: ts, Title: h.Title,
+			Snippet: h.Snippet, Status: h.Status, Mime: h.Mime, Method: h.Method,
+			Replay: replay.Link(h.Session, h.URL, ts),
+		})
+	}
+	out.MS = float64(time.Since(started).Microseconds()) / 1000
+	return out, nil
+}
+
+// routes adds GET /api/search.
+func (t *textSearch) routes(mux *routeTable) {
+	mux.HandleFunc("GET /api/search", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		q := r.URL.Query()
+		limit := 20
+		if v := q.Get("limit"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 1000 {
+				writeError(w, badRequest(fmt.Errorf("limit %q: give a number from 1 to 1000", v)))
+				return
+			}
+			limit = n
+		}
+		res, err := t.find(q.Get("q"), q.Get("session"), limit)
+		answer(w, httpmsg.StatusOK, res, err)
+	})
+}

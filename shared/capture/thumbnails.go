@@ -1,0 +1,205 @@
+package capture
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/recorder"
+)
+
+// Thumbnails: a picture of each page recorded, taken thumbnailDelay after a load
+// event of its tab if the tab then shows it, whole (its document complete),
+// thumbnailWidth CSS pixels wide, as JPEG. It is kept with the session (not in its
+// WARC: it is what the archive page shows of a page, not part of what was
+// recorded) and shown on the archive page's pages.
+const (
+	thumbnailDelay   = time.Second
+	thumbnailWidth   = 320
+	thumbnailQuality = 70
+	thumbnailLimit   = 10 * time.Second
+	thumbnailAtStop  = 1500 * time.Millisecond
+)
+
+// thumbnails follows the page each recorded tab shows, to picture it once loaded,
+// and serves the pictures.
+type thumbnails struct {
+	store    Store
+	sessions *sessions
+
+	mu    sync.Mutex
+	shown map[int]shownPage // by tab
+}
+
+// shownPage is the page a tab shows: of which session, its id and URL.
+type shownPage struct {
+	sess    *Session
+	id, url string
+}
+
+// shows notes the page a tab now shows.
+func (t *thumbnails) shows(tab int, sess *Session, id, url string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.shown == nil {
+		t.shown = map[int]shownPage{}
+	}
+	t.shown[tab] = shownPage{sess, id, url}
+}
+
+// forget forgets a tab no longer recorded.
+func (t *thumbnails) forget(tab int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.shown, tab)
+}
+
+// loaded pictures the page tab shows thumbnailDelay from now, if the tab then shows
+// it whole. The load event may reach the core before the navigation it ends (the
+// shim hands it on at once, the navigation when the browser is quiet): the page is
+// the one the tab shows when the picture is taken, and the browser is asked whether
+// its document is that page's and complete. What fails (a tab closed, a browser
+// that takes no pictures) leaves the page without one.
+func (t *thumbnails) loaded(host recorder.Browser, tab int) {
+	time.AfterFunc(thumbnailDelay, func() {
+		t.mu.Lock()
+		page, ok := t.shown[tab]
+		t.mu.Unlock()
+		if !ok {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), thumbnailLimit)
+		defer cancel()
+		target := recorder.Target{TabID: tab}
+		if !showsWhole(ctx, host, target, page.url) {
+			return
+		}
+		if b, err := picture(ctx, host, target); err == nil && len(b) > 0 {
+			t.mu.Lock()
+			still := t.shown[tab] == page
+			t.mu.Unlock()
+			if still {
+				page.sess.putThumbnail(page.id, b)
+			}
+		}
+	})
+}
+
+// stopping pictures the page a tab shows as its recording stops, if the tab shows
+// it whole: the end of the page's recording. It waits at most thumbnailAtStop.
+func (t *thumbnails) stopping(ctx context.Context, host recorder.Browser, tab int) {
+	t.mu.Lock()
+	page, ok := t.shown[tab]
+	t.mu.Unlock()
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, thumbnailAtStop)
+	defer cancel()
+	target := recorder.Target{TabID: tab}
+	if !showsWhole(ctx, host, target, page.url) {
+		return
+	}
+	if b, err := picture(ctx, host, target); err == nil && len(b) > 0 {
+		page.sess.putThumbnail(page.id, b)
+	}
+}
+
+// showsWhole asks the tab whether its document is url and complete.
+func showsWhole(ctx context.Context, host recorder.Browser, t recorder.Target, url string) bool {
+	raw, err := host.Send(ctx, t, "Runtime.evaluate", map[string]any{
+		"expression": "[location.href, document.readyState]", "returnByValue": true,
+	})
+	if err != nil {
+		return false
+	}
+	var r struct {
+		Result struct {
+			Value []string `json:"value"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(raw, &r) != nil || len(r.Result.Value) != 2 {
+		return false
+	}
+	return r.Result.Value[0] == url && r.Result.Value[1] == "complete"
+}
+
+// picture takes a JPEG of what the tab shows, thumbnailWidth CSS pixels wide.
+func picture(ctx context.Context, host recorder.Browser, t recorder.Target) ([]byte, error) {
+	raw, err := host.Send(ctx, t, "Page.getLayoutMetrics", map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	var m struct {
+		Viewport struct {
+			Width  float64 `json:"clientWidth"`
+			Height float64 `json:"clientHeight"`
+		} `json:"cssLayoutViewport"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil || m.Viewport.Width <= 0 || m.Viewport.Height <= 0 {
+		return nil, fmt.Errorf("page metrics: %s", raw)
+	}
+	raw, err = host.Send(ctx, t, "Page.captureScreenshot", map[string]any{
+		"format": "jpeg", "quality": thumbnailQuality,
+		"clip": map[string]any{"x": 0, "y": 0, "width": m.Viewport.Width, "height": m.Viewport.Height, "scale": thumbnailWidth / m.Viewport.Width},
+	})
+	if err != nil {
+		return nil, err
+	}
+	var shot struct {
+		Data string `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &shot); err != nil {
+		return nil, err
+	}
+	return base64.StdEncoding.DecodeString(shot.Data)
+}
+
+func thumbnailKey(sessionID, pageID string) string {
+	return sessionKey(sessionID, "thumbnails/"+pageID)
+}
+
+// putThumbnail keeps the picture of a page.
+func (s *Session) putThumbnail(pageID string, jpeg []byte) {
+	if err := s.store.Put(thumbnailKey(s.info.ID, pageID), jpeg); err != nil {
+		s.Note(fmt.Sprintf("the picture of page %s: %v", pageID, err))
+	}
+}
+
+// thumbnailed returns the ids of the session's pages that have a picture.
+func (s *Session) thumbnailed() (map[string]bool, error) {
+	prefix := thumbnailKey(s.info.ID, "")
+	keys, err := s.store.Keys(prefix)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, k := range keys {
+		out[strings.TrimPrefix(k, prefix)] = true
+	}
+	return out, nil
+}
+
+// routes adds GET /api/sessions/{id}/pages/{page}/thumbnail.
+func (t *thumbnails) routes(mux *routeTable) {
+	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/thumbnail", t.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
+		b, err := t.store.Get(thumbnailKey(sess.info.ID, r.PathValue("page")))
+		if errors.Is(err, ErrNotFound) {
+			err = notFound(fmt.Errorf("page %s of session %s has no picture", r.PathValue("page"), sess.info.ID))
+		}
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		w.Header().Set("Content-Type", "image/jpeg")
+		w.Header().Set("Cache-Control", "private, max-age=3600")
+		w.WriteHeader(httpmsg.StatusOK)
+		w.Write(b)
+	}))
+}

@@ -1,0 +1,95 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/recorder"
+)
+
+// A page recorded is pictured a moment after its load event, as the browser draws
+// it, and the picture is served with the session's pages; a page left before then
+// has none.
+func TestPagesArePicturedOnceLoaded(t *testing.T) {
+	jpeg := []byte("\xff\xd8\xff\xe0 a picture")
+	var mu sync.Mutex
+	var asked []map[string]any
+	showing := []string{"http://example.org/", "complete"} // what the tab's document says of itself
+	svc, h, info := recordPageWith(t, func(method string, p map[string]any) (any, error) {
+		switch method {
+		case "Runtime.evaluate":
+			mu.Lock()
+			defer mu.Unlock()
+			return map[string]any{"result": map[string]any{"value": showing}}, nil
+		case "Network.getResponseBody":
+			return map[string]any{"body": "<title>Home</title>"}, nil
+		case "Page.getLayoutMetrics":
+			return map[string]any{"cssLayoutViewport": map[string]any{"clientWidth": 1280, "clientHeight": 800}}, nil
+		case "Page.captureScreenshot":
+			mu.Lock()
+			asked = append(asked, p)
+			mu.Unlock()
+			return map[string]any{"data": base64.StdEncoding.EncodeToString(jpeg)}, nil
+		}
+		return map[string]any{}, nil
+	})
+	svc.Event(context.Background(), recorder.Target{TabID: 5}, "Page.loadEventFired", json.RawMessage(`{"timestamp":1}`), nil)
+	var pages []api.Page
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		do(t, h, "GET", "/api/sessions/"+info.ID+"/pages", &pages)
+		if len(pages) == 1 && pages[0].Thumbnail {
+			break
+		}
+	}
+	if len(pages) != 1 || !pages[0].Thumbnail || pages[0].Title != "Home" {
+		t.Fatalf("pages: %+v", pages)
+	}
+	rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[0].ID+"/thumbnail", nil)
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/jpeg" || !bytes.Equal(rec.Body.Bytes(), jpeg) {
+		t.Errorf("thumbnail: %d %s %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes())
+	}
+	mu.Lock()
+	clip, _ := asked[0]["clip"].(map[string]any)
+	mu.Unlock()
+	if asked[0]["format"] != "jpeg" || clip["width"] != 1280.0 || clip["scale"] != 0.25 {
+		t.Errorf("Page.captureScreenshot %v", asked[0])
+	}
+
+	// Another page, left before its picture is taken, and the one after it, not yet
+	// loaded: none.
+	mu.Lock()
+	showing = []string{"http://example.org/third", "loading"}
+	mu.Unlock()
+	for _, ev := range []struct{ method, params string }{
+		{"Page.frameNavigated", `{"frame":{"id":"F","url":"http://example.org/next"}}`},
+		{"Page.loadEventFired", `{"timestamp":2}`},
+		{"Page.frameNavigated", `{"frame":{"id":"F","url":"http://example.org/third"}}`},
+	} {
+		svc.Event(context.Background(), recorder.Target{TabID: 5}, ev.method, json.RawMessage(ev.params), nil)
+	}
+	time.Sleep(thumbnailDelay + 500*time.Millisecond)
+	do(t, h, "GET", "/api/sessions/"+info.ID+"/pages", &pages)
+	if len(pages) != 3 || pages[1].Thumbnail || pages[2].Thumbnail {
+		t.Errorf("pages after leaving one: %+v", pages)
+	}
+	if rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[1].ID+"/thumbnail", nil); rec.Code != http.StatusNotFound {
+		t.Errorf("the picture of a page left: %d", rec.Code)
+	}
+
+	// Stopping pictures the page the tab shows, now whole: the end of its recording.
+	mu.Lock()
+	showing = []string{"http://example.org/third", "complete"}
+	mu.Unlock()
+	do(t, h, "POST", "/api/record/stop", &info)
+	do(t, h, "GET", "/api/sessions/"+info.ID+"/pages", &pages)
+	if len(pages) != 3 || pages[1].Thumbnail || !pages[2].Thumbnail {
+		t.Errorf("pages after stop: %+v", pages)
+	}
+}

@@ -1,0 +1,48 @@
+package webrequest
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// noOps are the recorder's commands that Firefox needs nothing for: webRequest reports
+// every request of a recorded tab, its workers' included, and keeps no bodies to
+// configure; the content script (extension-firefox/content.js) runs in every page from
+// its start, where Chromium's recorder has its script run (Runtime.addBinding,
+// Page.addScriptToEvaluateOnNewDocument).
+var noOps = map[string]bool{
+	"Network.enable": true, "Network.setCacheDisabled": true, "Network.configureDurableMessages": true, "Page.enable": true,
+	"Target.setAutoAttach": true, "Runtime.runIfWaitingForDebugger": true, "IO.close": true,
+	"Runtime.enable": true, "Runtime.addBinding": true, "Page.addScriptToEvaluateOnNewDocument": true,
+}
+
+// shimCommands are the commands the Firefox shim answers: a response body from the
+// bytes its StreamFilter passed on (read whole or streamed from now on), the tab's
+// address, a reload, and autopilot's calls of its page script (Runtime.evaluate, of
+// which the shim answers those alone: its content script runs the script).
+var shimCommands = map[string]bool{
+	"Network.getResponseBody": true, "Network.streamResourceContent": true,
+	"Page.getNavigationHistory": true, "Page.reload": true, "Runtime.evaluate": true,
+}
+
+// ErrFormFieldsOnly answers Network.getRequestPostData: Firefox gives a request body
+// it does not give as bytes only as form fields, with the request.
+var ErrFormFieldsOnly = errors.New("Firefox gave this body only as form fields, not as bytes")
+
+// ErrNoStreams answers a read of a DevTools IO stream, which Firefox does not have.
+var ErrNoStreams = errors.New("DevTools streams are not available in Firefox")
+
+// Answer answers a recorder's command in Firefox without the shim: ok is false for a
+// command the shim answers, which is then to be sent to it; else the answer is the
+// command's result, or err says why Firefox cannot do it.
+func Answer(method string) (result json.RawMessage, ok bool, err error) {
+	switch {
+	case shimCommands[method]:
+		return nil, false, nil
+	case noOps[method]:
+		return json.RawMessage("{}"), true, nil
+	case method == "Network.getRequestPostData":
+		return nil, true, ErrFormFieldsOnly
+	}
+	return nil, true, errors.New(method + " is not available in Firefox")
+}

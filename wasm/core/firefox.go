@@ -1,0 +1,74 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"context"
+	"sync"
+	"syscall/js"
+
+	"github.com/webkeep/webkeep/shared/capture"
+	"github.com/webkeep/webkeep/shared/recorder"
+	"github.com/webkeep/webkeep/shared/webrequest"
+	"github.com/webkeep/webkeep/wasm/jsglue"
+)
+
+// firefox turns what Firefox's background page (extension-firefox/background.js) hands
+// over into the recorder's events (webrequest.Translator).
+type firefox struct {
+	svc *capture.Service
+	ctx context.Context
+	mu  sync.Mutex // the translator, between the page's calls and the core's
+	t   *webrequest.Translator
+}
+
+// register publishes the calls of Firefox's background page on the core's API object:
+// webRequest(kind, detailsJSON), bodyData(tabId, requestId, length, routed, bytes),
+// upload(tabId, payloadJSON, bytes), leaving(tabId, frameId, at) and forgetTab(tabId).
+func (f *firefox) register(api js.Value) {
+	api.Set("webRequest", js.FuncOf(func(this js.Value, args []js.Value) any {
+		f.mu.Lock()
+		events, err := f.t.Handle(args[0].String(), []byte(args[1].String()))
+		f.mu.Unlock()
+		if err != nil {
+			js.Global().Get("console").Call("error", "webkeep core: "+err.Error())
+		}
+		f.send(events...)
+		return nil
+	}))
+	api.Set("bodyData", js.FuncOf(func(this js.Value, args []js.Value) any {
+		var data []byte
+		if args[4].Type() == js.TypeObject {
+			data = jsglue.Bytes(args[4])
+		}
+		f.send(webrequest.BodyData(args[0].Int(), args[1].String(), args[2].Int(), args[3].Truthy(), data))
+		return nil
+	}))
+	api.Set("upload", js.FuncOf(func(this js.Value, args []js.Value) any {
+		var data []byte
+		if args[2].Type() == js.TypeObject {
+			data = jsglue.Bytes(args[2])
+		}
+		f.send(webrequest.Upload(args[0].Int(), []byte(args[1].String()), data))
+		return nil
+	}))
+	api.Set("leaving", js.FuncOf(func(this js.Value, args []js.Value) any {
+		f.mu.Lock()
+		f.t.Leaving(args[0].Int(), args[1].Int(), args[2].Float())
+		f.mu.Unlock()
+		return nil
+	}))
+	api.Set("forgetTab", js.FuncOf(func(this js.Value, args []js.Value) any {
+		f.mu.Lock()
+		f.t.Forget(args[0].Int())
+		f.mu.Unlock()
+		return nil
+	}))
+}
+
+// send hands the events to the service.
+func (f *firefox) send(events ...webrequest.Event) {
+	for _, e := range events {
+		f.svc.Event(f.ctx, recorder.Target{TabID: e.Tab}, e.Method, e.Params, e.Data)
+	}
+}
