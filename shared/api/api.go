@@ -219,6 +219,8 @@ type Page struct {
 	// Thumbnail says the page has a picture, taken once it had loaded:
 	// GET /api/sessions/{id}/pages/{page}/thumbnail.
 	Thumbnail bool `json:"thumbnail,omitempty"`
+	// Check is the page's latest capture check, if it had one.
+	Check *CaptureCheck `json:"check,omitempty"`
 }
 
 // Report is a session's check report: GET /api/sessions/{id}/report, and the
@@ -227,6 +229,39 @@ type Report struct {
 	Session  SessionInfo `json:"session"`
 	Verdicts []Verdict   `json:"verdicts"`
 	Sites    []Site      `json:"sites"`
+	// Checks are the capture checks of the session's pages, the latest of each.
+	Checks []CaptureCheck `json:"checks"`
+}
+
+// CaptureCheck is the verdict on one page's replay against what it showed live:
+// an element of GET /api/sessions/{id}/checks and of a report's checks.
+type CaptureCheck struct {
+	Page string `json:"page"` // the page's id
+	URL  string `json:"url"`
+	TS   string `json:"ts"` // the page's capture time, 14 digits, UTC
+	// Verdict is "replays", "differs" or "broken" (shared/capturecheck); Why says
+	// why it is not "replays", in plain words.
+	Verdict string   `json:"verdict"`
+	Why     []string `json:"why"`
+	// Missed are the requests the replay made that the archive lacks.
+	Missed []string `json:"missed"`
+	// PictureDifference (0 to 1) and TextSimilarity (0 to 1) compare the replay
+	// with the page as it was live; -1 where there was nothing to compare.
+	PictureDifference float64 `json:"pictureDifference"`
+	TextSimilarity    float64 `json:"textSimilarity"`
+	// Live says whether webkeep had a picture and the text of the page taken live,
+	// at the end of its recording, to compare with.
+	Live    bool      `json:"live"`
+	Checked time.Time `json:"checked"`
+}
+
+// CheckedReplay is what a replay of a page showed, sent by the replay page:
+// POST /api/sessions/{id}/checks.
+type CheckedReplay struct {
+	Page    string `json:"page"`    // the page's id
+	Loaded  bool   `json:"loaded"`  // its document loaded whole, at its URL
+	Text    string `json:"text"`    // the text it showed
+	Picture []byte `json:"picture"` // a JPEG of it, 320 CSS pixels wide (base64 in JSON)
 }
 
 // Site is what a recorded site says of itself in /data.txt and /robots.txt.

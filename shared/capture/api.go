@@ -43,6 +43,7 @@ func (s *Service) api() *routeTable {
 		s.search,
 		s.thumbs,
 		s.pilots,
+		s.checks,
 	} {
 		f.routes(mux)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/webkeep/webkeep/shared/api"
 	"io"
 	"strconv"
 	"time"
@@ -149,8 +150,17 @@ func (a *archive) routes(mux *routeTable) {
 			pages = a.replays.withTitles(sess, pages)
 			pictured, err = sess.thumbnailed()
 		}
+		var checks []api.CaptureCheck
+		if err == nil {
+			checks, err = sess.checks()
+		}
+		byPage := map[string]*api.CaptureCheck{}
+		for i := range checks {
+			byPage[checks[i].Page] = &checks[i]
+		}
 		for i := range pages {
 			pages[i].Thumbnail = pictured[pages[i].ID]
+			pages[i].Check = byPage[pages[i].ID]
 		}
 		writeList(w, pages, err)
 	}))

@@ -40,6 +40,9 @@ func (s *Session) Report() (*Report, error) {
 	if sites != nil {
 		rep.Sites = sites
 	}
+	if rep.Checks, err = s.checks(); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

@@ -94,6 +94,7 @@ type Service struct {
 	search  *textSearch
 	thumbs  *thumbnails // pictures of the pages recorded
 	pilots  *pilots     // autopilot runs, by tab
+	checks  *captureChecks
 }
 
 // NewService returns a service over store and host, restoring the recording state a
@@ -125,6 +126,7 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.search = newTextSearch(store, s.sessions, &s.replays.cache, s.noteCurrent)
 	s.thumbs = &thumbnails{store: store, sessions: s.sessions}
 	s.pilots = &pilots{s: s}
+	s.checks = &captureChecks{store: store, sessions: s.sessions, replays: s.replays, now: s.now}
 	s.archive = &archive{store: store, sessions: s.sessions, jobs: s.jobs, signing: s.signing, replays: s.replays, search: s.search, now: s.now, recording: s.recordingInto, note: s.noteCurrent}
 	s.db = &database{urlDatabase: loadURLDatabase(store), store: store, settings: s.settings, http: s.http, jobs: s.jobs, sessions: s.sessions, now: s.now}
 	s.team = &team{settings: s.settings, http: s.http, store: store, jobs: s.jobs, sessions: s.sessions, db: s.db.urlDatabase}

@@ -15,10 +15,11 @@ import (
 )
 
 // Thumbnails: a picture of each page recorded, taken thumbnailDelay after a load
-// event of its tab if the tab then shows it, whole (its document complete),
-// thumbnailWidth CSS pixels wide, as JPEG. It is kept with the session (not in its
-// WARC: it is what the archive page shows of a page, not part of what was
-// recorded) and shown on the archive page's pages.
+// event of its tab if the tab then shows it, whole (its document complete), and as
+// recording stops, thumbnailWidth CSS pixels wide, as JPEG, with the text the page
+// shows. They are kept with the session (not in its WARC: they are what the archive
+// page shows of a page and what the capture check compares its replay with, not
+// part of what was recorded).
 const (
 	thumbnailDelay   = time.Second
 	thumbnailWidth   = 320
@@ -77,7 +78,8 @@ func (t *thumbnails) loaded(host recorder.Browser, tab int) {
 		ctx, cancel := context.WithTimeout(context.Background(), thumbnailLimit)
 		defer cancel()
 		target := recorder.Target{TabID: tab}
-		if !showsWhole(ctx, host, target, page.url) {
+		text, whole := shownText(ctx, host, target, page.url)
+		if !whole {
 			return
 		}
 		if b, err := picture(ctx, host, target); err == nil && len(b) > 0 {
@@ -85,7 +87,7 @@ func (t *thumbnails) loaded(host recorder.Browser, tab int) {
 			still := t.shown[tab] == page
 			t.mu.Unlock()
 			if still {
-				page.sess.putThumbnail(page.id, b)
+				page.sess.putLive(page.id, b, text)
 			}
 		}
 	})
@@ -103,31 +105,37 @@ func (t *thumbnails) stopping(ctx context.Context, host recorder.Browser, tab in
 	ctx, cancel := context.WithTimeout(ctx, thumbnailAtStop)
 	defer cancel()
 	target := recorder.Target{TabID: tab}
-	if !showsWhole(ctx, host, target, page.url) {
+	text, whole := shownText(ctx, host, target, page.url)
+	if !whole {
 		return
 	}
 	if b, err := picture(ctx, host, target); err == nil && len(b) > 0 {
-		page.sess.putThumbnail(page.id, b)
+		page.sess.putLive(page.id, b, text)
 	}
 }
 
-// showsWhole asks the tab whether its document is url and complete.
-func showsWhole(ctx context.Context, host recorder.Browser, t recorder.Target, url string) bool {
+// maxLiveText bounds the visible text kept of a page, for the capture check.
+const maxLiveText = 64 << 10
+
+// shownText asks the tab whether its document is url and complete, and for the
+// text it shows (at most maxLiveText characters).
+func shownText(ctx context.Context, host recorder.Browser, t recorder.Target, url string) (string, bool) {
 	raw, err := host.Send(ctx, t, "Runtime.evaluate", map[string]any{
-		"expression": "[location.href, document.readyState]", "returnByValue": true,
+		"expression":    fmt.Sprintf("[location.href, document.readyState, document.body ? document.body.innerText.slice(0, %d) : '']", maxLiveText),
+		"returnByValue": true,
 	})
 	if err != nil {
-		return false
+		return "", false
 	}
 	var r struct {
 		Result struct {
 			Value []string `json:"value"`
 		} `json:"result"`
 	}
-	if json.Unmarshal(raw, &r) != nil || len(r.Result.Value) != 2 {
-		return false
+	if json.Unmarshal(raw, &r) != nil || len(r.Result.Value) != 3 {
+		return "", false
 	}
-	return r.Result.Value[0] == url && r.Result.Value[1] == "complete"
+	return r.Result.Value[2], r.Result.Value[0] == url && r.Result.Value[1] == "complete"
 }
 
 // picture takes a JPEG of what the tab shows, thumbnailWidth CSS pixels wide.
@@ -165,9 +173,16 @@ func thumbnailKey(sessionID, pageID string) string {
 	return sessionKey(sessionID, "thumbnails/"+pageID)
 }
 
-// putThumbnail keeps the picture of a page.
-func (s *Session) putThumbnail(pageID string, jpeg []byte) {
-	if err := s.store.Put(thumbnailKey(s.info.ID, pageID), jpeg); err != nil {
+// liveTextKey is where the text a page showed live is kept, beside its picture.
+func liveTextKey(sessionID, pageID string) string {
+	return sessionKey(sessionID, "livetext/"+pageID)
+}
+
+// putLive keeps what a page showed live: its picture and its text, in one
+// transaction when the store can.
+func (s *Session) putLive(pageID string, jpeg []byte, text string) {
+	keys := []string{liveTextKey(s.info.ID, pageID), thumbnailKey(s.info.ID, pageID)}
+	if err := putBatch(s.store, keys, [][]byte{[]byte(text), jpeg}); err != nil {
 		s.Note(fmt.Sprintf("the picture of page %s: %v", pageID, err))
 	}
 }

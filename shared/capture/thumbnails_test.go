@@ -21,7 +21,7 @@ func TestPagesArePicturedOnceLoaded(t *testing.T) {
 	jpeg := []byte("\xff\xd8\xff\xe0 a picture")
 	var mu sync.Mutex
 	var asked []map[string]any
-	showing := []string{"http://example.org/", "complete"} // what the tab's document says of itself
+	showing := []string{"http://example.org/", "complete", "Home page text"} // what the tab's document says of itself: its URL, its state, its text
 	svc, h, info := recordPageWith(t, func(method string, p map[string]any) (any, error) {
 		switch method {
 		case "Runtime.evaluate":
@@ -65,7 +65,7 @@ func TestPagesArePicturedOnceLoaded(t *testing.T) {
 	// Another page, left before its picture is taken, and the one after it, not yet
 	// loaded: none.
 	mu.Lock()
-	showing = []string{"http://example.org/third", "loading"}
+	showing = []string{"http://example.org/third", "loading", ""}
 	mu.Unlock()
 	for _, ev := range []struct{ method, params string }{
 		{"Page.frameNavigated", `{"frame":{"id":"F","url":"http://example.org/next"}}`},
@@ -85,7 +85,7 @@ func TestPagesArePicturedOnceLoaded(t *testing.T) {
 
 	// Stopping pictures the page the tab shows, now whole: the end of its recording.
 	mu.Lock()
-	showing = []string{"http://example.org/third", "complete"}
+	showing = []string{"http://example.org/third", "complete", "Third"}
 	mu.Unlock()
 	do(t, h, "POST", "/api/record/stop", &info)
 	do(t, h, "GET", "/api/sessions/"+info.ID+"/pages", &pages)

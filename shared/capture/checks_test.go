@@ -1,0 +1,116 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/webkeep/webkeep/shared/api"
+)
+
+// testPicture is a 320x200 JPEG: white, with a dark band from top to bottom.
+func testPicture(t *testing.T, top, bottom int) []byte {
+	t.Helper()
+	img := image.NewGray(image.Rect(0, 0, 320, 200))
+	for y := 0; y < 200; y++ {
+		for x := 0; x < 320; x++ {
+			img.SetGray(x, y, color.Gray{255})
+			if y >= top && y < bottom {
+				img.SetGray(x, y, color.Gray{40})
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// A page's replay, checked against what it showed live: the verdict, kept with the
+// session, listed with its page, in the report, and in the WARC as a note.
+func TestCaptureCheckOfAPage(t *testing.T) {
+	live := testPicture(t, 20, 60)
+	svc, h, info := recordPageWith(t, func(method string, p map[string]any) (any, error) {
+		switch method {
+		case "Network.getResponseBody":
+			return map[string]any{"body": "<title>Home</title><p>The lake and the boats</p>"}, nil
+		case "Runtime.evaluate":
+			return map[string]any{"result": map[string]any{"value": []string{"http://example.org/", "complete", "The lake and the boats"}}}, nil
+		case "Page.getLayoutMetrics":
+			return map[string]any{"cssLayoutViewport": map[string]any{"clientWidth": 1280, "clientHeight": 800}}, nil
+		case "Page.captureScreenshot":
+			return map[string]any{"data": base64.StdEncoding.EncodeToString(live)}, nil
+		}
+		return map[string]any{}, nil
+	})
+	do(t, h, "POST", "/api/record/stop", &info) // pictures the page as recording stops
+	var pages []api.Page
+	do(t, h, "GET", "/api/sessions/"+info.ID+"/pages", &pages)
+	if len(pages) != 1 || !pages[0].Thumbnail {
+		t.Fatalf("pages: %+v", pages)
+	}
+	post := func(in api.CheckedReplay) (api.CaptureCheck, int) {
+		body, _ := json.Marshal(in)
+		var out api.CaptureCheck
+		rec := send(t, h, "POST", "/api/sessions/"+info.ID+"/checks", "application/json", body, &out)
+		return out, rec.Code
+	}
+	same, code := post(api.CheckedReplay{Page: pages[0].ID, Loaded: true, Text: "The lake and the boats", Picture: testPicture(t, 20, 60)})
+	if code != http.StatusOK || same.Verdict != "replays" || len(same.Why) != 0 || !same.Live || same.URL != "http://example.org/" || same.PictureDifference > 0.01 || same.TextSimilarity != 1 {
+		t.Errorf("a replay as live: %d %+v", code, same)
+	}
+	other, _ := post(api.CheckedReplay{Page: pages[0].ID, Loaded: true, Text: "The lake", Picture: testPicture(t, 120, 160)})
+	if other.Verdict != "differs" || len(other.Why) != 2 || !strings.Contains(other.Why[0], "text") || !strings.Contains(other.Why[1], "look") {
+		t.Errorf("a replay unlike live: %+v", other)
+	}
+	if _, code := post(api.CheckedReplay{Page: "p9", Loaded: true}); code != http.StatusNotFound {
+		t.Errorf("a check of no page: %d", code)
+	}
+	if rec := send(t, h, "POST", "/api/sessions/"+info.ID+"/checks", "application/json", []byte(`{"page": 3}`), nil); rec.Code != http.StatusBadRequest {
+		t.Errorf("a check with a bad body: %d", rec.Code)
+	}
+
+	// The latest check is kept, with its page and in the report; the replay's picture too.
+	var list []api.CaptureCheck
+	do(t, h, "GET", "/api/sessions/"+info.ID+"/checks", &list)
+	if len(list) != 1 || list[0].Verdict != "differs" {
+		t.Errorf("checks: %+v", list)
+	}
+	do(t, h, "GET", "/api/sessions/"+info.ID+"/pages", &pages)
+	if pages[0].Check == nil || pages[0].Check.Verdict != "differs" {
+		t.Errorf("the page's check: %+v", pages[0].Check)
+	}
+	var rep api.Report
+	do(t, h, "GET", "/api/sessions/"+info.ID+"/report", &rep)
+	if len(rep.Checks) != 1 || rep.Checks[0].Page != pages[0].ID {
+		t.Errorf("the report's checks: %+v", rep.Checks)
+	}
+	if rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[0].ID+"/replayed", nil); rec.Code != http.StatusOK || !bytes.Equal(rec.Body.Bytes(), testPicture(t, 120, 160)) {
+		t.Errorf("the replay's picture: %d", rec.Code)
+	}
+	// Each check is a note in the WARC, on the page.
+	sess, err := svc.sessions.get(info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, blocks := sessionRecords(t, sess)
+	notes := 0
+	for i, r := range recs {
+		if r.Type == "metadata" && r.TargetURI == "http://example.org/" && strings.Contains(string(blocks[i]), "capture check at ") {
+			notes++
+			if strings.Contains(string(blocks[i]), "differs") && !strings.Contains(string(blocks[i]), "- it does not look the same") {
+				t.Errorf("note: %s", blocks[i])
+			}
+		}
+	}
+	if notes != 2 {
+		t.Errorf("%d capture check notes in the WARC, want 2", notes)
+	}
+}
