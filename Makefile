@@ -49,6 +49,8 @@ build:
 	cp extension-firefox/* $(FIREFOX)/
 	@# The copier of the files a page sends, which Chromium's recorder runs in the page.
 	cp shared/recorder/copier.js $(FIREFOX)/
+	@# Autopilot's page script, which Chromium's core runs in the page (Runtime.evaluate).
+	cp shared/autopilot/page.js $(FIREFOX)/autopilot.js
 	sed -i 's|<script src="wasm_exec.js"></script>|<script src="api.js"></script>\n&|' $(FIREFOX)/*.html
 	go run ./scripts/tools/zipdir $(FIREFOX) dist/webkeep-firefox.xpi
 	@echo "built: bin/webkeep, $(EXT)/ (load unpacked), dist/webkeep-extension.zip, $(FIREFOX)/ and dist/webkeep-firefox.xpi (Firefox)"

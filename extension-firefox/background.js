@@ -247,7 +247,19 @@ const commands = {
     await browser.tabs.reload(tabId, { bypassCache: true });
     return {};
   },
+  // Only autopilot's calls (shared/capture autopilot.go): the page script, then the
+  // call of its function with a message. The content script runs the same script in
+  // every page (autopilot.js) and answers the message in the tab's top frame.
+  "Runtime.evaluate": async (tabId, { expression }) => {
+    const at = typeof expression === "string" ? expression.lastIndexOf(autopilotCall) : -1;
+    if (at < 0 || !expression.endsWith(")")) throw new Error("Runtime.evaluate is not available in Firefox");
+    const message = JSON.parse(expression.slice(at + autopilotCall.length, -1));
+    const value = await browser.tabs.sendMessage(tabId, { webkeepAutopilot: message }, { frameId: 0 });
+    if (value === undefined) throw new Error("the page's content script did not answer");
+    return { result: { type: "object", value } };
+  },
 };
+const autopilotCall = 'globalThis[Symbol.for("webkeep.autopilot")](';
 
 // Firefox suspends an idle background page after about 30 s, and the recorder's state
 // with it; a call into the browser's API counts as activity. While a tab is recorded,

@@ -15,7 +15,8 @@
 // form, and when recording begins on a page already shown. Between two of those a
 // name is told once. And it tells when a navigation of the page begins (beforeunload).
 // While the tab is not recorded, nothing is read or sent: the wrappers of fetch, XHR
-// and form.submit pass every call straight on.
+// and form.submit pass every call straight on. And it carries out autopilot's page
+// script for the core, in the top frame of a recorded tab.
 "use strict";
 {
   let recording = false;
@@ -50,6 +51,13 @@
   addEventListener("beforeunload", () => {
     if (recording) browser.runtime.sendMessage({ webkeepLeaving: Date.now() }).catch(() => {});
   }, true);
+  // Autopilot (shared/autopilot/page.js, run before this script): in the top frame of
+  // a recorded tab, the background page hands it the core's message and the answer goes
+  // back (background.js, Runtime.evaluate).
+  browser.runtime.onMessage.addListener((message) => {
+    if (!message || !message.webkeepAutopilot || !recording || window !== window.top) return undefined;
+    return globalThis[Symbol.for("webkeep.autopilot")](message.webkeepAutopilot);
+  });
   browser.runtime.onMessage.addListener((message) => {
     if (!message || typeof message.webkeepRecording !== "boolean") return;
     recording = message.webkeepRecording;

@@ -1,7 +1,8 @@
 // `make demo BROWSER=firefox`: records the demo site in headless Firefox ESR through
 // webkeep's Firefox build (its popup's controls), saves the session's bundle and WACZ
 // through the popup's download links, and leaves them, with the bundle's WARC and CDXJ
-// unpacked, in ./out, as `make demo` does in Chromium. Replay is Chromium's only.
+// unpacked, in ./out, as `make demo` does in Chromium; Autopilot goes through the
+// demo's feed. Replay is Chromium's only.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { browseDemo, startDemoSite, waitFor } from "./lib/browser.mjs";
@@ -65,6 +66,21 @@ try {
   // The popup is shown again, as a user opens it again (its page is reloaded).
   await popup.goto("about:blank");
   await openExtensionPage(popup, firefox.page(`popup.html?tab=${tabId}`));
+
+  // The feed, gone through by the popup's Autopilot: it stops by itself.
+  await tab.goto(new URL("/feed", site.url).href);
+  await popup.click("#autopilot");
+  await popup.waitForSelector('#autopilot-state[data-running="true"]', { timeout: 30000 });
+  await tab.bringToFront();
+  await popup.waitForSelector('#autopilot-state[data-running="false"]', { timeout: 240000 });
+  const feed = await tab.evaluate(() => ({
+    items: document.querySelectorAll("#feed article").length,
+    total: Number(document.getElementById("feed").dataset.total),
+    end: document.querySelector("#feed-end[data-done]") !== null,
+  }));
+  const line = await popup.$eval("#autopilot-state", (e) => e.textContent);
+  console.log(`autopilot: /feed ${feed.end ? "scrolled to its end" : "NOT scrolled to its end"}, ${feed.items} of ${feed.total} items (${line.replace(/^Autopilot: /, "")})`);
+
   await popup.click("#stop");
   await popup.waitForSelector('#state[data-recording="false"]');
   const bundlePath = await saveDownload(popup, "#download-bundle");

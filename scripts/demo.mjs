@@ -1,7 +1,7 @@
 // `make demo`: records the demo site in headless Chromium through the real extension
 // (its popup's controls), downloads the session through the extension's own download
 // link, leaves the bundle and its unpacked WARC and CDXJ in ./out, and replays every page
-// in webkeep with the demo site stopped.
+// in webkeep with the demo site stopped. Autopilot goes through the demo's feed.
 import path from "node:path";
 import { browseDemo, launch, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
 import { replayDemoPages } from "./lib/replay.mjs";
@@ -36,6 +36,20 @@ try {
   const live = {};
   const steps = await browseDemo(page, site.url, upload, live);
   console.log(`visited: ${steps.join(", ")}`);
+
+  // The feed, gone through by the popup's Autopilot: it stops by itself.
+  await page.goto(new URL("/feed", site.url).href);
+  await popup.click("#autopilot");
+  await popup.waitForSelector('#autopilot-state[data-running="true"]');
+  await page.bringToFront();
+  await popup.waitForSelector('#autopilot-state[data-running="false"]', { timeout: 240000 });
+  const feed = await page.evaluate(() => ({
+    items: document.querySelectorAll("#feed article").length,
+    total: Number(document.getElementById("feed").dataset.total),
+    end: document.querySelector("#feed-end[data-done]") !== null,
+  }));
+  console.log(`autopilot: /feed ${feed.end ? "scrolled to its end" : "NOT scrolled to its end"}, ${feed.items} of ${feed.total} items` +
+    ` (${(await popup.textContent("#autopilot-state")).replace(/^Autopilot: /, "")})`);
 
   await popup.bringToFront();
   await popup.click("#stop");

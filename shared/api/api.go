@@ -104,6 +104,33 @@ type Status struct {
 	Recording bool         `json:"recording"`
 	Tabs      []int        `json:"tabs"`
 	Session   *SessionInfo `json:"session,omitempty"`
+	// Autopilot holds the autopilot runs of the recorded tabs, the last of each
+	// tab, running or ended; left out when there is none.
+	Autopilot []Autopilot `json:"autopilot,omitempty"`
+}
+
+// Autopilot is a run of autopilot in a recorded tab (shared/autopilot): POST
+// /api/autopilot/start and /stop, and in Status.
+type Autopilot struct {
+	Tab     int  `json:"tab"`
+	Running bool `json:"running"`
+	// State says what it is doing ("scrolling", "clicking", "playing media",
+	// "fetching images", "waiting for the network", "done"), and Why, once it has
+	// ended, why ("the page stopped growing", "time limit reached", "stopped by the
+	// user").
+	State string `json:"state"`
+	Why   string `json:"why,omitempty"`
+	// Summary is the run in a line: "scrolling, 40 items, 3 buttons clicked".
+	Summary string `json:"summary"`
+	// Items counts the page's items; Scrolls, Clicks, Played, Images and Details
+	// the scrolls, buttons clicked, media played, srcset image sizes fetched and
+	// <details> openings.
+	Items   int `json:"items"`
+	Scrolls int `json:"scrolls"`
+	Clicks  int `json:"clicks"`
+	Played  int `json:"played"`
+	Images  int `json:"images"`
+	Details int `json:"details"`
 }
 
 // Record is one CDXJ line of a session: an element of GET /api/sessions/{id}/records.
@@ -401,6 +428,9 @@ type Settings struct {
 	// TimestampAuthority is the URL of an RFC 3161 timestamp authority that
 	// stamps the browser's signatures; "" for none.
 	TimestampAuthority string `json:"timestampAuthority"`
+	// AutopilotEveryPage runs autopilot on every page a recorded tab shows, as it
+	// is shown.
+	AutopilotEveryPage bool `json:"autopilotEveryPage"`
 }
 
 // TeamUpload is the result of an upload job: the bundle as the team archive keeps it.

@@ -42,6 +42,7 @@ func (s *Service) api() *routeTable {
 		s.settings,
 		s.search,
 		s.thumbs,
+		s.pilots,
 		s.checks,
 	} {
 		f.routes(mux)

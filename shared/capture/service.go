@@ -93,6 +93,7 @@ type Service struct {
 	jobs    *jobs
 	search  *textSearch
 	thumbs  *thumbnails // pictures of the pages recorded
+	pilots  *pilots     // autopilot runs, by tab
 	checks  *captureChecks
 }
 
@@ -124,6 +125,7 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.replays = newReplays(store, s.sessions)
 	s.search = newTextSearch(store, s.sessions, &s.replays.cache, s.noteCurrent)
 	s.thumbs = &thumbnails{store: store, sessions: s.sessions}
+	s.pilots = &pilots{s: s}
 	s.checks = &captureChecks{store: store, sessions: s.sessions, replays: s.replays, now: s.now}
 	s.archive = &archive{store: store, sessions: s.sessions, jobs: s.jobs, signing: s.signing, replays: s.replays, search: s.search, now: s.now, recording: s.recordingInto, note: s.noteCurrent}
 	s.db = &database{urlDatabase: loadURLDatabase(store), store: store, settings: s.settings, http: s.http, jobs: s.jobs, sessions: s.sessions, now: s.now}
@@ -260,6 +262,7 @@ func (s *Service) attach(ctx context.Context, tabID int) error {
 // session is closed: it ends when nothing is recorded into it any more.
 func (s *Service) forget(tabID int) {
 	s.thumbs.forget(tabID)
+	s.pilots.stop(tabID)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tabs := s.state.Tabs[:0]
@@ -399,6 +402,7 @@ func (s *Service) page(p recorder.Page) {
 		s.thumbs.shows(p.TabID, sess, p.ID, p.URL)
 	}
 	s.sites.read(sess, p, s.settings.get().Agent)
+	s.pilots.onPage(p)
 }
 
 // canonical applies the domain rules of a URL's site, if it has any: its canonical URL
@@ -445,6 +449,7 @@ func (s *Service) status() Status {
 		info := sess.Info()
 		st.Session = &info
 	}
+	st.Autopilot = s.pilots.states()
 	return st
 }
 

@@ -25,6 +25,7 @@ func (s *Service) stopTab(ctx context.Context, tabID int, deadline time.Time, ar
 	if len(s.tabs()) <= 1 {
 		return s.stop(ctx, deadline, arriving)
 	}
+	s.pilots.stop(tabID)
 	s.noteArriving(arriving)
 	s.thumbs.stopping(ctx, s.host, tabID)
 	s.recorder.ReadLeftBodies(ctx, tabID)
@@ -134,6 +135,7 @@ func (s *Service) stop(ctx context.Context, deadline time.Time, arriving []strin
 	tabs := append([]int(nil), s.state.Tabs...)
 	id := s.state.Session
 	s.mu.Unlock()
+	s.pilots.stop(tabs...)
 	s.noteArriving(arriving)
 	for _, t := range tabs {
 		s.thumbs.stopping(ctx, s.host, t)

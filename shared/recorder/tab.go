@@ -189,3 +189,14 @@ func (r *Recorder) pageLeft(key requestKey, p *pendingExchange) bool {
 	}
 	return true // a document of its frame came after the one it belongs to
 }
+
+// Pending returns how many requests of a tab (its workers and frames included) are
+// in flight: sent and not yet finished, as far as the events handled so far tell.
+func (r *Recorder) Pending(tabID int) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ts := r.tabs[tabID]; ts != nil {
+		return len(ts.pending)
+	}
+	return 0
+}

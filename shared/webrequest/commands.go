@@ -18,10 +18,11 @@ var noOps = map[string]bool{
 
 // shimCommands are the commands the Firefox shim answers: a response body from the
 // bytes its StreamFilter passed on (read whole or streamed from now on), the tab's
-// address, and a reload.
+// address, a reload, and autopilot's calls of its page script (Runtime.evaluate, of
+// which the shim answers those alone: its content script runs the script).
 var shimCommands = map[string]bool{
 	"Network.getResponseBody": true, "Network.streamResourceContent": true,
-	"Page.getNavigationHistory": true, "Page.reload": true,
+	"Page.getNavigationHistory": true, "Page.reload": true, "Runtime.evaluate": true,
 }
 
 // ErrFormFieldsOnly answers Network.getRequestPostData: Firefox gives a request body

@@ -271,6 +271,7 @@ func fillSettings(s api.Settings) {
 	setValue("cdx-dialect", s.CDXDialect)
 	setValue("agent", s.Agent)
 	setChecked("respect-disallow", s.RespectDisallow)
+	setChecked("autopilot-every-page", s.AutopilotEveryPage)
 	rows := byID("domain-rules")
 	clear(rows)
 	for _, r := range rulesRows(s.DomainRules) {
@@ -342,6 +343,7 @@ func readSettings() (api.Settings, error) {
 		ClearTeamToken:     checked("clear-token") && value("team-token") == "",
 		SignWith:           value("sign-with"),
 		TimestampAuthority: strings.TrimSpace(value("tsa-url")),
+		AutopilotEveryPage: checked("autopilot-every-page"),
 	}, nil
 }
 

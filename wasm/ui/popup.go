@@ -40,8 +40,31 @@ func popup() {
 		}
 		refreshPopup(true)
 	})
-	// The button is disabled in the page until now, so that no click goes unheard.
+	onClick(byID("autopilot"), func() {
+		hideError()
+		if tabErr != nil {
+			showError(tabErr)
+			return
+		}
+		b := byID("autopilot")
+		setDisabled(b, true)
+		defer setDisabled(b, false)
+		if err := call("POST", "/api/autopilot/start?tab="+strconv.Itoa(tab), nil, nil); err != nil {
+			showError(fmt.Errorf("could not start autopilot: %w", err))
+		}
+		refreshPopup(true)
+	})
+	onClick(byID("autopilot-stop"), func() {
+		hideError()
+		if err := call("POST", "/api/autopilot/stop?tab="+strconv.Itoa(tab), nil, nil); err != nil {
+			showError(fmt.Errorf("could not stop autopilot: %w", err))
+		}
+		refreshPopup(true)
+	})
+	popupShown.tab = tab
+	// The buttons are disabled in the page until now, so that no click goes unheard.
 	setDisabled(byID("start"), false)
+	setDisabled(byID("autopilot"), false)
 	markReady()
 	for i := 0; ; i++ {
 		// The list of sessions is asked for less often than the live figures.
@@ -77,6 +100,7 @@ func targetTab() (int, error) {
 var popupShown struct {
 	session *api.SessionInfo
 	id      string // whose download links are in the page
+	tab     int    // the tab the popup acts on
 	notes   string // session id and the problems in the page
 }
 
@@ -95,6 +119,7 @@ func refreshPopup(listSessions bool) {
 	} else {
 		state.SetTextContent("Not recording")
 	}
+	showAutopilot(st.Autopilot)
 	sess := st.Session
 	if sess == nil {
 		if listSessions || popupShown.session == nil {
@@ -155,4 +180,25 @@ func refreshPopup(listSessions bool) {
 		popupShown.notes = key
 		showProblems(byID("notes"), byID("notes-detail"), plain, detail)
 	}
+}
+
+// showAutopilot shows the autopilot run of the popup's tab, if it has had one: what it
+// is doing, or why it ended.
+func showAutopilot(runs []api.Autopilot) {
+	line := byID("autopilot-state")
+	var run *api.Autopilot
+	for i := range runs {
+		if runs[i].Tab == popupShown.tab {
+			run = &runs[i]
+		}
+	}
+	show(line, run != nil)
+	show(byID("autopilot"), run == nil || !run.Running)
+	show(byID("autopilot-stop"), run != nil && run.Running)
+	if run == nil {
+		line.SetAttribute("data-running", "")
+		return
+	}
+	line.SetAttribute("data-running", strconv.FormatBool(run.Running))
+	line.SetTextContent("Autopilot: " + run.Summary)
 }

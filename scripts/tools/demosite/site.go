@@ -76,6 +76,7 @@ func newSite(bigSize int64) *site {
 	s.mux.HandleFunc("GET /account", s.account)
 	s.mux.HandleFunc("GET /hang", s.hang)
 	s.mux.HandleFunc("GET /slow.png", s.slow)
+	s.addFeed()
 	return s
 }
 
@@ -92,6 +93,7 @@ func (s *site) addVideo(name string) error {
 		http.ServeContent(w, r, "video.webm", modified, bytes.NewReader(data))
 	})
 	s.mux.HandleFunc("GET /video", s.page(videoHTML))
+	s.mux.HandleFunc("GET /watch", s.page(watchHTML))
 	return nil
 }
 
