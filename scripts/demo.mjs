@@ -82,6 +82,24 @@ try {
   } catch (e) {
     console.log(`replay: FAILED: ${e.message}`);
   }
+  // The product's own capture check, from the archive page: each page replayed offline
+  // and compared with what it showed live at the end of its recording.
+  try {
+    const archive = await browser.context.newPage();
+    await archive.goto(browser.page(`archive.html#${id}`));
+    await archive.waitForSelector("#pages > li");
+    await archive.click("#check-capture");
+    await waitFor(async () => / checked: /.test(await archive.textContent("#check-status")), "the capture check", 600000);
+    const pages = await archive.$$eval("#pages > li", (lis) => lis.map((li) => ({
+      url: li.dataset.url, verdict: li.querySelector(".check")?.dataset.verdict,
+      why: [...li.querySelectorAll(".check .why li")].map((x) => x.textContent),
+    })).filter((p) => p.verdict));
+    const replaying = pages.filter((p) => p.verdict === "replays").length;
+    console.log(`check: ${replaying} of ${pages.length} pages replay as captured` +
+      pages.filter((p) => p.verdict !== "replays").map((p) => `\n  ${p.verdict.toUpperCase()} ${p.url}: ${p.why.join("; ")}`).join(""));
+  } catch (e) {
+    console.log(`check: FAILED: ${e.message}`);
+  }
 } finally {
   await browser.close();
   site.stop();

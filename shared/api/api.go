@@ -470,4 +470,7 @@ type SearchResults struct {
 	// TeamError says why the team archive's results are missing from a search
 	// that asked for them (team=1).
 	TeamError string `json:"teamError,omitempty"`
+	// Indexing says the index had not read every session when the search ran
+	// (a large import being indexed): what it had not read is not in the results.
+	Indexing bool `json:"indexing,omitempty"`
 }

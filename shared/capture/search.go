@@ -99,8 +99,16 @@ func (t *textSearch) follow(done <-chan struct{}) {
 				quiet = true
 			}
 		}
-		if err := t.catchUp(); err != nil {
-			t.note("the search index: " + err.Error())
+		// In slices, so that a search waits for a slice at most.
+		for {
+			done, err := t.catchUp(time.Now().Add(searchSlice))
+			if err != nil {
+				t.note("the search index: " + err.Error())
+			}
+			if done || err != nil {
+				break
+			}
+			yield()
 		}
 	}
 }
@@ -124,38 +132,54 @@ func (t *textSearch) failed() {
 	t.store.drop()
 }
 
+// searchSlice is how long the index reads sessions before it lets a search in;
+// searchBudget how long a search waits for the index to read what it has not.
+const (
+	searchSlice  = 2 * time.Second
+	searchBudget = 3 * time.Second
+)
+
 // catchUp indexes what every session has been written since the index last read
-// it, and removes the sessions that are gone.
-func (t *textSearch) catchUp() error {
+// it, until deadline, and removes the sessions that are gone; done reports that
+// it read everything.
+func (t *textSearch) catchUp(deadline time.Time) (done bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ix, err := t.open()
 	if err != nil {
-		return err
+		return false, err
 	}
 	sessions, err := t.sessions.list()
 	if err != nil {
-		return err
+		return false, err
 	}
 	live := map[string]bool{}
 	var errs []error
+	done = true
+	worked := false // some session was read: past the deadline, the others wait
 	for _, info := range sessions {
 		live[info.ID] = true
+		if !done {
+			continue
+		}
 		sess, err := t.sessions.find(info.ID)
 		if err == nil {
-			err = t.indexSession(ix, sess)
+			var read bool
+			done, read, err = t.indexSession(ix, sess, deadline, worked)
+			worked = worked || read
 		}
 		if err != nil {
+			done = true // the next session's turn: this one is noted
 			errs = append(errs, fmt.Errorf("session %s: %w", info.ID, err))
 			t.failed()
 			if ix, err = t.open(); err != nil {
-				return errors.Join(append(errs, err)...)
+				return false, errors.Join(append(errs, err)...)
 			}
 		}
 	}
 	read, err := t.base.Keys(searchReadKeys)
 	if err != nil {
-		return errors.Join(append(errs, err)...)
+		return false, errors.Join(append(errs, err)...)
 	}
 	for _, k := range read {
 		if id := strings.TrimPrefix(k, searchReadKeys); !live[id] {
@@ -164,27 +188,33 @@ func (t *textSearch) catchUp() error {
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return done, errors.Join(errs...)
 }
 
 // indexSession indexes the CDX chunks of sess the index has not read, committing
-// every searchCommitDocs documents with how far it has read.
-func (t *textSearch) indexSession(ix *search.Index, sess *Session) error {
+// every searchCommitDocs documents with how far it has read, until deadline (zero:
+// none), past which it reads one chunk at least unless wait is set; done reports
+// that it read them all, worked that it read some.
+func (t *textSearch) indexSession(ix *search.Index, sess *Session, deadline time.Time, wait bool) (done, worked bool, err error) {
 	id := sess.info.ID
 	readKey := searchReadKeys + id
-	done := 0
+	read := 0
 	if b, err := t.base.Get(readKey); err == nil {
-		done, _ = strconv.Atoi(string(b))
+		read, _ = strconv.Atoi(string(b))
 	} else if !errors.Is(err, ErrNotFound) {
-		return err
+		return false, false, err
 	}
 	cdxKeys, err := t.base.Keys(sessionKey(id, streamCDX+"/"))
-	if err != nil || done >= len(cdxKeys) {
-		return err
+	if err != nil || read >= len(cdxKeys) {
+		return err == nil, false, err
+	}
+	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
+	if wait && late() {
+		return false, false, nil
 	}
 	file, err := t.file(sess)
 	if err != nil {
-		return err
+		return false, false, err
 	}
 	pending := 0
 	commit := func(read int) error {
@@ -194,10 +224,10 @@ func (t *textSearch) indexSession(ix *search.Index, sess *Session) error {
 		pending = 0
 		return t.store.commit([]string{readKey}, [][]byte{[]byte(strconv.Itoa(read))})
 	}
-	for i := done; i < len(cdxKeys); i++ {
+	for i := read; i < len(cdxKeys); i++ {
 		chunk, err := t.base.Get(cdxKeys[i])
 		if err != nil {
-			return err
+			return false, false, err
 		}
 		for line := range strings.Lines(string(chunk)) {
 			e, err := cdx.ParseEntry([]byte(strings.TrimRight(line, "\n")))
@@ -210,18 +240,18 @@ func (t *textSearch) indexSession(ix *search.Index, sess *Session) error {
 			}
 			doc.Session = id
 			if _, err := ix.Add(doc); err != nil {
-				return err
+				return false, false, err
 			}
 			pending++
 			yield()
 		}
-		if pending >= searchCommitDocs {
-			if err := commit(i + 1); err != nil {
-				return err
+		if stop := late(); stop || pending >= searchCommitDocs {
+			if err := commit(i + 1); err != nil || stop {
+				return i+1 == len(cdxKeys), true, err
 			}
 		}
 	}
-	return commit(len(cdxKeys))
+	return true, true, commit(len(cdxKeys))
 }
 
 // file returns the session's WARC file, grown to the chunks it has now.
@@ -326,8 +356,12 @@ func (t *textSearch) find(query, session string, limit int) (api.SearchResults, 
 	if len(q.Clauses) == 0 && len(q.Filters) == 0 {
 		return api.SearchResults{}, badRequest(errors.New("the query is empty: give words to find"))
 	}
-	if err := t.catchUp(); err != nil {
+	done, err := t.catchUp(time.Now().Add(searchBudget))
+	if err != nil {
 		t.note("the search index: " + err.Error())
+	}
+	if !done {
+		t.grew() // the rest in the background
 	}
 	t.mu.Lock()
 	ix, err := t.open()
@@ -345,7 +379,7 @@ func (t *textSearch) find(query, session string, limit int) (api.SearchResults, 
 			names[info.ID] = info.Name
 		}
 	}
-	out := api.SearchResults{Results: []api.SearchResult{}, Total: res.Total}
+	out := api.SearchResults{Results: []api.SearchResult{}, Total: res.Total, Indexing: !done}
 	for _, h := range res.Hits {
 		ts := h.Time.UTC().Format("20060102150405")
 		out.Results = append(out.Results, api.SearchResult{

@@ -275,3 +275,33 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 		}
 	}
 }
+
+// The index reads sessions in slices: past its deadline it stops after the chunk
+// it is reading, says it is not done, and goes on from there the next time; a
+// search then says the index is still reading.
+func TestSearchIndexesInSlices(t *testing.T) {
+	svc, err := NewService(NewMemStore(), newFakeHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := svc.archive.importBody(context.Background(), fmt.Sprintf("w%d.warc.gz", i), bytes.NewReader(wikiWARC(t))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices := 0
+	for done := false; !done; slices++ {
+		if done, err = svc.search.catchUp(time.Now().Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if slices > 100 {
+			t.Fatal("the index never caught up")
+		}
+	}
+	if slices < 2 {
+		t.Errorf("caught up in %d slice, past its deadline", slices)
+	}
+	if res := searchFor(t, nethttp.Handler(svc.Handler()), "monospaced"); res.Total != 3 || res.Indexing {
+		t.Errorf("after the slices: %+v", res)
+	}
+}

@@ -40,9 +40,11 @@ func checkSession() {
 		showError(fmt.Errorf("listing the pages to check: %w", err))
 		return
 	}
+	// A page shown again from the back/forward cache has no capture of its own; one
+	// a form's POST answered (no GET capture of its URL) replays from its form.
 	var todo []api.Page
 	for _, p := range pages {
-		if !p.Restored {
+		if !p.Restored && pageRecord(view.records, p.URL, p.TS) >= 0 {
 			todo = append(todo, p)
 		}
 	}

@@ -60,6 +60,9 @@ func runSearch() {
 	}
 	hideError()
 	summary := searchSummary(res)
+	if res.Indexing {
+		summary += "; still indexing what was recorded or imported last: search again in a moment for all of it"
+	}
 	if res.TeamError != "" {
 		summary += "; not from the team archive: " + res.TeamError
 	}
