@@ -75,7 +75,10 @@ async function importAndIndex(name, bytes, probe) {
   if ((await ext.$$('#jobs .job[data-state="done"]')).length !== 2 * imports) throw new Error(`${name}: ${await ext.textContent("#jobs")} ${await ext.textContent("#error")}`);
   const imported = performance.now();
   rmSync(file);
-  const res = await ext.evaluate(async (probe) => (await fetch(`/api/search?q=${encodeURIComponent(probe)}`)).json(), probe);
+  // A search waits for the index 3 s at most, then says it is still indexing.
+  let res;
+  do res = await ext.evaluate(async (probe) => (await fetch(`/api/search?q=${encodeURIComponent(probe)}`)).json(), probe);
+  while (res.indexing);
   if (res.total !== 1) throw new Error(`${probe}: ${JSON.stringify(res)}`);
   return { importS: (imported - t0) / 1000, indexS: (performance.now() - imported) / 1000 };
 }
