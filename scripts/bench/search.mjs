@@ -2,7 +2,7 @@
 // page's API (POST /api/import) into the real extension in Chromium, indexed by the
 // core in IndexedDB, then searched (GET /api/search). The pages' words are drawn, by
 // their frequency in English text (Zipf), from the words of real DokuWiki and
-// MediaWiki pages (shared/capture/testdata/wiki); each page also holds a word no other
+// MediaWiki pages (testdata/wiki); each page also holds a word no other
 // has. Prints a markdown section: for 1,000, 10,000 (and, with --sizes, more) pages,
 // the time to import and index, the index's bytes per page, and the latency (median,
 // p99) of each kind of query, as the core measured it (the "ms" of its answer) and as
@@ -26,7 +26,7 @@ const QUERIES = Number(opt("queries", "50"));
 const WORDS = 300; // words of text per page
 
 // The vocabulary: the words of real wiki pages, most frequent first.
-const wiki = path.join(root, "shared/capture/testdata/wiki");
+const wiki = path.join(root, "testdata/wiki");
 const counts = new Map();
 for (const f of readdirSync(wiki).filter((f) => f.endsWith(".html"))) {
   const text = readFileSync(path.join(wiki, f), "utf8").replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>|<[^>]+>|&[a-z]+;/g, " ");

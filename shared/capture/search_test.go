@@ -50,7 +50,7 @@ func wikiWARC(t *testing.T) []byte {
 			add(u, "text/css", []byte("body { font-family: sans-serif } /* Laxström */"))
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("testdata", "wiki", name))
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wiki", name))
 		if err != nil {
 			t.Fatal(err)
 		}

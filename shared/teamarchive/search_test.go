@@ -48,7 +48,7 @@ func wikiWARC(t testing.TB, year int, pages []wikiPage) []byte {
 		body := []byte(p.body)
 		if p.file != "" {
 			var err error
-			if body, err = os.ReadFile(filepath.Join("testdata", "wiki", p.file)); err != nil {
+			if body, err = os.ReadFile(filepath.Join("..", "..", "testdata", "wiki", p.file)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -33,7 +33,7 @@ function warc(pages) {
   return Buffer.concat(out);
 }
 
-const wiki = (name) => readFileSync(join(root, "shared", "teamarchive", "testdata", "wiki", name), "utf8");
+const wiki = (name) => readFileSync(join(root, "testdata", "wiki", name), "utf8");
 
 async function search(mf, q, extra = "") {
   const r = await call(mf, "GET", `/api/search?q=${encodeURIComponent(q)}${extra}`);
