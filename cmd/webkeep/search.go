@@ -282,11 +282,7 @@ func responseDoc(rec *warc.Record) (doc search.Document, ok bool, err error) {
 	if search.KindOf(ct) == search.KindNone {
 		return doc, false, nil
 	}
-	// ReadResponse removes a Content-Encoding it decoded, and leaves gzip or
-	// deflate on a body stored decoded (as webkeep stores bodies).
-	switch strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))) {
-	case "", "identity", "gzip", "x-gzip", "deflate":
-	default:
+	if resp.Encoded() {
 		return doc, false, nil
 	}
 	d, err := search.Extract(ct, resp.Body, maxSearchText)

@@ -2,7 +2,6 @@ package capture
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -47,18 +46,8 @@ func (c *captureChecks) routes(mux *routeTable) {
 		writeList(w, list, err)
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/replayed", c.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		b, err := c.store.Get(replayedKey(sess.info.ID, r.PathValue("page")))
-		if errors.Is(err, ErrNotFound) {
-			err = notFound(fmt.Errorf("page %s of session %s has no picture of its replay: check it first", r.PathValue("page"), sess.info.ID))
-		}
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		w.Header().Set("Content-Type", "image/jpeg")
-		w.Header().Set("Cache-Control", "no-store")
-		w.WriteHeader(httpmsg.StatusOK)
-		w.Write(b)
+		sendPicture(w, c.store, replayedKey(sess.info.ID, r.PathValue("page")), "no-store",
+			fmt.Sprintf("page %s of session %s has no picture of its replay: check it first (Check capture on the archive page)", r.PathValue("page"), sess.info.ID))
 	}))
 }
 

@@ -289,7 +289,7 @@ func indexedDoc(f replay.File, e cdx.Entry) (search.Document, bool) {
 	if ct == "" {
 		ct = e.Mime
 	}
-	if search.KindOf(ct) == search.KindNone || !decoded(resp.Header) {
+	if search.KindOf(ct) == search.KindNone || resp.Encoded() {
 		return search.Document{}, false
 	}
 	// What was read before a damaged part is still searchable.
@@ -304,17 +304,6 @@ func indexedDoc(f replay.File, e cdx.Entry) (search.Document, bool) {
 	}
 	return search.Document{URL: e.URL, Time: ts, Method: method, Status: status, Mime: e.Mime,
 		Ref: e.Timestamp, Title: d.Title, Text: d.Text}, true
-}
-
-// decoded reports whether a replayed body is in no content encoding, or in one
-// it is not in (replay.ReadResponse leaves gzip or deflate on a body stored
-// decoded): not br or zstd.
-func decoded(h httpmsg.Header) bool {
-	switch strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding"))) {
-	case "", "identity", "gzip", "x-gzip", "deflate":
-		return true
-	}
-	return false
 }
 
 // forget removes a deleted session from the index.

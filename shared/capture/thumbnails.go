@@ -222,17 +222,23 @@ func (s *Session) thumbnailed() (map[string]bool, error) {
 // routes adds GET /api/sessions/{id}/pages/{page}/thumbnail.
 func (t *thumbnails) routes(mux *routeTable) {
 	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/thumbnail", t.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		b, err := t.store.Get(thumbnailKey(sess.info.ID, r.PathValue("page")))
-		if errors.Is(err, ErrNotFound) {
-			err = notFound(fmt.Errorf("page %s of session %s has no picture", r.PathValue("page"), sess.info.ID))
-		}
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		w.Header().Set("Content-Type", "image/jpeg")
-		w.Header().Set("Cache-Control", "private, max-age=3600")
-		w.WriteHeader(httpmsg.StatusOK)
-		w.Write(b)
+		sendPicture(w, t.store, thumbnailKey(sess.info.ID, r.PathValue("page")), "private, max-age=3600",
+			fmt.Sprintf("page %s of session %s has no picture (a page left within a second of loading, or recorded in Firefox, has none)", r.PathValue("page"), sess.info.ID))
 	}))
+}
+
+// sendPicture answers with the JPEG kept under key, or 404 saying missing.
+func sendPicture(w httpmsg.ResponseWriter, store Store, key, cacheControl, missing string) {
+	b, err := store.Get(key)
+	if errors.Is(err, ErrNotFound) {
+		err = notFound(errors.New(missing))
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("Cache-Control", cacheControl)
+	w.WriteHeader(httpmsg.StatusOK)
+	w.Write(b)
 }

@@ -85,7 +85,7 @@ func pageTitle(ix *replay.Index, f replay.File, url, ts string) string {
 	}
 	defer resp.Body.Close()
 	ct := resp.Header.Get("Content-Type")
-	if search.KindOf(ct) != search.KindHTML || !decoded(resp.Header) {
+	if search.KindOf(ct) != search.KindHTML || resp.Encoded() {
 		return ""
 	}
 	d, _ := search.Extract(ct, io.LimitReader(resp.Body, maxTitleRead), 1)

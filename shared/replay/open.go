@@ -178,6 +178,18 @@ func ReadResponse(rec *warc.Record) (*Response, error) {
 	return resp, nil
 }
 
+// Encoded reports whether the body is still in a content encoding replay cannot
+// undo (br, zstd): its bytes are not the payload's. A gzip or deflate
+// Content-Encoding left on the header is on a body stored decoded (decode leaves
+// it when the bytes are not compressed).
+func (r *Response) Encoded() bool {
+	switch strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))) {
+	case "", "identity", "gzip", "x-gzip", "deflate":
+		return false
+	}
+	return true
+}
+
 // decode undoes a chunked transfer encoding and a gzip or deflate content encoding
 // still on an archived body (other tools archive the wire bytes; webkeep archives
 // them decoded, the encoding kept as X-Archive-Orig-Content-Encoding). An encoding

@@ -419,3 +419,18 @@ func TestParseRangeChunk(t *testing.T) {
 		t.Errorf("an open range of a 1 GiB body: %v %v %v", r, ok, sat)
 	}
 }
+
+func TestResponseEncoded(t *testing.T) {
+	for _, tt := range []struct {
+		encoding string
+		want     bool
+	}{{"", false}, {"identity", false}, {"gzip", false}, {" GZIP ", false}, {"deflate", false}, {"br", true}, {"zstd", true}} {
+		r := &Response{Header: httpmsg.Header{}}
+		if tt.encoding != "" {
+			r.Header.Set("Content-Encoding", tt.encoding)
+		}
+		if got := r.Encoded(); got != tt.want {
+			t.Errorf("Content-Encoding %q: Encoded() = %v, want %v", tt.encoding, got, tt.want)
+		}
+	}
+}
