@@ -3,7 +3,7 @@
 # pages (words of real wiki pages) imported through the archive page into the real
 # extension in Chromium, indexed by the core in IndexedDB, then searched through
 # GET /api/search. WEBKEEP_SEARCH_SIZES=1000,10000 makes it short (100,000 pages take
-# about 15 minutes to index on 2 cores). Prints a markdown section on stdout.
+# about 9 minutes to index on 2 cores: 527 s on 2026-11-28). Prints a markdown section on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 sizes=${WEBKEEP_SEARCH_SIZES:-1000,10000,100000}
