@@ -1,6 +1,7 @@
 package datatxt
 
 import (
+	"encoding/hex"
 	"net/url"
 	"strings"
 )
@@ -124,8 +125,9 @@ func normalize(p string) string {
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		if c == '%' {
-			if i+2 < len(p) && ishex(p[i+1]) && ishex(p[i+2]) {
-				c = unhex(p[i+1])<<4 | unhex(p[i+2])
+			var d [1]byte
+			if n, err := hex.Decode(d[:], []byte(p[i+1:min(i+3, len(p))])); n == 1 && err == nil {
+				c = d[0]
 				i += 2
 				if c == '/' {
 					b.WriteString("%2F")
@@ -140,18 +142,4 @@ func normalize(p string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
 }

@@ -1,6 +1,7 @@
 package urldb
 
 import (
+	"encoding/hex"
 	"regexp"
 	"slices"
 	"strings"
@@ -120,10 +121,13 @@ func pyUnquote(s string) string {
 		j := i
 		var raw []byte
 		for j < len(s) && s[j] < 0x80 {
-			if s[j] == '%' && j+2 < len(s) && isHex(s[j+1]) && isHex(s[j+2]) {
-				raw = append(raw, unhex(s[j+1])<<4|unhex(s[j+2]))
-				j += 3
-				continue
+			if s[j] == '%' {
+				var d [1]byte
+				if n, err := hex.Decode(d[:], []byte(s[j+1:min(j+3, len(s))])); n == 1 && err == nil {
+					raw = append(raw, d[0])
+					j += 3
+					continue
+				}
 			}
 			raw = append(raw, s[j])
 			j++
@@ -132,20 +136,6 @@ func pyUnquote(s string) string {
 		i = j
 	}
 	return b.String()
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= 'a':
-		return c - 'a' + 10
-	case c >= 'A':
-		return c - 'A' + 10
-	}
-	return c - '0'
 }
 
 // pyQuote is Python's urllib.parse.quote of the UTF-8 bytes of s: everything
