@@ -385,93 +385,74 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 		mu    sync.Mutex
 		hits  []found
 		total int
-		first error
-		wg    sync.WaitGroup
 	)
-	sem := make(chan struct{}, parallel)
 	noText := func(*search.Result) (string, error) { return "", nil }
 
 	// First the counts BM25 ranks by, summed over the segments, so that the
 	// pages of every segment rank as one index of them all would rank them.
 	tables := make([]*table, len(segs))
 	var corpus search.Corpus
-	for i, seg := range segs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			t, err := openTable(ctx, ix.cfg.Blobs, seg, &reads)
-			var six *search.Index
-			if err == nil {
-				six, err = search.Open(t, &search.Options{Text: noText})
-			}
-			var c search.Corpus
-			if err == nil {
-				c, err = six.Corpus(q)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if first == nil {
-					first = fmt.Errorf("teamsearch: segment %s: %w", seg.ID, err)
-				}
-				return
-			}
-			tables[i] = t
-			corpus.Add(c)
-		}()
-	}
-	wg.Wait()
-	if first != nil {
+	err = inParallel(len(segs), func(i int) error {
+		t, err := openTable(ctx, ix.cfg.Blobs, segs[i], &reads)
+		var six *search.Index
+		if err == nil {
+			six, err = search.Open(t, &search.Options{Text: noText})
+		}
+		var c search.Corpus
+		if err == nil {
+			c, err = six.Corpus(q)
+		}
+		if err != nil {
+			return fmt.Errorf("teamsearch: segment %s: %w", segs[i].ID, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		tables[i] = t
+		corpus.Add(c)
+		return nil
+	})
+	if err != nil {
 		out.Stats.BlobReads, out.Stats.BlobBytes = reads.reads.Load(), reads.bytes.Load()
-		return out, first
+		return out, err
 	}
 
 	// Then each segment's matches, ranked by those counts; the blocks the
 	// first pass read are held.
-	for i, seg := range segs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			t := tables[i]
-			six, err := search.Open(t, &search.Options{Text: noText, Corpus: &corpus})
-			whole := all || holding[seg.ID]
-			segLimit := limit
+	err = inParallel(len(segs), func(i int) error {
+		t := tables[i]
+		six, err := search.Open(t, &search.Options{Text: noText, Corpus: &corpus})
+		whole := all || holding[segs[i].ID]
+		segLimit := limit
+		if whole {
+			segLimit = 0
+		}
+		var r search.Results
+		if err == nil {
+			r, err = six.Search(q, segLimit)
+		}
+		if err != nil {
+			return fmt.Errorf("teamsearch: segment %s: %w", segs[i].ID, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !whole {
+			total += r.Total
+		}
+		for _, h := range r.Hits {
+			ref, err := ParseRef(h.Ref)
+			if err != nil || removed[ref.Upload] {
+				continue
+			}
 			if whole {
-				segLimit = 0
+				total++
 			}
-			var r search.Results
-			if err == nil {
-				r, err = six.Search(q, segLimit)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if first == nil {
-					first = fmt.Errorf("teamsearch: segment %s: %w", seg.ID, err)
-				}
-				return
-			}
-			if !whole {
-				total += r.Total
-			}
-			for _, h := range r.Hits {
-				ref, err := ParseRef(h.Ref)
-				if err != nil || removed[ref.Upload] {
-					continue
-				}
-				if whole {
-					total++
-				}
-				hits = append(hits, found{six, t, Hit{Result: h, Bundle: h.Session, Ref: ref}})
-			}
-		}()
-	}
-	wg.Wait()
+			hits = append(hits, found{six, t, Hit{Result: h, Bundle: h.Session, Ref: ref}})
+		}
+		return nil
+	})
 	out.Stats.BlobReads, out.Stats.BlobBytes = reads.reads.Load(), reads.bytes.Load()
-	if first != nil {
-		return out, first
+	if err != nil {
+		return out, err
 	}
 	slices.SortFunc(hits, func(a, b found) int {
 		if a.hit.Score != b.hit.Score {
@@ -500,17 +481,11 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 		f.t.scattered()
 	}
 	texts := make([]string, len(hits))
-	errs := make([]error, len(hits))
-	for i := range hits {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			texts[i], errs[i] = hits[i].six.StoredText(hits[i].hit.ID)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err = inParallel(len(hits), func(i int) (err error) {
+		texts[i], err = hits[i].six.StoredText(hits[i].hit.ID)
+		return err
+	})
+	if err != nil {
 		return out, err
 	}
 	for i, f := range hits {
@@ -519,4 +494,22 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 	}
 	out.Stats.BlobReads, out.Stats.BlobBytes = reads.reads.Load(), reads.bytes.Load()
 	return out, nil
+}
+
+// inParallel calls f(0) to f(n-1), parallel at a time, and returns their errors
+// joined.
+func inParallel(n int, f func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, parallel)
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
