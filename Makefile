@@ -63,7 +63,7 @@ test: setup build
 	scripts/test.sh
 
 bench: setup build
-	scripts/bench.sh
+	scripts/bench.sh $(SECTIONS)
 
 # docs/screenshots/, from a real recording of the demo site in Chromium.
 screenshots: setup build

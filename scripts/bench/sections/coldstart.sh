@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# title: Core cold start in Chromium (what make bench heads this section with before it has run)
 # The core's cold start in Chromium's service worker (needs `make build`): its times, each
 # wake paired with one of the floor (scripts/bench/coldfloor: the same extension, its core a Go
 # program that only answers); its times with a user's store (the published URL

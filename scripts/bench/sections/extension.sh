@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# title: Extension in Chromium (what make bench heads this section with before it has run)
 # The extension's benchmarks in real Chromium (needs `make build`).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."

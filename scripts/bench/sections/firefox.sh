@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# title: Extension in Firefox (what make bench heads this section with before it has run)
 # The Firefox build's benchmarks in real Firefox ESR (needs `make build`).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# title: Large inputs in Chromium: a 1 GB import and a 32 MiB URL database (what make bench heads this section with before it has run)
 # The core under large inputs in real Chromium (needs `make build`): memory and
 # the API's answers while a 1 GB WARC is imported and the largest URL database loads.
 set -euo pipefail
