@@ -34,7 +34,19 @@ try {
   console.log("recording tab", tab);
 
   const live = {};
-  const steps = await browseDemo(page, site.url, upload, live);
+  // A page is looked at before it is used: the capture check compares each page's
+  // replay with the page as it showed once loaded (its first picture).
+  // The nth visit of a URL waits for its nth page.
+  const visits = {};
+  const pictured = (url) => {
+    const n = visits[url] = (visits[url] || 0) + 1;
+    return waitFor(() => popup.evaluate(async ([url, n]) => {
+      const [session] = await (await fetch("/api/sessions")).json();
+      const pages = await (await fetch(`/api/sessions/${session.id}/pages`)).json();
+      return pages.filter((p) => p.url === url)[n - 1]?.thumbnail === true;
+    }, [url, n]), `the picture of ${url}`);
+  };
+  const steps = await browseDemo(page, site.url, upload, live, { pictured });
   console.log(`visited: ${steps.join(", ")}`);
 
   // The feed, gone through by the popup's Autopilot: it stops by itself.
@@ -83,7 +95,7 @@ try {
     console.log(`replay: FAILED: ${e.message}`);
   }
   // The product's own capture check, from the archive page: each page replayed offline
-  // and compared with what it showed live at the end of its recording.
+  // and compared with what it showed live once loaded.
   try {
     const archive = await browser.context.newPage();
     await archive.goto(browser.page(`archive.html#${id}`));

@@ -1,5 +1,5 @@
 // End to end, in real Chromium through the real extension: the capture check. The
-// demo site is recorded (each page pictured live at the end of its recording), then
+// demo site is recorded (each page pictured live once loaded), then
 // the archive page's Check capture replays each page offline in a tab of its own and
 // compares it with what it showed live: every page replays. A record withheld from
 // the archive (its index line taken out of the session's store) makes its page differ,
@@ -59,7 +59,7 @@ test("every page of the demo replays as it was recorded, checked offline", async
   assert.deepEqual(got.map((c) => c.path), paths);
   // The pair of pictures: live and replayed.
   const pair = await archive.$$eval('#pages li[data-url$="/gallery"] .check .pair img', (imgs) => imgs.map((i) => i.alt));
-  assert.deepEqual(pair, ["The page live, at the end of its recording", "The page replayed from the archive"]);
+  assert.deepEqual(pair, ["The page live, once loaded", "The page replayed from the archive"]);
 });
 
 test("a page whose resource the archive lacks differs, the missed URL named; the report and the WARC say so", async () => {
