@@ -3,7 +3,7 @@
 // link, leaves the bundle and its unpacked WARC and CDXJ in ./out, and replays every page
 // in webkeep with the demo site stopped. Autopilot goes through the demo's feed.
 import path from "node:path";
-import { browseDemo, launch, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
+import { browseDemo, launch, picturedIn, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
 import { replayDemoPages } from "./lib/replay.mjs";
 import { demoDatabase, endOut, out, printDemo, startOut } from "./lib/demo.mjs";
 
@@ -36,17 +36,7 @@ try {
   const live = {};
   // A page is looked at before it is used: the capture check compares each page's
   // replay with the page as it showed once loaded (its first picture).
-  // The nth visit of a URL waits for its nth page.
-  const visits = {};
-  const pictured = (url) => {
-    const n = visits[url] = (visits[url] || 0) + 1;
-    return waitFor(() => popup.evaluate(async ([url, n]) => {
-      const [session] = await (await fetch("/api/sessions")).json();
-      const pages = await (await fetch(`/api/sessions/${session.id}/pages`)).json();
-      return pages.filter((p) => p.url === url)[n - 1]?.thumbnail === true;
-    }, [url, n]), `the picture of ${url}`);
-  };
-  const steps = await browseDemo(page, site.url, upload, live, { pictured });
+  const steps = await browseDemo(page, site.url, upload, live, { pictured: picturedIn(popup) });
   console.log(`visited: ${steps.join(", ")}`);
 
   // The feed, gone through by the popup's Autopilot: it stops by itself.
@@ -107,7 +97,8 @@ try {
       why: [...li.querySelectorAll(".check .why li")].map((x) => x.textContent),
     })).filter((p) => p.verdict));
     const replaying = pages.filter((p) => p.verdict === "replays").length;
-    console.log(`check: ${replaying} of ${pages.length} pages replay as captured` +
+    const status = await archive.textContent("#check-status"); // with the pages left out, if any
+    console.log(`check: ${replaying} of ${pages.length} pages replay as captured${status.includes(";") ? status.slice(status.indexOf(";")) : ""}` +
       pages.filter((p) => p.verdict !== "replays").map((p) => `\n  ${p.verdict.toUpperCase()} ${p.url}: ${p.why.join("; ")}`).join(""));
   } catch (e) {
     console.log(`check: FAILED: ${e.message}`);

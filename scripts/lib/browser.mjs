@@ -138,6 +138,23 @@ export async function startRecording(browser, url) {
   return { page, tab, popup };
 }
 
+/**
+ * A function of a URL that resolves once the page at it, in the session popup (an
+ * extension page) records, has its picture as loaded: the nth call for a URL waits
+ * for the session's nth page at it. For browseDemo's pictured.
+ */
+export function picturedIn(popup) {
+  const visits = {};
+  return (url) => {
+    const n = visits[url] = (visits[url] || 0) + 1;
+    return waitFor(() => popup.evaluate(async ([url, n]) => {
+      const [session] = await (await fetch("/api/sessions")).json();
+      const pages = await (await fetch(`/api/sessions/${session.id}/pages`)).json();
+      return pages.filter((p) => p.url === url)[n - 1]?.thumbnail === true;
+    }, [url, n]), `the picture of ${url}`);
+  };
+}
+
 /** Clicks a button of the demo site that sets data-done when its request completed. */
 export async function clickAndWait(page, selector) {
   await page.click(selector);

@@ -72,7 +72,7 @@ func checkSession() {
 		renderPages(fresh)
 	}
 	// Said once the verdicts are shown.
-	status.SetTextContent(captureCheckSummary(len(todo), counts, failed))
+	status.SetTextContent(captureCheckSummary(len(todo), len(pages)-len(todo), counts, failed))
 }
 
 // checkPage replays one page in a background tab and waits for its check.

@@ -561,8 +561,9 @@ func pageRecord(recs []Record, url string, at time.Time) int {
 }
 
 // captureCheckSummary sums up a capture check: "16 pages checked: 14 replay, 1 differs,
-// 1 broken", and those that could not be checked.
-func captureCheckSummary(total int, counts map[string]int, failed int) string {
+// 1 broken", those that could not be checked, and the pages left out (skipped: no
+// capture of their own, so nothing of theirs to replay).
+func captureCheckSummary(total, skipped int, counts map[string]int, failed int) string {
 	out := plural(total, "page") + " checked: "
 	var parts []string
 	for _, v := range []struct{ key, one, many string }{{"replays", "replays", "replay"}, {"differs", "differs", "differ"}, {"broken", "broken", "broken"}} {
@@ -577,8 +578,12 @@ func captureCheckSummary(total int, counts map[string]int, failed int) string {
 	if failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d could not be checked", failed))
 	}
-	if len(parts) == 0 {
-		return plural(total, "page") + " to check: none has a capture of its own"
+	left := ""
+	if skipped > 0 {
+		left = fmt.Sprintf("; %s not checked, without a capture of their own (a form's POST answered them, or the back/forward cache showed them)", plural(skipped, "page"))
 	}
-	return out + strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		return plural(total, "page") + " to check: none has a capture of its own" + left
+	}
+	return out + strings.Join(parts, ", ") + left
 }
