@@ -59,9 +59,12 @@ try {
 const sorted = [...ms].sort((a, b) => a - b);
 const q = (p) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
 const s = (x) => (x / 1000).toFixed(1);
-console.log(`${sessions[0].pages} pages a check; ${rounds} checks of the session: ${sessions.map((x) => `${s(x.whole)} s ("${x.summary}")`).join(", ")}.`);
+const summaries = [...new Set(sessions.map((x) => `"${x.summary}"`))];
+console.log(`The archive page said ${summaries.join(", then ")}; the ${rounds} checks of the session took ${sessions.map((x) => s(x.whole)).join(", ")} s, from the click to the summary.`);
 console.log();
 console.log("| pages timed | median s a page | p99 s | min-max s | the session's check, median s |");
 console.log("|---|---|---|---|---|");
 const wholes = sessions.map((x) => x.whole).sort((a, b) => a - b);
 console.log(`| ${ms.length} | ${s(q(0.5))} | ${s(q(0.99))} | ${s(sorted[0])}-${s(sorted.at(-1))} | ${s(wholes[Math.floor(wholes.length / 2)])} |`);
+console.log();
+console.log(`At the median, 183 pages would take ${(183 * q(0.5) / 60000).toFixed(1)} minutes, one page at a time.`);
