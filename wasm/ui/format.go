@@ -561,9 +561,10 @@ func pageRecord(recs []Record, url string, at time.Time) int {
 }
 
 // captureCheckSummary sums up a capture check: "16 pages checked: 14 replay, 1 differs,
-// 1 broken", those that could not be checked, and the pages left out (skipped: no
-// capture of their own, so nothing of theirs to replay).
-func captureCheckSummary(total, skipped int, counts map[string]int, failed int) string {
+// 1 broken", those that could not be checked, and the pages left out, which have no
+// capture of their own: posted, those a form's POST answered; restored, those the
+// back/forward cache showed again.
+func captureCheckSummary(total, posted, restored int, counts map[string]int, failed int) string {
 	out := plural(total, "page") + " checked: "
 	var parts []string
 	for _, v := range []struct{ key, one, many string }{{"replays", "replays", "replay"}, {"differs", "differs", "differ"}, {"broken", "broken", "broken"}} {
@@ -579,8 +580,11 @@ func captureCheckSummary(total, skipped int, counts map[string]int, failed int) 
 		parts = append(parts, fmt.Sprintf("%d could not be checked", failed))
 	}
 	left := ""
-	if skipped > 0 {
-		left = fmt.Sprintf("; %s not checked, without a capture of their own (a form's POST answered them, or the back/forward cache showed them)", plural(skipped, "page"))
+	if posted > 0 {
+		left += fmt.Sprintf("; not checked: %s a form's POST answered (its replay starts from the form's page)", plural(posted, "page"))
+	}
+	if restored > 0 {
+		left += fmt.Sprintf("; not checked: %s the back/forward cache showed again (no capture of its own)", plural(restored, "visit"))
 	}
 	if len(parts) == 0 {
 		return plural(total, "page") + " to check: none has a capture of its own" + left
