@@ -78,7 +78,8 @@ try {
   // does not take the recording with it.
   try {
     const replayed = await Promise.race([replayDemoPages(browser, id, live),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("no result after 5 minutes")), 300000))]);
+      // unref: the timer does not keep the demo running once it is done.
+      new Promise((_, reject) => setTimeout(() => reject(new Error("no result after 5 minutes")), 300000).unref())]);
     console.log(`replay: ${replayed.matched.length} of ${replayed.total} pages match the live site` +
       replayed.differ.map((u) => `\n  DIFFERS ${u}`).join(""));
   } catch (e) {
