@@ -581,7 +581,7 @@ func captureCheckSummary(total, posted, restored int, counts map[string]int, fai
 	}
 	left := ""
 	if posted > 0 {
-		left += fmt.Sprintf("; not checked: %s a form's POST answered (its replay starts from the form's page)", plural(posted, "page"))
+		left += fmt.Sprintf("; not checked: %s a form's POST answered (replayed from the form's page)", plural(posted, "page"))
 	}
 	if restored > 0 {
 		left += fmt.Sprintf("; not checked: %s the back/forward cache showed again (no capture of its own)", plural(restored, "visit"))
