@@ -3,7 +3,7 @@
 // link, leaves the bundle and its unpacked WARC and CDXJ in ./out, and replays every page
 // in webkeep with the demo site stopped. Autopilot goes through the demo's feed.
 import path from "node:path";
-import { browseDemo, launch, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
+import { browseDemo, launch, picturedIn, startDemoSite, tabId, waitFor } from "./lib/browser.mjs";
 import { replayDemoPages } from "./lib/replay.mjs";
 import { demoDatabase, endOut, out, printDemo, startOut } from "./lib/demo.mjs";
 
@@ -34,7 +34,9 @@ try {
   console.log("recording tab", tab);
 
   const live = {};
-  const steps = await browseDemo(page, site.url, upload, live);
+  // A page is looked at before it is used: the capture check compares each page's
+  // replay with the page as it showed once loaded (its first picture).
+  const steps = await browseDemo(page, site.url, upload, live, { pictured: picturedIn(popup) });
   console.log(`visited: ${steps.join(", ")}`);
 
   // The feed, gone through by the popup's Autopilot: it stops by itself.
@@ -76,14 +78,15 @@ try {
   // does not take the recording with it.
   try {
     const replayed = await Promise.race([replayDemoPages(browser, id, live),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("no result after 5 minutes")), 300000))]);
+      // unref: the timer does not keep the demo running once it is done.
+      new Promise((_, reject) => setTimeout(() => reject(new Error("no result after 5 minutes")), 300000).unref())]);
     console.log(`replay: ${replayed.matched.length} of ${replayed.total} pages match the live site` +
       replayed.differ.map((u) => `\n  DIFFERS ${u}`).join(""));
   } catch (e) {
     console.log(`replay: FAILED: ${e.message}`);
   }
   // The product's own capture check, from the archive page: each page replayed offline
-  // and compared with what it showed live at the end of its recording.
+  // and compared with what it showed live once loaded.
   try {
     const archive = await browser.context.newPage();
     await archive.goto(browser.page(`archive.html#${id}`));
@@ -95,7 +98,8 @@ try {
       why: [...li.querySelectorAll(".check .why li")].map((x) => x.textContent),
     })).filter((p) => p.verdict));
     const replaying = pages.filter((p) => p.verdict === "replays").length;
-    console.log(`check: ${replaying} of ${pages.length} pages replay as captured` +
+    const status = await archive.textContent("#check-status"); // with the pages left out, if any
+    console.log(`check: ${replaying} of ${pages.length} pages replay as captured${status.includes(";") ? status.slice(status.indexOf(";")) : ""}` +
       pages.filter((p) => p.verdict !== "replays").map((p) => `\n  ${p.verdict.toUpperCase()} ${p.url}: ${p.why.join("; ")}`).join(""));
   } catch (e) {
     console.log(`check: FAILED: ${e.message}`);

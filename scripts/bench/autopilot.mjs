@@ -76,7 +76,7 @@ try {
 const row = (name, rs, note) => `| ${name} | ${(median(rs.map((r) => r.ms)) / 1000).toFixed(1)} | ${rs.map((r) => (r.ms / 1000).toFixed(1)).join(", ")} | ${median(rs.map((r) => r.pages))} of 5 | ${median(rs.map((r) => r.sizes))} of 180 | ${note} |`;
 console.log("## Autopilot on the demo's feed (Chromium)");
 console.log();
-console.log(`\`node scripts/bench/autopilot.mjs\` (${runs} runs each, alternating; the feed: 60 items, 10 more each time its end shows, each image offering 3 sizes). The reader scrolls a window at a time and lets each window's images load; its time runs from the navigation to the feed's end, autopilot's from the popup's button (a reload of the page included) to the run's end, its 8 rounds of a still page at the end included.`);
+console.log(`\`node scripts/bench/autopilot.mjs\` on ${new Date().toISOString().slice(0, 10)} (${runs} runs each, alternating; the feed: 60 items, 10 more each time its end shows, each image offering 3 sizes). The reader scrolls a window at a time and lets each window's images load; its time runs from the navigation to the feed's end, autopilot's from the popup's button (a reload of the page included) to the run's end, its 8 rounds of a still page at the end included.`);
 console.log();
 console.log("| who | median s | runs, s | feed pages archived | image sizes archived | |");
 console.log("|---|---|---|---|---|---|");

@@ -138,6 +138,23 @@ export async function startRecording(browser, url) {
   return { page, tab, popup };
 }
 
+/**
+ * A function of a URL that resolves once the page at it, in the session popup (an
+ * extension page) records, has its picture as loaded: the nth call for a URL waits
+ * for the session's nth page at it. For browseDemo's pictured.
+ */
+export function picturedIn(popup) {
+  const visits = {};
+  return (url) => {
+    const n = visits[url] = (visits[url] || 0) + 1;
+    return waitFor(() => popup.evaluate(async ([url, n]) => {
+      const [session] = await (await fetch("/api/sessions")).json();
+      const pages = await (await fetch(`/api/sessions/${session.id}/pages`)).json();
+      return pages.filter((p) => p.url === url)[n - 1]?.thumbnail === true;
+    }, [url, n]), `the picture of ${url}`);
+  };
+}
+
 /** Clicks a button of the demo site that sets data-done when its request completed. */
 export async function clickAndWait(page, selector) {
   await page.click(selector);
@@ -153,15 +170,18 @@ export const demoCalls = ["post-json", "post-text", "post-binary", "post-multipa
  * steps taken; live, when given, receives what the pages showed: each page's text by
  * its URL, which of its images the browser could show (images, by URL), the large
  * file's digest as "big", and each fetch() call's answer by its button's id.
+ * pictured(url), when given, resolves once the page at url is pictured as loaded: a
+ * page used (buttons clicked, a file chosen) is first looked at, as a reader would.
  */
-export async function browseDemo(page, base, uploadFile, live = {}) {
+export async function browseDemo(page, base, uploadFile, live = {}, { pictured } = {}) {
   const steps = [];
   const text = async () => {
     live[page.url()] = await page.evaluate(() => document.body.innerText);
     live.images = { ...live.images, [page.url()]: await page.evaluate(() => [...document.images].map((i) => i.complete && i.naturalWidth > 0)) };
   };
   const step = async (name, f) => { await f(); steps.push(name); if (!demoCalls.includes(name) && name !== "large file") await text(); };
-  await step("home", () => page.goto(base));
+  const look = async () => { if (pictured) await pictured(page.url()); };
+  await step("home", async () => { await page.goto(base); await look(); });
   await step("large file", async () => {
     await clickAndWait(page, "#load-big");
     live.big = await page.textContent("#big-result");
@@ -170,7 +190,7 @@ export async function browseDemo(page, base, uploadFile, live = {}) {
     await page.goto(new URL("/gallery", base).href);
     await page.waitForSelector("#worker-status[data-done]", { timeout: 30000 });
   });
-  await step("forms", () => page.goto(new URL("/forms", base).href));
+  await step("forms", async () => { await page.goto(new URL("/forms", base).href); await look(); });
   for (const id of demoCalls) {
     await step(id, async () => {
       const before = await page.textContent("#out");
@@ -179,7 +199,7 @@ export async function browseDemo(page, base, uploadFile, live = {}) {
     });
   }
   await step("urlencoded form", () => Promise.all([page.waitForURL("**/submit/form"), page.click("#form-urlencoded button")]));
-  await step("forms again", () => page.goto(new URL("/forms", base).href));
+  await step("forms again", async () => { await page.goto(new URL("/forms", base).href); await look(); });
   await step("upload form", async () => {
     // A second at least after the fetch() POST to the same URL: records carry whole
     // seconds, and a POST page's capture is told from another of its URL by its time

@@ -250,7 +250,7 @@ type CaptureCheck struct {
 	PictureDifference float64 `json:"pictureDifference"`
 	TextSimilarity    float64 `json:"textSimilarity"`
 	// Live says whether webkeep had a picture and the text of the page taken live,
-	// at the end of its recording, to compare with.
+	// once it had loaded (its first picture), to compare with.
 	Live    bool      `json:"live"`
 	Checked time.Time `json:"checked"`
 }

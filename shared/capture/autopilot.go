@@ -167,6 +167,9 @@ func (ps *pilots) start(tab int, again bool) api.Autopilot {
 	go func() {
 		defer close(run.done)
 		defer cancel()
+		// The page as it loaded, before autopilot changes it: what the capture check
+		// compares its replay with.
+		s.thumbs.asLoaded(ctx, s.host, tab)
 		last, err := autopilot.Run(ctx, pilotPage{s, tab}, autopilot.Options{
 			Limits:   autopilotLimits,
 			Interval: autopilotInterval,

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ const maxCheckedReplay = 4 << 20
 
 // captureChecks keeps the capture checks of the sessions' pages: each page, replayed
 // from the archive (the replay page with ?check=ID does it, in a tab of its own),
-// against what it showed live at the end of its recording (thumbnails.go). A check
+// against what it showed live once loaded (its first picture: thumbnails.go). A check
 // is kept with the session, its picture of the replay beside it, and written into
 // the session's WARC as a metadata record on the page, so that the bundle carries it.
 type captureChecks struct {
@@ -70,14 +71,11 @@ func (c *captureChecks) check(sess *Session, in api.CheckedReplay) (api.CaptureC
 	if !found {
 		return api.CaptureCheck{}, notFound(fmt.Errorf("session %s has no page %q to check", sess.info.ID, in.Page))
 	}
-	var live capturecheck.Observation
-	if b, err := c.store.Get(thumbnailKey(sess.info.ID, in.Page)); err == nil {
-		live.Picture = b
-		out.Live = true
+	live, err := sess.asLoaded(in.Page)
+	if err != nil {
+		return api.CaptureCheck{}, err
 	}
-	if b, err := c.store.Get(liveTextKey(sess.info.ID, in.Page)); err == nil {
-		live.Text = string(b)
-	}
+	out.Live = live.Picture != nil
 	out.Missed = []string{}
 	if rp, err := c.replays.of(sess); err == nil {
 		out.Missed = append(out.Missed, rp.log.View().Missed...)
@@ -104,6 +102,31 @@ func (c *captureChecks) check(sess *Session, in api.CheckedReplay) (api.CaptureC
 		return api.CaptureCheck{}, err
 	}
 	return out, nil
+}
+
+// asLoaded is what a page showed live once loaded (its first picture and text), which
+// its replay is compared with; a session recorded before the first picture was kept
+// apart gives its latest. A page without a picture gives an empty observation.
+func (s *Session) asLoaded(pageID string) (capturecheck.Observation, error) {
+	var live capturecheck.Observation
+	pictureKey, textKey := loadedKey(s.info.ID, pageID), loadedTextKey(s.info.ID, pageID)
+	if _, err := s.store.Get(pictureKey); errors.Is(err, ErrNotFound) {
+		pictureKey, textKey = thumbnailKey(s.info.ID, pageID), liveTextKey(s.info.ID, pageID)
+	}
+	b, err := s.store.Get(pictureKey)
+	if errors.Is(err, ErrNotFound) {
+		return live, nil
+	}
+	if err != nil {
+		return live, fmt.Errorf("capture: session %s: the live picture of page %s: %w", s.info.ID, pageID, err)
+	}
+	live.Picture = b
+	if b, err := s.store.Get(textKey); err == nil {
+		live.Text = string(b)
+	} else if !errors.Is(err, ErrNotFound) {
+		return live, fmt.Errorf("capture: session %s: the live text of page %s: %w", s.info.ID, pageID, err)
+	}
+	return live, nil
 }
 
 // checkNote is the metadata record a check writes on its page.

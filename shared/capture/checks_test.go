@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"image"
@@ -112,5 +113,62 @@ func TestCaptureCheckOfAPage(t *testing.T) {
 	}
 	if notes != 2 {
 		t.Errorf("%d capture check notes in the WARC, want 2", notes)
+	}
+}
+
+// A page changed after it loaded (autopilot, clicks) is pictured again, the latest
+// picture shown on its card; its check compares the replay with the page as it
+// loaded, its first picture, which later pictures do not replace.
+func TestCaptureCheckComparesWithThePageAsLoaded(t *testing.T) {
+	loaded, changed := testPicture(t, 20, 60), testPicture(t, 120, 160)
+	var shown struct {
+		text    string
+		picture []byte
+	}
+	shown.text, shown.picture = "Feed item 1 item 2", loaded
+	svc, h, info := recordPageWith(t, func(method string, p map[string]any) (any, error) {
+		switch method {
+		case "Network.getResponseBody":
+			return map[string]any{"body": "<title>Feed</title><p>Feed</p>"}, nil
+		case "Runtime.evaluate":
+			return map[string]any{"result": map[string]any{"value": []string{"http://example.org/", "complete", shown.text}}}, nil
+		case "Page.getLayoutMetrics":
+			return map[string]any{"cssLayoutViewport": map[string]any{"clientWidth": 1280, "clientHeight": 800}}, nil
+		case "Page.captureScreenshot":
+			return map[string]any{"data": base64.StdEncoding.EncodeToString(shown.picture)}, nil
+		}
+		return map[string]any{}, nil
+	})
+	svc.do(func() {})                                      // the page is known
+	svc.thumbs.asLoaded(context.Background(), svc.host, 5) // as autopilot begins
+	shown.text, shown.picture = "Feed item 1 item 2 item 3 item 4 item 5 item 6 item 7 item 8 item 9 item 10 item 11", changed
+	do(t, h, "POST", "/api/record/stop", &info) // pictured again as recording stops
+	var pages []api.Page
+	do(t, h, "GET", "/api/sessions/"+info.ID+"/pages", &pages)
+	if len(pages) != 1 {
+		t.Fatalf("pages: %+v", pages)
+	}
+	page := "/api/sessions/" + info.ID + "/pages/" + pages[0].ID
+	if rec := do(t, h, "GET", page+"/thumbnail", nil); !bytes.Equal(rec.Body.Bytes(), changed) {
+		t.Errorf("the card's picture is not the latest: %d", rec.Code)
+	}
+	if rec := do(t, h, "GET", page+"/loaded", nil); !bytes.Equal(rec.Body.Bytes(), loaded) {
+		t.Errorf("the picture as loaded is not the first: %d", rec.Code)
+	}
+	for _, c := range []struct {
+		name    string
+		text    string
+		picture []byte
+		verdict string
+	}{
+		{"the replay of the load", "Feed item 1 item 2", loaded, "replays"},
+		{"a replay unlike the load", "Feed", changed, "differs"},
+	} {
+		body, _ := json.Marshal(api.CheckedReplay{Page: pages[0].ID, Loaded: true, Text: c.text, Picture: c.picture})
+		var out api.CaptureCheck
+		send(t, h, "POST", "/api/sessions/"+info.ID+"/checks", "application/json", body, &out)
+		if out.Verdict != c.verdict || !out.Live {
+			t.Errorf("%s: %+v, want %s", c.name, out, c.verdict)
+		}
 	}
 }

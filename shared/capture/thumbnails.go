@@ -20,6 +20,13 @@ import (
 // shows. They are kept with the session (not in its WARC: they are what the archive
 // page shows of a page and what the capture check compares its replay with, not
 // part of what was recorded).
+//
+// The first picture of a page, and its text, are also kept apart, never replaced:
+// the page as it showed once loaded, before what was done on it afterwards (a form
+// filled in, buttons clicked, scrolling, autopilot). That is what the capture check
+// compares the page's replay with, for the check replays a page's load and nothing
+// done on it after. Autopilot pictures the page so before it begins, if the page
+// has no picture yet.
 const (
 	thumbnailDelay   = time.Second
 	thumbnailWidth   = 320
@@ -187,8 +194,43 @@ func picture(ctx context.Context, host recorder.Browser, t recorder.Target) ([]b
 	return base64.StdEncoding.DecodeString(shot.Data)
 }
 
+// asLoaded pictures the page a tab shows now, if the tab shows it whole and it has
+// no picture yet: autopilot calls it before it begins, so that the capture check
+// compares the page's replay with the page as it loaded, not as autopilot left it.
+func (t *thumbnails) asLoaded(ctx context.Context, host recorder.Browser, tab int) {
+	t.mu.Lock()
+	page, ok := t.shown[tab]
+	t.mu.Unlock()
+	if !ok {
+		return
+	}
+	if _, err := t.store.Get(loadedKey(page.sess.info.ID, page.id)); err == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, thumbnailLimit)
+	defer cancel()
+	target := recorder.Target{TabID: tab}
+	text, whole, _ := shownText(ctx, host, target, page.url)
+	if !whole {
+		return
+	}
+	if b, err := picture(ctx, host, target); err == nil && len(b) > 0 {
+		page.sess.putLive(page.id, b, text)
+	}
+}
+
 func thumbnailKey(sessionID, pageID string) string {
 	return sessionKey(sessionID, "thumbnails/"+pageID)
+}
+
+// loadedKey is where the first picture of a page is kept, and loadedTextKey its
+// text: the page as it showed once loaded, which the capture check compares with.
+func loadedKey(sessionID, pageID string) string {
+	return sessionKey(sessionID, "loaded/"+pageID)
+}
+
+func loadedTextKey(sessionID, pageID string) string {
+	return sessionKey(sessionID, "loadedtext/"+pageID)
 }
 
 // liveTextKey is where the text a page showed live is kept, beside its picture.
@@ -197,10 +239,16 @@ func liveTextKey(sessionID, pageID string) string {
 }
 
 // putLive keeps what a page showed live: its picture and its text, in one
-// transaction when the store can.
+// transaction when the store can; the first of a page is also kept as the page
+// once loaded (loadedKey).
 func (s *Session) putLive(pageID string, jpeg []byte, text string) {
 	keys := []string{liveTextKey(s.info.ID, pageID), thumbnailKey(s.info.ID, pageID)}
-	if err := putBatch(s.store, keys, [][]byte{[]byte(text), jpeg}); err != nil {
+	values := [][]byte{[]byte(text), jpeg}
+	if _, err := s.store.Get(loadedKey(s.info.ID, pageID)); errors.Is(err, ErrNotFound) {
+		keys = append(keys, loadedTextKey(s.info.ID, pageID), loadedKey(s.info.ID, pageID))
+		values = append(values, []byte(text), jpeg)
+	}
+	if err := putBatch(s.store, keys, values); err != nil {
 		s.Note(fmt.Sprintf("the picture of page %s: %v", pageID, err))
 	}
 }
@@ -219,11 +267,20 @@ func (s *Session) thumbnailed() (map[string]bool, error) {
 	return out, nil
 }
 
-// routes adds GET /api/sessions/{id}/pages/{page}/thumbnail.
+// routes adds GET /api/sessions/{id}/pages/{page}/thumbnail and …/loaded.
 func (t *thumbnails) routes(mux *routeTable) {
 	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/thumbnail", t.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		sendPicture(w, t.store, thumbnailKey(sess.info.ID, r.PathValue("page")), "private, max-age=3600",
 			fmt.Sprintf("page %s of session %s has no picture (a page left within a second of loading, or recorded in Firefox, has none)", r.PathValue("page"), sess.info.ID))
+	}))
+	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/loaded", t.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
+		id, page := sess.info.ID, r.PathValue("page")
+		key := loadedKey(id, page)
+		if _, err := t.store.Get(key); errors.Is(err, ErrNotFound) {
+			key = thumbnailKey(id, page) // a session recorded before pages were kept as loaded
+		}
+		sendPicture(w, t.store, key, "private, max-age=3600",
+			fmt.Sprintf("page %s of session %s has no picture (a page left within a second of loading, or recorded in Firefox, has none)", page, id))
 	}))
 }
 

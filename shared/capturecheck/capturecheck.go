@@ -1,8 +1,7 @@
 // Package capturecheck tells whether a recorded page replays as it was: it compares
-// what the page showed live, at the end of its recording (a picture and its visible
-// text), with what its replay from the archive shows (the same, and the requests the
-// replay asked for that the archive lacks), and gives a verdict with its reasons in
-// plain words.
+// what the page showed live once loaded (a picture and its visible text), with what
+// its replay from the archive shows (the same, and the requests the replay asked for
+// that the archive lacks), and gives a verdict with its reasons in plain words.
 package capturecheck
 
 import (

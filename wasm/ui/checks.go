@@ -43,8 +43,14 @@ func checkSession() {
 	// A page shown again from the back/forward cache has no capture of its own; one
 	// a form's POST answered (no GET capture of its URL) replays from its form.
 	var todo []api.Page
+	posted, restored := 0, 0
 	for _, p := range pages {
-		if !p.Restored && pageRecord(view.records, p.URL, p.TS) >= 0 {
+		switch {
+		case p.Restored:
+			restored++
+		case pageRecord(view.records, p.URL, p.TS) < 0:
+			posted++
+		default:
 			todo = append(todo, p)
 		}
 	}
@@ -72,7 +78,7 @@ func checkSession() {
 		renderPages(fresh)
 	}
 	// Said once the verdicts are shown.
-	status.SetTextContent(captureCheckSummary(len(todo), counts, failed))
+	status.SetTextContent(captureCheckSummary(len(todo), posted, restored, counts, failed))
 }
 
 // checkPage replays one page in a background tab and waits for its check.

@@ -561,8 +561,10 @@ func pageRecord(recs []Record, url string, at time.Time) int {
 }
 
 // captureCheckSummary sums up a capture check: "16 pages checked: 14 replay, 1 differs,
-// 1 broken", and those that could not be checked.
-func captureCheckSummary(total int, counts map[string]int, failed int) string {
+// 1 broken", those that could not be checked, and the pages left out, which have no
+// capture of their own: posted, those a form's POST answered; restored, those the
+// back/forward cache showed again.
+func captureCheckSummary(total, posted, restored int, counts map[string]int, failed int) string {
 	out := plural(total, "page") + " checked: "
 	var parts []string
 	for _, v := range []struct{ key, one, many string }{{"replays", "replays", "replay"}, {"differs", "differs", "differ"}, {"broken", "broken", "broken"}} {
@@ -577,8 +579,15 @@ func captureCheckSummary(total int, counts map[string]int, failed int) string {
 	if failed > 0 {
 		parts = append(parts, fmt.Sprintf("%d could not be checked", failed))
 	}
-	if len(parts) == 0 {
-		return plural(total, "page") + " to check: none has a capture of its own"
+	left := ""
+	if posted > 0 {
+		left += fmt.Sprintf("; not checked: %s a form's POST answered (replayed from the form's page)", plural(posted, "page"))
 	}
-	return out + strings.Join(parts, ", ")
+	if restored > 0 {
+		left += fmt.Sprintf("; not checked: %s the back/forward cache showed again (no capture of its own)", plural(restored, "visit"))
+	}
+	if len(parts) == 0 {
+		return plural(total, "page") + " to check: none has a capture of its own" + left
+	}
+	return out + strings.Join(parts, ", ") + left
 }

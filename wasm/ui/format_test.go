@@ -446,19 +446,22 @@ func TestPageRecord(t *testing.T) {
 
 func TestCaptureCheckSummary(t *testing.T) {
 	tests := []struct {
-		total  int
-		counts map[string]int
-		failed int
-		want   string
+		total, posted, restored int
+		counts                  map[string]int
+		failed                  int
+		want                    string
 	}{
-		{16, map[string]int{"replays": 14, "differs": 1, "broken": 1}, 0, "16 pages checked: 14 replay, 1 differs, 1 broken"},
-		{3, map[string]int{"replays": 1, "differs": 2}, 0, "3 pages checked: 1 replays, 2 differ"},
-		{2, map[string]int{"broken": 1}, 1, "2 pages checked: 1 broken, 1 could not be checked"},
-		{0, map[string]int{}, 0, "0 pages to check: none has a capture of its own"},
+		{16, 0, 0, map[string]int{"replays": 14, "differs": 1, "broken": 1}, 0, "16 pages checked: 14 replay, 1 differs, 1 broken"},
+		{3, 0, 0, map[string]int{"replays": 1, "differs": 2}, 0, "3 pages checked: 1 replays, 2 differ"},
+		{2, 0, 0, map[string]int{"broken": 1}, 1, "2 pages checked: 1 broken, 1 could not be checked"},
+		{0, 0, 0, map[string]int{}, 0, "0 pages to check: none has a capture of its own"},
+		{9, 2, 0, map[string]int{"replays": 9}, 0, "9 pages checked: 9 replay; not checked: 2 pages a form's POST answered (replayed from the form's page)"},
+		{0, 0, 1, map[string]int{}, 0, "0 pages to check: none has a capture of its own; not checked: 1 visit the back/forward cache showed again (no capture of its own)"},
+		{2, 1, 2, map[string]int{"replays": 2}, 0, "2 pages checked: 2 replay; not checked: 1 page a form's POST answered (replayed from the form's page); not checked: 2 visits the back/forward cache showed again (no capture of its own)"},
 	}
 	for _, tt := range tests {
-		if got := captureCheckSummary(tt.total, tt.counts, tt.failed); got != tt.want {
-			t.Errorf("captureCheckSummary(%d, %v, %d) = %q, want %q", tt.total, tt.counts, tt.failed, got, tt.want)
+		if got := captureCheckSummary(tt.total, tt.posted, tt.restored, tt.counts, tt.failed); got != tt.want {
+			t.Errorf("captureCheckSummary(%d, %d, %d, %v, %d) = %q, want %q", tt.total, tt.posted, tt.restored, tt.counts, tt.failed, got, tt.want)
 		}
 	}
 }

@@ -112,7 +112,7 @@ func checkBox(p api.Page) dom.Element {
 	details := add(el("details", ""), el("summary", "Live and replayed"))
 	pair := el("p", "", "class", "pair")
 	if p.Thumbnail {
-		add(pair, el("img", "", "src", sessionPath(view.current.ID, "/pages/"+p.ID+"/thumbnail"), "alt", "The page live, at the end of its recording", "loading", "lazy"))
+		add(pair, el("img", "", "src", sessionPath(view.current.ID, "/pages/"+p.ID+"/loaded"), "alt", "The page live, once loaded", "loading", "lazy"))
 	}
 	add(pair, el("img", "", "src", sessionPath(view.current.ID, "/pages/"+p.ID+"/replayed")+"?t="+strconv.FormatInt(c.Checked.UnixMilli(), 10), "alt", "The page replayed from the archive", "loading", "lazy"))
 	details.AppendChild(pair)

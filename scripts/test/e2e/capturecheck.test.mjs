@@ -1,25 +1,38 @@
 // End to end, in real Chromium through the real extension: the capture check. The
-// demo site is recorded (each page pictured live at the end of its recording), then
-// the archive page's Check capture replays each page offline in a tab of its own and
-// compares it with what it showed live: every page replays. A record withheld from
+// demo site is recorded (each page pictured live once loaded), then the archive page's
+// Check capture replays each page offline in a tab of its own and compares it with
+// what it showed live once loaded: every page replays, those changed after they loaded
+// (a form's answer, a feed autopilot went through) included. A record withheld from
 // the archive (its index line taken out of the session's store) makes its page differ,
 // the missed URL named; the verdicts are in the report and the WARC.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { guardPort, launch, startDemoSite, startRecording, waitFor } from "../../lib/browser.mjs";
+import { clickAndWait, guardPort, launch, picturedIn, startDemoSite, startRecording, waitFor } from "../../lib/browser.mjs";
 
 let site, browser, sessionId, archive, guard;
-const paths = ["/", "/gallery", "/forms", "/redirect/end"];
+const paths = ["/", "/gallery", "/forms", "/redirect/end", "/feed"];
 
 before(async () => {
   site = await startDemoSite();
   browser = await launch();
   const { page, popup } = await startRecording(browser, site.url);
+  const pictured = picturedIn(popup);
   for (const p of paths) {
     await page.goto(new URL(p, site.url).href);
     if (p === "/gallery") await page.waitForSelector("#worker-status[data-done]", { timeout: 30000 });
-    await page.waitForTimeout(1500); // the page is pictured a second after its load
+    await pictured(page.url()); // the page pictured as loaded
+    // Pages changed after they loaded: a fetch() answer written into the forms page,
+    // the feed gone through by autopilot (60 items live, its first 10 as it loads).
+    if (p === "/forms") await clickAndWait(page, "#post-json");
+    if (p === "/feed") {
+      await popup.click("#autopilot");
+      await popup.waitForSelector('#autopilot-state[data-running="true"]');
+      await page.bringToFront();
+      await popup.waitForSelector('#autopilot-state[data-running="false"]', { timeout: 240000 });
+      assert.equal(await page.locator("#feed article").count(), 60, "autopilot went through the feed");
+    }
   }
+  await popup.bringToFront();
   await popup.click("#stop");
   await popup.waitForSelector('#state[data-recording="false"]');
   sessionId = await popup.evaluate(async () => (await (await fetch("/api/sessions")).json())[0].id);
@@ -59,7 +72,7 @@ test("every page of the demo replays as it was recorded, checked offline", async
   assert.deepEqual(got.map((c) => c.path), paths);
   // The pair of pictures: live and replayed.
   const pair = await archive.$$eval('#pages li[data-url$="/gallery"] .check .pair img', (imgs) => imgs.map((i) => i.alt));
-  assert.deepEqual(pair, ["The page live, at the end of its recording", "The page replayed from the archive"]);
+  assert.deepEqual(pair, ["The page live, once loaded", "The page replayed from the archive"]);
 });
 
 test("a page whose resource the archive lacks differs, the missed URL named; the report and the WARC say so", async () => {
@@ -85,12 +98,12 @@ test("a page whose resource the archive lacks differs, the missed URL named; the
   assert.equal(gallery.verdict, "differs", JSON.stringify(gallery));
   assert.match(gallery.why[0], /^1 request the page asked for in replay is not in the archive$/);
   assert.deepEqual(gallery.missed, [new URL("/static/logo.svg", site.url).href]);
-  assert.match(summary, /^4 pages checked: 3 replay, 1 differs$/);
+  assert.match(summary, /^5 pages checked: 4 replay, 1 differs$/);
 
   const report = await archive.evaluate(async (id) => (await (await fetch(`/api/sessions/${id}/report`)).json()), sessionId);
   assert.deepEqual(report.checks.map((c) => [new URL(c.url).pathname, c.verdict]), paths.map((p) => [p, p === "/gallery" ? "differs" : "replays"]));
   const notes = await archive.evaluate(async (id) => (await (await fetch(`/api/sessions/${id}/records`)).json())
     .filter((r) => r.fields.mime === "text/plain" && !r.fields.status).length, sessionId);
-  assert.ok(notes >= 8, `${notes} notes: a capture check's on each page, twice`);
+  assert.ok(notes >= 10, `${notes} notes: a capture check's on each page, twice`);
   assert.equal(guard.hits(), 0, "nothing reached the demo site's port during the checks");
 });
