@@ -300,6 +300,8 @@ func TestAnswer(t *testing.T) {
 		{"Network.streamResourceContent", false, "", nil},
 		{"Page.getNavigationHistory", false, "", nil},
 		{"Page.reload", false, "", nil},
+		{"Page.getLayoutMetrics", false, "", nil},
+		{"Page.captureScreenshot", false, "", nil},
 		{"Network.getRequestPostData", true, "", ErrFormFieldsOnly},
 		{"Fetch.enable", true, "", errors.New("Fetch.enable is not available in Firefox")},
 	}

@@ -1,0 +1,161 @@
+// End to end, in headless Firefox ESR through webkeep's Firefox build: a page of the
+// demo site is recorded, and the recording stopped while the tab shows it, so the
+// page has its picture (taken by browser.tabs.captureTab at the end of its recording),
+// served by the thumbnail route and shown on its card in the archive page. Then the
+// extension's pages as a person reads them: axe-core finds nothing serious or critical
+// in the popup, the archive page (its pages, its records and a record's detail) and the
+// options page; the keyboard's Tab reaches every control of each, its focus shown;
+// and at 200% zoom (half the width of a 1280-pixel window) no page scrolls sideways
+// (the popup, which grows with its content, within its own width).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { root, startDemoSite, waitFor } from "../../lib/browser.mjs";
+import { api, firefoxTabId, launchFirefox, openExtensionPage } from "../../lib/firefox.mjs";
+
+const axe = readFileSync(path.join(root, "node_modules", "axe-core", "axe.min.js"), "utf8");
+let site, firefox, sessionID, tabId;
+
+before(async () => {
+  site = await startDemoSite();
+  firefox = await launchFirefox();
+  const tab = await firefox.browser.newPage();
+  await tab.goto(site.url);
+  tabId = await firefoxTabId(firefox.control, site.url);
+  const popup = firefox.control;
+  await openExtensionPage(popup, firefox.page(`popup.html?tab=${tabId}`));
+  await popup.click("#start");
+  await popup.waitForSelector('#state[data-recording="true"]');
+  await tab.goto(new URL("/gallery", site.url).href);
+  await popup.click("#stop");
+  await popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
+  sessionID = new URL(await popup.$eval("#to-archive", (a) => a.getAttribute("href")), "http://x/").hash.slice(1);
+  assert.ok(sessionID, "the popup links to the session in the archive");
+  await tab.close();
+}, { timeout: 300000 });
+
+after(async () => {
+  await firefox?.close();
+  site?.stop();
+});
+
+test("the page shown as recording stopped has its picture, on its card too", async () => {
+  const pages = JSON.parse((await api(firefox.control, "GET", `/api/sessions/${sessionID}/pages`)).bytes);
+  const list = Array.isArray(pages) ? pages : pages.pages;
+  const gallery = list.find((p) => new URL(p.url).pathname === "/gallery");
+  assert.ok(gallery, `no /gallery among ${JSON.stringify(list).slice(0, 300)}`);
+  const picture = await api(firefox.control, "GET", `/api/sessions/${sessionID}/pages/${gallery.id}/thumbnail`);
+  assert.equal(picture.status, 200, picture.bytes.toString());
+  assert.deepEqual([...picture.bytes.subarray(0, 3)], [0xff, 0xd8, 0xff], "a JPEG");
+
+  const archive = await firefox.browser.newPage();
+  await archive.setViewport({ width: 1280, height: 860 });
+  await openExtensionPage(archive, firefox.page(`archive.html#${sessionID}`));
+  const card = '#pages li[data-url$="/gallery"] img.thumbnail';
+  await waitFor(() => archive.$eval(card, (img) => img.complete && img.naturalWidth).catch(() => 0), "the card's picture");
+  assert.equal(await archive.$eval(card, (img) => img.naturalWidth), 320);
+  await archive.close();
+});
+
+/** Runs axe-core in page and returns its serious and critical violations, in words. */
+async function findings(page) {
+  await page.evaluate(axe + "\n;0");
+  const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] })).violations
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) })));
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.impact}: ${v.id}: ${v.help} (${v.nodes.length}): ${v.nodes.slice(0, 5).join(", ")}`);
+}
+
+/**
+ * Presses Tab through page from its start and returns the controls it never reached
+ * and those it reached with no focus shown (no outline, no shadow), each by a selector.
+ */
+async function keyboard(page) {
+  await page.bringToFront(); // a page shown in a window out of focus shows no focus
+  const controls = await page.evaluate(() => {
+    const all = [...document.querySelectorAll("a[href], button, input, select, textarea, summary, [tabindex]")]
+      .filter((e) => !e.disabled && e.tabIndex >= 0 && e.checkVisibility({ visibilityProperty: true }) &&
+        !(e.type === "radio" && !e.checked && document.querySelector(`input[type=radio][name="${e.name}"]:checked`)));
+    all.forEach((e, i) => { e.dataset.control = String(i); });
+    document.activeElement?.blur();
+    window.scrollTo(0, 0);
+    return all.map((e) => e.id ? "#" + e.id : `${e.localName}${e.className ? "." + String(e.className).split(" ")[0] : ""}[${e.textContent.trim().slice(0, 20) || e.name || ""}]`);
+  });
+  const reached = new Set();
+  const unshown = new Set();
+  for (let i = 0; i < controls.length * 2 + 10 && reached.size < controls.length; i++) {
+    await page.keyboard.press("Tab");
+    const at = await page.evaluate(() => {
+      const e = document.activeElement;
+      if (!e || e.dataset.control === undefined) return null;
+      const s = getComputedStyle(e);
+      const shown = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== "none";
+      return [Number(e.dataset.control), shown];
+    });
+    if (!at) continue;
+    reached.add(at[0]);
+    if (!at[1]) unshown.add(controls[at[0]]);
+  }
+  return { missed: controls.filter((_, i) => !reached.has(i)), unshown: [...unshown], count: controls.length };
+}
+
+/** How far page scrolls sideways at 200% zoom: shown 640 CSS pixels wide. */
+async function sideways(page) {
+  await page.setViewport({ width: 640, height: 430 });
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/** Checks page as a person reads it: axe-core, the keyboard, and 200% zoom. */
+async function readable(page, what) {
+  assert.deepEqual(await findings(page), [], `${what}: axe-core`);
+  const k = await keyboard(page);
+  assert.ok(k.count > 3, `${what}: ${k.count} controls`);
+  assert.deepEqual(k.missed, [], `${what}: controls Tab never reached`);
+  assert.deepEqual(k.unshown, [], `${what}: controls focused with no focus shown`);
+  assert.equal(await sideways(page), 0, `${what}: scrolls sideways at 200%`);
+}
+
+test("the popup: no serious or critical finding, every control by keyboard, readable at 200%", async () => {
+  const popup = await firefox.browser.newPage();
+  await popup.setViewport({ width: 340, height: 600 });
+  await openExtensionPage(popup, firefox.page(`popup.html?tab=${tabId}`));
+  await popup.waitForSelector("#state[data-recording]");
+  assert.deepEqual(await findings(popup), [], "axe-core");
+  const k = await keyboard(popup);
+  assert.ok(k.count > 3, `${k.count} controls`);
+  assert.deepEqual(k.missed, [], "controls Tab never reached");
+  assert.deepEqual(k.unshown, [], "controls focused with no focus shown");
+  // A popup grows with its content (to 800 pixels): at 200% it is 680 pixels wide,
+  // its content laid out in its own 340 CSS pixels, which nothing overflows.
+  await popup.setViewport({ width: 340, height: 600 });
+  assert.equal(await popup.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0, "scrolls sideways");
+  await popup.close();
+});
+
+test("the archive page, its records and a record's detail: as readable", async () => {
+  const archive = await firefox.browser.newPage();
+  await archive.setViewport({ width: 1280, height: 860 });
+  await openExtensionPage(archive, firefox.page(`archive.html#${sessionID}`));
+  await archive.waitForSelector("#pages li", { timeout: 60000 });
+  await readable(archive, "the session's pages");
+  await archive.setViewport({ width: 1280, height: 860 });
+  // The records and a record's detail, opened by keyboard.
+  await archive.focus("#show-records");
+  await archive.keyboard.press("Enter");
+  await archive.waitForSelector("#records tr", { timeout: 60000 });
+  await archive.focus("#records tr");
+  await archive.keyboard.press("Enter");
+  await archive.waitForSelector("#record-detail:not([hidden])");
+  await readable(archive, "the records and a record's detail");
+  await archive.close();
+});
+
+test("the options page: as readable", async () => {
+  const options = await firefox.browser.newPage();
+  await options.setViewport({ width: 1280, height: 860 });
+  await openExtensionPage(options, firefox.page("options.html"));
+  await options.waitForSelector("#key-fingerprint[data-fingerprint]", { timeout: 30000 });
+  await readable(options, "options");
+  await options.close();
+});
