@@ -68,7 +68,7 @@ async function findings(page) {
 }
 
 /**
- * Presses Tab through page from its start and returns the controls it never reached
+ * Presses Tab through page from its start to past its end and returns the controls it never reached
  * and those it reached with no focus shown (no outline, no shadow), each by a selector.
  */
 async function keyboard(page) {
@@ -79,6 +79,7 @@ async function keyboard(page) {
         !(e.type === "radio" && !e.checked && document.querySelector(`input[type=radio][name="${e.name}"]:checked`)));
     all.forEach((e, i) => { e.dataset.control = String(i); });
     document.activeElement?.blur();
+    window.getSelection().collapse(document.body, 0); // Tab goes on from the page's start
     window.scrollTo(0, 0);
     return all.map((e) => e.id ? "#" + e.id : `${e.localName}${e.className ? "." + String(e.className).split(" ")[0] : ""}[${e.textContent.trim().slice(0, 20) || e.name || ""}]`);
   });
@@ -88,12 +89,14 @@ async function keyboard(page) {
     await page.keyboard.press("Tab");
     const at = await page.evaluate(() => {
       const e = document.activeElement;
+      if (!document.hasFocus()) return "left"; // past the page's last control
       if (!e || e.dataset.control === undefined) return null;
       const s = getComputedStyle(e);
       const shown = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== "none";
       return [Number(e.dataset.control), shown];
     });
-    if (!at) continue;
+    if (at === "left" && reached.size > 0) break;
+    if (!at || at === "left") continue;
     reached.add(at[0]);
     if (!at[1]) unshown.add(controls[at[0]]);
   }
@@ -133,13 +136,20 @@ test("the popup: no serious or critical finding, every control by keyboard, read
   await popup.close();
 });
 
-test("the archive page, its records and a record's detail: as readable", async () => {
+test("the archive page, a session's pages: as readable", async () => {
   const archive = await firefox.browser.newPage();
   await archive.setViewport({ width: 1280, height: 860 });
   await openExtensionPage(archive, firefox.page(`archive.html#${sessionID}`));
   await archive.waitForSelector("#pages li", { timeout: 60000 });
   await readable(archive, "the session's pages");
+  await archive.close();
+});
+
+test("the archive page's records and a record's detail: as readable", async () => {
+  const archive = await firefox.browser.newPage();
   await archive.setViewport({ width: 1280, height: 860 });
+  await openExtensionPage(archive, firefox.page(`archive.html#${sessionID}`));
+  await archive.waitForSelector("#pages li", { timeout: 60000 });
   // The records and a record's detail, opened by keyboard.
   await archive.focus("#show-records");
   await archive.keyboard.press("Enter");
