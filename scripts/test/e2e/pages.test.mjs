@@ -255,16 +255,22 @@ test("a page of the session replays from the archive, in a tab of its own", asyn
     assert.equal(await r.bar.textContent("#replay-url"), url);
     if (shots) {
       // The replayed tab and the replay page, side by side in one picture.
-      await r.bar.setViewportSize({ width: 460, height: 720 });
+      await r.bar.setViewportSize({ width: 460, height: 640 });
       const tab = Number(await r.bar.getAttribute("body", "data-replay-tab"));
       await r.evaluate(() => new Promise((done) => setTimeout(done, 1500))); // the gallery's worker and images
-      const replayed = await r.bar.evaluate((tabId) => chrome.debugger.sendCommand({ tabId }, "Page.captureScreenshot", { format: "png" }).then((x) => x.data), tab);
+      const replayed = await r.bar.evaluate(async (tabId) => {
+        const target = { tabId };
+        await chrome.debugger.sendCommand(target, "Emulation.setDeviceMetricsOverride", { width: 800, height: 640, deviceScaleFactor: 1, mobile: false });
+        const shot = await chrome.debugger.sendCommand(target, "Page.captureScreenshot", { format: "png" });
+        await chrome.debugger.sendCommand(target, "Emulation.clearDeviceMetricsOverride", {});
+        return shot.data;
+      }, tab);
       const bar = (await r.bar.screenshot()).toString("base64");
       const sheet = await browser.context.newPage();
-      await sheet.setViewportSize({ width: 1300, height: 800 });
+      await sheet.setViewportSize({ width: 1300, height: 720 });
       await sheet.setContent(`<body style="margin:0;padding:10px;background:#e8e8e8;font:14px system-ui,sans-serif;display:flex;gap:10px;align-items:flex-start">
-        <figure style="margin:0;flex:1"><figcaption style="margin-bottom:4px">The page replayed in its own tab, at its original URL</figcaption>
-        <img style="width:100%;border:1px solid #999" src="data:image/png;base64,${replayed}"></figure>
+        <figure style="margin:0;width:800px"><figcaption style="margin-bottom:4px">The page replayed in its own tab, at its original URL</figcaption>
+        <img style="width:800px;border:1px solid #999" src="data:image/png;base64,${replayed}"></figure>
         <figure style="margin:0;width:460px"><figcaption style="margin-bottom:4px">webkeep replay: what the archive answered</figcaption>
         <img style="width:460px;border:1px solid #999" src="data:image/png;base64,${bar}"></figure></body>`);
       await sheet.locator("body").screenshot({ path: path.join(shots, "replay.png") });
