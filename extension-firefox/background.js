@@ -371,6 +371,10 @@ browser.runtime.onMessage.addListener((message, sender) => {
   const tabId = sender.tab.id;
   if (message.webkeepRecordingAsk) return Promise.resolve(recorded.has(tabId));
   if (!recorded.has(tabId)) return undefined;
+  if (message.webkeepLoaded === true) {
+    if (sender.frameId === 0) forward("loaded", { tabId });
+    return undefined;
+  }
   if (typeof message.webkeepLeaving === "number") {
     const { frameId } = sender;
     pacer.add((c) => c.leaving(tabId, frameId, message.webkeepLeaving));

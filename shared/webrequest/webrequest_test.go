@@ -325,3 +325,13 @@ func TestFormDataOrder(t *testing.T) {
 		t.Errorf("FormData = %v, want %v", f, want)
 	}
 }
+
+func TestTranslatorLoaded(t *testing.T) {
+	events, err := NewTranslator().Handle("loaded", []byte(`{"tabId":7}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || events[0].Tab != 7 || events[0].Method != "Page.loadEventFired" || string(events[0].Params) != "{}" {
+		t.Errorf("loaded = %+v, want tab 7's Page.loadEventFired", events)
+	}
+}

@@ -1,7 +1,8 @@
-// End to end, in headless Firefox ESR through webkeep's Firefox build: a page of the
-// demo site is recorded, and the recording stopped while the tab shows it, so the
-// page has its picture (taken by browser.tabs.captureTab at the end of its recording),
-// served by the thumbnail route and shown on its card in the archive page. Then the
+// End to end, in headless Firefox ESR through webkeep's Firefox build: two pages of the
+// demo site are recorded, the recording stopped while the tab shows the second, so each
+// has its picture (taken by browser.tabs.captureTab a second after its load, and again
+// as recording stops), served by the thumbnail route and shown on its card in the
+// archive page. Then the
 // extension's pages as a person reads them: axe-core finds nothing serious or critical
 // in the popup, the archive page (its pages, its records and a record's detail) and the
 // options page; the keyboard's Tab reaches every control of each, its focus shown;
@@ -27,6 +28,15 @@ before(async () => {
   await openExtensionPage(popup, firefox.page(`popup.html?tab=${tabId}`));
   await popup.click("#start");
   await popup.waitForSelector('#state[data-recording="true"]');
+  // The first page, loaded while recording: its picture is taken a second after its
+  // load, before the tab goes on.
+  await tab.goto(new URL("/forms", site.url).href);
+  await waitFor(async () => {
+    const id = await popup.evaluate(async () => (await (await fetch("/api/status")).json()).session?.id);
+    const pages = id ? JSON.parse((await api(popup, "GET", `/api/sessions/${id}/pages`)).bytes) : [];
+    const forms = (Array.isArray(pages) ? pages : pages.pages || []).find((p) => new URL(p.url).pathname === "/forms");
+    return forms && (await api(popup, "GET", `/api/sessions/${id}/pages/${forms.id}/thumbnail`)).status === 200;
+  }, "the picture of /forms, after its load", 60000);
   await tab.goto(new URL("/gallery", site.url).href);
   await popup.click("#stop");
   await popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
@@ -40,7 +50,7 @@ after(async () => {
   site?.stop();
 });
 
-test("the page shown as recording stopped has its picture, on its card too", async () => {
+test("each page has its picture, on its card too: after its load, and as recording stopped", async () => {
   const pages = JSON.parse((await api(firefox.control, "GET", `/api/sessions/${sessionID}/pages`)).bytes);
   const list = Array.isArray(pages) ? pages : pages.pages;
   const gallery = list.find((p) => new URL(p.url).pathname === "/gallery");
@@ -55,6 +65,9 @@ test("the page shown as recording stopped has its picture, on its card too", asy
   const card = '#pages li[data-url$="/gallery"] img.thumbnail';
   await waitFor(() => archive.$eval(card, (img) => img.complete && img.naturalWidth).catch(() => 0), "the card's picture");
   assert.equal(await archive.$eval(card, (img) => img.naturalWidth), 320);
+  const first = '#pages li[data-url$="/forms"] img.thumbnail';
+  await waitFor(() => archive.$eval(first, (img) => img.complete && img.naturalWidth).catch(() => 0), "the first page's picture");
+  assert.equal(await archive.$eval(first, (img) => img.naturalWidth), 320);
   await archive.close();
 });
 
