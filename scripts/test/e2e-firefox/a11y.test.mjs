@@ -9,13 +9,11 @@
 // and at 200% zoom (half the width of a 1280-pixel window) no page scrolls sideways
 // (the popup, which grows with its content, within its own width).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { after, before, test } from "node:test";
-import { root, startDemoSite, waitFor } from "../../lib/browser.mjs";
+import { findings, keyboard, sideways } from "../../lib/a11y.mjs";
+import { startDemoSite, waitFor } from "../../lib/browser.mjs";
 import { api, firefoxTabId, launchFirefox, openExtensionPage } from "../../lib/firefox.mjs";
 
-const axe = readFileSync(path.join(root, "node_modules", "axe-core", "axe.min.js"), "utf8");
 let site, firefox, sessionID, tabId;
 
 before(async () => {
@@ -71,57 +69,6 @@ test("each page has its picture, on its card too: after its load, and as recordi
   await archive.close();
 });
 
-/** Runs axe-core in page and returns its serious and critical violations, in words. */
-async function findings(page) {
-  await page.evaluate(axe + "\n;0");
-  const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] })).violations
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) })));
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.impact}: ${v.id}: ${v.help} (${v.nodes.length}): ${v.nodes.slice(0, 5).join(", ")}`);
-}
-
-/**
- * Presses Tab through page from its start to past its end and returns the controls it never reached
- * and those it reached with no focus shown (no outline, no shadow), each by a selector.
- */
-async function keyboard(page) {
-  await page.bringToFront(); // a page shown in a window out of focus shows no focus
-  const controls = await page.evaluate(() => {
-    const all = [...document.querySelectorAll("a[href], button, input, select, textarea, summary, [tabindex]")]
-      .filter((e) => !e.disabled && e.tabIndex >= 0 && e.checkVisibility({ visibilityProperty: true }) &&
-        !(e.type === "radio" && !e.checked && document.querySelector(`input[type=radio][name="${e.name}"]:checked`)));
-    all.forEach((e, i) => { e.dataset.control = String(i); });
-    document.activeElement?.blur();
-    window.getSelection().collapse(document.body, 0); // Tab goes on from the page's start
-    window.scrollTo(0, 0);
-    return all.map((e) => e.id ? "#" + e.id : `${e.localName}${e.className ? "." + String(e.className).split(" ")[0] : ""}[${e.textContent.trim().slice(0, 20) || e.name || ""}]`);
-  });
-  const reached = new Set();
-  const unshown = new Set();
-  for (let i = 0; i < controls.length * 2 + 10 && reached.size < controls.length; i++) {
-    await page.keyboard.press("Tab");
-    const at = await page.evaluate(() => {
-      const e = document.activeElement;
-      if (!document.hasFocus()) return "left"; // past the page's last control
-      if (!e || e.dataset.control === undefined) return null;
-      const s = getComputedStyle(e);
-      const shown = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== "none";
-      return [Number(e.dataset.control), shown];
-    });
-    if (at === "left" && reached.size > 0) break;
-    if (!at || at === "left") continue;
-    reached.add(at[0]);
-    if (!at[1]) unshown.add(controls[at[0]]);
-  }
-  return { missed: controls.filter((_, i) => !reached.has(i)), unshown: [...unshown], count: controls.length };
-}
-
-/** How far page scrolls sideways at 200% zoom: shown 640 CSS pixels wide. */
-async function sideways(page) {
-  await page.setViewport({ width: 640, height: 430 });
-  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-}
-
 /** Checks page as a person reads it: axe-core, the keyboard, and 200% zoom. */
 async function readable(page, what) {
   assert.deepEqual(await findings(page), [], `${what}: axe-core`);
@@ -129,6 +76,7 @@ async function readable(page, what) {
   assert.ok(k.count > 3, `${what}: ${k.count} controls`);
   assert.deepEqual(k.missed, [], `${what}: controls Tab never reached`);
   assert.deepEqual(k.unshown, [], `${what}: controls focused with no focus shown`);
+  await page.setViewport({ width: 640, height: 430 });
   assert.equal(await sideways(page), 0, `${what}: scrolls sideways at 200%`);
 }
 
@@ -145,7 +93,7 @@ test("the popup: no serious or critical finding, every control by keyboard, read
   // A popup grows with its content (to 800 pixels): at 200% it is 680 pixels wide,
   // its content laid out in its own 340 CSS pixels, which nothing overflows.
   await popup.setViewport({ width: 340, height: 600 });
-  assert.equal(await popup.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0, "scrolls sideways");
+  assert.equal(await sideways(popup), 0, "scrolls sideways");
   await popup.close();
 });
 
