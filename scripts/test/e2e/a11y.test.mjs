@@ -3,8 +3,8 @@
 // record's detail open) and the options page of the real extension in Chromium. No
 // finding of serious or critical impact is allowed; each one found is listed with the
 // elements it concerns. And as a person without a mouse, or who reads large, uses them:
-// the keyboard's Tab reaches every control of the archive and options pages, its focus
-// shown, and at 200% zoom (640 CSS pixels of a 1280-pixel window) neither scrolls
+// the keyboard's Tab reaches every control of the popup, archive and options pages, its
+// focus shown, and at 200% zoom (640 CSS pixels of a 1280-pixel window) neither scrolls
 // sideways (scripts/test/e2e-firefox/a11y.test.mjs checks the same in Firefox).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -43,11 +43,16 @@ async function byKeyboardAndZoomed(page, what) {
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 
-test("the popup has no serious or critical accessibility finding", async () => {
+test("the popup: no serious or critical finding, every control by keyboard", async () => {
   const popup = await browser.context.newPage();
+  await popup.setViewportSize({ width: 340, height: 600 });
   await popup.goto(browser.page(`popup.html?tab=${tab}`));
   await popup.waitForSelector("#state[data-recording]");
   assert.deepEqual(await findings(popup), []);
+  const k = await keyboard(popup);
+  assert.ok(k.count > 3, `${k.count} controls`);
+  assert.deepEqual(k.missed, [], "controls Tab never reached");
+  assert.deepEqual(k.unshown, [], "controls focused with no focus shown");
   await popup.close();
 });
 
