@@ -3,7 +3,8 @@
 // extensions have no service worker to answer a fetch. Loaded before the pages' code,
 // which calls fetch and XMLHttpRequest (an upload, for its progress) as it does in
 // Chromium. Other requests go to the network as ever. A link to a download of the API
-// is fetched so too, and saved from a blob URL.
+// is fetched so too, and saved from a blob URL; an image of the API is fetched and
+// shown from one.
 "use strict";
 (() => {
   const fetchFromNetwork = globalThis.fetch.bind(globalThis);
@@ -86,6 +87,28 @@
     const m = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(res.headers.get("Content-Disposition") || "");
     return m ? decodeURIComponent(m[1]) : decodeURIComponent(url.pathname.split("/").pop());
   };
+  // An image of the API (a page's picture) is fetched so too, and shown from a blob
+  // URL: the images the pages add, or point elsewhere, are watched for.
+  const shown = async (img) => {
+    const url = new URL(img.getAttribute("src"), location.href);
+    if (!isAPI(url)) return;
+    img.dataset.apiSrc = url.href;
+    const res = await globalThis.fetch(url);
+    if (!res.ok || img.dataset.apiSrc !== url.href) return;
+    const old = img.src;
+    img.src = URL.createObjectURL(await res.blob());
+    if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+  };
+  const watch = (node) => {
+    if (node instanceof HTMLImageElement && node.getAttribute("src")) shown(node).catch((e) => console.error("webkeep:", e));
+    if (node instanceof Element) for (const img of node.querySelectorAll("img[src]")) watch(img);
+  };
+  new MutationObserver((changes) => {
+    for (const c of changes) {
+      if (c.type === "attributes") watch(c.target);
+      else c.addedNodes.forEach(watch);
+    }
+  }).observe(document.documentElement, { subtree: true, childList: true, attributes: true, attributeFilter: ["src"] });
   document.addEventListener("click", async (e) => {
     const link = e.target instanceof Element && e.target.closest("a[href]");
     if (!link || e.defaultPrevented || e.button !== 0) return;

@@ -249,8 +249,12 @@ const commands = {
   },
   // Only autopilot's calls (shared/capture autopilot.go): the page script, then the
   // call of its function with a message. The content script runs the same script in
-  // every page (autopilot.js) and answers the message in the tab's top frame.
+  // every page (autopilot.js) and answers the message in the tab's top frame. And the
+  // core's question of what the page shows (shared/capture shownTextExpression), which
+  // the content script answers in the top frame too.
   "Runtime.evaluate": async (tabId, { expression }) => {
+    const shown = typeof expression === "string" && /^\/\* webkeep:shown (\d+) \*\//.exec(expression);
+    if (shown) return { result: { type: "object", value: await fromPage(tabId, { webkeepShown: Number(shown[1]) }) } };
     const at = typeof expression === "string" ? expression.lastIndexOf(autopilotCall) : -1;
     if (at < 0 || !expression.endsWith(")")) throw new Error("Runtime.evaluate is not available in Firefox");
     const message = JSON.parse(expression.slice(at + autopilotCall.length, -1));
@@ -258,8 +262,27 @@ const commands = {
     if (value === undefined) throw new Error("the page's content script did not answer");
     return { result: { type: "object", value } };
   },
+  // A picture of the page: the size of its viewport, in CSS pixels, as its content
+  // script reads it, then the picture of the part the core asks for, at its scale.
+  "Page.getLayoutMetrics": async (tabId) => {
+    const [clientWidth, clientHeight] = await fromPage(tabId, { webkeepViewport: true });
+    return { cssLayoutViewport: { clientWidth, clientHeight } };
+  },
+  "Page.captureScreenshot": async (tabId, { format, quality, clip }) => {
+    const options = { format, quality };
+    if (clip) Object.assign(options, { rect: { x: clip.x, y: clip.y, width: clip.width, height: clip.height }, scale: clip.scale });
+    const url = await browser.tabs.captureTab(tabId, options);
+    return { data: url.slice(url.indexOf(",") + 1) };
+  },
 };
 const autopilotCall = 'globalThis[Symbol.for("webkeep.autopilot")](';
+
+// fromPage is the answer of the content script of the tab's top frame to message.
+const fromPage = async (tabId, message) => {
+  const value = await browser.tabs.sendMessage(tabId, message, { frameId: 0 });
+  if (value === undefined) throw new Error("the page's content script did not answer");
+  return value;
+};
 
 // Firefox suspends an idle background page after about 30 s, and the recorder's state
 // with it; a call into the browser's API counts as activity. While a tab is recorded,
@@ -348,6 +371,10 @@ browser.runtime.onMessage.addListener((message, sender) => {
   const tabId = sender.tab.id;
   if (message.webkeepRecordingAsk) return Promise.resolve(recorded.has(tabId));
   if (!recorded.has(tabId)) return undefined;
+  if (message.webkeepLoaded === true) {
+    if (sender.frameId === 0) forward("loaded", { tabId });
+    return undefined;
+  }
   if (typeof message.webkeepLeaving === "number") {
     const { frameId } = sender;
     pacer.add((c) => c.leaving(tabId, frameId, message.webkeepLeaving));

@@ -16,7 +16,9 @@
 // name is told once. And it tells when a navigation of the page begins (beforeunload).
 // While the tab is not recorded, nothing is read or sent: the wrappers of fetch, XHR
 // and form.submit pass every call straight on. And it carries out autopilot's page
-// script for the core, in the top frame of a recorded tab.
+// script for the core, in the top frame of a recorded tab, and tells the core when
+// that frame has loaded and what it shows (its address, text and viewport), for the
+// page's picture.
 "use strict";
 {
   let recording = false;
@@ -57,6 +59,21 @@
   browser.runtime.onMessage.addListener((message) => {
     if (!message || !message.webkeepAutopilot || !recording || window !== window.top) return undefined;
     return globalThis[Symbol.for("webkeep.autopilot")](message.webkeepAutopilot);
+  });
+  // The load of the top frame of a recorded tab, after which the core pictures it.
+  addEventListener("load", (e) => {
+    if (recording && window === window.top && e.target === document) browser.runtime.sendMessage({ webkeepLoaded: true }).catch(() => {});
+  }, true);
+  // What the top frame of a recorded tab shows, for the core's picture of it: its
+  // address, readyState and text (at most the number of characters asked), or the size
+  // of its viewport (background.js, Runtime.evaluate and Page.getLayoutMetrics).
+  browser.runtime.onMessage.addListener((message) => {
+    if (!message || !recording || window !== window.top) return undefined;
+    if (typeof message.webkeepShown === "number") {
+      return Promise.resolve([location.href, document.readyState, document.body ? document.body.innerText.slice(0, message.webkeepShown) : ""]);
+    }
+    if (message.webkeepViewport) return Promise.resolve([document.documentElement.clientWidth, document.documentElement.clientHeight]);
+    return undefined;
   });
   browser.runtime.onMessage.addListener((message) => {
     if (!message || typeof message.webkeepRecording !== "boolean") return;

@@ -139,12 +139,19 @@ func (t *thumbnails) stopping(ctx context.Context, host recorder.Browser, tab in
 // maxLiveText bounds the visible text kept of a page, for the capture check.
 const maxLiveText = 64 << 10
 
+// shownTextExpression is the expression (a format of the text's limit, twice) that
+// asks a page for its URL, its document's readyState and the text it shows, as an
+// array of three strings. It opens with a comment naming it and the limit, by which a
+// browser without DevTools (the Firefox build's background page) knows it and has its
+// content script answer it.
+const shownTextExpression = "/* webkeep:shown %d */ [location.href, document.readyState, document.body ? document.body.innerText.slice(0, %d) : '']"
+
 // shownText asks the tab whether its document is url and complete (whole), and for
 // the text it shows (at most maxLiveText characters); elsewhere reports a complete
 // document at another URL.
 func shownText(ctx context.Context, host recorder.Browser, t recorder.Target, url string) (text string, whole, elsewhere bool) {
 	raw, err := host.Send(ctx, t, "Runtime.evaluate", map[string]any{
-		"expression":    fmt.Sprintf("[location.href, document.readyState, document.body ? document.body.innerText.slice(0, %d) : '']", maxLiveText),
+		"expression":    fmt.Sprintf(shownTextExpression, maxLiveText, maxLiveText),
 		"returnByValue": true,
 	})
 	if err != nil {
@@ -271,7 +278,7 @@ func (s *Session) thumbnailed() (map[string]bool, error) {
 func (t *thumbnails) routes(mux *routeTable) {
 	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/thumbnail", t.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		sendPicture(w, t.store, thumbnailKey(sess.info.ID, r.PathValue("page")), "private, max-age=3600",
-			fmt.Sprintf("page %s of session %s has no picture (a page left within a second of loading, or recorded in Firefox, has none)", r.PathValue("page"), sess.info.ID))
+			fmt.Sprintf("page %s of session %s has no picture (a page left within a second of loading has none)", r.PathValue("page"), sess.info.ID))
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/loaded", t.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		id, page := sess.info.ID, r.PathValue("page")

@@ -18,11 +18,15 @@ var noOps = map[string]bool{
 
 // shimCommands are the commands the Firefox shim answers: a response body from the
 // bytes its StreamFilter passed on (read whole or streamed from now on), the tab's
-// address, a reload, and autopilot's calls of its page script (Runtime.evaluate, of
-// which the shim answers those alone: its content script runs the script).
+// address, a reload, autopilot's calls of its page script and the question of what a
+// page shows (Runtime.evaluate, of which the shim answers those alone: its content
+// script runs the script and reads the page), and a picture of the page: its viewport
+// (Page.getLayoutMetrics, read by the content script) and the picture of it
+// (Page.captureScreenshot, by browser.tabs.captureTab).
 var shimCommands = map[string]bool{
 	"Network.getResponseBody": true, "Network.streamResourceContent": true,
 	"Page.getNavigationHistory": true, "Page.reload": true, "Runtime.evaluate": true,
+	"Page.getLayoutMetrics": true, "Page.captureScreenshot": true,
 }
 
 // ErrFormFieldsOnly answers Network.getRequestPostData: Firefox gives a request body

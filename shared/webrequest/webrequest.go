@@ -242,8 +242,9 @@ func NewTranslator() *Translator {
 
 // Handle translates one event of kind (a webRequest event's name: beforeRequest,
 // sendHeaders, beforeRedirect, responseStarted, completed, errorOccurred; or finished,
-// a body's filter having passed on its last byte after completed) from its details as
-// JSON.
+// a body's filter having passed on its last byte after completed; or loaded, the load
+// event of the top frame of tab tabId, which the content script tells) from its
+// details as JSON.
 func (t *Translator) Handle(kind string, details []byte) ([]Event, error) {
 	var d Details
 	if err := json.Unmarshal(details, &d); err != nil {
@@ -281,6 +282,8 @@ func (t *Translator) Handle(kind string, details []byte) ([]Event, error) {
 			out.add(r.tab, "Network.loadingFailed", loadingFailed{RequestID: d.RequestID, ErrorText: d.Error, Canceled: d.Error == "NS_BINDING_ABORTED"})
 			delete(t.requests, d.RequestID)
 		}
+	case "loaded":
+		out.add(d.TabID, "Page.loadEventFired", struct{}{})
 	default:
 		return nil, fmt.Errorf("webrequest: unknown event %q", kind)
 	}

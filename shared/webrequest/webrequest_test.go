@@ -300,6 +300,8 @@ func TestAnswer(t *testing.T) {
 		{"Network.streamResourceContent", false, "", nil},
 		{"Page.getNavigationHistory", false, "", nil},
 		{"Page.reload", false, "", nil},
+		{"Page.getLayoutMetrics", false, "", nil},
+		{"Page.captureScreenshot", false, "", nil},
 		{"Network.getRequestPostData", true, "", ErrFormFieldsOnly},
 		{"Fetch.enable", true, "", errors.New("Fetch.enable is not available in Firefox")},
 	}
@@ -321,5 +323,15 @@ func TestFormDataOrder(t *testing.T) {
 	want := FormData{{Name: "b", Value: "1"}, {Name: "a", Value: "2"}, {Name: "a", Value: "3"}}
 	if !reflect.DeepEqual(f, want) {
 		t.Errorf("FormData = %v, want %v", f, want)
+	}
+}
+
+func TestTranslatorLoaded(t *testing.T) {
+	events, err := NewTranslator().Handle("loaded", []byte(`{"tabId":7}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || events[0].Tab != 7 || events[0].Method != "Page.loadEventFired" || string(events[0].Params) != "{}" {
+		t.Errorf("loaded = %+v, want tab 7's Page.loadEventFired", events)
 	}
 }

@@ -6,7 +6,8 @@
 // and the options are saved and read back after a reload.
 //
 // WEBKEEP_SCREENSHOTS=1 (`make screenshots`) also writes docs/screenshots/popup.png,
-// archive-pages.png (a session's pages), archive.png (its records), record.png (a record's detail) and options.png.
+// archive-pages.png (a session's pages), archive.png (its records), record.png (a record's detail),
+// replay.png (a page replayed in its own tab, beside webkeep's replay page) and options.png.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -14,6 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { clickAndWait, launch, root, startDemoSite, tabId, waitFor } from "../../lib/browser.mjs";
+import { openReplay } from "../../lib/replay.mjs";
 
 const shots = process.env.WEBKEEP_SCREENSHOTS ? path.join(root, "docs/screenshots") : null;
 let site, browser, dir, popup, archive, sessionId, importedId, verdicts, failCount;
@@ -240,6 +242,42 @@ test("\"Add to database\" adds a recorded page to the URL database", async (t) =
     await archive.fill("#filter", "");
     await archive.evaluate(() => window.scrollTo(0, 0));
     await archive.screenshot({ path: path.join(shots, "archive.png"), fullPage: true });
+  }
+});
+
+test("a page of the session replays from the archive, in a tab of its own", async () => {
+  const url = new URL("/gallery", site.url).href;
+  const r = await openReplay(browser, sessionId, url);
+  try {
+    assert.equal(await r.evaluate(() => document.title), "Gallery");
+    assert.equal(await r.evaluate(() => location.href), url, "the page replays at its original URL");
+    await waitFor(async () => Number(await r.bar.textContent("#replay-answered")) > 0, "the answers in the replay page");
+    assert.equal(await r.bar.textContent("#replay-url"), url);
+    if (shots) {
+      // The replayed tab and the replay page, side by side in one picture.
+      await r.bar.setViewportSize({ width: 460, height: 640 });
+      const tab = Number(await r.bar.getAttribute("body", "data-replay-tab"));
+      await r.evaluate(() => new Promise((done) => setTimeout(done, 1500))); // the gallery's worker and images
+      const replayed = await r.bar.evaluate(async (tabId) => {
+        const target = { tabId };
+        await chrome.debugger.sendCommand(target, "Emulation.setDeviceMetricsOverride", { width: 800, height: 640, deviceScaleFactor: 1, mobile: false });
+        const shot = await chrome.debugger.sendCommand(target, "Page.captureScreenshot", { format: "png" });
+        await chrome.debugger.sendCommand(target, "Emulation.clearDeviceMetricsOverride", {});
+        return shot.data;
+      }, tab);
+      const bar = (await r.bar.screenshot()).toString("base64");
+      const sheet = await browser.context.newPage();
+      await sheet.setViewportSize({ width: 1300, height: 720 });
+      await sheet.setContent(`<body style="margin:0;padding:10px;background:#e8e8e8;font:14px system-ui,sans-serif;display:flex;gap:10px;align-items:flex-start">
+        <figure style="margin:0;width:800px"><figcaption style="margin-bottom:4px">The page replayed in its own tab, at its original URL</figcaption>
+        <img style="width:800px;border:1px solid #999" src="data:image/png;base64,${replayed}"></figure>
+        <figure style="margin:0;width:460px"><figcaption style="margin-bottom:4px">webkeep replay: what the archive answered</figcaption>
+        <img style="width:460px;border:1px solid #999" src="data:image/png;base64,${bar}"></figure></body>`);
+      await sheet.locator("body").screenshot({ path: path.join(shots, "replay.png") });
+      await sheet.close();
+    }
+  } finally {
+    await r.close();
   }
 });
 
