@@ -19,6 +19,7 @@ const site = await startDemoSite();
 const browser = await launch({});
 const ms = [];
 const sessions = [];
+const differing = []; // "check N: verdict /path: why"
 let guard;
 try {
   const { page, popup } = await startRecording(browser, site.url);
@@ -44,7 +45,8 @@ try {
     await waitFor(async () => / checked: /.test(await archive.textContent("#check-status")), "the capture check", 900000);
     const whole = performance.now() - t0;
     const checks = (await archive.evaluate(async (s) => (await fetch(`/api/sessions/${s}/checks`)).json(), id))
-      .map((c) => ({ verdict: c.verdict, at: Date.parse(c.checked) })).sort((a, b) => a.at - b.at);
+      .map((c) => ({ verdict: c.verdict, at: Date.parse(c.checked), url: c.url, why: c.why || [] })).sort((a, b) => a.at - b.at);
+    for (const c of checks.filter((c) => c.verdict !== "replays")) differing.push(`check ${r + 1}: ${c.verdict} ${new URL(c.url).pathname}: ${c.why.join("; ")}`);
     let last = clicked;
     for (const c of checks) { ms.push(c.at - last); last = c.at; }
     sessions.push({ whole, pages: checks.length, summary: await archive.textContent("#check-status") });
@@ -67,4 +69,10 @@ console.log("|---|---|---|---|---|");
 const wholes = sessions.map((x) => x.whole).sort((a, b) => a - b);
 console.log(`| ${ms.length} | ${s(q(0.5))} | ${s(q(0.99))} | ${s(sorted[0])}-${s(sorted.at(-1))} | ${s(wholes[Math.floor(wholes.length / 2)])} |`);
 console.log();
+if (differing.length) {
+  console.log("Pages that did not replay as captured:");
+  console.log();
+  for (const d of differing) console.log(`- ${d}`);
+  console.log();
+}
 console.log(`At the median, 183 pages would take ${(183 * q(0.5) / 60000).toFixed(1)} minutes, one page at a time.`);

@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
+	"github.com/webkeep/webkeep/shared/recorder"
 )
 
 // testPicture is a 320x200 JPEG: white, with a dark band from top to bottom.
@@ -170,5 +172,45 @@ func TestCaptureCheckComparesWithThePageAsLoaded(t *testing.T) {
 		if out.Verdict != c.verdict || !out.Live {
 			t.Errorf("%s: %+v, want %s", c.name, out, c.verdict)
 		}
+	}
+}
+
+// Autopilot started on a page the core has not yet heard of (the tab shows it, its
+// navigation is still on its way) pictures that page as loaded once the core knows
+// it, not the page before nor none.
+func TestAutopilotPicturesAPageTheCoreLearnsOfLate(t *testing.T) {
+	feed := testPicture(t, 20, 60)
+	svc, h, info := recordPageWith(t, func(method string, p map[string]any) (any, error) {
+		switch method {
+		case "Network.getResponseBody":
+			return map[string]any{"body": "<title>Home</title><p>Home</p>"}, nil
+		case "Runtime.evaluate":
+			return map[string]any{"result": map[string]any{"value": []string{"http://example.org/feed", "complete", "Feed item 1"}}}, nil
+		case "Page.getLayoutMetrics":
+			return map[string]any{"cssLayoutViewport": map[string]any{"clientWidth": 1280, "clientHeight": 800}}, nil
+		case "Page.captureScreenshot":
+			return map[string]any{"data": base64.StdEncoding.EncodeToString(feed)}, nil
+		}
+		return map[string]any{}, nil
+	})
+	svc.do(func() {}) // the first page is known; the tab already shows /feed
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		svc.thumbs.asLoaded(context.Background(), svc.host, 5)
+	}()
+	time.Sleep(200 * time.Millisecond)
+	svc.Event(context.Background(), recorder.Target{TabID: 5}, "Page.frameNavigated", json.RawMessage(`{"frame":{"id":"F","url":"http://example.org/feed"}}`), nil)
+	<-done
+	var pages []api.Page
+	do(t, h, "GET", "/api/sessions/"+info.ID+"/pages", &pages)
+	if len(pages) != 2 || pages[1].URL != "http://example.org/feed" {
+		t.Fatalf("pages: %+v", pages)
+	}
+	if rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[1].ID+"/loaded", nil); !bytes.Equal(rec.Body.Bytes(), feed) {
+		t.Errorf("the feed as loaded: %d", rec.Code)
+	}
+	if rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[0].ID+"/loaded", nil); rec.Code != http.StatusNotFound {
+		t.Errorf("the page before was pictured as the feed: %d", rec.Code)
 	}
 }

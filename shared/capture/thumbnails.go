@@ -204,25 +204,38 @@ func picture(ctx context.Context, host recorder.Browser, t recorder.Target) ([]b
 // asLoaded pictures the page a tab shows now, if the tab shows it whole and it has
 // no picture yet: autopilot calls it before it begins, so that the capture check
 // compares the page's replay with the page as it loaded, not as autopilot left it.
+// Autopilot may be started before the core has heard of the page the tab shows
+// (the navigation reaches it when the browser is quiet): while the tab shows a
+// complete document that is not yet that page, it waits thumbnailDelay and looks
+// again, thumbnailTries times at most, as loaded does.
 func (t *thumbnails) asLoaded(ctx context.Context, host recorder.Browser, tab int) {
-	t.mu.Lock()
-	page, ok := t.shown[tab]
-	t.mu.Unlock()
-	if !ok {
-		return
-	}
-	if _, err := t.store.Get(loadedKey(page.sess.info.ID, page.id)); err == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, thumbnailLimit)
-	defer cancel()
-	target := recorder.Target{TabID: tab}
-	text, whole, _ := shownText(ctx, host, target, page.url)
-	if !whole {
-		return
-	}
-	if b, err := picture(ctx, host, target); err == nil && len(b) > 0 {
-		page.sess.putLive(page.id, b, text)
+	for tries := thumbnailTries; tries > 0; tries-- {
+		t.mu.Lock()
+		page, ok := t.shown[tab]
+		t.mu.Unlock()
+		if !ok {
+			return
+		}
+		if _, err := t.store.Get(loadedKey(page.sess.info.ID, page.id)); err == nil {
+			return
+		}
+		target := recorder.Target{TabID: tab}
+		try, cancel := context.WithTimeout(ctx, thumbnailLimit)
+		text, whole, elsewhere := shownText(try, host, target, page.url)
+		if whole {
+			if b, err := picture(try, host, target); err == nil && len(b) > 0 {
+				page.sess.putLive(page.id, b, text)
+			}
+		}
+		cancel()
+		if !elsewhere {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(thumbnailDelay):
+		}
 	}
 }
 
