@@ -347,8 +347,18 @@ func (ix *Index) matchClause(c Clause) (clauseMatch, error) {
 		lists[i] = p
 		m.df = append(m.df, len(p.docs))
 	}
-	cursor := make([]int, len(lists))
 	first := lists[0]
+	if len(lists) == 1 {
+		// A single token holds wherever its term is: its positions are the
+		// clause's starts as they are.
+		m.docs = first.docs
+		m.starts = make([][]uint32, len(first.docs))
+		for i := range first.docs {
+			m.starts[i] = first.positions(i)
+		}
+		return m, nil
+	}
+	cursor := make([]int, len(lists))
 docs:
 	for i, d := range first.docs {
 		idx := make([]int, len(lists))
