@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -216,6 +217,10 @@ func (p *postings) decodeBlock(v []byte) error {
 		return err
 	}
 	r := reader{b: body}
+	// Each entry takes at least two bytes, which bounds what a corrupt count
+	// can make this reserve.
+	n := min(h.count, len(body)/2)
+	p.docs, p.off = slices.Grow(p.docs, n), slices.Grow(p.off, n)
 	d := h.first
 	for i := 0; i < h.count; i++ {
 		d += DocID(r.uvarint())

@@ -57,13 +57,6 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 
 	// Candidates: the documents that hold every clause, with where each clause
 	// begins in them; all documents when no clause must hold.
-	type candidate struct {
-		id     DocID
-		starts [][]uint32 // per clause of must
-		idf    []float64
-		score  float64
-		rec    record
-	}
 	var cands []candidate
 	N := float64(ix.meta.docs)
 	corpus := ix.opts.Corpus
@@ -216,26 +209,9 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 		kept = append(kept, c)
 	}
 	cands = kept
-	slices.SortFunc(cands, func(a, b candidate) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		if !a.rec.time.Equal(b.rec.time) {
-			return b.rec.time.Compare(a.rec.time)
-		}
-		if a.id > b.id {
-			return -1
-		}
-		return 1
-	})
 
 	res := Results{Total: len(cands)}
-	if limit > 0 && len(cands) > limit {
-		cands = cands[:limit]
-	}
+	cands = best(cands, limit)
 	keys = keys[:0]
 	for _, c := range cands {
 		keys = append(keys, keyDoc+docKey(c.id))
@@ -276,6 +252,76 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 	return res, nil
 }
 
+// A candidate is a document that holds every clause a query must hold.
+type candidate struct {
+	id     DocID
+	starts [][]uint32 // per clause of must
+	idf    []float64
+	score  float64
+	rec    record
+}
+
+// rankOrder orders candidates as results are: by score, highest first, then
+// by time, newest first, then by id, highest first.
+func rankOrder(a, b candidate) int {
+	if a.score != b.score {
+		if a.score > b.score {
+			return -1
+		}
+		return 1
+	}
+	if c := b.rec.time.Compare(a.rec.time); c != 0 {
+		return c
+	}
+	if a.id > b.id {
+		return -1
+	}
+	if a.id < b.id {
+		return 1
+	}
+	return 0
+}
+
+// best returns the limit best candidates in rank order (all of them when
+// limit <= 0), selecting them with a heap of limit rather than sorting every
+// candidate. It reorders cands.
+func best(cands []candidate, limit int) []candidate {
+	if limit <= 0 || len(cands) <= limit {
+		slices.SortFunc(cands, rankOrder)
+		return cands
+	}
+	// h is a heap whose root is the worst candidate kept.
+	h := cands[:limit]
+	worse := func(i, j int) bool { return rankOrder(h[i], h[j]) > 0 }
+	down := func(i int) {
+		for {
+			w := i
+			if l := 2*i + 1; l < len(h) && worse(l, w) {
+				w = l
+			}
+			if r := 2*i + 2; r < len(h) && worse(r, w) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, c := range cands[limit:] {
+		if rankOrder(c, h[0]) < 0 {
+			h[0] = c
+			down(0)
+		}
+	}
+	slices.SortFunc(h, rankOrder)
+	return h
+}
+
 // snippetBytes is about how long a snippet is.
 const snippetBytes = 240
 
@@ -301,8 +347,18 @@ func (ix *Index) matchClause(c Clause) (clauseMatch, error) {
 		lists[i] = p
 		m.df = append(m.df, len(p.docs))
 	}
-	cursor := make([]int, len(lists))
 	first := lists[0]
+	if len(lists) == 1 {
+		// A single token holds wherever its term is: its positions are the
+		// clause's starts as they are.
+		m.docs = first.docs
+		m.starts = make([][]uint32, len(first.docs))
+		for i := range first.docs {
+			m.starts[i] = first.positions(i)
+		}
+		return m, nil
+	}
+	cursor := make([]int, len(lists))
 docs:
 	for i, d := range first.docs {
 		idx := make([]int, len(lists))
