@@ -60,7 +60,21 @@ rmSync(dir, { recursive: true, force: true });
 // indexed asks the index whether it has read the whole import, without waiting on it:
 // a search that finds the last page's word, or says it is still indexing.
 const lastWord = uniqueWord(count - 1);
-const ask = () => ext.evaluate(async (w) => (await fetch(`/api/search?q=${encodeURIComponent(w)}`)).json(), lastWord);
+// A request the service worker drops (it is stopped or restarts) is counted, said
+// in the section, and asked again from the archive page opened anew.
+let dropped = 0;
+const ask = async () => {
+  for (;;) {
+    try {
+      return await ext.evaluate(async (w) => (await fetch(`/api/search?q=${encodeURIComponent(w)}`)).json(), lastWord);
+    } catch (e) {
+      if (!/Failed to fetch/.test(e.message) || ++dropped > 5) throw e;
+      console.error(`searchload: a search failed (${e.message.split("\n")[0]}); asking again`);
+      await new Promise((r) => setTimeout(r, 2000));
+      await ext.goto(browser.page("archive.html"));
+    }
+  }
+};
 
 // Page loads while the index reads the import: the loads start as the index does
 // (it waits for the import to be quiet for two seconds).
@@ -98,5 +112,6 @@ console.log(`| index the import (from its end to a search finding its last page)
 console.log(`| page load while indexing: not recorded / recorded | ${median(busyOff).toFixed(1)} / ${median(busyOn).toFixed(1)} ms; ratio ${ratio(busyOn, busyOff)} |`);
 console.log(`| page load with the index idle: not recorded / recorded | ${median(idleOff).toFixed(1)} / ${median(idleOn).toFixed(1)} ms; ratio ${ratio(idleOn, idleOff)} |`);
 console.log();
+if (dropped) console.log(`**The service worker dropped ${dropped} of the searches asked while it indexed** ("Failed to fetch"); each was asked again.\n`);
 console.log(`The index was reading for ${Math.round(busyShare * 100)}% of the ${s(busyEnd - busyStart)} s the first ${LOADS} loads of each tab took` +
   " (target: the recorded load's ratio the same within its interval, indexing or not).");
