@@ -71,7 +71,7 @@ func (c *captureChecks) check(sess *Session, in api.CheckedReplay) (api.CaptureC
 	if !found {
 		return api.CaptureCheck{}, notFound(fmt.Errorf("session %s has no page %q to check", sess.info.ID, in.Page))
 	}
-	live, err := sess.asLoaded(in.Page)
+	live, err := sess.shownOnceLoaded(in.Page)
 	if err != nil {
 		return api.CaptureCheck{}, err
 	}
@@ -104,15 +104,12 @@ func (c *captureChecks) check(sess *Session, in api.CheckedReplay) (api.CaptureC
 	return out, nil
 }
 
-// asLoaded is what a page showed live once loaded (its first picture and text), which
+// shownOnceLoaded is what a page showed live once loaded (its first picture and text), which
 // its replay is compared with; a session recorded before the first picture was kept
 // apart gives its latest. A page without a picture gives an empty observation.
-func (s *Session) asLoaded(pageID string) (capturecheck.Observation, error) {
+func (s *Session) shownOnceLoaded(pageID string) (capturecheck.Observation, error) {
 	var live capturecheck.Observation
-	pictureKey, textKey := loadedKey(s.info.ID, pageID), loadedTextKey(s.info.ID, pageID)
-	if _, err := s.store.Get(pictureKey); errors.Is(err, ErrNotFound) {
-		pictureKey, textKey = thumbnailKey(s.info.ID, pageID), liveTextKey(s.info.ID, pageID)
-	}
+	pictureKey, textKey := s.loadedKeys(pageID)
 	b, err := s.store.Get(pictureKey)
 	if errors.Is(err, ErrNotFound) {
 		return live, nil

@@ -253,6 +253,15 @@ func loadedTextKey(sessionID, pageID string) string {
 	return sessionKey(sessionID, "loadedtext/"+pageID)
 }
 
+// loadedKeys are the keys of a page's picture and text as it showed once loaded: its
+// first, or its latest in a session recorded before the first was kept apart.
+func (s *Session) loadedKeys(pageID string) (picture, text string) {
+	if _, err := s.store.Get(loadedKey(s.info.ID, pageID)); errors.Is(err, ErrNotFound) {
+		return thumbnailKey(s.info.ID, pageID), liveTextKey(s.info.ID, pageID)
+	}
+	return loadedKey(s.info.ID, pageID), loadedTextKey(s.info.ID, pageID)
+}
+
 // liveTextKey is where the text a page showed live is kept, beside its picture.
 func liveTextKey(sessionID, pageID string) string {
 	return sessionKey(sessionID, "livetext/"+pageID)
@@ -294,13 +303,10 @@ func (t *thumbnails) routes(mux *routeTable) {
 			fmt.Sprintf("page %s of session %s has no picture (a page left within a second of loading has none)", r.PathValue("page"), sess.info.ID))
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/loaded", t.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		id, page := sess.info.ID, r.PathValue("page")
-		key := loadedKey(id, page)
-		if _, err := t.store.Get(key); errors.Is(err, ErrNotFound) {
-			key = thumbnailKey(id, page) // a session recorded before pages were kept as loaded
-		}
+		page := r.PathValue("page")
+		key, _ := sess.loadedKeys(page)
 		sendPicture(w, t.store, key, "private, max-age=3600",
-			fmt.Sprintf("page %s of session %s has no picture (a page left within a second of loading, or recorded in Firefox, has none)", page, id))
+			fmt.Sprintf("page %s of session %s has no picture (a page left within a second of loading has none)", page, sess.info.ID))
 	}))
 }
 
