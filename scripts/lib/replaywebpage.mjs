@@ -70,9 +70,13 @@ export async function openInReplayWebPage(page, app, source, { url, ts, view } =
   }
 }
 
-/** Downloads an API path of the extension through a link click, as a user's download. */
+/**
+ * Downloads an API path of the extension through a link click, as a user's download.
+ * The download begins once the core has its first bytes (a WACZ is written whole
+ * first), which on a busy machine can take longer than Playwright's 30 s default.
+ */
 export async function download(page, dir, apiPath, name) {
-  const [d] = await Promise.all([page.waitForEvent("download"), page.evaluate((p) => {
+  const [d] = await Promise.all([page.waitForEvent("download", { timeout: 180_000 }), page.evaluate((p) => {
     const a = document.createElement("a");
     a.href = p;
     document.body.append(a);
