@@ -1,6 +1,8 @@
 // Checks of the extension's pages as a person reads them, for the end-to-end tests in
 // Chromium (Playwright) and Firefox (puppeteer): axe-core's findings, the keyboard's
-// Tab through a page, and whether a page scrolls sideways.
+// Tab through a page, and whether a page scrolls sideways; assertReadable asserts all
+// three.
+import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { root } from "./browser.mjs";
@@ -64,4 +66,24 @@ export async function keyboard(page) {
  */
 export function sideways(page) {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/**
+ * Asserts that page reads as a person reads it: no serious or critical axe-core
+ * finding, every control reached by Tab with its focus shown, and no sideways scroll
+ * once laid out as at 200% zoom. what names the page in a failure. resize(width,
+ * height) sets the page's viewport in the caller's driver (Playwright's
+ * setViewportSize, puppeteer's setViewport); zoomed is the viewport of 200% (by
+ * default half a 1280x860 window; a popup, which grows with its content, keeps its
+ * own width). The viewport is set back to 1280x860 after.
+ */
+export async function assertReadable(page, what, resize, zoomed = { width: 640, height: 430 }) {
+  assert.deepEqual(await findings(page), [], `${what}: axe-core`);
+  const k = await keyboard(page);
+  assert.ok(k.count > 3, `${what}: ${k.count} controls`);
+  assert.deepEqual(k.missed, [], `${what}: controls Tab never reached`);
+  assert.deepEqual(k.unshown, [], `${what}: controls focused with no focus shown`);
+  await resize(zoomed.width, zoomed.height);
+  assert.equal(await sideways(page), 0, `${what}: scrolls sideways at 200%`);
+  await resize(1280, 860);
 }

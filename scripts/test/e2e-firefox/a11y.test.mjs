@@ -10,7 +10,7 @@
 // (the popup, which grows with its content, within its own width).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { findings, keyboard, sideways } from "../../lib/a11y.mjs";
+import { assertReadable } from "../../lib/a11y.mjs";
 import { startDemoSite, waitFor } from "../../lib/browser.mjs";
 import { api, firefoxTabId, launchFirefox, openExtensionPage } from "../../lib/firefox.mjs";
 
@@ -69,31 +69,17 @@ test("each page has its picture, on its card too: after its load, and as recordi
   await archive.close();
 });
 
-/** Checks page as a person reads it: axe-core, the keyboard, and 200% zoom. */
-async function readable(page, what) {
-  assert.deepEqual(await findings(page), [], `${what}: axe-core`);
-  const k = await keyboard(page);
-  assert.ok(k.count > 3, `${what}: ${k.count} controls`);
-  assert.deepEqual(k.missed, [], `${what}: controls Tab never reached`);
-  assert.deepEqual(k.unshown, [], `${what}: controls focused with no focus shown`);
-  await page.setViewport({ width: 640, height: 430 });
-  assert.equal(await sideways(page), 0, `${what}: scrolls sideways at 200%`);
-}
+/** Asserts that the puppeteer page reads as a person reads it (assertReadable). */
+const readable = (page, what, zoomed) => assertReadable(page, what, (width, height) => page.setViewport({ width, height }), zoomed);
 
 test("the popup: no serious or critical finding, every control by keyboard, readable at 200%", async () => {
   const popup = await firefox.browser.newPage();
   await popup.setViewport({ width: 340, height: 600 });
   await openExtensionPage(popup, firefox.page(`popup.html?tab=${tabId}`));
   await popup.waitForSelector("#state[data-recording]");
-  assert.deepEqual(await findings(popup), [], "axe-core");
-  const k = await keyboard(popup);
-  assert.ok(k.count > 3, `${k.count} controls`);
-  assert.deepEqual(k.missed, [], "controls Tab never reached");
-  assert.deepEqual(k.unshown, [], "controls focused with no focus shown");
   // A popup grows with its content (to 800 pixels): at 200% it is 680 pixels wide,
   // its content laid out in its own 340 CSS pixels, which nothing overflows.
-  await popup.setViewport({ width: 340, height: 600 });
-  assert.equal(await sideways(popup), 0, "scrolls sideways");
+  await readable(popup, "the popup", { width: 340, height: 600 });
   await popup.close();
 });
 
