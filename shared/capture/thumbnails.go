@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -216,7 +217,7 @@ func (t *thumbnails) asLoaded(ctx context.Context, host recorder.Browser, tab in
 		if !ok {
 			return
 		}
-		if _, err := t.store.Get(loadedKey(page.sess.info.ID, page.id)); err == nil {
+		if page.sess.hasLoaded(page.id) {
 			return
 		}
 		target := recorder.Target{TabID: tab}
@@ -256,10 +257,18 @@ func loadedTextKey(sessionID, pageID string) string {
 // loadedKeys are the keys of a page's picture and text as it showed once loaded: its
 // first, or its latest in a session recorded before the first was kept apart.
 func (s *Session) loadedKeys(pageID string) (picture, text string) {
-	if _, err := s.store.Get(loadedKey(s.info.ID, pageID)); errors.Is(err, ErrNotFound) {
+	if !s.hasLoaded(pageID) {
 		return thumbnailKey(s.info.ID, pageID), liveTextKey(s.info.ID, pageID)
 	}
 	return loadedKey(s.info.ID, pageID), loadedTextKey(s.info.ID, pageID)
+}
+
+// hasLoaded reports whether the page's picture as it showed once loaded is kept. It
+// asks the store for keys, not the picture: a JPEG need not be read to know it is there.
+func (s *Session) hasLoaded(pageID string) bool {
+	key := loadedKey(s.info.ID, pageID)
+	keys, err := s.store.Keys(key) // also page ids that key is a prefix of ("1", "10")
+	return err == nil && slices.Contains(keys, key)
 }
 
 // liveTextKey is where the text a page showed live is kept, beside its picture.
@@ -273,7 +282,7 @@ func liveTextKey(sessionID, pageID string) string {
 func (s *Session) putLive(pageID string, jpeg []byte, text string) {
 	keys := []string{liveTextKey(s.info.ID, pageID), thumbnailKey(s.info.ID, pageID)}
 	values := [][]byte{[]byte(text), jpeg}
-	if _, err := s.store.Get(loadedKey(s.info.ID, pageID)); errors.Is(err, ErrNotFound) {
+	if !s.hasLoaded(pageID) {
 		keys = append(keys, loadedTextKey(s.info.ID, pageID), loadedKey(s.info.ID, pageID))
 		values = append(values, []byte(text), jpeg)
 	}
@@ -299,13 +308,16 @@ func (s *Session) thumbnailed() (map[string]bool, error) {
 // routes adds GET /api/sessions/{id}/pages/{page}/thumbnail and …/loaded.
 func (t *thumbnails) routes(mux *routeTable) {
 	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/thumbnail", t.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
-		sendPicture(w, t.store, thumbnailKey(sess.info.ID, r.PathValue("page")), "private, max-age=3600",
+		// The card's picture is replaced by each later one (recording stops, autopilot
+		// ends): the browser asks again each time rather than show an old one.
+		sendPicture(w, t.store, thumbnailKey(sess.info.ID, r.PathValue("page")), "private, no-cache",
 			fmt.Sprintf("page %s of session %s has no picture (a page left within a second of loading has none)", r.PathValue("page"), sess.info.ID))
 	}))
 	mux.HandleFunc("GET /api/sessions/{id}/pages/{page}/loaded", t.sessions.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session) {
 		page := r.PathValue("page")
 		key, _ := sess.loadedKeys(page)
-		sendPicture(w, t.store, key, "private, max-age=3600",
+		// Until a page's first picture is kept this is its latest (loadedKeys).
+		sendPicture(w, t.store, key, "private, no-cache",
 			fmt.Sprintf("page %s of session %s has no picture (a page left within a second of loading has none)", page, sess.info.ID))
 	}))
 }

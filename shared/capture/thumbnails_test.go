@@ -55,6 +55,10 @@ func TestPagesArePicturedOnceLoaded(t *testing.T) {
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/jpeg" || !bytes.Equal(rec.Body.Bytes(), jpeg) {
 		t.Errorf("thumbnail: %d %s %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes())
 	}
+	// A later picture replaces it (at stop, below): the browser must ask again.
+	if cc := rec.Header().Get("Cache-Control"); cc != "private, no-cache" {
+		t.Errorf("thumbnail's Cache-Control %q: a replaced picture would be shown stale", cc)
+	}
 	mu.Lock()
 	clip, _ := asked[0]["clip"].(map[string]any)
 	mu.Unlock()
