@@ -1,11 +1,16 @@
 package capture
 
 import (
+	"cmp"
 	"container/list"
 	"fmt"
 	"io"
+	neturl "net/url"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/replay"
@@ -170,9 +175,59 @@ func (rs *replays) routes(mux *routeTable) {
 			writeJSON(w, httpmsg.StatusOK, rp.view())
 		}
 	}))
+	mux.HandleFunc("GET /api/replay/{id}/file", rs.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
+		q := r.URL.Query()
+		sendCapture(w, rp.index, rp.file, q.Get("url"), q.Get("ts"), "session "+sess.info.ID)
+	}))
 	mux.HandleFunc("GET /api/replay/{id}/log", rs.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		writeJSON(w, httpmsg.StatusOK, rp.view())
 	}))
+}
+
+// sendCapture answers a download of the payload of the GET capture of url nearest
+// to at in ix, whole and streamed, under the name its URL ends with: how a body the
+// page does not get (replay.Answer.Withheld, too large for one DevTools message) is
+// had from the replay. where names the archive in a 404.
+func sendCapture(w httpmsg.ResponseWriter, ix *replay.Index, f replay.File, url, at, where string) {
+	m, ok := ix.Lookup(&replay.Request{Method: "GET", URL: url}, at)
+	if !ok || m.Approximate {
+		writeError(w, notFound(fmt.Errorf("%s has no capture of GET %s", where, url)))
+		return
+	}
+	resp, err := ix.Open(f, m.Capture)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer resp.Body.Close()
+	if resp.Size >= 0 {
+		w.Header().Set("Content-Length", strconv.FormatInt(resp.Size, 10))
+	}
+	sendFile(w, savedName(url), cmp.Or(resp.Header.Get("Content-Type"), "application/octet-stream"), func(w io.Writer) error {
+		_, err := io.Copy(w, resp.Body)
+		return err
+	})
+}
+
+// savedName is the name a capture of url is saved under: its path's last segment, in
+// the characters a file name and a quoted header value take anywhere ("download" when
+// nothing is left).
+func savedName(url string) string {
+	name := url
+	if u, err := neturl.Parse(url); err == nil {
+		name = u.Path
+	}
+	name = name[strings.LastIndex(name, "/")+1:]
+	name = strings.Map(func(r rune) rune {
+		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._-+", r)) {
+			return r
+		}
+		return '_'
+	}, name)
+	if strings.Trim(name, "._") == "" {
+		return "download"
+	}
+	return name
 }
 
 // replayLog is a replay's log as the API shows it, with the number of captures the

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -397,4 +398,51 @@ func importedSession(t *testing.T, store Store, bodies ...[]byte) (*Service, htt
 		t.Fatalf("import: %+v", j)
 	}
 	return svc, h, info
+}
+
+// TestReplayFileSavesACapture: GET /api/replay/{id}/file gives a capture's payload
+// whole, as a file to save under its URL's name: how a body too large for the page
+// is had from the replay.
+func TestReplayFileSavesACapture(t *testing.T) {
+	big := bytes.Repeat([]byte("nine mebibytes.."), 9<<20/16)
+	svc, _ := NewService(NewMemStore(), newFakeHost())
+	h := nethttp.Handler(svc.Handler())
+	var info SessionInfo
+	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small"), big), &info); j.State != "done" {
+		t.Fatalf("import: %+v", j)
+	}
+	get := func(capture string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/replay/"+info.ID+"/file?url="+url.QueryEscape(capture)+"&ts=", nil))
+		return rec
+	}
+	rec := get("http://example.org/1")
+	if rec.Code != 200 || sha256.Sum256(rec.Body.Bytes()) != sha256.Sum256(big) {
+		t.Fatalf("the capture: %d, %d bytes, want %d", rec.Code, rec.Body.Len(), len(big))
+	}
+	if cd := rec.Header().Get("Content-Disposition"); cd != `attachment; filename="1"` {
+		t.Errorf("Content-Disposition %q", cd)
+	}
+	if n := rec.Header().Get("Content-Length"); n != strconv.Itoa(len(big)) {
+		t.Errorf("Content-Length %q", n)
+	}
+	if rec := get("http://example.org/2"); rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "no capture of GET http://example.org/2") {
+		t.Errorf("no capture: %d %s", rec.Code, rec.Body)
+	}
+}
+
+func TestSavedName(t *testing.T) {
+	for _, tt := range []struct{ url, want string }{
+		{"http://example.org/data/set.csv?v=2", "set.csv"},
+		{"http://example.org/", "download"},
+		{"http://example.org/..", "download"},
+		{"http://example.org/a%2F..%2Fb", "b"}, // the path decoded, then its last segment
+		{`http://example.org/x"y z.bin`, "x_y_z.bin"},
+		{"http://example.org/Zürich.pdf", "Z_rich.pdf"},
+		{"::not a url/f.txt", "f.txt"},
+	} {
+		if got := savedName(tt.url); got != tt.want {
+			t.Errorf("savedName(%q) = %q, want %q", tt.url, got, tt.want)
+		}
+	}
 }

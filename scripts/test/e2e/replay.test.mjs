@@ -7,7 +7,8 @@
 // archived" answer and is listed as missed; no connection reaches the demo site's port
 // during replay. A WARC/1.1 written by warcio.js is imported and replays too.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -188,9 +189,11 @@ test("an imported WARC/1.1 written by warcio.js replays", async () => {
 // The browser takes a replayed body in one DevTools message: a body over 64 MiB is
 // not given to the page (it would take the extension's process gigabytes), and the
 // page and the bar say so. A body whose length no header gives (imported in segments)
-// is found too large as it streams: the request fails, never ends short.
-test("a body over 64 MiB gets the \"not replayed\" page and is listed with why", async () => {
+// is found too large as it streams: the request fails, never ends short. The bar
+// saves each whole from the archive instead ("Save the file").
+test("a body over 64 MiB gets the \"not replayed\" page, is listed with why, and is saved whole from the bar", async () => {
   const huge = new Uint8Array((64 << 20) + 1);
+  for (let i = 0; i < huge.length; i += 4096) huge[i] = (i >> 12) % 251; // not all zeros
   const id = await importWARC(browser, "huge.warc.gz", [
     ["http://huge.example/", "text/html", text('<p id="t">huge</p>')],
     ["http://huge.example/huge.bin", "application/octet-stream", huge],
@@ -211,6 +214,18 @@ test("a body over 64 MiB gets the \"not replayed\" page and is listed with why",
   assert.equal(failed, "TypeError");
   await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "2", "the body cut as it streamed, in the bar");
   assert.match(await r.bar.textContent("#replay-withheld"), /nolength\.bin.*larger than the 64 MB/);
+  const sha256 = (b) => createHash("sha256").update(b).digest("hex");
+  for (const name of ["huge.bin", "nolength.bin"]) {
+    const [d] = await Promise.all([
+      r.bar.waitForEvent("download", { timeout: 180_000 }),
+      r.bar.click(`#replay-withheld li:has-text("${name}") a:text("Save the file")`),
+    ]);
+    assert.equal(await d.failure(), null, name);
+    assert.equal(d.suggestedFilename(), name);
+    const saved = path.join(dir, name);
+    await d.saveAs(saved);
+    assert.equal(sha256(readFileSync(saved)), sha256(huge), `${name} saved whole`);
+  }
   await close(r);
 }, { timeout: 300000 });
 
