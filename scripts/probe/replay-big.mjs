@@ -3,9 +3,12 @@
 // it in segments of unknown length) is imported, the page replayed, and the body
 // fetched from the replay tab, with the resident memory of the extension's process and
 // of the whole browser sampled every 50 ms. It then times the core's answer alone
-// (from the replay page: the API's body read whole, and its base64 text made).
+// (from the replay page: the API's body read whole, and its base64 text made). A body
+// withheld from the page (over 64 MiB) is then saved from the bar's "Save the file",
+// as a user has it: the download timed, its SHA-256 checked, the memory sampled.
 //   node scripts/probe/replay-big.mjs BYTES
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { createReadStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { launch, peakMemory } from "../lib/browser.mjs";
@@ -25,7 +28,26 @@ try {
   const r = await openReplay(browser, id, "http://big.example/");
   const { before, peak, ms, result: got } = await peakMemory(browser, () => r.page.evaluate(() => fetch("/big").then((res) => res.arrayBuffer()).then((b) => `${b.byteLength} bytes`, (e) => `failed: ${e}`)));
   console.log(`body of ${size} bytes: the page got ${got} in ${Math.round(ms)} ms; the extension's process ${mb(before.ext)} before, ${mb(peak.ext)} at the peak; the whole browser ${mb(before.all)} before, ${mb(peak.all)} at the peak`);
+  if (!got.endsWith(" bytes")) { // the bar lists it 100 ms after its answer
+    await r.bar.waitForSelector('#replay-withheld a:text("Save the file")', { timeout: 10_000 }).catch(() => {});
+  }
   console.log(`the bar: withheld ${await r.bar.textContent("#replay-withheld")}; error ${await r.bar.textContent("#error")}`);
+  if (await r.bar.$('#replay-withheld a:text("Save the file")')) {
+    const saved = await peakMemory(browser, async () => {
+      const [d] = await Promise.all([r.bar.waitForEvent("download", { timeout: 600_000 }), r.bar.click('#replay-withheld a:text("Save the file")')]);
+      const failure = await d.failure();
+      return failure ? { failure } : { file: await d.path() };
+    });
+    const { file, failure } = saved.result;
+    if (failure) console.log(`saved from the bar: failed (${failure})`);
+    else {
+      const n = statSync(file).size;
+      const hash = createHash("sha256");
+      for await (const chunk of createReadStream(file)) hash.update(chunk);
+      const same = n === size && hash.digest("hex") === createHash("sha256").update(body).digest("hex");
+      console.log(`saved from the bar: ${n} bytes (${same ? "SHA-256 as imported" : "NOT as imported"}) in ${Math.round(saved.ms)} ms (${(n / 1e6 / (saved.ms / 1000)).toFixed(1)} MB/s); the extension's process ${mb(saved.before.ext)} before, ${mb(saved.peak.ext)} at the peak; the whole browser ${mb(saved.before.all)} before, ${mb(saved.peak.all)} at the peak`);
+    }
+  }
   const core = await r.bar.evaluate(async (sess) => {
     const t = performance.now();
     const res = await fetch(`/api/replay/${sess}/answer?ts=`, { method: "POST", body: JSON.stringify({ method: "GET", url: "http://big.example/big", headers: {} }) });

@@ -75,7 +75,7 @@ func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) 
 		return RespondNotArchived(w, r, err.Error(), "this session"), nil
 	}
 	defer resp.Body.Close()
-	return Respond(w, r, m, resp, cmp.Or(ix.MaxBody, DefaultMaxBody), "the session's WARC, which the replay bar's \"Save the file\" gives whole")
+	return Respond(w, r, m, resp, cmp.Or(ix.MaxBody, DefaultMaxBody), "the session's WARC, which \"Save the file\" in the replay bar saves,")
 }
 
 // Respond writes the answer of the capture m, whose response resp is open, as Serve
