@@ -48,12 +48,11 @@ const showLog = () => {
     $("replay-withheld-count").textContent = String(log.withheld.length);
     list($("replay-withheld"), log.withheld.map((a) => `${a.url} (captured ${a.timestamp}: ${a.why})`));
     // A body the page does not get is saved whole from the archive instead (its file).
-    if (!team) {
-      log.withheld.forEach((a, i) => $("replay-withheld").children[i].append(" ", Object.assign(document.createElement("a"), {
-        href: `/api/replay/${encodeURIComponent(session)}/file?url=${encodeURIComponent(a.url)}&ts=${encodeURIComponent(a.timestamp)}`,
-        textContent: "Save the file",
-      })));
-    }
+    const file = team ? "/api/team/replay/file" : `/api/replay/${encodeURIComponent(session)}/file`;
+    log.withheld.forEach((a, i) => $("replay-withheld").children[i].append(" ", Object.assign(document.createElement("a"), {
+      href: `${file}?url=${encodeURIComponent(a.url)}&ts=${encodeURIComponent(a.timestamp)}`,
+      textContent: "Save the file",
+    })));
   }, 100);
 };
 

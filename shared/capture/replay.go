@@ -176,30 +176,29 @@ func (rs *replays) routes(mux *routeTable) {
 		}
 	}))
 	mux.HandleFunc("GET /api/replay/{id}/file", rs.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
-		q := r.URL.Query()
-		sendCapture(w, rp.index, rp.file, q.Get("url"), q.Get("ts"), "session "+sess.info.ID)
+		url := r.URL.Query().Get("url")
+		m, ok := rp.index.Lookup(&replay.Request{Method: "GET", URL: url}, r.URL.Query().Get("ts"))
+		if !ok || m.Approximate {
+			writeError(w, noCapture("session "+sess.info.ID, url))
+			return
+		}
+		resp, err := rp.index.Open(rp.file, m.Capture)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		defer resp.Body.Close()
+		sendCapture(w, url, resp)
 	}))
 	mux.HandleFunc("GET /api/replay/{id}/log", rs.with(func(w httpmsg.ResponseWriter, r *httpmsg.Request, sess *Session, rp *sessionReplay) {
 		writeJSON(w, httpmsg.StatusOK, rp.view())
 	}))
 }
 
-// sendCapture answers a download of the payload of the GET capture of url nearest
-// to at in ix, whole and streamed, under the name its URL ends with: how a body the
-// page does not get (replay.Answer.Withheld, too large for one DevTools message) is
-// had from the replay. where names the archive in a 404.
-func sendCapture(w httpmsg.ResponseWriter, ix *replay.Index, f replay.File, url, at, where string) {
-	m, ok := ix.Lookup(&replay.Request{Method: "GET", URL: url}, at)
-	if !ok || m.Approximate {
-		writeError(w, notFound(fmt.Errorf("%s has no capture of GET %s", where, url)))
-		return
-	}
-	resp, err := ix.Open(f, m.Capture)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	defer resp.Body.Close()
+// sendCapture answers a download of resp's payload, the capture of url, whole and
+// streamed, under the name its URL ends with: how a body the page does not get
+// (replay.Answer.Withheld, too large for one DevTools message) is had from a replay.
+func sendCapture(w httpmsg.ResponseWriter, url string, resp *replay.Response) {
 	if resp.Size >= 0 {
 		w.Header().Set("Content-Length", strconv.FormatInt(resp.Size, 10))
 	}
@@ -207,6 +206,12 @@ func sendCapture(w httpmsg.ResponseWriter, ix *replay.Index, f replay.File, url,
 		_, err := io.Copy(w, resp.Body)
 		return err
 	})
+}
+
+// noCapture is the error of a file asked of a replay that has no exact capture of
+// GET url (a fuzzy match is not the file asked for).
+func noCapture(where, url string) error {
+	return notFound(fmt.Errorf("%s has no capture of GET %s", where, url))
 }
 
 // savedName is the name a capture of url is saved under: its path's last segment, in

@@ -148,6 +148,28 @@ func (tm *team) routeReplay(mux *routeTable) {
 			writeJSON(w, httpmsg.StatusOK, tm.replay.view())
 		}
 	})
+	mux.HandleFunc("GET /api/team/replay/file", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
+		url, at := r.URL.Query().Get("url"), r.URL.Query().Get("ts")
+		if !validTimestamp(at) {
+			at = ""
+		}
+		m, line, ok, err := tm.lookup(r.Context(), &replay.Request{Method: "GET", URL: url}, at)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if !ok || m.Approximate {
+			writeError(w, noCapture("the team archive", url))
+			return
+		}
+		resp, done, err := tm.open(r.Context(), m.Capture, line)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		defer done()
+		sendCapture(w, url, resp)
+	})
 	mux.HandleFunc("GET /api/team/replay/log", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		writeJSON(w, httpmsg.StatusOK, tm.replay.view())
 	})
@@ -427,7 +449,7 @@ func (tm *team) serve(ctx context.Context, w httpmsg.ResponseWriter, r *replay.R
 		return replay.RespondNotArchived(w, r, err.Error(), "the team archive"), nil
 	}
 	defer done()
-	return replay.Respond(w, r, m, resp, replay.DefaultMaxBody, "the team archive")
+	return replay.Respond(w, r, m, resp, replay.DefaultMaxBody, "the team archive, from which \"Save the file\" in the replay bar saves it,")
 }
 
 // open reads the answer of capture c (of line) from the team archive: its

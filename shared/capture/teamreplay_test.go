@@ -8,6 +8,7 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"slices"
 	"strings"
@@ -505,4 +506,32 @@ func (w *trCountingWriter) WriteHeader(int)     {}
 func (w *trCountingWriter) Write(p []byte) (int, error) {
 	w.n += len(p)
 	return len(p), nil
+}
+
+// TestTeamReplayFileSavesACapture: GET /api/team/replay/file streams a capture's
+// payload from its bundle as a download, whole, without holding it.
+func TestTeamReplayFileSavesACapture(t *testing.T) {
+	const size = 24 << 20
+	bundle := writeTeamBundle(t, "webkeep-big", warc.V09, warc.NewDeduper(), []teamExchange{
+		{at: "20250101000000", method: "GET", url: "http://example.org/data/big.bin", resp: teamOK("application/octet-stream", strings.Repeat("webkeep streams ", size/16)), stream: true},
+	})
+	ft := newFakeTeam(t, "s3cret", bundle)
+	_, h := replayTeamService(t, ft, "s3cret")
+	w := &trCountingWriter{header: http.Header{}}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/api/team/replay/file?url="+url.QueryEscape("http://example.org/data/big.bin"), nil))
+	runtime.ReadMemStats(&after)
+	if w.n != size || w.header.Get("Content-Disposition") != `attachment; filename="big.bin"` {
+		t.Fatalf("saved %d bytes, want %d; header %v", w.n, size, w.header)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/3 {
+		t.Errorf("saving %d bytes allocated %d", size, alloc)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/team/replay/file?url="+url.QueryEscape("http://example.org/other"), nil))
+	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "the team archive has no capture of GET http://example.org/other") {
+		t.Errorf("no capture: %d %s", rec.Code, rec.Body)
+	}
 }
