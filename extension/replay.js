@@ -21,6 +21,12 @@ const checkPage = params.get("check") || "";
 let loaded = false; // the replay tab's load event came
 let lastActivity = 0; // when the replay tab's last event came
 
+// fileLink is a link that saves the payload of the capture an answer came from, whole,
+// from the archive: how a body too large for the page is had.
+const fileLink = (a) => Object.assign(document.createElement("a"), {
+  href: `${team ? "/api/team/replay/file" : `/api/replay/${encodeURIComponent(session)}/file`}?url=${encodeURIComponent(a.url)}&ts=${encodeURIComponent(a.timestamp)}`,
+  textContent: "Save the file",
+});
 const decodeAnswer = (h) => JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(h || "")));
 const list = (ul, items) => {
   ul.replaceChildren(...items.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
@@ -48,11 +54,7 @@ const showLog = () => {
     $("replay-withheld-count").textContent = String(log.withheld.length);
     list($("replay-withheld"), log.withheld.map((a) => `${a.url} (captured ${a.timestamp}: ${a.why})`));
     // A body the page does not get is saved whole from the archive instead (its file).
-    const file = team ? "/api/team/replay/file" : `/api/replay/${encodeURIComponent(session)}/file`;
-    log.withheld.forEach((a, i) => $("replay-withheld").children[i].append(" ", Object.assign(document.createElement("a"), {
-      href: `${file}?url=${encodeURIComponent(a.url)}&ts=${encodeURIComponent(a.timestamp)}`,
-      textContent: "Save the file",
-    })));
+    log.withheld.forEach((a, i) => $("replay-withheld").children[i].append(" ", fileLink(a)));
   }, 100);
 };
 
@@ -106,12 +108,13 @@ const kept = new Map(); // method, URL and body -> { a, body }
 const keptAnswers = 64;
 const keptBody = 256 << 10;
 const servedAgain = [];
-const requestKey = (r) => {
+const requestKey = (r, resourceType) => {
   const entries = r.postDataEntries || [];
   // A body the browser did not show (whole or a part of it: a file's) has no key.
   if ((r.hasPostData && !r.postDataEntries) || entries.some((e) => e.bytes === undefined)) return null;
   const body = entries.map((e) => e.bytes).join(",");
-  return body.length > keptBody ? null : `${r.method} ${r.url} ${body}`;
+  // A navigation may be answered otherwise than a script's request (a large file).
+  return body.length > keptBody ? null : `${resourceType === "Document" ? "navigation " : ""}${r.method} ${r.url} ${body}`;
 };
 const keep = (key, got) => {
   if (key === null || got.body.length > keptBody) return;
@@ -140,13 +143,13 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // answers kept hold whole bodies.
     const ranged = Object.keys(request.headers || {}).some((h) => h.toLowerCase() === "range");
     let got = request.method === "GET" && !request.hasPostData && !ranged && await fromBatch(request.url);
-    const key = got || ranged ? null : requestKey(request);
+    const key = got || ranged ? null : requestKey(request, resourceType);
     let from = got ? "batch" : "kept";
     got ||= kept.get(key);
     if (!got) {
       const res = await api(`/answer?ts=${encodeURIComponent(ts)}`, {
         method: "POST",
-        body: JSON.stringify({ method: request.method, url: request.url, headers: request.headers, postDataEntries: request.postDataEntries }),
+        body: JSON.stringify({ method: request.method, url: request.url, headers: request.headers, resourceType, postDataEntries: request.postDataEntries }),
       });
       if (!res.ok) throw new Error(`${request.url}: ${(await res.json()).error}`);
       const a = decodeAnswer(res.headers.get("X-Webkeep-Answer"));
@@ -162,6 +165,9 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
       requestId, responseCode: a.status, responseHeaders: a.headers, body: body.toBase64(),
       ...(a.reason ? { responsePhrase: a.reason } : {}),
     });
+    // A navigation to a download too large for the page: the tab stays on its page
+    // (204) and the file is saved from the archive, as the browser saved it live.
+    if (a.save) fileLink(a).click();
     if (from === "batch") served.push(request.url);
     else if (from === "kept") {
       const { url, archived, approximate, timestamp, why } = a;

@@ -30,6 +30,10 @@ type Answer struct {
 	// large to carry, or a record that could not be read to its end); Why says why.
 	Withheld bool   `json:"withheld,omitempty"`
 	Why      string `json:"why,omitempty"`
+	// Save is true for a navigation to a download too large to carry: the
+	// navigation gets 204 (the tab stays on its page) and the replay bar saves the
+	// file from the archive, as the browser saved it live (large.go).
+	Save bool `json:"save,omitempty"`
 }
 
 // ErrCut is returned (wrapped with the URL and why) by Serve when it cut an
@@ -93,12 +97,7 @@ func Respond(w httpmsg.ResponseWriter, r *Request, m Match, resp *Response, max 
 		}
 	}
 	if resp.Size > max {
-		a.Withheld, a.Why = true, tooLarge(resp.Size, max, holder)
-		a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
-		a.Headers = pageHeaders
-		writeAnswer(w, a)
-		io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
-		return a, nil
+		return respondLarge(w, r, a, resp, max, holder), nil
 	}
 	a.Status, a.Reason = resp.Status, resp.Reason
 	a.Headers = fields(resp.Header)
@@ -272,9 +271,11 @@ var ErrRequest = errors.New("replay: invalid request")
 // PausedRequest is the request of a DevTools Fetch.requestPaused event, as the
 // extension passes it: its method, URL, headers and post data entries (base64).
 type PausedRequest struct {
-	Method          string            `json:"method"`
-	URL             string            `json:"url"`
-	Headers         map[string]string `json:"headers"`
+	Method  string            `json:"method"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+	// ResourceType is the event's: "Document" for a navigation of the tab or a frame.
+	ResourceType    string `json:"resourceType"`
 	PostDataEntries []struct {
 		Bytes string `json:"bytes"`
 	} `json:"postDataEntries"`
@@ -285,7 +286,7 @@ func (p *PausedRequest) Request() (*Request, error) {
 	if p.URL == "" || p.Method == "" {
 		return nil, fmt.Errorf("%w: method and url are required", ErrRequest)
 	}
-	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}}
+	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}, Navigation: p.ResourceType == "Document"}
 	for k, v := range p.Headers {
 		r.Header.Add(k, v) // under its canonical name: DevTools may give "range"
 	}

@@ -16,6 +16,9 @@ type Request struct {
 	URL    string
 	Header httpmsg.Header
 	Body   []byte
+	// Navigation is true for a navigation's request (of the tab or a frame), which
+	// a body too large to carry is answered differently for (large.go).
+	Navigation bool
 }
 
 // A Match is the capture found for a request.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -431,6 +432,73 @@ func TestResponseEncoded(t *testing.T) {
 		}
 		if got := r.Encoded(); got != tt.want {
 			t.Errorf("Content-Encoding %q: Encoded() = %v, want %v", tt.encoding, got, tt.want)
+		}
+	}
+}
+
+// TestServeLargeNavigations: a navigation to a body over the limit is answered as the
+// browser would have done live: a download saved (204, Save), media shown in a
+// player that asks by Range; anything else, and any such body a script asks for,
+// gets the "not replayed" page.
+func TestServeLargeNavigations(t *testing.T) {
+	const max = 1000
+	over := strings.Repeat("o", max+1)
+	resp := func(header, body string) string {
+		return "HTTP/1.1 200 OK\r\n" + header + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	}
+	ix, file := archive(t, warc.V11, []exchange{
+		{at: "20240101000001", method: "GET", url: "http://example.com/data.zip", resp: resp("Content-Type: application/zip\r\n", over)},
+		{at: "20240101000002", method: "GET", url: "http://example.com/report", resp: resp("Content-Type: text/csv\r\nContent-Disposition: attachment; filename=r.csv\r\n", over)},
+		{at: "20240101000003", method: "GET", url: "http://example.com/lecture.webm", resp: resp("Content-Type: video/webm\r\n", over)},
+		{at: "20240101000004", method: "GET", url: "http://example.com/talk.ogg", resp: resp("Content-Type: audio/ogg\r\n", over)},
+		{at: "20240101000005", method: "GET", url: "http://example.com/big.html", resp: resp("Content-Type: text/html\r\n", over)},
+	})
+	ix.MaxBody = max
+	f := NewFile(bytes.NewReader(file), int64(len(file)))
+	tests := []struct {
+		url        string
+		navigation bool
+		status     int
+		save       bool
+		body       string // a part of the page
+	}{
+		{"http://example.com/data.zip", true, 204, true, ""},
+		{"http://example.com/report", true, 204, true, ""},
+		{"http://example.com/lecture.webm", true, 200, false, `<video id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="http://example.com/lecture.webm">`},
+		{"http://example.com/talk.ogg", true, 200, false, `<audio id="webkeep-media"`},
+		{"http://example.com/big.html", true, 404, false, "Not replayed"},
+		{"http://example.com/data.zip", false, 404, false, "Not replayed"},
+		{"http://example.com/lecture.webm", false, 404, false, "Not replayed"},
+	}
+	for _, tt := range tests {
+		rec := httptest.NewRecorder()
+		a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: tt.url, Header: httpmsg.Header{}, Navigation: tt.navigation}, "", f)
+		if err != nil || a.Status != tt.status || a.Save != tt.save || !strings.Contains(rec.Body.String(), tt.body) {
+			t.Errorf("%s (navigation %v): status %d save %v err %v why %q body %q", tt.url, tt.navigation, a.Status, a.Save, err, a.Why, rec.Body)
+		}
+		if tt.save && rec.Body.Len() != 0 {
+			t.Errorf("%s: a 204 with a body", tt.url)
+		}
+		// The player's own requests ask by Range, and get the bytes, a chunk at a
+		// time (at most max here): the last one.
+		if tt.status == 200 {
+			rec := httptest.NewRecorder()
+			a, _ := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: tt.url, Header: httpmsg.Header{"Range": {"bytes=1-"}}}, "", f)
+			if a.Status != 206 || rec.Body.String() != over[1:] {
+				t.Errorf("%s by Range: %d, %d bytes", tt.url, a.Status, rec.Body.Len())
+			}
+		}
+	}
+}
+
+func TestPausedNavigation(t *testing.T) {
+	for _, tt := range []struct {
+		resourceType string
+		want         bool
+	}{{"Document", true}, {"XHR", false}, {"", false}, {"Media", false}} {
+		r, err := (&PausedRequest{Method: "GET", URL: "http://x/", ResourceType: tt.resourceType}).Request()
+		if err != nil || r.Navigation != tt.want {
+			t.Errorf("%q: navigation %v (%v)", tt.resourceType, r.Navigation, err)
 		}
 	}
 }

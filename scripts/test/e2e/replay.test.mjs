@@ -226,6 +226,17 @@ test("a body over 64 MiB gets the \"not replayed\" page, is listed with why, and
     await d.saveAs(saved);
     assert.equal(sha256(readFileSync(saved)), sha256(huge), `${name} saved whole`);
   }
+  // A link to it followed, as a download live: the tab stays on its page and the
+  // file is saved, whole, as the browser saved it.
+  const [d] = await Promise.all([
+    r.bar.waitForEvent("download", { timeout: 180_000 }),
+    r.evaluate(() => { location.href = "/huge.bin"; }),
+  ]);
+  assert.equal(d.suggestedFilename(), "huge.bin");
+  const saved = path.join(dir, "followed.bin");
+  await d.saveAs(saved);
+  assert.equal(sha256(readFileSync(saved)), sha256(huge), "followed and saved whole");
+  assert.equal(await r.evaluate(() => `${location.pathname} ${document.getElementById("t").textContent}`), "/ huge");
   await close(r);
 }, { timeout: 300000 });
 

@@ -5,12 +5,12 @@
 // by the bytes asked for, with nothing reaching the network.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, startDemoSite, startRecording, waitFor, guardPort } from "../../lib/browser.mjs";
-import { openReplay } from "../../lib/replay.mjs";
+import { importWARC, openReplay } from "../../lib/replay.mjs";
 
 let site, dir, browser, guard, session, url, video;
 
@@ -86,4 +86,41 @@ test("the recorded video plays and seeks to three positions in replay", async (t
 test("nothing reached the demo site's port during replay", (t) => {
   if (!session) return t.skip("ffmpeg is not installed");
   assert.equal(guard.hits(), 0);
+});
+
+// A video too large for one DevTools message (over 64 MiB: the real one, its file
+// padded), navigated to as a link to it is followed: replay shows it in a player, as
+// the browser shows media, whose requests ask by Range; it plays and seeks.
+test("a video over 64 MiB, navigated to, plays and seeks in replay's player", async (t) => {
+  if (!session) return t.skip("ffmpeg is not installed");
+  const big = new Uint8Array((64 << 20) + 4096);
+  big.set(readFileSync(video));
+  const id = await importWARC(browser, "lecture.warc.gz", [
+    ["http://lecture.example/", "text/html", new TextEncoder().encode('<a id="l" href="/lecture.webm">the lecture</a>')],
+    ["http://lecture.example/lecture.webm", "video/webm", big],
+  ]);
+  const r = await openReplay(browser, id, "http://lecture.example/");
+  try {
+    await r.evaluate(() => { location.href = "/lecture.webm"; });
+    await waitFor(() => r.evaluate(() => location.pathname === "/lecture.webm" && Boolean(document.getElementById("webkeep-media"))).catch(() => false), "the player");
+    const played = await r.evaluate(() => new Promise((resolve) => {
+      const v = document.getElementById("webkeep-media");
+      v.muted = true;
+      v.onerror = () => resolve({ error: v.error && v.error.message });
+      v.play().then(() => setTimeout(() => resolve({ time: v.currentTime, duration: v.duration }), 700), (e) => resolve({ error: String(e) }));
+    }));
+    assert.equal(played.error, undefined, JSON.stringify(played));
+    assert.ok(played.time > 0, JSON.stringify(played));
+    const seeked = await r.evaluate(() => new Promise((resolve) => {
+      const v = document.getElementById("webkeep-media");
+      v.pause();
+      v.onseeked = () => resolve({ time: v.currentTime, ready: v.readyState });
+      v.onerror = () => resolve({ error: v.error && v.error.message });
+      v.currentTime = 5;
+    }));
+    assert.ok(Math.abs(seeked.time - 5) < 0.1 && seeked.ready >= 2, JSON.stringify(seeked));
+    assert.equal(await r.bar.textContent("#replay-withheld-count"), "0");
+  } finally {
+    await r.close();
+  }
 });

@@ -1,0 +1,80 @@
+package replay
+
+import (
+	"io"
+	"mime"
+	"strings"
+
+	"github.com/webkeep/webkeep/shared/httpmsg"
+)
+
+// Bodies too large for one DevTools message (over the replay's max) are not given to
+// the page whole. What a request for one gets depends on what the browser would have
+// done with it live:
+//   - a navigation to a file the browser saves (a download: Content-Disposition
+//     attachment, or a type it does not show) gets 204 No Content, so the tab stays
+//     on its page as it does live, and Answer.Save: the replay bar saves the file
+//     whole from the archive, as the browser saved it;
+//   - a navigation to audio or video gets the page the browser shows media in, a
+//     player whose requests ask by Range (ranges.go), a chunk at a time;
+//   - anything else gets the "not replayed" page, saying why; the bar's list of
+//     what was not replayed offers the file to save.
+
+// respondLarge answers r with a, the capture resp being over max bytes (its length
+// known), as the comment above says.
+func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
+	why := tooLarge(resp.Size, max, holder)
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case r.Navigation && r.Method == "GET" && download(resp.Header, mediaType):
+		a.Withheld, a.Save, a.Why = true, true, why+"; saved as a download, as the browser saved it live"
+		a.Status, a.Reason = httpmsg.StatusNoContent, "No Content"
+		a.Headers = []HeaderField{{"Cache-Control", "no-store"}}
+		writeAnswer(w, a)
+	case r.Navigation && r.Method == "GET" && (strings.HasPrefix(mediaType, "video/") || strings.HasPrefix(mediaType, "audio/")):
+		a.Why = why + "; shown in a player that asks for it by Range, as the browser shows media"
+		a.Status, a.Reason = httpmsg.StatusOK, "OK"
+		a.Headers = pageHeaders
+		writeAnswer(w, a)
+		io.WriteString(w, mediaPage(r.URL, mediaType))
+	default:
+		a.Withheld, a.Why = true, why
+		a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
+		a.Headers = pageHeaders
+		writeAnswer(w, a)
+		io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
+	}
+	return a
+}
+
+// download reports whether a browser saves a navigation's answer of this header and
+// media type rather than show it: an attachment, or a type it has no viewer for.
+func download(h httpmsg.Header, mediaType string) bool {
+	if d, _, err := mime.ParseMediaType(h.Get("Content-Disposition")); err == nil && d == "attachment" {
+		return true
+	}
+	switch {
+	case mediaType == "", strings.HasPrefix(mediaType, "text/"), strings.HasPrefix(mediaType, "image/"),
+		strings.HasPrefix(mediaType, "audio/"), strings.HasPrefix(mediaType, "video/"),
+		strings.HasSuffix(mediaType, "+xml"), strings.HasSuffix(mediaType, "+json"):
+		return false
+	}
+	switch mediaType {
+	case "application/pdf", "application/json", "application/xml", "application/javascript", "application/ecmascript":
+		return false
+	}
+	return true
+}
+
+// mediaPage is the page a navigation to audio or video is shown in: the player alone,
+// filling the tab, as the browser's own media page.
+func mediaPage(url, mediaType string) string {
+	tag := "video"
+	if strings.HasPrefix(mediaType, "audio/") {
+		tag = "audio"
+	}
+	src := escapeHTML.Replace(url)
+	return `<!doctype html><html><head><meta name="viewport" content="width=device-width"><title>` + src + `</title></head>` +
+		`<body style="margin:0;background:#000;display:flex;align-items:center;justify-content:center;height:100vh">` +
+		`<` + tag + ` id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="` + src + `"></` + tag + `></body></html>`
+}
