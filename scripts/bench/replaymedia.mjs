@@ -1,0 +1,100 @@
+// Replay of media and of large bodies in webkeep, in real Chromium (`make bench`,
+// scripts/bench/sections/replaymedia.sh). A real video (VP8 WebM made by Debian's
+// ffmpeg, 30 s, a keyframe a second) on the demo site's /watch page, which loads
+// none of it until played, is recorded played through; then each run opens the page
+// live and in a new replay, alternating (the site stays up: the replays' requests are
+// answered from the archive, and its log shows that none reached it), and times, from the page's own clock: the first frame
+// after play() (requestVideoFrameCallback), and three seeks (to their seeked event).
+// Prints a Markdown section.
+//
+//   node scripts/bench/replaymedia.mjs [--runs 7]
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { launch, startDemoSite, startRecording } from "../lib/browser.mjs";
+import { openReplay } from "../lib/replay.mjs";
+import { median, quantile, ratio } from "../lib/stats.mjs";
+
+const args = process.argv.slice(2);
+const runs = Number(args[args.indexOf("--runs") + 1] || 7) || 7;
+const seeks = [21.5, 4.2, 12.0];
+const dir = mkdtempSync(path.join(tmpdir(), "webkeep-bench-media-"));
+const video = path.join(dir, "video.webm");
+execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=30:size=640x360:rate=25",
+  "-c:v", "libvpx", "-b:v", "1M", "-g", "25", "-an", video]);
+
+// watch plays the /watch page's video in a page (evaluate runs a function there) and
+// returns the time to its first frame and to each seek, in ms.
+const watch = (evaluate) => evaluate(new Function(`return (async () => {
+  const v = document.getElementById("video");
+  const t0 = performance.now();
+  const first = await new Promise((resolve, reject) => {
+    v.onerror = () => reject(new Error("the video failed: " + (v.error && v.error.message)));
+    v.requestVideoFrameCallback(() => resolve(performance.now() - t0));
+    v.play().catch(reject);
+  });
+  v.pause();
+  const seeked = [];
+  for (const at of ${JSON.stringify(seeks)}) {
+    const t = performance.now();
+    await new Promise((resolve) => { v.onseeked = resolve; v.currentTime = at; });
+    seeked.push(performance.now() - t);
+  }
+  return { first, seeked };
+})()`));
+
+const site = await startDemoSite(["-video", video]);
+const browser = await launch({});
+const url = new URL("/watch", site.url).href;
+const live = { first: [], seek: [] }, replayed = { first: [], seek: [] };
+let reached = 0; // requests of the replays that reached the site
+try {
+  const rec = await startRecording(browser, site.url);
+  await rec.page.goto(url);
+  await rec.page.evaluate(() => new Promise((resolve, reject) => {
+    const v = document.getElementById("video");
+    v.playbackRate = 8;
+    v.onended = resolve;
+    v.onerror = () => reject(new Error("the video failed live"));
+    v.play().catch(reject);
+  }));
+  // The seeks' ranges recorded too: a replay answers only the ranges it holds.
+  await watch((fn) => rec.page.evaluate(fn));
+  await rec.popup.bringToFront();
+  await rec.popup.click("#stop");
+  await rec.popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
+  const session = new URL(await rec.popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
+  await rec.page.close();
+  await rec.popup.close();
+  for (let i = 0; i < runs; i++) {
+    const page = await browser.context.newPage();
+    await page.goto(url);
+    const l = await watch((fn) => page.evaluate(fn));
+    await page.close();
+    live.first.push(l.first);
+    live.seek.push(...l.seeked);
+    const before = (await site.log()).length;
+    const r = await openReplay(browser, session, url);
+    const p = await watch(r.evaluate);
+    await r.close();
+    reached += (await site.log()).length - before;
+    replayed.first.push(p.first);
+    replayed.seek.push(...p.seeked);
+  }
+} finally {
+  await browser.close();
+  site.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+const ms = (xs) => `${median(xs).toFixed(0)} ms (p90 ${quantile(xs, 0.9).toFixed(0)})`;
+console.log("## Replay of a video in webkeep");
+console.log();
+console.log(`\`node scripts/bench/replaymedia.mjs --runs ${runs}\`: a 30 s VP8 WebM (640x360, 1 Mbit/s, made by ffmpeg) on the demo site's /watch page, recorded played through and seeked; then ${runs} times the page opened live and in a new replay, alternating, each timing the first frame after play() and seeks to ${seeks.join(", ")} s, from the page's clock.`);
+console.log();
+console.log("| measure | live | replay | replay / live |");
+console.log("|---|---|---|---|");
+console.log(`| first frame after play() | ${ms(live.first)} | ${ms(replayed.first)} | ${ratio(replayed.first, live.first)} |`);
+console.log(`| a seek, to its seeked event | ${ms(live.seek)} | ${ms(replayed.seek)} | ${ratio(replayed.seek, live.seek)} |`);
+console.log();
+console.log(`Requests of the replays that reached the site: ${reached}.`);
