@@ -88,7 +88,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 const ms = (xs) => `${median(xs).toFixed(0)} ms (p90 ${quantile(xs, 0.9).toFixed(0)})`;
-console.log("## Replay of a video in webkeep");
+console.log("## Replay of a video and of large bodies in webkeep");
 console.log();
 console.log(`\`node scripts/bench/replaymedia.mjs --runs ${runs}\`: a 30 s VP8 WebM (640x360, 1 Mbit/s, made by ffmpeg) on the demo site's /watch page, recorded played through and seeked; then ${runs} times the page opened live and in a new replay, alternating, each timing the first frame after play() and seeks to ${seeks.join(", ")} s, from the page's clock.`);
 console.log();
