@@ -54,6 +54,9 @@ type textSearch struct {
 	note     func(string)            // says in the session being recorded what went wrong
 	// team searches the team archive (team.search), for a search with team=1.
 	team func(ctx context.Context, query string, limit int) (api.SearchResults, error)
+	// recording reports whether a tab is being recorded: the index then reads in
+	// short slices with pauses between, so that the recorder's events wait little.
+	recording func() bool
 
 	mu    sync.Mutex // one catch-up, search or removal at a time
 	store *searchStore
@@ -99,16 +102,18 @@ func (t *textSearch) follow(done <-chan struct{}) {
 				quiet = true
 			}
 		}
-		// In slices, so that a search waits for a slice at most.
+		// In slices, so that a search waits for a slice at most, and recording for
+		// a short one.
 		for {
-			done, err := t.catchUp(time.Now().Add(searchSlice))
+			slice, pause := t.slice()
+			done, err := t.catchUp(time.Now().Add(slice))
 			if err != nil {
 				t.note("the search index: " + err.Error())
 			}
 			if done || err != nil {
 				break
 			}
-			yield()
+			pause()
 		}
 	}
 }
@@ -134,10 +139,24 @@ func (t *textSearch) failed() {
 
 // searchSlice is how long the index reads sessions before it lets a search in;
 // searchBudget how long a search waits for the index to read what it has not.
+// While a tab is recorded, the index reads in slices of searchSliceRecording, each
+// followed by as long a pause: in the extension's core, which runs one goroutine at a
+// time, an event of the recorded tab waits at most that long for the index.
 const (
-	searchSlice  = 2 * time.Second
-	searchBudget = 3 * time.Second
+	searchSlice          = 2 * time.Second
+	searchSliceRecording = 100 * time.Millisecond
+	searchBudget         = 3 * time.Second
 )
+
+// slice returns how long the index reads before it lets others in, and how it lets
+// them in: searchSlice and a yield, or while a tab is recorded searchSliceRecording
+// and a pause as long.
+func (t *textSearch) slice() (time.Duration, func()) {
+	if t.recording != nil && t.recording() {
+		return searchSliceRecording, func() { time.Sleep(searchSliceRecording) }
+	}
+	return searchSlice, yield
+}
 
 // catchUp indexes what every session has been written since the index last read
 // it, until deadline, and removes the sessions that are gone; done reports that

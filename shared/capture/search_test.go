@@ -305,3 +305,16 @@ func TestSearchIndexesInSlices(t *testing.T) {
 		t.Errorf("after the slices: %+v", res)
 	}
 }
+
+// While a tab is recorded, the index reads in short slices with pauses as long, so
+// that the recorder's events wait little for it; otherwise in long ones.
+func TestSearchSlicesAreShortWhileRecording(t *testing.T) {
+	svc, h, info := recordPageWith(t, func(string, map[string]any) (any, error) { return map[string]any{}, nil })
+	if slice, _ := svc.search.slice(); slice != searchSliceRecording {
+		t.Errorf("recording: slices of %v, want %v", slice, searchSliceRecording)
+	}
+	do(t, h, "POST", "/api/record/stop", &info)
+	if slice, _ := svc.search.slice(); slice != searchSlice {
+		t.Errorf("not recording: slices of %v, want %v", slice, searchSlice)
+	}
+}
