@@ -8,21 +8,20 @@
 // Prints a Markdown section.
 //
 //   node scripts/bench/replaymedia.mjs [--runs 7]
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { launch, startDemoSite, startRecording } from "../lib/browser.mjs";
 import { openReplay } from "../lib/replay.mjs";
 import { median, quantile, ratio } from "../lib/stats.mjs";
+import { makeVideo, playThrough } from "../lib/video.mjs";
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf("--runs") + 1] || 7) || 7;
 const seeks = [21.5, 4.2, 12.0];
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-bench-media-"));
 const video = path.join(dir, "video.webm");
-execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=30:size=640x360:rate=25",
-  "-c:v", "libvpx", "-b:v", "1M", "-g", "25", "-an", video]);
+makeVideo(video, { seconds: 30, size: "640x360", bitrate: "1M" });
 
 // watch plays the /watch page's video in a page (evaluate runs a function there) and
 // returns the time to its first frame and to each seek, in ms.
@@ -52,13 +51,7 @@ let reached = 0; // requests of the replays that reached the site
 try {
   const rec = await startRecording(browser, site.url);
   await rec.page.goto(url);
-  await rec.page.evaluate(() => new Promise((resolve, reject) => {
-    const v = document.getElementById("video");
-    v.playbackRate = 8;
-    v.onended = resolve;
-    v.onerror = () => reject(new Error("the video failed live"));
-    v.play().catch(reject);
-  }));
+  await playThrough(rec.page, "video", 8);
   // The seeks' ranges recorded too: a replay answers only the ranges it holds.
   await watch((fn) => rec.page.evaluate(fn));
   await rec.popup.bringToFront();

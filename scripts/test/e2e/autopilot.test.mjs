@@ -8,13 +8,13 @@
 // never submits the pages' forms, never follows their link away, never clicks their
 // delete or log-out buttons, and stops by itself.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { guardPort, launch, startDemoSite, startRecording, tabId, waitFor } from "../../lib/browser.mjs";
 import { openReplay } from "../../lib/replay.mjs";
+import { haveFFmpeg, makeVideo } from "../../lib/video.mjs";
 
 const feedTotal = 60;
 const widths = [200, 400, 800];
@@ -74,11 +74,10 @@ async function everyPage(on) {
 
 before(async () => {
   const args = [];
-  if (spawnSync("ffmpeg", ["-version"]).status === 0) {
+  if (haveFFmpeg()) {
     dir = mkdtempSync(path.join(tmpdir(), "webkeep-autopilot-"));
     video = path.join(dir, "video.webm");
-    execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=4:size=320x240:rate=25",
-      "-c:v", "libvpx", "-b:v", "400k", "-g", "25", "-an", video]);
+    makeVideo(video, { seconds: 4 });
     args.push("-video", video);
   } else if (process.env.CI === "true") {
     throw new Error("ffmpeg is not installed (scripts/setup.sh installs it for make test)");

@@ -4,38 +4,30 @@
 // plays, and seeks to three positions, each answered from the archive's 206 capture
 // by the bytes asked for, with nothing reaching the network.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, startDemoSite, startRecording, waitFor, guardPort } from "../../lib/browser.mjs";
 import { importWARC, openReplay } from "../../lib/replay.mjs";
+import { haveFFmpeg, makeVideo, playThrough } from "../../lib/video.mjs";
 
 let site, dir, browser, guard, session, url, video;
 
 before(async () => {
-  if (spawnSync("ffmpeg", ["-version"]).status !== 0) {
+  if (!haveFFmpeg()) {
     if (process.env.CI === "true") throw new Error("ffmpeg is not installed (scripts/setup.sh installs it for make test)");
     return;
   }
   dir = mkdtempSync(path.join(tmpdir(), "webkeep-video-"));
   video = path.join(dir, "video.webm");
-  execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=8:size=320x240:rate=25",
-    "-c:v", "libvpx", "-b:v", "400k", "-g", "25", "-an", video]);
+  makeVideo(video);
   site = await startDemoSite(["-video", video]);
   url = new URL("/video", site.url).href;
   browser = await launch({});
   const rec = await startRecording(browser, site.url);
   await rec.page.goto(url);
-  // Played through, at 4x: the browser fetches every byte it needs, by Range.
-  await rec.page.evaluate(() => new Promise((resolve, reject) => {
-    const v = document.getElementById("video");
-    v.playbackRate = 4;
-    v.onended = resolve;
-    v.onerror = () => reject(new Error(`the video failed live: ${v.error && v.error.message}`));
-    v.play().catch(reject);
-  }));
+  await playThrough(rec.page); // the browser fetches every byte it needs, by Range
   await rec.popup.bringToFront();
   await rec.popup.click("#stop");
   await rec.popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });

@@ -1,0 +1,29 @@
+// A real encoded video for the tests and benchmarks of media: made by Debian's ffmpeg
+// at run time, played through in a page as a viewer plays it.
+import { execFileSync, spawnSync } from "node:child_process";
+
+/** Whether ffmpeg is installed (scripts/setup.sh installs it for make test). */
+export const haveFFmpeg = () => spawnSync("ffmpeg", ["-version"]).status === 0;
+
+/**
+ * Writes a VP8 WebM of ffmpeg's test pattern to file: seconds long, size (WxH) at
+ * 25 frames a second, bitrate (ffmpeg's -b:v), a keyframe a second, no audio.
+ */
+export function makeVideo(file, { seconds = 8, size = "320x240", bitrate = "400k" } = {}) {
+  execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", `testsrc=duration=${seconds}:size=${size}:rate=25`,
+    "-c:v", "libvpx", "-b:v", bitrate, "-g", "25", "-an", file]);
+}
+
+/**
+ * Plays the video of id in page (Playwright's) through to its end at rate times its
+ * speed, so that the browser fetches every byte it needs, by Range.
+ */
+export function playThrough(page, id = "video", rate = 4) {
+  return page.evaluate(([id, rate]) => new Promise((resolve, reject) => {
+    const v = document.getElementById(id);
+    v.playbackRate = rate;
+    v.onended = resolve;
+    v.onerror = () => reject(new Error(`the video failed live: ${v.error && v.error.message}`));
+    v.play().catch(reject);
+  }), [id, rate]);
+}
