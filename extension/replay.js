@@ -21,6 +21,13 @@ const checkPage = params.get("check") || "";
 let loaded = false; // the replay tab's load event came
 let lastActivity = 0; // when the replay tab's last event came
 
+// When each step of the replay's first load came, in ms since the epoch (the clock of
+// performance.timeOrigin, which the replay tab's navigation timing shares): the first
+// time each happened, for the benchmark's breakdown of a first load
+// (scripts/bench/replay.mjs). Counts of the requests answered, by where from, too.
+const timeline = { paused: 0, batch: 0, kept: 0, core: 0, requests: [] };
+const mark = (name, last) => { if (last || !timeline[name]) timeline[name] = performance.timeOrigin + performance.now(); };
+
 const decodeAnswer = (h) => JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(h || "")));
 const list = (ul, items) => {
   ul.replaceChildren(...items.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
@@ -77,6 +84,7 @@ const loadBatch = (url) => {
     return b;
   }
   b = { answers: new Map(), loaded: null };
+  mark("batchAsked");
   b.loaded = api(`/batch?url=${encodeURIComponent(url)}&ts=${encodeURIComponent(ts)}`).then(async (res) => {
     if (!res.ok) throw new Error(`batch: ${res.status}`);
     const buf = new Uint8Array(await res.arrayBuffer());
@@ -86,6 +94,7 @@ const loadBatch = (url) => {
       b.answers.set(a.url, { a, body: buf.subarray(at, at + a.size) });
       at += a.size;
     }
+    mark("batchLoaded");
   }).catch(() => batches.delete(url)) // its requests are then answered one by one
     .finally(() => { b.loaded = null; });
   batches.set(url, b);
@@ -124,6 +133,11 @@ const fromBatch = async (url) => {
 // answer hands one paused request to the core (or takes its answer from the batch)
 // and its answer to the browser.
 async function answer(target, { requestId, request, resourceType, frameId, networkId }) {
+  const doc = resourceType === "Document" && !target.sessionId && frameId === mainFrame;
+  timeline.paused++;
+  const step = { url: request.url, paused: performance.timeOrigin + performance.now() };
+  if (timeline.requests.length < 50) timeline.requests.push(step);
+  if (doc) mark("documentPaused");
   try {
     if (resourceType === "Document") {
       // A navigation's document request has the navigation's loader id as its id.
@@ -152,10 +166,15 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
       keep(key, got);
     }
     const { a, body } = got;
+    timeline[from]++;
+    if (doc) mark("documentAnswered");
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: a.headers, body: body.toBase64(),
       ...(a.reason ? { responsePhrase: a.reason } : {}),
     });
+    step.fulfilled = performance.timeOrigin + performance.now();
+    if (doc) mark("documentFulfilled");
+    mark("lastFulfilled", true);
     if (from === "batch") served.push(request.url);
     else if (from === "kept") {
       const { url, archived, approximate, timestamp, why } = a;
@@ -185,7 +204,10 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
   lastActivity = performance.now();
   const target = source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId };
   if (method === "Fetch.requestPaused") answer(target, p);
-  else if (method === "Page.loadEventFired" && !source.sessionId) loaded = true;
+  else if (method === "Page.loadEventFired" && !source.sessionId) {
+    loaded = true;
+    if (timeline.navigate) mark("loadEvent");
+  }
   else if (method === "Page.frameStartedNavigating" && !source.sessionId && p.frameId === mainFrame &&
     !/sameDocument|WithPost/i.test(p.navigationType)) pageBatch(p.loaderId, p.url, true);
   else if (method === "Inspector.targetCrashed" && !source.sessionId) {
@@ -211,11 +233,13 @@ addEventListener("pagehide", () => {
 });
 
 async function start() {
+  mark("start");
   if (!session && !team) throw new Error("replay.html needs ?session=ID&url=URL (or ?team=1&url=URL)");
   const res = await api(team ? `/start?url=${encodeURIComponent(pageURL)}&ts=${encodeURIComponent(ts)}` : "/start", { method: "POST" });
   const info = await res.json();
   if (!res.ok) throw new Error(info.error);
   captures = info.captures;
+  mark("started");
   $("replay-session").textContent = `${info.session.name} (${info.captures} captures)`;
   if (!pageURL) {
     // No page named: the session's pages, each a replay link.
@@ -247,7 +271,9 @@ async function start() {
   const bar = await chrome.tabs.getCurrent();
   const tab = await chrome.tabs.create({ url: "about:blank", active: true, ...(bar ? { index: bar.index + 1, openerTabId: bar.id } : {}) });
   tabId = tab.id;
+  mark("tabCreated");
   await chrome.debugger.attach({ tabId }, "1.3");
+  mark("attached");
   await intercept({ tabId });
   // With the Page domain off, the tab's first navigation was sometimes left with no
   // renderer (the tab "unloaded", about:blank for good): Page and Inspector are enabled
@@ -261,6 +287,7 @@ async function start() {
     await chrome.debugger.sendCommand({ tabId }, "Network.setCacheDisabled", { cacheDisabled: true });
   }
   mainFrame = (await chrome.debugger.sendCommand({ tabId }, "Page.getFrameTree")).frameTree.frame.id;
+  mark("navigate");
   await navigate();
   document.body.dataset.replayTab = String(tabId);
   $("state").dataset.state = "replaying";
