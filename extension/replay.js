@@ -235,6 +235,17 @@ addEventListener("pagehide", () => {
 async function start() {
   mark("start");
   if (!session && !team) throw new Error("replay.html needs ?session=ID&url=URL (or ?team=1&url=URL)");
+  // What the replay tab needs is asked for together, before the replay's start comes
+  // back: the page's batch, network prediction off, and where the bar is. The browser
+  // would otherwise open connections ahead of the page's requests (preconnect,
+  // prefetch) to the hosts it remembers: network prediction is off while a replay
+  // runs, and back to the user's choice when it ends.
+  let ready = null;
+  if (pageURL) {
+    loadBatch(pageURL);
+    ready = Promise.all([chrome.tabs.getCurrent(), chrome.privacy.network.networkPredictionEnabled.set({ value: false })]);
+    ready.catch(() => {}); // said below, once the start has
+  }
   const res = await api(team ? `/start?url=${encodeURIComponent(pageURL)}&ts=${encodeURIComponent(ts)}` : "/start", { method: "POST" });
   const info = await res.json();
   if (!res.ok) throw new Error(info.error);
@@ -261,32 +272,36 @@ async function start() {
     return;
   }
   $("replay-url").textContent = pageURL;
-  loadBatch(pageURL); // while the tab is made
-  // The browser would otherwise open connections ahead of the page's requests
-  // (preconnect, prefetch) to the hosts it remembers: network prediction is off while
-  // a replay runs, and back to the user's choice when it ends.
-  await chrome.privacy.network.networkPredictionEnabled.set({ value: false });
   // The replay tab opens in front, beside the bar (a tab in the background is also
   // given less of the machine by the browser: its first load took longer).
-  const bar = await chrome.tabs.getCurrent();
+  const [bar] = await ready;
   const tab = await chrome.tabs.create({ url: "about:blank", active: true, ...(bar ? { index: bar.index + 1, openerTabId: bar.id } : {}) });
   tabId = tab.id;
   mark("tabCreated");
+  // The service worker is told that this tab's events are the replay's: it drops them
+  // instead of handing them to the recorder.
+  navigator.serviceWorker.controller?.postMessage({ replayTab: tabId });
   await chrome.debugger.attach({ tabId }, "1.3");
   mark("attached");
-  await intercept({ tabId });
-  // With the Page domain off, the tab's first navigation was sometimes left with no
-  // renderer (the tab "unloaded", about:blank for good): Page and Inspector are enabled
-  // first, and a crash of the replayed page is said in the bar.
-  await chrome.debugger.sendCommand({ tabId }, "Page.enable");
-  await chrome.debugger.sendCommand({ tabId }, "Inspector.enable");
-  if (checkPage) {
-    // A check right after recording, in the same browser, would otherwise be given
-    // what the browser's cache kept of the live site, not what the archive holds.
-    await chrome.debugger.sendCommand({ tabId }, "Network.enable");
-    await chrome.debugger.sendCommand({ tabId }, "Network.setCacheDisabled", { cacheDisabled: true });
-  }
-  mainFrame = (await chrome.debugger.sendCommand({ tabId }, "Page.getFrameTree")).frameTree.frame.id;
+  // The tab's commands are sent together: the browser runs them in the order sent,
+  // and the bar waits once instead of once for each. With the Page domain off, the
+  // tab's first navigation was sometimes left with no renderer (the tab "unloaded",
+  // about:blank for good): Page and Inspector are enabled before it, and a crash of
+  // the replayed page is said in the bar. A check right after recording, in the same
+  // browser, would otherwise be given what the browser's cache kept of the live site,
+  // not what the archive holds: its tab's cache is off.
+  const t = { tabId };
+  const [, , , , tree] = await Promise.all([
+    intercept(t),
+    chrome.debugger.sendCommand(t, "Page.enable"),
+    chrome.debugger.sendCommand(t, "Inspector.enable"),
+    checkPage && Promise.all([
+      chrome.debugger.sendCommand(t, "Network.enable"),
+      chrome.debugger.sendCommand(t, "Network.setCacheDisabled", { cacheDisabled: true }),
+    ]),
+    chrome.debugger.sendCommand(t, "Page.getFrameTree"),
+  ]);
+  mainFrame = tree.frameTree.frame.id;
   mark("navigate");
   await navigate();
   document.body.dataset.replayTab = String(tabId);
