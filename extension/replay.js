@@ -278,9 +278,6 @@ async function start() {
   const tab = await chrome.tabs.create({ url: "about:blank", active: true, ...(bar ? { index: bar.index + 1, openerTabId: bar.id } : {}) });
   tabId = tab.id;
   mark("tabCreated");
-  // The service worker is told that this tab's events are the replay's: it drops them
-  // instead of handing them to the recorder.
-  navigator.serviceWorker.controller?.postMessage({ replayTab: tabId });
   await chrome.debugger.attach({ tabId }, "1.3");
   mark("attached");
   // The tab's commands are sent together: the browser runs them in the order sent,

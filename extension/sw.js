@@ -71,18 +71,7 @@ self.webkeepHost = {
   store: idbStore,
 };
 
-// The tabs a replay page (replay.js) debugs: it says so before it attaches. Their
-// events are the replay's, never a recording's, and are dropped here at once: handed to
-// the core, they took processor time from the replay's first load (the urgent ones go
-// at once, as the page's navigation starts), in the process the replay page answers
-// the tab's requests from. A tab is the replay's until it is detached.
-const replayTabs = new Set();
-self.addEventListener("message", (event) => {
-  if (Number.isInteger(event.data?.replayTab)) replayTabs.add(event.data.replayTab);
-});
-
 chrome.debugger.onEvent.addListener((source, method, params) => {
-  if (replayTabs.has(source.tabId)) return;
   if (method === "Fetch.requestPaused") {
     // Only the core's own pauses: a replay (replay.js) answers those of its tab.
     if (!pausing.has(targetKey(source.tabId, source.sessionId))) return;
@@ -109,7 +98,6 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   else pacer.add(event, bytes ? bytes.length : 0);
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
-  replayTabs.delete(source.tabId);
   for (const k of pausing) if (k.startsWith(source.tabId + " ")) pausing.delete(k);
   pacer.add((c) => c.detached(source.tabId, String(reason)));
 });
