@@ -49,7 +49,11 @@ try {
   // the load event, with the tab's time origin (ms since the epoch).
   const firstLoad = () => {
     const n = performance.getEntriesByType("navigation")[0];
-    return { ms: n.loadEventStart - n.startTime, origin: performance.timeOrigin + n.startTime, responseEnd: n.responseEnd - n.startTime, dcl: n.domContentLoadedEventStart - n.startTime };
+    return {
+      ms: n.loadEventStart - n.startTime, origin: performance.timeOrigin + n.startTime, responseEnd: n.responseEnd - n.startTime,
+      dcl: n.domContentLoadedEventStart - n.startTime,
+      asked: Object.fromEntries(performance.getEntriesByType("resource").map((r) => [r.name, r.startTime - n.startTime])),
+    };
   };
   // A page's first loads: live in a new tab (the browser's cache as browsing left it)
   // and in a new replay (its bar made anew, no batch kept), one of each in turn, the
@@ -73,9 +77,14 @@ try {
     const tl = await r.bar.evaluate(() => ({ ...timeline, opened: performance.timeOrigin }));
     await r.close();
     const at = (k) => (tl[k] ? tl[k] - t.origin : NaN);
+    // Each subresource: from the tab's asking for it to the bar's being told it is
+    // paused, and from then to its fulfilment.
+    const subs = tl.requests.filter((q) => t.asked[q.url] !== undefined && q.fulfilled);
     steps.push({
       page: new URL(u).pathname, ...Object.fromEntries(stepNames.map(([k]) => [k, at(k)])),
       responseEnd: t.responseEnd, dcl: t.dcl, load: t.ms, paused: tl.paused, batch: tl.batch, kept: tl.kept, core: tl.core,
+      toBar: subs.length ? median(subs.map((q) => q.paused - t.origin - t.asked[q.url])) : NaN,
+      toFulfil: subs.length ? median(subs.map((q) => q.fulfilled - q.paused)) : NaN,
     });
     return t.ms;
   };
@@ -126,7 +135,7 @@ const band = (on, off) => {
 };
 console.log("## Replay in webkeep");
 console.log();
-console.log(`\`node scripts/bench/replay.mjs\`: the demo site recorded through the extension, each page replayed in webkeep (replay.html, the debugger's Fetch domain, every request answered from the archive). First load: the page's first load (the browser's navigation timing, from the navigation's start to the load event) in a new tab, live (the browser's cache as the recording left it) and in a new replay (its bar made anew, its batch not yet asked for), ${firstRuns} of each, one of each in turn. Reload: the page's tab reloaded until its load event, live and replayed, one of each in turn (${runs} of each). Each ratio is of the medians, with its 95% bootstrap interval (scripts/lib/stats.mjs). Target (issue 38): first loads at most 1.3x live, the whole interval.`);
+console.log(`\`node scripts/bench/replay.mjs\`: the demo site recorded through the extension, each page replayed in webkeep (replay.html, the debugger's Fetch domain, every request answered from the archive). First load: the page's first load (the browser's navigation timing, from the navigation's start to the load event) in a new tab, live (the browser's cache as the recording left it) and in a new replay (its bar made anew, with no batch kept; the core keeps the batches it made last), ${firstRuns} of each, one of each in turn. Reload: the page's tab reloaded until its load event, live and replayed, one of each in turn (${runs} of each). Each ratio is of the medians, with its 95% bootstrap interval (scripts/lib/stats.mjs). Target (issue 38): first loads at most 1.3x live, the whole interval.`);
 console.log();
 console.log("| page | first load: live | replay | replay / live (95%) | reload: live | replay | replay / live (95%) |");
 console.log("|---|---|---|---|---|---|---|");
@@ -141,14 +150,14 @@ const over = rows.filter(({ f }) => interval(f.replay, f.live)[1] > 1.3).map((r)
 console.log(over.length ? `First loads over 1.3x somewhere in their interval: ${over.join(", ")}.` : "Every page's first-load interval is at most 1.3x.");
 console.log(`Load average (1 min) after each page: ${loads.join(", ")}.`);
 console.log();
-console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it):");
+console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it). The last two are durations, medians of the page's subresources: from the tab's asking for one (its resource timing) to the bar's being told it is paused, and from then to its fulfilment:");
 console.log();
-console.log(`| page | ${stepNames.map(([, name]) => name).join(" | ")} | document's response end | DOMContentLoaded | load event | requests: batch / kept / core |`);
-console.log(`|---|${stepNames.map(() => "---").join("|")}|---|---|---|---|`);
+console.log(`| page | ${stepNames.map(([, name]) => name).join(" | ")} | document's response end | DOMContentLoaded | load event | requests: batch / kept / core | a subresource: asked to paused in the bar | paused to fulfilled |`);
+console.log(`|---|${stepNames.map(() => "---").join("|")}|---|---|---|---|---|---|`);
 for (const u of rows.map((r) => r.url)) {
   const s = steps.filter((x) => x.page === u);
   const m = (k) => { const v = s.map((x) => x[k]).filter((x) => !Number.isNaN(x)); return v.length ? String(Math.round(median(v))) : "-"; };
-  console.log(`| ${u} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} |`);
+  console.log(`| ${u} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
 }
 console.log();
 console.log(`The 24 MB file replayed (fetch() from the home page, ${mem.result}) in ${ms(mem.bigMs)}. Resident memory of the extension's process (the Go core and the replay page): ${mb(mem.before.ext)} before, ${mb(mem.peak.ext)} at the peak; of the whole browser: ${mb(mem.before.all)} before, ${mb(mem.peak.all)} at the peak (sampled every 50 ms).`);
