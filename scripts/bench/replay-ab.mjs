@@ -103,10 +103,16 @@ const kids = builds.map(([name, dir]) => {
 try {
   let urls;
   for (const k of kids) urls = (await k.next()).urls;
-  if (process.env.REPLAY_AB_FIRST) {
-    await firsts(urls);
-    process.exit(0);
-  }
+  if (process.env.REPLAY_AB_FIRST) await firsts(urls);
+  else await reloads(urls);
+} finally {
+  for (const k of kids) k.p.stdin.write("quit\n");
+  site.stop();
+}
+
+// reloads prints the reload times of urls, live and replayed in each build, in turn
+// (the builds' order alternating), runs of each.
+async function reloads(urls) {
   const rows = [];
   const loads = [];
   for (const url of urls) {
@@ -127,9 +133,6 @@ try {
   }
   console.log();
   console.log(`Median of ${runs} reloads each; load average (1 min) after each page: ${loads.join(", ")}.`);
-} finally {
-  for (const k of kids) k.p.stdin.write("quit\n");
-  site.stop();
 }
 
 // firsts prints the first loads of urls, live and in a new replay of each build, in
