@@ -24,7 +24,8 @@ let lastActivity = 0; // when the replay tab's last event came
 // When each step of the replay's first load came, in ms since the epoch (the clock of
 // performance.timeOrigin, which the replay tab's navigation timing shares): the first
 // time each happened, for the benchmark's breakdown of a first load
-// (scripts/bench/replay.mjs). Counts of the requests answered, by where from, too.
+// (scripts/bench/replay.mjs). Also the requests answered, counted by where their answer
+// came from, and the first 50 of them with when each was paused and fulfilled.
 const timeline = { paused: 0, batch: 0, kept: 0, core: 0, requests: [] };
 const mark = (name, last) => { if (last || !timeline[name]) timeline[name] = performance.timeOrigin + performance.now(); };
 
@@ -244,7 +245,7 @@ async function start() {
   if (pageURL) {
     loadBatch(pageURL);
     ready = Promise.all([chrome.tabs.getCurrent(), chrome.privacy.network.networkPredictionEnabled.set({ value: false })]);
-    ready.catch(() => {}); // said below, once the start has
+    ready.catch(() => {}); // its error is thrown below, after the start's
   }
   const res = await api(team ? `/start?url=${encodeURIComponent(pageURL)}&ts=${encodeURIComponent(ts)}` : "/start", { method: "POST" });
   const info = await res.json();
