@@ -27,6 +27,15 @@ const fileLink = (a) => Object.assign(document.createElement("a"), {
   href: `${team ? "/api/team/replay/file" : `/api/replay/${encodeURIComponent(session)}/file`}?url=${encodeURIComponent(a.url)}&ts=${encodeURIComponent(a.timestamp)}`,
   textContent: "Save the file",
 });
+
+// When each step of the replay's first load came, in ms since the epoch (the clock of
+// performance.timeOrigin, which the replay tab's navigation timing shares): the first
+// time each happened, for the benchmark's breakdown of a first load
+// (scripts/bench/replay.mjs). Also the requests answered, counted by where their answer
+// came from, and the first 50 of them with when each was paused and fulfilled.
+const timeline = { paused: 0, batch: 0, kept: 0, core: 0, requests: [] };
+const mark = (name, last) => { if (last || !timeline[name]) timeline[name] = performance.timeOrigin + performance.now(); };
+
 const decodeAnswer = (h) => JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(h || "")));
 const list = (ul, items) => {
   ul.replaceChildren(...items.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
@@ -85,6 +94,7 @@ const loadBatch = (url) => {
     return b;
   }
   b = { answers: new Map(), loaded: null };
+  mark("batchAsked");
   b.loaded = api(`/batch?url=${encodeURIComponent(url)}&ts=${encodeURIComponent(ts)}`).then(async (res) => {
     if (!res.ok) throw new Error(`batch: ${res.status}`);
     const buf = new Uint8Array(await res.arrayBuffer());
@@ -94,6 +104,7 @@ const loadBatch = (url) => {
       b.answers.set(a.url, { a, body: buf.subarray(at, at + a.size) });
       at += a.size;
     }
+    mark("batchLoaded");
   }).catch(() => batches.delete(url)) // its requests are then answered one by one
     .finally(() => { b.loaded = null; });
   batches.set(url, b);
@@ -133,6 +144,11 @@ const fromBatch = async (url) => {
 // answer hands one paused request to the core (or takes its answer from the batch)
 // and its answer to the browser.
 async function answer(target, { requestId, request, resourceType, frameId, networkId }) {
+  const doc = resourceType === "Document" && !target.sessionId && frameId === mainFrame;
+  timeline.paused++;
+  const step = { url: request.url, paused: performance.timeOrigin + performance.now() };
+  if (timeline.requests.length < 50) timeline.requests.push(step);
+  if (doc) mark("documentPaused");
   try {
     if (resourceType === "Document") {
       // A navigation's document request has the navigation's loader id as its id.
@@ -161,6 +177,8 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
       keep(key, got);
     }
     const { a, body } = got;
+    timeline[from]++;
+    if (doc) mark("documentAnswered");
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: a.headers, body: body.toBase64(),
       ...(a.reason ? { responsePhrase: a.reason } : {}),
@@ -168,6 +186,9 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // A navigation to a download too large for the page: the tab stays on its page
     // (204) and the file is saved from the archive, as the browser saved it live.
     if (a.save) fileLink(a).click();
+    step.fulfilled = performance.timeOrigin + performance.now();
+    if (doc) mark("documentFulfilled");
+    mark("lastFulfilled", true);
     if (from === "batch") served.push(request.url);
     else if (from === "kept") {
       const { url, archived, approximate, timestamp, why } = a;
@@ -197,7 +218,10 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
   lastActivity = performance.now();
   const target = source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId };
   if (method === "Fetch.requestPaused") answer(target, p);
-  else if (method === "Page.loadEventFired" && !source.sessionId) loaded = true;
+  else if (method === "Page.loadEventFired" && !source.sessionId) {
+    loaded = true;
+    if (timeline.navigate) mark("loadEvent");
+  }
   else if (method === "Page.frameStartedNavigating" && !source.sessionId && p.frameId === mainFrame &&
     !/sameDocument|WithPost/i.test(p.navigationType)) pageBatch(p.loaderId, p.url, true);
   else if (method === "Inspector.targetCrashed" && !source.sessionId) {
@@ -223,11 +247,24 @@ addEventListener("pagehide", () => {
 });
 
 async function start() {
+  mark("start");
   if (!session && !team) throw new Error("replay.html needs ?session=ID&url=URL (or ?team=1&url=URL)");
+  // What the replay tab needs is asked for together, before the replay's start comes
+  // back: the page's batch, network prediction off, and where the bar is. The browser
+  // would otherwise open connections ahead of the page's requests (preconnect,
+  // prefetch) to the hosts it remembers: network prediction is off while a replay
+  // runs, and back to the user's choice when it ends.
+  let ready = null;
+  if (pageURL) {
+    loadBatch(pageURL);
+    ready = Promise.all([chrome.tabs.getCurrent(), chrome.privacy.network.networkPredictionEnabled.set({ value: false })]);
+    ready.catch(() => {}); // its error is thrown below, after the start's
+  }
   const res = await api(team ? `/start?url=${encodeURIComponent(pageURL)}&ts=${encodeURIComponent(ts)}` : "/start", { method: "POST" });
   const info = await res.json();
   if (!res.ok) throw new Error(info.error);
   captures = info.captures;
+  mark("started");
   $("replay-session").textContent = `${info.session.name} (${info.captures} captures)`;
   if (!pageURL) {
     // No page named: the session's pages, each a replay link.
@@ -249,30 +286,34 @@ async function start() {
     return;
   }
   $("replay-url").textContent = pageURL;
-  loadBatch(pageURL); // while the tab is made
-  // The browser would otherwise open connections ahead of the page's requests
-  // (preconnect, prefetch) to the hosts it remembers: network prediction is off while
-  // a replay runs, and back to the user's choice when it ends.
-  await chrome.privacy.network.networkPredictionEnabled.set({ value: false });
   // The replay tab opens in front, beside the bar (a tab in the background is also
   // given less of the machine by the browser: its first load took longer).
-  const bar = await chrome.tabs.getCurrent();
+  const [bar] = await ready;
   const tab = await chrome.tabs.create({ url: "about:blank", active: true, ...(bar ? { index: bar.index + 1, openerTabId: bar.id } : {}) });
   tabId = tab.id;
+  mark("tabCreated");
   await chrome.debugger.attach({ tabId }, "1.3");
-  await intercept({ tabId });
-  // With the Page domain off, the tab's first navigation was sometimes left with no
-  // renderer (the tab "unloaded", about:blank for good): Page and Inspector are enabled
-  // first, and a crash of the replayed page is said in the bar.
-  await chrome.debugger.sendCommand({ tabId }, "Page.enable");
-  await chrome.debugger.sendCommand({ tabId }, "Inspector.enable");
-  if (checkPage) {
-    // A check right after recording, in the same browser, would otherwise be given
-    // what the browser's cache kept of the live site, not what the archive holds.
-    await chrome.debugger.sendCommand({ tabId }, "Network.enable");
-    await chrome.debugger.sendCommand({ tabId }, "Network.setCacheDisabled", { cacheDisabled: true });
-  }
-  mainFrame = (await chrome.debugger.sendCommand({ tabId }, "Page.getFrameTree")).frameTree.frame.id;
+  mark("attached");
+  // The tab's commands are sent together: the browser runs them in the order sent,
+  // and the bar waits once instead of once for each. With the Page domain off, the
+  // tab's first navigation was sometimes left with no renderer (the tab "unloaded",
+  // about:blank for good): Page and Inspector are enabled before it, and a crash of
+  // the replayed page is said in the bar. A check right after recording, in the same
+  // browser, would otherwise be given what the browser's cache kept of the live site,
+  // not what the archive holds: its tab's cache is off.
+  const t = { tabId };
+  const [, , , , tree] = await Promise.all([
+    intercept(t),
+    chrome.debugger.sendCommand(t, "Page.enable"),
+    chrome.debugger.sendCommand(t, "Inspector.enable"),
+    checkPage && Promise.all([
+      chrome.debugger.sendCommand(t, "Network.enable"),
+      chrome.debugger.sendCommand(t, "Network.setCacheDisabled", { cacheDisabled: true }),
+    ]),
+    chrome.debugger.sendCommand(t, "Page.getFrameTree"),
+  ]);
+  mainFrame = tree.frameTree.frame.id;
+  mark("navigate");
   await navigate();
   document.body.dataset.replayTab = String(tabId);
   $("state").dataset.state = "replaying";

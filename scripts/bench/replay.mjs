@@ -1,25 +1,38 @@
 // `make bench` (scripts/bench/sections/replay.sh): the demo site recorded through the extension,
-// then each page replayed in webkeep (replay.html) and its replay tab's reloads until
-// the load event timed against the live page's, the two alternating. Also each page's
-// first load in a new tab (the browser's navigation timing: navigation start to load
-// event), live and in a new replay. And memory while the 24 MB file replays, the site
-// stopped.
+// then each page's first load, live in a new tab and in a new replay (replay.html), one
+// of each in turn (REPLAY_BENCH_FIRST of each, default 21), and its reloads, live and
+// replayed, one of each in turn (REPLAY_BENCH_RUNS, default 15): each page's ratios with
+// their 95% bootstrap intervals. Then where each new replay's first load went (the
+// timeline the bar keeps), and memory while the 24 MB file replays, the site stopped.
 // Prints a Markdown section.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { launch, peakMemory, startDemoSite } from "../lib/browser.mjs";
-import { openReplay } from "../lib/replay.mjs";
+import { attachReplay, openReplay } from "../lib/replay.mjs";
+import { interval, median } from "../lib/stats.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
 
+// Each new replay's timeline (extension/replay.js keeps it in the bar: when each step
+// first came) is broken down by step, from the replay tab's navigation start.
+const stepNames = [
+  ["opened", "bar opened"], ["start", "bar's script"], ["batchAsked", "batch asked"], ["started", "replay started"],
+  ["tabCreated", "tab made"], ["attached", "debugger attached"], ["navigate", "navigate sent"],
+  ["documentPaused", "document paused"], ["batchLoaded", "batch in the bar"], ["documentAnswered", "document answered"],
+  ["documentFulfilled", "document fulfilled"], ["lastFulfilled", "last request fulfilled"],
+];
+
 const runs = Number(process.env.REPLAY_BENCH_RUNS || 15);
-const firstReplays = 3;
+// New replays (and new live tabs) per page, for its first load.
+const firstRuns = Number(process.env.REPLAY_BENCH_FIRST || 21);
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-replay-bench-"));
 const site = await startDemoSite(["-big", String(24 << 20)]);
 const browser = await launch({ downloads: dir });
-const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const live = {};
 const rows = [];
+const steps = []; // each new replay's timeline (see stepNames), ms from its navigation's start
+const loads = [];
+const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 let mem;
 try {
   const id = (await recordDemo(site, dir, live, { browser })).id;
@@ -32,47 +45,70 @@ try {
     await page.reload({ waitUntil: "load" });
     return performance.now() - t0;
   };
-  const liveFirst = {};
+  // A first load by the browser's navigation timing: from the navigation's start to
+  // the load event, with the tab's time origin (ms since the epoch).
   const firstLoad = () => {
     const n = performance.getEntriesByType("navigation")[0];
-    return n.loadEventStart - n.startTime;
+    return {
+      ms: n.loadEventStart - n.startTime, origin: performance.timeOrigin + n.startTime, responseEnd: n.responseEnd - n.startTime,
+      dcl: n.domContentLoadedEventStart - n.startTime,
+      asked: Object.fromEntries(performance.getEntriesByType("resource").map((r) => [r.name, r.startTime - n.startTime])),
+    };
   };
-  // A replay loads its page in a tab of its own: the live first load is timed the
-  // same way, in a new tab (median of 5), the browser's cache as browsing left it.
-  const firstRuns = 5;
-  for (const u of urls) {
-    const t = [];
-    for (let i = 0; i < firstRuns; i++) {
-      const tab = await browser.context.newPage();
-      await tab.goto(u);
-      t.push(await tab.evaluate(firstLoad));
-      await tab.close();
-    }
-    liveFirst[u] = median(t);
-  }
+  // A page's first loads: live in a new tab (the browser's cache as browsing left it)
+  // and in a new replay (its bar made anew, no batch kept), one of each in turn, the
+  // order swapped each time, so that a change in the machine's load falls on both.
+  const liveFirst = async (u) => {
+    const tab = await browser.context.newPage();
+    await tab.goto(u);
+    const t = await tab.evaluate(firstLoad);
+    await tab.close();
+    return t.ms;
+  };
+  // The replay is awaited in its bar, which notes the tab's load event: polling the
+  // replay tab itself (as openReplay does) would run scripts in it while it loads.
+  const replayFirst = async (u) => {
+    const earlier = new Set(browser.context.pages());
+    const bar = await browser.context.newPage();
+    await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(id)}&url=${encodeURIComponent(u)}`));
+    await bar.waitForFunction(() => timeline.loadEvent, null, { polling: 50, timeout: 60000 });
+    const r = await attachReplay(browser, bar, earlier);
+    const t = await r.evaluate(firstLoad);
+    const tl = await r.bar.evaluate(() => ({ ...timeline, opened: performance.timeOrigin }));
+    await r.close();
+    const at = (k) => (tl[k] ? tl[k] - t.origin : NaN);
+    // Each subresource: from the tab's asking for it to the bar's being told it is
+    // paused, and from then to its fulfilment.
+    const subs = tl.requests.filter((q) => t.asked[q.url] !== undefined && q.fulfilled);
+    steps.push({
+      page: new URL(u).pathname, ...Object.fromEntries(stepNames.map(([k]) => [k, at(k)])),
+      responseEnd: t.responseEnd, dcl: t.dcl, load: t.ms, paused: tl.paused, batch: tl.batch, kept: tl.kept, core: tl.core,
+      toBar: subs.length ? median(subs.map((q) => q.paused - t.origin - t.asked[q.url])) : NaN,
+      toFulfil: subs.length ? median(subs.map((q) => q.fulfilled - q.paused)) : NaN,
+    });
+    return t.ms;
+  };
   // Each page's reloads, live and replayed, alternate (one of each in turn, both tabs
   // open), so that a change in the machine's load falls on both alike. The site stays
   // up meanwhile: the replay tab's requests are all answered from the archive (the
   // end-to-end test counts those that reach the site's port during replay: none).
   const page = await browser.context.newPage();
   for (const u of urls) {
-    await page.goto(u);
-    // The first load of a new replay (its bar made anew, no batch kept), three times;
-    // the last one's tab is then reloaded.
-    const firsts = [];
-    let r;
-    for (let i = 0; i < firstReplays; i++) {
-      await r?.close();
-      r = await openReplay(browser, id, u);
-      firsts.push(await r.evaluate(firstLoad));
+    const f = { live: [], replay: [] };
+    for (let i = 0; i < firstRuns; i++) {
+      if (i % 2) f.replay.push(await replayFirst(u));
+      f.live.push(await liveFirst(u));
+      if (!(i % 2)) f.replay.push(await replayFirst(u));
     }
-    const first = median(firsts);
+    await page.goto(u);
+    const r = await openReplay(browser, id, u);
     const t = { live: [], replay: [] };
     for (let i = 0; i < runs; i++) {
       t.live.push(await reload(page));
       t.replay.push(await reload(r.page));
     }
-    rows.push({ url: new URL(u).pathname, live: median(t.live), replay: median(t.replay), liveFirst: liveFirst[u], first });
+    rows.push({ url: new URL(u).pathname, t, f });
+    loads.push(loadavg());
     await r.close();
   }
   await page.close();
@@ -93,15 +129,35 @@ try {
 }
 const ms = (x) => `${Math.round(x)} ms`;
 const mb = (x) => `${(x / 1e6).toFixed(0)} MB`;
+const band = (on, off) => {
+  const [lo, hi] = interval(on, off);
+  return `${(median(on) / median(off)).toFixed(2)}x (${lo.toFixed(2)}-${hi.toFixed(2)})`;
+};
 console.log("## Replay in webkeep");
 console.log();
-console.log(`\`node scripts/bench/replay.mjs\`: the demo site recorded through the extension, each page replayed in webkeep (replay.html, the debugger's Fetch domain, every request answered from the archive) and its replay tab's reloads until the load event timed against the live page's, one of each in turn (median of ${runs} each). Target: replay at most 1.5x live. First load: the page's first load (the browser's navigation timing, from the navigation's start to the load event) in a new tab, live (median of 5 new tabs, the browser's cache as the recording left it) and in a new replay (median of ${firstReplays}, each its bar made anew, its batch not yet asked for).`);
+console.log(`\`node scripts/bench/replay.mjs\`: the demo site recorded through the extension, each page replayed in webkeep (replay.html, the debugger's Fetch domain, every request answered from the archive). First load: the page's first load (the browser's navigation timing, from the navigation's start to the load event) in a new tab, live (the browser's cache as the recording left it) and in a new replay (its bar made anew, with no batch kept; the core keeps the batches it made last), ${firstRuns} of each, one of each in turn. Reload: the page's tab reloaded until its load event, live and replayed, one of each in turn (${runs} of each). Each ratio is of the medians, with its 95% bootstrap interval (scripts/lib/stats.mjs). Target (issue 38): first loads at most 1.3x live, the whole interval.`);
 console.log();
-console.log("| page | live | replay | replay / live | first load: live | replay | replay / live |");
+console.log("| page | first load: live | replay | replay / live (95%) | reload: live | replay | replay / live (95%) |");
 console.log("|---|---|---|---|---|---|---|");
-const row = (name, r) => `| ${name} | ${ms(r.live)} | ${ms(r.replay)} | ${(r.replay / r.live).toFixed(2)}x | ${ms(r.liveFirst)} | ${ms(r.first)} | ${(r.first / r.liveFirst).toFixed(2)}x |`;
-for (const r of rows) console.log(row(r.url, r));
-const sum = (k) => rows.reduce((n, r) => n + r[k], 0);
-console.log(row("all pages", Object.fromEntries(["live", "replay", "liveFirst", "first"].map((k) => [k, sum(k)]))));
+for (const { url, t, f } of rows) {
+  console.log(`| ${url} | ${ms(median(f.live))} | ${ms(median(f.replay))} | ${band(f.replay, f.live)} | ${ms(median(t.live))} | ${ms(median(t.replay))} | ${band(t.replay, t.live)} |`);
+}
+// All pages: the sum of each page's loads, run by run.
+const sums = (k, side) => rows[0][k][side].map((_, i) => rows.reduce((n, r) => n + r[k][side][i], 0));
+console.log(`| all pages | ${ms(median(sums("f", "live")))} | ${ms(median(sums("f", "replay")))} | ${band(sums("f", "replay"), sums("f", "live"))} | ${ms(median(sums("t", "live")))} | ${ms(median(sums("t", "replay")))} | ${band(sums("t", "replay"), sums("t", "live"))} |`);
+console.log();
+const over = rows.filter(({ f }) => interval(f.replay, f.live)[1] > 1.3).map((r) => r.url);
+console.log(over.length ? `First loads over 1.3x somewhere in their interval: ${over.join(", ")}.` : "Every page's first-load interval is at most 1.3x.");
+console.log(`Load average (1 min) after each page: ${loads.join(", ")}.`);
+console.log();
+console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it). The last two are durations, medians of the page's subresources: from the tab's asking for one (its resource timing) to the bar's being told it is paused, and from then to its fulfilment:");
+console.log();
+console.log(`| page | ${stepNames.map(([, name]) => name).join(" | ")} | document's response end | DOMContentLoaded | load event | requests: batch / kept / core | a subresource: asked to paused in the bar | paused to fulfilled |`);
+console.log(`|---|${stepNames.map(() => "---").join("|")}|---|---|---|---|---|---|`);
+for (const u of rows.map((r) => r.url)) {
+  const s = steps.filter((x) => x.page === u);
+  const m = (k) => { const v = s.map((x) => x[k]).filter((x) => !Number.isNaN(x)); return v.length ? String(Math.round(median(v))) : "-"; };
+  console.log(`| ${u} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
+}
 console.log();
 console.log(`The 24 MB file replayed (fetch() from the home page, ${mem.result}) in ${ms(mem.bigMs)}. Resident memory of the extension's process (the Go core and the replay page): ${mb(mem.before.ext)} before, ${mb(mem.peak.ext)} at the peak; of the whole browser: ${mb(mem.before.all)} before, ${mb(mem.peak.all)} at the peak (sampled every 50 ms).`);

@@ -21,17 +21,25 @@ import (
 	"github.com/webkeep/webkeep/shared/replay"
 )
 
+// importedForReplay is a service with one session, imported from a WARC/1.0 of two
+// captures: http://example.org/0 ("small") and /1, big, 9 MiB stored in several
+// chunks.
+func importedForReplay(t *testing.T) (h http.Handler, info SessionInfo, big []byte) {
+	t.Helper()
+	big = bytes.Repeat([]byte("nine mebibytes.."), 9<<20/16)
+	svc, _ := NewService(NewMemStore(), newFakeHost())
+	h = nethttp.Handler(svc.Handler())
+	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small"), big), &info); j.State != "done" {
+		t.Fatalf("import: %+v", j)
+	}
+	return h, info, big
+}
+
 // TestReplayAPI imports a WARC/1.0 (with a 9 MiB body, stored in several chunks)
 // and replays it through the API: each request its own answer, the large body whole,
 // a request never recorded the "not archived" page and in the log.
 func TestReplayAPI(t *testing.T) {
-	big := bytes.Repeat([]byte("nine mebibytes.."), 9<<20/16)
-	svc, _ := NewService(NewMemStore(), newFakeHost())
-	h := nethttp.Handler(svc.Handler())
-	var info SessionInfo
-	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small"), big), &info); j.State != "done" {
-		t.Fatalf("import: %+v", j)
-	}
+	h, info, big := importedForReplay(t)
 	do := func(method, path, body string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
@@ -404,13 +412,7 @@ func importedSession(t *testing.T, store Store, bodies ...[]byte) (*Service, htt
 // whole, as a file to save under its URL's name: how a body too large for the page
 // is had from the replay.
 func TestReplayFileSavesACapture(t *testing.T) {
-	big := bytes.Repeat([]byte("nine mebibytes.."), 9<<20/16)
-	svc, _ := NewService(NewMemStore(), newFakeHost())
-	h := nethttp.Handler(svc.Handler())
-	var info SessionInfo
-	if j := runJob(t, h, "POST", "/api/import?name=r.warc", "", warc10(t, []byte("small"), big), &info); j.State != "done" {
-		t.Fatalf("import: %+v", j)
-	}
+	h, info, big := importedForReplay(t)
 	get := func(capture string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/replay/"+info.ID+"/file?url="+url.QueryEscape(capture)+"&ts=", nil))
