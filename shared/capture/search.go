@@ -54,9 +54,10 @@ type textSearch struct {
 	note     func(string)            // says in the session being recorded what went wrong
 	// team searches the team archive (team.search), for a search with team=1.
 	team func(ctx context.Context, query string, limit int) (api.SearchResults, error)
-	// recording reports whether a tab is being recorded: the index then reads in
-	// short slices with pauses between, so that the recorder's events wait little.
-	recording func() bool
+	// recording reports whether a tab is being recorded, and whether its events
+	// came in the last searchQuiet: the index then reads in short slices, with as
+	// long a pause between them while events come, so that they wait little.
+	recording func() (recording, active bool)
 
 	mu    sync.Mutex // one catch-up, search or removal at a time
 	store *searchStore
@@ -140,8 +141,9 @@ func (t *textSearch) failed() {
 // searchSlice is how long the index reads sessions before it lets a search in;
 // searchBudget how long a search waits for the index to read what it has not.
 // While a tab is recorded, the index reads in slices of searchSliceRecording, each
-// followed by as long a pause: in the extension's core, which runs one goroutine at a
-// time, an event of the recorded tab waits at most that long for the index.
+// followed, while the tab's events come, by as long a pause: in the extension's core,
+// which runs one goroutine at a time, an event of the recorded tab waits at most that
+// long for the index, and a page being loaded gets half the core at least.
 const (
 	searchSlice          = 2 * time.Second
 	searchSliceRecording = 100 * time.Millisecond
@@ -149,11 +151,17 @@ const (
 )
 
 // slice returns how long the index reads before it lets others in, and how it lets
-// them in: searchSlice and a yield, or while a tab is recorded searchSliceRecording
-// and a pause as long.
+// them in: searchSlice and a yield; while a tab is recorded searchSliceRecording, and
+// while its events come a pause as long.
 func (t *textSearch) slice() (time.Duration, func()) {
-	if t.recording != nil && t.recording() {
+	if t.recording == nil {
+		return searchSlice, yield
+	}
+	switch recording, active := t.recording(); {
+	case active:
 		return searchSliceRecording, func() { time.Sleep(searchSliceRecording) }
+	case recording:
+		return searchSliceRecording, yield
 	}
 	return searchSlice, yield
 }

@@ -306,12 +306,27 @@ func TestSearchIndexesInSlices(t *testing.T) {
 	}
 }
 
-// While a tab is recorded, the index reads in short slices with pauses as long, so
-// that the recorder's events wait little for it; otherwise in long ones.
+// While a tab is recorded, the index reads in short slices, paused as long between
+// them while the tab's events come, so that the recorder's events wait little for
+// it; otherwise in long ones.
 func TestSearchSlicesAreShortWhileRecording(t *testing.T) {
 	svc, h, info := recordPageWith(t, func(string, map[string]any) (any, error) { return map[string]any{}, nil })
+	svc.Event(context.Background(), recorder.Target{TabID: 5}, "Page.loadEventFired", json.RawMessage(`{"timestamp":1}`), nil)
+	svc.do(func() {})
+	if recording, active := svc.search.recording(); !recording || !active {
+		t.Errorf("an event just now: recording %v, active %v", recording, active)
+	}
 	if slice, _ := svc.search.slice(); slice != searchSliceRecording {
 		t.Errorf("recording: slices of %v, want %v", slice, searchSliceRecording)
+	}
+	svc.mu.Lock()
+	svc.lastEventAt = time.Now().Add(-searchQuiet)
+	svc.mu.Unlock()
+	if recording, active := svc.search.recording(); !recording || active {
+		t.Errorf("quiet: recording %v, active %v", recording, active)
+	}
+	if slice, _ := svc.search.slice(); slice != searchSliceRecording {
+		t.Errorf("recording, quiet: slices of %v, want %v", slice, searchSliceRecording)
 	}
 	do(t, h, "POST", "/api/record/stop", &info)
 	if slice, _ := svc.search.slice(); slice != searchSlice {

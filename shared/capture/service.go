@@ -124,7 +124,11 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.signing = &signing{host: host, settings: s.settings, http: s.http}
 	s.replays = newReplays(store, s.sessions)
 	s.search = newTextSearch(store, s.sessions, &s.replays.cache, s.noteCurrent)
-	s.search.recording = func() bool { return s.recordingInto() != "" }
+	s.search.recording = func() (recording, active bool) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.state.Session != "", s.state.Session != "" && time.Since(s.lastEventAt) < searchQuiet
+	}
 	s.thumbs = &thumbnails{store: store, sessions: s.sessions}
 	s.pilots = &pilots{s: s}
 	s.checks = &captureChecks{store: store, sessions: s.sessions, replays: s.replays, now: s.now}
