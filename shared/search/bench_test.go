@@ -163,22 +163,63 @@ func BenchmarkIndexSize(b *testing.B) {
 	}
 }
 
-// searchIndexes are the indexes the search benchmarks share, by size.
-var searchIndexes = map[int]*Index{}
+// A countingStore is a MultiGetter over a MemStore that counts its calls
+// and the bytes of the values they return: what a search costs a store whose
+// every call is a round trip (IndexedDB), which the in-memory store hides.
+type countingStore struct {
+	*MemStore
+	calls, bytes int
+}
 
-func searchIndex(b *testing.B, n int) *Index {
-	if ix, ok := searchIndexes[n]; ok {
-		return ix
+func (s *countingStore) Get(key string) ([]byte, error) {
+	v, err := s.MemStore.Get(key)
+	s.calls++
+	s.bytes += len(v)
+	return v, err
+}
+
+func (s *countingStore) GetMany(keys []string) ([][]byte, error) {
+	s.calls++
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		v, err := s.MemStore.Get(k)
+		if err == nil {
+			out[i] = v
+			s.bytes += len(v)
+		}
 	}
-	ix, _ := Open(NewMemStore(), nil)
+	return out, nil
+}
+
+func (s *countingStore) Scan(prefix string, fn func(key string, value []byte) bool) error {
+	s.calls++
+	return s.MemStore.Scan(prefix, func(key string, value []byte) bool {
+		s.bytes += len(value)
+		return fn(key, value)
+	})
+}
+
+// searchIndexes are the indexes the search benchmarks share, by size, and
+// their stores.
+var (
+	searchIndexes = map[int]*Index{}
+	searchStores  = map[int]*countingStore{}
+)
+
+func searchIndex(b *testing.B, n int) (*Index, *countingStore) {
+	if ix, ok := searchIndexes[n]; ok {
+		return ix, searchStores[n]
+	}
+	s := &countingStore{MemStore: NewMemStore()}
+	ix, _ := Open(s, nil)
 	for _, d := range syntheticDocs(n) {
 		if _, err := ix.Add(d); err != nil {
 			b.Fatal(err)
 		}
 	}
 	ix.Flush()
-	searchIndexes[n] = ix
-	return ix
+	searchIndexes[n], searchStores[n] = ix, s
+	return ix, s
 }
 
 func BenchmarkSearch(b *testing.B) {
@@ -189,16 +230,20 @@ func BenchmarkSearch(b *testing.B) {
 			"museum castle",                     // two uncommon words
 			`"the archive"`,                     // a phrase of a common and a rarer word
 			"the",                               // in nearly every document
+			"or one",                            // two common words
+			`"is was"`,                          // a phrase of common words
+			"the -museum",                       // a common word, an exclusion
 			"京都 site:site7.example",             // CJK and a filter
 			"session:session-3 from:2024-01-04", // filters only
 		} {
 			b.Run(fmt.Sprintf("docs=%d/%s", n, query), func(b *testing.B) {
-				ix := searchIndex(b, n)
+				ix, s := searchIndex(b, n)
 				q, err := ParseQuery(query)
 				if err != nil {
 					b.Fatal(err)
 				}
 				var total int
+				s.calls, s.bytes = 0, 0
 				for b.Loop() {
 					res, err := ix.Search(q, 10)
 					if err != nil {
@@ -207,6 +252,8 @@ func BenchmarkSearch(b *testing.B) {
 					total = res.Total
 				}
 				b.ReportMetric(float64(total), "matches")
+				b.ReportMetric(float64(s.calls)/float64(b.N), "reads/op")
+				b.ReportMetric(float64(s.bytes)/float64(b.N)/1e3, "read-kB/op")
 			})
 		}
 	}

@@ -1,0 +1,320 @@
+package search
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Dynamic pruning: a search for the best limit matches reads the summaries of
+// its terms first, then their posting blocks by decreasing bound of what the
+// documents they hold can score, and stops at the first whose bound is below
+// the limit-th best score found.
+
+// countBlocks is how many blocks a search that found its best matches still
+// reads, when no more are left, to count the matches exactly.
+const countBlocks = 16
+
+// firstBatch is how many blocks of the leading term the first round of reads
+// takes; each round takes twice as many as the one before.
+const firstBatch = 4
+
+// pruned says a search can be pruned: it has a limit and clauses that must
+// hold, none with a prefix token (whose terms a scan finds).
+func pruned(must, mustNot []Clause, limit int) bool {
+	if limit <= 0 || len(must) == 0 {
+		return false
+	}
+	for _, cs := range [][]Clause{must, mustNot} {
+		for _, c := range cs {
+			for _, t := range c.Tokens {
+				if t.Prefix {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// A termBlocks is a term's blocks, in order of their documents (which do not
+// overlap), and how many documents hold the term.
+type termBlocks struct {
+	blocks []*blockRef
+	df     int
+}
+
+// overlapping returns the blocks that may hold documents from lo to hi.
+func (tb *termBlocks) overlapping(lo, hi DocID) []*blockRef {
+	i, _ := slices.BinarySearchFunc(tb.blocks, lo, func(b *blockRef, lo DocID) int {
+		if b.h.last < lo {
+			return -1
+		}
+		return 1
+	})
+	j := i
+	for j < len(tb.blocks) && tb.blocks[j].h.first <= hi {
+		j++
+	}
+	return tb.blocks[i:j]
+}
+
+// A leadBlock is a block of the query's rarest token, and the most a
+// document in it can score.
+type leadBlock struct {
+	b     *blockRef
+	bound float64
+}
+
+// A pruning is the state of a pruned search.
+type pruning struct {
+	ix            *Index
+	must, mustNot []Clause
+	fs            filterSet
+	sc            scorer
+	terms         map[string]*termBlocks
+	idf           []float64 // of each clause of must
+}
+
+// topK returns the limit best documents that hold the clauses of must and
+// none of mustNot and pass fs, in rank order; the number of matches; and
+// whether that number is an estimate.
+func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int) ([]candidate, int, bool, error) {
+	pr := &pruning{ix: ix, must: must, mustNot: mustNot, fs: fs, sc: sc}
+	if err := pr.readSummaries(); err != nil {
+		return nil, 0, false, err
+	}
+	lead := ""
+	for _, c := range must {
+		for _, t := range c.Tokens {
+			if pr.terms[t.Term].df == 0 {
+				return nil, 0, false, nil
+			}
+			if lead == "" || pr.terms[t.Term].df < pr.terms[lead].df {
+				lead = t.Term
+			}
+		}
+	}
+	for _, c := range must {
+		df := make([]int, len(c.Tokens))
+		for k, t := range c.Tokens {
+			df[k] = pr.terms[t.Term].df
+		}
+		pr.idf = append(pr.idf, ix.idf(c, df))
+	}
+	var order []leadBlock
+	for _, b := range pr.terms[lead].blocks {
+		if bound, ok := pr.bound(b.h.first, b.h.last); ok {
+			order = append(order, leadBlock{b, bound})
+		}
+	}
+	slices.SortStableFunc(order, func(a, b leadBlock) int {
+		if a.bound != b.bound {
+			if a.bound > b.bound {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+
+	var top []candidate
+	total, examined := 0, 0
+	threshold := func() float64 {
+		if len(top) < limit {
+			return math.Inf(-1)
+		}
+		return top[len(top)-1].score
+	}
+	next, batch := 0, firstBatch
+	for next < len(order) && order[next].bound >= threshold() {
+		end := next + 1
+		for end < len(order) && end < next+batch && order[end].bound >= threshold() {
+			end++
+		}
+		found, err := pr.match(order[next:end])
+		if err != nil {
+			return nil, 0, false, err
+		}
+		for _, l := range order[next:end] {
+			examined += l.b.h.count
+		}
+		total += len(found)
+		top = best(append(top, found...), limit)
+		next, batch = end, 2*batch
+	}
+
+	// The count: exact when every block that may hold a match was read (a
+	// few more are read for it), or when the query is one word without
+	// exclusions or filters; an estimate from the blocks read otherwise.
+	rest := order[next:]
+	switch {
+	case len(must) == 1 && len(must[0].Tokens) == 1 && len(mustNot) == 0 && len(fs.include)+len(fs.exclude) == 0:
+		return top, pr.terms[lead].df, false, nil
+	case len(rest) == 0:
+		return top, total, false, nil
+	case len(rest) <= countBlocks:
+		found, err := pr.match(rest)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		return best(append(top, found...), limit), total + len(found), false, nil
+	}
+	left := 0
+	for _, l := range rest {
+		left += l.b.h.count
+	}
+	return top, total + int(math.Round(float64(left)*float64(total)/float64(examined))), true, nil
+}
+
+// readSummaries reads the summaries and tail blocks of the query's terms.
+func (pr *pruning) readSummaries() error {
+	pr.terms = map[string]*termBlocks{}
+	var names, keys []string
+	for _, cs := range [][]Clause{pr.must, pr.mustNot} {
+		for _, c := range cs {
+			for _, t := range c.Tokens {
+				if _, ok := pr.terms[t.Term]; !ok {
+					pr.terms[t.Term] = &termBlocks{}
+					names = append(names, t.Term)
+					keys = append(keys, summaryKey(t.Term), termKey(t.Term)+tailSuffix)
+				}
+			}
+		}
+	}
+	values, err := getMany(pr.ix.store, keys)
+	if err != nil {
+		return fmt.Errorf("search: summaries: %w", err)
+	}
+	for i, term := range names {
+		tb := pr.terms[term]
+		if v := values[2*i]; v != nil {
+			tb.blocks, err = decodeSummary(term, v)
+		} else {
+			tb.blocks, err = pr.ix.summary(term)
+		}
+		if err != nil {
+			return fmt.Errorf("search: term %q: %w", term, err)
+		}
+		if v := values[2*i+1]; v != nil {
+			h, _, err := decodeHeader(v)
+			if err != nil {
+				return fmt.Errorf("search: term %q: %w", term, err)
+			}
+			tb.blocks = append(tb.blocks, &blockRef{key: keys[2*i+1], h: h, value: v})
+		}
+		for _, b := range tb.blocks {
+			tb.df += b.h.count
+		}
+	}
+	return nil
+}
+
+// bound returns the most a document from lo to hi can score, and false when
+// no document there can match.
+func (pr *pruning) bound(lo, hi DocID) (float64, bool) {
+	sum := 0.0
+	for i, c := range pr.must {
+		// A phrase is found no more often than any of its tokens.
+		clause := math.Inf(1)
+		for _, t := range c.Tokens {
+			tok := math.Inf(-1)
+			for _, b := range pr.terms[t.Term].overlapping(lo, hi) {
+				tok = max(tok, pr.sc.bound(b.h.front, pr.idf[i]))
+			}
+			clause = min(clause, tok)
+		}
+		if math.IsInf(clause, -1) {
+			return 0, false
+		}
+		sum += clause
+	}
+	return sum, true
+}
+
+// match reads the blocks the lead blocks need of every term (in one call)
+// and returns the matches in them, scored and filtered.
+func (pr *pruning) match(leads []leadBlock) ([]candidate, error) {
+	var keys []string
+	var need []*blockRef
+	for _, l := range leads {
+		for _, tb := range pr.terms {
+			for _, b := range tb.overlapping(l.b.h.first, l.b.h.last) {
+				if b.value == nil && !slices.Contains(need, b) {
+					keys, need = append(keys, b.key), append(need, b)
+				}
+			}
+		}
+	}
+	values, err := getMany(pr.ix.store, keys)
+	if err != nil {
+		return nil, fmt.Errorf("search: posting blocks: %w", err)
+	}
+	for i, v := range values {
+		if v == nil {
+			return nil, fmt.Errorf("search: posting block %q: %w", keys[i], ErrNotFound)
+		}
+		need[i].value = v
+	}
+	var cands []candidate
+	for _, l := range leads {
+		c, err := pr.matchRange(l.b.h.first, l.b.h.last)
+		if err != nil {
+			return nil, err
+		}
+		cands = append(cands, c...)
+	}
+	return pr.ix.score(cands, pr.fs, pr.sc)
+}
+
+// matchRange returns the documents from lo to hi that hold the clauses of must
+// and none of mustNot, from blocks read.
+func (pr *pruning) matchRange(lo, hi DocID) ([]candidate, error) {
+	lists := func(c Clause) ([]postings, error) {
+		out := make([]postings, len(c.Tokens))
+		for k, t := range c.Tokens {
+			for _, b := range pr.terms[t.Term].overlapping(lo, hi) {
+				if b.post == nil {
+					b.post = &postings{}
+					if err := b.post.decodeBlock(b.value); err != nil {
+						return nil, fmt.Errorf("search: posting block %q: %w", b.key, err)
+					}
+				}
+				out[k].appendRange(b.post, lo, hi)
+			}
+		}
+		return out, nil
+	}
+	var matches []clauseMatch
+	for _, c := range pr.must {
+		l, err := lists(c)
+		if err != nil {
+			return nil, err
+		}
+		m := matchLists(c, l)
+		if len(m.docs) == 0 {
+			return nil, nil
+		}
+		matches = append(matches, m)
+	}
+	cands := intersect(matches)
+	for _, c := range pr.mustNot {
+		l, err := lists(c)
+		if err != nil {
+			return nil, err
+		}
+		cands = exclude(cands, matchLists(c, l))
+	}
+	for i := range cands {
+		cands[i].idf = pr.idf
+	}
+	return cands, nil
+}
+
+// appendRange appends the postings of src from lo to hi.
+func (p *postings) appendRange(src *postings, lo, hi DocID) {
+	i, _ := slices.BinarySearch(src.docs, lo)
+	for ; i < len(src.docs) && src.docs[i] <= hi; i++ {
+		p.add(src.docs[i], src.positions(i))
+	}
+}
