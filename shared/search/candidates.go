@@ -118,8 +118,9 @@ func (ix *Index) idf(c Clause, df []int) float64 {
 
 // score keeps the candidates whose documents are there and pass the filters,
 // with their numbers (and, when a filter needs them, strings) and their
-// scores. It reorders cands.
-func (ix *Index) score(cands []candidate, fs filterSet, sc scorer) ([]candidate, error) {
+// scores. It reorders cands. ranks, when not nil, keeps the rank table's
+// values read (see rankOf).
+func (ix *Index) score(cands []candidate, fs filterSet, sc scorer, ranks map[string][]byte) ([]candidate, error) {
 	// Numbers in id order read the rank table's values in order.
 	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(a.id, b.id) })
 	// A document's numbers come from the rank table, its strings (which some
@@ -131,7 +132,7 @@ func (ix *Index) score(cands []candidate, fs filterSet, sc scorer) ([]candidate,
 	recs, found := make([]record, len(cands)), make([]bool, len(cands))
 	if !fs.needStrings {
 		var err error
-		if recs, found, err = ix.rankOf(ids); err != nil {
+		if recs, found, err = ix.rankOf(ids, ranks); err != nil {
 			return nil, err
 		}
 	}

@@ -74,13 +74,14 @@ type pruning struct {
 	sc            scorer
 	terms         map[string]*termBlocks
 	idf           []float64 // of each clause of must
+	ranks         map[string][]byte
 }
 
 // topK returns the limit best documents that hold the clauses of must and
 // none of mustNot and pass fs, in rank order; the number of matches; and
 // whether that number is an estimate.
 func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int) ([]candidate, int, bool, error) {
-	pr := &pruning{ix: ix, must: must, mustNot: mustNot, fs: fs, sc: sc}
+	pr := &pruning{ix: ix, must: must, mustNot: mustNot, fs: fs, sc: sc, ranks: map[string][]byte{}}
 	if err := pr.readSummaries(); err != nil {
 		return nil, 0, false, err
 	}
@@ -237,11 +238,13 @@ func (pr *pruning) bound(lo, hi DocID) (float64, bool) {
 func (pr *pruning) match(leads []leadBlock) ([]candidate, error) {
 	var keys []string
 	var need []*blockRef
+	queued := map[*blockRef]bool{}
 	for _, l := range leads {
 		for _, tb := range pr.terms {
 			for _, b := range tb.overlapping(l.b.h.first, l.b.h.last) {
-				if b.value == nil && !slices.Contains(need, b) {
+				if b.value == nil && !queued[b] {
 					keys, need = append(keys, b.key), append(need, b)
+					queued[b] = true
 				}
 			}
 		}
@@ -264,7 +267,7 @@ func (pr *pruning) match(leads []leadBlock) ([]candidate, error) {
 		}
 		cands = append(cands, c...)
 	}
-	return pr.ix.score(cands, pr.fs, pr.sc)
+	return pr.ix.score(cands, pr.fs, pr.sc, pr.ranks)
 }
 
 // matchRange returns the documents from lo to hi that hold the clauses of must

@@ -73,24 +73,32 @@ func (ix *Index) setRank(ids []DocID, recs []*record) error {
 // rankOf reads the numbers of the documents ids (sorted) from the rank table:
 // found[i] says whether the table has document ids[i], recs[i] its numbers. A
 // block the table lacks (an index written before it had one) finds nothing.
-func (ix *Index) rankOf(ids []DocID) (recs []record, found []bool, err error) {
+// cache, when not nil, holds the table's values read before and keeps those
+// read now, for a search that ranks its candidates in rounds.
+func (ix *Index) rankOf(ids []DocID, cache map[string][]byte) (recs []record, found []bool, err error) {
 	var keys []string
 	for i, id := range ids {
-		if k := rankKey(id); i == 0 || k != keys[len(keys)-1] {
-			keys = append(keys, k)
+		if k := rankKey(id); i == 0 || k != rankKey(ids[i-1]) {
+			if _, ok := cache[k]; !ok {
+				keys = append(keys, k)
+			}
 		}
 	}
 	values, err := getMany(ix.store, keys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("search: rank table: %w", err)
 	}
+	if cache == nil {
+		cache = make(map[string][]byte, len(keys))
+	}
+	for i, k := range keys {
+		cache[k] = values[i]
+	}
 	recs, found = make([]record, len(ids)), make([]bool, len(ids))
-	k := -1
 	var b []byte
 	for i, id := range ids {
 		if i == 0 || rankKey(id) != rankKey(ids[i-1]) {
-			k++
-			b = values[k]
+			b = cache[rankKey(id)]
 		}
 		slot := int(id&(rankBlockDocs-1)) * rankEntrySize
 		if slot+rankEntrySize > len(b) {

@@ -79,7 +79,7 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 		if cands, err = ix.matchAll(must, mustNot); err != nil {
 			return Results{}, err
 		}
-		if cands, err = ix.score(cands, fs, sc); err != nil {
+		if cands, err = ix.score(cands, fs, sc, nil); err != nil {
 			return Results{}, err
 		}
 		res.Total = len(cands)
