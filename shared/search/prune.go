@@ -170,37 +170,49 @@ func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int
 
 // readSummaries reads the summaries and tail blocks of the query's terms.
 func (pr *pruning) readSummaries() error {
-	pr.terms = map[string]*termBlocks{}
-	var names, keys []string
+	var names []string
 	for _, cs := range [][]Clause{pr.must, pr.mustNot} {
 		for _, c := range cs {
 			for _, t := range c.Tokens {
-				if _, ok := pr.terms[t.Term]; !ok {
-					pr.terms[t.Term] = &termBlocks{}
-					names = append(names, t.Term)
-					keys = append(keys, summaryKey(t.Term), termKey(t.Term)+tailSuffix)
-				}
+				names = append(names, t.Term)
 			}
 		}
 	}
-	values, err := getMany(pr.ix.store, keys)
+	var err error
+	pr.terms, err = pr.ix.readTerms(names)
+	return err
+}
+
+// readTerms reads the summaries and tail blocks of terms (in one call, but
+// for the terms of a legacy index that have no summary).
+func (ix *Index) readTerms(terms []string) (map[string]*termBlocks, error) {
+	out := map[string]*termBlocks{}
+	var names, keys []string
+	for _, term := range terms {
+		if _, ok := out[term]; !ok {
+			out[term] = &termBlocks{}
+			names = append(names, term)
+			keys = append(keys, summaryKey(term), termKey(term)+tailSuffix)
+		}
+	}
+	values, err := getMany(ix.store, keys)
 	if err != nil {
-		return fmt.Errorf("search: summaries: %w", err)
+		return nil, fmt.Errorf("search: summaries: %w", err)
 	}
 	for i, term := range names {
-		tb := pr.terms[term]
+		tb := out[term]
 		if v := values[2*i]; v != nil {
 			tb.blocks, err = decodeSummary(term, v)
 		} else {
-			tb.blocks, err = pr.ix.summary(term)
+			tb.blocks, err = ix.summary(term)
 		}
 		if err != nil {
-			return fmt.Errorf("search: term %q: %w", term, err)
+			return nil, fmt.Errorf("search: term %q: %w", term, err)
 		}
 		if v := values[2*i+1]; v != nil {
 			h, _, err := decodeHeader(v)
 			if err != nil {
-				return fmt.Errorf("search: term %q: %w", term, err)
+				return nil, fmt.Errorf("search: term %q: %w", term, err)
 			}
 			tb.blocks = append(tb.blocks, &blockRef{key: keys[2*i+1], h: h, value: v})
 		}
@@ -208,7 +220,7 @@ func (pr *pruning) readSummaries() error {
 			tb.df += b.h.count
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // bound returns the most a document from lo to hi can score, and false when
