@@ -162,7 +162,7 @@ func (ix *Index) score(cands []candidate, fs filterSet, sc scorer, ranks map[str
 		if !found[i] {
 			continue
 		}
-		c.rec = recs[i]
+		c.rec = recs[i].clamped()
 		if !fs.match(&c.rec) {
 			continue
 		}

@@ -171,8 +171,9 @@ func (ix *Index) Add(d Document) (DocID, error) {
 	titleToks := Tokenize(d.Title)
 	textToks := Tokenize(d.Text)
 	titleLen := len(titleToks)
-	// The length a search reads from the rank table, whose fields are bounded.
-	dl := uint32(min(weightedLength(min(len(textToks), absentLength-1), min(titleLen, math.MaxUint16)), math.MaxUint32))
+	// The length a search ranks by, from fields bounded as in the rank table.
+	r := record{length: len(textToks), titleLen: titleLen}.clamped()
+	dl := uint32(min(weightedLength(r.length, r.titleLen), math.MaxUint32))
 	clear(ix.scratch)
 	for _, t := range titleToks {
 		ix.scratch[t.Term] = append(ix.scratch[t.Term], uint32(t.Pos))
