@@ -94,8 +94,11 @@
 // block of its rarest token can score: per clause, the best frontier pair of
 // the blocks of its tokens that overlap the block (a phrase's by its token
 // that bounds it lowest), summed. It then reads those blocks, most promising
-// first, in rounds of 4, 8, 16... (each round one call for the blocks, one
-// for the rank table), matching, filtering and scoring their documents, and
+// first, in rounds (4 blocks, then twice as many each round, or half of those
+// that may still hold a result when that is more; each round one call for the
+// blocks, one for the rank table or, for a rank block of which it needs 16
+// documents or fewer, their records), matching, filtering and scoring their
+// documents, and
 // stops at the first block whose bound is below the limit-th best score found:
 // the results are exactly the exhaustive ranking's first ones, ties included.
 // Results.Total is then exact for a single word without exclusions or filters

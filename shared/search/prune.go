@@ -16,7 +16,8 @@ import (
 const countBlocks = 16
 
 // firstBatch is how many blocks of the leading term the first round of reads
-// takes; each round takes twice as many as the one before.
+// takes; each round takes twice as many as the one before, or half of the
+// blocks that may still hold a result when that is more.
 const firstBatch = 4
 
 // pruned says a search can be pruned: it has a limit and clauses that must
@@ -129,10 +130,13 @@ func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int
 	}
 	next, batch := 0, firstBatch
 	for next < len(order) && order[next].bound >= threshold() {
-		end := next + 1
-		for end < len(order) && end < next+batch && order[end].bound >= threshold() {
-			end++
+		// The blocks left that may still hold a result: a round reads batch of
+		// them, or half of them when that is more.
+		above := next + 1
+		for above < len(order) && order[above].bound >= threshold() {
+			above++
 		}
+		end := next + max(min(batch, above-next), (above-next)/2)
 		found, err := pr.match(order[next:end])
 		if err != nil {
 			return nil, 0, false, err
