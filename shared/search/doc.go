@@ -98,9 +98,9 @@
 // that may still hold a result when that is more; each round one call for the
 // blocks, one for the rank table or, for a rank block of which it needs 16
 // documents or fewer, their records), matching, filtering and scoring their
-// documents, and
-// stops at the first block whose bound is below the limit-th best score found:
-// the results are exactly the exhaustive ranking's first ones, ties included.
+// documents, and stops at the first block whose bound is below the limit-th
+// best score found: the results are exactly the exhaustive ranking's first
+// ones, ties included.
 // Results.Total is then exact for a single word without exclusions or filters
 // (its document count, from the summary), when at most 16 blocks were left
 // (they are read), and otherwise an estimate (Results.Estimated): the matches
