@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -83,7 +84,8 @@ func checkTopK(t *testing.T, ix *Index, stage string, queries []string) {
 // blocks below their bound.
 func TestTopK(t *testing.T) {
 	docs := topKDocs(1200)
-	ix, err := Open(NewMemStore(), &Options{FlushDocs: 200})
+	s := NewMemStore()
+	ix, err := Open(s, &Options{FlushDocs: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,18 +95,21 @@ func TestTopK(t *testing.T) {
 		}
 		if (i+1)%400 == 0 {
 			checkTopK(t, ix, fmt.Sprintf("after %d documents", i+1), topKQueries)
+			checkSummaries(t, ix, s)
 		}
 	}
 	if _, err := ix.DeleteSession("session-3"); err != nil {
 		t.Fatal(err)
 	}
 	checkTopK(t, ix, "after deleting a session", topKQueries)
+	checkSummaries(t, ix, s)
 	for id := DocID(1); id < 300; id += 7 {
 		if err := ix.Delete(id); err != nil && !errors.Is(err, ErrNotFound) {
 			t.Fatal(err)
 		}
 	}
 	checkTopK(t, ix, "after deleting documents", topKQueries)
+	checkSummaries(t, ix, s)
 	for _, query := range []string{"the", "museum castle", "or one"} {
 		q, _ := ParseQuery(query)
 		res, err := ix.Search(q, 10)
@@ -118,6 +123,15 @@ func TestTopK(t *testing.T) {
 		}
 	}
 	checkTopK(t, ix, "after deleting the best matches", topKQueries)
+	checkSummaries(t, ix, s)
+	// Emptying sealed blocks: every document from 400 to 800.
+	for id := DocID(400); id < 800; id++ {
+		if err := ix.Delete(id); err != nil && !errors.Is(err, ErrNotFound) {
+			t.Fatal(err)
+		}
+	}
+	checkTopK(t, ix, "after deleting a third of the documents", topKQueries)
+	checkSummaries(t, ix, s)
 }
 
 // TestPruning checks that a search with a limit reads a fraction of what an
@@ -219,6 +233,7 @@ func TestLegacyIndex(t *testing.T) {
 		}
 	}
 	same("after adding documents")
+	checkSummaries(t, legacy, old)
 	if v, _ := old.Get(keyMeta); v[0] != version {
 		t.Errorf("meta version %d after a flush, want %d", v[0], version)
 	}
@@ -233,6 +248,7 @@ func TestLegacyIndex(t *testing.T) {
 		}
 	}
 	same("after deleting documents")
+	checkSummaries(t, legacy, old)
 	reopened, err := Open(old, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -247,4 +263,86 @@ func ids(hits []Result) []DocID {
 		out = append(out, h.ID)
 	}
 	return out
+}
+
+// checkSummaries checks the block-max metadata of an index against its
+// blocks: each term's summary lists its sealed blocks as their headers say,
+// no term without sealed blocks has one (but for a legacy index's), and every
+// block's frontier bounds each of its documents' frequency and length.
+func checkSummaries(t *testing.T, ix *Index, s *MemStore) {
+	t.Helper()
+	if err := ix.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	sealed := map[string][]*blockRef{}
+	var all []*blockRef
+	s.Scan(keyTerm, func(key string, value []byte) bool {
+		term, id, _ := strings.Cut(key[len(keyTerm):], "\x00")
+		h, _, err := decodeHeader(value)
+		if err != nil {
+			t.Fatalf("%q: %v", key, err)
+		}
+		b := &blockRef{key: key, h: h, value: value}
+		if id != tailSuffix {
+			b.id, _ = parseDocKey(id)
+			sealed[term] = append(sealed[term], b)
+		}
+		all = append(all, b)
+		return true
+	})
+	s.Scan(keySummary, func(key string, value []byte) bool {
+		if term := key[len(keySummary):]; len(sealed[term]) == 0 {
+			t.Errorf("summary of %q, which has no sealed blocks", term)
+		}
+		return true
+	})
+	for term, blocks := range sealed {
+		v, err := s.Get(summaryKey(term))
+		if errors.Is(err, ErrNotFound) && ix.meta.legacy {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("summary of %q: %v", term, err)
+		}
+		got, err := decodeSummary(term, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := func(a, b *blockRef) bool {
+			return a.key == b.key && a.id == b.id && a.h.count == b.h.count && a.h.first == b.h.first &&
+				a.h.last == b.h.last && slices.Equal(a.h.front, b.h.front)
+		}
+		if !slices.EqualFunc(got, blocks, same) {
+			t.Errorf("summary of %q lists %d blocks, not as their %d headers say", term, len(got), len(blocks))
+		}
+	}
+	for _, b := range all {
+		if slices.Equal(b.h.front, unknownFrontier) {
+			continue
+		}
+		var p postings
+		if err := p.decodeBlock(b.value); err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range p.docs {
+			v, err := s.Get(keyDoc + docKey(d))
+			if err != nil {
+				t.Fatalf("%q: document %d: %v", b.key, d, err)
+			}
+			rec, _ := decodeRecord(v, true)
+			rec = rec.clamped()
+			tf := uint32(0)
+			for _, pos := range p.positions(i) {
+				if int(pos) < rec.titleLen {
+					tf += titleWeight
+				} else {
+					tf++
+				}
+			}
+			dl := uint32(weightedLength(rec.length, rec.titleLen))
+			if !slices.ContainsFunc(b.h.front, func(q point) bool { return q.tf >= tf && q.dl <= dl }) {
+				t.Errorf("%q: frontier %v does not bound document %d (%d, %d)", b.key, b.h.front, d, tf, dl)
+			}
+		}
+	}
 }
