@@ -94,14 +94,12 @@
 // block of its rarest token can score: per clause, the best frontier pair of
 // the blocks of its tokens that overlap the block (a phrase's by its token
 // that bounds it lowest), summed. It then reads those blocks, most promising
-// first, in rounds (4 blocks, then twice as many each round, or half of those
-// that may still hold a result when that is more; each round one call for the
-// blocks, one for the rank table or, for a rank block of which it needs 16
-// documents or fewer, their records), matching, filtering and scoring their
-// documents, and stops at the first block whose bound is below the limit-th
-// best score found: the results are exactly the exhaustive ranking's first
-// ones, ties included.
-// Results.Total is then exact for a single word without exclusions or filters
+// first, in rounds (4 blocks, then four times as many each round; each round
+// one call for the blocks, one for the rank table or, for a rank block of
+// which it needs 16 documents or fewer, their records), matching, filtering
+// and scoring their documents, and stops at the first block whose bound is
+// below the limit-th best score found: the results are exactly the exhaustive
+// ranking's first ones, ties included. Results.Total is then exact for a single word without exclusions or filters
 // (its document count, from the summary), when at most 16 blocks were left
 // (they are read), and otherwise an estimate (Results.Estimated): the matches
 // found, plus the documents of the rarest token in the blocks left times the

@@ -16,8 +16,9 @@ import (
 const countBlocks = 16
 
 // firstBatch is how many blocks of the leading term the first round of reads
-// takes; each round takes twice as many as the one before, or half of the
-// blocks that may still hold a result when that is more.
+// takes; each round takes four times as many as the one before (at most those
+// that may still hold a result), so that a search that must read a thousand
+// blocks reads them in six rounds.
 const firstBatch = 4
 
 // pruned says a search can be pruned: it has a limit and clauses that must
@@ -131,12 +132,12 @@ func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int
 	next, batch := 0, firstBatch
 	for next < len(order) && order[next].bound >= threshold() {
 		// The blocks left that may still hold a result: a round reads batch of
-		// them, or half of them when that is more.
+		// them at most.
 		above := next + 1
 		for above < len(order) && order[above].bound >= threshold() {
 			above++
 		}
-		end := next + max(min(batch, above-next), (above-next)/2)
+		end := next + min(batch, above-next)
 		found, err := pr.match(order[next:end])
 		if err != nil {
 			return nil, 0, false, err
@@ -146,7 +147,7 @@ func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int
 		}
 		total += len(found)
 		top = best(append(top, found...), limit)
-		next, batch = end, 2*batch
+		next, batch = end, 4*batch
 	}
 
 	// The count: exact when every block that may hold a match was read (a
