@@ -21,10 +21,15 @@ import (
 // term's idf at the time of the search. Frequencies and lengths are weighted
 // as ranking weighs them (a title's tokens count titleWeight times).
 //
+// A block's title bound is the longest title (in tokens, bounded as the rank
+// table bounds it) of its documents: a position below it may be a title's
+// (weighing titleWeight), one at or above it is a text's, which bounds a
+// document's frequency before its numbers are read.
+//
 // A term's summary, under keySummary, lists its sealed blocks in order: per
 // block, its key's document id (as a delta from the previous block's), its
 // first document (from the key's), its last (from its first), its number of
-// documents and its frontier.
+// documents, its frontier and its title bound.
 const (
 	keySummary  = "b/"
 	maxFrontier = 8
@@ -40,6 +45,10 @@ type frontier []point
 // unknownFrontier bounds a block written before blocks had frontiers: an
 // unbounded frequency and no length score as much as the term can.
 var unknownFrontier = frontier{{tf: math.MaxUint32, dl: 0}}
+
+// unknownTitle is the title bound of a block written before blocks had one:
+// above any title's length.
+const unknownTitle = math.MaxUint16 + 1
 
 // add returns f with the point p taken in.
 func (f frontier) add(p point) frontier {
@@ -66,6 +75,15 @@ func (f frontier) merge(g frontier) frontier {
 		f = f.add(p)
 	}
 	return f
+}
+
+// minDL returns the shortest length of f's points.
+func (f frontier) minDL() uint32 {
+	dl := uint32(math.MaxUint32)
+	for _, p := range f {
+		dl = min(dl, p.dl)
+	}
+	return dl
 }
 
 // A scorer computes BM25 contributions for a corpus's average length.
@@ -134,6 +152,7 @@ func encodeSummary(blocks []*blockRef) []byte {
 		b = binary.AppendUvarint(b, uint64(br.h.last-br.h.first))
 		b = binary.AppendUvarint(b, uint64(br.h.count))
 		b = appendFrontier(b, br.h.front)
+		b = binary.AppendUvarint(b, uint64(br.h.title))
 		prev = br.id
 	}
 	return b
@@ -150,6 +169,7 @@ func decodeSummary(term string, v []byte) ([]*blockRef, error) {
 		br.h.last = br.h.first + DocID(r.uvarint())
 		br.h.count = int(r.uvarint())
 		br.h.front = r.frontier()
+		br.h.title = int(min(r.uvarint(), unknownTitle))
 		br.key = termKey(term) + docKey(br.id)
 		blocks = append(blocks, br)
 		prev = br.id

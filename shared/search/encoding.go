@@ -172,11 +172,13 @@ func decodeTerms(v []byte) ([]string, error) {
 
 // blockHeader begins a posting block: a 0 byte (which a block of version 1,
 // whose first number is its count, never begins with), its number of
-// documents, the first and last of them, and its frontier (blockmax.go).
+// documents, the first and last of them, its frontier and its title bound
+// (blockmax.go).
 type blockHeader struct {
 	count       int
 	first, last DocID
 	front       frontier
+	title       int // no document of the block has a longer title (tokens)
 }
 
 func appendHeader(b []byte, h blockHeader) []byte {
@@ -184,11 +186,13 @@ func appendHeader(b []byte, h blockHeader) []byte {
 	b = binary.AppendUvarint(b, uint64(h.count))
 	b = binary.AppendUvarint(b, uint64(h.first))
 	b = binary.AppendUvarint(b, uint64(h.last))
-	return appendFrontier(b, h.front)
+	b = appendFrontier(b, h.front)
+	return binary.AppendUvarint(b, uint64(h.title))
 }
 
 // decodeHeader returns a block's header and its entries. A block of version 1
-// has no frontier: its frontier is unknownFrontier.
+// has no frontier: its frontier is unknownFrontier, its title bound
+// unknownTitle.
 func decodeHeader(v []byte) (blockHeader, []byte, error) {
 	r := reader{b: v}
 	legacy := len(v) > 0 && v[0] != 0
@@ -197,9 +201,10 @@ func decodeHeader(v []byte) (blockHeader, []byte, error) {
 	}
 	h := blockHeader{count: int(r.uvarint()), first: DocID(r.uvarint()), last: DocID(r.uvarint())}
 	if legacy {
-		h.front = unknownFrontier
+		h.front, h.title = unknownFrontier, unknownTitle
 	} else {
 		h.front = r.frontier()
+		h.title = int(min(r.uvarint(), unknownTitle))
 	}
 	if r.err != nil || h.last < h.first || h.count == 0 {
 		return blockHeader{}, nil, fmt.Errorf("%w: posting block header", errCorrupt)
@@ -279,9 +284,10 @@ func (p *postings) decodeBlock(v []byte) error {
 	return nil
 }
 
-// encodeBlock encodes p, which is not empty, as one block of frontier f.
-func (p *postings) encodeBlock(f frontier) []byte {
-	b := appendHeader(nil, blockHeader{count: len(p.docs), first: p.docs[0], last: p.docs[len(p.docs)-1], front: f})
+// encodeBlock encodes p, which is not empty, as one block of the frontier
+// and title bound of h.
+func (p *postings) encodeBlock(h blockHeader) []byte {
+	b := appendHeader(nil, blockHeader{count: len(p.docs), first: p.docs[0], last: p.docs[len(p.docs)-1], front: h.front, title: h.title})
 	prev := p.docs[0]
 	for i, d := range p.docs {
 		b = appendEntry(b, uint64(d-prev), p.positions(i))

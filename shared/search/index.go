@@ -104,11 +104,13 @@ type pendingList struct {
 }
 
 // pendingEntry is a pending document's posting of a term: where its bytes
-// end in the list's buf, and its point (weighted term frequency and length).
+// end in the list's buf, its point (weighted term frequency and length) and
+// its title's length (bounded as in the rank table).
 type pendingEntry struct {
-	id  DocID
-	end int
-	pt  point
+	id    DocID
+	end   int
+	pt    point
+	title uint16
 }
 
 // pendingDoc is what a pending document writes besides its postings.
@@ -198,7 +200,7 @@ func (ix *Index) Add(d Document) (DocID, error) {
 				tf++
 			}
 		}
-		pl.ents = append(pl.ents, pendingEntry{id: id, end: len(pl.buf), pt: point{tf: uint32(tf), dl: dl}})
+		pl.ents = append(pl.ents, pendingEntry{id: id, end: len(pl.buf), pt: point{tf: uint32(tf), dl: dl}, title: uint16(r.titleLen)})
 		terms = append(terms, term)
 	}
 	slices.Sort(terms)
@@ -336,6 +338,7 @@ func (ix *Index) appendPostings(term string, pl *pendingList) error {
 		cur.count++
 		cur.last = e.id
 		cur.front = cur.front.add(e.pt)
+		cur.title = max(cur.title, int(e.title))
 		if len(body) >= blockSize {
 			sealed = append(sealed, &blockRef{key: termKey(term) + docKey(cur.first), id: cur.first, h: cur,
 				value: append(appendHeader(nil, cur), body...)})
@@ -538,8 +541,8 @@ func (ix *Index) removePostings(term string, docs []DocID) error {
 			}
 			continue
 		}
-		b.h = blockHeader{count: len(rest.docs), first: rest.docs[0], last: rest.docs[len(rest.docs)-1], front: b.h.front}
-		if err := ix.store.Put(b.key, rest.encodeBlock(b.h.front)); err != nil {
+		b.h = blockHeader{count: len(rest.docs), first: rest.docs[0], last: rest.docs[len(rest.docs)-1], front: b.h.front, title: b.h.title}
+		if err := ix.store.Put(b.key, rest.encodeBlock(b.h)); err != nil {
 			return err
 		}
 		kept = append(kept, b)

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -77,6 +78,11 @@ type pruning struct {
 	terms         map[string]*termBlocks
 	idf           []float64 // of each clause of must
 	ranks         map[string][]byte
+	limit         int
+	top           []candidate // the best found, in rank order
+	// Candidates ranked that passed the filters, and candidates left
+	// unranked, their bound below the threshold.
+	passed, unranked int
 }
 
 // topK returns the limit best documents that hold the clauses of must and
@@ -121,57 +127,63 @@ func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int
 		return 0
 	})
 
-	var top []candidate
-	total, examined := 0, 0
-	threshold := func() float64 {
-		if len(top) < limit {
-			return math.Inf(-1)
-		}
-		return top[len(top)-1].score
-	}
+	pr.limit = limit
+	examined := 0
 	next, batch := 0, firstBatch
-	for next < len(order) && order[next].bound >= threshold() {
+	for next < len(order) && order[next].bound >= pr.threshold() {
 		// The blocks left that may still hold a result: a round reads batch of
 		// them at most.
 		above := next + 1
-		for above < len(order) && order[above].bound >= threshold() {
+		for above < len(order) && order[above].bound >= pr.threshold() {
 			above++
 		}
 		end := next + min(batch, above-next)
-		found, err := pr.match(order[next:end])
-		if err != nil {
+		if err := pr.match(order[next:end]); err != nil {
 			return nil, 0, false, err
 		}
 		for _, l := range order[next:end] {
 			examined += l.b.h.count
 		}
-		total += len(found)
-		top = best(append(top, found...), limit)
 		next, batch = end, 4*batch
 	}
 
 	// The count: exact when every block that may hold a match was read (a
-	// few more are read for it), or when the query is one word without
-	// exclusions or filters; an estimate from the blocks read otherwise.
+	// few more are read for it) and no filter was left unchecked, or when the
+	// query is one word without exclusions or filters; an estimate otherwise.
 	rest := order[next:]
-	switch {
-	case len(must) == 1 && len(must[0].Tokens) == 1 && len(mustNot) == 0 && len(fs.include)+len(fs.exclude) == 0:
-		return top, pr.terms[lead].df, false, nil
-	case len(rest) == 0:
-		return top, total, false, nil
-	case len(rest) <= countBlocks:
-		found, err := pr.match(rest)
-		if err != nil {
+	if len(must) == 1 && len(must[0].Tokens) == 1 && len(mustNot) == 0 && len(fs.include)+len(fs.exclude) == 0 {
+		return pr.top, pr.terms[lead].df, false, nil
+	}
+	if len(rest) > 0 && len(rest) <= countBlocks {
+		if err := pr.match(rest); err != nil {
 			return nil, 0, false, err
 		}
-		return best(append(top, found...), limit), total + len(found), false, nil
+		rest = nil
+	}
+	total := pr.count()
+	if len(rest) == 0 {
+		return pr.top, total, false, nil
 	}
 	left := 0
 	for _, l := range rest {
 		left += l.b.h.count
 	}
-	return top, total + int(math.Round(float64(left)*float64(total)/float64(examined))), true, nil
+	return pr.top, total + int(math.Round(float64(left)*float64(total)/float64(examined))), true, nil
 }
+
+// threshold is the score a document must reach to enter the results: the
+// limit-th best found, -Inf until limit are found.
+func (pr *pruning) threshold() float64 {
+	if len(pr.top) < pr.limit {
+		return math.Inf(-1)
+	}
+	return pr.top[len(pr.top)-1].score
+}
+
+// count returns the number of matches in the blocks read: those ranked that
+// passed the filters, and those not ranked (bounded below the threshold, in a
+// search without filters).
+func (pr *pruning) count() int { return pr.passed + pr.unranked }
 
 // readSummaries reads the summaries and tail blocks of the query's terms.
 func (pr *pruning) readSummaries() error {
@@ -250,9 +262,12 @@ func (pr *pruning) bound(lo, hi DocID) (float64, bool) {
 	return sum, true
 }
 
-// match reads the blocks the lead blocks need of every term (in one call)
-// and returns the matches in them, scored and filtered.
-func (pr *pruning) match(leads []leadBlock) ([]candidate, error) {
+// match reads the blocks the lead blocks need of every term (in one call),
+// finds the matches in them, and ranks those whose bound reaches the
+// threshold (all of them for a search with filters), best bound first: the
+// first ones (a call for their numbers) until limit are found, then the
+// others that still may enter the results (another).
+func (pr *pruning) match(leads []leadBlock) error {
 	var keys []string
 	var need []*blockRef
 	queued := map[*blockRef]bool{}
@@ -268,28 +283,60 @@ func (pr *pruning) match(leads []leadBlock) ([]candidate, error) {
 	}
 	values, err := getMany(pr.ix.store, keys)
 	if err != nil {
-		return nil, fmt.Errorf("search: posting blocks: %w", err)
+		return fmt.Errorf("search: posting blocks: %w", err)
 	}
 	for i, v := range values {
 		if v == nil {
-			return nil, fmt.Errorf("search: posting block %q: %w", keys[i], ErrNotFound)
+			return fmt.Errorf("search: posting block %q: %w", keys[i], ErrNotFound)
 		}
 		need[i].value = v
 	}
 	var cands []candidate
 	for _, l := range leads {
-		c, err := pr.matchRange(l.b.h.first, l.b.h.last)
+		c, err := pr.matchRange(l.b)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cands = append(cands, c...)
 	}
-	return pr.ix.score(cands, pr.fs, pr.sc, pr.ranks)
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.bound, a.bound) })
+	// A search with filters ranks every candidate, so that its count of the
+	// blocks read is exact.
+	filtered := len(pr.fs.include)+len(pr.fs.exclude) > 0
+	i := 0
+	for i < len(cands) {
+		th := pr.threshold()
+		if filtered {
+			th = math.Inf(-1)
+		}
+		end := i
+		for end < len(cands) && cands[end].bound >= th {
+			end++
+		}
+		if end == i {
+			break
+		}
+		if len(pr.top) < pr.limit {
+			end = min(end, i+2*pr.limit)
+		}
+		found, err := pr.ix.score(cands[i:end], pr.fs, pr.sc, pr.ranks)
+		if err != nil {
+			return err
+		}
+		pr.passed += len(found)
+		pr.top = best(append(pr.top, found...), pr.limit)
+		i = end
+	}
+	pr.unranked += len(cands) - i
+	return nil
 }
 
-// matchRange returns the documents from lo to hi that hold the clauses of must
-// and none of mustNot, from blocks read.
-func (pr *pruning) matchRange(lo, hi DocID) ([]candidate, error) {
+// matchRange returns the documents of the lead block lb that hold the clauses
+// of must and none of mustNot, from blocks read, each with a bound of its
+// score: its frequencies (a position below the block's title bound counting
+// as a title's) at the block's shortest length.
+func (pr *pruning) matchRange(lb *blockRef) ([]candidate, error) {
+	lo, hi := lb.h.first, lb.h.last
 	lists := func(c Clause) ([]postings, error) {
 		out := make([]postings, len(c.Tokens))
 		for k, t := range c.Tokens {
@@ -325,8 +372,22 @@ func (pr *pruning) matchRange(lo, hi DocID) ([]candidate, error) {
 		}
 		cands = exclude(cands, matchLists(c, l))
 	}
+	dl := float64(lb.h.front.minDL())
 	for i := range cands {
-		cands[i].idf = pr.idf
+		c := &cands[i]
+		c.idf = pr.idf
+		for k, starts := range c.starts {
+			tf := 0
+			for _, p := range starts {
+				if int(p) < lb.h.title {
+					tf += titleWeight
+				} else {
+					tf++
+				}
+			}
+			c.bound += pr.sc.score(pr.idf[k], float64(tf), dl)
+		}
+		c.bound *= 1 + 1e-9
 	}
 	return cands, nil
 }

@@ -131,6 +131,7 @@ type candidate struct {
 	starts [][]uint32 // per clause of must
 	idf    []float64
 	score  float64
+	bound  float64 // a pruned search's bound of score (prune.go)
 	rec    record
 }
 

@@ -268,7 +268,8 @@ func ids(hits []Result) []DocID {
 // checkSummaries checks the block-max metadata of an index against its
 // blocks: each term's summary lists its sealed blocks as their headers say,
 // no term without sealed blocks has one (but for a legacy index's), and every
-// block's frontier bounds each of its documents' frequency and length.
+// block's frontier and title bound bound each of its documents' frequency,
+// length and title length.
 func checkSummaries(t *testing.T, ix *Index, s *MemStore) {
 	t.Helper()
 	if err := ix.Flush(); err != nil {
@@ -310,7 +311,7 @@ func checkSummaries(t *testing.T, ix *Index, s *MemStore) {
 		}
 		same := func(a, b *blockRef) bool {
 			return a.key == b.key && a.id == b.id && a.h.count == b.h.count && a.h.first == b.h.first &&
-				a.h.last == b.h.last && slices.Equal(a.h.front, b.h.front)
+				a.h.last == b.h.last && slices.Equal(a.h.front, b.h.front) && a.h.title == b.h.title
 		}
 		if !slices.EqualFunc(got, blocks, same) {
 			t.Errorf("summary of %q lists %d blocks, not as their %d headers say", term, len(got), len(blocks))
@@ -331,6 +332,9 @@ func checkSummaries(t *testing.T, ix *Index, s *MemStore) {
 			}
 			rec, _ := decodeRecord(v, true)
 			rec = rec.clamped()
+			if rec.titleLen > b.h.title {
+				t.Errorf("%q: title bound %d, document %d has a title of %d", b.key, b.h.title, d, rec.titleLen)
+			}
 			tf := uint32(0)
 			for _, pos := range p.positions(i) {
 				if int(pos) < rec.titleLen {
