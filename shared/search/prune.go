@@ -299,10 +299,20 @@ func (pr *pruning) match(leads []leadBlock) error {
 		}
 		cands = append(cands, c...)
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.bound, a.bound) })
 	// A search with filters ranks every candidate, so that its count of the
 	// blocks read is exact.
 	filtered := len(pr.fs.include)+len(pr.fs.exclude) > 0
+	if th := pr.threshold(); !filtered {
+		n := len(cands)
+		cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.bound < th })
+		pr.unranked += n - len(cands)
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := cmp.Compare(b.bound, a.bound); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
 	i := 0
 	for i < len(cands) {
 		th := pr.threshold()
