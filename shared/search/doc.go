@@ -40,15 +40,17 @@
 //	b/TERM                    TERM's summary: per sealed block, in order, its key's ID
 //	                          (a delta from the previous block's), its first document
 //	                          (from the ID), its last (from its first), its document
-//	                          count and its frontier; absent while TERM has none
+//	                          count, its frontier and its title bound; absent while
+//	                          TERM has none
 //
 // A posting block is a 0 byte, its document count, first and last document,
-// its frontier, then per document its distance from the previous one (0 for
-// the first), its number of positions and the positions as deltas. A
-// frontier is a count n (1 to 8), then n pairs of a weighted term frequency
-// and a weighted length, by frequency descending: the documents of the block
-// that no other beats on both (blockmax.go); a block scores no more than its
-// best pair. A document's title tokens take positions 0 to its title length -
+// its frontier, its title bound, then per document its distance from the
+// previous one (0 for the first), its number of positions and the positions
+// as deltas. A frontier is a count n (1 to 8), then n pairs of a weighted term
+// frequency and a weighted length, by frequency descending: the documents of
+// the block that no other beats on both (blockmax.go); a block scores no more
+// than its best pair. The title bound is the longest title (tokens) of the
+// block's documents. A document's title tokens take positions 0 to its title length -
 // 1 and its text's follow after one left free, so that a phrase does not span
 // them and a match's position says where it is. Add appends to a term's tail
 // block, which is sealed (moved to the key of its first document, and added to
@@ -61,9 +63,9 @@
 // Documents are buffered and written Options.FlushDocs at a time, so that a
 // term's tail is rewritten once per flush, not once per document.
 //
-// An index of version 1 (blocks without the 0 byte and frontier, terms
-// without summaries) is read as it is: its blocks are bounded by the most a
-// term can score, and a term without a summary has its blocks read whole, as
+// An index of version 1 (blocks without the 0 byte, frontier and title
+// bound, terms without summaries) is read as it is: its blocks are bounded by
+// the most a term can score, and a term without a summary has its blocks read whole, as
 // version 1 did, until sealing a block or deleting from one writes its summary.
 // The meta key's legacy flag says so, since in an index of version 2 a term
 // without a summary has no sealed blocks.
@@ -95,13 +97,19 @@
 // the blocks of its tokens that overlap the block (a phrase's by its token
 // that bounds it lowest), summed. It then reads those blocks, most promising
 // first, in rounds (4 blocks, then four times as many each round; each round
-// one call for the blocks, one for the rank table or, for a rank block of
-// which it needs 16 documents or fewer, their records), matching, filtering
+// one call for the blocks, one or two for the rank table or, for a rank block
+// of which it needs 16 documents or fewer, their records), matching, filtering
 // and scoring their documents, and stops at the first block whose bound is
 // below the limit-th best score found: the results are exactly the exhaustive
-// ranking's first ones, ties included. Results.Total is then exact for a single word without exclusions or filters
-// (its document count, from the summary), when at most 16 blocks were left
-// (they are read), and otherwise an estimate (Results.Estimated): the matches
-// found, plus the documents of the rarest token in the blocks left times the
-// share of matches in those read. A search without a limit reads everything.
+// ranking's first ones, ties included. Within a round, a match is bounded
+// before its numbers are read, from its frequencies (a position below the
+// lead block's title bound counting as a title's) at the lead block's
+// shortest length; the matches are ranked best bound first, those that cannot
+// reach the limit-th score left unranked (in a search without filters, whose
+// count they still are). Results.Total is then exact for a single word
+// without exclusions or filters (its document count, from the summary), when
+// at most 16 blocks were left (they are read), and otherwise an estimate
+// (Results.Estimated): the matches found, plus the documents of the rarest
+// token in the blocks left times the share of matches in those read. A
+// search without a limit reads everything.
 package search
