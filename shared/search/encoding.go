@@ -308,12 +308,20 @@ func compressText(text string) []byte {
 }
 
 func decompressText(v []byte) (string, error) {
-	b, err := io.ReadAll(flate.NewReader(bytes.NewReader(v)))
+	r := flateReaders.Get().(io.ReadCloser)
+	defer flateReaders.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(v), nil); err != nil {
+		return "", fmt.Errorf("%w: text: %v", errCorrupt, err)
+	}
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return "", fmt.Errorf("%w: text: %v", errCorrupt, err)
 	}
 	return string(b), nil
 }
+
+// flateReaders keeps flate readers, whose state is large too, for reuse.
+var flateReaders = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
 
 // flateWriters keeps flate writers, whose state is large, for reuse.
 var flateWriters = sync.Pool{New: func() any {

@@ -307,20 +307,27 @@ func (pr *pruning) match(leads []leadBlock) error {
 		cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.bound < th })
 		pr.unranked += n - len(cands)
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		if c := cmp.Compare(b.bound, a.bound); c != 0 {
+	// The candidates by bound, best first (sorting their indexes: a candidate
+	// is large).
+	order := make([]int32, len(cands))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(cands[b].bound, cands[a].bound); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.id, b.id)
+		return cmp.Compare(cands[a].id, cands[b].id)
 	})
+	var chunk []candidate
 	i := 0
-	for i < len(cands) {
+	for i < len(order) {
 		th := pr.threshold()
 		if filtered {
 			th = math.Inf(-1)
 		}
 		end := i
-		for end < len(cands) && cands[end].bound >= th {
+		for end < len(order) && cands[order[end]].bound >= th {
 			end++
 		}
 		if end == i {
@@ -329,7 +336,11 @@ func (pr *pruning) match(leads []leadBlock) error {
 		if len(pr.top) < pr.limit {
 			end = min(end, i+2*pr.limit)
 		}
-		found, err := pr.ix.score(cands[i:end], pr.fs, pr.sc, pr.ranks)
+		chunk = chunk[:0]
+		for _, k := range order[i:end] {
+			chunk = append(chunk, cands[k])
+		}
+		found, err := pr.ix.score(chunk, pr.fs, pr.sc, pr.ranks)
 		if err != nil {
 			return err
 		}
@@ -337,7 +348,7 @@ func (pr *pruning) match(leads []leadBlock) error {
 		pr.top = best(append(pr.top, found...), pr.limit)
 		i = end
 	}
-	pr.unranked += len(cands) - i
+	pr.unranked += len(order) - i
 	return nil
 }
 
