@@ -466,7 +466,11 @@ type SearchResult struct {
 type SearchResults struct {
 	Results []SearchResult `json:"results"`
 	Total   int            `json:"total"`
-	MS      float64        `json:"ms"`
+	// Estimated says Total is an estimate: a search of several words, or of a
+	// word with exclusions or filters, reads only the index's blocks that may
+	// hold its best results, and estimates how many match in the others.
+	Estimated bool    `json:"estimated,omitempty"`
+	MS        float64 `json:"ms"`
 	// TeamError says why the team archive's results are missing from a search
 	// that asked for them (team=1).
 	TeamError string `json:"teamError,omitempty"`

@@ -395,7 +395,7 @@ func (t *textSearch) find(query, session string, limit int) (api.SearchResults, 
 			names[info.ID] = info.Name
 		}
 	}
-	out := api.SearchResults{Results: []api.SearchResult{}, Total: res.Total, Indexing: !done}
+	out := api.SearchResults{Results: []api.SearchResult{}, Total: res.Total, Estimated: res.Estimated, Indexing: !done}
 	for _, h := range res.Hits {
 		ts := h.Time.UTC().Format("20060102150405")
 		out.Results = append(out.Results, api.SearchResult{
@@ -432,6 +432,7 @@ func (t *textSearch) routes(mux *routeTable) {
 			} else {
 				res.Results = append(res.Results, team.Results...)
 				res.Total += team.Total
+				res.Estimated = res.Estimated || team.Estimated
 			}
 			res.MS += float64(time.Since(started).Microseconds()) / 1000
 		}

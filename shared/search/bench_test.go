@@ -2,8 +2,13 @@ package search
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -163,22 +168,63 @@ func BenchmarkIndexSize(b *testing.B) {
 	}
 }
 
-// searchIndexes are the indexes the search benchmarks share, by size.
-var searchIndexes = map[int]*Index{}
+// A countingStore is a MultiGetter over a MemStore that counts its calls
+// and the bytes of the values they return: what a search costs a store whose
+// every call is a round trip (IndexedDB), which the in-memory store hides.
+type countingStore struct {
+	*MemStore
+	calls, bytes int
+}
 
-func searchIndex(b *testing.B, n int) *Index {
-	if ix, ok := searchIndexes[n]; ok {
-		return ix
+func (s *countingStore) Get(key string) ([]byte, error) {
+	v, err := s.MemStore.Get(key)
+	s.calls++
+	s.bytes += len(v)
+	return v, err
+}
+
+func (s *countingStore) GetMany(keys []string) ([][]byte, error) {
+	s.calls++
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		v, err := s.MemStore.Get(k)
+		if err == nil {
+			out[i] = v
+			s.bytes += len(v)
+		}
 	}
-	ix, _ := Open(NewMemStore(), nil)
+	return out, nil
+}
+
+func (s *countingStore) Scan(prefix string, fn func(key string, value []byte) bool) error {
+	s.calls++
+	return s.MemStore.Scan(prefix, func(key string, value []byte) bool {
+		s.bytes += len(value)
+		return fn(key, value)
+	})
+}
+
+// searchIndexes are the indexes the search benchmarks share, by size, and
+// their stores.
+var (
+	searchIndexes = map[int]*Index{}
+	searchStores  = map[int]*countingStore{}
+)
+
+func searchIndex(b *testing.B, n int) (*Index, *countingStore) {
+	if ix, ok := searchIndexes[n]; ok {
+		return ix, searchStores[n]
+	}
+	s := &countingStore{MemStore: NewMemStore()}
+	ix, _ := Open(s, nil)
 	for _, d := range syntheticDocs(n) {
 		if _, err := ix.Add(d); err != nil {
 			b.Fatal(err)
 		}
 	}
 	ix.Flush()
-	searchIndexes[n] = ix
-	return ix
+	searchIndexes[n], searchStores[n] = ix, s
+	return ix, s
 }
 
 func BenchmarkSearch(b *testing.B) {
@@ -189,16 +235,20 @@ func BenchmarkSearch(b *testing.B) {
 			"museum castle",                     // two uncommon words
 			`"the archive"`,                     // a phrase of a common and a rarer word
 			"the",                               // in nearly every document
+			"or one",                            // two common words
+			`"is was"`,                          // a phrase of common words
+			"the -museum",                       // a common word, an exclusion
 			"京都 site:site7.example",             // CJK and a filter
 			"session:session-3 from:2024-01-04", // filters only
 		} {
 			b.Run(fmt.Sprintf("docs=%d/%s", n, query), func(b *testing.B) {
-				ix := searchIndex(b, n)
+				ix, s := searchIndex(b, n)
 				q, err := ParseQuery(query)
 				if err != nil {
 					b.Fatal(err)
 				}
 				var total int
+				s.calls, s.bytes = 0, 0
 				for b.Loop() {
 					res, err := ix.Search(q, 10)
 					if err != nil {
@@ -207,6 +257,109 @@ func BenchmarkSearch(b *testing.B) {
 					total = res.Total
 				}
 				b.ReportMetric(float64(total), "matches")
+				b.ReportMetric(float64(s.calls)/float64(b.N), "reads/op")
+				b.ReportMetric(float64(s.bytes)/float64(b.N)/1e3, "read-kB/op")
+			})
+		}
+	}
+}
+
+// wikiVocabulary is the words of the real wiki pages in testdata/wiki, most
+// frequent first, as scripts/bench/search.mjs draws the extension's pages from.
+var wikiVocabulary = sync.OnceValue(func() []string {
+	dir := "../../testdata/wiki"
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		panic(err)
+	}
+	markup := regexp.MustCompile(`(?s)<script.*?</script>|<style.*?</style>|<[^>]+>|&[a-z]+;`)
+	word := regexp.MustCompile(`\p{L}{2,}`)
+	counts := map[string]int{}
+	var order []string
+	for _, f := range files {
+		if !strings.HasSuffix(f.Name(), ".html") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			panic(err)
+		}
+		text := strings.ToLower(markup.ReplaceAllString(string(b), " "))
+		for _, w := range word.FindAllString(text, -1) {
+			if counts[w] == 0 {
+				order = append(order, w)
+			}
+			counts[w]++
+		}
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return counts[b] - counts[a] })
+	return order
+})
+
+// wikiDocs returns n pages as scripts/bench/search.mjs makes them: 300 words
+// drawn from wikiVocabulary with probability about 1/rank, a word no other
+// page has amid them, the first four in the title.
+func wikiDocs(n int) []Document {
+	vocab := wikiVocabulary()
+	rng := rand.New(rand.NewSource(7))
+	harmonic := math.Log(float64(len(vocab))) + 0.5772
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	docs := make([]Document, n)
+	for i := range docs {
+		ws := make([]string, 300)
+		for j := range ws {
+			ws[j] = vocab[min(len(vocab)-1, int(math.Exp(rng.Float64()*harmonic))-1)]
+		}
+		ws = slices.Insert(ws, 150, fmt.Sprintf("quokka%szz", strconv.FormatInt(int64(i), 36)))
+		docs[i] = Document{Session: "wiki", URL: fmt.Sprintf("https://wiki.example/page/%d", i), Time: base.Add(time.Duration(i) * time.Second),
+			Method: "GET", Status: 200, Mime: "text/html", Title: fmt.Sprintf("Page %d: %s", i, strings.Join(ws[:4], " ")), Text: strings.Join(ws, " ")}
+	}
+	return docs
+}
+
+// BenchmarkSearchWiki searches pages like the extension's benchmark's
+// (scripts/bench/search.mjs) for its kinds of query, 20 results each.
+func BenchmarkSearchWiki(b *testing.B) {
+	vocab := wikiVocabulary()
+	for _, n := range []int{10000, 100000} {
+		queries := []struct{ name, q string }{
+			{"one-page", "quokka" + strconv.FormatInt(int64(n/3), 36) + "zz"},
+			{"rare", vocab[len(vocab)*8/10]},
+			{"two-common", vocab[20] + " " + vocab[30]},
+			{"phrase", `"` + vocab[5] + " " + vocab[6] + `"`},
+			{"most-common", vocab[0]},
+		}
+		for _, query := range queries {
+			b.Run(fmt.Sprintf("docs=%d/%s", n, query.name), func(b *testing.B) {
+				key := -n
+				if _, ok := searchIndexes[key]; !ok {
+					s := &countingStore{MemStore: NewMemStore()}
+					ix, _ := Open(s, nil)
+					for _, d := range wikiDocs(n) {
+						if _, err := ix.Add(d); err != nil {
+							b.Fatal(err)
+						}
+					}
+					ix.Flush()
+					searchIndexes[key], searchStores[key] = ix, s
+				}
+				ix, s := searchIndexes[key], searchStores[key]
+				q, err := ParseQuery(query.q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var total int
+				s.calls, s.bytes = 0, 0
+				for b.Loop() {
+					res, err := ix.Search(q, 20)
+					if err != nil {
+						b.Fatal(err)
+					}
+					total = res.Total
+				}
+				b.ReportMetric(float64(total), "matches")
+				b.ReportMetric(float64(s.calls)/float64(b.N), "reads/op")
+				b.ReportMetric(float64(s.bytes)/float64(b.N)/1e3, "read-kB/op")
 			})
 		}
 	}

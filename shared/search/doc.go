@@ -18,7 +18,8 @@
 // digits (0-9a-v), which sort as the ids do. Integers in values are unsigned
 // varints (encoding/binary) unless said otherwise.
 //
-//	m                         meta: version 1, next id, document count, sum of lengths
+//	m                         meta: version 2, next id, document count, sum of lengths,
+//	                          flags (1: legacy, the index was written by version 1)
 //	d/ID                      the document's fields: text length, title length (tokens),
 //	                          status, time (signed varint, Unix ms), then session, URL,
 //	                          method, mime, ref and title, each length-prefixed
@@ -34,20 +35,40 @@
 //	                          the documents a common word matches reads a value per
 //	                          1,024 of them, not one each
 //	s/SESSION NUL ID          empty: the documents of a session, for DeleteSession
-//	t/TERM NUL ID             a sealed posting block of TERM whose first document is ID
+//	t/TERM NUL ID             a sealed posting block of TERM whose first document was ID
 //	t/TERM NUL ~              TERM's tail block, the one Add appends to
+//	b/TERM                    TERM's summary: per sealed block, in order, its key's ID
+//	                          (a delta from the previous block's), its first document
+//	                          (from the ID), its last (from its first), its document
+//	                          count, its frontier and its title bound; absent while
+//	                          TERM has none
 //
-// A posting block is its document count, first and last document, then per
-// document its distance from the previous one (0 for the first), its number of
-// positions and the positions as deltas. A document's title tokens take
-// positions 0 to its title length - 1 and its text's follow after one left
-// free, so that a phrase does not span them and a match's position says where
-// it is. Add appends to a term's tail block, which is sealed (moved to the key
-// of its first document) once it reaches 2 KiB: adding costs one read and
-// write of a small block per distinct term of a flush, whatever the list's
-// length, and deleting rewrites only the blocks that hold the document.
+// A posting block is a 0 byte, its document count, first and last document,
+// its frontier, its title bound, then per document its distance from the
+// previous one (0 for the first), its number of positions and the positions
+// as deltas. A frontier is a count n (1 to 8), then n pairs of a weighted term
+// frequency and a weighted length, by frequency descending: the documents of
+// the block that no other beats on both (blockmax.go); a block scores no more
+// than its best pair. The title bound is the longest title (tokens) of the
+// block's documents. A document's title tokens take positions 0 to its title length -
+// 1 and its text's follow after one left free, so that a phrase does not span
+// them and a match's position says where it is. Add appends to a term's tail
+// block, which is sealed (moved to the key of its first document, and added to
+// the term's summary) as soon as it reaches 2 KiB, the rest of the flush's
+// postings going to the next block: adding costs one read and write of a
+// small block per distinct term of a flush, whatever the list's length, and a
+// read and write of the summary when a block is sealed; deleting rewrites
+// only the blocks that hold the document, and the summary when it changes a
+// sealed block (a block keeps its frontier, which still bounds its scores).
 // Documents are buffered and written Options.FlushDocs at a time, so that a
 // term's tail is rewritten once per flush, not once per document.
+//
+// An index of version 1 (blocks without the 0 byte, frontier and title
+// bound, terms without summaries) is read as it is: its blocks are bounded by
+// the most a term can score, and a term without a summary has its blocks read whole, as
+// version 1 did, until sealing a block or deleting from one writes its summary.
+// The meta key's legacy flag says so, since in an index of version 2 a term
+// without a summary has no sealed blocks.
 //
 // # Snippets
 //
@@ -67,4 +88,28 @@
 // a phrase counting as one term whose idf is the sum of its tokens', with a
 // title's tokens weighing three times a text's (in the term frequency and in
 // the document's length).
+//
+// # Pruning
+//
+// A search with a limit (of words, without prefix tokens) reads the summaries
+// and tails of its terms in one call, and bounds what the documents of each
+// block of its rarest token can score: per clause, the best frontier pair of
+// the blocks of its tokens that overlap the block (a phrase's by its token
+// that bounds it lowest), summed. It then reads those blocks, most promising
+// first, in rounds (4 blocks, then four times as many each round; each round
+// one call for the blocks, one or two for the rank table or, for a rank block
+// of which it needs 16 documents or fewer, their records), matching, filtering
+// and scoring their documents, and stops at the first block whose bound is
+// below the limit-th best score found: the results are exactly the exhaustive
+// ranking's first ones, ties included. Within a round, a match is bounded
+// before its numbers are read, from its frequencies (a position below the
+// lead block's title bound counting as a title's) at the lead block's
+// shortest length; the matches are ranked best bound first, those that cannot
+// reach the limit-th score left unranked (in a search without filters, whose
+// count they still are). Results.Total is then exact for a single word
+// without exclusions or filters (its document count, from the summary), when
+// at most 16 blocks were left (they are read), and otherwise an estimate
+// (Results.Estimated): the matches found, plus the documents of the rarest
+// token in the blocks left times the share of matches in those read. A
+// search without a limit reads everything.
 package search

@@ -57,19 +57,37 @@ func parseDocKey(s string) (DocID, error) {
 // termKey is the prefix of a term's blocks.
 func termKey(term string) string { return keyTerm + term + "\x00" }
 
+// The index's version, the first byte of its meta key: 2 since posting blocks
+// have frontiers and terms summaries (blockmax.go).
+const version = 2
+
+// metaLegacy is the flag of meta.legacy in its encoding.
+const metaLegacy = 1
+
 func (m meta) encode() []byte {
-	b := []byte{1} // version
+	b := []byte{version}
 	b = binary.AppendUvarint(b, uint64(m.next))
 	b = binary.AppendUvarint(b, m.docs)
-	return binary.AppendUvarint(b, m.length)
+	b = binary.AppendUvarint(b, m.length)
+	var flags uint64
+	if m.legacy {
+		flags |= metaLegacy
+	}
+	return binary.AppendUvarint(b, flags)
 }
 
+// decodeMeta decodes the meta key of an index of version 2, or of version 1,
+// which it reads as a version 2 index with legacy blocks.
 func decodeMeta(v []byte) (meta, error) {
 	r := reader{b: v}
-	if r.byte() != 1 {
-		return meta{}, fmt.Errorf("%w: index version", errCorrupt)
+	ver := r.byte()
+	if ver != 1 && ver != version {
+		return meta{}, fmt.Errorf("%w: index version %d", errCorrupt, ver)
 	}
-	m := meta{next: DocID(r.uvarint()), docs: r.uvarint(), length: r.uvarint()}
+	m := meta{next: DocID(r.uvarint()), docs: r.uvarint(), length: r.uvarint(), legacy: ver == 1}
+	if ver == version {
+		m.legacy = r.uvarint()&metaLegacy != 0
+	}
 	return m, r.err
 }
 
@@ -152,23 +170,42 @@ func decodeTerms(v []byte) ([]string, error) {
 	return terms, r.err
 }
 
-// blockHeader begins a posting block: its number of documents, and the first
-// and last of them.
+// blockHeader begins a posting block: a 0 byte (which a block of version 1,
+// whose first number is its count, never begins with), its number of
+// documents, the first and last of them, its frontier and its title bound
+// (blockmax.go).
 type blockHeader struct {
 	count       int
 	first, last DocID
+	front       frontier
+	title       int // no document of the block has a longer title (tokens)
 }
 
 func appendHeader(b []byte, h blockHeader) []byte {
+	b = append(b, 0)
 	b = binary.AppendUvarint(b, uint64(h.count))
 	b = binary.AppendUvarint(b, uint64(h.first))
-	return binary.AppendUvarint(b, uint64(h.last))
+	b = binary.AppendUvarint(b, uint64(h.last))
+	b = appendFrontier(b, h.front)
+	return binary.AppendUvarint(b, uint64(h.title))
 }
 
-// decodeHeader returns a block's header and its entries.
+// decodeHeader returns a block's header and its entries. A block of version 1
+// has no frontier: its frontier is unknownFrontier, its title bound
+// unknownTitle.
 func decodeHeader(v []byte) (blockHeader, []byte, error) {
 	r := reader{b: v}
+	legacy := len(v) > 0 && v[0] != 0
+	if !legacy {
+		r.byte()
+	}
 	h := blockHeader{count: int(r.uvarint()), first: DocID(r.uvarint()), last: DocID(r.uvarint())}
+	if legacy {
+		h.front, h.title = unknownFrontier, unknownTitle
+	} else {
+		h.front = r.frontier()
+		h.title = int(min(r.uvarint(), unknownTitle))
+	}
 	if r.err != nil || h.last < h.first || h.count == 0 {
 		return blockHeader{}, nil, fmt.Errorf("%w: posting block header", errCorrupt)
 	}
@@ -178,7 +215,12 @@ func decodeHeader(v []byte) (blockHeader, []byte, error) {
 // appendEntry appends a posting: the document's distance from the previous
 // one, its number of positions, and the positions as deltas.
 func appendEntry(b []byte, delta uint64, pos []uint32) []byte {
-	b = binary.AppendUvarint(b, delta)
+	return appendPositions(binary.AppendUvarint(b, delta), pos)
+}
+
+// appendPositions appends a posting's number of positions and the positions
+// as deltas.
+func appendPositions(b []byte, pos []uint32) []byte {
 	b = binary.AppendUvarint(b, uint64(len(pos)))
 	prev := uint32(0)
 	for _, p := range pos {
@@ -242,9 +284,10 @@ func (p *postings) decodeBlock(v []byte) error {
 	return nil
 }
 
-// encodeBlock encodes p, which is not empty, as one block.
-func (p *postings) encodeBlock() []byte {
-	b := appendHeader(nil, blockHeader{count: len(p.docs), first: p.docs[0], last: p.docs[len(p.docs)-1]})
+// encodeBlock encodes p, which is not empty, as one block of the frontier
+// and title bound of h.
+func (p *postings) encodeBlock(h blockHeader) []byte {
+	b := appendHeader(nil, blockHeader{count: len(p.docs), first: p.docs[0], last: p.docs[len(p.docs)-1], front: h.front, title: h.title})
 	prev := p.docs[0]
 	for i, d := range p.docs {
 		b = appendEntry(b, uint64(d-prev), p.positions(i))
@@ -265,12 +308,20 @@ func compressText(text string) []byte {
 }
 
 func decompressText(v []byte) (string, error) {
-	b, err := io.ReadAll(flate.NewReader(bytes.NewReader(v)))
+	r := flateReaders.Get().(io.ReadCloser)
+	defer flateReaders.Put(r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(v), nil); err != nil {
+		return "", fmt.Errorf("%w: text: %v", errCorrupt, err)
+	}
+	b, err := io.ReadAll(r)
 	if err != nil {
 		return "", fmt.Errorf("%w: text: %v", errCorrupt, err)
 	}
 	return string(b), nil
 }
+
+// flateReaders keeps flate readers, whose state is large too, for reuse.
+var flateReaders = sync.Pool{New: func() any { return flate.NewReader(bytes.NewReader(nil)) }}
 
 // flateWriters keeps flate writers, whose state is large, for reuse.
 var flateWriters = sync.Pool{New: func() any {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -88,14 +89,28 @@ type meta struct {
 	next   DocID  // the next id to give
 	docs   uint64 // documents held
 	length uint64 // the sum of their weighted lengths (tokens; title tokens count titleWeight)
+	// legacy says the index was written by version 1, whose blocks have no
+	// frontiers and whose terms have no summaries: a term without a summary
+	// may have sealed blocks, which reading its blocks finds.
+	legacy bool
 }
 
-// pendingList is a term's postings of the pending documents, encoded as a
-// block's entries are, the first with delta 0.
+// pendingList is a term's postings of the pending documents: each entry's
+// number of positions and its positions as deltas, as a block holds them after
+// the document's delta, one after the other in buf.
 type pendingList struct {
-	first, last DocID
-	count       int
-	buf         []byte
+	ents []pendingEntry
+	buf  []byte
+}
+
+// pendingEntry is a pending document's posting of a term: where its bytes
+// end in the list's buf, its point (weighted term frequency and length) and
+// its title's length (bounded as in the rank table).
+type pendingEntry struct {
+	id    DocID
+	end   int
+	pt    point
+	title uint16
 }
 
 // pendingDoc is what a pending document writes besides its postings.
@@ -158,6 +173,9 @@ func (ix *Index) Add(d Document) (DocID, error) {
 	titleToks := Tokenize(d.Title)
 	textToks := Tokenize(d.Text)
 	titleLen := len(titleToks)
+	// The length a search ranks by, from fields bounded as in the rank table.
+	r := record{length: len(textToks), titleLen: titleLen}.clamped()
+	dl := uint32(min(weightedLength(r.length, r.titleLen), math.MaxUint32))
 	clear(ix.scratch)
 	for _, t := range titleToks {
 		ix.scratch[t.Term] = append(ix.scratch[t.Term], uint32(t.Pos))
@@ -170,12 +188,19 @@ func (ix *Index) Add(d Document) (DocID, error) {
 		pl := ix.pending[term]
 		if pl == nil {
 			term = strings.Clone(term)
-			pl = &pendingList{first: id}
+			pl = &pendingList{}
 			ix.pending[term] = pl
 		}
-		pl.buf = appendEntry(pl.buf, uint64(id-pl.last)*uint64(min(pl.count, 1)), pos)
-		pl.last = id
-		pl.count++
+		pl.buf = appendPositions(pl.buf, pos)
+		tf := 0
+		for _, p := range pos {
+			if int(p) < titleLen {
+				tf += titleWeight
+			} else {
+				tf++
+			}
+		}
+		pl.ents = append(pl.ents, pendingEntry{id: id, end: len(pl.buf), pt: point{tf: uint32(tf), dl: dl}, title: uint16(r.titleLen)})
 		terms = append(terms, term)
 	}
 	slices.Sort(terms)
@@ -284,41 +309,109 @@ func (ix *Index) flush() error {
 }
 
 // appendPostings appends a term's pending postings to its tail block, sealing
-// the block when it has grown to blockSize.
+// the block (writing it under the key of its first document, in the term's
+// summary) each time it reaches blockSize.
 func (ix *Index) appendPostings(term string, pl *pendingList) error {
 	tail := termKey(term) + tailSuffix
-	var block []byte
+	var cur blockHeader
+	var body []byte
 	old, err := ix.store.Get(tail)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		block = appendHeader(nil, blockHeader{count: pl.count, first: pl.first, last: pl.last})
-		block = append(block, pl.buf...)
 	case err != nil:
 		return err
 	default:
-		h, body, err := decodeHeader(old)
+		if cur, body, err = decodeHeader(old); err != nil {
+			return err
+		}
+		body = slices.Clone(body)
+	}
+	var sealed []*blockRef
+	start := 0
+	for _, e := range pl.ents {
+		if cur.count == 0 {
+			cur = blockHeader{first: e.id, last: e.id}
+		}
+		body = binary.AppendUvarint(body, uint64(e.id-cur.last))
+		body = append(body, pl.buf[start:e.end]...)
+		start = e.end
+		cur.count++
+		cur.last = e.id
+		cur.front = cur.front.add(e.pt)
+		cur.title = max(cur.title, int(e.title))
+		if len(body) >= blockSize {
+			sealed = append(sealed, &blockRef{key: termKey(term) + docKey(cur.first), id: cur.first, h: cur,
+				value: append(appendHeader(nil, cur), body...)})
+			cur, body = blockHeader{}, nil
+		}
+	}
+	if len(sealed) > 0 {
+		blocks, err := ix.summary(term)
 		if err != nil {
 			return err
 		}
-		block = make([]byte, 0, len(old)+len(pl.buf)+16)
-		block = appendHeader(block, blockHeader{count: h.count + pl.count, first: h.first, last: pl.last})
-		block = append(block, body...)
-		// The first pending entry's delta, 0, becomes its distance from the tail's
-		// last document.
-		block = binary.AppendUvarint(block, uint64(pl.first-h.last))
-		block = append(block, pl.buf[1:]...)
+		for _, b := range sealed {
+			if err := ix.store.Put(b.key, b.value); err != nil {
+				return err
+			}
+		}
+		if err := ix.store.Put(summaryKey(term), encodeSummary(append(blocks, sealed...))); err != nil {
+			return err
+		}
 	}
-	if len(block) < blockSize {
-		return ix.store.Put(tail, block)
-	}
-	h, _, _ := decodeHeader(block)
-	if err := ix.store.Put(termKey(term)+docKey(h.first), block); err != nil {
-		return err
+	if cur.count > 0 {
+		return ix.store.Put(tail, append(appendHeader(nil, cur), body...))
 	}
 	if old != nil {
 		return ix.store.Delete(tail)
 	}
 	return nil
+}
+
+// summary returns a term's sealed blocks as its summary lists them; for a
+// term of a legacy index that has none, as reading its blocks finds them.
+func (ix *Index) summary(term string) ([]*blockRef, error) {
+	v, err := ix.store.Get(summaryKey(term))
+	switch {
+	case err == nil:
+		return decodeSummary(term, v)
+	case !errors.Is(err, ErrNotFound):
+		return nil, err
+	case !ix.meta.legacy:
+		return nil, nil
+	}
+	blocks, err := ix.blocks(term)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(blocks, func(b *blockRef) bool { return b.key == termKey(term)+tailSuffix }), nil
+}
+
+// blocks reads every block of a term, its tail last.
+func (ix *Index) blocks(term string) ([]*blockRef, error) {
+	var blocks []*blockRef
+	var bad error
+	prefix := termKey(term)
+	err := ix.store.Scan(prefix, func(key string, value []byte) bool {
+		b := &blockRef{key: key, value: slices.Clone(value)}
+		if b.h, _, bad = decodeHeader(value); bad != nil {
+			return false
+		}
+		if id := key[len(prefix):]; id != tailSuffix {
+			if b.id, bad = parseDocKey(id); bad != nil {
+				return false
+			}
+		}
+		blocks = append(blocks, b)
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		return nil, fmt.Errorf("blocks of %q: %w", term, err)
+	}
+	return blocks, nil
 }
 
 // Delete removes a document: its postings from every list, its fields and its
@@ -416,54 +509,52 @@ func (ix *Index) deleteDocs(ids []DocID) error {
 	return nil
 }
 
-// removePostings removes the sorted docs from a term's blocks.
+// removePostings removes the sorted docs from a term's blocks, and the
+// blocks they empty from its summary. A block keeps its frontier, which bounds
+// its scores still.
 func (ix *Index) removePostings(term string, docs []DocID) error {
-	type block struct {
-		key   string
-		value []byte
-	}
-	var blocks []block
-	var bad error
-	err := ix.store.Scan(termKey(term), func(key string, value []byte) bool {
-		h, _, err := decodeHeader(value)
-		if err != nil {
-			bad = err
-			return false
-		}
-		i, _ := slices.BinarySearch(docs, h.first)
-		if i < len(docs) && docs[i] <= h.last {
-			blocks = append(blocks, block{key, slices.Clone(value)})
-		}
-		return true
-	})
-	if err == nil {
-		err = bad
-	}
+	blocks, err := ix.blocks(term)
 	if err != nil {
 		return err
 	}
+	changed := false
+	kept := blocks[:0]
 	for _, b := range blocks {
-		var p postings
+		i, _ := slices.BinarySearch(docs, b.h.first)
+		if i == len(docs) || docs[i] > b.h.last {
+			kept = append(kept, b)
+			continue
+		}
+		var p, rest postings
 		if err := p.decodeBlock(b.value); err != nil {
 			return err
 		}
-		var kept postings
 		for i, d := range p.docs {
 			if _, found := slices.BinarySearch(docs, d); !found {
-				kept.add(d, p.positions(i))
+				rest.add(d, p.positions(i))
 			}
 		}
-		if len(kept.docs) == 0 {
+		changed = changed || b.key != termKey(term)+tailSuffix
+		if len(rest.docs) == 0 {
 			if err := ix.store.Delete(b.key); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := ix.store.Put(b.key, kept.encodeBlock()); err != nil {
+		b.h = blockHeader{count: len(rest.docs), first: rest.docs[0], last: rest.docs[len(rest.docs)-1], front: b.h.front, title: b.h.title}
+		if err := ix.store.Put(b.key, rest.encodeBlock(b.h)); err != nil {
 			return err
 		}
+		kept = append(kept, b)
 	}
-	return nil
+	if !changed {
+		return nil
+	}
+	sealed := slices.DeleteFunc(kept, func(b *blockRef) bool { return b.key == termKey(term)+tailSuffix })
+	if len(sealed) == 0 {
+		return ix.store.Delete(summaryKey(term))
+	}
+	return ix.store.Put(summaryKey(term), encodeSummary(sealed))
 }
 
 // docTerms returns the terms of a document: its list, or those of its title

@@ -26,6 +26,15 @@ const (
 
 func rankKey(id DocID) string { return keyRank + docKey(id>>rankShift) }
 
+// clamped returns r with its numbers bounded as the rank table bounds them,
+// so that a search ranks a document alike from its record or the table.
+func (r record) clamped() record {
+	r.length = min(max(r.length, 0), absentLength-1)
+	r.titleLen = min(max(r.titleLen, 0), math.MaxUint16)
+	r.status = min(max(r.status, 0), math.MaxUint16)
+	return r
+}
+
 // setRank writes entries into the rank blocks: each id's record, or, for a nil
 // record, its absence.
 func (ix *Index) setRank(ids []DocID, recs []*record) error {
@@ -51,9 +60,10 @@ func (ix *Index) setRank(ids []DocID, recs []*record) error {
 		if r := recs[i]; r == nil {
 			binary.LittleEndian.PutUint32(e, absentLength)
 		} else {
-			binary.LittleEndian.PutUint32(e, uint32(min(r.length, absentLength-1)))
-			binary.LittleEndian.PutUint16(e[4:], uint16(min(r.titleLen, math.MaxUint16)))
-			binary.LittleEndian.PutUint16(e[6:], uint16(min(max(r.status, 0), math.MaxUint16)))
+			c := r.clamped()
+			binary.LittleEndian.PutUint32(e, uint32(c.length))
+			binary.LittleEndian.PutUint16(e[4:], uint16(c.titleLen))
+			binary.LittleEndian.PutUint16(e[6:], uint16(c.status))
 			var ms int64
 			if !r.time.IsZero() {
 				ms = r.time.UnixMilli()
@@ -70,27 +80,45 @@ func (ix *Index) setRank(ids []DocID, recs []*record) error {
 	return nil
 }
 
+// sparseRank is how many documents of a rank block a search needs at most to
+// read their records (a hundred bytes or so each) rather than the block (16
+// KiB): a rare word's documents are a few in each block.
+const sparseRank = 16
+
 // rankOf reads the numbers of the documents ids (sorted) from the rank table:
 // found[i] says whether the table has document ids[i], recs[i] its numbers. A
-// block the table lacks (an index written before it had one) finds nothing.
-func (ix *Index) rankOf(ids []DocID) (recs []record, found []bool, err error) {
+// block the table lacks (an index written before it had one) finds nothing,
+// nor does one of which ids has sparseRank documents at most (their records
+// are read instead). cache, when not nil, holds the table's values read before
+// and keeps those read now, for a search that ranks its candidates in rounds.
+func (ix *Index) rankOf(ids []DocID, cache map[string][]byte) (recs []record, found []bool, err error) {
 	var keys []string
-	for i, id := range ids {
-		if k := rankKey(id); i == 0 || k != keys[len(keys)-1] {
+	for i := 0; i < len(ids); {
+		k := rankKey(ids[i])
+		j := i + 1
+		for j < len(ids) && rankKey(ids[j]) == k {
+			j++
+		}
+		if _, ok := cache[k]; !ok && j-i > sparseRank {
 			keys = append(keys, k)
 		}
+		i = j
 	}
 	values, err := getMany(ix.store, keys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("search: rank table: %w", err)
 	}
+	if cache == nil {
+		cache = make(map[string][]byte, len(keys))
+	}
+	for i, k := range keys {
+		cache[k] = values[i]
+	}
 	recs, found = make([]record, len(ids)), make([]bool, len(ids))
-	k := -1
 	var b []byte
 	for i, id := range ids {
 		if i == 0 || rankKey(id) != rankKey(ids[i-1]) {
-			k++
-			b = values[k]
+			b = cache[rankKey(id)]
 		}
 		slot := int(id&(rankBlockDocs-1)) * rankEntrySize
 		if slot+rankEntrySize > len(b) {

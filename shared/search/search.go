@@ -2,7 +2,6 @@ package search
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -28,8 +27,14 @@ type Result struct {
 
 // Results are the matches of a query, best first.
 type Results struct {
-	// Total is the number of documents that match.
+	// Total is the number of documents that match: exact for a query of one
+	// word without exclusions or filters, for a search without a limit, and
+	// whenever the search read every block that may hold a match; otherwise
+	// (Estimated) an estimate from the matches in the blocks it read and the
+	// number of documents that hold its rarest word in the blocks it did not.
 	Total int
+	// Estimated says Total is an estimate.
+	Estimated bool
 	// Hits are the best of them, at most the limit asked for.
 	Hits []Result
 }
@@ -55,164 +60,32 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 		}
 	}
 
-	// Candidates: the documents that hold every clause, with where each clause
-	// begins in them; all documents when no clause must hold.
-	var cands []candidate
-	N := float64(ix.meta.docs)
-	corpus := ix.opts.Corpus
-	if corpus != nil {
-		N = float64(corpus.Docs)
+	fs := newFilterSet(q.Filters)
+	sc := scorer{avgdl: 1}
+	if ix.meta.docs > 0 {
+		sc.avgdl = float64(ix.meta.length) / float64(ix.meta.docs)
 	}
-	if len(must) > 0 {
-		var matches []clauseMatch
-		for _, c := range must {
-			m, err := ix.matchClause(c)
-			if err != nil {
-				return Results{}, err
-			}
-			if len(m.docs) == 0 {
-				return Results{}, nil
-			}
-			matches = append(matches, m)
-		}
-		// Intersect, walking the shortest.
-		order := make([]int, len(matches))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return len(matches[a].docs) - len(matches[b].docs) })
-		cursor := make([]int, len(matches))
-		shortest := matches[order[0]]
-	docs:
-		for i, d := range shortest.docs {
-			starts := make([][]uint32, len(matches))
-			starts[order[0]] = shortest.starts[i]
-			for _, k := range order[1:] {
-				m := matches[k]
-				j, found := slices.BinarySearch(m.docs[cursor[k]:], d)
-				cursor[k] += j
-				if !found {
-					continue docs
-				}
-				starts[k] = m.starts[cursor[k]]
-			}
-			cands = append(cands, candidate{id: d, starts: starts})
-		}
-		idf := make([]float64, len(matches))
-		for i, m := range matches {
-			for k, df := range m.df {
-				if g, ok := corpus.df(must[i].Tokens[k]); ok {
-					df = g
-				}
-				idf[i] += math.Log(1 + (N-float64(df)+0.5)/(float64(df)+0.5))
-			}
-		}
-		for i := range cands {
-			cands[i].idf = idf
+	if c := ix.opts.Corpus; c != nil && c.Docs > 0 {
+		sc.avgdl = float64(c.Length) / float64(c.Docs)
+	}
+	var res Results
+	var cands []candidate
+	var err error
+	if pruned(must, mustNot, limit) {
+		if cands, res.Total, res.Estimated, err = ix.topK(must, mustNot, fs, sc, limit); err != nil {
+			return Results{}, err
 		}
 	} else {
-		var bad error
-		err := ix.store.Scan(keyDoc, func(key string, _ []byte) bool {
-			id, err := parseDocKey(key[len(keyDoc):])
-			if err != nil {
-				bad = err
-				return false
-			}
-			cands = append(cands, candidate{id: id})
-			return true
-		})
-		if err == nil {
-			err = bad
-		}
-		if err != nil {
-			return Results{}, fmt.Errorf("search: %w", err)
-		}
-	}
-
-	// Exclusions.
-	for _, c := range mustNot {
-		m, err := ix.matchClause(c)
-		if err != nil {
+		if cands, err = ix.matchAll(must, mustNot); err != nil {
 			return Results{}, err
 		}
-		cands = slices.DeleteFunc(cands, func(c candidate) bool {
-			_, found := slices.BinarySearch(m.docs, c.id)
-			return found
-		})
-	}
-
-	// Filters and scores.
-	fs := newFilterSet(q.Filters)
-	avgdl := 1.0
-	if ix.meta.docs > 0 {
-		avgdl = float64(ix.meta.length) / float64(ix.meta.docs)
-	}
-	if corpus != nil && corpus.Docs > 0 {
-		avgdl = float64(corpus.Length) / float64(corpus.Docs)
-	}
-	// A document's numbers come from the rank table, its strings (which some
-	// filters need) from its record, as do the numbers the table lacks.
-	ids := make([]DocID, len(cands))
-	for i, c := range cands {
-		ids[i] = c.id
-	}
-	recs, found := make([]record, len(cands)), make([]bool, len(cands))
-	if !fs.needStrings {
-		var err error
-		if recs, found, err = ix.rankOf(ids); err != nil {
+		if cands, err = ix.score(cands, fs, sc, nil); err != nil {
 			return Results{}, err
 		}
+		res.Total = len(cands)
+		cands = best(cands, limit)
 	}
-	var keys []string
-	var at []int
-	for i, ok := range found {
-		if !ok {
-			keys, at = append(keys, keyDoc+docKey(ids[i])), append(at, i)
-		}
-	}
-	fields, err := getMany(ix.store, keys)
-	if err != nil {
-		return Results{}, fmt.Errorf("search: documents: %w", err)
-	}
-	for j, v := range fields {
-		if v == nil {
-			continue
-		}
-		i := at[j]
-		if recs[i], err = decodeRecord(v, !fs.needStrings); err != nil {
-			return Results{}, fmt.Errorf("search: document %d: %w", ids[i], err)
-		}
-		found[i] = true
-	}
-	kept := cands[:0]
-	for i, c := range cands {
-		if !found[i] {
-			continue
-		}
-		c.rec = recs[i]
-		if !fs.match(&c.rec) {
-			continue
-		}
-		dl := float64(weightedLength(c.rec.length, c.rec.titleLen))
-		norm := bm25K1 * (1 - bm25B + bm25B*dl/avgdl)
-		for i, starts := range c.starts {
-			tf := 0.0
-			for _, p := range starts {
-				if int(p) < c.rec.titleLen {
-					tf += titleWeight
-				} else {
-					tf++
-				}
-			}
-			c.score += c.idf[i] * tf * (bm25K1 + 1) / (tf + norm)
-		}
-		kept = append(kept, c)
-	}
-	cands = kept
-
-	res := Results{Total: len(cands)}
-	cands = best(cands, limit)
-	keys = keys[:0]
+	keys := make([]string, 0, 2*len(cands))
 	for _, c := range cands {
 		keys = append(keys, keyDoc+docKey(c.id))
 	}
@@ -258,6 +131,7 @@ type candidate struct {
 	starts [][]uint32 // per clause of must
 	idf    []float64
 	score  float64
+	bound  float64 // a pruned search's bound of score (prune.go)
 	rec    record
 }
 
@@ -338,13 +212,21 @@ type clauseMatch struct {
 // positions.
 func (ix *Index) matchClause(c Clause) (clauseMatch, error) {
 	lists := make([]postings, len(c.Tokens))
-	var m clauseMatch
 	for i, t := range c.Tokens {
 		p, err := ix.load(t)
 		if err != nil {
 			return clauseMatch{}, err
 		}
 		lists[i] = p
+	}
+	return matchLists(c, lists), nil
+}
+
+// matchLists finds the documents of lists, the postings of the tokens of c,
+// that hold them at consecutive positions.
+func matchLists(c Clause, lists []postings) clauseMatch {
+	var m clauseMatch
+	for _, p := range lists {
 		m.df = append(m.df, len(p.docs))
 	}
 	first := lists[0]
@@ -356,7 +238,7 @@ func (ix *Index) matchClause(c Clause) (clauseMatch, error) {
 		for i := range first.docs {
 			m.starts[i] = first.positions(i)
 		}
-		return m, nil
+		return m
 	}
 	cursor := make([]int, len(lists))
 docs:
@@ -387,7 +269,7 @@ docs:
 			m.starts = append(m.starts, starts)
 		}
 	}
-	return m, nil
+	return m
 }
 
 // load reads the posting list of a token: of its term, or for a prefix token

@@ -38,6 +38,9 @@ type MultiGetter interface {
 
 // getMany reads keys from s, in one call when s is a MultiGetter.
 func getMany(s Store, keys []string) ([][]byte, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
 	if mg, ok := s.(MultiGetter); ok {
 		return mg.GetMany(keys)
 	}

@@ -137,12 +137,30 @@ func (ix *Index) Corpus(q Query) (Corpus, error) {
 		return Corpus{}, err
 	}
 	c := Corpus{Docs: ix.meta.docs, Length: ix.meta.length, DF: map[string]int{}}
+	// A term's count is in its summary and tail block; a prefix token's
+	// terms are read.
+	var terms []string
+	for _, cl := range q.Clauses {
+		for _, t := range cl.Tokens {
+			if !cl.Exclude && !t.Prefix {
+				terms = append(terms, t.Term)
+			}
+		}
+	}
+	counts, err := ix.readTerms(terms)
+	if err != nil {
+		return Corpus{}, err
+	}
 	for _, cl := range q.Clauses {
 		if cl.Exclude {
 			continue
 		}
 		for _, t := range cl.Tokens {
 			if _, done := c.DF[TokenKey(t)]; done {
+				continue
+			}
+			if !t.Prefix {
+				c.DF[TokenKey(t)] = counts[t.Term].df
 				continue
 			}
 			p, err := ix.load(t)

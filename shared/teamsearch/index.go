@@ -326,9 +326,11 @@ type Hit struct {
 
 // Results are the matches of a query, best first, and what finding them read.
 type Results struct {
-	Total int   // pages that match
-	Hits  []Hit // the best of them, at most the limit asked for
-	Stats Stats
+	Total int // pages that match
+	// Estimated says Total is an estimate: a segment's was (search.Results).
+	Estimated bool
+	Hits      []Hit // the best of them, at most the limit asked for
+	Stats     Stats
 }
 
 // Stats count what a query read.
@@ -382,9 +384,10 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 		hit Hit
 	}
 	var (
-		mu    sync.Mutex
-		hits  []found
-		total int
+		mu        sync.Mutex
+		hits      []found
+		total     int
+		estimated bool
 	)
 	noText := func(*search.Result) (string, error) { return "", nil }
 
@@ -437,6 +440,7 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 		defer mu.Unlock()
 		if !whole {
 			total += r.Total
+			estimated = estimated || r.Estimated
 		}
 		for _, h := range r.Hits {
 			ref, err := ParseRef(h.Ref)
@@ -466,7 +470,7 @@ func (ix *Index) Search(ctx context.Context, q search.Query, limit int) (Results
 		}
 		return strings.Compare(a.hit.URL+a.hit.Ref.String(), b.hit.URL+b.hit.Ref.String())
 	})
-	out.Total = total
+	out.Total, out.Estimated = total, estimated
 	if limit > 0 && len(hits) > limit {
 		hits = hits[:limit]
 	}

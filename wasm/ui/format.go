@@ -521,7 +521,8 @@ func snippetParts(s string) []snippetPart {
 }
 
 // searchSummary says what a search found: "3 answers found (12 ms)", "The best
-// 20 of 143 answers found (40 ms)", or that nothing was.
+// 20 of 143 answers found (40 ms)", "The best 20 of about 1430 answers found
+// (40 ms)" when the total is an estimate, or that nothing was.
 func searchSummary(res api.SearchResults) string {
 	ms := fmt.Sprintf(" (%.0f ms)", res.MS)
 	if res.MS < 10 {
@@ -530,6 +531,8 @@ func searchSummary(res api.SearchResults) string {
 	switch {
 	case res.Total == 0:
 		return "Nothing found" + ms + ": check the spelling, or use fewer words."
+	case len(res.Results) < res.Total && res.Estimated:
+		return fmt.Sprintf("The best %d of about %s found%s", len(res.Results), plural(res.Total, "answer"), ms)
 	case len(res.Results) < res.Total:
 		return fmt.Sprintf("The best %d of %s found%s", len(res.Results), plural(res.Total, "answer"), ms)
 	}

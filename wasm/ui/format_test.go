@@ -408,6 +408,7 @@ func TestSearchSummary(t *testing.T) {
 		{api.SearchResults{Results: three[:1], Total: 1, MS: 12.3}, "1 answer found (12 ms)"},
 		{api.SearchResults{Results: three, Total: 3, MS: 3}, "3 answers found (3.0 ms)"},
 		{api.SearchResults{Results: three, Total: 143, MS: 40}, "The best 3 of 143 answers found (40 ms)"},
+		{api.SearchResults{Results: three, Total: 1430, Estimated: true, MS: 40}, "The best 3 of about 1430 answers found (40 ms)"},
 	}
 	for _, tt := range tests {
 		if got := searchSummary(tt.res); got != tt.want {

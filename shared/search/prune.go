@@ -1,0 +1,422 @@
+package search
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Dynamic pruning: a search for the best limit matches reads the summaries of
+// its terms first, then their posting blocks by decreasing bound of what the
+// documents they hold can score, and stops at the first whose bound is below
+// the limit-th best score found.
+
+// countBlocks is how many blocks a search that found its best matches still
+// reads, when no more are left, to count the matches exactly.
+const countBlocks = 16
+
+// firstBatch is how many blocks of the leading term the first round of reads
+// takes; each round takes four times as many as the one before (at most those
+// that may still hold a result), so that a search that must read a thousand
+// blocks reads them in six rounds.
+const firstBatch = 4
+
+// pruned says a search can be pruned: it has a limit and clauses that must
+// hold, none with a prefix token (whose terms a scan finds).
+func pruned(must, mustNot []Clause, limit int) bool {
+	if limit <= 0 || len(must) == 0 {
+		return false
+	}
+	for _, cs := range [][]Clause{must, mustNot} {
+		for _, c := range cs {
+			for _, t := range c.Tokens {
+				if t.Prefix {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// A termBlocks is a term's blocks, in order of their documents (which do not
+// overlap), and how many documents hold the term.
+type termBlocks struct {
+	blocks []*blockRef
+	df     int
+}
+
+// overlapping returns the blocks that may hold documents from lo to hi.
+func (tb *termBlocks) overlapping(lo, hi DocID) []*blockRef {
+	i, _ := slices.BinarySearchFunc(tb.blocks, lo, func(b *blockRef, lo DocID) int {
+		if b.h.last < lo {
+			return -1
+		}
+		return 1
+	})
+	j := i
+	for j < len(tb.blocks) && tb.blocks[j].h.first <= hi {
+		j++
+	}
+	return tb.blocks[i:j]
+}
+
+// A leadBlock is a block of the query's rarest token, and the most a
+// document in it can score.
+type leadBlock struct {
+	b     *blockRef
+	bound float64
+}
+
+// A pruning is the state of a pruned search.
+type pruning struct {
+	ix            *Index
+	must, mustNot []Clause
+	fs            filterSet
+	sc            scorer
+	terms         map[string]*termBlocks
+	idf           []float64 // of each clause of must
+	ranks         map[string][]byte
+	limit         int
+	top           []candidate // the best found, in rank order
+	// Candidates ranked that passed the filters, and candidates left
+	// unranked, their bound below the threshold.
+	passed, unranked int
+}
+
+// topK returns the limit best documents that hold the clauses of must and
+// none of mustNot and pass fs, in rank order; the number of matches; and
+// whether that number is an estimate.
+func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int) ([]candidate, int, bool, error) {
+	pr := &pruning{ix: ix, must: must, mustNot: mustNot, fs: fs, sc: sc, ranks: map[string][]byte{}}
+	if err := pr.readSummaries(); err != nil {
+		return nil, 0, false, err
+	}
+	lead := ""
+	for _, c := range must {
+		for _, t := range c.Tokens {
+			if pr.terms[t.Term].df == 0 {
+				return nil, 0, false, nil
+			}
+			if lead == "" || pr.terms[t.Term].df < pr.terms[lead].df {
+				lead = t.Term
+			}
+		}
+	}
+	for _, c := range must {
+		df := make([]int, len(c.Tokens))
+		for k, t := range c.Tokens {
+			df[k] = pr.terms[t.Term].df
+		}
+		pr.idf = append(pr.idf, ix.idf(c, df))
+	}
+	var order []leadBlock
+	for _, b := range pr.terms[lead].blocks {
+		if bound, ok := pr.bound(b.h.first, b.h.last); ok {
+			order = append(order, leadBlock{b, bound})
+		}
+	}
+	slices.SortStableFunc(order, func(a, b leadBlock) int {
+		if a.bound != b.bound {
+			if a.bound > b.bound {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+
+	pr.limit = limit
+	examined := 0
+	next, batch := 0, firstBatch
+	for next < len(order) && order[next].bound >= pr.threshold() {
+		// The blocks left that may still hold a result: a round reads batch of
+		// them at most.
+		above := next + 1
+		for above < len(order) && order[above].bound >= pr.threshold() {
+			above++
+		}
+		end := next + min(batch, above-next)
+		if err := pr.match(order[next:end]); err != nil {
+			return nil, 0, false, err
+		}
+		for _, l := range order[next:end] {
+			examined += l.b.h.count
+		}
+		next, batch = end, 4*batch
+	}
+
+	// The count: exact when every block that may hold a match was read (a
+	// few more are read for it) and no filter was left unchecked, or when the
+	// query is one word without exclusions or filters; an estimate otherwise.
+	rest := order[next:]
+	if len(must) == 1 && len(must[0].Tokens) == 1 && len(mustNot) == 0 && len(fs.include)+len(fs.exclude) == 0 {
+		return pr.top, pr.terms[lead].df, false, nil
+	}
+	if len(rest) > 0 && len(rest) <= countBlocks {
+		if err := pr.match(rest); err != nil {
+			return nil, 0, false, err
+		}
+		rest = nil
+	}
+	total := pr.count()
+	if len(rest) == 0 {
+		return pr.top, total, false, nil
+	}
+	left := 0
+	for _, l := range rest {
+		left += l.b.h.count
+	}
+	return pr.top, total + int(math.Round(float64(left)*float64(total)/float64(examined))), true, nil
+}
+
+// threshold is the score a document must reach to enter the results: the
+// limit-th best found, -Inf until limit are found.
+func (pr *pruning) threshold() float64 {
+	if len(pr.top) < pr.limit {
+		return math.Inf(-1)
+	}
+	return pr.top[len(pr.top)-1].score
+}
+
+// count returns the number of matches in the blocks read: those ranked that
+// passed the filters, and those not ranked (bounded below the threshold, in a
+// search without filters).
+func (pr *pruning) count() int { return pr.passed + pr.unranked }
+
+// readSummaries reads the summaries and tail blocks of the query's terms.
+func (pr *pruning) readSummaries() error {
+	var names []string
+	for _, cs := range [][]Clause{pr.must, pr.mustNot} {
+		for _, c := range cs {
+			for _, t := range c.Tokens {
+				names = append(names, t.Term)
+			}
+		}
+	}
+	var err error
+	pr.terms, err = pr.ix.readTerms(names)
+	return err
+}
+
+// readTerms reads the summaries and tail blocks of terms (in one call, but
+// for the terms of a legacy index that have no summary).
+func (ix *Index) readTerms(terms []string) (map[string]*termBlocks, error) {
+	out := map[string]*termBlocks{}
+	var names, keys []string
+	for _, term := range terms {
+		if _, ok := out[term]; !ok {
+			out[term] = &termBlocks{}
+			names = append(names, term)
+			keys = append(keys, summaryKey(term), termKey(term)+tailSuffix)
+		}
+	}
+	values, err := getMany(ix.store, keys)
+	if err != nil {
+		return nil, fmt.Errorf("search: summaries: %w", err)
+	}
+	for i, term := range names {
+		tb := out[term]
+		if v := values[2*i]; v != nil {
+			tb.blocks, err = decodeSummary(term, v)
+		} else {
+			tb.blocks, err = ix.summary(term)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("search: term %q: %w", term, err)
+		}
+		if v := values[2*i+1]; v != nil {
+			h, _, err := decodeHeader(v)
+			if err != nil {
+				return nil, fmt.Errorf("search: term %q: %w", term, err)
+			}
+			tb.blocks = append(tb.blocks, &blockRef{key: keys[2*i+1], h: h, value: v})
+		}
+		for _, b := range tb.blocks {
+			tb.df += b.h.count
+		}
+	}
+	return out, nil
+}
+
+// bound returns the most a document from lo to hi can score, and false when
+// no document there can match.
+func (pr *pruning) bound(lo, hi DocID) (float64, bool) {
+	sum := 0.0
+	for i, c := range pr.must {
+		// A phrase is found no more often than any of its tokens.
+		clause := math.Inf(1)
+		for _, t := range c.Tokens {
+			tok := math.Inf(-1)
+			for _, b := range pr.terms[t.Term].overlapping(lo, hi) {
+				tok = max(tok, pr.sc.bound(b.h.front, pr.idf[i]))
+			}
+			clause = min(clause, tok)
+		}
+		if math.IsInf(clause, -1) {
+			return 0, false
+		}
+		sum += clause
+	}
+	return sum, true
+}
+
+// match reads the blocks the lead blocks need of every term (in one call),
+// finds the matches in them, and ranks those whose bound reaches the
+// threshold (all of them for a search with filters), best bound first: the
+// first ones (a call for their numbers) until limit are found, then the
+// others that still may enter the results (another).
+func (pr *pruning) match(leads []leadBlock) error {
+	var keys []string
+	var need []*blockRef
+	queued := map[*blockRef]bool{}
+	for _, l := range leads {
+		for _, tb := range pr.terms {
+			for _, b := range tb.overlapping(l.b.h.first, l.b.h.last) {
+				if b.value == nil && !queued[b] {
+					keys, need = append(keys, b.key), append(need, b)
+					queued[b] = true
+				}
+			}
+		}
+	}
+	values, err := getMany(pr.ix.store, keys)
+	if err != nil {
+		return fmt.Errorf("search: posting blocks: %w", err)
+	}
+	for i, v := range values {
+		if v == nil {
+			return fmt.Errorf("search: posting block %q: %w", keys[i], ErrNotFound)
+		}
+		need[i].value = v
+	}
+	var cands []candidate
+	for _, l := range leads {
+		c, err := pr.matchRange(l.b)
+		if err != nil {
+			return err
+		}
+		cands = append(cands, c...)
+	}
+	// A search with filters ranks every candidate, so that its count of the
+	// blocks read is exact.
+	filtered := len(pr.fs.include)+len(pr.fs.exclude) > 0
+	if th := pr.threshold(); !filtered {
+		n := len(cands)
+		cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.bound < th })
+		pr.unranked += n - len(cands)
+	}
+	// The candidates by bound, best first (sorting their indexes: a candidate
+	// is large).
+	order := make([]int32, len(cands))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(cands[b].bound, cands[a].bound); c != 0 {
+			return c
+		}
+		return cmp.Compare(cands[a].id, cands[b].id)
+	})
+	var chunk []candidate
+	i := 0
+	for i < len(order) {
+		th := pr.threshold()
+		if filtered {
+			th = math.Inf(-1)
+		}
+		end := i
+		for end < len(order) && cands[order[end]].bound >= th {
+			end++
+		}
+		if end == i {
+			break
+		}
+		if len(pr.top) < pr.limit {
+			end = min(end, i+2*pr.limit)
+		}
+		chunk = chunk[:0]
+		for _, k := range order[i:end] {
+			chunk = append(chunk, cands[k])
+		}
+		found, err := pr.ix.score(chunk, pr.fs, pr.sc, pr.ranks)
+		if err != nil {
+			return err
+		}
+		pr.passed += len(found)
+		pr.top = best(append(pr.top, found...), pr.limit)
+		i = end
+	}
+	pr.unranked += len(order) - i
+	return nil
+}
+
+// matchRange returns the documents of the lead block lb that hold the clauses
+// of must and none of mustNot, from blocks read, each with a bound of its
+// score: its frequencies (a position below the block's title bound counting
+// as a title's) at the block's shortest length.
+func (pr *pruning) matchRange(lb *blockRef) ([]candidate, error) {
+	lo, hi := lb.h.first, lb.h.last
+	lists := func(c Clause) ([]postings, error) {
+		out := make([]postings, len(c.Tokens))
+		for k, t := range c.Tokens {
+			for _, b := range pr.terms[t.Term].overlapping(lo, hi) {
+				if b.post == nil {
+					b.post = &postings{}
+					if err := b.post.decodeBlock(b.value); err != nil {
+						return nil, fmt.Errorf("search: posting block %q: %w", b.key, err)
+					}
+				}
+				out[k].appendRange(b.post, lo, hi)
+			}
+		}
+		return out, nil
+	}
+	var matches []clauseMatch
+	for _, c := range pr.must {
+		l, err := lists(c)
+		if err != nil {
+			return nil, err
+		}
+		m := matchLists(c, l)
+		if len(m.docs) == 0 {
+			return nil, nil
+		}
+		matches = append(matches, m)
+	}
+	cands := intersect(matches)
+	for _, c := range pr.mustNot {
+		l, err := lists(c)
+		if err != nil {
+			return nil, err
+		}
+		cands = exclude(cands, matchLists(c, l))
+	}
+	dl := float64(lb.h.front.minDL())
+	for i := range cands {
+		c := &cands[i]
+		c.idf = pr.idf
+		for k, starts := range c.starts {
+			tf := 0
+			for _, p := range starts {
+				if int(p) < lb.h.title {
+					tf += titleWeight
+				} else {
+					tf++
+				}
+			}
+			c.bound += pr.sc.score(pr.idf[k], float64(tf), dl)
+		}
+		c.bound *= 1 + 1e-9
+	}
+	return cands, nil
+}
+
+// appendRange appends the postings of src from lo to hi.
+func (p *postings) appendRange(src *postings, lo, hi DocID) {
+	i, _ := slices.BinarySearch(src.docs, lo)
+	for ; i < len(src.docs) && src.docs[i] <= hi; i++ {
+		p.add(src.docs[i], src.positions(i))
+	}
+}
