@@ -243,22 +243,7 @@ func BenchmarkSearch(b *testing.B) {
 		} {
 			b.Run(fmt.Sprintf("docs=%d/%s", n, query), func(b *testing.B) {
 				ix, s := searchIndex(b, n)
-				q, err := ParseQuery(query)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var total int
-				s.calls, s.bytes = 0, 0
-				for b.Loop() {
-					res, err := ix.Search(q, 10)
-					if err != nil {
-						b.Fatal(err)
-					}
-					total = res.Total
-				}
-				b.ReportMetric(float64(total), "matches")
-				b.ReportMetric(float64(s.calls)/float64(b.N), "reads/op")
-				b.ReportMetric(float64(s.bytes)/float64(b.N)/1e3, "read-kB/op")
+				measureSearch(b, ix, s, query, 10)
 			})
 		}
 	}
@@ -343,24 +328,29 @@ func BenchmarkSearchWiki(b *testing.B) {
 					ix.Flush()
 					searchIndexes[key], searchStores[key] = ix, s
 				}
-				ix, s := searchIndexes[key], searchStores[key]
-				q, err := ParseQuery(query.q)
-				if err != nil {
-					b.Fatal(err)
-				}
-				var total int
-				s.calls, s.bytes = 0, 0
-				for b.Loop() {
-					res, err := ix.Search(q, 20)
-					if err != nil {
-						b.Fatal(err)
-					}
-					total = res.Total
-				}
-				b.ReportMetric(float64(total), "matches")
-				b.ReportMetric(float64(s.calls)/float64(b.N), "reads/op")
-				b.ReportMetric(float64(s.bytes)/float64(b.N)/1e3, "read-kB/op")
+				measureSearch(b, searchIndexes[key], searchStores[key], query.q, 20)
 			})
 		}
 	}
+}
+
+// measureSearch times the search of query (its first limit results) in ix, and
+// reports its matches and the reads of s, the index's store, per search.
+func measureSearch(b *testing.B, ix *Index, s *countingStore, query string, limit int) {
+	q, err := ParseQuery(query)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total int
+	s.calls, s.bytes = 0, 0
+	for b.Loop() {
+		res, err := ix.Search(q, limit)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total = res.Total
+	}
+	b.ReportMetric(float64(total), "matches")
+	b.ReportMetric(float64(s.calls)/float64(b.N), "reads/op")
+	b.ReportMetric(float64(s.bytes)/float64(b.N)/1e3, "read-kB/op")
 }
