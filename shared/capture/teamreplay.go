@@ -449,7 +449,7 @@ func (tm *team) serve(ctx context.Context, w httpmsg.ResponseWriter, r *replay.R
 		return replay.RespondNotArchived(w, r, err.Error(), "the team archive"), nil
 	}
 	defer done()
-	return replay.Respond(w, r, m, resp, replay.DefaultMaxBody, "the team archive, from which \"Save the file\" in the replay bar saves it,")
+	return replay.Respond(w, r, m, resp, replay.DefaultMaxBody, "the team archive")
 }
 
 // open reads the answer of capture c (of line) from the team archive: its

@@ -79,7 +79,7 @@ func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) 
 		return RespondNotArchived(w, r, err.Error(), "this session"), nil
 	}
 	defer resp.Body.Close()
-	return Respond(w, r, m, resp, cmp.Or(ix.MaxBody, DefaultMaxBody), "the session's WARC, which \"Save the file\" in the replay bar saves,")
+	return Respond(w, r, m, resp, cmp.Or(ix.MaxBody, DefaultMaxBody), "the session's WARC")
 }
 
 // Respond writes the answer of the capture m, whose response resp is open, as Serve
@@ -128,14 +128,15 @@ func RespondNotArchived(w httpmsg.ResponseWriter, r *Request, why, where string)
 }
 
 // tooLarge says why a body of n bytes (-1: not known) is withheld, max being the
-// limit and holder what holds it whole.
+// limit and holder what holds it whole, and how to have it: from the replay bar,
+// whose list of what was not replayed links each to its file.
 func tooLarge(n, max int64, holder string) string {
 	const mb = 1 << 20
 	size := ""
 	if n >= 0 {
 		size = " (" + strconv.FormatFloat(float64(n)/mb, 'f', 1, 64) + " MB)"
 	}
-	return fmt.Sprintf("the body%s is larger than the %d MB a replay gives the browser in one answer; %s holds it whole", size, max/mb, holder)
+	return fmt.Sprintf(`the body%s is larger than the %d MB a replay gives the browser in one answer; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, size, max/mb, holder)
 }
 
 // fields lists a header's lines, sorted by name.

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"io"
 	"mime"
 	"strings"
@@ -23,22 +24,22 @@ import (
 // respondLarge answers r with a, the capture resp being over max bytes (its length
 // known), as the comment above says.
 func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
-	why := tooLarge(resp.Size, max, holder)
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case r.Navigation && r.Method == "GET" && download(resp.Header, mediaType):
-		a.Withheld, a.Save, a.Why = true, true, why+"; saved as a download, as the browser saved it live"
+		a.Withheld, a.Save = true, true
+		a.Why = fmt.Sprintf("a download of %.1f MB, larger than the %d MB a replay gives the browser in one answer: saved from %s, as the browser saved it live", float64(resp.Size)/(1<<20), max>>20, holder)
 		a.Status, a.Reason = httpmsg.StatusNoContent, "No Content"
 		a.Headers = []HeaderField{{"Cache-Control", "no-store"}}
 		writeAnswer(w, a)
 	case r.Navigation && r.Method == "GET" && (strings.HasPrefix(mediaType, "video/") || strings.HasPrefix(mediaType, "audio/")):
-		a.Why = why + "; shown in a player that asks for it by Range, as the browser shows media"
+		a.Why = "shown in a player that asks for it by Range, as the browser shows media"
 		a.Status, a.Reason = httpmsg.StatusOK, "OK"
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
 		io.WriteString(w, mediaPage(r.URL, mediaType))
 	default:
-		a.Withheld, a.Why = true, why
+		a.Withheld, a.Why = true, tooLarge(resp.Size, max, holder)
 		a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
 		a.Headers = pageHeaders
 		writeAnswer(w, a)

@@ -288,7 +288,9 @@ func TestServeWithholds(t *testing.T) {
 			body := rec.Body.String()
 			switch {
 			case tt.withheld:
-				if a.Status != 404 || !strings.Contains(a.Why, "larger than") || !strings.Contains(body, "Not replayed") || !strings.Contains(body, tt.url) {
+				// The page and the bar say where it is whole and how to have it.
+				if a.Status != 404 || !strings.Contains(a.Why, "larger than") || !strings.Contains(a.Why, `the session's WARC holds it whole, and "Save the file"`) ||
+					!strings.Contains(body, "Not replayed") || !strings.Contains(body, tt.url) {
 					t.Errorf("status %d why %q page %q", a.Status, a.Why, body)
 				}
 			case tt.cut:
@@ -476,8 +478,8 @@ func TestServeLargeNavigations(t *testing.T) {
 		if err != nil || a.Status != tt.status || a.Save != tt.save || !strings.Contains(rec.Body.String(), tt.body) {
 			t.Errorf("%s (navigation %v): status %d save %v err %v why %q body %q", tt.url, tt.navigation, a.Status, a.Save, err, a.Why, rec.Body)
 		}
-		if tt.save && rec.Body.Len() != 0 {
-			t.Errorf("%s: a 204 with a body", tt.url)
+		if tt.save && (rec.Body.Len() != 0 || !strings.Contains(a.Why, "saved from the session's WARC")) {
+			t.Errorf("%s: a 204 with a body %q, or why %q", tt.url, rec.Body, a.Why)
 		}
 		// The player's own requests ask by Range, and get the bytes, a chunk at a
 		// time (at most max here): the last one.
