@@ -168,15 +168,7 @@ func (ix *Index) score(cands []candidate, fs filterSet, sc scorer, ranks map[str
 		}
 		dl := float64(weightedLength(c.rec.length, c.rec.titleLen))
 		for i, starts := range c.starts {
-			tf := 0.0
-			for _, p := range starts {
-				if int(p) < c.rec.titleLen {
-					tf += titleWeight
-				} else {
-					tf++
-				}
-			}
-			c.score += sc.score(c.idf[i], tf, dl)
+			c.score += sc.score(c.idf[i], float64(weightedFrequency(starts, c.rec.titleLen)), dl)
 		}
 		kept = append(kept, c)
 	}

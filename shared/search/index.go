@@ -192,14 +192,7 @@ func (ix *Index) Add(d Document) (DocID, error) {
 			ix.pending[term] = pl
 		}
 		pl.buf = appendPositions(pl.buf, pos)
-		tf := 0
-		for _, p := range pos {
-			if int(p) < titleLen {
-				tf += titleWeight
-			} else {
-				tf++
-			}
-		}
+		tf := weightedFrequency(pos, titleLen)
 		pl.ents = append(pl.ents, pendingEntry{id: id, end: len(pl.buf), pt: point{tf: uint32(tf), dl: dl}, title: uint16(r.titleLen)})
 		terms = append(terms, term)
 	}
@@ -235,6 +228,20 @@ func (ix *Index) Add(d Document) (DocID, error) {
 		}
 	}
 	return id, nil
+}
+
+// weightedFrequency is a term's frequency for BM25 in a document whose title takes
+// positions 0 to titleLen-1: each position in the title counts titleWeight times.
+func weightedFrequency(positions []uint32, titleLen int) int {
+	tf := 0
+	for _, p := range positions {
+		if int(p) < titleLen {
+			tf += titleWeight
+		} else {
+			tf++
+		}
+	}
+	return tf
 }
 
 // weightedLength is a document's length for BM25.

@@ -398,15 +398,7 @@ func (pr *pruning) matchRange(lb *blockRef) ([]candidate, error) {
 		c := &cands[i]
 		c.idf = pr.idf
 		for k, starts := range c.starts {
-			tf := 0
-			for _, p := range starts {
-				if int(p) < lb.h.title {
-					tf += titleWeight
-				} else {
-					tf++
-				}
-			}
-			c.bound += pr.sc.score(pr.idf[k], float64(tf), dl)
+			c.bound += pr.sc.score(pr.idf[k], float64(weightedFrequency(starts, lb.h.title)), dl)
 		}
 		c.bound *= 1 + 1e-9
 	}
