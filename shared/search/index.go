@@ -430,10 +430,7 @@ func (ix *Index) Delete(id DocID) error {
 		return err
 	}
 	if _, err := ix.store.Get(keyDoc + docKey(id)); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("search: delete %d: %w", id, err)
-		}
-		return fmt.Errorf("search: delete %d: %w", id, err)
+		return fmt.Errorf("search: delete %d: %w", id, err) // ErrNotFound for an id not held
 	}
 	return ix.deleteDocs([]DocID{id})
 }
