@@ -1,10 +1,9 @@
 // webkeep's pages in Firefox: their requests for /api/... go to the background page as
 // runtime messages, where the core answers them (background.js), for Firefox's
 // extensions have no service worker to answer a fetch. Loaded before the pages' code,
-// which calls fetch and XMLHttpRequest (an upload, for its progress) as it does in
-// Chromium. Other requests go to the network as ever. A link to a download of the API
-// is fetched so too, and saved from a blob URL; an image of the API is fetched and
-// shown from one.
+// which calls fetch as it does in Chromium. Other requests go to the network as ever.
+// A link to a download of the API is fetched so too, and saved from a blob URL; an
+// image of the API is fetched and shown from one.
 "use strict";
 (() => {
   const fetchFromNetwork = globalThis.fetch.bind(globalThis);
@@ -23,63 +22,19 @@
     }
   };
   // A body goes to the background page as bytes (a message does not carry a Blob): an
-  // upload passes whole through this page's memory and the message.
+  // upload passes whole through this page's memory and the message. A request aborted
+  // (an upload cancelled) rejects at once; the background page still answers it.
   globalThis.fetch = async (input, init) => {
     const req = new Request(input, init);
     if (!isAPI(new URL(req.url))) return fetchFromNetwork(input, init);
+    const aborted = new Promise((_, reject) => {
+      if (req.signal.aborted) reject(req.signal.reason);
+      req.signal.addEventListener("abort", () => reject(req.signal.reason));
+    });
     const body = req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(await req.arrayBuffer());
-    const a = await send({ webkeepApi: { url: req.url, method: req.method, headers: [...req.headers], body } });
+    const a = await Promise.race([send({ webkeepApi: { url: req.url, method: req.method, headers: [...req.headers], body } }), aborted]);
     const empty = a.status === 204 || a.status === 304 || req.method === "HEAD";
     return new Response(empty ? null : a.body, { status: a.status, statusText: a.statusText, headers: a.headers });
-  };
-
-  // An XMLHttpRequest to the API is sent as the fetch above; its upload's progress is
-  // reported once, when the answer has come. What the pages use of it: open,
-  // send, abort, upload.onprogress, onload, onerror, onabort, status, responseText.
-  const NetworkXHR = globalThis.XMLHttpRequest;
-  globalThis.XMLHttpRequest = function XMLHttpRequest() {
-    const xhr = new NetworkXHR();
-    let api = null;
-    const controller = new AbortController();
-    const fake = { status: 0, responseText: "", upload: {} };
-    return new Proxy(xhr, {
-      get(target, name) {
-        if (!api) {
-          if (name === "open") {
-            return (method, url, ...rest) => {
-              const u = new URL(url, location.href);
-              if (isAPI(u)) api = { method, url: u.href };
-              else target.open(method, url, ...rest);
-            };
-          }
-          const v = Reflect.get(target, name);
-          return typeof v === "function" ? v.bind(target) : v;
-        }
-        if (name === "send") {
-          return async (body) => {
-            const size = body && body.size !== undefined ? body.size : 0;
-            const aborted = new Promise((_, reject) => controller.signal.addEventListener("abort", () => reject(new Error("aborted"))));
-            try {
-              const res = await Promise.race([globalThis.fetch(api.url, { method: api.method, body }), aborted]);
-              fake.upload.onprogress?.({ lengthComputable: true, loaded: size, total: size });
-              fake.status = res.status;
-              fake.responseText = await res.text();
-              fake.onload?.({});
-            } catch (e) {
-              if (controller.signal.aborted) fake.onabort?.({});
-              else fake.onerror?.({ error: e });
-            }
-          };
-        }
-        if (name === "abort") return () => controller.abort();
-        return fake[name];
-      },
-      set(target, name, value) {
-        if (api) fake[name] = value;
-        else target[name] = value;
-        return true;
-      },
-    });
   };
 
   // The name a download is saved under: its Content-Disposition's, else the URL's last part.

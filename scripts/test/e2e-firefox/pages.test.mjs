@@ -1,5 +1,5 @@
 // End to end, in headless Firefox ESR through webkeep's Firefox build: the pages'
-// uploads (XMLHttpRequest, for their progress) reach the core as in Chromium. The demo
+// uploads (fetch, with a Blob body: Firefox takes no stream) reach the core as in Chromium. The demo
 // site's URL database is loaded on the options page and a WARC imported on the archive
 // page, each from a file chosen in the page's file input, and the core's API shows both.
 import assert from "node:assert/strict";

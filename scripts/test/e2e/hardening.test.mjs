@@ -56,6 +56,25 @@ test("a URL-database zip bomb is refused with the limit named; the database stay
   assert.equal(now.records, before.records);
 });
 
+test("an import cancelled as it uploads leaves no session and nothing spooled", async () => {
+  const page = await browser.context.newPage();
+  await page.goto(browser.page("archive.html"));
+  await page.waitForSelector("#no-sessions:not([hidden]), #sessions tr");
+  const warc = path.join(dir, "cancelled.warc");
+  writeWARC10(warc, Array(400).fill(1 << 20), "http://cancelled.example/");
+  await page.setInputFiles("#import-file", warc);
+  // The upload's box counts what the core has taken: cancelled part of the way.
+  await waitFor(async () => /\(([1-9]|[1-8]\d)%\)/.test(await page.textContent("#jobs .job .count")), "the upload to be under way", 60000);
+  await page.click('#jobs .job [data-action="cancel"]');
+  await page.waitForSelector('#jobs .job[data-state="cancelled"]', { timeout: 60000 });
+  assert.equal((await page.$$("#jobs .job")).length, 1, await page.textContent("#jobs"));
+  rmSync(warc);
+  const sessions = (await get(page, "/api/sessions")).json;
+  assert.ok(!sessions.some((s) => s.name === "cancelled.warc"), JSON.stringify(sessions));
+  await waitFor(() => browser.sw.evaluate(() => self.webkeepHost.store.keys("spool/").then((k) => k.length === 0)), "the upload's spool to be removed", 30000);
+  await page.close();
+});
+
 test("a WARC/1.0 with a 40 MiB record imports, and the core still answers", async () => {
   archive = await browser.context.newPage();
   await archive.goto(browser.page("archive.html"));
