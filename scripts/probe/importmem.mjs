@@ -1,5 +1,8 @@
-// Probe: during a 1 GB import, the extension process's RSS next to the core's wasm memory
-// and the worker's JS heap, sampled each second.
+// Probe: while a WARC (one 300 MB record, then 1 MiB ones up to SIZE bytes, 1 GB
+// unless given) is imported from the archive page, the extension process's RSS next to
+// the core's wasm memory, sampled each second with the page's job boxes.
+//
+//   SIZE=3e9 node scripts/probe/importmem.mjs
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,8 +20,8 @@ try {
   await archive.waitForSelector("#no-sessions:not([hidden]), #sessions tr");
   const sample = async () => {
     const m = processMemory(browser);
-    const w = await browser.sw.evaluate(() => ({ wasm: go._inst.exports.mem.buffer.byteLength, heap: performance.memory ? performance.memory.usedJSHeapSize : -1 })).catch((e) => ({ err: String(e) }));
-    return `ext ${(m.ext / 1e6).toFixed(0)} MB, wasm ${(w.wasm / 1e6).toFixed(0)} MB, jsheap ${(w.heap / 1e6).toFixed(0)} MB`;
+    const wasm = await browser.sw.evaluate(() => go._inst.exports.mem.buffer.byteLength).catch(() => NaN);
+    return `ext ${(m.ext / 1e6).toFixed(0)} MB, wasm ${(wasm / 1e6).toFixed(0)} MB`;
   };
   console.log("idle", await sample());
   const t0 = Date.now();
