@@ -7,6 +7,7 @@ require (
 	github.com/digitorus/timestamp v0.0.0-20250524132541-c45532741eea
 	github.com/klauspost/compress v1.20.3
 	github.com/syumai/workers v0.33.0
+	golang.org/x/image v0.47.0
 	golang.org/x/mod v0.41.0
 	golang.org/x/net v0.62.0
 	gopkg.in/yaml.v3 v3.0.1

@@ -262,16 +262,9 @@ const commands = {
     if (value === undefined) throw new Error("the page's content script did not answer");
     return { result: { type: "object", value } };
   },
-  // A picture of the page: the size of its viewport, in CSS pixels, as its content
-  // script reads it, then the picture of the part the core asks for, at its scale.
-  "Page.getLayoutMetrics": async (tabId) => {
-    const [clientWidth, clientHeight] = await fromPage(tabId, { webkeepViewport: true });
-    return { cssLayoutViewport: { clientWidth, clientHeight } };
-  },
-  "Page.captureScreenshot": async (tabId, { format, quality, clip }) => {
-    const options = { format, quality };
-    if (clip) Object.assign(options, { rect: { x: clip.x, y: clip.y, width: clip.width, height: clip.height }, scale: clip.scale });
-    const url = await browser.tabs.captureTab(tabId, options);
+  // A picture of what the tab shows, which the core scales down.
+  "Page.captureScreenshot": async (tabId, { format, quality }) => {
+    const url = await browser.tabs.captureTab(tabId, { format, quality });
     return { data: url.slice(url.indexOf(",") + 1) };
   },
 };

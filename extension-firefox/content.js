@@ -65,14 +65,13 @@
     if (recording && window === window.top && e.target === document) browser.runtime.sendMessage({ webkeepLoaded: true }).catch(() => {});
   }, true);
   // What the top frame of a recorded tab shows, for the core's picture of it: its
-  // address, readyState and text (at most the number of characters asked), or the size
-  // of its viewport (background.js, Runtime.evaluate and Page.getLayoutMetrics).
+  // address, readyState and text (at most the number of characters asked)
+  // (background.js, Runtime.evaluate).
   browser.runtime.onMessage.addListener((message) => {
     if (!message || !recording || window !== window.top) return undefined;
     if (typeof message.webkeepShown === "number") {
       return Promise.resolve([location.href, document.readyState, document.body ? document.body.innerText.slice(0, message.webkeepShown) : ""]);
     }
-    if (message.webkeepViewport) return Promise.resolve([document.documentElement.clientWidth, document.documentElement.clientHeight]);
     return undefined;
   });
   browser.runtime.onMessage.addListener((message) => {

@@ -338,10 +338,8 @@ async function check() {
   }).then((r) => r.result.value, () => ["", "", ""]);
   let picture = "";
   try {
-    const { cssLayoutViewport: v } = await chrome.debugger.sendCommand(t, "Page.getLayoutMetrics");
-    picture = (await chrome.debugger.sendCommand(t, "Page.captureScreenshot", {
-      format: "jpeg", quality: 70, clip: { x: 0, y: 0, width: v.clientWidth, height: v.clientHeight, scale: 320 / v.clientWidth },
-    })).data;
+    // Taken as the recorder takes one, whole; the core scales it as it scales those.
+    picture = (await chrome.debugger.sendCommand(t, "Page.captureScreenshot", { format: "jpeg", quality: 90 })).data;
   } catch (e) {
     // No picture: the check says there was nothing to compare.
   }

@@ -80,6 +80,12 @@ func (c *captureChecks) check(sess *Session, in api.CheckedReplay) (api.CaptureC
 	if rp, err := c.replays.of(sess); err == nil {
 		out.Missed = append(out.Missed, rp.log.View().Missed...)
 	}
+	if len(in.Picture) > 0 {
+		// Scaled as the live picture was (picture), so that the two compare.
+		if in.Picture, err = thumbnail(in.Picture); err != nil {
+			return api.CaptureCheck{}, badRequest(fmt.Errorf("check of %s: %w", out.URL, err))
+		}
+	}
 	res := capturecheck.Compare(live, capturecheck.Observation{Picture: in.Picture, Text: in.Text, Loaded: in.Loaded}, out.Missed)
 	out.Verdict, out.Why = res.Verdict, append([]string{}, res.Why...)
 	out.PictureDifference, out.TextSimilarity = res.PictureDifference, res.TextSimilarity

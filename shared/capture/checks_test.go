@@ -20,11 +20,11 @@ import (
 // testPicture is a 320x200 JPEG: white, with a dark band from top to bottom.
 func testPicture(t *testing.T, top, bottom int) []byte {
 	t.Helper()
-	img := image.NewGray(image.Rect(0, 0, 320, 200))
-	for y := 0; y < 200; y++ {
-		for x := 0; x < 320; x++ {
+	img := image.NewGray(image.Rect(0, 0, 1280, 800)) // as the browser takes it
+	for y := 0; y < 800; y++ {
+		for x := 0; x < 1280; x++ {
 			img.SetGray(x, y, color.Gray{255})
-			if y >= top && y < bottom {
+			if y >= 4*top && y < 4*bottom {
 				img.SetGray(x, y, color.Gray{40})
 			}
 		}
@@ -34,6 +34,16 @@ func testPicture(t *testing.T, top, bottom int) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// scaled is a picture as the core keeps it: scaled down (thumbnail).
+func scaled(t *testing.T, picture []byte) []byte {
+	t.Helper()
+	b, err := thumbnail(picture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // A page's replay, checked against what it showed live: the verdict, kept with the
@@ -46,8 +56,6 @@ func TestCaptureCheckOfAPage(t *testing.T) {
 			return map[string]any{"body": "<title>Home</title><p>The lake and the boats</p>"}, nil
 		case "Runtime.evaluate":
 			return map[string]any{"result": map[string]any{"value": []string{"http://example.org/", "complete", "The lake and the boats"}}}, nil
-		case "Page.getLayoutMetrics":
-			return map[string]any{"cssLayoutViewport": map[string]any{"clientWidth": 1280, "clientHeight": 800}}, nil
 		case "Page.captureScreenshot":
 			return map[string]any{"data": base64.StdEncoding.EncodeToString(live)}, nil
 		}
@@ -95,7 +103,7 @@ func TestCaptureCheckOfAPage(t *testing.T) {
 	if len(rep.Checks) != 1 || rep.Checks[0].Page != pages[0].ID {
 		t.Errorf("the report's checks: %+v", rep.Checks)
 	}
-	if rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[0].ID+"/replayed", nil); rec.Code != http.StatusOK || !bytes.Equal(rec.Body.Bytes(), testPicture(t, 120, 160)) {
+	if rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[0].ID+"/replayed", nil); rec.Code != http.StatusOK || !bytes.Equal(rec.Body.Bytes(), scaled(t, testPicture(t, 120, 160))) {
 		t.Errorf("the replay's picture: %d", rec.Code)
 	}
 	// Each check is a note in the WARC, on the page.
@@ -134,8 +142,6 @@ func TestCaptureCheckComparesWithThePageAsLoaded(t *testing.T) {
 			return map[string]any{"body": "<title>Feed</title><p>Feed</p>"}, nil
 		case "Runtime.evaluate":
 			return map[string]any{"result": map[string]any{"value": []string{"http://example.org/", "complete", shown.text}}}, nil
-		case "Page.getLayoutMetrics":
-			return map[string]any{"cssLayoutViewport": map[string]any{"clientWidth": 1280, "clientHeight": 800}}, nil
 		case "Page.captureScreenshot":
 			return map[string]any{"data": base64.StdEncoding.EncodeToString(shown.picture)}, nil
 		}
@@ -151,10 +157,10 @@ func TestCaptureCheckComparesWithThePageAsLoaded(t *testing.T) {
 		t.Fatalf("pages: %+v", pages)
 	}
 	page := "/api/sessions/" + info.ID + "/pages/" + pages[0].ID
-	if rec := do(t, h, "GET", page+"/thumbnail", nil); !bytes.Equal(rec.Body.Bytes(), changed) {
+	if rec := do(t, h, "GET", page+"/thumbnail", nil); !bytes.Equal(rec.Body.Bytes(), scaled(t, changed)) {
 		t.Errorf("the card's picture is not the latest: %d", rec.Code)
 	}
-	if rec := do(t, h, "GET", page+"/loaded", nil); !bytes.Equal(rec.Body.Bytes(), loaded) {
+	if rec := do(t, h, "GET", page+"/loaded", nil); !bytes.Equal(rec.Body.Bytes(), scaled(t, loaded)) {
 		t.Errorf("the picture as loaded is not the first: %d", rec.Code)
 	}
 	for _, c := range []struct {
@@ -186,8 +192,6 @@ func TestAutopilotPicturesAPageTheCoreLearnsOfLate(t *testing.T) {
 			return map[string]any{"body": "<title>Home</title><p>Home</p>"}, nil
 		case "Runtime.evaluate":
 			return map[string]any{"result": map[string]any{"value": []string{"http://example.org/feed", "complete", "Feed item 1"}}}, nil
-		case "Page.getLayoutMetrics":
-			return map[string]any{"cssLayoutViewport": map[string]any{"clientWidth": 1280, "clientHeight": 800}}, nil
 		case "Page.captureScreenshot":
 			return map[string]any{"data": base64.StdEncoding.EncodeToString(feed)}, nil
 		}
@@ -207,7 +211,7 @@ func TestAutopilotPicturesAPageTheCoreLearnsOfLate(t *testing.T) {
 	if len(pages) != 2 || pages[1].URL != "http://example.org/feed" {
 		t.Fatalf("pages: %+v", pages)
 	}
-	if rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[1].ID+"/loaded", nil); !bytes.Equal(rec.Body.Bytes(), feed) {
+	if rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[1].ID+"/loaded", nil); !bytes.Equal(rec.Body.Bytes(), scaled(t, feed)) {
 		t.Errorf("the feed as loaded: %d", rec.Code)
 	}
 	if rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[0].ID+"/loaded", nil); rec.Code != http.StatusNotFound {

@@ -1,11 +1,15 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/jpeg"
+	_ "image/png" // a picture may come as PNG
 	"slices"
 	"strings"
 	"sync"
@@ -13,11 +17,12 @@ import (
 
 	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/recorder"
+	"golang.org/x/image/draw"
 )
 
 // Thumbnails: a picture of each page recorded, taken thumbnailDelay after a load
 // event of its tab if the tab then shows it, whole (its document complete), and as
-// recording stops, thumbnailWidth CSS pixels wide, as JPEG, with the text the page
+// recording stops, thumbnailWidth pixels wide, as JPEG, with the text the page
 // shows. They are kept with the session (not in its WARC: they are what the archive
 // page shows of a page and what the capture check compares its replay with, not
 // part of what was recorded).
@@ -171,25 +176,14 @@ func shownText(ctx context.Context, host recorder.Browser, t recorder.Target, ur
 	return v[2], complete && v[0] == url, complete && v[0] != url
 }
 
-// picture takes a JPEG of what the tab shows, thumbnailWidth CSS pixels wide.
+// picture takes a JPEG of what the tab shows, thumbnailWidth pixels wide. The browser
+// takes it at the size it shows it, and the core scales it down (thumbnail): a
+// picture the browser scales itself (Page.captureScreenshot with a clip) leaves the
+// tab's next pages loading their lazy images after their load event, not before (a
+// DokuWiki gallery: 9 of its 249 images loaded by its load event, instead of all),
+// which would make recording change how pages load.
 func picture(ctx context.Context, host recorder.Browser, t recorder.Target) ([]byte, error) {
-	raw, err := host.Send(ctx, t, "Page.getLayoutMetrics", map[string]any{})
-	if err != nil {
-		return nil, err
-	}
-	var m struct {
-		Viewport struct {
-			Width  float64 `json:"clientWidth"`
-			Height float64 `json:"clientHeight"`
-		} `json:"cssLayoutViewport"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil || m.Viewport.Width <= 0 || m.Viewport.Height <= 0 {
-		return nil, fmt.Errorf("page metrics: %s", raw)
-	}
-	raw, err = host.Send(ctx, t, "Page.captureScreenshot", map[string]any{
-		"format": "jpeg", "quality": thumbnailQuality,
-		"clip": map[string]any{"x": 0, "y": 0, "width": m.Viewport.Width, "height": m.Viewport.Height, "scale": thumbnailWidth / m.Viewport.Width},
-	})
+	raw, err := host.Send(ctx, t, "Page.captureScreenshot", map[string]any{"format": "jpeg", "quality": shotQuality})
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +193,36 @@ func picture(ctx context.Context, host recorder.Browser, t recorder.Target) ([]b
 	if err := json.Unmarshal(raw, &shot); err != nil {
 		return nil, err
 	}
-	return base64.StdEncoding.DecodeString(shot.Data)
+	b, err := base64.StdEncoding.DecodeString(shot.Data)
+	if err != nil {
+		return nil, err
+	}
+	return thumbnail(b)
+}
+
+// shotQuality is the JPEG quality the browser's picture is taken at, before it is
+// scaled down.
+const shotQuality = 90
+
+// thumbnail scales a picture (JPEG or PNG) down to thumbnailWidth pixels wide, or
+// keeps its size if it is narrower, as a JPEG of thumbnailQuality.
+func thumbnail(picture []byte) ([]byte, error) {
+	src, _, err := image.Decode(bytes.NewReader(picture))
+	if err != nil {
+		return nil, fmt.Errorf("the page's picture: %w", err)
+	}
+	b := src.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if w > thumbnailWidth {
+		w, h = thumbnailWidth, max(1, h*thumbnailWidth/w)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, b, draw.Src, nil)
+	var out bytes.Buffer
+	if err := jpeg.Encode(&out, dst, &jpeg.Options{Quality: thumbnailQuality}); err != nil {
+		return nil, fmt.Errorf("the page's picture: %w", err)
+	}
+	return out.Bytes(), nil
 }
 
 // asLoaded pictures the page a tab shows now, if the tab shows it whole and it has

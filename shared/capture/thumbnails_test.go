@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/jpeg"
+	pngenc "image/png"
 	"net/http"
 	"sync"
 	"testing"
@@ -18,7 +21,7 @@ import (
 // it, and the picture is served with the session's pages; a page left before then
 // has none.
 func TestPagesArePicturedOnceLoaded(t *testing.T) {
-	jpeg := []byte("\xff\xd8\xff\xe0 a picture")
+	shot := testPicture(t, 20, 60)
 	var mu sync.Mutex
 	var asked []map[string]any
 	showing := []string{"http://example.org/", "complete", "Home page text"} // what the tab's document says of itself: its URL, its state, its text
@@ -30,13 +33,11 @@ func TestPagesArePicturedOnceLoaded(t *testing.T) {
 			return map[string]any{"result": map[string]any{"value": showing}}, nil
 		case "Network.getResponseBody":
 			return map[string]any{"body": "<title>Home</title>"}, nil
-		case "Page.getLayoutMetrics":
-			return map[string]any{"cssLayoutViewport": map[string]any{"clientWidth": 1280, "clientHeight": 800}}, nil
 		case "Page.captureScreenshot":
 			mu.Lock()
 			asked = append(asked, p)
 			mu.Unlock()
-			return map[string]any{"data": base64.StdEncoding.EncodeToString(jpeg)}, nil
+			return map[string]any{"data": base64.StdEncoding.EncodeToString(shot)}, nil
 		}
 		return map[string]any{}, nil
 	})
@@ -52,18 +53,22 @@ func TestPagesArePicturedOnceLoaded(t *testing.T) {
 		t.Fatalf("pages: %+v", pages)
 	}
 	rec := do(t, h, "GET", "/api/sessions/"+info.ID+"/pages/"+pages[0].ID+"/thumbnail", nil)
-	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/jpeg" || !bytes.Equal(rec.Body.Bytes(), jpeg) {
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/jpeg" || !bytes.Equal(rec.Body.Bytes(), scaled(t, shot)) {
 		t.Errorf("thumbnail: %d %s %q", rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes())
 	}
 	// A later picture replaces it (at stop, below): the browser must ask again.
 	if cc := rec.Header().Get("Cache-Control"); cc != "private, no-cache" {
 		t.Errorf("thumbnail's Cache-Control %q: a replaced picture would be shown stale", cc)
 	}
+	// Taken whole, and scaled by the core: a clip would have the browser emulate its
+	// scale in the tab, and defer the lazy images of the tab's next pages.
 	mu.Lock()
-	clip, _ := asked[0]["clip"].(map[string]any)
-	mu.Unlock()
-	if asked[0]["format"] != "jpeg" || clip["width"] != 1280.0 || clip["scale"] != 0.25 {
+	if _, clipped := asked[0]["clip"]; clipped || asked[0]["format"] != "jpeg" {
 		t.Errorf("Page.captureScreenshot %v", asked[0])
+	}
+	mu.Unlock()
+	if img, err := jpeg.DecodeConfig(rec.Body); err != nil || img.Width != thumbnailWidth || img.Height != 200 {
+		t.Errorf("thumbnail: %+v, %v; want %dx200", img, err, thumbnailWidth)
 	}
 
 	// Another page, left before its picture is taken, and the one after it, not yet
@@ -95,5 +100,44 @@ func TestPagesArePicturedOnceLoaded(t *testing.T) {
 	do(t, h, "GET", "/api/sessions/"+info.ID+"/pages", &pages)
 	if len(pages) != 3 || pages[1].Thumbnail || !pages[2].Thumbnail {
 		t.Errorf("pages after stop: %+v", pages)
+	}
+}
+
+// A picture is scaled down to thumbnailWidth, a narrower one kept at its size, and
+// what is not a picture is an error that says so.
+func TestThumbnail(t *testing.T) {
+	narrow := image.NewGray(image.Rect(0, 0, 100, 50))
+	var png bytes.Buffer
+	if err := pngenc.Encode(&png, narrow); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name          string
+		in            []byte
+		width, height int
+		err           string
+	}{
+		{"the browser's JPEG", testPicture(t, 20, 60), thumbnailWidth, 200, ""},
+		{"a narrow PNG", png.Bytes(), 100, 50, ""},
+		{"not a picture", []byte("<html>"), 0, 0, "the page's picture: image: unknown format"},
+		{"a cut JPEG", testPicture(t, 20, 60)[:100], 0, 0, "the page's picture: unexpected EOF"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := thumbnail(tt.in)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := jpeg.DecodeConfig(bytes.NewReader(out))
+			if err != nil || img.Width != tt.width || img.Height != tt.height {
+				t.Errorf("%+v, %v; want %dx%d", img, err, tt.width, tt.height)
+			}
+		})
 	}
 }

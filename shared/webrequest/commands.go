@@ -20,13 +20,12 @@ var noOps = map[string]bool{
 // bytes its StreamFilter passed on (read whole or streamed from now on), the tab's
 // address, a reload, autopilot's calls of its page script and the question of what a
 // page shows (Runtime.evaluate, of which the shim answers those alone: its content
-// script runs the script and reads the page), and a picture of the page: its viewport
-// (Page.getLayoutMetrics, read by the content script) and the picture of it
+// script runs the script and reads the page), and a picture of the page
 // (Page.captureScreenshot, by browser.tabs.captureTab).
 var shimCommands = map[string]bool{
 	"Network.getResponseBody": true, "Network.streamResourceContent": true,
 	"Page.getNavigationHistory": true, "Page.reload": true, "Runtime.evaluate": true,
-	"Page.getLayoutMetrics": true, "Page.captureScreenshot": true,
+	"Page.captureScreenshot": true,
 }
 
 // ErrFormFieldsOnly answers Network.getRequestPostData: Firefox gives a request body

@@ -300,7 +300,7 @@ func TestAnswer(t *testing.T) {
 		{"Network.streamResourceContent", false, "", nil},
 		{"Page.getNavigationHistory", false, "", nil},
 		{"Page.reload", false, "", nil},
-		{"Page.getLayoutMetrics", false, "", nil},
+		{"Page.getLayoutMetrics", true, "", errors.New("Page.getLayoutMetrics is not available in Firefox")},
 		{"Page.captureScreenshot", false, "", nil},
 		{"Network.getRequestPostData", true, "", ErrFormFieldsOnly},
 		{"Fetch.enable", true, "", errors.New("Fetch.enable is not available in Firefox")},
