@@ -1,8 +1,9 @@
 // `make bench` (scripts/bench/sections/replay.sh): the demo site recorded through the extension,
 // then each page's first load, live in a new tab and in a new replay (replay.html), one
-// of each in turn (REPLAY_BENCH_FIRST of each, default 21), and its reloads, live and
-// replayed, one of each in turn (REPLAY_BENCH_RUNS, default 15): each page's ratios with
-// their 95% bootstrap intervals. Then where each new replay's first load went (the
+// of each in turn (REPLAY_BENCH_FIRST of each, default 21), and in a new replay from the
+// team archive (the session uploaded to the Worker in workerd, through miniflare) in the
+// same turns, and its reloads, live and replayed, one of each in turn
+// (REPLAY_BENCH_RUNS, default 15): each page's ratios with their 95% bootstrap intervals. Then where each new replay's first load went (the
 // timeline the bar keeps), and memory while the 24 MB file replays, the site stopped.
 // Prints a Markdown section.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -12,6 +13,7 @@ import { launch, peakMemory, startDemoSite } from "../lib/browser.mjs";
 import { attachReplay, openReplay } from "../lib/replay.mjs";
 import { interval, median } from "../lib/stats.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
+import { startWorker } from "../test/worker/harness.mjs";
 
 // Each new replay's timeline (extension/replay.js keeps it in the bar: when each step
 // first came) is broken down by step, from the replay tab's navigation start.
@@ -28,6 +30,8 @@ const firstRuns = Number(process.env.REPLAY_BENCH_FIRST || 21);
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-replay-bench-"));
 const site = await startDemoSite(["-big", String(24 << 20)]);
 const browser = await launch({ downloads: dir });
+const TOKEN = "bench-replay-token";
+const mf = startWorker({ WEBKEEP_TOKENS: `bench:${TOKEN}` });
 const live = {};
 const rows = [];
 const steps = []; // each new replay's timeline (see stepNames), ms from its navigation's start
@@ -37,6 +41,22 @@ let mem;
 try {
   const id = (await recordDemo(site, dir, live, { browser })).id;
   const urls = Object.keys(live).filter((u) => u.startsWith("http") && !/\/submit\//.test(u));
+  // The session goes to the team archive too.
+  const ext = await browser.context.newPage();
+  await ext.goto(browser.page("popup.html"));
+  const team = (await mf.ready).href;
+  const uploaded = await ext.evaluate(async ([id, team, token]) => {
+    const put = await fetch("/api/settings", { method: "PUT", body: JSON.stringify({ ...(await (await fetch("/api/settings")).json()), teamEndpoint: team, teamToken: token }) });
+    if (!put.ok) return `settings: ${await put.text()}`;
+    const { job } = await (await fetch(`/api/sessions/${id}/upload`, { method: "POST" })).json();
+    for (;;) {
+      const j = await (await fetch(`/api/jobs/${job}`)).json();
+      if (j.state !== "running") return j.state === "done" ? "" : JSON.stringify(j);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }, [id, team, TOKEN]);
+  if (uploaded) throw new Error(`uploading the session to the team archive: ${uploaded}`);
+  await ext.close();
   // One reload of page until its load event, in ms, the page's tab brought to the
   // front first (the browser gives a tab in the background less of the machine).
   const reload = async (page) => {
@@ -67,6 +87,17 @@ try {
   };
   // The replay is awaited in its bar, which notes the tab's load event: polling the
   // replay tab itself (as openReplay does) would run scripts in it while it loads.
+  // From the team archive, its time only (the steps are of the session's replays).
+  const teamFirst = async (u) => {
+    const earlier = new Set(browser.context.pages());
+    const bar = await browser.context.newPage();
+    await bar.goto(browser.page(`replay.html?team=1&url=${encodeURIComponent(u)}`));
+    await bar.waitForFunction(() => timeline.loadEvent, null, { polling: 50, timeout: 60000 });
+    const r = await attachReplay(browser, bar, earlier);
+    const t = await r.evaluate(firstLoad);
+    await r.close();
+    return t.ms;
+  };
   const replayFirst = async (u) => {
     const earlier = new Set(browser.context.pages());
     const bar = await browser.context.newPage();
@@ -94,11 +125,14 @@ try {
   // end-to-end test counts those that reach the site's port during replay: none).
   const page = await browser.context.newPage();
   for (const u of urls) {
-    const f = { live: [], replay: [] };
+    // One of each in turn, the order turned each time.
+    const f = { live: [], replay: [], team: [] };
+    const kinds = [["live", liveFirst], ["replay", replayFirst], ["team", teamFirst]];
     for (let i = 0; i < firstRuns; i++) {
-      if (i % 2) f.replay.push(await replayFirst(u));
-      f.live.push(await liveFirst(u));
-      if (!(i % 2)) f.replay.push(await replayFirst(u));
+      for (let k = 0; k < kinds.length; k++) {
+        const [kind, load] = kinds[(i + k) % kinds.length];
+        f[kind].push(await load(u));
+      }
     }
     await page.goto(u);
     const r = await openReplay(browser, id, u);
@@ -124,6 +158,7 @@ try {
   await r.close();
 } finally {
   await browser.close();
+  await mf.dispose();
   site.stop();
   rmSync(dir, { recursive: true, force: true });
 }
@@ -135,19 +170,21 @@ const band = (on, off) => {
 };
 console.log("## Replay in webkeep");
 console.log();
-console.log(`\`node scripts/bench/replay.mjs\`: the demo site recorded through the extension, each page replayed in webkeep (replay.html, the debugger's Fetch domain, every request answered from the archive). First load: the page's first load (the browser's navigation timing, from the navigation's start to the load event) in a new tab, live (the browser's cache as the recording left it) and in a new replay (its bar made anew, with no batch kept; the core keeps the batches it made last), ${firstRuns} of each, one of each in turn. Reload: the page's tab reloaded until its load event, live and replayed, one of each in turn (${runs} of each). Each ratio is of the medians, with its 95% bootstrap interval (scripts/lib/stats.mjs). Target (issue 38): first loads at most 1.3x live, the whole interval.`);
+console.log(`\`node scripts/bench/replay.mjs\`: the demo site recorded through the extension, each page replayed in webkeep (replay.html, the debugger's Fetch domain, every request answered from the archive). First load: the page's first load (the browser's navigation timing, from the navigation's start to the load event) in a new tab, live (the browser's cache as the recording left it) and in a new replay (its bar made anew, with no batch kept; the core keeps the batches it made last), and in a new replay from the team archive (the session uploaded to the Worker in workerd through miniflare, on 127.0.0.1), ${firstRuns} of each, one of each in turn. Reload: the page's tab reloaded until its load event, live and replayed, one of each in turn (${runs} of each). Each ratio is of the medians, with its 95% bootstrap interval (scripts/lib/stats.mjs). Target (issue 38): first loads at most 1.3x live, the whole interval.`);
 console.log();
-console.log("| page | first load: live | replay | replay / live (95%) | reload: live | replay | replay / live (95%) |");
-console.log("|---|---|---|---|---|---|---|");
+console.log("| page | first load: live | replay | replay / live (95%) | from the team archive | team / live (95%) | reload: live | replay | replay / live (95%) |");
+console.log("|---|---|---|---|---|---|---|---|---|");
 for (const { url, t, f } of rows) {
-  console.log(`| ${url} | ${ms(median(f.live))} | ${ms(median(f.replay))} | ${band(f.replay, f.live)} | ${ms(median(t.live))} | ${ms(median(t.replay))} | ${band(t.replay, t.live)} |`);
+  console.log(`| ${url} | ${ms(median(f.live))} | ${ms(median(f.replay))} | ${band(f.replay, f.live)} | ${ms(median(f.team))} | ${band(f.team, f.live)} | ${ms(median(t.live))} | ${ms(median(t.replay))} | ${band(t.replay, t.live)} |`);
 }
 // All pages: the sum of each page's loads, run by run.
 const sums = (k, side) => rows[0][k][side].map((_, i) => rows.reduce((n, r) => n + r[k][side][i], 0));
-console.log(`| all pages | ${ms(median(sums("f", "live")))} | ${ms(median(sums("f", "replay")))} | ${band(sums("f", "replay"), sums("f", "live"))} | ${ms(median(sums("t", "live")))} | ${ms(median(sums("t", "replay")))} | ${band(sums("t", "replay"), sums("t", "live"))} |`);
+console.log(`| all pages | ${ms(median(sums("f", "live")))} | ${ms(median(sums("f", "replay")))} | ${band(sums("f", "replay"), sums("f", "live"))} | ${ms(median(sums("f", "team")))} | ${band(sums("f", "team"), sums("f", "live"))} | ${ms(median(sums("t", "live")))} | ${ms(median(sums("t", "replay")))} | ${band(sums("t", "replay"), sums("t", "live"))} |`);
 console.log();
-const over = rows.filter(({ f }) => interval(f.replay, f.live)[1] > 1.3).map((r) => r.url);
-console.log(over.length ? `First loads over 1.3x somewhere in their interval: ${over.join(", ")}.` : "Every page's first-load interval is at most 1.3x.");
+for (const [side, what] of [["replay", "First loads"], ["team", "First loads from the team archive"]]) {
+  const over = rows.filter(({ f }) => interval(f[side], f.live)[1] > 1.3).map((r) => r.url);
+  console.log(over.length ? `${what} over 1.3x somewhere in their interval: ${over.join(", ")}.` : `${what}: every page's interval is at most 1.3x.`);
+}
 console.log(`Load average (1 min) after each page: ${loads.join(", ")}.`);
 console.log();
 console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it). The last two are durations, medians of the page's subresources: from the tab's asking for one (its resource timing) to the bar's being told it is paused, and from then to its fulfilment:");
