@@ -87,21 +87,11 @@ try {
   };
   // The replay is awaited in its bar, which notes the tab's load event: polling the
   // replay tab itself (as openReplay does) would run scripts in it while it loads.
-  // From the team archive, its time only (the steps are of the session's replays).
-  const teamFirst = async (u) => {
+  // A new replay of the session, or from the team archive (team).
+  const replayFirst = async (u, team) => {
     const earlier = new Set(browser.context.pages());
     const bar = await browser.context.newPage();
-    await bar.goto(browser.page(`replay.html?team=1&url=${encodeURIComponent(u)}`));
-    await bar.waitForFunction(() => timeline.loadEvent, null, { polling: 50, timeout: 60000 });
-    const r = await attachReplay(browser, bar, earlier);
-    const t = await r.evaluate(firstLoad);
-    await r.close();
-    return t.ms;
-  };
-  const replayFirst = async (u) => {
-    const earlier = new Set(browser.context.pages());
-    const bar = await browser.context.newPage();
-    await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(id)}&url=${encodeURIComponent(u)}`));
+    await bar.goto(browser.page(`replay.html?${team ? "team=1" : `session=${encodeURIComponent(id)}`}&url=${encodeURIComponent(u)}`));
     await bar.waitForFunction(() => timeline.loadEvent, null, { polling: 50, timeout: 60000 });
     const r = await attachReplay(browser, bar, earlier);
     const t = await r.evaluate(firstLoad);
@@ -112,7 +102,7 @@ try {
     // paused, and from then to its fulfilment.
     const subs = tl.requests.filter((q) => t.asked[q.url] !== undefined && q.fulfilled);
     steps.push({
-      page: new URL(u).pathname, ...Object.fromEntries(stepNames.map(([k]) => [k, at(k)])),
+      team, page: new URL(u).pathname, ...Object.fromEntries(stepNames.map(([k]) => [k, at(k)])),
       responseEnd: t.responseEnd, dcl: t.dcl, load: t.ms, paused: tl.paused, batch: tl.batch, kept: tl.kept, core: tl.core,
       toBar: subs.length ? median(subs.map((q) => q.paused - t.origin - t.asked[q.url])) : NaN,
       toFulfil: subs.length ? median(subs.map((q) => q.fulfilled - q.paused)) : NaN,
@@ -127,7 +117,7 @@ try {
   for (const u of urls) {
     // One of each in turn, the order turned each time.
     const f = { live: [], replay: [], team: [] };
-    const kinds = [["live", liveFirst], ["replay", replayFirst], ["team", teamFirst]];
+    const kinds = [["live", liveFirst], ["replay", (u) => replayFirst(u, false)], ["team", (u) => replayFirst(u, true)]];
     for (let i = 0; i < firstRuns; i++) {
       for (let k = 0; k < kinds.length; k++) {
         const [kind, load] = kinds[(i + k) % kinds.length];
@@ -187,14 +177,14 @@ for (const [side, what] of [["replay", "First loads"], ["team", "First loads fro
 }
 console.log(`Load average (1 min) after each page: ${loads.join(", ")}.`);
 console.log();
-console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it). The last two are durations, medians of the page's subresources: from the tab's asking for one (its resource timing) to the bar's being told it is paused, and from then to its fulfilment:");
+console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it), the session's replays first, then those from the team archive. The last two are durations, medians of the page's subresources: from the tab's asking for one (its resource timing) to the bar's being told it is paused, and from then to its fulfilment:");
 console.log();
 console.log(`| page | ${stepNames.map(([, name]) => name).join(" | ")} | document's response end | DOMContentLoaded | load event | requests: batch / kept / core | a subresource: asked to paused in the bar | paused to fulfilled |`);
 console.log(`|---|${stepNames.map(() => "---").join("|")}|---|---|---|---|---|---|`);
-for (const u of rows.map((r) => r.url)) {
-  const s = steps.filter((x) => x.page === u);
+for (const [u, team] of [false, true].flatMap((team) => rows.map((r) => [r.url, team]))) {
+  const s = steps.filter((x) => x.page === u && x.team === team);
   const m = (k) => { const v = s.map((x) => x[k]).filter((x) => !Number.isNaN(x)); return v.length ? String(Math.round(median(v))) : "-"; };
-  console.log(`| ${u} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
+  console.log(`| ${team ? `${u} (team)` : u} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
 }
 console.log();
 console.log(`The 24 MB file replayed (fetch() from the home page, ${mem.result}) in ${ms(mem.bigMs)}. Resident memory of the extension's process (the Go core and the replay page): ${mb(mem.before.ext)} before, ${mb(mem.peak.ext)} at the peak; of the whole browser: ${mb(mem.before.all)} before, ${mb(mem.peak.all)} at the peak (sampled every 50 ms).`);
