@@ -137,11 +137,11 @@ func (tm *team) routeReplay(mux *routeTable) {
 		tm.replay.log.Add(a)
 	})
 	mux.HandleFunc("GET /api/team/replay/batch", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
-		// The team archive's captures are not kept together by page: each request
-		// is answered by itself. The batch is empty, as that of a page with no capture.
-		empty, _ := replay.ReadIndex(strings.NewReader(""))
-		b, _ := empty.Batch(r.URL.Query().Get("url"), "", nil, nil)
-		replay.WriteBatch(w, b)
+		at := r.URL.Query().Get("ts")
+		if !validTimestamp(at) {
+			at = ""
+		}
+		replay.WriteBatch(w, tm.batch(r.Context(), r.URL.Query().Get("url"), at))
 	})
 	mux.HandleFunc("POST /api/team/replay/served", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		if readServed(w, r, &tm.replay.log) {
@@ -173,6 +173,109 @@ func (tm *team) routeReplay(mux *routeTable) {
 	mux.HandleFunc("GET /api/team/replay/log", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		writeJSON(w, httpmsg.StatusOK, tm.replay.view())
 	})
+}
+
+// batch is the batch of page (replay.Index.Batch) from the bundle that holds its
+// capture nearest to at: the page's capture is looked up in the merged index, the
+// bundle's own index read whole (GET /api/bundles/{name}?cdxj), and the records of the
+// page and of the resources recorded with it read by Range from its WARC, together.
+// The replay then answers them from the batch, as a session's, instead of asking the
+// merged index and the bundle for each. A resource whose capture the batch leaves out
+// (another bundle's, a revisit of one, a large body) is asked for by itself. A page
+// the batch cannot be made for has an empty batch: each request is asked for by itself.
+func (tm *team) batch(ctx context.Context, page, at string) []byte {
+	empty := func() []byte {
+		ix, _ := replay.ReadIndex(strings.NewReader(""))
+		b, _ := ix.Batch(page, at, nil, nil)
+		return b
+	}
+	m, line, ok, err := tm.lookup(ctx, &replay.Request{Method: httpmsg.MethodGet, URL: page}, at)
+	if err != nil || !ok || m.Approximate {
+		return empty()
+	}
+	ix, lengths, pages, err := tm.bundleIndex(ctx, string(line.Source), string(line.Filename))
+	if err != nil {
+		return empty()
+	}
+	f := &teamBundleFile{tm: tm, ctx: ctx, path: line.path(), lengths: lengths}
+	defer f.Close()
+	b, _ := ix.Batch(page, m.Capture.Timestamp, f, func(u string) bool { return pages[u] })
+	return b
+}
+
+// maxTeamBundleIndex bounds the bytes of a bundle's index a team replay reads for a
+// page's batch (a bundle of 100,000 captures has an index of about 30 MB).
+const maxTeamBundleIndex = 32 << 20
+
+// bundleIndex reads the index of bundle source and returns the replay index of the
+// captures in its WARC file, the length of each record by its offset, and the URLs of
+// its HTML answers: the pages, at which a page's batch ends.
+func (tm *team) bundleIndex(ctx context.Context, source, file string) (*replay.Index, map[int64]int64, map[string]bool, error) {
+	resp, err := tm.request(ctx, httpmsg.MethodGet, "/api/bundles/"+url.PathEscape(source)+"?cdxj", nil, -1)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer resp.Body.Close()
+	var kept bytes.Buffer
+	lengths, pages := map[int64]int64{}, map[string]bool{}
+	br := bufio.NewReader(io.LimitReader(resp.Body, maxTeamBundleIndex))
+	for {
+		b, err := br.ReadBytes('\n')
+		if e, perr := cdx.ParseEntry(bytes.TrimRight(b, "\r\n")); perr == nil && e.Filename == file {
+			kept.Write(b)
+			if len(b) > 0 && b[len(b)-1] != '\n' {
+				kept.WriteByte('\n')
+			}
+			lengths[e.Offset] = e.Length
+			if strings.HasPrefix(e.Mime, "text/html") {
+				pages[e.URL] = true
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("the index of %s in the team archive: %w", source, err)
+		}
+	}
+	ix, err := replay.ReadIndex(&kept)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the index of %s in the team archive: %w", source, err)
+	}
+	return ix, lengths, pages, nil
+}
+
+// teamBundleFile is a bundle's WARC file in the team archive, read by Range a record
+// at a time: each Reader reads the record at its offset (lengths, from the bundle's
+// index) with a teamFile of its own, so that records are read at once.
+type teamBundleFile struct {
+	tm      *team
+	ctx     context.Context
+	path    string
+	lengths map[int64]int64 // a record's length by its offset
+
+	mu   sync.Mutex
+	open []*teamFile
+}
+
+func (f *teamBundleFile) Size() int64 { return teamFileSize }
+
+func (f *teamBundleFile) Reader(off int64) io.Reader {
+	tf := &teamFile{tm: f.tm, ctx: f.ctx, path: f.path, length: f.lengths[off]}
+	f.mu.Lock()
+	f.open = append(f.open, tf)
+	f.mu.Unlock()
+	return tf.Reader(off)
+}
+
+// Close ends the requests its records' readers have under way (teamFile.Close).
+func (f *teamBundleFile) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, tf := range f.open {
+		tf.Close()
+	}
+	f.open = nil
 }
 
 // view returns the team replay's log for the API, as a session's.

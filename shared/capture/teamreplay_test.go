@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -140,6 +141,20 @@ func newFakeTeam(t testing.TB, token string, bundles ...*teamBundle) *fakeTeam {
 		w.Header().Set("Content-Type", "text/x-ndjson")
 		if err := q.Answer(w, seq); err != nil {
 			teamFail(w, http.StatusInternalServerError, err.Error())
+		}
+	})
+	mux.HandleFunc("GET /api/bundles/{name}", func(w http.ResponseWriter, r *http.Request) {
+		ft.note("index " + r.PathValue("name") + " " + r.URL.RawQuery)
+		ft.mu.Lock()
+		b := ft.bundles[r.PathValue("name")]
+		ft.mu.Unlock()
+		if b == nil || !r.URL.Query().Has("cdxj") {
+			teamFail(w, http.StatusNotFound, "no bundle "+r.PathValue("name"))
+			return
+		}
+		lines := slices.Sorted(slices.Values(b.lines))
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
 		}
 	})
 	mux.HandleFunc("GET /api/bundles/{name}/{file}", func(w http.ResponseWriter, r *http.Request) {
@@ -369,11 +384,69 @@ func TestTeamReplayAnswersFromTheTeamArchive(t *testing.T) {
 	if !slices.Equal(log.Missed, []string{"http://example.org/never"}) || len(log.Approximate) != 1 || log.Answered != 12 || log.Captures != 2 {
 		t.Errorf("log: %+v", log)
 	}
-	// The page's batch is empty: each request is answered by itself.
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/team/replay/batch?url="+trEscape("http://example.org/page"), nil))
-	if got, _, err := replay.ReadBatch(rec.Body); rec.Code != 200 || err != nil || len(got) != 0 {
-		t.Errorf("batch: %d %v %v", rec.Code, got, err)
+}
+
+// A page's batch comes from the bundle that holds its capture: the page and the GET
+// captures recorded after it up to the next page, read by Range from the bundle's
+// WARC, found in the bundle's own index, read once, with no query of the merged
+// index for each. A body larger than a batch takes (the record in segments) is left
+// to be asked for by itself. A page the archive lacks has an empty batch.
+func TestTeamReplayBatch(t *testing.T) {
+	a, b := teamFixture(t)
+	ft := newFakeTeam(t, "s3cret", a, b)
+	_, h := replayTeamService(t, ft, "s3cret")
+	batch := func(page, ts string) map[string]string {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/team/replay/batch?url="+trEscape(page)+"&ts="+ts, nil))
+		answers, bodies, err := replay.ReadBatch(rec.Body)
+		if rec.Code != 200 || err != nil {
+			t.Fatalf("batch of %s: %d %v", page, rec.Code, err)
+		}
+		got := map[string]string{}
+		for i, a := range answers {
+			got[a.URL] = fmt.Sprintf("%d %s %.100s", a.Status, a.Timestamp, bodies[i])
+		}
+		return got
+	}
+	ft.take()
+	got := batch("http://example.org/page", "20250301")
+	want := map[string]string{
+		"http://example.org/page":                     "200 20250201000000 <p>team page, February</p>",
+		"http://example.org/old":                      "301 20250101000003 ",
+		"http://example.org/style.css":                "200 20250101000004 body{color:red}",
+		"http://example.org/data.js?v=2&_=1700000000": "200 20250101000006 var v=2",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("the batch of February's page:\n%v\nwant\n%v", got, want)
+	}
+	cdxQueries, indexes, files := 0, 0, 0
+	for _, l := range ft.take() {
+		switch kind, rest, _ := strings.Cut(l, " "); kind {
+		case "cdx":
+			cdxQueries++
+		case "index":
+			indexes++
+			if rest != "webkeep-a.zip cdxj" {
+				t.Errorf("index read: %s", l)
+			}
+		case "file":
+			files++
+			if !strings.HasPrefix(rest, "webkeep-a.zip/") || !strings.Contains(rest, " bytes=") {
+				t.Errorf("a record read without Range, or from another bundle: %s", l)
+			}
+		}
+	}
+	if cdxQueries != 1 || indexes != 1 || files < len(want) {
+		t.Errorf("%d CDX queries (want 1: the page's), %d indexes read (want 1), %d records read (want %d at least)", cdxQueries, indexes, files, len(want))
+	}
+	// January's page, as of January: its own capture; the next page (February's)
+	// ends its batch.
+	if got := batch("http://example.org/page", "20250105"); len(got) != 1 || got["http://example.org/page"] != "200 20250101000000 <p>team page, January</p>" {
+		t.Errorf("the batch of January's page: %v", got)
+	}
+	if got := batch("http://example.org/never", ""); len(got) != 0 {
+		t.Errorf("the batch of a page not archived: %v", got)
 	}
 }
 

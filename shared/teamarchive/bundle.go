@@ -583,6 +583,29 @@ func (s *Server) getBundle(w http.ResponseWriter, r *http.Request, name string) 
 	return s.serveRange(w, r, e.DataKey, 0, e.Size, ctype, name, e.SHA256)
 }
 
+// getBundleIndex serves a bundle's CDXJ index as the merged index took it in: its
+// lines sorted, each naming the member that holds its record (filename). A replay
+// reads it to answer the resources of a page from the bundle that holds the page,
+// without a query of the merged index for each.
+func (s *Server) getBundleIndex(w http.ResponseWriter, r *http.Request, name string) error {
+	e, _, err := s.lookup(r.Context(), name)
+	if err != nil {
+		return err
+	}
+	o, rc, err := s.cfg.Bucket.Get(r.Context(), e.CDXKey, nil)
+	if err != nil {
+		return fmt.Errorf("the index of %s: %w", name, err)
+	}
+	defer rc.Close()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.FormatInt(o.Size, 10))
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	_, err = io.Copy(w, rc)
+	return err
+}
+
 // getBundleFile serves one member of a bundle: the WARC a CDXJ line's filename
 // names (for a WARC upload, its own name). Stored members support Range, so a line's
 // offset and length fetch exactly its record.

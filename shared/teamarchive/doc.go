@@ -7,6 +7,7 @@
 //	PUT    /api/bundles/{name}           store a bundle (zip) or a WARC, index it (CDXJ)
 //	GET    /api/bundles?limit=&cursor=   list bundles, paged
 //	GET    /api/bundles/{name}           the bytes, Range supported
+//	GET    /api/bundles/{name}?cdxj      its CDXJ index, sorted, as the merged index took it
 //	GET    /api/bundles/{name}/{file}    one file of a bundle (the WARC a CDXJ line names)
 //	DELETE /api/bundles/{name}           remove a bundle
 //	POST   /api/uploads/{name}           start an upload in parts (R2's multipart upload)

@@ -264,11 +264,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		switch r.Method {
-		case http.MethodPut:
+		switch {
+		case r.Method == http.MethodPut:
 			return s.putBundle(w, r, name, who)
-		case http.MethodDelete:
+		case r.Method == http.MethodDelete:
 			return s.deleteBundle(w, r, name)
+		case r.URL.Query().Has("cdxj"):
+			return s.getBundleIndex(w, r, name)
 		}
 		return s.getBundle(w, r, name)
 	case path == "/api/uploads" || strings.HasPrefix(path, "/api/uploads/"):

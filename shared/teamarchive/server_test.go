@@ -457,3 +457,29 @@ func TestPreflightAllowsTheExtensionToSendItsToken(t *testing.T) {
 func withoutUpload(lines string) string {
 	return regexp.MustCompile(`, ?"upload": ?"[^"]*"`).ReplaceAllString(lines, "")
 }
+
+// A bundle's own index is served as the merged index took it in: sorted lines, each
+// naming the member that holds its record; the same lines a CDX query of its URLs
+// answers. Reads need a token unless they are public; a bundle that is not there is
+// 404.
+func TestServerBundleIndex(t *testing.T) {
+	s, _ := newTestServer(t, Config{})
+	wantStatus(t, do(t, s, req{method: "PUT", path: "/api/bundles/b.zip", token: "-", body: readTestdata(t, "sample-bundle.zip")}), http.StatusCreated)
+	w := do(t, s, req{method: "GET", path: "/api/bundles/b.zip?cdxj", token: "-"})
+	wantStatus(t, w, http.StatusOK)
+	index := w.Body.String()
+	lines := strings.Split(strings.TrimSuffix(index, "\n"), "\n")
+	if !slices.IsSorted(lines) || len(lines) != 6 {
+		t.Fatalf("the bundle's index, %d lines, sorted %v:\n%s", len(lines), slices.IsSorted(lines), index)
+	}
+	queried := withoutUpload(do(t, s, req{method: "GET", path: "/api/cdx?url=*.example.com", token: "-"}).Body.String() +
+		do(t, s, req{method: "GET", path: "/api/cdx?url=example.org", token: "-"}).Body.String())
+	for _, l := range lines {
+		key, rest, _ := strings.Cut(l, "}")
+		if !strings.Contains(queried, key) || !strings.Contains(l, `"filename"`) {
+			t.Errorf("line %q (%q) is not among the CDX query's:\n%s", l, rest, queried)
+		}
+	}
+	wantStatus(t, do(t, s, req{method: "GET", path: "/api/bundles/b.zip?cdxj"}), http.StatusUnauthorized)
+	wantStatus(t, do(t, s, req{method: "GET", path: "/api/bundles/none.zip?cdxj", token: "-"}), http.StatusNotFound)
+}

@@ -120,6 +120,19 @@ describe("team archive", () => {
     }
   });
 
+  test("a bundle's own index: its lines, sorted, each leading to its record in the bundle", async () => {
+    const r = await call(mf, "GET", "/api/bundles/team-2024.zip?cdxj");
+    assert.equal(r.status, 200, r.text);
+    const lines = r.text.split("\n").filter(Boolean);
+    assert.deepEqual(lines, [...lines].sort());
+    const queried = await call(mf, "GET", "/api/cdx?url=https://sub.example.com/x&output=json");
+    const want = queried.text.trim().split("\n").map((l) => JSON.parse(l)).find((e) => e.source === "team-2024.zip");
+    const line = lines.find((l) => l.startsWith("com,example,sub)/x "));
+    const e = JSON.parse(line.slice(line.indexOf("{")));
+    assert.deepEqual([e.offset, e.length, e.filename], [want.offset, want.length, want.filename]);
+    assert.equal((await call(mf, "GET", "/api/bundles/none.zip?cdxj")).status, 404);
+  });
+
   test("URL database round trip with ETag conflicts", async () => {
     const dir = join(root, "shared", "teamarchive", "testdata", "urldb");
     const binder = readFileSync(join(dir, "binder.wwt-forum.org.yaml"));
