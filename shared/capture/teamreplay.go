@@ -3,6 +3,7 @@ package capture
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,6 +57,7 @@ type teamReplay struct {
 	log      replay.Log
 	mu       sync.Mutex
 	captures int
+	bundle   *teamBundleIndex // the index of the bundle of the last page batched
 }
 
 // routeReplay adds the team archive's captures of a URL and the replay from the
@@ -177,12 +179,13 @@ func (tm *team) routeReplay(mux *routeTable) {
 
 // batch is the batch of page (replay.Index.Batch) from the bundle that holds its
 // capture nearest to at: the page's capture is looked up in the merged index, the
-// bundle's own index read whole (GET /api/bundles/{name}?cdxj), and the records of the
-// page and of the resources recorded with it read by Range from its WARC, together.
-// The replay then answers them from the batch, as a session's, instead of asking the
-// merged index and the bundle for each. A resource whose capture the batch leaves out
-// (another bundle's, a revisit of one, a large body) is asked for by itself. A page
-// the batch cannot be made for has an empty batch: each request is asked for by itself.
+// bundle's own index read whole (GET /api/bundles/{name}?cdxj; the last one read is
+// kept), and the records of the page and of those recorded with it read by one Range
+// request from its WARC. The replay then answers them from the batch, as a session's,
+// instead of asking the merged index and the bundle for each. A resource whose
+// capture the batch leaves out (another bundle's, a revisit of one, a large body) is
+// asked for by itself. A page the batch cannot be made for has an empty batch: each
+// request is asked for by itself.
 func (tm *team) batch(ctx context.Context, page, at string) []byte {
 	empty := func() []byte {
 		ix, _ := replay.ReadIndex(strings.NewReader(""))
@@ -193,13 +196,14 @@ func (tm *team) batch(ctx context.Context, page, at string) []byte {
 	if err != nil || !ok || m.Approximate {
 		return empty()
 	}
-	ix, lengths, pages, err := tm.bundleIndex(ctx, string(line.Source), string(line.Filename))
+	bi, err := tm.bundleIndex(ctx, line)
 	if err != nil {
 		return empty()
 	}
-	f := &teamBundleFile{tm: tm, ctx: ctx, path: line.path(), lengths: lengths}
+	f := &teamBundleFile{tm: tm, ctx: ctx, path: line.path(), index: bi}
 	defer f.Close()
-	b, _ := ix.Batch(page, m.Capture.Timestamp, f, func(u string) bool { return pages[u] })
+	f.readSpan(bi.span(m.Capture.Offset, replay.BatchBytes))
+	b, _ := bi.ix.Batch(page, m.Capture.Timestamp, f, func(u string) bool { return bi.pages[u] })
 	return b
 }
 
@@ -207,61 +211,145 @@ func (tm *team) batch(ctx context.Context, page, at string) []byte {
 // page's batch (a bundle of 100,000 captures has an index of about 30 MB).
 const maxTeamBundleIndex = 32 << 20
 
-// bundleIndex reads the index of bundle source and returns the replay index of the
-// captures in its WARC file, the length of each record by its offset, and the URLs of
-// its HTML answers: the pages, at which a page's batch ends.
-func (tm *team) bundleIndex(ctx context.Context, source, file string) (*replay.Index, map[int64]int64, map[string]bool, error) {
-	resp, err := tm.request(ctx, httpmsg.MethodGet, "/api/bundles/"+url.PathEscape(source)+"?cdxj", nil, -1)
+// teamBundleIndex is the index of a bundle's WARC file, as a team replay's batches
+// read it.
+type teamBundleIndex struct {
+	key     string // the bundle, its upload and the file
+	ix      *replay.Index
+	records []teamRecord    // by offset
+	lengths map[int64]int64 // a record's length by its offset
+	pages   map[string]bool // the URLs of its HTML answers: the pages, at which a page's batch ends
+}
+
+// teamRecord is a record of a bundle's WARC file: where it is, and whether it is a
+// page's.
+type teamRecord struct {
+	offset, length int64
+	page           bool
+}
+
+// bundleIndex returns the index of the bundle and file that hold line's record,
+// read from the team archive unless it is the one read last.
+func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleIndex, error) {
+	key := string(line.Source) + " " + string(line.Upload) + " " + string(line.Filename)
+	t := &tm.replay
+	t.mu.Lock()
+	kept := t.bundle
+	t.mu.Unlock()
+	if kept != nil && kept.key == key {
+		return kept, nil
+	}
+	resp, err := tm.request(ctx, httpmsg.MethodGet, "/api/bundles/"+url.PathEscape(string(line.Source))+"?cdxj", nil, -1)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	var kept bytes.Buffer
-	lengths, pages := map[int64]int64{}, map[string]bool{}
+	bi := &teamBundleIndex{key: key, lengths: map[int64]int64{}, pages: map[string]bool{}}
+	var lines bytes.Buffer
 	br := bufio.NewReader(io.LimitReader(resp.Body, maxTeamBundleIndex))
 	for {
 		b, err := br.ReadBytes('\n')
-		if e, perr := cdx.ParseEntry(bytes.TrimRight(b, "\r\n")); perr == nil && e.Filename == file {
-			kept.Write(b)
-			if len(b) > 0 && b[len(b)-1] != '\n' {
-				kept.WriteByte('\n')
-			}
-			lengths[e.Offset] = e.Length
-			if strings.HasPrefix(e.Mime, "text/html") {
-				pages[e.URL] = true
+		if e, perr := cdx.ParseEntry(bytes.TrimRight(b, "\r\n")); perr == nil && e.Filename == string(line.Filename) {
+			lines.Write(bytes.TrimRight(b, "\r\n"))
+			lines.WriteByte('\n')
+			page := strings.HasPrefix(e.Mime, "text/html")
+			bi.lengths[e.Offset] = e.Length
+			bi.records = append(bi.records, teamRecord{e.Offset, e.Length, page})
+			if page {
+				bi.pages[e.URL] = true
 			}
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("the index of %s in the team archive: %w", source, err)
+			return nil, fmt.Errorf("the index of %s in the team archive: %w", line.Source, err)
 		}
 	}
-	ix, err := replay.ReadIndex(&kept)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("the index of %s in the team archive: %w", source, err)
+	if bi.ix, err = replay.ReadIndex(&lines); err != nil {
+		return nil, fmt.Errorf("the index of %s in the team archive: %w", line.Source, err)
 	}
-	return ix, lengths, pages, nil
+	slices.SortFunc(bi.records, func(a, b teamRecord) int { return cmp.Compare(a.offset, b.offset) })
+	t.mu.Lock()
+	t.bundle = bi
+	t.mu.Unlock()
+	return bi, nil
 }
 
-// teamBundleFile is a bundle's WARC file in the team archive, read by Range a record
-// at a time: each Reader reads the record at its offset (lengths, from the bundle's
-// index) with a teamFile of its own, so that records are read at once.
+// span returns the bytes [from, to) of the file that hold the record at offset and
+// those around it up to the records of other pages, as a page's batch takes them
+// (replay.Index.Batch), at most max bytes; to is from if the record alone is longer.
+func (bi *teamBundleIndex) span(offset, max int64) (from, to int64) {
+	i, found := slices.BinarySearchFunc(bi.records, offset, func(r teamRecord, off int64) int { return cmp.Compare(r.offset, off) })
+	if !found {
+		return offset, offset
+	}
+	from, to = offset, offset+bi.records[i].length
+	if to-from > max {
+		return offset, offset
+	}
+	for j := i + 1; j < len(bi.records) && !bi.records[j].page; j++ {
+		end := bi.records[j].offset + bi.records[j].length
+		if end-from > max {
+			break
+		}
+		to = end
+	}
+	for j := i - 1; j >= 0 && !bi.records[j].page; j-- {
+		if to-bi.records[j].offset > max {
+			break
+		}
+		from = bi.records[j].offset
+	}
+	return from, to
+}
+
+// teamBundleFile is a bundle's WARC file in the team archive, read a record at a
+// time: from the span read beforehand (readSpan), else by Range, each record with a
+// teamFile of its own (its length from the bundle's index), so that records are read
+// at once.
 type teamBundleFile struct {
-	tm      *team
-	ctx     context.Context
-	path    string
-	lengths map[int64]int64 // a record's length by its offset
+	tm    *team
+	ctx   context.Context
+	path  string
+	index *teamBundleIndex
+
+	span   []byte // the bytes of the file from spanAt on, read at once
+	spanAt int64
 
 	mu   sync.Mutex
 	open []*teamFile
 }
 
+// readSpan reads the bytes [from, to) of the file by one Range request; a failure
+// leaves each record to be read by itself.
+func (f *teamBundleFile) readSpan(from, to int64) {
+	if to <= from {
+		return
+	}
+	resp, err := f.tm.requestWith(f.ctx, httpmsg.MethodGet, f.path, nil, -1, map[string]string{"Range": fmt.Sprintf("bytes=%d-%d", from, to-1)})
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != statusPartialContent {
+		return
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, to-from+1))
+	if err != nil || int64(len(b)) != to-from {
+		return
+	}
+	f.span, f.spanAt = b, from
+}
+
 func (f *teamBundleFile) Size() int64 { return teamFileSize }
 
 func (f *teamBundleFile) Reader(off int64) io.Reader {
-	tf := &teamFile{tm: f.tm, ctx: f.ctx, path: f.path, length: f.lengths[off]}
+	length := f.index.lengths[off]
+	if off >= f.spanAt && length > 0 && off+length <= f.spanAt+int64(len(f.span)) {
+		return bytes.NewReader(f.span[off-f.spanAt : off-f.spanAt+length])
+	}
+	tf := &teamFile{tm: f.tm, ctx: f.ctx, path: f.path, length: length}
 	f.mu.Lock()
 	f.open = append(f.open, tf)
 	f.mu.Unlock()

@@ -388,8 +388,8 @@ func TestTeamReplayAnswersFromTheTeamArchive(t *testing.T) {
 
 // A page's batch comes from the bundle that holds its capture: the page and the GET
 // captures recorded after it up to the next page, read by Range from the bundle's
-// WARC, found in the bundle's own index, read once, with no query of the merged
-// index for each. A body larger than a batch takes (the record in segments) is left
+// WARC in one request, found in the bundle's own index, read once and kept, with no
+// query of the merged index for each. A body larger than a batch takes (the record in segments) is left
 // to be asked for by itself. A page the archive lacks has an empty batch.
 func TestTeamReplayBatch(t *testing.T) {
 	a, b := teamFixture(t)
@@ -420,30 +420,37 @@ func TestTeamReplayBatch(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("the batch of February's page:\n%v\nwant\n%v", got, want)
 	}
-	cdxQueries, indexes, files := 0, 0, 0
-	for _, l := range ft.take() {
-		switch kind, rest, _ := strings.Cut(l, " "); kind {
-		case "cdx":
-			cdxQueries++
-		case "index":
-			indexes++
-			if rest != "webkeep-a.zip cdxj" {
-				t.Errorf("index read: %s", l)
-			}
-		case "file":
-			files++
-			if !strings.HasPrefix(rest, "webkeep-a.zip/") || !strings.Contains(rest, " bytes=") {
-				t.Errorf("a record read without Range, or from another bundle: %s", l)
+	count := func() (cdxQueries, indexes, files int) {
+		for _, l := range ft.take() {
+			switch kind, rest, _ := strings.Cut(l, " "); kind {
+			case "cdx":
+				cdxQueries++
+			case "index":
+				indexes++
+				if rest != "webkeep-a.zip cdxj" {
+					t.Errorf("index read: %s", l)
+				}
+			case "file":
+				files++
+				if !strings.HasPrefix(rest, "webkeep-a.zip/") || !strings.Contains(rest, " bytes=") {
+					t.Errorf("a record read without Range, or from another bundle: %s", l)
+				}
 			}
 		}
+		return
 	}
-	if cdxQueries != 1 || indexes != 1 || files < len(want) {
-		t.Errorf("%d CDX queries (want 1: the page's), %d indexes read (want 1), %d records read (want %d at least)", cdxQueries, indexes, files, len(want))
+	// The records come in one Range request: the page's and those around it.
+	if cdxQueries, indexes, files := count(); cdxQueries != 1 || indexes != 1 || files != 1 {
+		t.Errorf("%d CDX queries (want 1: the page's), %d indexes read (want 1), %d Range requests (want 1)", cdxQueries, indexes, files)
 	}
 	// January's page, as of January: its own capture; the next page (February's)
 	// ends its batch.
 	if got := batch("http://example.org/page", "20250105"); len(got) != 1 || got["http://example.org/page"] != "200 20250101000000 <p>team page, January</p>" {
 		t.Errorf("the batch of January's page: %v", got)
+	}
+	// The bundle's index is kept: not read again for another page of it.
+	if _, indexes, _ := count(); indexes != 0 {
+		t.Errorf("the bundle's index read again, %d times", indexes)
 	}
 	if got := batch("http://example.org/never", ""); len(got) != 0 {
 		t.Errorf("the batch of a page not archived: %v", got)
@@ -606,5 +613,27 @@ func TestTeamReplayFileSavesACapture(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/team/replay/file?url="+url.QueryEscape("http://example.org/other"), nil))
 	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "the team archive has no capture of GET http://example.org/other") {
 		t.Errorf("no capture: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// A page's span runs from its record over the records around it up to other pages'
+// records, within the bound; a record longer than the bound alone is no span.
+func TestTeamBundleSpan(t *testing.T) {
+	bi := &teamBundleIndex{records: []teamRecord{
+		{0, 100, true}, {100, 50, false}, {150, 50, true}, {200, 30, false}, {230, 30, false}, {260, 40, true}, {300, 500, true},
+	}}
+	for _, tt := range []struct {
+		offset, max, from, to int64
+	}{
+		{150, 1000, 100, 260}, // back to the page before, on to the page after
+		{150, 100, 150, 230},  // forward first, within the bound
+		{0, 1000, 0, 150},
+		{300, 100, 300, 300}, // longer than the bound: none
+		{260, 1000, 200, 300},
+		{123, 1000, 123, 123}, // no record there
+	} {
+		if from, to := bi.span(tt.offset, tt.max); from != tt.from || to != tt.to {
+			t.Errorf("span(%d, %d) = [%d, %d), want [%d, %d)", tt.offset, tt.max, from, to, tt.from, tt.to)
+		}
 	}
 }
