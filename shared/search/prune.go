@@ -291,21 +291,21 @@ func (pr *pruning) match(leads []leadBlock) error {
 		}
 		need[i].value = v
 	}
+	// A search with filters ranks every candidate, so that its count of the
+	// blocks read is exact.
+	filtered := len(pr.fs.include)+len(pr.fs.exclude) > 0
+	th := pr.threshold()
+	if filtered {
+		th = math.Inf(-1)
+	}
 	var cands []candidate
 	for _, l := range leads {
-		c, err := pr.matchRange(l.b)
+		c, below, err := pr.matchRange(l.b, th)
 		if err != nil {
 			return err
 		}
 		cands = append(cands, c...)
-	}
-	// A search with filters ranks every candidate, so that its count of the
-	// blocks read is exact.
-	filtered := len(pr.fs.include)+len(pr.fs.exclude) > 0
-	if th := pr.threshold(); !filtered {
-		n := len(cands)
-		cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.bound < th })
-		pr.unranked += n - len(cands)
+		pr.unranked += below
 	}
 	// The candidates by bound, best first (sorting their indexes: a candidate
 	// is large).
@@ -353,62 +353,157 @@ func (pr *pruning) match(leads []leadBlock) error {
 }
 
 // matchRange returns the documents of the lead block lb that hold the clauses
-// of must and none of mustNot, from blocks read, each with a bound of its
-// score: its frequencies (a position below the block's title bound counting
-// as a title's) at the block's shortest length.
-func (pr *pruning) matchRange(lb *blockRef) ([]candidate, error) {
+// of must and none of mustNot, from blocks read, whose bound reaches th, and
+// the number of the others. A match's bound is what its frequencies (a
+// position below the block's title bound counting as a title's) score at the
+// block's shortest length. It walks the lead block's documents and looks each
+// up in the other tokens' postings, keeping no positions but those of the
+// matches it returns.
+func (pr *pruning) matchRange(lb *blockRef, th float64) ([]candidate, int, error) {
 	lo, hi := lb.h.first, lb.h.last
-	lists := func(c Clause) ([]postings, error) {
-		out := make([]postings, len(c.Tokens))
-		for k, t := range c.Tokens {
-			for _, b := range pr.terms[t.Term].overlapping(lo, hi) {
-				if b.post == nil {
-					b.post = &postings{}
-					if err := b.post.decodeBlock(b.value); err != nil {
-						return nil, fmt.Errorf("search: posting block %q: %w", b.key, err)
+	cursors := func(cs []Clause) ([][]cursor, error) {
+		out := make([][]cursor, len(cs))
+		for i, c := range cs {
+			out[i] = make([]cursor, len(c.Tokens))
+			for k, t := range c.Tokens {
+				for _, b := range pr.terms[t.Term].overlapping(lo, hi) {
+					if b.post == nil {
+						b.post = &postings{}
+						if err := b.post.decodeBlock(b.value); err != nil {
+							return nil, fmt.Errorf("search: posting block %q: %w", b.key, err)
+						}
 					}
+					out[i][k].addRange(b.post, lo, hi)
 				}
-				out[k].appendRange(b.post, lo, hi)
 			}
 		}
 		return out, nil
 	}
-	var matches []clauseMatch
-	for _, c := range pr.must {
-		l, err := lists(c)
-		if err != nil {
-			return nil, err
-		}
-		m := matchLists(c, l)
-		if len(m.docs) == 0 {
-			return nil, nil
-		}
-		matches = append(matches, m)
+	must, err := cursors(pr.must)
+	if err != nil {
+		return nil, 0, err
 	}
-	cands := intersect(matches)
-	for _, c := range pr.mustNot {
-		l, err := lists(c)
-		if err != nil {
-			return nil, err
-		}
-		cands = exclude(cands, matchLists(c, l))
+	mustNot, err := cursors(pr.mustNot)
+	if err != nil {
+		return nil, 0, err
 	}
+	var cands []candidate
+	below := 0
+	// The current document's starts, per clause: a token's positions as its
+	// block holds them, a phrase's made in a buffer of its own.
+	starts := make([][]uint32, len(pr.must))
+	var excluded []uint32
 	dl := float64(lb.h.front.minDL())
-	for i := range cands {
-		c := &cands[i]
-		c.idf = pr.idf
-		for k, starts := range c.starts {
-			c.bound += pr.sc.score(pr.idf[k], float64(weightedFrequency(starts, lb.h.title)), dl)
+docs:
+	for _, d := range lb.post.docs {
+		bound := 0.0
+		for i, c := range pr.must {
+			s, ok := clauseAt(c, must[i], d, starts[i][:0])
+			if !ok {
+				continue docs
+			}
+			starts[i] = s
+			bound += pr.sc.score(pr.idf[i], float64(weightedFrequency(s, lb.h.title)), dl)
 		}
-		c.bound *= 1 + 1e-9
+		for i, c := range pr.mustNot {
+			var ok bool
+			if excluded, ok = clauseAt(c, mustNot[i], d, excluded[:0]); ok {
+				continue docs
+			}
+		}
+		bound *= 1 + 1e-9
+		if bound < th {
+			below++
+			continue
+		}
+		cand := candidate{id: d, idf: pr.idf, bound: bound, starts: make([][]uint32, len(starts))}
+		for i, s := range starts {
+			if len(pr.must[i].Tokens) > 1 {
+				s = slices.Clone(s)
+			}
+			cand.starts[i] = s
+		}
+		cands = append(cands, cand)
 	}
-	return cands, nil
+	return cands, below, nil
 }
 
-// appendRange appends the postings of src from lo to hi.
-func (p *postings) appendRange(src *postings, lo, hi DocID) {
-	i, _ := slices.BinarySearch(src.docs, lo)
-	for ; i < len(src.docs) && src.docs[i] <= hi; i++ {
-		p.add(src.docs[i], src.positions(i))
+// clauseAt returns where clause c holds in document d, the cursors of its
+// tokens walking their postings (d at or after their last document): the
+// positions of its first token there, a token's as its postings hold them, a
+// phrase's appended to buf. It returns false when c does not hold in d.
+func clauseAt(c Clause, cursors []cursor, d DocID, buf []uint32) ([]uint32, bool) {
+	if len(cursors) == 1 {
+		pos, ok := cursors[0].find(d)
+		return pos, ok && len(pos) > 0
 	}
+	var pos [][]uint32
+	var fixed [4][]uint32
+	if len(cursors) <= len(fixed) {
+		pos = fixed[:len(cursors)]
+	} else {
+		pos = make([][]uint32, len(cursors))
+	}
+	for k := range cursors {
+		p, ok := cursors[k].find(d)
+		if !ok {
+			return nil, false
+		}
+		pos[k] = p
+	}
+	buf = phraseStarts(buf, c, pos)
+	return buf, len(buf) > 0
+}
+
+// A cursor walks a token's postings from one document to a later one,
+// across the blocks that hold them.
+type cursor struct {
+	spans []span
+	s, i  int // the span and the index in its postings it is at
+}
+
+// A span is the documents of a decoded block from its i-th to before its
+// j-th.
+type span struct {
+	p    *postings
+	i, j int
+}
+
+// addRange adds the documents of p from lo to hi to the end of c's.
+func (c *cursor) addRange(p *postings, lo, hi DocID) {
+	i, _ := slices.BinarySearch(p.docs, lo)
+	j, found := slices.BinarySearch(p.docs[i:], hi)
+	j += i
+	if found {
+		j++
+	}
+	if i == j {
+		return
+	}
+	if len(c.spans) == 0 {
+		c.i = i
+	}
+	c.spans = append(c.spans, span{p, i, j})
+}
+
+// find moves c to the first of its documents at or after d, and returns the
+// positions of d, or false when c does not hold d.
+func (c *cursor) find(d DocID) ([]uint32, bool) {
+	for c.s < len(c.spans) {
+		sp := &c.spans[c.s]
+		for c.i < sp.j && sp.p.docs[c.i] < d {
+			c.i++
+		}
+		if c.i < sp.j {
+			if sp.p.docs[c.i] != d {
+				return nil, false
+			}
+			return sp.p.positions(c.i), true
+		}
+		c.s++
+		if c.s < len(c.spans) {
+			c.i = c.spans[c.s].i
+		}
+	}
+	return nil, false
 }
