@@ -361,41 +361,28 @@ func (pr *pruning) match(leads []leadBlock) error {
 // matches it returns.
 func (pr *pruning) matchRange(lb *blockRef, th float64) ([]candidate, int, error) {
 	lo, hi := lb.h.first, lb.h.last
-	cursors := func(cs []Clause) ([][]cursor, error) {
+	cursors := func(cs []Clause) [][]cursor {
 		out := make([][]cursor, len(cs))
 		for i, c := range cs {
 			out[i] = make([]cursor, len(c.Tokens))
 			for k, t := range c.Tokens {
-				for _, b := range pr.terms[t.Term].overlapping(lo, hi) {
-					if b.post == nil {
-						b.post = &postings{}
-						if err := b.post.decodeBlock(b.value); err != nil {
-							return nil, fmt.Errorf("search: posting block %q: %w", b.key, err)
-						}
-					}
-					out[i][k].addRange(b.post, lo, hi)
-				}
+				out[i][k].blocks = pr.terms[t.Term].overlapping(lo, hi)
 			}
 		}
-		return out, nil
+		return out
 	}
-	must, err := cursors(pr.must)
-	if err != nil {
-		return nil, 0, err
-	}
-	mustNot, err := cursors(pr.mustNot)
-	if err != nil {
-		return nil, 0, err
-	}
+	must, mustNot := cursors(pr.must), cursors(pr.mustNot)
 	var cands []candidate
 	below := 0
 	// The current document's starts, per clause: a token's positions as its
-	// block holds them, a phrase's made in a buffer of its own.
+	// cursor decoded them, a phrase's made in a buffer of its own.
 	starts := make([][]uint32, len(pr.must))
 	var excluded []uint32
 	dl := float64(lb.h.front.minDL())
+	lead := cursor{blocks: []*blockRef{lb}}
 docs:
-	for _, d := range lb.post.docs {
+	for lead.next() {
+		d := lead.doc
 		bound := 0.0
 		for i, c := range pr.must {
 			s, ok := clauseAt(c, must[i], d, starts[i][:0])
@@ -418,12 +405,17 @@ docs:
 		}
 		cand := candidate{id: d, idf: pr.idf, bound: bound, starts: make([][]uint32, len(starts))}
 		for i, s := range starts {
-			if len(pr.must[i].Tokens) > 1 {
-				s = slices.Clone(s)
-			}
-			cand.starts[i] = s
+			cand.starts[i] = slices.Clone(s)
 		}
 		cands = append(cands, cand)
+	}
+	for _, c := range append(slices.Concat(must...), slices.Concat(mustNot...)...) {
+		if c.err != nil {
+			return nil, 0, c.err
+		}
+	}
+	if lead.err != nil {
+		return nil, 0, lead.err
 	}
 	return cands, below, nil
 }
@@ -455,55 +447,107 @@ func clauseAt(c Clause, cursors []cursor, d DocID, buf []uint32) ([]uint32, bool
 	return buf, len(buf) > 0
 }
 
-// A cursor walks a token's postings from one document to a later one,
-// across the blocks that hold them.
+// A cursor walks a token's postings, block after block, from one document to
+// a later one, reading the positions of none but those asked for.
 type cursor struct {
-	spans []span
-	s, i  int // the span and the index in its postings it is at
+	blocks []*blockRef // read, in order, and not yet begun
+	r      reader      // the entries of the current block after the current one
+	left   int         // how many there are
+	last   DocID       // the current block's last document
+	ended  bool        // the current block's end is to be checked
+	doc    DocID       // the current entry's document
+	valid  bool        // there is a current entry
+	n      int         // its number of positions
+	read   bool        // its positions are in pos
+	pos    []uint32
+	err    error
 }
 
-// A span is the documents of a decoded block from its i-th to before its
-// j-th.
-type span struct {
-	p    *postings
-	i, j int
+// next moves c to its next document, and returns false when it has none
+// (c.err says whether a block was corrupt).
+func (c *cursor) next() bool {
+	if c.valid && !c.read {
+		c.skip()
+	}
+	c.valid, c.read = false, false
+	for c.left == 0 {
+		if c.ended {
+			c.ended = false
+			if c.r.err != nil || len(c.r.b) != 0 || c.doc != c.last {
+				return c.fail()
+			}
+		}
+		if len(c.blocks) == 0 {
+			return false
+		}
+		b := c.blocks[0]
+		c.blocks = c.blocks[1:]
+		h, body, err := decodeHeader(b.value)
+		if err != nil {
+			c.err = fmt.Errorf("search: posting block %q: %w", b.key, err)
+			return false
+		}
+		c.r, c.left, c.last, c.ended, c.doc = reader{b: body}, h.count, h.last, true, h.first
+	}
+	c.doc += DocID(c.r.uvarint())
+	c.n = int(c.r.uvarint())
+	c.left--
+	if c.r.err != nil || c.n > len(c.r.b) {
+		return c.fail()
+	}
+	c.valid = true
+	return true
 }
 
-// addRange adds the documents of p from lo to hi to the end of c's.
-func (c *cursor) addRange(p *postings, lo, hi DocID) {
-	i, _ := slices.BinarySearch(p.docs, lo)
-	j, found := slices.BinarySearch(p.docs[i:], hi)
-	j += i
-	if found {
-		j++
+// fail notes a corrupt block and ends c.
+func (c *cursor) fail() bool {
+	c.err = fmt.Errorf("search: %w: posting block", errCorrupt)
+	c.blocks, c.left, c.valid = nil, 0, false
+	return false
+}
+
+// skip moves past the positions of the current entry without decoding them.
+func (c *cursor) skip() {
+	b := c.r.b
+	for n := c.n; n > 0; n-- {
+		i := 0
+		for i < len(b) && b[i] >= 0x80 {
+			i++
+		}
+		if i == len(b) {
+			c.r.fail()
+			return
+		}
+		b = b[i+1:]
 	}
-	if i == j {
-		return
+	c.r.b = b
+}
+
+// positions returns the positions of the current entry, which c keeps until
+// it moves.
+func (c *cursor) positions() []uint32 {
+	if !c.read {
+		c.pos = c.pos[:0]
+		p := uint32(0)
+		for range c.n {
+			p += uint32(c.r.uvarint())
+			c.pos = append(c.pos, p)
+		}
+		c.read = true
 	}
-	if len(c.spans) == 0 {
-		c.i = i
-	}
-	c.spans = append(c.spans, span{p, i, j})
+	return c.pos
 }
 
 // find moves c to the first of its documents at or after d, and returns the
 // positions of d, or false when c does not hold d.
 func (c *cursor) find(d DocID) ([]uint32, bool) {
-	for c.s < len(c.spans) {
-		sp := &c.spans[c.s]
-		for c.i < sp.j && sp.p.docs[c.i] < d {
-			c.i++
-		}
-		if c.i < sp.j {
-			if sp.p.docs[c.i] != d {
-				return nil, false
-			}
-			return sp.p.positions(c.i), true
-		}
-		c.s++
-		if c.s < len(c.spans) {
-			c.i = c.spans[c.s].i
+	for !c.valid || c.doc < d {
+		if !c.next() {
+			return nil, false
 		}
 	}
-	return nil, false
+	if c.doc != d {
+		return nil, false
+	}
+	return c.positions(), true
 }
