@@ -176,6 +176,8 @@ func BenchmarkIndexSize(b *testing.B) {
 type countingStore struct {
 	*MemStore
 	calls, keys, bytes int
+	// Posting blocks read one by one, and scans of a term's blocks.
+	blockKeys, termScans int
 }
 
 func (s *countingStore) Get(key string) ([]byte, error) {
@@ -189,6 +191,11 @@ func (s *countingStore) Get(key string) ([]byte, error) {
 func (s *countingStore) GetMany(keys []string) ([][]byte, error) {
 	s.calls++
 	s.keys += len(keys)
+	for _, k := range keys {
+		if strings.HasPrefix(k, keyTerm) {
+			s.blockKeys++
+		}
+	}
 	out := make([][]byte, len(keys))
 	for i, k := range keys {
 		v, err := s.MemStore.Get(k)
@@ -203,6 +210,9 @@ func (s *countingStore) GetMany(keys []string) ([][]byte, error) {
 func (s *countingStore) Scan(prefix string, fn func(key string, value []byte) bool) error {
 	s.calls++
 	s.keys++
+	if strings.HasPrefix(prefix, keyTerm) {
+		s.termScans++
+	}
 	return s.MemStore.Scan(prefix, func(key string, value []byte) bool {
 		s.bytes += len(value)
 		return fn(key, value)
