@@ -106,7 +106,7 @@
 // more, whose blocks it reads with one scan of the term's keys (a store whose
 // every key read is a round trip, IndexedDB, reads a few hundred blocks faster
 // so); then one or two calls for the rank table or, for a rank block of which
-// it needs 4 documents or fewer, their records. It walks the documents of each
+// it needs 16 documents or fewer, their records. It walks the documents of each
 // block of the rarest token and looks each up in the blocks of the other
 // tokens, reading them as they are stored: it decodes the positions of none
 // but the documents it looks up, and keeps those of none but the matches it

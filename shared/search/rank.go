@@ -82,10 +82,8 @@ func (ix *Index) setRank(ids []DocID, recs []*record) error {
 
 // sparseRank is how many documents of a rank block a search needs at most to
 // read their records (a hundred bytes or so each) rather than the block (16
-// KiB): a rare word's documents are a few in each block, and a store whose
-// every key read is a round trip (IndexedDB) reads one block faster than more
-// records.
-const sparseRank = 4
+// KiB): a rare word's documents are a few in each block.
+const sparseRank = 16
 
 // rankOf reads the numbers of the documents ids (sorted) from the rank table:
 // found[i] says whether the table has document ids[i], recs[i] its numbers. A
