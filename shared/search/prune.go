@@ -347,11 +347,6 @@ func (pr *pruning) match(leads []leadBlock) error {
 // key.
 const scanBlocks = 8
 
-// maxScanBlocks is how many unread blocks of a term a round scans at most: a
-// scan answers in one piece, and the extension took longer to scan the 362
-// and 397 blocks of a phrase of common words than to read them key by key.
-const maxScanBlocks = 256
-
 // read reads the blocks the lead blocks need of every term, those of a term
 // of which they need many with one scan of its keys, the others in one call.
 func (pr *pruning) read(leads []leadBlock) error {
@@ -374,7 +369,7 @@ func (pr *pruning) read(leads []leadBlock) error {
 				unread++
 			}
 		}
-		if len(blocks) < scanBlocks || 2*len(blocks) < unread || unread > maxScanBlocks {
+		if len(blocks) < scanBlocks || 2*len(blocks) < unread {
 			for _, b := range blocks {
 				keys, need = append(keys, b.key), append(need, b)
 			}
