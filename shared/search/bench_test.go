@@ -168,23 +168,34 @@ func BenchmarkIndexSize(b *testing.B) {
 	}
 }
 
-// A countingStore is a MultiGetter over a MemStore that counts its calls
-// and the bytes of the values they return: what a search costs a store whose
-// every call is a round trip (IndexedDB), which the in-memory store hides.
+// A countingStore is a MultiGetter over a MemStore that counts its calls,
+// the keys they read one by one (a scan reading its range at once) and the
+// bytes of the values they return: what a search costs a store whose every
+// call is a transaction and every key read a round trip (IndexedDB), which
+// the in-memory store hides.
 type countingStore struct {
 	*MemStore
-	calls, bytes int
+	calls, keys, bytes int
+	// Posting blocks read one by one, and scans of a term's blocks.
+	blockKeys, termScans int
 }
 
 func (s *countingStore) Get(key string) ([]byte, error) {
 	v, err := s.MemStore.Get(key)
 	s.calls++
+	s.keys++
 	s.bytes += len(v)
 	return v, err
 }
 
 func (s *countingStore) GetMany(keys []string) ([][]byte, error) {
 	s.calls++
+	s.keys += len(keys)
+	for _, k := range keys {
+		if strings.HasPrefix(k, keyTerm) {
+			s.blockKeys++
+		}
+	}
 	out := make([][]byte, len(keys))
 	for i, k := range keys {
 		v, err := s.MemStore.Get(k)
@@ -198,6 +209,10 @@ func (s *countingStore) GetMany(keys []string) ([][]byte, error) {
 
 func (s *countingStore) Scan(prefix string, fn func(key string, value []byte) bool) error {
 	s.calls++
+	s.keys++
+	if strings.HasPrefix(prefix, keyTerm) {
+		s.termScans++
+	}
 	return s.MemStore.Scan(prefix, func(key string, value []byte) bool {
 		s.bytes += len(value)
 		return fn(key, value)
@@ -335,14 +350,15 @@ func BenchmarkSearchWiki(b *testing.B) {
 }
 
 // measureSearch times the search of query (its first limit results) in ix, and
-// reports its matches and the reads of s, the index's store, per search.
+// reports its matches and the reads of s, the index's store, per search: its
+// calls, the keys they read one by one, and the bytes.
 func measureSearch(b *testing.B, ix *Index, s *countingStore, query string, limit int) {
 	q, err := ParseQuery(query)
 	if err != nil {
 		b.Fatal(err)
 	}
 	var total int
-	s.calls, s.bytes = 0, 0
+	s.calls, s.keys, s.bytes = 0, 0, 0
 	for b.Loop() {
 		res, err := ix.Search(q, limit)
 		if err != nil {
@@ -352,5 +368,6 @@ func measureSearch(b *testing.B, ix *Index, s *countingStore, query string, limi
 	}
 	b.ReportMetric(float64(total), "matches")
 	b.ReportMetric(float64(s.calls)/float64(b.N), "reads/op")
+	b.ReportMetric(float64(s.keys)/float64(b.N), "keys/op")
 	b.ReportMetric(float64(s.bytes)/float64(b.N)/1e3, "read-kB/op")
 }

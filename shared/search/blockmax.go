@@ -130,13 +130,12 @@ func (r *reader) frontier() frontier {
 }
 
 // A blockRef is a posting block as a search knows it: from its term's summary
-// or its header, then, once read, its postings.
+// or its header, then, once read, its value.
 type blockRef struct {
 	key   string
 	id    DocID // the id in its key: its first document when it was sealed
 	h     blockHeader
-	value []byte    // nil until read
-	post  *postings // nil until decoded
+	value []byte // nil until read
 }
 
 // summaryKey is the key of a term's summary.

@@ -96,20 +96,31 @@
 // block of its rarest token can score: per clause, the best frontier pair of
 // the blocks of its tokens that overlap the block (a phrase's by its token
 // that bounds it lowest), summed. It then reads those blocks, most promising
-// first, in rounds (4 blocks, then four times as many each round; each round
-// one call for the blocks, one or two for the rank table or, for a rank block
-// of which it needs 16 documents or fewer, their records), matching, filtering
-// and scoring their documents, and stops at the first block whose bound is
-// below the limit-th best score found: the results are exactly the exhaustive
-// ranking's first ones, ties included. Within a round, a match is bounded
-// before its numbers are read, from its frequencies (a position below the
-// lead block's title bound counting as a title's) at the lead block's
-// shortest length; the matches are ranked best bound first, those that cannot
-// reach the limit-th score left unranked (in a search without filters, whose
-// count they still are). Results.Total is then exact for a single word
-// without exclusions or filters (its document count, from the summary), when
-// at most 16 blocks were left (they are read), and otherwise an estimate
-// (Results.Estimated): the matches found, plus the documents of the rarest
-// token in the blocks left times the share of matches in those read. A
-// search without a limit reads everything.
+// first, in rounds (4 blocks, then four times as many each round, or, from the
+// third round, all those that may still hold a result when they are half of
+// the blocks left or more), matching, filtering and scoring their documents,
+// and stops at the first block whose bound is below the limit-th best score
+// found: the results are exactly the exhaustive ranking's first ones, ties
+// included. A round reads the blocks it needs of every term in one call, but
+// for a term of which it needs 8 blocks or more, half of those not read yet or
+// more, whose blocks it reads with one scan of the term's keys (a store whose
+// every key read is a round trip, IndexedDB, reads a few hundred blocks faster
+// so); then one or two calls for the rank table or, for a rank block of which
+// it needs 16 documents or fewer, their records. It walks the documents of each
+// block of the rarest token and looks each up in the blocks of the other
+// tokens, reading them as they are stored: it decodes the positions of none
+// but the documents it looks up, and keeps those of none but the matches it
+// ranks. A match is bounded before its numbers are read, from its frequencies
+// (a phrase's, where its tokens follow one another; a position below the lead
+// block's title bound counting as a title's) at the lead block's shortest
+// length. In a search without filters, a match whose bound is below the
+// limit-th score found when the round began is counted and dropped, and the
+// others are ranked best bound first, those that cannot reach the limit-th
+// score left unranked and counted too; a search with filters ranks every
+// match, so that its count of the blocks read is exact. Results.Total is then
+// exact for a single word without exclusions or filters (its document count,
+// from the summary), when at most 16 blocks were left (they are read), and
+// otherwise an estimate (Results.Estimated): the matches found, plus the
+// documents of the rarest token in the blocks left times the share of matches
+// in those read. A search without a limit reads everything.
 package search

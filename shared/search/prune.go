@@ -19,7 +19,9 @@ const countBlocks = 16
 // firstBatch is how many blocks of the leading term the first round of reads
 // takes; each round takes four times as many as the one before (at most those
 // that may still hold a result), so that a search that must read a thousand
-// blocks reads them in six rounds.
+// blocks reads them in six rounds; from the third on, a round takes all those
+// that may still hold a result when they are half of the blocks left or
+// more (the first two having found a threshold near the one it will end at).
 const firstBatch = 4
 
 // pruned says a search can be pruned: it has a limit and clauses that must
@@ -138,6 +140,12 @@ func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int
 			above++
 		}
 		end := next + min(batch, above-next)
+		if batch >= 16*firstBatch && 2*(above-next) >= len(order)-next {
+			// After two rounds, most of the blocks left may still hold a
+			// result: they are read in one round, in as few calls as their
+			// terms allow (read).
+			end = above
+		}
 		if err := pr.match(order[next:end]); err != nil {
 			return nil, 0, false, err
 		}
@@ -268,44 +276,24 @@ func (pr *pruning) bound(lo, hi DocID) (float64, bool) {
 // first ones (a call for their numbers) until limit are found, then the
 // others that still may enter the results (another).
 func (pr *pruning) match(leads []leadBlock) error {
-	var keys []string
-	var need []*blockRef
-	queued := map[*blockRef]bool{}
-	for _, l := range leads {
-		for _, tb := range pr.terms {
-			for _, b := range tb.overlapping(l.b.h.first, l.b.h.last) {
-				if b.value == nil && !queued[b] {
-					keys, need = append(keys, b.key), append(need, b)
-					queued[b] = true
-				}
-			}
-		}
-	}
-	values, err := getMany(pr.ix.store, keys)
-	if err != nil {
-		return fmt.Errorf("search: posting blocks: %w", err)
-	}
-	for i, v := range values {
-		if v == nil {
-			return fmt.Errorf("search: posting block %q: %w", keys[i], ErrNotFound)
-		}
-		need[i].value = v
-	}
-	var cands []candidate
-	for _, l := range leads {
-		c, err := pr.matchRange(l.b)
-		if err != nil {
-			return err
-		}
-		cands = append(cands, c...)
+	if err := pr.read(leads); err != nil {
+		return err
 	}
 	// A search with filters ranks every candidate, so that its count of the
 	// blocks read is exact.
 	filtered := len(pr.fs.include)+len(pr.fs.exclude) > 0
-	if th := pr.threshold(); !filtered {
-		n := len(cands)
-		cands = slices.DeleteFunc(cands, func(c candidate) bool { return c.bound < th })
-		pr.unranked += n - len(cands)
+	th := pr.threshold()
+	if filtered {
+		th = math.Inf(-1)
+	}
+	var cands []candidate
+	for _, l := range leads {
+		c, below, err := pr.matchRange(l.b, th)
+		if err != nil {
+			return err
+		}
+		cands = append(cands, c...)
+		pr.unranked += below
 	}
 	// The candidates by bound, best first (sorting their indexes: a candidate
 	// is large).
@@ -352,63 +340,279 @@ func (pr *pruning) match(leads []leadBlock) error {
 	return nil
 }
 
-// matchRange returns the documents of the lead block lb that hold the clauses
-// of must and none of mustNot, from blocks read, each with a bound of its
-// score: its frequencies (a position below the block's title bound counting
-// as a title's) at the block's shortest length.
-func (pr *pruning) matchRange(lb *blockRef) ([]candidate, error) {
-	lo, hi := lb.h.first, lb.h.last
-	lists := func(c Clause) ([]postings, error) {
-		out := make([]postings, len(c.Tokens))
-		for k, t := range c.Tokens {
-			for _, b := range pr.terms[t.Term].overlapping(lo, hi) {
-				if b.post == nil {
-					b.post = &postings{}
-					if err := b.post.decodeBlock(b.value); err != nil {
-						return nil, fmt.Errorf("search: posting block %q: %w", b.key, err)
-					}
+// scanBlocks is how many unread blocks of a term a round needs at least to
+// read the term's blocks with one scan of its keys, when they are half of
+// those it has not read or more: a store whose every key read costs a round
+// trip (IndexedDB) reads a few hundred blocks faster in one scan than key by
+// key.
+const scanBlocks = 8
+
+// read reads the blocks the lead blocks need of every term, those of a term
+// of which they need many with one scan of its keys, the others in one call.
+func (pr *pruning) read(leads []leadBlock) error {
+	var keys []string
+	var need []*blockRef
+	queued := map[*blockRef]bool{}
+	for term, tb := range pr.terms {
+		var blocks []*blockRef
+		for _, l := range leads {
+			for _, b := range tb.overlapping(l.b.h.first, l.b.h.last) {
+				if b.value == nil && !queued[b] {
+					blocks = append(blocks, b)
+					queued[b] = true
 				}
-				out[k].appendRange(b.post, lo, hi)
 			}
 		}
-		return out, nil
-	}
-	var matches []clauseMatch
-	for _, c := range pr.must {
-		l, err := lists(c)
-		if err != nil {
-			return nil, err
+		unread := 0
+		for _, b := range tb.blocks {
+			if b.value == nil {
+				unread++
+			}
 		}
-		m := matchLists(c, l)
-		if len(m.docs) == 0 {
-			return nil, nil
+		if len(blocks) < scanBlocks || 2*len(blocks) < unread {
+			for _, b := range blocks {
+				keys, need = append(keys, b.key), append(need, b)
+			}
+			continue
 		}
-		matches = append(matches, m)
-	}
-	cands := intersect(matches)
-	for _, c := range pr.mustNot {
-		l, err := lists(c)
-		if err != nil {
-			return nil, err
+		if err := pr.scan(term, tb); err != nil {
+			return err
 		}
-		cands = exclude(cands, matchLists(c, l))
-	}
-	dl := float64(lb.h.front.minDL())
-	for i := range cands {
-		c := &cands[i]
-		c.idf = pr.idf
-		for k, starts := range c.starts {
-			c.bound += pr.sc.score(pr.idf[k], float64(weightedFrequency(starts, lb.h.title)), dl)
+		for _, b := range blocks {
+			if b.value == nil {
+				return fmt.Errorf("search: posting block %q: %w", b.key, ErrNotFound)
+			}
 		}
-		c.bound *= 1 + 1e-9
 	}
-	return cands, nil
+	values, err := getMany(pr.ix.store, keys)
+	if err != nil {
+		return fmt.Errorf("search: posting blocks: %w", err)
+	}
+	for i, v := range values {
+		if v == nil {
+			return fmt.Errorf("search: posting block %q: %w", keys[i], ErrNotFound)
+		}
+		need[i].value = v
+	}
+	return nil
 }
 
-// appendRange appends the postings of src from lo to hi.
-func (p *postings) appendRange(src *postings, lo, hi DocID) {
-	i, _ := slices.BinarySearch(src.docs, lo)
-	for ; i < len(src.docs) && src.docs[i] <= hi; i++ {
-		p.add(src.docs[i], src.positions(i))
+// scan reads the blocks of term that tb has not read, scanning its keys.
+func (pr *pruning) scan(term string, tb *termBlocks) error {
+	byKey := make(map[string]*blockRef, len(tb.blocks))
+	for _, b := range tb.blocks {
+		if b.value == nil {
+			byKey[b.key] = b
+		}
 	}
+	err := pr.ix.store.Scan(termKey(term), func(key string, value []byte) bool {
+		if b := byKey[key]; b != nil {
+			b.value = value
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("search: blocks of %q: %w", term, err)
+	}
+	return nil
+}
+
+// matchRange returns the documents of the lead block lb that hold the clauses
+// of must and none of mustNot, from blocks read, whose bound reaches th, and
+// the number of the others. A match's bound is what its frequencies (a
+// position below the block's title bound counting as a title's) score at the
+// block's shortest length. It walks the lead block's documents and looks each
+// up in the other tokens' postings, keeping no positions but those of the
+// matches it returns.
+func (pr *pruning) matchRange(lb *blockRef, th float64) ([]candidate, int, error) {
+	lo, hi := lb.h.first, lb.h.last
+	cursors := func(cs []Clause) [][]cursor {
+		out := make([][]cursor, len(cs))
+		for i, c := range cs {
+			out[i] = make([]cursor, len(c.Tokens))
+			for k, t := range c.Tokens {
+				out[i][k].blocks = pr.terms[t.Term].overlapping(lo, hi)
+			}
+		}
+		return out
+	}
+	must, mustNot := cursors(pr.must), cursors(pr.mustNot)
+	var cands []candidate
+	below := 0
+	// The current document's starts, per clause: a token's positions as its
+	// cursor decoded them, a phrase's made in a buffer of its own.
+	starts := make([][]uint32, len(pr.must))
+	var excluded []uint32
+	dl := float64(lb.h.front.minDL())
+	lead := cursor{blocks: []*blockRef{lb}}
+docs:
+	for lead.next() {
+		d := lead.doc
+		bound := 0.0
+		for i, c := range pr.must {
+			s, ok := clauseAt(c, must[i], d, starts[i][:0])
+			if !ok {
+				continue docs
+			}
+			starts[i] = s
+			bound += pr.sc.score(pr.idf[i], float64(weightedFrequency(s, lb.h.title)), dl)
+		}
+		for i, c := range pr.mustNot {
+			var ok bool
+			if excluded, ok = clauseAt(c, mustNot[i], d, excluded[:0]); ok {
+				continue docs
+			}
+		}
+		bound *= 1 + 1e-9
+		if bound < th {
+			below++
+			continue
+		}
+		cand := candidate{id: d, idf: pr.idf, bound: bound, starts: make([][]uint32, len(starts))}
+		for i, s := range starts {
+			cand.starts[i] = slices.Clone(s)
+		}
+		cands = append(cands, cand)
+	}
+	for _, c := range append(slices.Concat(must...), slices.Concat(mustNot...)...) {
+		if c.err != nil {
+			return nil, 0, c.err
+		}
+	}
+	if lead.err != nil {
+		return nil, 0, lead.err
+	}
+	return cands, below, nil
+}
+
+// clauseAt returns where clause c holds in document d, the cursors of its
+// tokens walking their postings (d at or after their last document): the
+// positions of its first token there, a token's as its postings hold them, a
+// phrase's appended to buf. It returns false when c does not hold in d.
+func clauseAt(c Clause, cursors []cursor, d DocID, buf []uint32) ([]uint32, bool) {
+	if len(cursors) == 1 {
+		pos, ok := cursors[0].find(d)
+		return pos, ok && len(pos) > 0
+	}
+	var pos [][]uint32
+	var fixed [4][]uint32
+	if len(cursors) <= len(fixed) {
+		pos = fixed[:len(cursors)]
+	} else {
+		pos = make([][]uint32, len(cursors))
+	}
+	for k := range cursors {
+		p, ok := cursors[k].find(d)
+		if !ok {
+			return nil, false
+		}
+		pos[k] = p
+	}
+	buf = phraseStarts(buf, c, pos)
+	return buf, len(buf) > 0
+}
+
+// A cursor walks a token's postings, block after block, from one document to
+// a later one, reading the positions of none but those asked for.
+type cursor struct {
+	blocks []*blockRef // read, in order, and not yet begun
+	r      reader      // the entries of the current block after the current one
+	left   int         // how many there are
+	last   DocID       // the current block's last document
+	ended  bool        // the current block's end is to be checked
+	doc    DocID       // the current entry's document
+	valid  bool        // there is a current entry
+	n      int         // its number of positions
+	read   bool        // its positions are in pos
+	pos    []uint32
+	err    error
+}
+
+// next moves c to its next document, and returns false when it has none
+// (c.err says whether a block was corrupt).
+func (c *cursor) next() bool {
+	if c.valid && !c.read {
+		c.skip()
+	}
+	c.valid, c.read = false, false
+	for c.left == 0 {
+		if c.ended {
+			c.ended = false
+			if c.r.err != nil || len(c.r.b) != 0 || c.doc != c.last {
+				return c.fail()
+			}
+		}
+		if len(c.blocks) == 0 {
+			return false
+		}
+		b := c.blocks[0]
+		c.blocks = c.blocks[1:]
+		h, body, err := decodeHeader(b.value)
+		if err != nil {
+			c.err = fmt.Errorf("search: posting block %q: %w", b.key, err)
+			return false
+		}
+		c.r, c.left, c.last, c.ended, c.doc = reader{b: body}, h.count, h.last, true, h.first
+	}
+	c.doc += DocID(c.r.uvarint())
+	c.n = int(c.r.uvarint())
+	c.left--
+	if c.r.err != nil || c.n > len(c.r.b) {
+		return c.fail()
+	}
+	c.valid = true
+	return true
+}
+
+// fail notes a corrupt block and ends c.
+func (c *cursor) fail() bool {
+	c.err = fmt.Errorf("search: %w: posting block", errCorrupt)
+	c.blocks, c.left, c.valid = nil, 0, false
+	return false
+}
+
+// skip moves past the positions of the current entry without decoding them.
+func (c *cursor) skip() {
+	b := c.r.b
+	for n := c.n; n > 0; n-- {
+		i := 0
+		for i < len(b) && b[i] >= 0x80 {
+			i++
+		}
+		if i == len(b) {
+			c.r.fail()
+			return
+		}
+		b = b[i+1:]
+	}
+	c.r.b = b
+}
+
+// positions returns the positions of the current entry, which c keeps until
+// it moves.
+func (c *cursor) positions() []uint32 {
+	if !c.read {
+		c.pos = c.pos[:0]
+		p := uint32(0)
+		for range c.n {
+			p += uint32(c.r.uvarint())
+			c.pos = append(c.pos, p)
+		}
+		c.read = true
+	}
+	return c.pos
+}
+
+// find moves c to the first of its documents at or after d, and returns the
+// positions of d, or false when c does not hold d.
+func (c *cursor) find(d DocID) ([]uint32, bool) {
+	for !c.valid || c.doc < d {
+		if !c.next() {
+			return nil, false
+		}
+	}
+	if c.doc != d {
+		return nil, false
+	}
+	return c.positions(), true
 }

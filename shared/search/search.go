@@ -241,35 +241,49 @@ func matchLists(c Clause, lists []postings) clauseMatch {
 		return m
 	}
 	cursor := make([]int, len(lists))
+	pos := make([][]uint32, len(lists))
 docs:
 	for i, d := range first.docs {
-		idx := make([]int, len(lists))
-		idx[0] = i
+		pos[0] = first.positions(i)
 		for k := 1; k < len(lists); k++ {
 			j, found := slices.BinarySearch(lists[k].docs[cursor[k]:], d)
 			cursor[k] += j
 			if !found {
 				continue docs
 			}
-			idx[k] = cursor[k]
+			pos[k] = lists[k].positions(cursor[k])
 		}
-		var starts []uint32
-	positions:
-		for _, p := range first.positions(i) {
-			for k := 1; k < len(lists); k++ {
-				want := p + uint32(c.Tokens[k].Pos-c.Tokens[0].Pos)
-				if _, found := slices.BinarySearch(lists[k].positions(idx[k]), want); !found {
-					continue positions
-				}
-			}
-			starts = append(starts, p)
-		}
+		starts := phraseStarts(nil, c, pos)
 		if len(starts) > 0 {
 			m.docs = append(m.docs, d)
 			m.starts = append(m.starts, starts)
 		}
 	}
 	return m
+}
+
+// phraseStarts appends to dst the positions of pos[0] at which the tokens of
+// c follow one another: pos[k], the positions of its k-th token in a
+// document, holds each offset as the clause's tokens are. The positions are
+// in order, and are walked once each.
+func phraseStarts(dst []uint32, c Clause, pos [][]uint32) []uint32 {
+	n := len(dst)
+	dst = append(dst, pos[0]...)
+	for k := 1; k < len(pos) && len(dst) > n; k++ {
+		off := uint32(c.Tokens[k].Pos - c.Tokens[0].Pos)
+		at, j := n, 0
+		for _, p := range dst[n:] {
+			for j < len(pos[k]) && pos[k][j] < p+off {
+				j++
+			}
+			if j < len(pos[k]) && pos[k][j] == p+off {
+				dst[at] = p
+				at++
+			}
+		}
+		dst = dst[:at]
+	}
+	return dst
 }
 
 // load reads the posting list of a token: of its term, or for a prefix token
