@@ -121,18 +121,7 @@ func TestCursorCorrupt(t *testing.T) {
 func TestPrunedWiki(t *testing.T) {
 	vocab := wikiVocabulary()
 	s := &countingStore{MemStore: NewMemStore()}
-	ix, err := Open(s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range wikiDocs(20000) {
-		if _, err := ix.Add(d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := ix.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	ix := indexOf(t, s, wikiDocs(20000))
 	two, phrase := vocab[20]+" "+vocab[30], `"`+vocab[5]+" "+vocab[6]+`"`
 	checkTopK(t, ix, "wiki", []string{two, phrase, vocab[0], vocab[len(vocab)*8/10],
 		vocab[20] + " -" + vocab[30], phrase + " -" + vocab[40], vocab[3] + " " + phrase})

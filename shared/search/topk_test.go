@@ -134,15 +134,14 @@ func TestTopK(t *testing.T) {
 	checkSummaries(t, ix, s)
 }
 
-// TestPruning checks that a search with a limit reads a fraction of what an
-// exhaustive one reads for common words.
-func TestPruning(t *testing.T) {
-	s := &countingStore{MemStore: NewMemStore()}
+// indexOf is an index of docs in s, flushed.
+func indexOf(t *testing.T, s Store, docs []Document) *Index {
+	t.Helper()
 	ix, err := Open(s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range syntheticDocs(5000) {
+	for _, d := range docs {
 		if _, err := ix.Add(d); err != nil {
 			t.Fatal(err)
 		}
@@ -150,6 +149,14 @@ func TestPruning(t *testing.T) {
 	if err := ix.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	return ix
+}
+
+// TestPruning checks that a search with a limit reads a fraction of what an
+// exhaustive one reads for common words.
+func TestPruning(t *testing.T) {
+	s := &countingStore{MemStore: NewMemStore()}
+	ix := indexOf(t, s, syntheticDocs(5000))
 	for _, query := range []string{"the", "or one", "the -museum"} {
 		q, _ := ParseQuery(query)
 		read := func(limit int) int {
