@@ -17,7 +17,9 @@ echo "a Go instance started for each request); store calls and R2 reads are the 
 echo "count (X-Index-Reads). Exact: a URL known to be there; domain: a site's domain, limit"
 echo "10; prefix: a path prefix, limit 100."
 echo
-$cmd 2>/dev/null | grep -v "^webkeep worker:"
+# Each size's row goes to standard error as it is measured (make bench shows it), so
+# that a run stopped before the largest size still says what it measured.
+$cmd 2> >(grep -v "^webkeep worker:" >&2) | grep -v "^webkeep worker:"
 echo
 echo "### Deduplication over a week of daily visits"
 echo
