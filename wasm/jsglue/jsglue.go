@@ -70,9 +70,11 @@ func NewStreamReader(stream js.Value) io.ReadCloser {
 // collection of the JavaScript heap: its buffer is detached (ArrayBuffer.transfer(0)).
 // The chunks of a stream read fast (a 1 GB upload to the core) are otherwise all held
 // until a collection comes, which in Chromium's extension process was after the whole
-// gigabyte (BENCHMARKS.md, "Large inputs").
+// gigabyte (BENCHMARKS.md, "Large inputs"). A chunk that is a part of a larger buffer
+// (a stream may hand out views of one buffer) is left alone: the rest is not its.
 func release(chunk js.Value) {
-	if b := chunk.Get("buffer"); b.Get("transfer").Type() == js.TypeFunction {
+	b := chunk.Get("buffer")
+	if b.Get("transfer").Type() == js.TypeFunction && chunk.Get("byteOffset").Int() == 0 && chunk.Get("byteLength").Int() == b.Get("byteLength").Int() {
 		b.Call("transfer", 0)
 	}
 }
