@@ -217,7 +217,6 @@ type teamBundleIndex struct {
 	key     string // the bundle, its upload and the file
 	ix      *replay.Index
 	records []teamRecord    // by offset
-	lengths map[int64]int64 // a record's length by its offset
 	pages   map[string]bool // the URLs of its HTML answers: the pages, at which a page's batch ends
 }
 
@@ -244,7 +243,7 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 		return nil, err
 	}
 	defer resp.Body.Close()
-	bi := &teamBundleIndex{key: key, lengths: map[int64]int64{}, pages: map[string]bool{}}
+	bi := &teamBundleIndex{key: key, pages: map[string]bool{}}
 	var lines bytes.Buffer
 	br := bufio.NewReader(io.LimitReader(resp.Body, maxTeamBundleIndex))
 	for {
@@ -253,7 +252,6 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 			lines.Write(bytes.TrimRight(b, "\r\n"))
 			lines.WriteByte('\n')
 			page := strings.HasPrefix(e.Mime, "text/html")
-			bi.lengths[e.Offset] = e.Length
 			bi.records = append(bi.records, teamRecord{e.Offset, e.Length, page})
 			if page {
 				bi.pages[e.URL] = true
@@ -276,11 +274,16 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 	return bi, nil
 }
 
+// record returns the place in records of the record at offset, if there is one.
+func (bi *teamBundleIndex) record(offset int64) (int, bool) {
+	return slices.BinarySearchFunc(bi.records, offset, func(r teamRecord, off int64) int { return cmp.Compare(r.offset, off) })
+}
+
 // span returns the bytes [from, to) of the file that hold the record at offset and
 // those around it up to the records of other pages, as a page's batch takes them
 // (replay.Index.Batch), at most max bytes; to is from if the record alone is longer.
 func (bi *teamBundleIndex) span(offset, max int64) (from, to int64) {
-	i, found := slices.BinarySearchFunc(bi.records, offset, func(r teamRecord, off int64) int { return cmp.Compare(r.offset, off) })
+	i, found := bi.record(offset)
 	if !found {
 		return offset, offset
 	}
@@ -345,7 +348,10 @@ func (f *teamBundleFile) readSpan(from, to int64) {
 func (f *teamBundleFile) Size() int64 { return teamFileSize }
 
 func (f *teamBundleFile) Reader(off int64) io.Reader {
-	length := f.index.lengths[off]
+	length := int64(0) // not known: read to the file's end as it is read
+	if i, ok := f.index.record(off); ok {
+		length = f.index.records[i].length
+	}
 	if off >= f.spanAt && length > 0 && off+length <= f.spanAt+int64(len(f.span)) {
 		return bytes.NewReader(f.span[off-f.spanAt : off-f.spanAt+length])
 	}
