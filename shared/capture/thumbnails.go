@@ -200,6 +200,9 @@ func picture(ctx context.Context, host recorder.Browser, t recorder.Target) ([]b
 	return thumbnail(b)
 }
 
+// maxPictureSide bounds a picture's width and height, in pixels, before it is decoded.
+const maxPictureSide = 16384
+
 // shotQuality is the JPEG quality the browser's picture is taken at, before it is
 // scaled down.
 const shotQuality = 90
@@ -207,6 +210,15 @@ const shotQuality = 90
 // thumbnail scales a picture (JPEG or PNG) down to thumbnailWidth pixels wide, or
 // keeps its size if it is narrower, as a JPEG of thumbnailQuality.
 func thumbnail(picture []byte) ([]byte, error) {
+	// A picture's size is checked before it is decoded: a few bytes can claim more
+	// pixels than memory holds.
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(picture))
+	if err != nil {
+		return nil, fmt.Errorf("the page's picture: %w", err)
+	}
+	if cfg.Width > maxPictureSide || cfg.Height > maxPictureSide {
+		return nil, fmt.Errorf("the page's picture is %dx%d pixels: more than a screen's %d a side", cfg.Width, cfg.Height, maxPictureSide)
+	}
 	src, _, err := image.Decode(bytes.NewReader(picture))
 	if err != nil {
 		return nil, fmt.Errorf("the page's picture: %w", err)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"image"
 	"image/jpeg"
 	pngenc "image/png"
@@ -121,6 +123,7 @@ func TestThumbnail(t *testing.T) {
 		{"a narrow PNG", png.Bytes(), 100, 50, ""},
 		{"not a picture", []byte("<html>"), 0, 0, "the page's picture: image: unknown format"},
 		{"a cut JPEG", testPicture(t, 20, 60)[:100], 0, 0, "the page's picture: unexpected EOF"},
+		{"a PNG claiming more pixels than a screen", hugePNG(t), 0, 0, "the page's picture is 100000x10 pixels: more than a screen's 16384 a side"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,4 +143,18 @@ func TestThumbnail(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hugePNG is the head of a PNG that says it is 100,000 pixels wide: its size is all
+// that is read of it.
+func hugePNG(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := pngenc.Encode(&b, image.NewGray(image.Rect(0, 0, 1, 10))); err != nil {
+		t.Fatal(err)
+	}
+	p := b.Bytes()
+	binary.BigEndian.PutUint32(p[16:20], 100000)                       // the IHDR chunk's width
+	binary.BigEndian.PutUint32(p[29:33], crc32.ChecksumIEEE(p[12:29])) // and its checksum
+	return p
 }
