@@ -32,6 +32,10 @@ type pilots struct {
 	s    *Service
 	mu   sync.Mutex
 	runs map[int]*pilotRun
+	// reloads are the tabs reloaded for a run, each closed at the tab's next load
+	// event: the run waits for it, so that it acts on the page as reloaded rather
+	// than on the one going away (whose image loads the reload would cancel).
+	reloads map[int]chan struct{}
 }
 
 // pilotRun is one run of autopilot in a tab.
@@ -121,6 +125,10 @@ var (
 	autopilotInterval = 150 * time.Millisecond
 )
 
+// reloadLimit bounds the wait of a run for the page its tab was reloaded to: a page
+// that never fires its load event is driven as it is after that.
+const reloadLimit = 30 * time.Second
+
 // StartAutopilot runs autopilot in a tab, recording it first if it is not recorded;
 // a run already going on in the tab goes on. It returns the run's state.
 //
@@ -128,27 +136,59 @@ var (
 // its page is recorded from its first request: what the page loaded before would be
 // missing from the archive, and the browser would not fetch it again as autopilot goes.
 func (s *Service) StartAutopilot(ctx context.Context, tab int) (api.Autopilot, error) {
+	var reload <-chan struct{}
 	if !s.recording(tab) {
 		if _, err := s.Start(ctx, tab); err != nil {
 			return api.Autopilot{}, err
 		}
+		wait := s.pilots.awaitLoad(tab)
 		var err error
 		s.do(func() {
 			var reloaded string
 			if reloaded, err = s.recorder.CatchUp(ctx, recorder.Target{TabID: tab}); err == nil && reloaded != "" {
 				s.noteCurrent(fmt.Sprintf("tab %d was reloaded for autopilot, to record %s from its start", tab, reloaded))
+				reload = wait
 			}
 		})
+		if reload == nil {
+			s.pilots.loaded(tab)
+		}
 		if err != nil {
 			return api.Autopilot{}, fmt.Errorf("reloading tab %d for autopilot: %w", tab, err)
 		}
 	}
-	return s.pilots.start(tab, false), nil
+	return s.pilots.start(tab, false, reload), nil
+}
+
+// awaitLoad returns a channel closed at the tab's next load event.
+func (ps *pilots) awaitLoad(tab int) <-chan struct{} {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.reloads == nil {
+		ps.reloads = map[int]chan struct{}{}
+	}
+	if c, ok := ps.reloads[tab]; ok {
+		return c
+	}
+	c := make(chan struct{})
+	ps.reloads[tab] = c
+	return c
+}
+
+// loaded tells the run waiting for the tab's load event, if one is, that it came.
+func (ps *pilots) loaded(tab int) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if c, ok := ps.reloads[tab]; ok {
+		close(c)
+		delete(ps.reloads, tab)
+	}
 }
 
 // start starts a run in tab, unless one is running and again is false; with again, a
-// run going on is ended first (the tab shows a new page).
-func (ps *pilots) start(tab int, again bool) api.Autopilot {
+// run going on is ended first (the tab shows a new page). A run given reload begins
+// once it is closed (the tab's reload has loaded), or after reloadLimit.
+func (ps *pilots) start(tab int, again bool, reload <-chan struct{}) api.Autopilot {
 	s := ps.s
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -167,6 +207,15 @@ func (ps *pilots) start(tab int, again bool) api.Autopilot {
 	go func() {
 		defer close(run.done)
 		defer cancel()
+		if reload != nil {
+			t := time.NewTimer(reloadLimit)
+			select {
+			case <-reload:
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
 		// The page as it loaded, before autopilot changes it: what the capture check
 		// compares its replay with.
 		s.thumbs.asLoaded(ctx, s.host, tab)
@@ -241,7 +290,7 @@ func pilotState(tab int, run *pilotRun) api.Autopilot {
 // autopilot on every page.
 func (ps *pilots) onPage(p recorder.Page) {
 	if ps.s.settings.get().AutopilotEveryPage && p.TabID > 0 && !p.Restored {
-		ps.start(p.TabID, true)
+		ps.start(p.TabID, true, nil)
 	}
 }
 

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -24,6 +25,10 @@ type fakeFeed struct {
 	scrollY int
 	clicked []int
 	calls   int
+	// reloading is set while the tab reloads (from Page.reload to its load event),
+	// and early counts the page script's calls made in that time.
+	reloading bool
+	early     int
 }
 
 func (f *fakeFeed) answer(method string, p map[string]any) (any, error) {
@@ -48,6 +53,9 @@ func (f *fakeFeed) answer(method string, p map[string]any) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
+	if f.reloading {
+		f.early++
+	}
 	if msg.Op == "act" {
 		switch msg.Action.Kind {
 		case autopilot.Scroll:
@@ -74,7 +82,23 @@ func TestAutopilotThroughTheAPI(t *testing.T) {
 	defer func() { autopilotInterval = 250 * time.Millisecond }()
 	host := newFakeHost()
 	feed := &fakeFeed{items: 10, total: 60}
-	host.Answer = feed.answer
+	var svc *Service
+	host.Answer = func(method string, p map[string]any) (any, error) {
+		if method == "Page.reload" {
+			// The reloaded page fires its load event a moment later; the run must
+			// not act on the page going away before it.
+			feed.mu.Lock()
+			feed.reloading = true
+			feed.mu.Unlock()
+			time.AfterFunc(50*time.Millisecond, func() {
+				feed.mu.Lock()
+				feed.reloading = false
+				feed.mu.Unlock()
+				svc.Event(context.Background(), recorder.Target{TabID: 4}, "Page.loadEventFired", json.RawMessage(`{"timestamp":1}`), nil)
+			})
+		}
+		return feed.answer(method, p)
+	}
 	svc, err := NewService(NewMemStore(), host)
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +142,9 @@ func TestAutopilotThroughTheAPI(t *testing.T) {
 	feed.mu.Lock()
 	if len(feed.clicked) > 0 {
 		t.Errorf("clicked %v: a form's submit button or a delete button", feed.clicked)
+	}
+	if feed.early > 0 {
+		t.Errorf("the run called the page script %d times while its tab reloaded, before the reloaded page's load event", feed.early)
 	}
 	feed.mu.Unlock()
 }

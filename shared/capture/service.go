@@ -112,6 +112,7 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.recorder.OnError = func(err error) { s.noteCurrent(err.Error()) }
 	s.recorder.OnPageNote = s.pageNote
 	s.recorder.OnPageLoaded = func(tab int) {
+		s.pilots.loaded(tab)
 		if s.recording(tab) {
 			s.thumbs.loaded(s.host, tab)
 		}
