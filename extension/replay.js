@@ -97,6 +97,7 @@ const loadBatch = (url) => {
   mark("batchAsked");
   b.loaded = api(`/batch?url=${encodeURIComponent(url)}&ts=${encodeURIComponent(ts)}`).then(async (res) => {
     if (!res.ok) throw new Error(`batch: ${res.status}`);
+    timeline.batchSteps ??= res.headers.get("Server-Timing"); // the core's steps (a team replay's)
     const buf = new Uint8Array(await res.arrayBuffer());
     const n = new DataView(buf.buffer).getUint32(0);
     let at = 4 + n;

@@ -24,6 +24,9 @@ const stepNames = [
   ["documentFulfilled", "document fulfilled"], ["lastFulfilled", "last request fulfilled"],
 ];
 
+// The steps of a team replay's batch in the core (its Server-Timing header).
+const batchSteps = ["lookup", "index", "span", "build"];
+
 const runs = Number(process.env.REPLAY_BENCH_RUNS || 15);
 // New replays (and new live tabs) per page, for its first load.
 const firstRuns = Number(process.env.REPLAY_BENCH_FIRST || 21);
@@ -95,7 +98,12 @@ try {
     await bar.waitForFunction(() => timeline.loadEvent, null, { polling: 50, timeout: 60000 });
     const r = await attachReplay(browser, bar, earlier);
     const t = await r.evaluate(firstLoad);
-    const tl = await r.bar.evaluate(() => ({ ...timeline, opened: performance.timeOrigin }));
+    const tl = await r.bar.evaluate(() => ({
+      ...timeline, opened: performance.timeOrigin,
+      // The core's steps in making the batch (its Server-Timing header): a team replay's.
+      batchSteps: Object.fromEntries((timeline.batchSteps ?? "").split(",").map((e) => e.trim().split(";dur="))
+        .filter(([, d]) => d !== undefined).map(([k, d]) => [k, Number(d)])),
+    }));
     await r.close();
     const at = (k) => (tl[k] ? tl[k] - t.origin : NaN);
     // Each subresource: from the tab's asking for it to the bar's being told it is
@@ -106,6 +114,7 @@ try {
       responseEnd: t.responseEnd, dcl: t.dcl, load: t.ms, paused: tl.paused, batch: tl.batch, kept: tl.kept, core: tl.core,
       toBar: subs.length ? median(subs.map((q) => q.paused - t.origin - t.asked[q.url])) : NaN,
       toFulfil: subs.length ? median(subs.map((q) => q.fulfilled - q.paused)) : NaN,
+      ...Object.fromEntries(batchSteps.map((k) => [k, tl.batchSteps[k] ?? NaN])),
     });
     return t.ms;
   };
@@ -185,6 +194,16 @@ for (const [u, team] of [false, true].flatMap((team) => rows.map((r) => [r.url, 
   const s = steps.filter((x) => x.page === u && x.team === team);
   const m = (k) => { const v = s.map((x) => x[k]).filter((x) => !Number.isNaN(x)); return v.length ? String(Math.round(median(v))) : "-"; };
   console.log(`| ${team ? `${u} (team)` : u} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
+}
+console.log();
+console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the Range read of the records recorded with it, and the batch made of them:");
+console.log();
+console.log(`| page | ${batchSteps.join(" | ")} |`);
+console.log(`|---|${batchSteps.map(() => "---").join("|")}|`);
+for (const r of rows) {
+  const s = steps.filter((x) => x.page === r.url && x.team);
+  const m = (k) => { const v = s.map((x) => x[k]).filter((x) => !Number.isNaN(x)); return v.length ? median(v).toFixed(1) : "-"; };
+  console.log(`| ${r.url} | ${batchSteps.map(m).join(" | ")} |`);
 }
 console.log();
 console.log(`The 24 MB file replayed (fetch() from the home page, ${mem.result}) in ${ms(mem.bigMs)}. Resident memory of the extension's process (the Go core and the replay page): ${mb(mem.before.ext)} before, ${mb(mem.peak.ext)} at the peak; of the whole browser: ${mb(mem.before.all)} before, ${mb(mem.peak.all)} at the peak (sampled every 50 ms).`);

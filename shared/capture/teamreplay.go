@@ -143,7 +143,9 @@ func (tm *team) routeReplay(mux *routeTable) {
 		if !validTimestamp(at) {
 			at = ""
 		}
-		replay.WriteBatch(w, tm.batch(r.Context(), r.URL.Query().Get("url"), at))
+		b, took := tm.batch(r.Context(), r.URL.Query().Get("url"), at)
+		w.Header().Set("Server-Timing", took.String())
+		replay.WriteBatch(w, b)
 	})
 	mux.HandleFunc("POST /api/team/replay/served", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		if readServed(w, r, &tm.replay.log) {
@@ -185,26 +187,50 @@ func (tm *team) routeReplay(mux *routeTable) {
 // instead of asking the merged index and the bundle for each. A resource whose
 // capture the batch leaves out (another bundle's, a revisit of one, a large body) is
 // asked for by itself. A page the batch cannot be made for has an empty batch: each
-// request is asked for by itself.
-func (tm *team) batch(ctx context.Context, page, at string) []byte {
-	empty := func() []byte {
+// request is asked for by itself. It returns the time each step took too.
+func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming) {
+	var took batchTiming
+	step := time.Now()
+	lap := func(d *time.Duration) {
+		now := time.Now()
+		*d, step = now.Sub(step), now
+	}
+	empty := func() ([]byte, batchTiming) {
 		ix, _ := replay.ReadIndex(strings.NewReader(""))
 		b, _ := ix.Batch(page, at, nil, nil)
-		return b
+		return b, took
 	}
 	m, line, ok, err := tm.lookup(ctx, &replay.Request{Method: httpmsg.MethodGet, URL: page}, at)
+	lap(&took.lookup)
 	if err != nil || !ok || m.Approximate {
 		return empty()
 	}
 	bi, err := tm.bundleIndex(ctx, line)
+	lap(&took.index)
 	if err != nil {
 		return empty()
 	}
 	f := &teamBundleFile{tm: tm, ctx: ctx, path: line.path(), index: bi}
 	defer f.Close()
 	f.readSpan(bi.span(m.Capture.Offset, replay.BatchBytes))
+	lap(&took.span)
 	b, _ := bi.ix.Batch(page, m.Capture.Timestamp, f, func(u string) bool { return bi.pages[u] })
-	return b
+	lap(&took.build)
+	return b, took
+}
+
+// batchTiming is the time each step of a team replay's batch took: the lookup of
+// its page in the merged index, the reading of its bundle's index (next to nothing
+// when kept), of its span, and the making of the batch (with the records it read by
+// themselves). Its String is a Server-Timing header's value, which the replay bar's
+// resource timing shows (and the replay benchmark reports).
+type batchTiming struct {
+	lookup, index, span, build time.Duration
+}
+
+func (t batchTiming) String() string {
+	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
+	return "lookup;dur=" + ms(t.lookup) + ", index;dur=" + ms(t.index) + ", span;dur=" + ms(t.span) + ", build;dur=" + ms(t.build)
 }
 
 // maxTeamBundleIndex bounds the bytes of a bundle's index a team replay reads for a
