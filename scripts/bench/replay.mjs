@@ -25,7 +25,7 @@ const stepNames = [
 ];
 
 // The steps of a team replay's batch in the core (its Server-Timing header).
-const batchSteps = ["lookup", "index", "span", "build"];
+const batchSteps = ["lookup", "index", "records", "build"];
 
 const runs = Number(process.env.REPLAY_BENCH_RUNS || 15);
 // New replays (and new live tabs) per page, for its first load.
@@ -196,7 +196,7 @@ for (const [u, team] of [false, true].flatMap((team) => rows.map((r) => [r.url, 
   console.log(`| ${team ? `${u} (team)` : u} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
 }
 console.log();
-console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the Range read of the records recorded with it, and the batch made of them:");
+console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the Range reads of the records the batch takes (at once, and as the lookup goes when the kept index holds the page), and the batch made of them:");
 console.log();
 console.log(`| page | ${batchSteps.join(" | ")} |`);
 console.log(`|---|${batchSteps.map(() => "---").join("|")}|`);

@@ -182,8 +182,9 @@ func (tm *team) routeReplay(mux *routeTable) {
 // batch is the batch of page (replay.Index.Batch) from the bundle that holds its
 // capture nearest to at: the page's capture is looked up in the merged index, the
 // bundle's own index read whole (GET /api/bundles/{name}?cdxj; the last one read is
-// kept), and the records of the page and of those recorded with it read by one Range
-// request from its WARC. The replay then answers them from the batch, as a session's,
+// kept), and the records the batch takes (replay.Index.BatchRecords: the page's, those
+// recorded with it, the originals of revisits among them) read from its WARC by Range,
+// those near each other by one request, the requests at once. The replay then answers them from the batch, as a session's,
 // instead of asking the merged index and the bundle for each. A resource whose
 // capture the batch leaves out (another bundle's, a revisit of one, a large body) is
 // asked for by itself. A page the batch cannot be made for has an empty batch: each
@@ -200,23 +201,70 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 		b, _ := ix.Batch(page, at, nil, nil)
 		return b, took
 	}
+	guess := tm.guessBatch(ctx, page, at)
+	if guess != nil {
+		defer guess.cancel()
+	}
 	m, line, ok, err := tm.lookup(ctx, &replay.Request{Method: httpmsg.MethodGet, URL: page}, at)
 	lap(&took.lookup)
 	if err != nil || !ok || m.Approximate {
 		return empty()
 	}
-	bi, err := tm.bundleIndex(ctx, line)
-	lap(&took.index)
-	if err != nil {
-		return empty()
+	var f *teamBundleFile
+	if guess != nil && guess.f.index.key == line.bundleKey() && guess.offset == m.Capture.Offset {
+		<-guess.done
+		f = guess.f
+	} else {
+		if guess != nil {
+			guess.cancel()
+		}
+		bi, err := tm.bundleIndex(ctx, line)
+		lap(&took.index)
+		if err != nil {
+			return empty()
+		}
+		f = &teamBundleFile{tm: tm, ctx: ctx, path: line.path(), index: bi}
+		f.readRanges(recordRanges(bi.ix.BatchRecords(page, m.Capture.Timestamp, bi.isPage), recordGap, replay.BatchBytes))
 	}
-	f := &teamBundleFile{tm: tm, ctx: ctx, path: line.path(), index: bi}
 	defer f.Close()
-	f.readSpan(bi.span(m.Capture.Offset, replay.BatchBytes))
-	lap(&took.span)
-	b, _ := bi.ix.Batch(page, m.Capture.Timestamp, f, func(u string) bool { return bi.pages[u] })
+	lap(&took.records)
+	b, _ := f.index.ix.Batch(page, m.Capture.Timestamp, f, f.index.isPage)
 	lap(&took.build)
 	return b, took
+}
+
+// batchGuess is the records of a page's batch read, while the merged index is asked,
+// from the bundle whose index is kept: a replay goes from page to page of one bundle,
+// and when the merged index finds the capture guessed, the batch has waited for one
+// trip to the team archive, not two.
+type batchGuess struct {
+	f      *teamBundleFile
+	offset int64         // of the page's capture guessed
+	done   chan struct{} // closed once the records are read
+	cancel context.CancelFunc
+}
+
+// guessBatch starts reading the records of page's batch from the bundle whose index
+// is kept, if it holds a capture of page; nil if not.
+func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
+	t := &tm.replay
+	t.mu.Lock()
+	bi := t.bundle
+	t.mu.Unlock()
+	if bi == nil {
+		return nil
+	}
+	m, ok := bi.ix.Lookup(&replay.Request{Method: httpmsg.MethodGet, URL: page}, at)
+	if !ok || m.Approximate {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	g := &batchGuess{f: &teamBundleFile{tm: tm, ctx: ctx, path: bi.path, index: bi}, offset: m.Capture.Offset, done: make(chan struct{}), cancel: cancel}
+	go func() {
+		defer close(g.done)
+		g.f.readRanges(recordRanges(bi.ix.BatchRecords(page, m.Capture.Timestamp, bi.isPage), recordGap, replay.BatchBytes))
+	}()
+	return g
 }
 
 // batchTiming is the time each step of a team replay's batch took: the lookup of
@@ -225,12 +273,12 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 // themselves). Its String is a Server-Timing header's value, which the replay bar's
 // resource timing shows (and the replay benchmark reports).
 type batchTiming struct {
-	lookup, index, span, build time.Duration
+	lookup, index, records, build time.Duration
 }
 
 func (t batchTiming) String() string {
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
-	return "lookup;dur=" + ms(t.lookup) + ", index;dur=" + ms(t.index) + ", span;dur=" + ms(t.span) + ", build;dur=" + ms(t.build)
+	return "lookup;dur=" + ms(t.lookup) + ", index;dur=" + ms(t.index) + ", records;dur=" + ms(t.records) + ", build;dur=" + ms(t.build)
 }
 
 // maxTeamBundleIndex bounds the bytes of a bundle's index a team replay reads for a
@@ -240,23 +288,22 @@ const maxTeamBundleIndex = 32 << 20
 // teamBundleIndex is the index of a bundle's WARC file, as a team replay's batches
 // read it.
 type teamBundleIndex struct {
-	key     string // the bundle, its upload and the file
+	key     string // the bundle, its upload and the file (teamLine.bundleKey)
+	path    string // the file's (teamLine.path)
 	ix      *replay.Index
 	records []teamRecord    // by offset
 	pages   map[string]bool // the URLs of its HTML answers: the pages, at which a page's batch ends
 }
 
-// teamRecord is a record of a bundle's WARC file: where it is, and whether it is a
-// page's.
+// teamRecord is a record of a bundle's WARC file: where it is.
 type teamRecord struct {
 	offset, length int64
-	page           bool
 }
 
 // bundleIndex returns the index of the bundle and file that hold line's record,
 // read from the team archive unless it is the one read last.
 func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleIndex, error) {
-	key := string(line.Source) + " " + string(line.Upload) + " " + string(line.Filename)
+	key := line.bundleKey()
 	t := &tm.replay
 	t.mu.Lock()
 	kept := t.bundle
@@ -269,7 +316,7 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 		return nil, err
 	}
 	defer resp.Body.Close()
-	bi := &teamBundleIndex{key: key, pages: map[string]bool{}}
+	bi := &teamBundleIndex{key: key, path: line.path(), pages: map[string]bool{}}
 	var lines bytes.Buffer
 	br := bufio.NewReader(io.LimitReader(resp.Body, maxTeamBundleIndex))
 	for {
@@ -277,9 +324,8 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 		if e, perr := cdx.ParseEntry(bytes.TrimRight(b, "\r\n")); perr == nil && e.Filename == string(line.Filename) {
 			lines.Write(bytes.TrimRight(b, "\r\n"))
 			lines.WriteByte('\n')
-			page := strings.HasPrefix(e.Mime, "text/html")
-			bi.records = append(bi.records, teamRecord{e.Offset, e.Length, page})
-			if page {
+			bi.records = append(bi.records, teamRecord{e.Offset, e.Length})
+			if strings.HasPrefix(e.Mime, "text/html") {
 				bi.pages[e.URL] = true
 			}
 		}
@@ -300,75 +346,96 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 	return bi, nil
 }
 
+// isPage says whether u is the URL of one of the bundle's pages.
+func (bi *teamBundleIndex) isPage(u string) bool { return bi.pages[u] }
+
 // record returns the place in records of the record at offset, if there is one.
 func (bi *teamBundleIndex) record(offset int64) (int, bool) {
 	return slices.BinarySearchFunc(bi.records, offset, func(r teamRecord, off int64) int { return cmp.Compare(r.offset, off) })
 }
 
-// span returns the bytes [from, to) of the file that hold the record at offset and
-// those around it up to the records of other pages, as a page's batch takes them
-// (replay.Index.Batch), at most max bytes; to is from if the record alone is longer.
-func (bi *teamBundleIndex) span(offset, max int64) (from, to int64) {
-	i, found := bi.record(offset)
-	if !found {
-		return offset, offset
-	}
-	from, to = offset, offset+bi.records[i].length
-	if to-from > max {
-		return offset, offset
-	}
-	for j := i + 1; j < len(bi.records) && !bi.records[j].page; j++ {
-		end := bi.records[j].offset + bi.records[j].length
-		if end-from > max {
-			break
+// recordGap is the most bytes between two records of a batch that one Range
+// request reads through rather than making two.
+const recordGap = 16 << 10
+
+// recordRanges returns the ranges [from, to) of the file that hold recs, in order,
+// each record in one of them: records at most gap bytes apart share a range, up to
+// limit bytes; a record longer than limit is in none.
+func recordRanges(recs []cdx.Entry, gap, limit int64) [][2]int64 {
+	recs = slices.Clone(recs)
+	slices.SortFunc(recs, func(a, b cdx.Entry) int { return cmp.Compare(a.Offset, b.Offset) })
+	var out [][2]int64
+	for _, e := range recs {
+		from, to := e.Offset, e.Offset+e.Length
+		if e.Length <= 0 || to-from > limit {
+			continue
 		}
-		to = end
-	}
-	for j := i - 1; j >= 0 && !bi.records[j].page; j-- {
-		if to-bi.records[j].offset > max {
-			break
+		if n := len(out); n > 0 && from <= out[n-1][1]+gap && max(to, out[n-1][1])-out[n-1][0] <= limit {
+			out[n-1][1] = max(to, out[n-1][1])
+			continue
 		}
-		from = bi.records[j].offset
+		out = append(out, [2]int64{from, to})
 	}
-	return from, to
+	return out
 }
 
 // teamBundleFile is a bundle's WARC file in the team archive, read a record at a
-// time: from the span read beforehand (readSpan), else by Range, each record with a
-// teamFile of its own (its length from the bundle's index), so that records are read
-// at once.
+// time: from the ranges read beforehand (readRanges), else by Range, each record with
+// a teamFile of its own (its length from the bundle's index), so that records are
+// read at once.
 type teamBundleFile struct {
 	tm    *team
 	ctx   context.Context
 	path  string
 	index *teamBundleIndex
 
-	span   []byte // the bytes of the file from spanAt on, read at once
-	spanAt int64
+	read []teamRange // the bytes of the file read beforehand
 
 	mu   sync.Mutex
 	open []*teamFile
 }
 
-// readSpan reads the bytes [from, to) of the file by one Range request; a failure
-// leaves each record to be read by itself.
-func (f *teamBundleFile) readSpan(from, to int64) {
-	if to <= from {
-		return
+// teamRange is bytes of a bundle's file, from at on.
+type teamRange struct {
+	at int64
+	b  []byte
+}
+
+// readRanges reads the ranges [from, to) of the file, each by a Range request, all at
+// once; a range that fails leaves its records to be read by themselves.
+func (f *teamBundleFile) readRanges(ranges [][2]int64) {
+	read := make([]teamRange, len(ranges))
+	var wg sync.WaitGroup
+	for i, r := range ranges {
+		wg.Go(func() {
+			if b, ok := f.readRange(r[0], r[1]); ok {
+				read[i] = teamRange{r[0], b}
+			}
+		})
 	}
+	wg.Wait()
+	for _, r := range read {
+		if r.b != nil {
+			f.read = append(f.read, r)
+		}
+	}
+}
+
+// readRange reads the bytes [from, to) of the file by one Range request.
+func (f *teamBundleFile) readRange(from, to int64) ([]byte, bool) {
 	resp, err := f.tm.requestWith(f.ctx, httpmsg.MethodGet, f.path, nil, -1, map[string]string{"Range": fmt.Sprintf("bytes=%d-%d", from, to-1)})
 	if err != nil {
-		return
+		return nil, false
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != statusPartialContent {
-		return
+		return nil, false
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, to-from+1))
 	if err != nil || int64(len(b)) != to-from {
-		return
+		return nil, false
 	}
-	f.span, f.spanAt = b, from
+	return b, true
 }
 
 func (f *teamBundleFile) Size() int64 { return teamFileSize }
@@ -378,8 +445,10 @@ func (f *teamBundleFile) Reader(off int64) io.Reader {
 	if i, ok := f.index.record(off); ok {
 		length = f.index.records[i].length
 	}
-	if off >= f.spanAt && length > 0 && off+length <= f.spanAt+int64(len(f.span)) {
-		return bytes.NewReader(f.span[off-f.spanAt : off-f.spanAt+length])
+	for _, r := range f.read {
+		if off >= r.at && length > 0 && off+length <= r.at+int64(len(r.b)) {
+			return bytes.NewReader(r.b[off-r.at : off-r.at+length])
+		}
 	}
 	tf := &teamFile{tm: f.tm, ctx: f.ctx, path: f.path, length: length}
 	f.mu.Lock()
@@ -514,6 +583,11 @@ func (l *teamLine) entry(i int) (cdx.Entry, bool) {
 	}
 	e, err := replay.ParseLine(bytes.TrimSuffix(line.AppendLine(nil, cdx.Pywb267), []byte("\n")))
 	return e, err == nil
+}
+
+// bundleKey names the bundle, upload and file that hold l's record.
+func (l *teamLine) bundleKey() string {
+	return string(l.Source) + " " + string(l.Upload) + " " + string(l.Filename)
 }
 
 // path is where the line's record is read: its bundle's WARC file.

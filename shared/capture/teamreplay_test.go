@@ -448,9 +448,19 @@ func TestTeamReplayBatch(t *testing.T) {
 	if got := batch("http://example.org/page", "20250105"); len(got) != 1 || got["http://example.org/page"] != "200 20250101000000 <p>team page, January</p>" {
 		t.Errorf("the batch of January's page: %v", got)
 	}
-	// The bundle's index is kept: not read again for another page of it.
-	if _, indexes, _ := count(); indexes != 0 {
-		t.Errorf("the bundle's index read again, %d times", indexes)
+	// The bundle's index is kept: not read again for another page of it, whose
+	// records were read (guessed from it) as the merged index was asked.
+	if cdxQueries, indexes, files := count(); cdxQueries != 1 || indexes != 0 || files != 1 {
+		t.Errorf("another page of the bundle: %d CDX queries (want 1), its index read again %d times (want 0), %d Range requests (want 1)", cdxQueries, indexes, files)
+	}
+	// A guess from the kept index that the merged index belies: the capture nearest to
+	// March is b's, not the one a holds; b's is a revisit of a's, which b's batch
+	// cannot take (its request is asked for by itself).
+	if got := batch("http://example.org/style.css", "20250302"); len(got) != 0 {
+		t.Errorf("the batch of b's style sheet: %v, want none (not a's)", got)
+	}
+	if lines := ft.take(); !slices.Contains(lines, "index webkeep-b.zip cdxj") {
+		t.Errorf("b's index not read for its style sheet: %q", lines)
 	}
 	if got := batch("http://example.org/never", ""); len(got) != 0 {
 		t.Errorf("the batch of a page not archived: %v", got)
@@ -616,24 +626,25 @@ func TestTeamReplayFileSavesACapture(t *testing.T) {
 	}
 }
 
-// A page's span runs from its record over the records around it up to other pages'
-// records, within the bound; a record longer than the bound alone is no span.
-func TestTeamBundleSpan(t *testing.T) {
-	bi := &teamBundleIndex{records: []teamRecord{
-		{0, 100, true}, {100, 50, false}, {150, 50, true}, {200, 30, false}, {230, 30, false}, {260, 40, true}, {300, 500, true},
-	}}
+// The records of a batch are read in few ranges: those near each other (within the
+// gap) in one, up to the limit; a record longer than the limit in none.
+func TestTeamRecordRanges(t *testing.T) {
+	rec := func(offset, length int64) cdx.Entry { return cdx.Entry{Offset: offset, Length: length} }
 	for _, tt := range []struct {
-		offset, max, from, to int64
+		name string
+		recs []cdx.Entry
+		want [][2]int64
 	}{
-		{150, 1000, 100, 260}, // back to the page before, on to the page after
-		{150, 100, 150, 230},  // forward first, within the bound
-		{0, 1000, 0, 150},
-		{300, 100, 300, 300}, // longer than the bound: none
-		{260, 1000, 200, 300},
-		{123, 1000, 123, 123}, // no record there
+		{"none", nil, nil},
+		{"adjacent, in any order", []cdx.Entry{rec(150, 50), rec(100, 50), rec(200, 30)}, [][2]int64{{100, 230}}},
+		{"within the gap", []cdx.Entry{rec(0, 100), rec(110, 40)}, [][2]int64{{0, 150}}},
+		{"past the gap", []cdx.Entry{rec(0, 100), rec(200, 40), rec(400, 10)}, [][2]int64{{0, 100}, {200, 240}, {400, 410}}},
+		{"up to the limit", []cdx.Entry{rec(0, 300), rec(300, 300), rec(600, 300)}, [][2]int64{{0, 600}, {600, 900}}},
+		{"longer than the limit", []cdx.Entry{rec(0, 100), rec(100, 700), rec(800, 10)}, [][2]int64{{0, 100}, {800, 810}}},
+		{"the same record twice", []cdx.Entry{rec(0, 100), rec(0, 100)}, [][2]int64{{0, 100}}},
 	} {
-		if from, to := bi.span(tt.offset, tt.max); from != tt.from || to != tt.to {
-			t.Errorf("span(%d, %d) = [%d, %d), want [%d, %d)", tt.offset, tt.max, from, to, tt.from, tt.to)
+		if got := recordRanges(tt.recs, 20, 600); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -61,10 +61,7 @@ func WriteBatch(w httpmsg.ResponseWriter, batch []byte) {
 // (a list of BatchAnswer), and their bodies one after the other (ReadBatch reads
 // it). The answers are returned too; a page with no capture has an empty batch.
 func (ix *Index) Batch(page, at string, f File, isPage func(string) bool) ([]byte, []BatchAnswer) {
-	var urls []string
-	if m, ok := ix.Lookup(&Request{Method: httpmsg.MethodGet, URL: page}, at); ok {
-		urls = append([]string{page}, ix.neighbours(m.Capture, isPage, BatchCaptures-1)...)
-	}
+	urls := ix.batchURLs(page, at, isPage)
 	type read struct {
 		a    Answer
 		body []byte
@@ -143,6 +140,49 @@ func (ix *Index) answerWhole(r *Request, at string, f File) (Answer, []byte, boo
 		Status: resp.Status, Reason: resp.Reason, Headers: fields(resp.Header), Archived: true,
 		URL: r.URL, Timestamp: m.Capture.Timestamp,
 	}, body, true
+}
+
+// batchURLs returns the URLs whose answers the batch of page holds, if it can: page's
+// own first, then its neighbours'.
+func (ix *Index) batchURLs(page, at string, isPage func(string) bool) []string {
+	m, ok := ix.Lookup(&Request{Method: httpmsg.MethodGet, URL: page}, at)
+	if !ok {
+		return nil
+	}
+	return append([]string{page}, ix.neighbours(m.Capture, isPage, BatchCaptures-1)...)
+}
+
+// BatchRecords returns the captures whose records the batch of page (Batch, with the
+// same arguments) reads, found in the index alone: each URL's capture, and a revisit's
+// original after it, each once; at most about BatchBytes of records. A File that fetches records
+// from afar can fetch them all at once, before Batch reads them one by one.
+func (ix *Index) BatchRecords(page, at string, isPage func(string) bool) []cdx.Entry {
+	var out []cdx.Entry
+	seen := map[int64]bool{}
+	total := int64(0)
+	for _, u := range ix.batchURLs(page, at, isPage) {
+		m, ok := ix.Lookup(&Request{Method: httpmsg.MethodGet, URL: u}, at)
+		if !ok || m.Approximate || m.Capture.Length > BatchBody+recordHeaders {
+			continue
+		}
+		list := []cdx.Entry{m.Capture}
+		if m.Capture.Mime == revisitMime {
+			if o, ok := ix.original(m.Capture); ok && o.Length <= BatchBody+recordHeaders {
+				list = append(list, o)
+			}
+		}
+		for _, e := range list {
+			if seen[e.Offset] {
+				continue
+			}
+			if total += e.Length; total > BatchBytes {
+				return out
+			}
+			seen[e.Offset] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // neighbours returns the URLs of the GET captures around c in the file, each once

@@ -2,9 +2,12 @@ package replay
 
 import (
 	"bytes"
+	"io"
+	"maps"
 	"net/http/httptest"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/webkeep/webkeep/shared/httpmsg"
@@ -39,11 +42,22 @@ func TestServeBatch(t *testing.T) {
 	}
 	for _, v := range []warc.Version{warc.V09, warc.V11} {
 		ix, file := archive(t, v, exchanges)
-		f := NewFile(bytes.NewReader(file), int64(len(file)))
 		for _, tt := range tests {
 			t.Run(v.String()+"/"+tt.name, func(t *testing.T) {
+				f := &offsetsFile{File: NewFile(bytes.NewReader(file), int64(len(file))), read: map[int64]bool{}}
+				isPage := func(u string) bool { return slices.Contains(tt.pages, u) }
 				rec := httptest.NewRecorder()
-				got := ix.ServeBatch(nethttp.ResponseWriter(rec), tt.page, tt.at, f, func(u string) bool { return slices.Contains(tt.pages, u) })
+				got := ix.ServeBatch(nethttp.ResponseWriter(rec), tt.page, tt.at, f, isPage)
+				// BatchRecords names, from the index alone, the records the batch read:
+				// a revisit's original too.
+				var named []int64
+				for _, e := range ix.BatchRecords(tt.page, tt.at, isPage) {
+					named = append(named, e.Offset)
+				}
+				read := slices.Sorted(maps.Keys(f.read))
+				if slices.Sort(named); !slices.Equal(named, read) {
+					t.Errorf("BatchRecords named the records at %v, the batch read those at %v", named, read)
+				}
 				answers, bodies, err := ReadBatch(rec.Body)
 				if err != nil || !reflect.DeepEqual(answers, got) {
 					t.Fatalf("read back %v (%v), want %v", answers, err, got)
@@ -66,4 +80,18 @@ func TestServeBatch(t *testing.T) {
 			})
 		}
 	}
+}
+
+// offsetsFile is a File that notes the offsets it is read from.
+type offsetsFile struct {
+	File
+	mu   sync.Mutex
+	read map[int64]bool
+}
+
+func (f *offsetsFile) Reader(off int64) io.Reader {
+	f.mu.Lock()
+	f.read[off] = true
+	f.mu.Unlock()
+	return f.File.Reader(off)
 }
