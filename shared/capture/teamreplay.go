@@ -212,9 +212,13 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 	}
 	var f *teamBundleFile
 	if guess != nil && guess.f.index.key == line.bundleKey() && guess.offset == m.Capture.Offset {
+		took.guessed = "hit"
 		<-guess.done
 		f = guess.f
 	} else {
+		if guess != nil {
+			took.guessed = "miss"
+		}
 		if guess != nil {
 			guess.cancel()
 		}
@@ -269,16 +273,22 @@ func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
 
 // batchTiming is the time each step of a team replay's batch took: the lookup of
 // its page in the merged index, the reading of its bundle's index (next to nothing
-// when kept), of its span, and the making of the batch (with the records it read by
-// themselves). Its String is a Server-Timing header's value, which the replay bar's
-// resource timing shows (and the replay benchmark reports).
+// when kept), then the wait for its records, and the making of the batch (with the
+// records it read by themselves); and whether the records read from the kept index
+// as the lookup went were the batch's ("hit"), not ("miss"), or none were ("").
+// Its String is a Server-Timing header's value, which the replay benchmark reports.
 type batchTiming struct {
 	lookup, index, records, build time.Duration
+	guessed                       string
 }
 
 func (t batchTiming) String() string {
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
-	return "lookup;dur=" + ms(t.lookup) + ", index;dur=" + ms(t.index) + ", records;dur=" + ms(t.records) + ", build;dur=" + ms(t.build)
+	s := "lookup;dur=" + ms(t.lookup) + ", index;dur=" + ms(t.index) + ", records;dur=" + ms(t.records) + ", build;dur=" + ms(t.build)
+	if t.guessed != "" {
+		s += ", guess;desc=" + t.guessed
+	}
+	return s
 }
 
 // maxTeamBundleIndex bounds the bytes of a bundle's index a team replay reads for a
@@ -356,7 +366,7 @@ func (bi *teamBundleIndex) record(offset int64) (int, bool) {
 
 // recordGap is the most bytes between two records of a batch that one Range
 // request reads through rather than making two.
-const recordGap = 16 << 10
+const recordGap = 64 << 10
 
 // recordRanges returns the ranges [from, to) of the file that hold recs, in order,
 // each record in one of them: records at most gap bytes apart share a range, up to
