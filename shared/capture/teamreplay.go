@@ -182,10 +182,12 @@ func (tm *team) routeReplay(mux *routeTable) {
 // batch is the batch of page (replay.Index.Batch) from the bundle that holds its
 // capture nearest to at: the page's capture is looked up in the merged index, the
 // bundle's own index read whole (GET /api/bundles/{name}?cdxj; the last one read is
-// kept), and the records the batch takes (replay.Index.BatchRecords: the page's, those
-// recorded with it, the originals of revisits among them) read from its WARC by Range,
-// those near each other by one request, the requests at once. The replay then answers them from the batch, as a session's,
-// instead of asking the merged index and the bundle for each. A resource whose
+// kept), and the records the batch takes (replay.Index.BatchRecords: the page's,
+// those recorded with it, the originals of revisits among them) read from its WARC
+// by Range, those near each other by one request, the requests at once (batchGuess:
+// as the merged index is asked, when the kept index holds the page). The replay then
+// answers them from the batch, as a session's, instead of asking the merged index
+// and the bundle for each. A resource whose
 // capture the batch leaves out (another bundle's, a revisit of one, a large body) is
 // asked for by itself. A page the batch cannot be made for has an empty batch: each
 // request is asked for by itself. It returns the time each step took too.
@@ -218,8 +220,6 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 	} else {
 		if guess != nil {
 			took.guessed = "miss"
-		}
-		if guess != nil {
 			guess.cancel()
 		}
 		bi, err := tm.bundleIndex(ctx, line)
