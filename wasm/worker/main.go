@@ -21,11 +21,11 @@
 // RFC 3161 timestamp authority that stamps the team's signatures and the notary
 // log's tree heads.
 //
-// The JavaScript glue in glue/ instantiates this program once per isolate, and it
-// serves every request and queue batch of the isolate from then on (syumai/workers'
-// own glue starts one per request, which costs each request about 7 ms more in
-// workerd); everything below the http.Handler is ordinary Go, tested natively in
-// shared/teamarchive.
+// The JavaScript glue in glue/ instantiates this program once per request (as
+// syumai/workers' own glue does): one instance serving the requests of an isolate
+// would run each request's goroutines in whichever request's callback resumes Go, and
+// in workerd a request's I/O belongs to the request it is started in. Everything
+// below the http.Handler is ordinary Go, tested natively in shared/teamarchive.
 package main
 
 import (
@@ -137,13 +137,9 @@ func main() {
 		}
 		return nil
 	})
-	// One Go instance serves every request of the isolate (glue/worker.mjs): it is
-	// ready once the handlers are set, and runs until the isolate ends.
-	workers.ServeNonBlock(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	workers.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		server.ServeHTTP(w, r.WithContext(withDueShards(r.Context())))
 	}))
-	workers.Ready()
-	select {}
 }
 
 func isTrue(s string) bool {

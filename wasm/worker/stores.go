@@ -39,8 +39,8 @@ func (d *durableStores) Open(name string) mergedindex.Store {
 
 // durableStore is one IndexStore: Do sends the Batch's JSON to its RPC method batch.
 // Each call gets a stub of its own (which costs no round trip): a stub belongs to the
-// request it was made in, and a store may be kept across the requests the isolate's
-// one Go instance serves (the notary log's is).
+// request it was made in, and a store may be kept longer than one (the notary log's
+// is kept by the server).
 type durableStore struct {
 	name string
 	ns   js.Value
@@ -70,9 +70,8 @@ func (s *durableStore) Do(ctx context.Context, b *mergedindex.Batch) (*mergedind
 }
 
 // compactQueue sends the shards due for compaction to the queue, once each per
-// request (the Go instance serves many: the shards a request sent are kept in its
-// context, withDueShards). A failure is logged: the shard is due again at its next
-// write.
+// request (the shards a request sent are kept in its context, withDueShards). A
+// failure is logged: the shard is due again at its next write.
 type compactQueue struct {
 	p *queues.Producer
 }

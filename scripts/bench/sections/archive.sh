@@ -13,7 +13,7 @@ echo "\`$cmd\` on $(date -u +%Y-%m-%d). Bundles are bare WARC/1.1 files of 25 ca
 echo "50 sites, uploaded 4 at a time through \`PUT /api/bundles/{name}\`; from 10,000 bundles on,"
 echo "the same captures go in bundles of 250 (10,000) or 2,500 (100,000) captures: fewer"
 echo "uploads, the same index. Queries are timed from the client (miniflare's dispatchFetch:"
-echo "one Go instance serves the isolate's requests); store calls and R2 reads are the Worker's own"
+echo "a Go instance started for each request); store calls and R2 reads are the Worker's own"
 echo "count (X-Index-Reads). Exact: a URL known to be there; domain: a site's domain, limit"
 echo "10; prefix: a path prefix, limit 100."
 echo

@@ -21,7 +21,7 @@ echo "$out" | awk '/^BenchmarkTeamSearch\// {
 # The same through the built Worker in workerd (needs `make build`).
 if [ -f dist/worker/app.wasm ]; then
   echo
-  echo "\`node scripts/bench/teamsearch.mjs PAGES 10\`: the built Worker in workerd (miniflare, on this machine): the pages uploaded in bundles of 10 as bare WARCs (HTML pages of 200 such words), merged by the queue, then each query 20 times through the Worker, as a client sees it (one Go instance serving the requests); a CDX lookup of one URL in the same Worker at the same moment for comparison."
+  echo "\`node scripts/bench/teamsearch.mjs PAGES 10\`: the built Worker in workerd (miniflare, on this machine): the pages uploaded in bundles of 10 as bare WARCs (HTML pages of 200 such words), merged by the queue, then each query 20 times through the Worker, as a client sees it (a fresh Go instance a request); a CDX lookup of one URL in the same Worker at the same moment for comparison."
   echo
   echo "| pages | bundles | query | matches | median ms | p99 ms | read (X-Search-Reads) |"
   echo "|---|---|---|---|---|---|---|"

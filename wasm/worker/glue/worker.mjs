@@ -2,16 +2,13 @@
 // Go program (app.wasm, built from wasm/worker) and its responses back; every
 // decision is Go's, behind an http.Handler (shared/teamarchive).
 //
-// One Go instance serves every request and queue batch of the isolate: it is
-// started by the first and kept (github.com/syumai/workers' own glue starts one per
-// request, which in workerd costs each request about 7 ms more, and each of the
-// requests served at once an instance of its own). An instance that exits (a panic
-// outside a handler) fails what it was serving, and the next request starts another.
-// wasm_exec.js is the Go toolchain's, unmodified: syumai/workers reads the context
-// (env) from globalThis.context exactly once, in package initialisers that run
-// synchronously inside go.run() before go.run first yields, so setting the global
-// just around that call is safe. The Go side keeps only the bindings from it, which
-// serve every request of the isolate alike.
+// As github.com/syumai/workers' own glue does, each request gets a fresh Go instance
+// (its Serve blocks until the response is done, then the program exits); the compiled
+// module is shared. wasm_exec.js is the Go toolchain's, unmodified: syumai/workers
+// reads its per-request context from globalThis.context, and it reads it exactly once,
+// in package initialisers that run synchronously inside go.run() before go.run first
+// yields. Setting the global just around that call is therefore safe even though
+// requests run concurrently in one isolate.
 import "./wasm_exec.js";
 import mod from "./app.wasm";
 
@@ -42,22 +39,9 @@ async function start(env, ctx) {
   return { binding, died };
 }
 
-// The isolate's Go instance: a promise of its binding, started by the first request.
-let instance = null;
-
-function kept(env, ctx) {
-  if (!instance) {
-    const started = start(env, ctx);
-    instance = started;
-    const forget = () => { if (instance === started) instance = null; };
-    started.then(({ died }) => died.catch(forget), forget);
-  }
-  return instance;
-}
-
 async function fetch(request, env, ctx) {
   try {
-    const { binding, died } = await kept(env, ctx);
+    const { binding, died } = await start(env, ctx);
     const response = await Promise.race([binding.handleRequest(request), died]);
     if (request.method === "HEAD" && response.body) {
       // The Go side announces Content-Length and writes nothing; a body stream of
@@ -78,7 +62,7 @@ async function fetch(request, env, ctx) {
 // queue consumes the compaction queue: Go's consumer (queues.ConsumeNonBlock in
 // main.go) compacts each shard named.
 async function queue(batch, env, ctx) {
-  const { binding, died } = await kept(env, ctx);
+  const { binding, died } = await start(env, ctx);
   await Promise.race([binding.handleQueueMessageBatch(batch), died]);
 }
 
