@@ -68,7 +68,7 @@ func (ix *Index) Compact(ctx context.Context, shard string) (*CompactStats, erro
 		return stats, err
 	}
 	if snap.rng.Pending != "" {
-		ix.cfg.Due(ctx, snap.rng.Pending)
+		ix.cfg.Due(snap.rng.Pending)
 		stats.Skipped = "being split off " + snap.rng.Pending + ": compacting that shard completes the split"
 		return stats, nil
 	}

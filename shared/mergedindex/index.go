@@ -50,8 +50,7 @@ type Config struct {
 	// queues it, waiting for the queue to take the message); a failure there is
 	// its own to report: the shard is due again when its delta passes the next
 	// multiple of DeltaLimit.
-	// ctx is the context of the request that made it due.
-	Due func(ctx context.Context, shard string)
+	Due func(shard string)
 	// Now gives times; time.Now when nil.
 	Now func() time.Time
 }
@@ -86,7 +85,7 @@ func New(cfg Config) *Index {
 		cfg.Now = time.Now
 	}
 	if cfg.Due == nil {
-		cfg.Due = func(context.Context, string) {}
+		cfg.Due = func(string) {}
 	}
 	return &Index{cfg: cfg}
 }
@@ -303,11 +302,11 @@ func (ix *Index) writeShard(ctx context.Context, shard string, lines []string, o
 		// Due when this write took the delta past a multiple of the limit: once, not
 		// at every write until the compaction has run (and again later if it failed).
 		if after := res.Scans[1].Count + res.Scans[2].Count; after/ix.cfg.DeltaLimit > max(0, after-len(b.Ops))/ix.cfg.DeltaLimit {
-			ix.cfg.Due(ctx, shard)
+			ix.cfg.Due(shard)
 		}
 		if rng.Pending != "" {
 			// Its parent holds its main index until the split completes.
-			ix.cfg.Due(ctx, rng.Pending)
+			ix.cfg.Due(rng.Pending)
 		}
 	}
 	return nil

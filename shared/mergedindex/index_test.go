@@ -187,7 +187,7 @@ func checkQueries(t *testing.T, ix *Index, m *model, r *rand.Rand, step string) 
 	}
 }
 
-func newTestIndex(stores Stores, blobs Blobs, due func(context.Context, string)) *Index {
+func newTestIndex(stores Stores, blobs Blobs, due func(string)) *Index {
 	return New(Config{Stores: stores, Blobs: blobs, LinesPerBlock: 7, DeltaLimit: 40, SplitLines: 150, Grace: time.Nanosecond, Due: due})
 }
 
@@ -199,7 +199,7 @@ func TestAgainstBruteForce(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 99))
 			stores, blobs := &MemStores{}, &memBlobs{}
 			due := map[string]bool{}
-			ix := newTestIndex(stores, blobs, func(_ context.Context, s string) { due[s] = true })
+			ix := newTestIndex(stores, blobs, func(s string) { due[s] = true })
 			m := &model{uploads: map[string]string{}, lines: map[string][][]byte{}}
 			ctx := context.Background()
 			for step := range 120 {

@@ -71,7 +71,7 @@ type dueShards struct {
 	shards map[string]bool
 }
 
-func (d *dueShards) add(_ context.Context, shard string) {
+func (d *dueShards) add(shard string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.shards == nil {

@@ -49,9 +49,8 @@ type Config struct {
 	// nil keeps them in memory, for tests and local use.
 	Stores mergedindex.Stores
 	// Due is told of a shard of the merged index due for compaction (the Worker
-	// queues it for Compact), with the context of the request that made it due;
-	// nil compacts it at the end of the request.
-	Due func(ctx context.Context, shard string)
+	// queues it for Compact); nil compacts it at the end of the request.
+	Due func(shard string)
 	// IndexLinesPerBlock, IndexDeltaLimit and IndexSplitLines tune the merged
 	// index (mergedindex.Config); zero means its defaults.
 	IndexLinesPerBlock, IndexDeltaLimit, IndexSplitLines int

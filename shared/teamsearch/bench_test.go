@@ -65,7 +65,7 @@ func benchIndex(b *testing.B, bundles [][]search.Document) (*Index, *memBlobs) {
 	ctx := context.Background()
 	blobs := &memBlobs{}
 	due := false
-	ix := New(Config{Stores: &mergedindex.MemStores{}, Blobs: blobs, Due: func(context.Context, string) { due = true }})
+	ix := New(Config{Stores: &mergedindex.MemStores{}, Blobs: blobs, Due: func(string) { due = true }})
 	for _, docs := range bundles {
 		ref, _ := ParseRef(docs[0].Ref)
 		if _, err := ix.Add(ctx, ref.Upload, docs); err != nil {

@@ -66,7 +66,7 @@ type Config struct {
 	Blobs  mergedindex.Blobs  // holds the segments' tables; required
 	// Due is told QueueName when a merge is due (the Worker queues it for
 	// Merge); nil: nobody is told.
-	Due func(ctx context.Context, name string)
+	Due func(name string)
 	// Fanout, MaxSegmentBytes, StoredText, Purge, Grace: zero means the default.
 	Fanout          int
 	MaxSegmentBytes int64
@@ -106,7 +106,7 @@ func New(cfg Config) *Index {
 		cfg.Now = time.Now
 	}
 	if cfg.Due == nil {
-		cfg.Due = func(context.Context, string) {}
+		cfg.Due = func(string) {}
 	}
 	return &Index{cfg: cfg}
 }
@@ -200,7 +200,7 @@ func (ix *Index) Add(ctx context.Context, upload string, docs []search.Document)
 	}
 	segs, _ := parseSegments(res.Scans[0].Entries)
 	if ix.pick(segs) != nil {
-		ix.cfg.Due(ctx, QueueName)
+		ix.cfg.Due(QueueName)
 	}
 	return seg.Bytes, nil
 }
@@ -298,7 +298,7 @@ func (ix *Index) remove(ctx context.Context, upload string) (bool, error) {
 		return false, err
 	}
 	if res.Scans[0].Count%ix.cfg.Purge == 0 {
-		ix.cfg.Due(ctx, QueueName)
+		ix.cfg.Due(QueueName)
 	}
 	return true, nil
 }

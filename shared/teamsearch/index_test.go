@@ -202,7 +202,7 @@ func TestIndexAgreesWithOneIndex(t *testing.T) {
 	blobs := &memBlobs{}
 	due := 0
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	ix := New(Config{Stores: stores, Blobs: blobs, Fanout: 4, Purge: 2, Due: func(context.Context, string) { due++ }, Now: func() time.Time { return now }})
+	ix := New(Config{Stores: stores, Blobs: blobs, Fanout: 4, Purge: 2, Due: func(string) { due++ }, Now: func() time.Time { return now }})
 	var live []search.Document
 	uploads := map[string][]search.Document{}
 	n := 0

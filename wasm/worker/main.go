@@ -31,7 +31,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"strconv"
 	"time"
@@ -137,9 +136,7 @@ func main() {
 		}
 		return nil
 	})
-	workers.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		server.ServeHTTP(w, r.WithContext(withDueShards(r.Context())))
-	}))
+	workers.Serve(server)
 }
 
 func isTrue(s string) bool {

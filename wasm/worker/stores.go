@@ -32,18 +32,16 @@ func newDurableStores(binding string) (*durableStores, error) {
 	return &durableStores{ns: ns}, nil
 }
 
-// Open implements mergedindex.Stores.
+// Open implements mergedindex.Stores: a stub costs no round trip, the object is reached
+// at the first call.
 func (d *durableStores) Open(name string) mergedindex.Store {
-	return &durableStore{name: name, ns: d.ns}
+	return &durableStore{name: name, stub: d.ns.Call("get", d.ns.Call("idFromName", name))}
 }
 
 // durableStore is one IndexStore: Do sends the Batch's JSON to its RPC method batch.
-// Each call gets a stub of its own (which costs no round trip): a stub belongs to the
-// request it was made in, and a store may be kept longer than one (the notary log's
-// is kept by the server).
 type durableStore struct {
 	name string
-	ns   js.Value
+	stub js.Value
 }
 
 func (s *durableStore) Do(ctx context.Context, b *mergedindex.Batch) (*mergedindex.Result, error) {
@@ -54,8 +52,7 @@ func (s *durableStore) Do(ctx context.Context, b *mergedindex.Batch) (*mergedind
 	if err != nil {
 		return nil, fmt.Errorf("%w: index store %s: %v", mergedindex.ErrStore, s.name, err)
 	}
-	stub := s.ns.Call("get", s.ns.Call("idFromName", s.name))
-	v, err := jspromise.Await(stub.Call("batch", string(body)))
+	v, err := jspromise.Await(s.stub.Call("batch", string(body)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: index store %s: %v", mergedindex.ErrStore, s.name, err)
 	}
@@ -70,10 +67,11 @@ func (s *durableStore) Do(ctx context.Context, b *mergedindex.Batch) (*mergedind
 }
 
 // compactQueue sends the shards due for compaction to the queue, once each per
-// request (the shards a request sent are kept in its context, withDueShards). A
-// failure is logged: the shard is due again at its next write.
+// request. A failure is logged: the shard is due again at its next write.
 type compactQueue struct {
-	p *queues.Producer
+	p    *queues.Producer
+	mu   sync.Mutex
+	sent map[string]bool
 }
 
 func newCompactQueue(binding string) (*compactQueue, error) {
@@ -81,35 +79,16 @@ func newCompactQueue(binding string) (*compactQueue, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &compactQueue{p: p}, nil
+	return &compactQueue{p: p, sent: map[string]bool{}}, nil
 }
 
-// dueShardsKey is the context key of a request's sentShards.
-type dueShardsKey struct{}
-
-// sentShards are the shards a request has queued.
-type sentShards struct {
-	mu   sync.Mutex
-	sent map[string]bool
-}
-
-// withDueShards returns ctx with a set of the shards queued in it, so that a
-// request queues each once.
-func withDueShards(ctx context.Context) context.Context {
-	return context.WithValue(ctx, dueShardsKey{}, &sentShards{sent: map[string]bool{}})
-}
-
-// Due queues shard unless the request of ctx has queued it already; outside a
-// request (a queue batch's compaction), it queues it.
-func (q *compactQueue) Due(ctx context.Context, shard string) {
-	if s, ok := ctx.Value(dueShardsKey{}).(*sentShards); ok {
-		s.mu.Lock()
-		seen := s.sent[shard]
-		s.sent[shard] = true
-		s.mu.Unlock()
-		if seen {
-			return
-		}
+func (q *compactQueue) Due(shard string) {
+	q.mu.Lock()
+	seen := q.sent[shard]
+	q.sent[shard] = true
+	q.mu.Unlock()
+	if seen {
+		return
 	}
 	if err := q.p.SendText(shard); err != nil {
 		fmt.Fprintf(os.Stderr, "webkeep worker: queueing the compaction of %s: %v\n", shard, err)
