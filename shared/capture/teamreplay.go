@@ -298,16 +298,10 @@ const maxTeamBundleIndex = 32 << 20
 // teamBundleIndex is the index of a bundle's WARC file, as a team replay's batches
 // read it.
 type teamBundleIndex struct {
-	key     string // the bundle, its upload and the file (teamLine.bundleKey)
-	path    string // the file's (teamLine.path)
-	ix      *replay.Index
-	records []teamRecord    // by offset
-	pages   map[string]bool // the URLs of its HTML answers: the pages, at which a page's batch ends
-}
-
-// teamRecord is a record of a bundle's WARC file: where it is.
-type teamRecord struct {
-	offset, length int64
+	key   string // the bundle, its upload and the file (teamLine.bundleKey)
+	path  string // the file's (teamLine.path)
+	ix    *replay.Index
+	pages map[string]bool // the URLs of its HTML answers: the pages, at which a page's batch ends
 }
 
 // bundleIndex returns the index of the bundle and file that hold line's record,
@@ -334,7 +328,6 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 		if e, perr := cdx.ParseEntry(bytes.TrimRight(b, "\r\n")); perr == nil && e.Filename == string(line.Filename) {
 			lines.Write(bytes.TrimRight(b, "\r\n"))
 			lines.WriteByte('\n')
-			bi.records = append(bi.records, teamRecord{e.Offset, e.Length})
 			if strings.HasPrefix(e.Mime, "text/html") {
 				bi.pages[e.URL] = true
 			}
@@ -349,7 +342,6 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 	if bi.ix, err = replay.ReadIndex(&lines); err != nil {
 		return nil, fmt.Errorf("the index of %s in the team archive: %w", line.Source, err)
 	}
-	slices.SortFunc(bi.records, func(a, b teamRecord) int { return cmp.Compare(a.offset, b.offset) })
 	t.mu.Lock()
 	t.bundle = bi
 	t.mu.Unlock()
@@ -358,11 +350,6 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 
 // isPage says whether u is the URL of one of the bundle's pages.
 func (bi *teamBundleIndex) isPage(u string) bool { return bi.pages[u] }
-
-// record returns the place in records of the record at offset, if there is one.
-func (bi *teamBundleIndex) record(offset int64) (int, bool) {
-	return slices.BinarySearchFunc(bi.records, offset, func(r teamRecord, off int64) int { return cmp.Compare(r.offset, off) })
-}
 
 // recordGap is the most bytes between two records of a batch that one Range
 // request reads through rather than making two.
@@ -431,29 +418,21 @@ func (f *teamBundleFile) readRanges(ranges [][2]int64) {
 	}
 }
 
-// readRange reads the bytes [from, to) of the file by one Range request.
+// readRange reads the bytes [from, to) of the file by one Range request (teamFile's,
+// as a record's).
 func (f *teamBundleFile) readRange(from, to int64) ([]byte, bool) {
-	resp, err := f.tm.requestWith(f.ctx, httpmsg.MethodGet, f.path, nil, -1, map[string]string{"Range": fmt.Sprintf("bytes=%d-%d", from, to-1)})
-	if err != nil {
-		return nil, false
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != statusPartialContent {
-		return nil, false
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, to-from+1))
-	if err != nil || int64(len(b)) != to-from {
-		return nil, false
-	}
-	return b, true
+	tf := &teamFile{tm: f.tm, ctx: f.ctx, path: f.path, length: to - from}
+	defer tf.Close()
+	b, err := io.ReadAll(io.LimitReader(tf.Reader(from), to-from))
+	return b, err == nil && int64(len(b)) == to-from
 }
 
 func (f *teamBundleFile) Size() int64 { return teamFileSize }
 
 func (f *teamBundleFile) Reader(off int64) io.Reader {
 	length := int64(0) // not known: read to the file's end as it is read
-	if i, ok := f.index.record(off); ok {
-		length = f.index.records[i].length
+	if c, ok := f.index.ix.At(off); ok {
+		length = c.Length
 	}
 	for _, r := range f.read {
 		if off >= r.at && length > 0 && off+length <= r.at+int64(len(r.b)) {

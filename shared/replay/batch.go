@@ -1,11 +1,9 @@
 package replay
 
 import (
-	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"io"
-	"slices"
 	"sync"
 
 	"github.com/webkeep/webkeep/shared/cdx"
@@ -189,9 +187,7 @@ func (ix *Index) BatchRecords(page, at string, isPage func(string) bool) []cdx.E
 // and not c's own: those after it up to the next capture of a page, then those
 // before it back to the previous one, at most max.
 func (ix *Index) neighbours(c cdx.Entry, isPage func(string) bool, max int) []string {
-	at, _ := slices.BinarySearchFunc(ix.byOffset, c.Offset, func(i int, off int64) int {
-		return cmp.Compare(ix.captures[i].Offset, off)
-	})
+	at, _ := ix.offsetPlace(c.Offset)
 	seen := map[string]bool{c.URL: true}
 	var out []string
 	walk := func(from, step int) {

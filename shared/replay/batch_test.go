@@ -95,3 +95,18 @@ func (f *offsetsFile) Reader(off int64) io.Reader {
 	f.mu.Unlock()
 	return f.File.Reader(off)
 }
+
+// At finds a capture by the offset of its record, as ReadIndex read it, and none
+// between records.
+func TestIndexAt(t *testing.T) {
+	ix, _ := archive(t, warc.V11, exchanges)
+	for _, c := range ix.captures {
+		got, ok := ix.At(c.Offset)
+		if !ok || got.Offset != c.Offset || got.Length != c.Length {
+			t.Errorf("At(%d) = %+v, %v; want the capture of %s", c.Offset, got, ok, c.URL)
+		}
+		if got, ok := ix.At(c.Offset + 1); ok {
+			t.Errorf("At(%d), a byte into a record: %+v", c.Offset+1, got)
+		}
+	}
+}

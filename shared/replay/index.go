@@ -161,3 +161,20 @@ func truncate(s string) string {
 
 // Len returns the number of captures in the index.
 func (ix *Index) Len() int { return len(ix.captures) }
+
+// At returns the capture whose record is at offset in the file, if there is one.
+func (ix *Index) At(offset int64) (cdx.Entry, bool) {
+	i, ok := ix.offsetPlace(offset)
+	if !ok {
+		return cdx.Entry{}, false
+	}
+	return ix.captures[ix.byOffset[i]], true
+}
+
+// offsetPlace returns the place in byOffset of the first capture at offset or
+// after it, and whether one is at offset.
+func (ix *Index) offsetPlace(offset int64) (int, bool) {
+	return slices.BinarySearchFunc(ix.byOffset, offset, func(i int, off int64) int {
+		return cmp.Compare(ix.captures[i].Offset, off)
+	})
+}
