@@ -395,10 +395,12 @@ func TestTeamReplayBatch(t *testing.T) {
 	a, b := teamFixture(t)
 	ft := newFakeTeam(t, "s3cret", a, b)
 	_, h := replayTeamService(t, ft, "s3cret")
+	var timing string // the last batch's Server-Timing
 	batch := func(page, ts string) map[string]string {
 		t.Helper()
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/team/replay/batch?url="+trEscape(page)+"&ts="+ts, nil))
+		timing = rec.Header().Get("Server-Timing")
 		answers, bodies, err := replay.ReadBatch(rec.Body)
 		if rec.Code != 200 || err != nil {
 			t.Fatalf("batch of %s: %d %v", page, rec.Code, err)
@@ -453,11 +455,17 @@ func TestTeamReplayBatch(t *testing.T) {
 	if cdxQueries, indexes, files := count(); cdxQueries != 1 || indexes != 0 || files != 1 {
 		t.Errorf("another page of the bundle: %d CDX queries (want 1), its index read again %d times (want 0), %d Range requests (want 1)", cdxQueries, indexes, files)
 	}
+	if !strings.Contains(timing, "guess;desc=hit") {
+		t.Errorf("another page of the bundle: its records not read as the merged index was asked (Server-Timing %q)", timing)
+	}
 	// A guess from the kept index that the merged index belies: the capture nearest to
 	// March is b's, not the one a holds; b's is a revisit of a's, which b's batch
 	// cannot take (its request is asked for by itself).
 	if got := batch("http://example.org/style.css", "20250302"); len(got) != 0 {
 		t.Errorf("the batch of b's style sheet: %v, want none (not a's)", got)
+	}
+	if !strings.Contains(timing, "guess;desc=miss") {
+		t.Errorf("b's style sheet: the guess from a's index not said missed (Server-Timing %q)", timing)
 	}
 	if lines := ft.take(); !slices.Contains(lines, "index webkeep-b.zip cdxj") {
 		t.Errorf("b's index not read for its style sheet: %q", lines)
