@@ -321,25 +321,30 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 	}
 	defer resp.Body.Close()
 	bi := &teamBundleIndex{key: key, path: line.path(), pages: map[string]bool{}}
-	var lines bytes.Buffer
-	br := bufio.NewReader(io.LimitReader(resp.Body, maxTeamBundleIndex))
-	for {
-		b, err := br.ReadBytes('\n')
-		if e, perr := cdx.ParseEntry(bytes.TrimRight(b, "\r\n")); perr == nil && e.Filename == string(line.Filename) {
-			lines.Write(bytes.TrimRight(b, "\r\n"))
-			lines.WriteByte('\n')
-			if strings.HasPrefix(e.Mime, "text/html") {
-				bi.pages[e.URL] = true
+	// The lines of the file are streamed to the replay index as they are read.
+	pr, pw := io.Pipe()
+	go func() {
+		br := bufio.NewReader(io.LimitReader(resp.Body, maxTeamBundleIndex))
+		for {
+			b, err := br.ReadBytes('\n')
+			b = bytes.TrimRight(b, "\r\n")
+			if e, perr := cdx.ParseEntry(b); perr == nil && e.Filename == string(line.Filename) {
+				if strings.HasPrefix(e.Mime, "text/html") {
+					bi.pages[e.URL] = true
+				}
+				if _, werr := pw.Write(append(b, '\n')); werr != nil {
+					return // the index stopped reading
+				}
+			}
+			if err != nil {
+				pw.CloseWithError(err) // io.EOF: the end
+				return
 			}
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("the index of %s in the team archive: %w", line.Source, err)
-		}
-	}
-	if bi.ix, err = replay.ReadIndex(&lines); err != nil {
+	}()
+	bi.ix, err = replay.ReadIndex(pr)
+	pr.CloseWithError(io.ErrClosedPipe) // the reading above ends, if it has not
+	if err != nil {
 		return nil, fmt.Errorf("the index of %s in the team archive: %w", line.Source, err)
 	}
 	t.mu.Lock()
