@@ -46,9 +46,11 @@ const blobMin = 64 << 10;
 // (released). The same for a value read back: copied into the core's array, released.
 const storeOptions = { blobs: true };
 // released frees a typed array's memory now, not at the next garbage collection: its
-// buffer is detached (transfer(0)). The array must not be used again.
+// buffer is detached (transfer(0)). The array must not be used again. Firefox's only:
+// in Chromium a detached buffer's memory waits for a collection all the same, which
+// then comes later (scripts/probe/streamrelease.mjs).
 const released = (a) => {
-  if (a.buffer.transfer) a.buffer.transfer(0);
+  if (!storeOptions.blobs && a.buffer.transfer) a.buffer.transfer(0);
 };
 // stored is the copy of bytes (a view the caller reuses) that goes into IndexedDB.
 const stored = (bytes) => (storeOptions.blobs ? new Blob([bytes]) : bytes.slice());
