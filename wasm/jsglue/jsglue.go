@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"syscall/js"
 
@@ -68,12 +69,19 @@ func NewStreamReader(stream js.Value) io.ReadCloser {
 
 // streamReader reads a ReadableStream through its default reader.
 type streamReader struct {
-	reader js.Value
-	chunk  js.Value // the Uint8Array being read
-	off    int      // bytes of chunk already read
-	n      int      // chunk's length
-	err    error    // io.EOF once the stream is done, or its error
+	reader  js.Value
+	chunk   js.Value // the Uint8Array being read
+	off     int      // bytes of chunk already read
+	n       int      // chunk's length
+	err     error    // io.EOF once the stream is done, or its error
+	unswept int      // bytes read since Go's last collection (collectEvery)
 }
+
+// collectEvery is how many bytes a streamReader reads between collections of Go's
+// garbage. Each chunk read is held by the js.Values Go made of it until Go's collector
+// finalizes them, and reading a stream makes little garbage of Go's own: without
+// these collections a 1 GB upload held a few hundred MB of chunks read at a time.
+const collectEvery = 16 << 20
 
 func (r *streamReader) Read(p []byte) (int, error) {
 	for r.off == r.n {
@@ -94,6 +102,10 @@ func (r *streamReader) Read(p []byte) (int, error) {
 	js.CopyBytesToGo(p[:n], r.chunk.Call("subarray", r.off, r.off+n))
 	r.off += n
 	if r.off == r.n {
+		if r.unswept += r.n; r.unswept >= collectEvery {
+			runtime.GC()
+			r.unswept = 0
+		}
 		// The chunk is let go, not detached (ArrayBuffer.transfer(0)): in Chromium a
 		// detached chunk's memory stays until a collection, which then comes later,
 		// the heap no longer counting it. A 1 GB upload read by the service worker
