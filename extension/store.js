@@ -70,6 +70,9 @@ const putValues = (s, keys, values) => {
 // can arrive faster than the core would take it in. body.end says how much came.
 const routes = new Map(); // tabId + " " + requestId -> route
 const routeChunk = 1 << 20;
+// routeWrites is how many chunks of a body read from a stream (body.read) may wait to
+// be put before the next read.
+const routeWrites = 4;
 const routeKey = (tabId, requestId) => tabId + " " + requestId;
 const routeFlush = (r) => {
   if (r.len === 0) return;
