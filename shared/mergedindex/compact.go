@@ -42,8 +42,9 @@ type snapshot struct {
 }
 
 // Compact merges a shard's delta into its main index and drops the lines of removed
-// uploads: it writes new ZipNum blocks to a new blob, then replaces the summary, the
-// delta and the removals it folded in with one atomic store call. A compaction
+// uploads: it writes new ZipNum blocks to a new blob, then replaces the summary and
+// the removals it folded in with one atomic store call, and deletes the delta lines it
+// folded in (dropDelta). A compaction
 // stopped at any point leaves the shard answering as before (its new blob is
 // collected later); queries under way go on reading the old blocks, which are kept
 // for Config.Grace. A shard grown past Config.SplitLines is split in two.
@@ -139,9 +140,6 @@ func (ix *Index) Compact(ctx context.Context, shard string) (*CompactStats, erro
 	if snap.st.Blob != "" {
 		b.Ops = append(b.Ops, Op{Key: prefixGarbage + snap.st.Blob, Value: stamp(now.Add(ix.cfg.Grace))})
 	}
-	for _, l := range snap.delta {
-		b.Ops = append(b.Ops, Op{Key: prefixDelta + l, Delete: true})
-	}
 	for _, t := range snap.tombs {
 		b.Ops = append(b.Ops, Op{Key: t.Key, Delete: true})
 	}
@@ -151,6 +149,9 @@ func (ix *Index) Compact(ctx context.Context, shard string) (*CompactStats, erro
 	}
 	if !res.Applied {
 		return stats, fmt.Errorf("mergedindex: committing the compaction of %s: the shard changed meanwhile (its lease lost?)", shard)
+	}
+	if err := ix.dropDelta(ctx, shard, snap.delta); err != nil {
+		return stats, err
 	}
 	stats.Lines, stats.Blocks, stats.Bytes, stats.Delta = own.lines, len(own.blocks), own.size, len(snap.delta)
 	if kid != nil {
@@ -164,6 +165,27 @@ func (ix *Index) Compact(ctx context.Context, shard string) (*CompactStats, erro
 	}
 	stats.Garbage, err = ix.collect(ctx, shard)
 	return stats, err
+}
+
+// dropDelta deletes the delta lines a committed compaction folded into the main
+// index, opsPerBatch at a time. Not in the commit's own store call: a Durable Object
+// takes at most 32 MiB in one, and a shard's delta can outgrow that (93,000 lines,
+// 36 MB, once compaction had fallen behind, which then failed at every try). A line
+// left by a compaction stopped here is in the main index too: queries and the next
+// compaction read it once (merge, lineSource), and the next compaction deletes it.
+func (ix *Index) dropDelta(ctx context.Context, shard string, delta []string) error {
+	for len(delta) > 0 {
+		n := min(len(delta), opsPerBatch)
+		b := &Batch{Ops: make([]Op, n)}
+		for i, l := range delta[:n] {
+			b.Ops[i] = Op{Key: prefixDelta + l, Delete: true}
+		}
+		if _, err := ix.cfg.Stores.Open(shard).Do(ctx, b); err != nil {
+			return fmt.Errorf("mergedindex: dropping the delta %s folded in: %w", shard, err)
+		}
+		delta = delta[n:]
+	}
+	return nil
 }
 
 // ValidShard reports whether name is a shard's: the root, or one split off it

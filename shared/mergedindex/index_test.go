@@ -428,3 +428,80 @@ func TestValidShard(t *testing.T) {
 		t.Error("compacting the directory: no error")
 	}
 }
+
+// sizedStores fails a store call whose operations pass limit bytes, as a Durable
+// Object refuses an RPC over 32 MiB.
+type sizedStores struct {
+	Stores
+	limit int
+}
+
+func (s *sizedStores) Open(name string) Store { return sizedStore{s.Stores.Open(name), s.limit} }
+
+type sizedStore struct {
+	s     Store
+	limit int
+}
+
+func (s sizedStore) Do(ctx context.Context, b *Batch) (*Result, error) {
+	n := 0
+	for _, op := range b.Ops {
+		n += len(op.Key) + len(op.Value)
+	}
+	if n > s.limit {
+		return nil, fmt.Errorf("a store call of %d bytes, over the limit of %d", n, s.limit)
+	}
+	return s.s.Do(ctx, b)
+}
+
+// TestCompactionOfLargeDelta compacts a shard whose delta is larger than one store
+// call may carry (a compaction fallen behind), with and without a split.
+func TestCompactionOfLargeDelta(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		t.Run(fmt.Sprintf("split=%v", split), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, 4))
+			ctx := context.Background()
+			mem := &MemStores{}
+			cfg := Config{Stores: &sizedStores{Stores: mem, limit: 120 << 10}, Blobs: &memBlobs{}, LinesPerBlock: 50, DeltaLimit: 1 << 20, SplitLines: 1 << 20, Grace: time.Nanosecond}
+			if split {
+				cfg.SplitLines = 1000
+			}
+			ix := New(cfg)
+			m := &model{uploads: map[string]string{}, lines: map[string][][]byte{}}
+			add := func(b string, n int) {
+				u := "u-" + b
+				m.uploads[b], m.lines[u] = u, bundleLines(r, n)
+				if _, err := ix.Add(ctx, b, u, m.lines[u]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			add("first", 300)
+			if _, err := ix.Compact(ctx, RootShard); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 5 {
+				add(fmt.Sprintf("b%d", i), 500) // 2,500 delta lines, about 400 KB
+			}
+			stats, err := ix.Compact(ctx, RootShard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stats.Delta != 2500 || split != (stats.Split != "") {
+				t.Errorf("compaction folded %d delta lines, split %q; want 2500, split %v", stats.Delta, stats.Split, split)
+			}
+			checkQueries(t, ix, m, r, "after the compaction")
+			for _, s := range mem.Names() {
+				if s == DirectoryName || strings.HasPrefix(s, "digests-") {
+					continue
+				}
+				res, err := mem.Open(s).Do(ctx, &Batch{Scans: []Scan{{Start: prefixDelta, End: prefixEnd(prefixDelta), Count: true}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := res.Scans[0].Count; n != 0 {
+					t.Errorf("shard %s keeps %d delta lines after its compaction", s, n)
+				}
+			}
+		})
+	}
+}
