@@ -19,10 +19,13 @@
 //     tombstone) in each shard it had lines in; queries drop the main index's lines
 //     of removed uploads until compaction drops them for good.
 //   - Compact merges a shard's delta into a new main index (a new blob) and swaps the
-//     summary, the delta and the tombstones it folded in with one atomic store call:
-//     a compaction stopped at any point leaves the shard answering from its old
-//     blocks or its new ones, never both, never neither. Old blobs are kept for
-//     Config.Grace, for queries under way, then deleted.
+//     summary and the tombstones it folded in with one atomic store call: a
+//     compaction stopped at any point leaves the shard answering from its old blocks
+//     or its new ones, never both, never neither. The delta lines it folded in are
+//     deleted after, a store call per 500 (one call could pass a Durable Object's
+//     32 MiB); until then they are read once, beside the same lines in the new
+//     blocks. Old blobs are kept for Config.Grace, for queries under way, then
+//     deleted.
 //   - A shard past Config.SplitLines is split at the first key of its middle block:
 //     a new shard takes the upper range, pending, while readers read both (lines are
 //     deduplicated) until the compaction has written its main index.
