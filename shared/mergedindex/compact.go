@@ -181,7 +181,7 @@ func (ix *Index) dropDelta(ctx context.Context, shard string, delta []string) er
 			b.Ops[i] = Op{Key: prefixDelta + l, Delete: true}
 		}
 		if _, err := ix.cfg.Stores.Open(shard).Do(ctx, b); err != nil {
-			return fmt.Errorf("mergedindex: dropping the delta %s folded in: %w", shard, err)
+			return fmt.Errorf("mergedindex: deleting the delta lines compacted into the new blocks of %s (they are read once meanwhile; the next compaction deletes them): %w", shard, err)
 		}
 		delta = delta[n:]
 	}
