@@ -253,7 +253,10 @@ func TestAgainstBruteForce(t *testing.T) {
 func TestCompactionKilled(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	ctx := context.Background()
-	for kill := 0; kill < 14; kill++ {
+	// A compaction here makes about 21 store calls (lease, snapshot, split, commits,
+	// the delta's deletes, the directory, collection): each is killed in turn.
+	const calls = 26
+	for kill := 0; kill <= calls; kill++ {
 		mem, blobs := &MemStores{}, &memBlobs{}
 		fs := &failingStores{Stores: mem, after: -1}
 		ix := newTestIndex(fs, blobs, nil)
@@ -274,7 +277,7 @@ func TestCompactionKilled(t *testing.T) {
 		delete(m.uploads, "b3")
 		// Kill the compaction (which splits: 300 lines > 150) at store call `kill`,
 		// or, for the last, in the middle of writing its blob.
-		if kill == 13 {
+		if kill == calls {
 			blobs.failPut = 100
 		} else {
 			fs.after = kill
