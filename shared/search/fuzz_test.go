@@ -1,6 +1,8 @@
 package search
 
 import (
+	"errors"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -99,6 +101,27 @@ func FuzzExtractHTML(f *testing.F) {
 		}
 		if strings.Contains(d.Text, "\n\n") || strings.Contains(d.Text, "  ") {
 			t.Fatalf("%q: white space not collapsed: %q", body, d.Text)
+		}
+	})
+}
+
+// FuzzDecodeCommon checks that any value of the key "c" decodes or is said
+// corrupt, and that what decodes encodes to itself.
+func FuzzDecodeCommon(f *testing.F) {
+	f.Add(encodeCommon(map[string]DocID{"the": 512, "of": 1024, "京都": 7}))
+	f.Add([]byte{1, 3, 'a', 1, 'b', 0})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		common, err := decodeCommon(v)
+		if err != nil {
+			if !errors.Is(err, errCorrupt) {
+				t.Fatalf("%x: %v is not a corrupt value", v, err)
+			}
+			return
+		}
+		again, err := decodeCommon(encodeCommon(common))
+		if err != nil || !maps.Equal(again, common) {
+			t.Fatalf("%x: %v encodes to %v, %v", v, common, again, err)
 		}
 	})
 }

@@ -50,12 +50,17 @@ type Options struct {
 	// Corpus, when set, is what Search ranks by instead of the index's own
 	// counts: the documents of several indexes searched apart (see Corpus).
 	Corpus *Corpus
+	// CommonTerms is how many terms at most the index makes common, indexing
+	// the pairs they form (pairs.go): 0 means DefaultCommonTerms; a negative
+	// value makes none common. Terms made common stay so.
+	CommonTerms int
 }
 
 // Defaults of Options.
 const (
-	DefaultStoredText = 64 << 10
-	DefaultFlushDocs  = 512
+	DefaultStoredText  = 64 << 10
+	DefaultFlushDocs   = 512
+	DefaultCommonTerms = 32
 )
 
 // Ranking parameters: BM25's k1 and b, and the weight of a title's tokens.
@@ -82,6 +87,11 @@ type Index struct {
 	pending     map[string]*pendingList
 	pendingDocs []pendingDoc
 	scratch     map[string][]uint32
+
+	// The common terms, whose pairs are indexed from their since (pairs.go),
+	// and the terms a flush found common, by their document counts.
+	common   map[string]DocID
+	promoted map[string]int
 }
 
 // meta is the index's key "m": counters.
@@ -134,6 +144,9 @@ func Open(s Store, opts *Options) (*Index, error) {
 	if ix.opts.FlushDocs <= 0 {
 		ix.opts.FlushDocs = DefaultFlushDocs
 	}
+	if ix.opts.CommonTerms == 0 {
+		ix.opts.CommonTerms = DefaultCommonTerms
+	}
 	v, err := s.Get(keyMeta)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -141,6 +154,16 @@ func Open(s Store, opts *Options) (*Index, error) {
 		return nil, fmt.Errorf("search: open: %w", err)
 	default:
 		if ix.meta, err = decodeMeta(v); err != nil {
+			return nil, fmt.Errorf("search: open: %w", err)
+		}
+	}
+	v, err = s.Get(keyCommon)
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("search: open: %w", err)
+	default:
+		if ix.common, err = decodeCommon(v); err != nil {
 			return nil, fmt.Errorf("search: open: %w", err)
 		}
 	}
@@ -168,21 +191,15 @@ func (ix *Index) Add(d Document) (DocID, error) {
 	}
 	id := ix.meta.next + DocID(len(ix.pendingDocs))
 
-	// Positions: the title's tokens first, then after a gap (so that no phrase
-	// spans them) the text's.
-	titleToks := Tokenize(d.Title)
-	textToks := Tokenize(d.Text)
-	titleLen := len(titleToks)
+	toks, titleLen, textLen := documentTokens(d.Title, d.Text)
 	// The length a search ranks by, from fields bounded as in the rank table.
-	r := record{length: len(textToks), titleLen: titleLen}.clamped()
+	r := record{length: textLen, titleLen: titleLen}.clamped()
 	dl := uint32(min(weightedLength(r.length, r.titleLen), math.MaxUint32))
 	clear(ix.scratch)
-	for _, t := range titleToks {
+	for _, t := range toks {
 		ix.scratch[t.Term] = append(ix.scratch[t.Term], uint32(t.Pos))
 	}
-	for _, t := range textToks {
-		ix.scratch[t.Term] = append(ix.scratch[t.Term], uint32(t.Pos+titleLen+1))
-	}
+	ix.addPairs(ix.scratch, id, toks)
 	terms := make([]string, 0, len(ix.scratch))
 	for term, pos := range ix.scratch {
 		pl := ix.pending[term]
@@ -201,7 +218,7 @@ func (ix *Index) Add(d Document) (DocID, error) {
 	pd := pendingDoc{
 		id:      id,
 		session: d.Session,
-		record:  encodeRecord(d, len(textToks), titleLen),
+		record:  encodeRecord(d, textLen, titleLen),
 	}
 	// A document whose whole text is kept needs no list of its terms: Delete
 	// tokenizes the text again.
@@ -306,6 +323,11 @@ func (ix *Index) flush() error {
 	if err := ix.setRank(ranked, ranks); err != nil {
 		return err
 	}
+	if c := ix.promote(m.next); c != nil {
+		if err := ix.store.Put(keyCommon, c); err != nil {
+			return fmt.Errorf("search: flush: %w", err)
+		}
+	}
 	if err := ix.store.Put(keyMeta, m.encode()); err != nil {
 		return fmt.Errorf("search: flush: %w", err)
 	}
@@ -357,6 +379,11 @@ func (ix *Index) appendPostings(term string, pl *pendingList) error {
 		if err != nil {
 			return err
 		}
+		df := cur.count
+		for _, b := range slices.Concat(blocks, sealed) {
+			df += b.h.count
+		}
+		ix.noteCommon(term, df, ix.meta.docs+uint64(len(ix.pendingDocs)))
 		for _, b := range sealed {
 			if err := ix.store.Put(b.key, b.value); err != nil {
 				return err
@@ -578,15 +605,15 @@ func (ix *Index) docTerms(id DocID, title string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var terms []string
-	for _, toks := range [][]Token{Tokenize(title), Tokenize(text)} {
-		for _, t := range toks {
-			if !seen[t.Term] {
-				seen[t.Term] = true
-				terms = append(terms, t.Term)
-			}
-		}
+	toks, _, _ := documentTokens(title, text)
+	positions := map[string][]uint32{}
+	for _, t := range toks {
+		positions[t.Term] = nil
+	}
+	ix.addPairs(positions, id, toks)
+	terms := make([]string, 0, len(positions))
+	for t := range positions {
+		terms = append(terms, t)
 	}
 	return terms, nil
 }

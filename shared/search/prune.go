@@ -71,10 +71,20 @@ type leadBlock struct {
 	bound float64
 }
 
+// A scope narrows a pruned search: idfOf, when not nil, holds the clauses
+// whose tokens' document counts weigh each clause of must (the phrases a
+// search of pairs stands for); below, when not 0, is the first document it
+// does not search.
+type scope struct {
+	idfOf []Clause
+	below DocID
+}
+
 // A pruning is the state of a pruned search.
 type pruning struct {
 	ix            *Index
 	must, mustNot []Clause
+	scope         scope
 	fs            filterSet
 	sc            scorer
 	terms         map[string]*termBlocks
@@ -90,8 +100,8 @@ type pruning struct {
 // topK returns the limit best documents that hold the clauses of must and
 // none of mustNot and pass fs, in rank order; the number of matches; and
 // whether that number is an estimate.
-func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int) ([]candidate, int, bool, error) {
-	pr := &pruning{ix: ix, must: must, mustNot: mustNot, fs: fs, sc: sc, ranks: map[string][]byte{}}
+func (ix *Index) topK(must, mustNot []Clause, sp scope, fs filterSet, sc scorer, limit int) ([]candidate, int, bool, error) {
+	pr := &pruning{ix: ix, must: must, mustNot: mustNot, scope: sp, fs: fs, sc: sc, ranks: map[string][]byte{}}
 	if err := pr.readSummaries(); err != nil {
 		return nil, 0, false, err
 	}
@@ -106,15 +116,33 @@ func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int
 			}
 		}
 	}
-	for _, c := range must {
+	for i, c := range must {
+		if sp.idfOf != nil {
+			c = sp.idfOf[i]
+		}
 		df := make([]int, len(c.Tokens))
 		for k, t := range c.Tokens {
 			df[k] = pr.terms[t.Term].df
 		}
 		pr.idf = append(pr.idf, ix.idf(c, df))
 	}
+	// The terms read for their counts alone are not searched.
+	searched := map[string]bool{}
+	for _, c := range slices.Concat(must, mustNot) {
+		for _, t := range c.Tokens {
+			searched[t.Term] = true
+		}
+	}
+	for term := range pr.terms {
+		if !searched[term] {
+			delete(pr.terms, term)
+		}
+	}
 	var order []leadBlock
 	for _, b := range pr.terms[lead].blocks {
+		if sp.below != 0 && b.h.first >= sp.below {
+			break
+		}
 		if bound, ok := pr.bound(b.h.first, b.h.last); ok {
 			order = append(order, leadBlock{b, bound})
 		}
@@ -159,7 +187,7 @@ func (ix *Index) topK(must, mustNot []Clause, fs filterSet, sc scorer, limit int
 	// few more are read for it) and no filter was left unchecked, or when the
 	// query is one word without exclusions or filters; an estimate otherwise.
 	rest := order[next:]
-	if len(must) == 1 && len(must[0].Tokens) == 1 && len(mustNot) == 0 && len(fs.include)+len(fs.exclude) == 0 {
+	if len(must) == 1 && len(must[0].Tokens) == 1 && len(mustNot) == 0 && len(fs.include)+len(fs.exclude) == 0 && sp.below == 0 {
 		return pr.top, pr.terms[lead].df, false, nil
 	}
 	if len(rest) > 0 && len(rest) <= countBlocks {
@@ -196,7 +224,7 @@ func (pr *pruning) count() int { return pr.passed + pr.unranked }
 // readSummaries reads the summaries and tail blocks of the query's terms.
 func (pr *pruning) readSummaries() error {
 	var names []string
-	for _, cs := range [][]Clause{pr.must, pr.mustNot} {
+	for _, cs := range [][]Clause{pr.must, pr.mustNot, pr.scope.idfOf} {
 		for _, c := range cs {
 			for _, t := range c.Tokens {
 				names = append(names, t.Term)
@@ -448,6 +476,9 @@ func (pr *pruning) matchRange(lb *blockRef, th float64) ([]candidate, int, error
 docs:
 	for lead.next() {
 		d := lead.doc
+		if pr.scope.below != 0 && d >= pr.scope.below {
+			break
+		}
 		bound := 0.0
 		for i, c := range pr.must {
 			s, ok := clauseAt(c, must[i], d, starts[i][:0])

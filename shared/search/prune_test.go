@@ -117,7 +117,8 @@ func TestCursorCorrupt(t *testing.T) {
 // TestPrunedWiki checks pruned searches against exhaustive ones over pages
 // like the extension benchmark's, whose common words have blocks enough for
 // a search to read most of them at once, and that it then scans their keys
-// rather than reading their blocks one by one.
+// rather than reading their blocks one by one; but for a phrase of them,
+// which reads a few blocks of its pair.
 func TestPrunedWiki(t *testing.T) {
 	vocab := wikiVocabulary()
 	s := &countingStore{MemStore: NewMemStore()}
@@ -146,7 +147,11 @@ func TestPrunedWiki(t *testing.T) {
 		if _, err := ix.Search(q, 20); err != nil {
 			t.Fatal(err)
 		}
-		if s.termScans == 0 || s.blockKeys >= blocks {
+		switch {
+		case query == phrase && (s.termScans > 0 || 10*s.blockKeys > blocks):
+			// A phrase of common words reads the blocks of its pair.
+			t.Errorf("%q: %d blocks read one by one and %d scans, for tokens of %d blocks", query, s.blockKeys, s.termScans, blocks)
+		case query == two && (s.termScans == 0 || s.blockKeys >= blocks):
 			t.Errorf("%q: %d blocks read one by one and %d scans, for terms of %d blocks", query, s.blockKeys, s.termScans, blocks)
 		}
 	}

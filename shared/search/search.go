@@ -72,7 +72,7 @@ func (ix *Index) Search(q Query, limit int) (Results, error) {
 	var cands []candidate
 	var err error
 	if pruned(must, mustNot, limit) {
-		if cands, res.Total, res.Estimated, err = ix.topK(must, mustNot, fs, sc, limit); err != nil {
+		if cands, res.Total, res.Estimated, err = ix.prunedSearch(must, mustNot, fs, sc, limit); err != nil {
 			return Results{}, err
 		}
 	} else {
@@ -299,6 +299,9 @@ func (ix *Index) load(t Token) (postings, error) {
 	var bad error
 	err := ix.store.Scan(prefix, func(key string, value []byte) bool {
 		term, _, _ := strings.Cut(key[len(keyTerm):], "\x00")
+		if isPair(term) {
+			return true // a prefix token matches words, not pairs of them
+		}
 		if term != curTerm && len(cur.docs) > 0 {
 			lists = append(lists, cur)
 			cur = postings{}
