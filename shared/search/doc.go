@@ -35,6 +35,8 @@
 //	                          the documents a common word matches reads a value per
 //	                          1,024 of them, not one each
 //	s/SESSION NUL ID          empty: the documents of a session, for DeleteSession
+//	c                         the common terms: their count, then per term its length,
+//	                          its bytes and its since (a document id; see Pairs)
 //	t/TERM NUL ID             a sealed posting block of TERM whose first document was ID
 //	t/TERM NUL ~              TERM's tail block, the one Add appends to
 //	b/TERM                    TERM's summary: per sealed block, in order, its key's ID
@@ -69,6 +71,23 @@
 // version 1 did, until sealing a block or deleting from one writes its summary.
 // The meta key's legacy flag says so, since in an index of version 2 a term
 // without a summary has no sealed blocks.
+//
+// # Pairs
+//
+// A phrase of words most documents hold ("of the", "to be") matches few of
+// them, but its words' lists are the longest of the index, and bounds from
+// their frequencies do not tell the blocks that hold the phrase from the
+// others: a search would read them all. So a word held by a tenth of the
+// documents or more (64 at least), found so as one of its blocks is sealed,
+// becomes common (Options.CommonTerms of them at most, 32 by default), and
+// from the first document added after that flush (its since) the index also
+// keeps each pair of consecutive common words as a term: the two joined by a
+// 0x01 byte, at the first one's position. A pruned search writes a phrase of
+// common words as the phrase of its pairs for the documents from the latest
+// since of its words, with the idf of its words, and as the phrase of its
+// words for those before; the results are those of an index without pairs.
+// A prefix token matches words only, not pairs. Pairs cost about an eighth
+// more index bytes on pages of English words.
 //
 // # Snippets
 //

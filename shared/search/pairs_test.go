@@ -151,18 +151,7 @@ func TestPairsReadLess(t *testing.T) {
 	docs := syntheticDocs(5000)
 	read := func(opts *Options) int {
 		s := &countingStore{MemStore: NewMemStore()}
-		ix, err := Open(s, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range docs {
-			if _, err := ix.Add(d); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := ix.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		ix := indexWith(t, s, opts, docs)
 		s.bytes = 0
 		if _, err := ix.Search(mustParse(t, `"is was"`), 20); err != nil {
 			t.Fatal(err)

@@ -137,7 +137,13 @@ func TestTopK(t *testing.T) {
 // indexOf is an index of docs in s, flushed.
 func indexOf(t *testing.T, s Store, docs []Document) *Index {
 	t.Helper()
-	ix, err := Open(s, nil)
+	return indexWith(t, s, nil, docs)
+}
+
+// indexWith is an index of docs in s with options opts, flushed.
+func indexWith(t *testing.T, s Store, opts *Options, docs []Document) *Index {
+	t.Helper()
+	ix, err := Open(s, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
