@@ -9,12 +9,12 @@
 // the page saw it (round trip through the service worker).
 //
 //   node scripts/bench/search.mjs [--sizes 1000,10000] [--queries 50]
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { launch, root, waitFor } from "../lib/browser.mjs";
+import { launch, waitFor } from "../lib/browser.mjs";
 import { median, quantile } from "../lib/stats.mjs";
-import { responseRecord } from "../lib/warcrecord.mjs";
+import { rand, uniqueWord, vocab, warcOf } from "../lib/wikipages.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, def) => {
@@ -23,36 +23,6 @@ const opt = (name, def) => {
 };
 const sizes = opt("sizes", "1000,10000").split(",").map(Number);
 const QUERIES = Number(opt("queries", "50"));
-const WORDS = 300; // words of text per page
-
-// The vocabulary: the words of real wiki pages, most frequent first.
-const wiki = path.join(root, "testdata/wiki");
-const counts = new Map();
-for (const f of readdirSync(wiki).filter((f) => f.endsWith(".html"))) {
-  const text = readFileSync(path.join(wiki, f), "utf8").replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>|<[^>]+>|&[a-z]+;/g, " ");
-  for (const w of text.toLowerCase().match(/\p{L}{2,}/gu) || []) counts.set(w, (counts.get(w) || 0) + 1);
-}
-const vocab = [...counts.keys()].sort((a, b) => counts.get(b) - counts.get(a));
-let seed = 7;
-const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed / 0x80000000);
-// Zipf over the vocabulary: rank r with probability about 1/r.
-const harmonic = Math.log(vocab.length) + 0.5772;
-const word = () => vocab[Math.min(vocab.length - 1, Math.floor(Math.exp(rand() * harmonic)) - 1)];
-
-const uniqueWord = (i) => `quokka${i.toString(36)}zz`;
-function page(i) {
-  const words = Array.from({ length: WORDS }, word);
-  words.splice(WORDS >> 1, 0, uniqueWord(i));
-  return Buffer.from(`<!doctype html><title>Page ${i}: ${words.slice(0, 4).join(" ")}</title><p>${words.join(" ")}</p>`);
-}
-function warcOf(from, to) {
-  const parts = [];
-  for (let i = from; i < to; i++) {
-    const date = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString().replace(/\.\d+Z$/, "Z");
-    parts.push(responseRecord(`https://wiki.example/page/${i}`, date, "text/html; charset=utf-8", page(i)));
-  }
-  return Buffer.concat(parts);
-}
 
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-search-bench-"));
 const browser = await launch();

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -64,6 +65,9 @@ type textSearch struct {
 	ix    *search.Index
 	files map[string]*chunkedFile // the sessions' WARC files, as far as read
 	kick  chan struct{}
+	// The CDX chunk the index stopped within, kept for the next slice.
+	partKey  string
+	partData []byte
 }
 
 // newTextSearch opens the index of the sessions in store; it is read in the background when a
@@ -218,21 +222,23 @@ func (t *textSearch) catchUp(deadline time.Time) (done bool, err error) {
 	return done, errors.Join(errs...)
 }
 
-// indexSession indexes the CDX chunks of sess the index has not read, committing
+// indexSession indexes the CDX lines of sess the index has not read, committing
 // every searchCommitDocs documents with how far it has read, until deadline (zero:
-// none), past which it reads one chunk at least unless wait is set; done reports
-// that it read them all, worked that it read some.
+// none), past which it reads one document at least unless wait is set; done
+// reports that it read them all, worked that it read some. A chunk of an import
+// holds thousands of lines: the index stops within one, so that a search waits
+// no longer than a commit's documents for it.
 func (t *textSearch) indexSession(ix *search.Index, sess *Session, deadline time.Time, wait bool) (done, worked bool, err error) {
 	id := sess.info.ID
 	readKey := searchReadKeys + id
-	read := 0
+	var at readMark
 	if b, err := t.base.Get(readKey); err == nil {
-		read, _ = strconv.Atoi(string(b))
+		at = parseReadMark(string(b))
 	} else if !errors.Is(err, ErrNotFound) {
 		return false, false, err
 	}
 	cdxKeys, err := t.base.Keys(sessionKey(id, streamCDX+"/"))
-	if err != nil || read >= len(cdxKeys) {
+	if err != nil || at.chunks >= len(cdxKeys) {
 		return err == nil, false, err
 	}
 	late := func() bool { return !deadline.IsZero() && time.Now().After(deadline) }
@@ -244,19 +250,26 @@ func (t *textSearch) indexSession(ix *search.Index, sess *Session, deadline time
 		return false, false, err
 	}
 	pending := 0
-	commit := func(read int) error {
+	commit := func(to readMark) error {
 		if err := ix.Flush(); err != nil {
 			return err
 		}
 		pending = 0
-		return t.store.commit([]string{readKey}, [][]byte{[]byte(strconv.Itoa(read))})
+		return t.store.commit([]string{readKey}, [][]byte{[]byte(to.String())})
 	}
-	for i := read; i < len(cdxKeys); i++ {
-		chunk, err := t.base.Get(cdxKeys[i])
-		if err != nil {
-			return false, false, err
+	for i := at.chunks; i < len(cdxKeys); i++ {
+		chunk := t.partData
+		if t.partKey != cdxKeys[i] {
+			if chunk, err = t.base.Get(cdxKeys[i]); err != nil {
+				return false, false, err
+			}
 		}
+		t.partKey, t.partData = "", nil
+		n := 0 // the lines of the chunk read
 		for line := range strings.Lines(string(chunk)) {
+			if n++; i == at.chunks && n <= at.lines {
+				continue // read before
+			}
 			e, err := cdx.ParseEntry([]byte(strings.TrimRight(line, "\n")))
 			if err != nil {
 				continue // an index line the replay skips too, and lists
@@ -271,14 +284,41 @@ func (t *textSearch) indexSession(ix *search.Index, sess *Session, deadline time
 			}
 			pending++
 			yield()
-		}
-		if stop := late(); stop || pending >= searchCommitDocs {
-			if err := commit(i + 1); err != nil || stop {
-				return i+1 == len(cdxKeys), true, err
+			if stop := late(); stop || pending >= searchCommitDocs {
+				if err := commit(readMark{i, n}); err != nil || stop {
+					if err == nil {
+						t.partKey, t.partData = cdxKeys[i], chunk
+					}
+					return false, true, err
+				}
 			}
 		}
 	}
-	return true, true, commit(len(cdxKeys))
+	return true, true, commit(readMark{chunks: len(cdxKeys)})
+}
+
+// A readMark is how far the index has read a session's CDX stream: its first
+// chunks whole, then lines of the next. It is stored as "chunks" or
+// "chunks:lines".
+type readMark struct{ chunks, lines int }
+
+func (m readMark) String() string {
+	if m.lines == 0 {
+		return strconv.Itoa(m.chunks)
+	}
+	return strconv.Itoa(m.chunks) + ":" + strconv.Itoa(m.lines)
+}
+
+// parseReadMark reads a readMark; what does not parse is read as nothing read,
+// so that the session is indexed again rather than not at all.
+func parseReadMark(s string) readMark {
+	c, l, _ := strings.Cut(s, ":")
+	chunks, err1 := strconv.Atoi(c)
+	lines, err2 := strconv.Atoi(cmp.Or(l, "0"))
+	if err1 != nil || err2 != nil || chunks < 0 || lines < 0 {
+		return readMark{}
+	}
+	return readMark{chunks, lines}
 }
 
 // file returns the session's WARC file, grown to the chunks it has now.

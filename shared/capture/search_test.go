@@ -306,6 +306,55 @@ func TestSearchIndexesInSlices(t *testing.T) {
 	}
 }
 
+// An import's CDX lines come in chunks of thousands: a slice stops within one (a
+// search waits no longer than a slice for the index), and the next, or the
+// next start of the service, goes on from there, indexing no page twice.
+func TestSearchStopsWithinAChunk(t *testing.T) {
+	whole, err := NewService(NewMemStore(), newFakeHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := whole.archive.importBody(context.Background(), "w.warc.gz", bytes.NewReader(wikiWARC(t))); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := whole.search.catchUp(time.Time{}); err != nil || !done {
+		t.Fatalf("catching up at once: done %v, %v", done, err)
+	}
+	pages := whole.search.ix.Len()
+
+	store := NewMemStore()
+	svc, err := NewService(store, newFakeHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.archive.importBody(context.Background(), "w.warc.gz", bytes.NewReader(wikiWARC(t))); err != nil {
+		t.Fatal(err)
+	}
+	slices := 0
+	for done := false; !done; slices++ {
+		if slices == 2 { // the service worker restarts
+			if svc, err = NewService(store, newFakeHost()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if done, err = svc.search.catchUp(time.Now().Add(-time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if slices > 100 {
+			t.Fatal("the index never caught up")
+		}
+	}
+	if slices < pages {
+		t.Errorf("%d pages indexed in %d slices past their deadline, want a page a slice", pages, slices)
+	}
+	if n := svc.search.ix.Len(); n != pages {
+		t.Errorf("%d documents indexed, want %d: a page indexed twice or never", n, pages)
+	}
+	if res := searchFor(t, nethttp.Handler(svc.Handler()), "monospaced"); res.Total != 1 || res.Indexing {
+		t.Errorf("after the slices: %+v", res)
+	}
+}
+
 // While a tab is recorded, the index reads in short slices, paused as long between
 // them while the tab's events come, so that the recorder's events wait little for
 // it; otherwise in long ones.
