@@ -5,6 +5,7 @@
 // (scripts/bench/search.mjs) only sees as "Failed to fetch".
 //
 //   node scripts/probe/searchimport.mjs [--pages 100000]
+import { execSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -27,7 +28,15 @@ sw.cdp.on("ServiceWorker.workerVersionUpdated", () => {
   if (sw.status() !== last) log("worker:", (last = sw.status()));
 });
 sw.cdp.on("ServiceWorker.workerErrorReported", (e) => log("worker error:", JSON.stringify(e.errorMessage)));
-browser.sw.on("console", (m) => log("console:", m.text().slice(0, 500)));
+browser.sw.on("console", (m) => log("console:", JSON.stringify(m.text().trim().slice(0, 300))));
+ext.on("crash", () => log("the archive page crashed"));
+ext.on("close", () => { log("the archive page closed"); process.exit(1); });
+browser.context.on("close", () => { log("the browser closed"); process.exit(1); });
+// The browser's processes, their resident memory summed, every 10 s.
+setInterval(() => {
+  const rss = execSync("ps -C chromium -o rss= || true").toString().split("\n").filter(Boolean).reduce((a, b) => a + Number(b), 0);
+  log(`chromium: ${(rss / 1024).toFixed(0)} MB resident`);
+}, 10000).unref();
 
 const file = path.join(dir, "pages.warc.gz");
 writeFileSync(file, warcOf(0, N));

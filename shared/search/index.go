@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -277,10 +278,8 @@ func (ix *Index) flush() error {
 	if len(ix.pendingDocs) == 0 {
 		return nil
 	}
-	for term, pl := range ix.pending {
-		if err := ix.appendPostings(term, pl); err != nil {
-			return fmt.Errorf("search: flush: term %q: %w", term, err)
-		}
+	if err := ix.flushPostings(); err != nil {
+		return err
 	}
 	m := ix.meta
 	ranked := make([]DocID, 0, len(ix.pendingDocs))
@@ -337,19 +336,54 @@ func (ix *Index) flush() error {
 	return nil
 }
 
-// appendPostings appends a term's pending postings to its tail block, sealing
-// the block (writing it under the key of its first document, in the term's
-// summary) each time it reaches blockSize.
-func (ix *Index) appendPostings(term string, pl *pendingList) error {
+// flushPostings appends the pending postings of every term to its tail block.
+// It reads the tails in one call, then in another the summaries of the terms
+// whose tails may be sealed: a store whose every read is a round trip
+// (IndexedDB) would otherwise make one per term, thousands a flush.
+func (ix *Index) flushPostings() error {
+	terms := slices.Sorted(maps.Keys(ix.pending))
+	keys := make([]string, len(terms))
+	for i, term := range terms {
+		keys[i] = termKey(term) + tailSuffix
+	}
+	tails, err := getMany(ix.store, keys)
+	if err != nil {
+		return fmt.Errorf("search: flush: tail blocks: %w", err)
+	}
+	keys = keys[:0]
+	for i, term := range terms {
+		// At most a varint of 10 bytes and the positions for each document.
+		if pl := ix.pending[term]; len(tails[i])+len(pl.buf)+10*len(pl.ents) >= blockSize {
+			keys = append(keys, summaryKey(term))
+		}
+	}
+	values, err := getMany(ix.store, keys)
+	if err != nil {
+		return fmt.Errorf("search: flush: summaries: %w", err)
+	}
+	summaries := make(map[string][]byte, len(keys))
+	for i, k := range keys {
+		summaries[k] = values[i]
+	}
+	for i, term := range terms {
+		summary, read := summaries[summaryKey(term)]
+		if err := ix.appendPostings(term, ix.pending[term], tails[i], summary, read); err != nil {
+			return fmt.Errorf("search: flush: term %q: %w", term, err)
+		}
+	}
+	return nil
+}
+
+// appendPostings appends a term's pending postings to its tail block, old (nil
+// for none), sealing the block (writing it under the key of its first
+// document, in the term's summary) each time it reaches blockSize. summary is
+// the term's summary when read says it was read (nil for none).
+func (ix *Index) appendPostings(term string, pl *pendingList, old, summary []byte, read bool) error {
 	tail := termKey(term) + tailSuffix
 	var cur blockHeader
 	var body []byte
-	old, err := ix.store.Get(tail)
-	switch {
-	case errors.Is(err, ErrNotFound):
-	case err != nil:
-		return err
-	default:
+	if old != nil {
+		var err error
 		if cur, body, err = decodeHeader(old); err != nil {
 			return err
 		}
@@ -375,7 +409,13 @@ func (ix *Index) appendPostings(term string, pl *pendingList) error {
 		}
 	}
 	if len(sealed) > 0 {
-		blocks, err := ix.summary(term)
+		var blocks []*blockRef
+		var err error
+		if read && (summary != nil || !ix.meta.legacy) {
+			blocks, err = decodeSummary(term, summary)
+		} else {
+			blocks, err = ix.summary(term)
+		}
 		if err != nil {
 			return err
 		}

@@ -351,3 +351,36 @@ func TestRankTable(t *testing.T) {
 		t.Errorf("rank block of %d bytes, want %d", len(v), len(corpus)*rankEntrySize)
 	}
 }
+
+// TestFlushReadsInFewCalls checks that a flush reads the tail blocks and
+// summaries of its terms in a few calls of the store, not one a term.
+func TestFlushReadsInFewCalls(t *testing.T) {
+	s := &countingStore{MemStore: NewMemStore()}
+	ix, err := Open(s, &Options{FlushDocs: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := syntheticDocs(600)
+	for _, d := range docs[:300] {
+		if _, err := ix.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ix.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// The second flush appends to tails, and seals some.
+	for _, d := range docs[300:] {
+		if _, err := ix.Add(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	terms := len(ix.pending)
+	s.calls, s.keys = 0, 0
+	if err := ix.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if s.calls > 4 || s.keys < terms {
+		t.Errorf("a flush of %d terms: %d calls of the store for %d keys", terms, s.calls, s.keys)
+	}
+}
