@@ -148,22 +148,17 @@ func Open(s Store, opts *Options) (*Index, error) {
 	if ix.opts.CommonTerms == 0 {
 		ix.opts.CommonTerms = DefaultCommonTerms
 	}
-	v, err := s.Get(keyMeta)
-	switch {
-	case errors.Is(err, ErrNotFound):
-	case err != nil:
+	// The counters and the common terms, in one call: absent in an empty index.
+	values, err := getMany(s, []string{keyMeta, keyCommon})
+	if err != nil {
 		return nil, fmt.Errorf("search: open: %w", err)
-	default:
+	}
+	if v := values[0]; v != nil {
 		if ix.meta, err = decodeMeta(v); err != nil {
 			return nil, fmt.Errorf("search: open: %w", err)
 		}
 	}
-	v, err = s.Get(keyCommon)
-	switch {
-	case errors.Is(err, ErrNotFound):
-	case err != nil:
-		return nil, fmt.Errorf("search: open: %w", err)
-	default:
+	if v := values[1]; v != nil {
 		if ix.common, err = decodeCommon(v); err != nil {
 			return nil, fmt.Errorf("search: open: %w", err)
 		}
