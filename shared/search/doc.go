@@ -81,8 +81,9 @@
 // documents or more (64 at least), found so as one of its blocks is sealed,
 // becomes common (Options.CommonTerms of them at most, 32 by default), and
 // from the first document added after that flush (its since) the index also
-// keeps each pair of consecutive common words as a term: the two joined by a
-// 0x01 byte, at the first one's position. A pruned search writes a phrase of
+// keeps each pair of consecutive common words as a term: a 0x01 byte before
+// each word (pairs sort together, apart from the words), at the first one's
+// position. A pruned search writes a phrase of
 // common words as the phrase of its pairs for the documents from the latest
 // since of its words, with the idf of its words, and as the phrase of its
 // words for those before; the results are those of an index without pairs.

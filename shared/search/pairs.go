@@ -14,8 +14,8 @@ import (
 // the longest of the index, and a search must read them all: its bound, from
 // its tokens' frequencies, does not tell the blocks that hold the phrase from
 // the others. So the index keeps, besides each token, each pair of
-// consecutive tokens that are both common, as one term (the two terms joined
-// by pairSep) at the first one's position: a phrase of common words is then
+// consecutive tokens that are both common, as one term (pairTerm) at the
+// first one's position: a phrase of common words is then
 // the phrase of its pairs, whose lists hold exactly the documents where the
 // words follow one another, and whose frontiers bound its scores.
 //
@@ -35,7 +35,13 @@ const (
 )
 
 // isPair says term is a pair of terms.
-func isPair(term string) bool { return strings.Contains(term, pairSep) }
+func isPair(term string) bool { return strings.HasPrefix(term, pairSep) }
+
+// pairTerm is the term of the pair of a and b: pairSep before each, so that
+// pairs sort together, apart from the words (whose blocks a store that keeps
+// neighbouring keys together, as the team archive's tables do, reads with
+// fewer bytes of pairs among them).
+func pairTerm(a, b string) string { return pairSep + a + pairSep + b }
 
 // encodeCommon encodes the common terms and their since, in term order.
 func encodeCommon(common map[string]DocID) []byte {
@@ -94,7 +100,7 @@ func (ix *Index) addPairs(positions map[string][]uint32, id DocID, toks []Token)
 		since, ok := ix.common[t.Term]
 		common := ok && since <= id
 		if common && prev && t.Pos == toks[i-1].Pos+1 {
-			buf = append(append(append(buf[:0], toks[i-1].Term...), pairSep...), t.Term...)
+			buf = append(append(append(append(buf[:0], pairSep...), toks[i-1].Term...), pairSep...), t.Term...)
 			p, ok := positions[string(buf)]
 			if !ok {
 				p = make([]uint32, 0, 4)
@@ -180,7 +186,7 @@ clauses:
 		pairs := make([]Token, len(c.Tokens)-1)
 		for k := range pairs {
 			a := c.Tokens[k]
-			pairs[k] = Token{Term: a.Term + pairSep + c.Tokens[k+1].Term, Start: a.Start, End: c.Tokens[k+1].End, Pos: a.Pos}
+			pairs[k] = Token{Term: pairTerm(a.Term, c.Tokens[k+1].Term), Start: a.Start, End: c.Tokens[k+1].End, Pos: a.Pos}
 		}
 		out[i].Tokens = pairs
 		changed = true
