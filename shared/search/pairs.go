@@ -73,7 +73,7 @@ func decodeCommon(v []byte) (map[string]DocID, error) {
 		if r.err != nil {
 			break
 		}
-		if t == "" || isPair(t) || !utf8.ValidString(t) || since > maxDocID {
+		if t == "" || strings.Contains(t, pairSep) || !utf8.ValidString(t) || since > maxDocID {
 			return nil, fmt.Errorf("%w: common term %q since %d", errCorrupt, t, since)
 		}
 		common[t] = since
