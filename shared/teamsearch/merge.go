@@ -157,7 +157,7 @@ func (ix *Index) purgeGroup(segs []*segment, uploads map[string][]string, remove
 // the group or the lease changed meanwhile (the new segment is then deleted).
 func (ix *Index) merge(ctx context.Context, group []*segment, uploads map[string][]string, removed map[string]bool, lease string, st *MergeStats) (bool, error) {
 	mem := search.NewMemStore()
-	out, err := search.Open(mem, &search.Options{StoredText: ix.cfg.StoredText})
+	out, err := search.Open(mem, ix.segmentOptions())
 	if err != nil {
 		return false, err
 	}
