@@ -378,6 +378,9 @@ func (t *textSearch) forget(id string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.files, id)
+	if strings.HasPrefix(t.partKey, sessionKey(id, "")) {
+		t.partKey, t.partData = "", nil
+	}
 	ix, err := t.open()
 	if err != nil {
 		return err

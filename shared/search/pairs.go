@@ -127,6 +127,9 @@ func documentTokens(title, text string) (toks []Token, titleLen, textLen int) {
 // noteCommon considers term for the common terms, as a block of it is
 // sealed: df documents hold it, of docs in the index.
 func (ix *Index) noteCommon(term string, df int, docs uint64) {
+	if len(ix.common) >= ix.opts.CommonTerms {
+		return // no room left, or none made common (CommonTerms < 0)
+	}
 	if _, ok := ix.common[term]; ok || isPair(term) || df < commonDocs || uint64(df)*commonShare < docs {
 		return
 	}

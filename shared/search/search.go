@@ -299,9 +299,6 @@ func (ix *Index) load(t Token) (postings, error) {
 	var bad error
 	err := ix.store.Scan(prefix, func(key string, value []byte) bool {
 		term, _, _ := strings.Cut(key[len(keyTerm):], "\x00")
-		if isPair(term) {
-			return true // a prefix token matches words, not pairs of them
-		}
 		if term != curTerm && len(cur.docs) > 0 {
 			lists = append(lists, cur)
 			cur = postings{}
