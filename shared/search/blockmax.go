@@ -51,7 +51,10 @@ var unknownFrontier = frontier{{tf: math.MaxUint32, dl: 0}}
 const unknownTitle = math.MaxUint16 + 1
 
 // add returns f with the point p taken in.
-func (f frontier) add(p point) frontier {
+func (f frontier) add(p point) frontier { return f.addWithin(p, maxFrontier) }
+
+// addWithin returns f with the point p taken in, at most most points kept.
+func (f frontier) addWithin(p point, most int) frontier {
 	for _, q := range f {
 		if q.tf >= p.tf && q.dl <= p.dl {
 			return f
@@ -60,7 +63,7 @@ func (f frontier) add(p point) frontier {
 	f = slices.DeleteFunc(f, func(q point) bool { return p.tf >= q.tf && p.dl <= q.dl })
 	i, _ := slices.BinarySearchFunc(f, p, func(q, p point) int { return cmp.Compare(p.tf, q.tf) })
 	f = slices.Insert(f, i, p)
-	for len(f) > maxFrontier {
+	for len(f) > most {
 		// Merge the two points of lowest frequency.
 		n := len(f)
 		f[n-2].dl = f[n-1].dl
@@ -136,6 +139,23 @@ type blockRef struct {
 	id    DocID // the id in its key: its first document when it was sealed
 	h     blockHeader
 	value []byte // nil until read
+	// Once its value is decoded: its header, with its strides, and its
+	// entries.
+	decoded *blockHeader
+	body    []byte
+}
+
+// header returns the header of b, which is read, with its strides, and its
+// entries.
+func (b *blockRef) header() (blockHeader, []byte, error) {
+	if b.decoded == nil {
+		h, body, err := decodeHeader(b.value)
+		if err != nil {
+			return blockHeader{}, nil, fmt.Errorf("search: posting block %q: %w", b.key, err)
+		}
+		b.decoded, b.body = &h, body
+	}
+	return *b.decoded, b.body, nil
 }
 
 // summaryKey is the key of a term's summary.

@@ -173,21 +173,92 @@ func decodeTerms(v []byte) ([]string, error) {
 // blockHeader begins a posting block: a 0 byte (which a block of version 1,
 // whose first number is its count, never begins with), its number of
 // documents, the first and last of them, its frontier and its title bound
-// (blockmax.go).
+// (blockmax.go). A block of more than one stride has a second 0 byte (where
+// another block's count, never 0, begins) and its strides after its title
+// bound.
 type blockHeader struct {
 	count       int
 	first, last DocID
 	front       frontier
-	title       int // no document of the block has a longer title (tokens)
+	title       int      // no document of the block has a longer title (tokens)
+	strides     []stride // none for a block read without them, or of one
+}
+
+// A stride is a run of a block's entries, strideEntries of them but for its
+// last: a search can bound what their documents score without decoding them,
+// skip them, or begin there. offset is where its entries begin in the block's,
+// prev the document its first entry's delta is from (the block's first for
+// the first stride), front the frontier of its documents (at most
+// maxStrideFrontier points) and index the number of entries before it (not
+// stored).
+type stride struct {
+	count, offset, index int
+	prev                 DocID
+	front                frontier
+}
+
+const (
+	strideEntries     = 32
+	maxStrideFrontier = 2
+)
+
+// note takes in the entry of document id and point pt, title tokens long,
+// that begins at offset in the block's entries and was appended after h.last
+// (h.first when the block was empty).
+func (h *blockHeader) note(id DocID, pt point, title, offset int) {
+	if h.count == 0 {
+		*h = blockHeader{first: id, last: id}
+	}
+	if len(h.strides) == 0 && h.count > 0 {
+		// A block read without strides is one so far.
+		h.strides = []stride{{count: h.count, prev: h.first, front: slices.Clone(h.front)}}
+	}
+	if n := len(h.strides); n == 0 || h.strides[n-1].count >= strideEntries {
+		h.strides = append(h.strides, stride{offset: offset, index: h.count, prev: h.last})
+	}
+	s := &h.strides[len(h.strides)-1]
+	s.count++
+	s.front = s.front.addWithin(pt, maxStrideFrontier)
+	h.count++
+	h.last = id
+	h.front = h.front.add(pt)
+	h.title = max(h.title, title)
+}
+
+// span returns the documents stride k of h may hold.
+func (h *blockHeader) span(k int) (lo, hi DocID) {
+	lo, hi = h.first, h.last
+	if k > 0 {
+		lo = h.strides[k].prev + 1
+	}
+	if k+1 < len(h.strides) {
+		hi = h.strides[k+1].prev
+	}
+	return lo, hi
 }
 
 func appendHeader(b []byte, h blockHeader) []byte {
 	b = append(b, 0)
+	if len(h.strides) > 1 {
+		b = append(b, 0)
+	}
 	b = binary.AppendUvarint(b, uint64(h.count))
 	b = binary.AppendUvarint(b, uint64(h.first))
 	b = binary.AppendUvarint(b, uint64(h.last))
 	b = appendFrontier(b, h.front)
-	return binary.AppendUvarint(b, uint64(h.title))
+	b = binary.AppendUvarint(b, uint64(h.title))
+	if len(h.strides) > 1 {
+		b = binary.AppendUvarint(b, uint64(len(h.strides)))
+		prev, offset := h.first, 0
+		for _, s := range h.strides {
+			b = binary.AppendUvarint(b, uint64(s.count))
+			b = binary.AppendUvarint(b, uint64(s.offset-offset))
+			b = binary.AppendUvarint(b, uint64(s.prev-prev))
+			b = appendFrontier(b, s.front)
+			prev, offset = s.prev, s.offset
+		}
+	}
+	return b
 }
 
 // decodeHeader returns a block's header and its entries. A block of version 1
@@ -196,7 +267,11 @@ func appendHeader(b []byte, h blockHeader) []byte {
 func decodeHeader(v []byte) (blockHeader, []byte, error) {
 	r := reader{b: v}
 	legacy := len(v) > 0 && v[0] != 0
+	strided := len(v) > 1 && v[0] == 0 && v[1] == 0
 	if !legacy {
+		r.byte()
+	}
+	if strided {
 		r.byte()
 	}
 	h := blockHeader{count: int(r.uvarint()), first: DocID(r.uvarint()), last: DocID(r.uvarint())}
@@ -209,7 +284,41 @@ func decodeHeader(v []byte) (blockHeader, []byte, error) {
 	if r.err != nil || h.last < h.first || h.count == 0 {
 		return blockHeader{}, nil, fmt.Errorf("%w: posting block header", errCorrupt)
 	}
+	if strided {
+		if err := h.decodeStrides(&r); err != nil {
+			return blockHeader{}, nil, err
+		}
+	}
 	return h, r.b, nil
+}
+
+// decodeStrides reads h's strides from r and checks them against h and the
+// entries that follow them in r.
+func (h *blockHeader) decodeStrides(r *reader) error {
+	bad := fmt.Errorf("%w: posting block strides", errCorrupt)
+	// A stride takes five bytes at least.
+	n := r.uvarint()
+	if n < 2 || n > uint64(h.count) || n > uint64(len(r.b)/5) {
+		return bad
+	}
+	h.strides = make([]stride, n)
+	prev, offset, index := h.first, 0, 0
+	for k := range h.strides {
+		s := &h.strides[k]
+		s.count = int(min(r.uvarint(), uint64(h.count)))
+		s.offset = offset + int(min(r.uvarint(), uint64(len(r.b))))
+		s.prev = prev + DocID(r.uvarint())
+		s.front = r.frontier()
+		s.index = index
+		if r.err != nil || s.count == 0 || (k > 0 && s.offset <= offset) || s.prev < prev || s.prev > h.last || (k == 0 && (s.offset != 0 || s.prev != h.first)) {
+			return bad
+		}
+		prev, offset, index = s.prev, s.offset, index+s.count
+	}
+	if index != h.count || offset >= len(r.b) {
+		return bad
+	}
+	return nil
 }
 
 // appendEntry appends a posting: the document's distance from the previous

@@ -390,13 +390,11 @@ func (ix *Index) appendPostings(term string, pl *pendingList, old, summary []byt
 		if cur.count == 0 {
 			cur = blockHeader{first: e.id, last: e.id}
 		}
+		offset := len(body)
 		body = binary.AppendUvarint(body, uint64(e.id-cur.last))
 		body = append(body, pl.buf[start:e.end]...)
 		start = e.end
-		cur.count++
-		cur.last = e.id
-		cur.front = cur.front.add(e.pt)
-		cur.title = max(cur.title, int(e.title))
+		cur.note(e.id, e.pt, int(e.title), offset)
 		if len(body) >= blockSize {
 			sealed = append(sealed, &blockRef{key: termKey(term) + docKey(cur.first), id: cur.first, h: cur,
 				value: append(appendHeader(nil, cur), body...)})

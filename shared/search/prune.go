@@ -92,9 +92,11 @@ type pruning struct {
 	ranks         map[string][]byte
 	limit         int
 	top           []candidate // the best found, in rank order
-	// Candidates ranked that passed the filters, and candidates left
-	// unranked, their bound below the threshold.
-	passed, unranked int
+	// Candidates ranked that passed the filters, candidates left unranked,
+	// their bound below the threshold, and entries of lead blocks in strides
+	// passed, their bound below it.
+	passed, unranked, skipped int
+	examined                  int // entries of the lead blocks matched
 }
 
 // topK returns the limit best documents that hold the clauses of must and
@@ -158,7 +160,6 @@ func (ix *Index) topK(must, mustNot []Clause, sp scope, fs filterSet, sc scorer,
 	})
 
 	pr.limit = limit
-	examined := 0
 	next, batch := 0, firstBatch
 	for next < len(order) && order[next].bound >= pr.threshold() {
 		// The blocks left that may still hold a result: a round reads batch of
@@ -177,15 +178,14 @@ func (ix *Index) topK(must, mustNot []Clause, sp scope, fs filterSet, sc scorer,
 		if err := pr.match(order[next:end]); err != nil {
 			return nil, 0, false, err
 		}
-		for _, l := range order[next:end] {
-			examined += l.b.h.count
-		}
 		next, batch = end, 4*batch
 	}
 
 	// The count: exact when every block that may hold a match was read (a
-	// few more are read for it) and no filter was left unchecked, or when the
-	// query is one word without exclusions or filters; an estimate otherwise.
+	// few more are read for it) with no stride passed and no filter was left
+	// unchecked, or when the query is one word without exclusions or filters;
+	// an estimate otherwise, from the share of the entries examined that
+	// matched.
 	rest := order[next:]
 	if len(must) == 1 && len(must[0].Tokens) == 1 && len(mustNot) == 0 && len(fs.include)+len(fs.exclude) == 0 && sp.below == 0 {
 		return pr.top, pr.terms[lead].df, false, nil
@@ -196,13 +196,20 @@ func (ix *Index) topK(must, mustNot []Clause, sp scope, fs filterSet, sc scorer,
 		}
 		rest = nil
 	}
-	total := pr.count()
-	if len(rest) == 0 {
-		return pr.top, total, false, nil
+	if debugPrune != nil {
+		debugPrune(pr)
 	}
-	left := 0
+	total := pr.count()
+	left := pr.skipped
 	for _, l := range rest {
 		left += l.b.h.count
+	}
+	if left == 0 {
+		return pr.top, total, false, nil
+	}
+	examined := pr.examined - pr.skipped
+	if examined <= 0 {
+		return pr.top, total, true, nil
 	}
 	return pr.top, total + int(math.Round(float64(left)*float64(total)/float64(examined))), true, nil
 }
@@ -277,7 +284,8 @@ func (ix *Index) readTerms(terms []string) (map[string]*termBlocks, error) {
 }
 
 // bound returns the most a document from lo to hi can score, and false when
-// no document there can match.
+// no document there can match: by the frontiers of its tokens' blocks there,
+// or of their strides there in the blocks read.
 func (pr *pruning) bound(lo, hi DocID) (float64, bool) {
 	sum := 0.0
 	for i, c := range pr.must {
@@ -286,7 +294,7 @@ func (pr *pruning) bound(lo, hi DocID) (float64, bool) {
 		for _, t := range c.Tokens {
 			tok := math.Inf(-1)
 			for _, b := range pr.terms[t.Term].overlapping(lo, hi) {
-				tok = max(tok, pr.sc.bound(b.h.front, pr.idf[i]))
+				tok = max(tok, pr.blockBound(b, lo, hi, pr.idf[i]))
 			}
 			clause = min(clause, tok)
 		}
@@ -296,6 +304,27 @@ func (pr *pruning) bound(lo, hi DocID) (float64, bool) {
 		sum += clause
 	}
 	return sum, true
+}
+
+// blockBound returns the most a document of block b from lo to hi can score
+// for a clause of inverse document frequency idf: by the frontiers of its
+// strides there when b is read and has strides, else by its own.
+func (pr *pruning) blockBound(b *blockRef, lo, hi DocID, idf float64) float64 {
+	if b.value == nil {
+		return pr.sc.bound(b.h.front, idf)
+	}
+	h, _, err := b.header()
+	if err != nil || len(h.strides) < 2 {
+		// A corrupt block is said so by the cursor that reads it.
+		return pr.sc.bound(b.h.front, idf)
+	}
+	bound := math.Inf(-1)
+	for k := range h.strides {
+		if slo, shi := h.span(k); slo <= hi && shi >= lo {
+			bound = max(bound, pr.sc.bound(h.strides[k].front, idf))
+		}
+	}
+	return bound
 }
 
 // match reads the blocks the lead blocks need of every term (in one call),
@@ -316,12 +345,14 @@ func (pr *pruning) match(leads []leadBlock) error {
 	}
 	var cands []candidate
 	for _, l := range leads {
-		c, below, err := pr.matchRange(l.b, th)
+		pr.examined += l.b.h.count
+		c, below, skipped, err := pr.matchRange(l.b, th)
 		if err != nil {
 			return err
 		}
 		cands = append(cands, c...)
 		pr.unranked += below
+		pr.skipped += skipped
 	}
 	// The candidates by bound, best first (sorting their indexes: a candidate
 	// is large).
@@ -446,13 +477,14 @@ func (pr *pruning) scan(term string, tb *termBlocks) error {
 }
 
 // matchRange returns the documents of the lead block lb that hold the clauses
-// of must and none of mustNot, from blocks read, whose bound reaches th, and
-// the number of the others. A match's bound is what its frequencies (a
-// position below the block's title bound counting as a title's) score at the
-// block's shortest length. It walks the lead block's documents and looks each
-// up in the other tokens' postings, keeping no positions but those of the
-// matches it returns.
-func (pr *pruning) matchRange(lb *blockRef, th float64) ([]candidate, int, error) {
+// of must and none of mustNot, from blocks read, whose bound reaches th; the
+// number of the others; and the number of lb's entries it skipped, in strides
+// whose bound is below th. A match's bound is what its frequencies (a
+// position below the block's title bound counting as a title's) score at its
+// stride's shortest length. It walks the lead block's documents and looks
+// each up in the other tokens' postings, keeping no positions but those of
+// the matches it returns.
+func (pr *pruning) matchRange(lb *blockRef, th float64) ([]candidate, int, int, error) {
 	lo, hi := lb.h.first, lb.h.last
 	cursors := func(cs []Clause) [][]cursor {
 		out := make([][]cursor, len(cs))
@@ -466,15 +498,34 @@ func (pr *pruning) matchRange(lb *blockRef, th float64) ([]candidate, int, error
 	}
 	must, mustNot := cursors(pr.must), cursors(pr.mustNot)
 	var cands []candidate
-	below := 0
+	below, skipped := 0, 0
 	// The current document's starts, per clause: a token's positions as its
 	// cursor decoded them, a phrase's made in a buffer of its own.
 	starts := make([][]uint32, len(pr.must))
 	var excluded []uint32
-	dl := float64(lb.h.front.minDL())
-	lead := cursor{blocks: []*blockRef{lb}}
+	var lead cursor
+	if !lead.load(lb) {
+		return nil, 0, 0, lead.err
+	}
+	dl := float64(lead.front.minDL())
 docs:
-	for lead.next() {
+	for {
+		// At the start of a stride: the stride is passed when its bound is
+		// below th.
+		for k, ok := lead.strideStart(); ok; k, ok = lead.strideStart() {
+			bound, some := pr.bound(lead.span(k))
+			if some && bound >= th {
+				dl = float64(lead.strides[k].front.minDL())
+				break
+			}
+			if some {
+				skipped += lead.strides[k].count
+			}
+			lead.pass(k)
+		}
+		if !lead.next() {
+			break
+		}
 		d := lead.doc
 		if pr.scope.below != 0 && d >= pr.scope.below {
 			break
@@ -507,13 +558,13 @@ docs:
 	}
 	for _, c := range append(slices.Concat(must...), slices.Concat(mustNot...)...) {
 		if c.err != nil {
-			return nil, 0, c.err
+			return nil, 0, 0, c.err
 		}
 	}
 	if lead.err != nil {
-		return nil, 0, lead.err
+		return nil, 0, 0, lead.err
 	}
-	return cands, below, nil
+	return cands, below, skipped, nil
 }
 
 // clauseAt returns where clause c holds in document d, the cursors of its
@@ -544,12 +595,13 @@ func clauseAt(c Clause, cursors []cursor, d DocID, buf []uint32) ([]uint32, bool
 }
 
 // A cursor walks a token's postings, block after block, from one document to
-// a later one, reading the positions of none but those asked for.
+// a later one, reading the positions of none but those asked for, and
+// passing the strides of a block that cannot hold what it looks for without
+// decoding them.
 type cursor struct {
 	blocks []*blockRef // read, in order, and not yet begun
 	r      reader      // the entries of the current block after the current one
 	left   int         // how many there are
-	last   DocID       // the current block's last document
 	ended  bool        // the current block's end is to be checked
 	doc    DocID       // the current entry's document
 	valid  bool        // there is a current entry
@@ -557,6 +609,11 @@ type cursor struct {
 	read   bool        // its positions are in pos
 	pos    []uint32
 	err    error
+	// The current block: its header, with its strides, its entries, and the
+	// stride of the next entry.
+	blockHeader
+	body   []byte
+	stride int
 }
 
 // next moves c to its next document, and returns false when it has none
@@ -578,21 +635,75 @@ func (c *cursor) next() bool {
 		}
 		b := c.blocks[0]
 		c.blocks = c.blocks[1:]
-		h, body, err := decodeHeader(b.value)
-		if err != nil {
-			c.err = fmt.Errorf("search: posting block %q: %w", b.key, err)
+		if !c.load(b) {
 			return false
 		}
-		c.r, c.left, c.last, c.ended, c.doc = reader{b: body}, h.count, h.last, true, h.first
 	}
 	c.doc += DocID(c.r.uvarint())
 	c.n = int(c.r.uvarint())
 	c.left--
+	if c.stride+1 < len(c.strides) && c.strides[c.stride+1].index == c.count-c.left {
+		c.stride++
+	}
 	if c.r.err != nil || c.n > len(c.r.b) {
 		return c.fail()
 	}
 	c.valid = true
 	return true
+}
+
+// load begins block b (read): its first entry is the next.
+func (c *cursor) load(b *blockRef) bool {
+	h, body, err := b.header()
+	if err != nil {
+		c.err = err
+		c.blocks, c.left, c.valid = nil, 0, false
+		return false
+	}
+	c.blockHeader, c.body, c.stride = h, body, 0
+	c.r, c.left, c.ended, c.doc, c.valid, c.read = reader{b: body}, h.count, true, h.first, false, false
+	return true
+}
+
+// strideStart returns the stride of the current block whose first entry is
+// the next, if there is one (and the block has strides).
+func (c *cursor) strideStart() (int, bool) {
+	if len(c.strides) < 2 || c.left == 0 {
+		return 0, false
+	}
+	return c.stride, c.strides[c.stride].index == c.count-c.left
+}
+
+// pass moves c past stride k of its block (the strides before it too): to
+// the start of the next, or past the block's end.
+func (c *cursor) pass(k int) {
+	if k+1 < len(c.strides) {
+		s := c.strides[k+1]
+		c.r, c.left, c.doc, c.stride = reader{b: c.body[s.offset:]}, c.count-s.index, s.prev, k+1
+	} else {
+		// The block's end is not checked: its last entries were not read.
+		c.left, c.ended = 0, false
+	}
+	c.valid, c.read = false, false
+}
+
+// seek moves c toward d, which is after c.doc, without decoding the entries
+// it passes: past the rest of its block when d is beyond it, else to the
+// start of the stride that may hold d when that is further on.
+func (c *cursor) seek(d DocID) {
+	switch {
+	case c.left == 0:
+	case d > c.last:
+		c.pass(len(c.strides))
+	case c.stride+1 < len(c.strides) && c.strides[c.stride+1].prev < d:
+		// The last stride whose documents come after a document below d:
+		// the one that may hold d.
+		k := c.stride + 1
+		for k+1 < len(c.strides) && c.strides[k+1].prev < d {
+			k++
+		}
+		c.pass(k - 1)
+	}
 }
 
 // fail notes a corrupt block and ends c.
@@ -638,6 +749,7 @@ func (c *cursor) positions() []uint32 {
 // positions of d, or false when c does not hold d.
 func (c *cursor) find(d DocID) ([]uint32, bool) {
 	for !c.valid || c.doc < d {
+		c.seek(d)
 		if !c.next() {
 			return nil, false
 		}
@@ -647,3 +759,5 @@ func (c *cursor) find(d DocID) ([]uint32, bool) {
 	}
 	return c.positions(), true
 }
+
+var debugPrune func(*pruning)

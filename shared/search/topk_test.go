@@ -220,6 +220,7 @@ func TestLegacyIndex(t *testing.T) {
 	same := func(stage string) {
 		t.Helper()
 		checkTopK(t, legacy, stage, topKQueries)
+		checkTopK(t, fresh, stage, topKQueries)
 		for _, query := range topKQueries {
 			q, _ := ParseQuery(query)
 			for _, limit := range []int{0, 5} {
@@ -231,7 +232,9 @@ func TestLegacyIndex(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got.Total != want.Total || !slices.EqualFunc(got.Hits, want.Hits, func(a, b Result) bool { return a.ID == b.ID && a.Score == b.Score }) {
+				// Their totals may differ when either is an estimate: the
+				// legacy index's blocks have no strides to pass.
+				if (got.Total != want.Total && !got.Estimated && !want.Estimated) || !slices.EqualFunc(got.Hits, want.Hits, func(a, b Result) bool { return a.ID == b.ID && a.Score == b.Score }) {
 					t.Errorf("%s: %q limit %d: %d %v, a new index %d %v", stage, query, limit, got.Total, ids(got.Hits), want.Total, ids(want.Hits))
 				}
 			}
