@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -189,13 +190,21 @@ type blockHeader struct {
 // skip them, or begin there. offset is where its entries begin in the block's,
 // prev the document its first entry's delta is from (the block's first for
 // the first stride), front the frontier of its documents (at most
-// maxStrideFrontier points) and index the number of entries before it (not
-// stored).
+// maxStrideFrontier points), and index the number of entries before it (not
+// stored). longest and title bound what a match in it scores from below: no
+// document of it is longer (weighted, as a point's length; unknownLength when
+// not known), none has a shorter title (in tokens).
 type stride struct {
 	count, offset, index int
 	prev                 DocID
 	front                frontier
+	longest              uint32
+	title                int
 }
+
+// unknownLength is the longest length of a stride whose documents' lengths
+// are not known.
+const unknownLength = math.MaxUint32
 
 const (
 	strideEntries     = 32
@@ -211,14 +220,16 @@ func (h *blockHeader) note(id DocID, pt point, title, offset int) {
 	}
 	if len(h.strides) == 0 && h.count > 0 {
 		// A block read without strides is one so far.
-		h.strides = []stride{{count: h.count, prev: h.first, front: slices.Clone(h.front)}}
+		h.strides = []stride{{count: h.count, prev: h.first, front: slices.Clone(h.front), longest: unknownLength}}
 	}
 	if n := len(h.strides); n == 0 || h.strides[n-1].count >= strideEntries {
-		h.strides = append(h.strides, stride{offset: offset, index: h.count, prev: h.last})
+		h.strides = append(h.strides, stride{offset: offset, index: h.count, prev: h.last, title: title})
 	}
 	s := &h.strides[len(h.strides)-1]
 	s.count++
 	s.front = s.front.addWithin(pt, maxStrideFrontier)
+	s.longest = max(s.longest, pt.dl)
+	s.title = min(s.title, title)
 	h.count++
 	h.last = id
 	h.front = h.front.add(pt)
@@ -255,6 +266,8 @@ func appendHeader(b []byte, h blockHeader) []byte {
 			b = binary.AppendUvarint(b, uint64(s.offset-offset))
 			b = binary.AppendUvarint(b, uint64(s.prev-prev))
 			b = appendFrontier(b, s.front)
+			b = binary.AppendUvarint(b, uint64(s.longest))
+			b = binary.AppendUvarint(b, uint64(s.title))
 			prev, offset = s.prev, s.offset
 		}
 	}
@@ -281,7 +294,8 @@ func decodeHeader(v []byte) (blockHeader, []byte, error) {
 		h.front = r.frontier()
 		h.title = int(min(r.uvarint(), unknownTitle))
 	}
-	if r.err != nil || h.last < h.first || h.count == 0 {
+	// An entry takes two bytes at least.
+	if r.err != nil || h.last < h.first || h.count <= 0 || h.count > len(v)/2 {
 		return blockHeader{}, nil, fmt.Errorf("%w: posting block header", errCorrupt)
 	}
 	if strided {
@@ -296,9 +310,9 @@ func decodeHeader(v []byte) (blockHeader, []byte, error) {
 // entries that follow them in r.
 func (h *blockHeader) decodeStrides(r *reader) error {
 	bad := fmt.Errorf("%w: posting block strides", errCorrupt)
-	// A stride takes five bytes at least.
+	// A stride takes seven bytes at least.
 	n := r.uvarint()
-	if n < 2 || n > uint64(h.count) || n > uint64(len(r.b)/5) {
+	if n < 2 || n > uint64(h.count) || n > uint64(len(r.b)/7) {
 		return bad
 	}
 	h.strides = make([]stride, n)
@@ -309,6 +323,8 @@ func (h *blockHeader) decodeStrides(r *reader) error {
 		s.offset = offset + int(min(r.uvarint(), uint64(len(r.b))))
 		s.prev = prev + DocID(r.uvarint())
 		s.front = r.frontier()
+		s.longest = uint32(min(r.uvarint(), unknownLength))
+		s.title = int(min(r.uvarint(), unknownTitle))
 		s.index = index
 		if r.err != nil || s.count == 0 || (k > 0 && s.offset <= offset) || s.prev < prev || s.prev > h.last || (k == 0 && (s.offset != 0 || s.prev != h.first)) {
 			return bad
@@ -396,13 +412,22 @@ func (p *postings) decodeBlock(v []byte) error {
 // encodeBlock encodes p, which is not empty, as one block of the frontier
 // and title bound of h.
 func (p *postings) encodeBlock(h blockHeader) []byte {
-	b := appendHeader(nil, blockHeader{count: len(p.docs), first: p.docs[0], last: p.docs[len(p.docs)-1], front: h.front, title: h.title})
+	out := blockHeader{count: len(p.docs), first: p.docs[0], last: p.docs[len(p.docs)-1], front: h.front, title: h.title}
+	// Its strides are bounded as the block is: its points are not known.
+	var front frontier
+	for _, pt := range h.front {
+		front = front.addWithin(pt, maxStrideFrontier)
+	}
+	var body []byte
 	prev := p.docs[0]
 	for i, d := range p.docs {
-		b = appendEntry(b, uint64(d-prev), p.positions(i))
+		if i%strideEntries == 0 {
+			out.strides = append(out.strides, stride{count: min(strideEntries, len(p.docs)-i), offset: len(body), index: i, prev: prev, front: front, longest: unknownLength})
+		}
+		body = appendEntry(body, uint64(d-prev), p.positions(i))
 		prev = d
 	}
-	return b
+	return append(appendHeader(nil, out), body...)
 }
 
 // compressText compresses a document's text for snippets.

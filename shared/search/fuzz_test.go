@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"maps"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -122,6 +123,35 @@ func FuzzDecodeCommon(f *testing.F) {
 		again, err := decodeCommon(encodeCommon(common))
 		if err != nil || !maps.Equal(again, common) {
 			t.Fatalf("%x: %v encodes to %v, %v", v, common, again, err)
+		}
+	})
+}
+
+// FuzzDecodeBlock checks that any posting block decodes or is said corrupt,
+// and that a cursor walks or seeks through it without a panic or a hang.
+func FuzzDecodeBlock(f *testing.F) {
+	var p postings
+	for d := DocID(7); d < 200; d += 3 {
+		p.add(d, []uint32{1, uint32(d)})
+	}
+	f.Add(p.encodeBlock(blockHeader{front: frontier{{tf: 2, dl: 10}}}), uint32(50))
+	var short postings
+	short.add(3, []uint32{0})
+	f.Add(short.encodeBlock(blockHeader{front: frontier{{tf: 1, dl: 1}}}), uint32(3))
+	f.Add([]byte{0, 0, 2, 1, 2}, uint32(1))
+	f.Fuzz(func(t *testing.T, v []byte, seek uint32) {
+		var p postings
+		if err := p.decodeBlock(v); err != nil && !errors.Is(err, errCorrupt) {
+			t.Fatalf("%x: %v is not a corrupt block", v, err)
+		}
+		for _, target := range []DocID{DocID(seek), DocID(seek) * 2, math.MaxUint32} {
+			c := cursor{blocks: []*blockRef{{key: "t/x\x00~", value: v}}}
+			c.find(target)
+			for i := 0; c.next(); i++ {
+				if i > len(v) {
+					t.Fatalf("%x: more entries than bytes", v)
+				}
+			}
 		}
 	})
 }

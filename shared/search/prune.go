@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"container/heap"
 	"fmt"
 	"math"
 	"slices"
@@ -97,6 +98,48 @@ type pruning struct {
 	// passed, their bound below it.
 	passed, unranked, skipped int
 	examined                  int // entries of the lead blocks matched
+	// The best lower bounds of the candidates' scores, before they are
+	// scored, in a search without filters.
+	lower lowerBounds
+}
+
+// lowerBounds is a min-heap of the best lower bounds of candidates' scores
+// found: the limit-th best bounds the threshold from below before the
+// candidates are scored, which needs their numbers from the store.
+type lowerBounds []float64
+
+func (h lowerBounds) Len() int           { return len(h) }
+func (h lowerBounds) Less(i, j int) bool { return h[i] < h[j] }
+func (h lowerBounds) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+
+// Push implements heap.Interface.
+func (h *lowerBounds) Push(x any) { *h = append(*h, x.(float64)) }
+
+// Pop implements heap.Interface.
+func (h *lowerBounds) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// add takes in a candidate's lower bound, keeping the limit best.
+func (h *lowerBounds) add(x float64, limit int) {
+	switch {
+	case len(*h) < limit:
+		heap.Push(h, x)
+	case x > (*h)[0]:
+		(*h)[0] = x
+		heap.Fix(h, 0)
+	}
+}
+
+// kth returns the least of the limit best, -Inf until there are limit.
+func (h lowerBounds) kth(limit int) float64 {
+	if limit == 0 || len(h) < limit {
+		return math.Inf(-1)
+	}
+	return h[0]
 }
 
 // topK returns the limit best documents that hold the clauses of must and
@@ -215,13 +258,19 @@ func (ix *Index) topK(must, mustNot []Clause, sp scope, fs filterSet, sc scorer,
 }
 
 // threshold is the score a document must reach to enter the results: the
-// limit-th best found, -Inf until limit are found.
+// limit-th best found, or the limit-th best lower bound of the candidates
+// found when that is higher; -Inf until limit are found.
 func (pr *pruning) threshold() float64 {
-	if len(pr.top) < pr.limit {
-		return math.Inf(-1)
+	th := pr.lower.kth(pr.limit)
+	if len(pr.top) >= pr.limit {
+		th = max(th, pr.top[len(pr.top)-1].score)
 	}
-	return pr.top[len(pr.top)-1].score
+	return th
 }
+
+// filtered says the search has filters: it ranks every candidate, so that its
+// count of the blocks read is exact.
+func (pr *pruning) filtered() bool { return len(pr.fs.include)+len(pr.fs.exclude) > 0 }
 
 // count returns the number of matches in the blocks read: those ranked that
 // passed the filters, and those not ranked (bounded below the threshold, in a
@@ -336,9 +385,7 @@ func (pr *pruning) match(leads []leadBlock) error {
 	if err := pr.read(leads); err != nil {
 		return err
 	}
-	// A search with filters ranks every candidate, so that its count of the
-	// blocks read is exact.
-	filtered := len(pr.fs.include)+len(pr.fs.exclude) > 0
+	filtered := pr.filtered()
 	th := pr.threshold()
 	if filtered {
 		th = math.Inf(-1)
@@ -507,7 +554,13 @@ func (pr *pruning) matchRange(lb *blockRef, th float64) ([]candidate, int, int, 
 	if !lead.load(lb) {
 		return nil, 0, 0, lead.err
 	}
+	// The lead's current stride, which bounds a match's score from above (dl:
+	// its shortest length) and, when its documents' lengths are known, from
+	// below (as the longest of them would score with none of its positions
+	// counted as a title's but those below its shortest title).
 	dl := float64(lead.front.minDL())
+	var cur stride
+	filtered := pr.filtered()
 docs:
 	for {
 		// At the start of a stride: the stride is passed when its bound is
@@ -515,7 +568,8 @@ docs:
 		for k, ok := lead.strideStart(); ok; k, ok = lead.strideStart() {
 			bound, some := pr.bound(lead.span(k))
 			if some && bound >= th {
-				dl = float64(lead.strides[k].front.minDL())
+				cur = lead.strides[k]
+				dl = float64(cur.front.minDL())
 				break
 			}
 			if some {
@@ -549,6 +603,14 @@ docs:
 		if bound < th {
 			below++
 			continue
+		}
+		if !filtered && cur.count > 0 && cur.longest != unknownLength {
+			low := 0.0
+			for i := range pr.must {
+				low += pr.sc.score(pr.idf[i], float64(weightedFrequency(starts[i], cur.title)), float64(cur.longest))
+			}
+			pr.lower.add(low*(1-1e-9), pr.limit)
+			th = max(th, pr.lower.kth(pr.limit))
 		}
 		cand := candidate{id: d, idf: pr.idf, bound: bound, starts: make([][]uint32, len(starts))}
 		for i, s := range starts {

@@ -81,6 +81,75 @@ func TestCursor(t *testing.T) {
 	})
 }
 
+// TestCursorStrides looks documents up in blocks long enough to have strides
+// (and a block too short to), as TestCursor does: a cursor seeks to the stride
+// that may hold a document and finds what it finds walking every entry.
+func TestCursorStrides(t *testing.T) {
+	pos := func(d DocID) []uint32 { return []uint32{uint32(d % 5), 100 + uint32(d%300)} }
+	var long, longer []DocID
+	for d := DocID(10); d < 400; d += 3 {
+		long = append(long, d)
+	}
+	for d := DocID(500); d < 1500; d += 2 {
+		longer = append(longer, d)
+	}
+	lists := [][]DocID{long, longer, {1600, 1601, 1700}}
+	held := slices.Concat(lists...)
+	blocks := cursorBlocks(t, lists, pos)
+	if h, _, _ := blocks[1].header(); len(h.strides) != (len(longer)+strideEntries-1)/strideEntries {
+		t.Fatalf("a block of %d entries has %d strides", len(longer), len(h.strides))
+	}
+	for _, step := range []DocID{1, 2, 7, 33, 64, 101, 500} {
+		c := cursor{blocks: cursorBlocks(t, lists, pos)}
+		for d := DocID(0); d < 1800; d += step {
+			got, ok := c.find(d)
+			if want := slices.Contains(held, d); ok != want {
+				t.Fatalf("step %d: find(%d): %v, want %v", step, d, ok, want)
+			}
+			if ok && !slices.Equal(got, pos(d)) {
+				t.Fatalf("step %d: find(%d): positions %v, want %v", step, d, got, pos(d))
+			}
+		}
+		if c.err != nil {
+			t.Errorf("step %d: error %v", step, c.err)
+		}
+	}
+}
+
+// TestDecodeStrides checks that a block whose strides do not agree with its
+// entries is said corrupt: a stride beginning past the entries, counts that
+// do not add up to the block's, a document going back.
+func TestDecodeStrides(t *testing.T) {
+	var p postings
+	for d := DocID(100); d < 300; d++ {
+		p.add(d, []uint32{1, 2})
+	}
+	good := p.encodeBlock(blockHeader{front: frontier{{tf: 2, dl: 10}}})
+	h, body, err := decodeHeader(good)
+	if err != nil || len(h.strides) != 7 {
+		t.Fatalf("%d strides, %v", len(h.strides), err)
+	}
+	tests := []struct {
+		name   string
+		change func(*blockHeader)
+	}{
+		{"a stride past the entries", func(h *blockHeader) { h.strides[6].offset = len(body) + 10 }},
+		{"counts that do not add up", func(h *blockHeader) { h.strides[2].count++ }},
+		{"a document going back", func(h *blockHeader) { h.strides[3].prev = h.strides[2].prev - 1 }},
+		{"a first stride not at the start", func(h *blockHeader) { h.strides[0].offset = 1; h.strides[1].offset++ }},
+		{"a stride after the last document", func(h *blockHeader) { h.strides[6].prev = h.last + 1 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bad, _, _ := decodeHeader(good)
+			tt.change(&bad)
+			if _, _, err := decodeHeader(append(appendHeader(nil, bad), body...)); !errors.Is(err, errCorrupt) {
+				t.Errorf("error %v, want errCorrupt", err)
+			}
+		})
+	}
+}
+
 // TestCursorCorrupt checks that a cursor says a block is corrupt, rather
 // than finding what it does not hold: a block cut short, one whose last
 // document is not its header's, one with bytes after its last entry.

@@ -363,6 +363,54 @@ func checkSummaries(t *testing.T, ix *Index, s *MemStore) {
 			if !slices.ContainsFunc(b.h.front, func(q point) bool { return q.tf >= tf && q.dl <= dl }) {
 				t.Errorf("%q: frontier %v does not bound document %d (%d, %d)", b.key, b.h.front, d, tf, dl)
 			}
+			if k := strideOf(b.h, i); k >= 0 {
+				st := b.h.strides[k]
+				if !slices.ContainsFunc(st.front, func(q point) bool { return q.tf >= tf && q.dl <= dl }) {
+					t.Errorf("%q: stride %d's frontier %v does not bound document %d (%d, %d)", b.key, k, st.front, d, tf, dl)
+				}
+				if (st.longest != unknownLength && dl > st.longest) || rec.titleLen < st.title {
+					t.Errorf("%q: stride %d (longest %d, title %d) holds document %d (length %d, title %d)", b.key, k, st.longest, st.title, d, dl, rec.titleLen)
+				}
+			}
+		}
+		checkStrides(t, b, &p)
+	}
+}
+
+// strideOf returns the stride of h that holds entry i, -1 for a block
+// without strides.
+func strideOf(h blockHeader, i int) int {
+	for k, st := range h.strides {
+		if i >= st.index && i < st.index+st.count {
+			return k
+		}
+	}
+	return -1
+}
+
+// checkStrides checks that a cursor begun at each stride of block b (p
+// decoded) walks the entries of that stride and those after it.
+func checkStrides(t *testing.T, b *blockRef, p *postings) {
+	t.Helper()
+	h, _, err := decodeHeader(b.value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, st := range h.strides {
+		c := cursor{}
+		if !c.load(&blockRef{key: b.key, value: b.value}) {
+			t.Fatalf("%q: %v", b.key, c.err)
+		}
+		if k > 0 {
+			c.pass(k - 1)
+		}
+		for i := st.index; i < len(p.docs); i++ {
+			if !c.next() || c.doc != p.docs[i] || !slices.Equal(c.positions(), p.positions(i)) {
+				t.Fatalf("%q: from stride %d, entry %d is %d %v, want %d %v (%v)", b.key, k, i, c.doc, c.pos, p.docs[i], p.positions(i), c.err)
+			}
+		}
+		if c.next() || c.err != nil {
+			t.Fatalf("%q: from stride %d: an entry after the last, or %v", b.key, k, c.err)
 		}
 	}
 }
