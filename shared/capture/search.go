@@ -233,7 +233,15 @@ func (t *textSearch) indexSession(ix *search.Index, sess *Session, deadline time
 	readKey := searchReadKeys + id
 	var at readMark
 	if b, err := t.base.Get(readKey); err == nil {
-		at = parseReadMark(string(b))
+		var ok bool
+		if at, ok = parseReadMark(string(b)); !ok {
+			// How far it was read is not known: what the index holds of it
+			// goes, and it is read again, so that no page is indexed twice.
+			t.note(fmt.Sprintf("the search index: session %s: its read mark %q does not parse; it is indexed again", id, b))
+			if _, err := ix.DeleteSession(id); err != nil {
+				return false, false, err
+			}
+		}
 	} else if !errors.Is(err, ErrNotFound) {
 		return false, false, err
 	}
@@ -309,16 +317,15 @@ func (m readMark) String() string {
 	return strconv.Itoa(m.chunks) + ":" + strconv.Itoa(m.lines)
 }
 
-// parseReadMark reads a readMark; what does not parse is read as nothing read,
-// so that the session is indexed again rather than not at all.
-func parseReadMark(s string) readMark {
+// parseReadMark reads a readMark, and says whether s is one.
+func parseReadMark(s string) (readMark, bool) {
 	c, l, _ := strings.Cut(s, ":")
 	chunks, err1 := strconv.Atoi(c)
 	lines, err2 := strconv.Atoi(cmp.Or(l, "0"))
 	if err1 != nil || err2 != nil || chunks < 0 || lines < 0 {
-		return readMark{}
+		return readMark{}, false
 	}
-	return readMark{chunks, lines}
+	return readMark{chunks, lines}, true
 }
 
 // file returns the session's WARC file, grown to the chunks it has now.

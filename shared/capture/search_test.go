@@ -355,6 +355,48 @@ func TestSearchStopsWithinAChunk(t *testing.T) {
 	}
 }
 
+// A read mark that does not say how far the index read a session (a store
+// damaged, or written by a later version) has the session indexed again from
+// its start, the pages it held of it dropped first: none is indexed twice, and
+// the recording says so.
+func TestSearchBadReadMark(t *testing.T) {
+	store := NewMemStore()
+	svc, err := NewService(store, newFakeHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.archive.importBody(context.Background(), "w.warc.gz", bytes.NewReader(wikiWARC(t))); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := svc.search.catchUp(time.Time{}); err != nil || !done {
+		t.Fatalf("catching up: done %v, %v", done, err)
+	}
+	pages := svc.search.ix.Len()
+	keys, err := store.Keys(searchReadKeys)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("read marks %v, %v", keys, err)
+	}
+	for _, mark := range []string{"seven", "3:x", "-1", ""} {
+		if err := store.Put(keys[0], []byte(mark)); err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		svc.search.note = func(s string) { notes = append(notes, s) }
+		if done, err := svc.search.catchUp(time.Time{}); err != nil || !done {
+			t.Fatalf("mark %q: catching up: done %v, %v", mark, done, err)
+		}
+		if n := svc.search.ix.Len(); n != pages {
+			t.Errorf("mark %q: %d pages indexed, want %d", mark, n, pages)
+		}
+		if len(notes) != 1 || !strings.Contains(notes[0], "indexed again") {
+			t.Errorf("mark %q: notes %q", mark, notes)
+		}
+		if res := searchFor(t, nethttp.Handler(svc.Handler()), "monospaced"); res.Total != 1 {
+			t.Errorf("mark %q: %+v", mark, res)
+		}
+	}
+}
+
 // While a tab is recorded, the index reads in short slices, paused as long between
 // them while the tab's events come, so that the recorder's events wait little for
 // it; otherwise in long ones.

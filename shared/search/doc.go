@@ -62,6 +62,17 @@
 // read and write of the summary when a block is sealed; deleting rewrites
 // only the blocks that hold the document, and the summary when it changes a
 // sealed block (a block keeps its frontier, which still bounds its scores).
+//
+// A block of more than 32 documents is in strides of 32 (but for its last):
+// its header has a second 0 byte after the first (where another block's
+// count, never 0, begins) and, after its title bound, the number of its
+// strides and per stride its number of entries, where its entries begin (a
+// delta from the previous stride's), the document its first entry's distance
+// is from (a delta from the previous stride's), its frontier (at most 2
+// pairs), its longest weighted length (2^32-1 when not known: a block
+// rewritten by a delete keeps its block's frontier for each stride) and its
+// shortest title. A search bounds a stride's scores without decoding it,
+// passes it, or begins there.
 // Documents are buffered and written Options.FlushDocs at a time, so that a
 // term's tail is rewritten once per flush, not once per document.
 //
@@ -132,17 +143,25 @@
 // block of the rarest token and looks each up in the blocks of the other
 // tokens, reading them as they are stored: it decodes the positions of none
 // but the documents it looks up, and keeps those of none but the matches it
-// ranks. A match is bounded before its numbers are read, from its frequencies
-// (a phrase's, where its tokens follow one another; a position below the lead
-// block's title bound counting as a title's) at the lead block's shortest
-// length. In a search without filters, a match whose bound is below the
-// limit-th score found when the round began is counted and dropped, and the
+// ranks. A stride of the rarest token's block is passed, undecoded, when the
+// sum of the best frontier pairs of the strides of each token that overlap it
+// is below the threshold; a token's cursor seeks to the stride that may hold
+// the document it looks up. A match is bounded before its numbers are read,
+// from its frequencies (a phrase's, where its tokens follow one another; a
+// position below the lead block's title bound counting as a title's) at its
+// stride's shortest length; and, without filters, from below, at its stride's
+// longest length with none of its positions counted as a title's but those
+// below its stride's shortest title: the limit-th best of these lower bounds
+// raises the threshold before the matches are ranked (ranking reads their
+// numbers from the store, a call a round). In a search without filters, a
+// match whose bound is below the threshold is counted and dropped, and the
 // others are ranked best bound first, those that cannot reach the limit-th
 // score left unranked and counted too; a search with filters ranks every
 // match, so that its count of the blocks read is exact. Results.Total is then
 // exact for a single word without exclusions or filters (its document count,
-// from the summary), when at most 16 blocks were left (they are read), and
-// otherwise an estimate (Results.Estimated): the matches found, plus the
-// documents of the rarest token in the blocks left times the share of matches
-// in those read. A search without a limit reads everything.
+// from the summary), when at most 16 blocks were left (they are read) and no
+// stride was passed, and otherwise an estimate (Results.Estimated): the
+// matches found, plus the entries of the rarest token in the blocks left and
+// the strides passed times the share of matches in those examined. A search
+// without a limit reads everything.
 package search
