@@ -21,9 +21,22 @@
       }
     }
   };
-  // A body goes to the background page as bytes (a message does not carry a Blob): an
-  // upload passes whole through this page's memory and the message. A request aborted
-  // (an upload cancelled) rejects at once; the background page still answers it.
+  // A body goes to the background page as bytes (a message does not carry a Blob). A
+  // Blob (an imported file) larger than a piece goes in pieces, each sent once the
+  // core has taken the one before (background.js, pieceBodies), so that an upload of any
+  // size holds a piece or two in memory; a smaller body goes whole, with the request.
+  // A request aborted (an upload cancelled) rejects at once; the background page still
+  // answers it, its body's stream failed.
+  const piece = 4 << 20;
+  const sendPieces = async (blob, id, signal) => {
+    for (let at = 0; at < blob.size; at += piece) {
+      if (signal.aborted) return send({ webkeepBody: { id, abort: true } });
+      const bytes = new Uint8Array(await blob.slice(at, at + piece).arrayBuffer());
+      // Not taken: the core answered without reading the rest.
+      if (!(await send({ webkeepBody: { id, bytes } })).taken) return undefined;
+    }
+    return send({ webkeepBody: { id, end: true } });
+  };
   globalThis.fetch = async (input, init) => {
     const req = new Request(input, init);
     if (!isAPI(new URL(req.url))) return fetchFromNetwork(input, init);
@@ -31,8 +44,12 @@
       if (req.signal.aborted) reject(req.signal.reason);
       req.signal.addEventListener("abort", () => reject(req.signal.reason));
     });
-    const body = req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(await req.arrayBuffer());
-    const a = await Promise.race([send({ webkeepApi: { url: req.url, method: req.method, headers: [...req.headers], body } }), aborted]);
+    const blob = init && init.body instanceof Blob && init.body.size > piece ? init.body : null;
+    const bodyId = blob ? crypto.randomUUID() : undefined;
+    const body = blob || req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(await req.arrayBuffer());
+    const answer = send({ webkeepApi: { url: req.url, method: req.method, headers: [...req.headers], body, bodyId } });
+    if (blob) sendPieces(blob, bodyId, req.signal).catch((e) => console.error("webkeep: sending a body:", e));
+    const a = await Promise.race([answer, aborted]);
     const empty = a.status === 204 || a.status === 304 || req.method === "HEAD";
     return new Response(empty ? null : a.body, { status: a.status, statusText: a.statusText, headers: a.headers });
   };

@@ -391,6 +391,53 @@ browser.runtime.onMessage.addListener((message, sender) => {
   return undefined;
 });
 
+// Request bodies that come in pieces (api.js), by id: the stream the core reads each
+// from, and the pieces sent and not yet taken. A piece's message is answered once the
+// core takes it ({taken: true}), or when the core answered the request without reading
+// the rest ({taken: false}), so that the page sends the next only then.
+const pieceBodies = new Map();
+const pieceBody = (id) => {
+  let b = pieceBodies.get(id);
+  if (b) return b;
+  b = { pieces: [], ended: false, aborted: false, done: false, wake: () => {} };
+  b.stream = new ReadableStream({
+    async pull(ctrl) {
+      while (!b.pieces.length && !b.ended && !b.aborted) await new Promise((r) => { b.wake = r; });
+      if (b.aborted) return ctrl.error(new Error("the upload was cancelled"));
+      if (!b.pieces.length) return ctrl.close();
+      const p = b.pieces.shift();
+      ctrl.enqueue(p.bytes);
+      p.taken({ taken: true });
+    },
+  }, { highWaterMark: 0 });
+  pieceBodies.set(id, b);
+  return b;
+};
+// finishPieceBody ends a body once its request is answered: pieces sent then are not
+// taken, and it is forgotten a minute later.
+const finishPieceBody = (id) => {
+  const b = pieceBody(id);
+  b.done = true;
+  for (const p of b.pieces.splice(0)) p.taken({ taken: false });
+  setTimeout(() => pieceBodies.delete(id), 60000);
+};
+browser.runtime.onMessage.addListener((message, sender) => {
+  const m = message && message.webkeepBody;
+  if (!m || sender.id !== browser.runtime.id || !String(sender.url).startsWith(location.origin)) return undefined;
+  const b = pieceBody(m.id);
+  if (b.done) return Promise.resolve({ taken: false });
+  if (m.end || m.abort) {
+    b.ended = b.ended || Boolean(m.end);
+    b.aborted = b.aborted || Boolean(m.abort);
+    b.wake();
+    return Promise.resolve({ taken: true });
+  }
+  return new Promise((taken) => {
+    b.pieces.push({ bytes: m.bytes, taken });
+    b.wake();
+  });
+});
+
 // The pages' API requests (api.js), answered by the core as the service worker's fetch
 // event has them answered in Chromium: the answer goes back as status, headers and bytes.
 browser.runtime.onMessage.addListener((message, sender) => {
@@ -400,8 +447,8 @@ browser.runtime.onMessage.addListener((message, sender) => {
     const url = new URL(m.url, location.origin);
     if (url.origin !== location.origin || !url.pathname.startsWith("/api/")) throw new Error(`not an API request: ${m.url}`);
     // Firefox's Request has no body stream (Request.body), which the core reads a body
-    // from: it is handed a request with a Response's.
-    const body = m.body && m.body.length ? new Response(m.body).body : null;
+    // from: it is handed a request with a Response's, or the stream of a body in pieces.
+    const body = m.bodyId ? pieceBody(m.bodyId).stream : m.body && m.body.length ? new Response(m.body).body : null;
     // A request that changes something (stopping a recording) sees every event; one
     // that only looks may be a moment behind.
     if (m.method !== "GET") {
@@ -414,6 +461,7 @@ browser.runtime.onMessage.addListener((message, sender) => {
       const res = await c.handle({ url: url.href, method: m.method, headers: new Headers(m.headers), body });
       return { status: res.status, statusText: res.statusText, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
     } finally {
+      if (m.bodyId) finishPieceBody(m.bodyId);
       answering--;
       keepRecording();
     }

@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { base32, responseRecord } from "../lib/warcrecord.mjs";
 import { startWorker, call } from "../test/worker/harness.mjs";
+import { mb } from "../lib/stats.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, def) => {
@@ -73,7 +74,6 @@ try {
 } finally {
   await mf.dispose();
 }
-const mb = (n) => (n / 1e6).toFixed(1);
 console.log(`| days | sessions | payloads | sent as revisits | payload MB without dedup | with | saved |`);
 console.log(`|---:|---:|---:|---:|---:|---:|---:|`);
 console.log(`| ${DAYS} | ${DAYS * SESSIONS} | ${records} | ${revisits} | ${mb(plain)} | ${mb(deduped)} | ${mb(plain - deduped)} MB (${((1 - deduped / plain) * 100).toFixed(0)}%) |`);

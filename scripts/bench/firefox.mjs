@@ -1,12 +1,17 @@
 // Benchmarks of webkeep's Firefox build in headless Firefox ESR, printed as a markdown
 // section for BENCHMARKS.md: page-load time of the demo gallery with recording on and
-// off (two tabs, loads alternating), and the extension process's memory while a large
-// response is recorded (--big 0 leaves that out).
+// off (two tabs, loads alternating), the extension process's memory while a large
+// response is recorded (--big 0 leaves that out), and while a large WARC is imported
+// from the archive page (--import 0 leaves that out).
 //
-//   node scripts/bench/firefox.mjs [--loads N] [--big BYTES]
+//   node scripts/bench/firefox.mjs [--loads N] [--big BYTES] [--import BYTES]
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { startDemoSite, waitFor } from "../lib/browser.mjs";
-import { api, firefoxExtensionProcess, firefoxMemory, firefoxTabId, launchFirefox } from "../lib/firefox.mjs";
-import { loadTimes, median, memoryRows, printSection, ratio, sampleMemory } from "../lib/stats.mjs";
+import { api, firefoxExtensionProcess, firefoxMemory, firefoxTabId, launchFirefox, openExtensionPage } from "../lib/firefox.mjs";
+import { writeWARC10 } from "../lib/hostile.mjs";
+import { loadTimes, mb, median, memoryRows, printSection, ratio, sampleMemory } from "../lib/stats.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -14,6 +19,7 @@ const arg = (name, def) => {
 };
 const loads = arg("--loads", 61);
 const bigSize = arg("--big", 500 << 20);
+const importSize = arg("--import", 1e9);
 const settle = 300;
 
 const site = await startDemoSite(["-big", String(bigSize)]);
@@ -59,9 +65,41 @@ try {
     const kept = session.incomplete === 0 && notes.length === 0 && session.bytes > 0;
     rows.push(["same: what the page received / the archive kept", `${whole ? "every byte" : received} / ${kept ? "nothing marked" : `not whole: ${String(stopped.bytes)}`}`, "the page's sha256 against the site's; the session's marks and notes"]);
   }
+  if (importSize > 0) {
+    // A WARC/1.0 of one 300 MB response and 1 MiB ones up to importSize, imported from
+    // the archive page: the page sends the file in pieces to the background page.
+    const dir = mkdtempSync(path.join(tmpdir(), "bench-firefox-import-"));
+    try {
+      const warc = path.join(dir, "big.warc");
+      const recordSize = Math.min(300e6, importSize);
+      const sizes = [recordSize];
+      for (let n = recordSize; n < importSize; n += 1 << 20) sizes.push(1 << 20);
+      writeWARC10(warc, sizes);
+      const archive = await firefox.browser.newPage();
+      await openExtensionPage(archive, firefox.page("archive.html"));
+      await new Promise((r) => setTimeout(r, 2000));
+      const { idle, peak, stop } = sampleMemory(() => firefoxMemory(firefox, extensionPid));
+      const t0 = performance.now();
+      await (await archive.$("#import-file")).uploadFile(warc);
+      await waitFor(() => archive.evaluate(() => document.querySelectorAll("#jobs .job").length === 2 &&
+        !document.querySelector('#jobs .job[data-state="running"]')), "the import to end", 3600000);
+      stop();
+      const secs = (performance.now() - t0) / 1000;
+      const jobs = await archive.evaluate(() => document.querySelectorAll('#jobs .job[data-state="done"]').length === 2 ? "" : document.querySelector("#jobs").textContent);
+      if (jobs) throw new Error(`the import did not end done: ${jobs}`);
+      const session = JSON.parse((await api(archive, "GET", "/api/sessions")).bytes).find((x) => x.name === "big.warc");
+      const warcBytes = statSync(warc).size;
+      rows.push([`import of a ${mb(warcBytes)} MB WARC/1.0 with one ${mb(recordSize)} MB record (archive page): extension process over idle, peak`,
+        `+${mb(peak.ext - idle.ext)} MB`, `idle ${mb(idle.ext)} MB, peak ${mb(peak.ext)} MB RSS (target: flat, under 200 MB over idle); all Firefox processes ${mb(idle.all)} / ${mb(peak.all)} MB`]);
+      rows.push(["same: time to upload and import", `${secs.toFixed(1)} s`, `${session ? session.records : "?"} records imported`]);
+      await archive.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
 } finally {
   await firefox.close();
   site.stop();
 }
 
-printSection("Extension in Firefox", `\`node scripts/bench/firefox.mjs --loads ${loads} --big ${bigSize}\` (headless Debian Firefox ESR, the Firefox build)`, rows);
+printSection("Extension in Firefox", `\`node scripts/bench/firefox.mjs --loads ${loads} --big ${bigSize} --import ${importSize}\` (headless Debian Firefox ESR, the Firefox build)`, rows);

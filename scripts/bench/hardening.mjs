@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { launch, processMemory, waitFor } from "../lib/browser.mjs";
 import { writeDatabase, writeWARC10 } from "../lib/hostile.mjs";
+import { mb } from "../lib/stats.mjs";
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -18,7 +19,6 @@ const arg = (name, def) => {
 const warcSize = arg("--warc", 1e9);
 const recordSize = arg("--record", 300e6);
 const dbSize = arg("--db", 32 << 20);
-const mb = (n) => (n / 1e6).toFixed(1);
 
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-bench-hardening-"));
 const browser = await launch();

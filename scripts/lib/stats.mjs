@@ -45,7 +45,8 @@ export async function loadTimes(pages, url, loads, settle) {
   return times;
 }
 
-const mb = (n) => (n / 1e6).toFixed(1);
+/** Bytes as megabytes, one decimal. */
+export const mb = (n) => (n / 1e6).toFixed(1);
 
 /**
  * The rows of a memory measure while a large response of size bytes was recorded: idle

@@ -49,8 +49,9 @@ func call(method, path string, in, out any) error {
 // Blob's stream, counted as the core reads it. Not with XMLHttpRequest, whose upload
 // progress is built in: Chromium then holds the whole file in the extension's process
 // until the core has read it (a 1 GB import grew it by 1 GB, BENCHMARKS.md, "Large
-// inputs"). Elsewhere (Firefox, whose pages pass an upload whole to the background
-// page anyway) the Blob is the body and progress is told once, at the end.
+// inputs"). Elsewhere (Firefox, whose pages send an upload to the background page in
+// pieces of 4 MiB: extension-firefox/api.js) the Blob is the body and progress is told
+// once, at the end.
 func send(method, path string, body js.Value, progress func(done, total int64), cancel <-chan struct{}, out any) error {
 	fail := func(err error) error { return fmt.Errorf("%s %s: %w", method, path, err) }
 	contentType := body.Get("type").String()

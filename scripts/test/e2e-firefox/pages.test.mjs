@@ -2,7 +2,10 @@
 // uploads (fetch, with a Blob body: Firefox takes no stream) reach the core as in Chromium. The demo
 // site's URL database is loaded on the options page and a WARC imported on the archive
 // page, each from a file chosen in the page's file input, and the core's API shows both.
+// A file larger than a piece (4 MiB) goes to the background page in pieces, every byte
+// of it, and an upload cancelled part of the way leaves no session.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,6 +13,7 @@ import { after, before, test } from "node:test";
 import { startDemoSite, waitFor } from "../../lib/browser.mjs";
 import { api, launchFirefox, openExtensionPage } from "../../lib/firefox.mjs";
 import { writeWARC10 } from "../../lib/hostile.mjs";
+import { httpBody, readWarc09, reassemble } from "../../lib/warc09.mjs";
 
 let site, firefox, dir;
 
@@ -58,5 +62,58 @@ test("a WARC chosen on the archive page is imported by the core, whole", async (
   const imported = sessions.find((s) => s.name === "two.warc");
   assert.ok(imported, `no session named two.warc among ${sessions.map((s) => s.name).join(", ")}`);
   assert.equal(imported.records, 2);
+  await archive.close();
+});
+
+// patterned is the body writeWARC10 writes of size bytes.
+function patterned(size) {
+  const chunk = Buffer.alloc(1 << 20);
+  for (let i = 0; i < chunk.length; i++) chunk[i] = 0x61 + (i % 26);
+  const out = Buffer.alloc(size);
+  for (let at = 0; at < size; at += chunk.length) chunk.copy(out, at, 0, Math.min(chunk.length, size - at));
+  return out;
+}
+
+test("a WARC larger than a piece is imported in pieces, every byte of it", async () => {
+  const warc = path.join(dir, "pieces.warc");
+  const sizes = [9 << 20, 1000, (5 << 20) + 7];
+  writeWARC10(warc, sizes, "http://pieces.example/");
+  const archive = await firefox.browser.newPage();
+  await openExtensionPage(archive, firefox.page("archive.html"));
+  await (await archive.$("#import-file")).uploadFile(warc);
+  assert.equal(await jobsEnded(archive, "the import to end"), "", "the upload and the import both end done");
+  const sessions = JSON.parse((await api(archive, "GET", "/api/sessions")).bytes);
+  const imported = sessions.find((s) => s.name === "pieces.warc");
+  assert.ok(imported, `no session named pieces.warc among ${sessions.map((s) => s.name).join(", ")}`);
+  assert.equal(imported.records, sizes.length);
+  const records = reassemble(readWarc09((await api(archive, "GET", `/api/sessions/${encodeURIComponent(imported.id)}/warc.gz`)).bytes));
+  sizes.forEach((size, i) => {
+    const record = records.find((r) => r.type === "response" && r.uri === `http://pieces.example/${i}`);
+    assert.ok(record, `a response record for http://pieces.example/${i}`);
+    const { body } = httpBody(record.block);
+    assert.equal(body.length, size, `record ${i}`);
+    assert.equal(createHash("sha256").update(body).digest("hex"), createHash("sha256").update(patterned(size)).digest("hex"), `record ${i}`);
+  });
+  await archive.close();
+});
+
+test("an import cancelled as it uploads in pieces leaves no session", async () => {
+  const warc = path.join(dir, "cancelled.warc");
+  writeWARC10(warc, Array(400).fill(1 << 20), "http://cancelled.example/");
+  const archive = await firefox.browser.newPage();
+  await openExtensionPage(archive, firefox.page("archive.html"));
+  await (await archive.$("#import-file")).uploadFile(warc);
+  await waitFor(() => archive.evaluate(() => document.querySelector('#jobs .job [data-action="cancel"]') !== null), "the upload's box", 60000);
+  await new Promise((r) => setTimeout(r, 1000));
+  await archive.evaluate(() => document.querySelector('#jobs .job [data-action="cancel"]').click());
+  await waitFor(() => archive.evaluate(() => document.querySelector('#jobs .job[data-state="cancelled"]') !== null), "the upload to be cancelled", 60000);
+  // The core is told the body failed: it removes what it spooled of it, makes no
+  // session of it, and answers.
+  await waitFor(() => archive.evaluate(async () => (await (await browser.runtime.getBackgroundPage()).webkeepHost.store.keys("spool/")).length === 0),
+    "the upload's spool to be removed", 60000);
+  const sessions = JSON.parse((await api(archive, "GET", "/api/sessions")).bytes);
+  assert.ok(!sessions.some((s) => s.name === "cancelled.warc"), sessions.map((s) => s.name).join(", "));
+  const status = await api(archive, "GET", "/api/status");
+  assert.equal(status.status, 200);
   await archive.close();
 });
