@@ -21,19 +21,19 @@
       }
     }
   };
-  // A body goes to the background page as bytes (a message does not carry a Blob). A
-  // Blob (an imported file) larger than a piece goes in pieces, each sent once the
-  // core has taken the one before (background.js, pieceBodies), so that an upload of any
-  // size holds a piece or two in memory; a smaller body goes whole, with the request.
+  // A body goes to the background page with the request, as bytes; but a Blob (an
+  // imported file) larger than a piece goes in pieces, slices of the Blob (which a
+  // message carries as a reference to the file, not its bytes), each sent once the core
+  // has taken the one before (background.js, pieceBodies): an upload of any size holds
+  // a piece in memory at a time.
   // A request aborted (an upload cancelled) rejects at once; the background page still
   // answers it, its body's stream failed.
   const piece = 4 << 20;
   const sendPieces = async (blob, id, signal) => {
     for (let at = 0; at < blob.size; at += piece) {
       if (signal.aborted) return send({ webkeepBody: { id, abort: true } });
-      const bytes = new Uint8Array(await blob.slice(at, at + piece).arrayBuffer());
       // Not taken: the core answered without reading the rest.
-      if (!(await send({ webkeepBody: { id, bytes } })).taken) return undefined;
+      if (!(await send({ webkeepBody: { id, blob: blob.slice(at, at + piece) } })).taken) return undefined;
     }
     return send({ webkeepBody: { id, end: true } });
   };
