@@ -239,9 +239,6 @@ func (ix *Index) topK(must, mustNot []Clause, sp scope, fs filterSet, sc scorer,
 		}
 		rest = nil
 	}
-	if debugPrune != nil {
-		debugPrune(pr)
-	}
 	total := pr.count()
 	left := pr.skipped
 	for _, l := range rest {
@@ -821,5 +818,3 @@ func (c *cursor) find(d DocID) ([]uint32, bool) {
 	}
 	return c.positions(), true
 }
-
-var debugPrune func(*pruning)
