@@ -306,21 +306,28 @@ func TestSearchIndexesInSlices(t *testing.T) {
 	}
 }
 
+// indexedWiki is a service over store with the wiki's WARC imported and every
+// page of it indexed.
+func indexedWiki(t *testing.T, store Store) *Service {
+	t.Helper()
+	svc, err := NewService(store, newFakeHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.archive.importBody(context.Background(), "w.warc.gz", bytes.NewReader(wikiWARC(t))); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := svc.search.catchUp(time.Time{}); err != nil || !done {
+		t.Fatalf("catching up at once: done %v, %v", done, err)
+	}
+	return svc
+}
+
 // An import's CDX lines come in chunks of thousands: a slice stops within one (a
 // search waits no longer than a slice for the index), and the next, or the
 // next start of the service, goes on from there, indexing no page twice.
 func TestSearchStopsWithinAChunk(t *testing.T) {
-	whole, err := NewService(NewMemStore(), newFakeHost())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := whole.archive.importBody(context.Background(), "w.warc.gz", bytes.NewReader(wikiWARC(t))); err != nil {
-		t.Fatal(err)
-	}
-	if done, err := whole.search.catchUp(time.Time{}); err != nil || !done {
-		t.Fatalf("catching up at once: done %v, %v", done, err)
-	}
-	pages := whole.search.ix.Len()
+	pages := indexedWiki(t, NewMemStore()).search.ix.Len()
 
 	store := NewMemStore()
 	svc, err := NewService(store, newFakeHost())
@@ -361,16 +368,7 @@ func TestSearchStopsWithinAChunk(t *testing.T) {
 // the recording says so.
 func TestSearchBadReadMark(t *testing.T) {
 	store := NewMemStore()
-	svc, err := NewService(store, newFakeHost())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.archive.importBody(context.Background(), "w.warc.gz", bytes.NewReader(wikiWARC(t))); err != nil {
-		t.Fatal(err)
-	}
-	if done, err := svc.search.catchUp(time.Time{}); err != nil || !done {
-		t.Fatalf("catching up: done %v, %v", done, err)
-	}
+	svc := indexedWiki(t, store)
 	pages := svc.search.ix.Len()
 	keys, err := store.Keys(searchReadKeys)
 	if err != nil || len(keys) != 1 {
