@@ -63,8 +63,8 @@
 // only the blocks that hold the document, and the summary when it changes a
 // sealed block (a block keeps its frontier, which still bounds its scores).
 //
-// A block of more than 32 documents is in strides of 32 (but for its last):
-// its header has a second 0 byte after the first (where another block's
+// A block is in strides of 32 documents (but for its last, which may be its
+// only one): its header has a second 0 byte after the first (where another block's
 // count, never 0, begins) and, after its title bound, the number of its
 // strides and per stride its number of entries, where its entries begin (a
 // delta from the previous stride's), the document its first entry's distance
@@ -72,7 +72,8 @@
 // pairs), its longest weighted length (2^32-1 when not known: a block
 // rewritten by a delete keeps its block's frontier for each stride) and its
 // shortest title. A search bounds a stride's scores without decoding it,
-// passes it, or begins there.
+// passes it, or begins there. A tail written before strides gains them as it
+// grows, the entries it had as one stride of unknown lengths.
 // Documents are buffered and written Options.FlushDocs at a time, so that a
 // term's tail is rewritten once per flush, not once per document.
 //

@@ -174,15 +174,15 @@ func decodeTerms(v []byte) ([]string, error) {
 // blockHeader begins a posting block: a 0 byte (which a block of version 1,
 // whose first number is its count, never begins with), its number of
 // documents, the first and last of them, its frontier and its title bound
-// (blockmax.go). A block of more than one stride has a second 0 byte (where
-// another block's count, never 0, begins) and its strides after its title
-// bound.
+// (blockmax.go). A block with strides (every block written since they were)
+// has a second 0 byte (where another block's count, never 0, begins) and its
+// strides after its title bound.
 type blockHeader struct {
 	count       int
 	first, last DocID
 	front       frontier
 	title       int      // no document of the block has a longer title (tokens)
-	strides     []stride // none for a block read without them, or of one
+	strides     []stride // none for a block written before strides
 }
 
 // A stride is a run of a block's entries, strideEntries of them but for its
@@ -250,7 +250,7 @@ func (h *blockHeader) span(k int) (lo, hi DocID) {
 
 func appendHeader(b []byte, h blockHeader) []byte {
 	b = append(b, 0)
-	if len(h.strides) > 1 {
+	if len(h.strides) > 0 {
 		b = append(b, 0)
 	}
 	b = binary.AppendUvarint(b, uint64(h.count))
@@ -258,7 +258,7 @@ func appendHeader(b []byte, h blockHeader) []byte {
 	b = binary.AppendUvarint(b, uint64(h.last))
 	b = appendFrontier(b, h.front)
 	b = binary.AppendUvarint(b, uint64(h.title))
-	if len(h.strides) > 1 {
+	if len(h.strides) > 0 {
 		b = binary.AppendUvarint(b, uint64(len(h.strides)))
 		prev, offset := h.first, 0
 		for _, s := range h.strides {
@@ -312,7 +312,7 @@ func (h *blockHeader) decodeStrides(r *reader) error {
 	bad := fmt.Errorf("%w: posting block strides", errCorrupt)
 	// A stride takes seven bytes at least.
 	n := r.uvarint()
-	if n < 2 || n > uint64(h.count) || n > uint64(len(r.b)/7) {
+	if n < 1 || n > uint64(h.count) || n > uint64(len(r.b)/7) {
 		return bad
 	}
 	h.strides = make([]stride, n)

@@ -354,13 +354,14 @@ func (pr *pruning) bound(lo, hi DocID) (float64, bool) {
 
 // blockBound returns the most a document of block b from lo to hi can score
 // for a clause of inverse document frequency idf: by the frontiers of its
-// strides there when b is read and has strides, else by its own.
+// strides there when b is read and has strides (a block written before them
+// has none), else by its own.
 func (pr *pruning) blockBound(b *blockRef, lo, hi DocID, idf float64) float64 {
 	if b.value == nil {
 		return pr.sc.bound(b.h.front, idf)
 	}
 	h, _, err := b.header()
-	if err != nil || len(h.strides) < 2 {
+	if err != nil || len(h.strides) == 0 {
 		// A corrupt block is said so by the cursor that reads it.
 		return pr.sc.bound(b.h.front, idf)
 	}
@@ -725,9 +726,10 @@ func (c *cursor) load(b *blockRef) bool {
 }
 
 // strideStart returns the stride of the current block whose first entry is
-// the next, if there is one (and the block has strides).
+// the next, if there is one (and the block has strides: one written before
+// them has none).
 func (c *cursor) strideStart() (int, bool) {
-	if len(c.strides) < 2 || c.left == 0 {
+	if len(c.strides) == 0 || c.left == 0 {
 		return 0, false
 	}
 	return c.stride, c.strides[c.stride].index == c.count-c.left

@@ -116,6 +116,36 @@ func TestCursorStrides(t *testing.T) {
 	}
 }
 
+// TestStridesAcrossFlushes adds pages a few at a time, as recording commits
+// them: every block, sealed or tail, has strides, and each knows its pages'
+// longest length (which bounds a match's score from below), whatever the
+// flushes its entries came in; checkSummaries checks them against the pages.
+func TestStridesAcrossFlushes(t *testing.T) {
+	s := NewMemStore()
+	ix := indexWith(t, s, &Options{FlushDocs: 7}, syntheticDocs(600))
+	checkSummaries(t, ix, s)
+	blocks, strided := 0, 0
+	s.Scan(keyTerm, func(key string, value []byte) bool {
+		h, _, err := decodeHeader(value)
+		if err != nil {
+			t.Fatalf("%q: %v", key, err)
+		}
+		blocks++
+		if len(h.strides) > 0 {
+			strided++
+		}
+		for k, st := range h.strides {
+			if st.longest == unknownLength {
+				t.Errorf("%q: stride %d of %d does not know its pages' longest length", key, k, len(h.strides))
+			}
+		}
+		return true
+	})
+	if strided != blocks {
+		t.Errorf("%d of %d blocks have strides", strided, blocks)
+	}
+}
+
 // TestDecodeStrides checks that a block whose strides do not agree with its
 // entries is said corrupt: a stride beginning past the entries, counts that
 // do not add up to the block's, a document going back.
