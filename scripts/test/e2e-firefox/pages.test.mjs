@@ -117,3 +117,23 @@ test("an import cancelled as it uploads in pieces leaves no session", async () =
   assert.equal(status.status, 200);
   await archive.close();
 });
+
+test("an import whose page is closed as it uploads in pieces leaves no session, and the core answers", async () => {
+  const warc = path.join(dir, "closed.warc");
+  writeWARC10(warc, Array(400).fill(1 << 20), "http://closed.example/");
+  const archive = await firefox.browser.newPage();
+  await openExtensionPage(archive, firefox.page("archive.html"));
+  await (await archive.$("#import-file")).uploadFile(warc);
+  await waitFor(() => archive.evaluate(() => document.querySelector('#jobs .job [data-action="cancel"]') !== null), "the upload's box", 60000);
+  // Under way: the core has spooled part of it.
+  await waitFor(() => firefox.control.evaluate(async () => (await (await browser.runtime.getBackgroundPage()).webkeepHost.store.keys("spool/")).length > 0),
+    "the upload to be spooled", 60000);
+  await archive.close();
+  // The body's stream fails as the tab closes: the core removes what it spooled of it
+  // and makes no session of it.
+  await waitFor(() => firefox.control.evaluate(async () => (await (await browser.runtime.getBackgroundPage()).webkeepHost.store.keys("spool/")).length === 0),
+    "the closed upload's spool to be removed", 30000); // sooner than a missing piece's 60 s
+  const sessions = JSON.parse((await api(firefox.control, "GET", "/api/sessions")).bytes);
+  assert.ok(!sessions.some((s) => s.name === "closed.warc"), sessions.map((s) => s.name).join(", "));
+  assert.equal((await api(firefox.control, "GET", "/api/status")).status, 200);
+});
