@@ -3,7 +3,8 @@
 // site's URL database is loaded on the options page and a WARC imported on the archive
 // page, each from a file chosen in the page's file input, and the core's API shows both.
 // A file larger than a piece (4 MiB) goes to the background page in pieces, every byte
-// of it, and an upload cancelled part of the way leaves no session.
+// of it, and an upload cancelled or whose page is closed part of the way leaves no
+// session.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -97,43 +98,44 @@ test("a WARC larger than a piece is imported in pieces, every byte of it", async
   await archive.close();
 });
 
-test("an import cancelled as it uploads in pieces leaves no session", async () => {
-  const warc = path.join(dir, "cancelled.warc");
-  writeWARC10(warc, Array(400).fill(1 << 20), "http://cancelled.example/");
+// uploading starts importing name, a WARC of 400 MiB, from a new archive page, and
+// resolves to the page once its upload is under way: the core has spooled part of it.
+async function uploading(name) {
+  const warc = path.join(dir, name);
+  writeWARC10(warc, Array(400).fill(1 << 20), `http://${name}/`);
   const archive = await firefox.browser.newPage();
   await openExtensionPage(archive, firefox.page("archive.html"));
   await (await archive.$("#import-file")).uploadFile(warc);
   await waitFor(() => archive.evaluate(() => document.querySelector('#jobs .job [data-action="cancel"]') !== null), "the upload's box", 60000);
-  await new Promise((r) => setTimeout(r, 1000));
+  await waitFor(async () => (await spooled()) > 0, "the upload to be spooled", 60000);
+  return archive;
+}
+
+// spooled is the number of the core's spool keys (uploads it has taken part of).
+const spooled = () => firefox.control.evaluate(async () => (await (await browser.runtime.getBackgroundPage()).webkeepHost.store.keys("spool/")).length);
+
+// abandoned checks that the upload of name left nothing: its spool removed within ms,
+// no session of it, and the core answering.
+async function abandoned(name, ms) {
+  await waitFor(async () => (await spooled()) === 0, `the spool of ${name} to be removed`, ms);
+  const sessions = JSON.parse((await api(firefox.control, "GET", "/api/sessions")).bytes);
+  assert.ok(!sessions.some((s) => s.name === name), sessions.map((s) => s.name).join(", "));
+  assert.equal((await api(firefox.control, "GET", "/api/status")).status, 200);
+}
+
+test("an import cancelled as it uploads in pieces leaves no session", async () => {
+  const archive = await uploading("cancelled.warc");
   await archive.evaluate(() => document.querySelector('#jobs .job [data-action="cancel"]').click());
   await waitFor(() => archive.evaluate(() => document.querySelector('#jobs .job[data-state="cancelled"]') !== null), "the upload to be cancelled", 60000);
   // The core is told the body failed: it removes what it spooled of it, makes no
   // session of it, and answers.
-  await waitFor(() => archive.evaluate(async () => (await (await browser.runtime.getBackgroundPage()).webkeepHost.store.keys("spool/")).length === 0),
-    "the upload's spool to be removed", 60000);
-  const sessions = JSON.parse((await api(archive, "GET", "/api/sessions")).bytes);
-  assert.ok(!sessions.some((s) => s.name === "cancelled.warc"), sessions.map((s) => s.name).join(", "));
-  const status = await api(archive, "GET", "/api/status");
-  assert.equal(status.status, 200);
+  await abandoned("cancelled.warc", 60000);
   await archive.close();
 });
 
 test("an import whose page is closed as it uploads in pieces leaves no session, and the core answers", async () => {
-  const warc = path.join(dir, "closed.warc");
-  writeWARC10(warc, Array(400).fill(1 << 20), "http://closed.example/");
-  const archive = await firefox.browser.newPage();
-  await openExtensionPage(archive, firefox.page("archive.html"));
-  await (await archive.$("#import-file")).uploadFile(warc);
-  await waitFor(() => archive.evaluate(() => document.querySelector('#jobs .job [data-action="cancel"]') !== null), "the upload's box", 60000);
-  // Under way: the core has spooled part of it.
-  await waitFor(() => firefox.control.evaluate(async () => (await (await browser.runtime.getBackgroundPage()).webkeepHost.store.keys("spool/")).length > 0),
-    "the upload to be spooled", 60000);
+  const archive = await uploading("closed.warc");
   await archive.close();
-  // The body's stream fails as the tab closes: the core removes what it spooled of it
-  // and makes no session of it.
-  await waitFor(() => firefox.control.evaluate(async () => (await (await browser.runtime.getBackgroundPage()).webkeepHost.store.keys("spool/")).length === 0),
-    "the closed upload's spool to be removed", 30000); // sooner than a missing piece's 60 s
-  const sessions = JSON.parse((await api(firefox.control, "GET", "/api/sessions")).bytes);
-  assert.ok(!sessions.some((s) => s.name === "closed.warc"), sessions.map((s) => s.name).join(", "));
-  assert.equal((await api(firefox.control, "GET", "/api/status")).status, 200);
+  // The body's stream fails as the tab closes (sooner than a missing piece's 60 s).
+  await abandoned("closed.warc", 30000);
 });
