@@ -213,11 +213,8 @@ const (
 
 // note takes in the entry of document id and point pt, title tokens long,
 // that begins at offset in the block's entries and was appended after h.last
-// (h.first when the block was empty).
+// (an empty block's first and last are id already).
 func (h *blockHeader) note(id DocID, pt point, title, offset int) {
-	if h.count == 0 {
-		*h = blockHeader{first: id, last: id}
-	}
 	if len(h.strides) == 0 && h.count > 0 {
 		// A block read without strides is one so far.
 		h.strides = []stride{{count: h.count, prev: h.first, front: slices.Clone(h.front), longest: unknownLength}}

@@ -41,7 +41,12 @@ func isPair(term string) bool { return strings.HasPrefix(term, pairSep) }
 // pairs sort together, apart from the words (whose blocks a store that keeps
 // neighbouring keys together, as the team archive's tables do, reads with
 // fewer bytes of pairs among them).
-func pairTerm(a, b string) string { return pairSep + a + pairSep + b }
+func pairTerm(a, b string) string { return string(appendPairTerm(nil, a, b)) }
+
+// appendPairTerm appends the term of the pair of a and b (pairTerm) to buf.
+func appendPairTerm(buf []byte, a, b string) []byte {
+	return append(append(append(append(buf, pairSep...), a...), pairSep...), b...)
+}
 
 // encodeCommon encodes the common terms and their since, in term order.
 func encodeCommon(common map[string]DocID) []byte {
@@ -100,7 +105,7 @@ func (ix *Index) addPairs(positions map[string][]uint32, id DocID, toks []Token)
 		since, ok := ix.common[t.Term]
 		common := ok && since <= id
 		if common && prev && t.Pos == toks[i-1].Pos+1 {
-			buf = append(append(append(append(buf[:0], pairSep...), toks[i-1].Term...), pairSep...), t.Term...)
+			buf = appendPairTerm(buf[:0], toks[i-1].Term, t.Term)
 			p, ok := positions[string(buf)]
 			if !ok {
 				p = make([]uint32, 0, 4)
