@@ -241,6 +241,11 @@ func (t *textSearch) indexSession(ix *search.Index, sess *Session, deadline time
 			if _, err := ix.DeleteSession(id); err != nil {
 				return false, false, err
 			}
+			// Committed at once with a mark of nothing read, so that this is said
+			// once, whatever the session holds.
+			if err := t.store.commit([]string{readKey}, [][]byte{[]byte(readMark{}.String())}); err != nil {
+				return false, false, err
+			}
 		}
 	} else if !errors.Is(err, ErrNotFound) {
 		return false, false, err

@@ -389,9 +389,29 @@ func TestSearchBadReadMark(t *testing.T) {
 		if len(notes) != 1 || !strings.Contains(notes[0], "indexed again") {
 			t.Errorf("mark %q: notes %q", mark, notes)
 		}
+
 		if res := searchFor(t, nethttp.Handler(svc.Handler()), "monospaced"); res.Total != 1 {
 			t.Errorf("mark %q: %+v", mark, res)
 		}
+	}
+	// A session with nothing written yet, its mark damaged: said once, not at
+	// every catch-up.
+	empty, err := svc.sessions.create("empty", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Put(searchReadKeys+empty.info.ID, []byte("seven")); err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	svc.search.note = func(s string) { notes = append(notes, s) }
+	for range 3 {
+		if _, err := svc.search.catchUp(time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(notes) != 1 {
+		t.Errorf("an empty session's damaged mark: notes %q, want one", notes)
 	}
 }
 
