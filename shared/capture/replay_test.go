@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"net/http"
@@ -202,6 +203,73 @@ func TestReplayReadsOnlyTheRecord(t *testing.T) {
 	}
 	if got := answer("http://example.org/big"); !bytes.Equal(got, big) {
 		t.Fatalf("the large answer: %d bytes, want %d", len(got), len(big))
+	}
+}
+
+// TestChunkedFileLengthsFromKeys: a stream's chunks are placed by the lengths their
+// keys give, without reading them; a chunk written before keys gave lengths is read
+// once to learn its own; a chunk that does not hold what its key says is an error
+// when it is read, not bytes from the wrong place.
+func TestChunkedFileLengthsFromKeys(t *testing.T) {
+	store := &getCountingStore{MemStore: NewMemStore()}
+	for k, v := range map[string]string{
+		"f/0000000000.6": "hello ",
+		"f/0000000001":   "big ", // written before keys gave lengths
+		"f/0000000002.3": "end",
+		"g/0000000000.4": "hello",
+	} {
+		if err := store.Put(k, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var cache byteCache[cachedChunk]
+	cache.max = 1 << 20
+	keys, _ := store.Keys("f/")
+	f, err := openChunkedFile(store, keys, &cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if store.read != len("big ") || f.Size() != 13 {
+		t.Errorf("opening read %d bytes (want the unlabelled chunk's 4), size %d (want 13)", store.read, f.Size())
+	}
+	for _, tc := range []struct {
+		at   int64
+		want string
+	}{{0, "hello big end"}, {6, "big end"}, {8, "g end"}, {10, "end"}, {13, ""}} {
+		got, err := io.ReadAll(f.Reader(tc.at))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("from %d: %q, %v; want %q", tc.at, got, err, tc.want)
+		}
+	}
+	keys, _ = store.Keys("g/")
+	g, err := openChunkedFile(store, keys, &cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(g.Reader(0)); err == nil || !strings.Contains(err.Error(), "holds 5 bytes, not the 4") {
+		t.Errorf("a chunk longer than its key says: %q, %v", got, err)
+	}
+}
+
+// TestSessionChunkKeysGiveLengths: every chunk of a session's streams is keyed with
+// its length.
+func TestSessionChunkKeysGiveLengths(t *testing.T) {
+	store := NewMemStore()
+	_, _, info := importedSession(t, store, []byte("small"), bytes.Repeat([]byte("x"), 5<<20))
+	keys, _ := store.Keys("s/" + info.ID + "/")
+	streams := 0
+	for _, k := range keys {
+		if strings.HasSuffix(k, "/info") {
+			continue
+		}
+		streams++
+		v, _ := store.Get(k)
+		if n, ok := chunkSize(k); !ok || n != int64(len(v)) {
+			t.Errorf("%s: the key gives %d (%v), the chunk holds %d bytes", k, n, ok, len(v))
+		}
+	}
+	if streams < 2 {
+		t.Errorf("the session has %d chunks: %v", streams, keys)
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -189,7 +191,7 @@ func (s *Session) commit(chunks ...streamChunk) error {
 			continue
 		}
 		seq := s.info.Chunks[c.stream]
-		keys = append(keys, sessionKey(s.info.ID, fmt.Sprintf("%s/%010d", c.stream, seq)))
+		keys = append(keys, s.chunkKey(c.stream, seq, len(c.data)))
 		values = append(values, c.data)
 		s.info.Chunks[c.stream] = seq + 1
 	}
@@ -211,10 +213,28 @@ func (s *Session) chunkCount(stream string) int {
 	return s.info.Chunks[stream]
 }
 
+// chunkKey is the key of a chunk of one of the session's streams: its sequence number,
+// which orders the keys, then its length in bytes (chunkSize), by which a reader knows
+// where each chunk starts without reading the chunks before it. Chunks written before
+// the length was part of the key have none.
+func (s *Session) chunkKey(stream string, seq, size int) string {
+	return sessionKey(s.info.ID, fmt.Sprintf("%s/%010d.%d", stream, seq, size))
+}
+
+// chunkSize is the length a chunk's key gives (chunkKey), if it gives one.
+func chunkSize(key string) (int64, bool) {
+	_, size, ok := strings.Cut(path.Base(key), ".")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(size, 10, 64)
+	return n, err == nil && n >= 0
+}
+
 // appendChunk adds one chunk to a stream of the session.
 func (s *Session) appendChunk(stream string, p []byte) error {
 	seq := s.info.Chunks[stream]
-	key := sessionKey(s.info.ID, fmt.Sprintf("%s/%010d", stream, seq))
+	key := s.chunkKey(stream, seq, len(p))
 	if err := s.store.Put(key, p); err != nil {
 		return fmt.Errorf("capture: session %s: %s: %w", s.info.ID, stream, err)
 	}
