@@ -19,7 +19,8 @@ storeOptions.blobs = false;
 // (core.urgent): the core asks for nothing that is lost if it asks late, for a body
 // stays in its filter's hop until the core streams or reads it, and a request body
 // comes with its request. So every event keeps its place in one queue; only a new
-// tab's opening goes ahead (tabs.onCreated below).
+// tab's opening goes ahead (tabs.onCreated below), and a body kept past the pacing's
+// heldMax sends the queue at once (filterBody).
 const { pacer, ready } = startShim();
 
 // forward queues a webRequest event of a recorded tab (kind, its details) for the core.
@@ -58,11 +59,12 @@ const details = (d) => {
 // passes it on. Until the core streams the body (Network.streamResourceContent), the
 // bytes are kept here, to answer Network.getResponseBody; once it does, each piece goes
 // on as it comes (streamed): to IndexedDB when the core routed the body (a large one),
-// else to the core in a Network.dataReceived event. So a large body is never held here.
+// else to the core in a Network.dataReceived event. So a large body is never held here:
+// once more than the pacing's heldMax is kept, the events waiting go to the core.
 // hop.done settles once every byte has been passed on (onstop), or the filter failed;
 // hop.stopped is then the time (Date.now()) it settled.
 const filterBody = (requestId, tabId) => {
-  const hop = { chunks: [], size: 0, error: null, streaming: false, shown: 0 };
+  const hop = { chunks: [], size: 0, error: null, streaming: false, shown: 0, flushed: false };
   let filter;
   try {
     filter = browser.webRequest.filterResponseData(requestId);
@@ -79,6 +81,15 @@ const filterBody = (requestId, tabId) => {
       else {
         hop.chunks.push(new Uint8Array(e.data));
         hop.size += e.data.byteLength;
+        // A body that comes faster than the events wait (the loopback's 100 MB a
+        // second) would be kept here, 100 MB and more, until the core saw its request
+        // and streamed it, and more would go through the core before it saw the
+        // response's length and routed the body (route): the events waiting go to the
+        // core now, all of them, so that it does both at once.
+        if (hop.size > pacer.heldMax() && !hop.flushed) {
+          hop.flushed = true;
+          pacer.flush();
+        }
       }
     };
     filter.onstop = () => {

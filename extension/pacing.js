@@ -49,6 +49,9 @@ const newPacer = (deliver) => {
       lastEvent = performance.now();
       deliver(fn);
     },
+    // heldMax is the bytes of body data the events may hold before they go; Infinity
+    // until the core has started.
+    heldMax: () => (pacing ? pacing.heldMax : Infinity),
     // flush hands the core every event still waiting, before it answers a request of
     // the user's (stopping a recording must see all that was recorded).
     flush: () => {

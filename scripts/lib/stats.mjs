@@ -75,13 +75,16 @@ export function printSection(title, command, rows) {
  * Samples resident memory ({ ext, all }, from read) every 200 ms from now on:
  * returns { idle, peak, stop() }, idle the first sample and peak the largest of each
  * since, until stop is called. A sample that fails (a process went away) is skipped.
+ * With WEBKEEP_MEMTRACE set, each sample is printed on stderr too.
  */
 export function sampleMemory(read) {
   const idle = read();
   const peak = { ...idle };
+  const t0 = performance.now();
   const timer = setInterval(() => {
     try {
       const now = read();
+      if (process.env.WEBKEEP_MEMTRACE) console.error(`memtrace ${((performance.now() - t0) / 1000).toFixed(1)} s: extension ${mb(now.ext - idle.ext)} MB over idle`);
       peak.ext = Math.max(peak.ext, now.ext);
       peak.all = Math.max(peak.all, now.all);
     } catch { /* a process went away */ }

@@ -49,6 +49,7 @@ test("urgent events go at once, ahead of those waiting", async () => {
 
 test("flush hands over every event waiting at once", async () => {
   const { pacer, got, event } = started();
+  assert.equal(pacer.heldMax(), pacing.heldMax);
   for (const n of ["a", "b"]) pacer.add(event(n));
   pacer.flush();
   assert.deepEqual(got, ["a", "b"]);
@@ -59,6 +60,7 @@ test("flush hands over every event waiting at once", async () => {
 test("before the core has started, events only wait", async () => {
   const got = [];
   const pacer = newPacer((fn) => fn(got));
+  assert.equal(pacer.heldMax(), Infinity);
   pacer.add((g) => g.push("a"));
   pacer.urgent((g) => g.push("navigating"));
   await sleep(300);
