@@ -251,6 +251,28 @@ func TestChunkedFileLengthsFromKeys(t *testing.T) {
 	}
 }
 
+// TestChunkSize: what a chunk's key says of its length.
+func TestChunkSize(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		want int64
+		ok   bool
+	}{
+		{"s/a/warc/0000000003.4194304", 4194304, true},
+		{"s/a/warc/0000000003.0", 0, true},
+		{"s/a/warc/0000000003", 0, false},
+		{"s/a.b/warc/0000000003", 0, false},
+		{"s/a/warc/0000000003.", 0, false},
+		{"s/a/warc/0000000003.-1", 0, false},
+		{"s/a/warc/0000000003.12x", 0, false},
+		{"s/a/warc/0000000003.99999999999999999999", 0, false},
+	} {
+		if n, ok := chunkSize(tc.key); n != tc.want || ok != tc.ok {
+			t.Errorf("chunkSize(%q) = %d, %v; want %d, %v", tc.key, n, ok, tc.want, tc.ok)
+		}
+	}
+}
+
 // TestSessionChunkKeysGiveLengths: every chunk of a session's streams is keyed with
 // its length.
 func TestSessionChunkKeysGiveLengths(t *testing.T) {

@@ -228,7 +228,10 @@ func chunkSize(key string) (int64, bool) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(size, 10, 64)
-	return n, err == nil && n >= 0
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
 }
 
 // appendChunk adds one chunk to a stream of the session.
