@@ -66,6 +66,17 @@ export function writeBombZip(file, n = 20, size = 200 << 20) {
   return writeZip(file, entries);
 }
 
+// The 1 MiB of letters writeWARC10's bodies repeat.
+const patternChunk = Buffer.alloc(1 << 20);
+for (let i = 0; i < patternChunk.length; i++) patternChunk[i] = 0x61 + (i % 26);
+
+/** The body writeWARC10 writes of size bytes, whole: to check what was archived of it. */
+export function patternedBody(size) {
+  const out = Buffer.alloc(size);
+  for (let at = 0; at < size; at += patternChunk.length) patternChunk.copy(out, at, 0, Math.min(patternChunk.length, size - at));
+  return out;
+}
+
 /**
  * Writes a plain WARC/1.0 of responses, one per body size in sizes, each body a
  * repeated pattern, for URLs `${base}${i}`; resolves to the file's size.
@@ -74,8 +85,6 @@ export function writeWARC10(file, sizes, base = "http://big.example/") {
   const fd = openSync(file, "w");
   let total = 0;
   const put = (b) => { writeSync(fd, b); total += b.length; };
-  const chunk = Buffer.alloc(1 << 20);
-  for (let i = 0; i < chunk.length; i++) chunk[i] = 0x61 + (i % 26);
   sizes.forEach((size, i) => {
     const http = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: ${size}\r\n\r\n`);
     const head = Buffer.from([
@@ -84,7 +93,7 @@ export function writeWARC10(file, sizes, base = "http://big.example/") {
       "Content-Type: application/http; msgtype=response", `Content-Length: ${http.length + size}`, "", "",
     ].join("\r\n"));
     put(head); put(http);
-    for (let left = size; left > 0; left -= chunk.length) put(left >= chunk.length ? chunk : chunk.subarray(0, left));
+    for (let left = size; left > 0; left -= patternChunk.length) put(left >= patternChunk.length ? patternChunk : patternChunk.subarray(0, left));
     put(Buffer.from("\r\n\r\n"));
   });
   closeSync(fd);

@@ -13,7 +13,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { startDemoSite, waitFor } from "../../lib/browser.mjs";
 import { api, launchFirefox, openExtensionPage } from "../../lib/firefox.mjs";
-import { writeWARC10 } from "../../lib/hostile.mjs";
+import { patternedBody, writeWARC10 } from "../../lib/hostile.mjs";
 import { httpBody, readWarc09, reassemble } from "../../lib/warc09.mjs";
 
 let site, firefox, dir;
@@ -66,15 +66,6 @@ test("a WARC chosen on the archive page is imported by the core, whole", async (
   await archive.close();
 });
 
-// patterned is the body writeWARC10 writes of size bytes.
-function patterned(size) {
-  const chunk = Buffer.alloc(1 << 20);
-  for (let i = 0; i < chunk.length; i++) chunk[i] = 0x61 + (i % 26);
-  const out = Buffer.alloc(size);
-  for (let at = 0; at < size; at += chunk.length) chunk.copy(out, at, 0, Math.min(chunk.length, size - at));
-  return out;
-}
-
 test("a WARC larger than a piece is imported in pieces, every byte of it", async () => {
   const warc = path.join(dir, "pieces.warc");
   const sizes = [9 << 20, 1000, (5 << 20) + 7];
@@ -93,7 +84,7 @@ test("a WARC larger than a piece is imported in pieces, every byte of it", async
     assert.ok(record, `a response record for http://pieces.example/${i}`);
     const { body } = httpBody(record.block);
     assert.equal(body.length, size, `record ${i}`);
-    assert.equal(createHash("sha256").update(body).digest("hex"), createHash("sha256").update(patterned(size)).digest("hex"), `record ${i}`);
+    assert.equal(createHash("sha256").update(body).digest("hex"), createHash("sha256").update(patternedBody(size)).digest("hex"), `record ${i}`);
   });
   await archive.close();
 });
