@@ -24,7 +24,7 @@
   // A body goes to the background page with the request, as bytes; but a Blob (an
   // imported file) larger than a piece goes in pieces, slices of the Blob (which a
   // message carries as a reference to the file, not its bytes), each sent once the core
-  // has taken the one before (background.js, pieceBodies): an upload of any size holds
+  // has taken the one before (pieces.js, newPieceBodies): an upload of any size holds
   // a piece in memory at a time.
   // A request aborted (an upload cancelled) rejects at once; the background page still
   // answers it, its body's stream failed.

@@ -402,83 +402,14 @@ browser.runtime.onMessage.addListener((message, sender) => {
   return undefined;
 });
 
-// Request bodies that come in pieces (api.js), by id: the stream the core reads each
-// from, and the pieces sent and not yet taken. A piece's message is answered once the
-// core takes it ({taken: true}), or when the core answered the request without reading
-// the rest ({taken: false}), so that the page sends the next only then.
-// A body whose page was closed (its tab) fails at once; one whose next piece does not
-// come within pieceWaitMs (its page went elsewhere) fails then, so that the core's
-// request never waits for good.
-const pieceBodies = new Map();
-const pieceWaitMs = 60000;
-const pieceBody = (id) => {
-  let b = pieceBodies.get(id);
-  if (b) return b;
-  b = { pieces: [], ended: false, aborted: null, done: false, wake: () => {}, last: null, tabId: null };
-  const wait = () => new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      b.aborted = b.aborted || `no piece of the upload came in ${pieceWaitMs / 1000} s: the page sending it went away`;
-      resolve();
-    }, pieceWaitMs);
-    b.wake = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
-  b.stream = new ReadableStream({
-    // Called when the core reads, once it has copied the piece before: that piece's
-    // memory is freed now (detached), not at the next collection, which comes seldom
-    // while a large file is read (a 1 GB import grew the process by 600 MB so).
-    async pull(ctrl) {
-      if (b.last && b.last.buffer.transfer) b.last.buffer.transfer(0);
-      b.last = null;
-      while (!b.pieces.length && !b.ended && !b.aborted) await wait();
-      if (b.aborted) return ctrl.error(new Error(b.aborted));
-      if (!b.pieces.length) return ctrl.close();
-      const p = b.pieces.shift();
-      // A piece is a slice of the page's file (a Blob), read only now.
-      b.last = new Uint8Array(await p.blob.arrayBuffer());
-      ctrl.enqueue(b.last);
-      p.taken({ taken: true });
-    },
-  }, { highWaterMark: 0 });
-  pieceBodies.set(id, b);
-  return b;
-};
-// finishPieceBody ends a body once its request is answered: pieces sent then are not
-// taken, and it is forgotten a minute later.
-const finishPieceBody = (id) => {
-  const b = pieceBody(id);
-  b.done = true;
-  for (const p of b.pieces.splice(0)) p.taken({ taken: false });
-  setTimeout(() => pieceBodies.delete(id), 60000);
-};
+// Request bodies that come in pieces (api.js): pieces.js.
+const pieceBodies = newPieceBodies(60000);
 browser.runtime.onMessage.addListener((message, sender) => {
   const m = message && message.webkeepBody;
   if (!m || sender.id !== browser.runtime.id || !String(sender.url).startsWith(location.origin)) return undefined;
-  const b = pieceBody(m.id);
-  if (sender.tab) b.tabId = sender.tab.id;
-  if (b.done) return Promise.resolve({ taken: false });
-  if (m.end || m.abort) {
-    b.ended = b.ended || Boolean(m.end);
-    b.aborted = b.aborted || (m.abort ? "the upload was cancelled" : null);
-    b.wake();
-    return Promise.resolve({ taken: true });
-  }
-  return new Promise((taken) => {
-    b.pieces.push({ blob: m.blob, taken });
-    b.wake();
-  });
+  return pieceBodies.piece(m.id, m, sender.tab && sender.tab.id);
 });
-
-browser.tabs.onRemoved.addListener((tabId) => {
-  for (const b of pieceBodies.values()) {
-    if (b.tabId === tabId && !b.ended) {
-      b.aborted = b.aborted || "the page sending the upload was closed";
-      b.wake();
-    }
-  }
-});
+browser.tabs.onRemoved.addListener((tabId) => pieceBodies.tabClosed(tabId));
 
 // The pages' API requests (api.js), answered by the core as the service worker's fetch
 // event has them answered in Chromium: the answer goes back as status, headers and bytes.
@@ -490,8 +421,7 @@ browser.runtime.onMessage.addListener((message, sender) => {
     if (url.origin !== location.origin || !url.pathname.startsWith("/api/")) throw new Error(`not an API request: ${m.url}`);
     // Firefox's Request has no body stream (Request.body), which the core reads a body
     // from: it is handed a request with a Response's, or the stream of a body in pieces.
-    if (m.bodyId && sender.tab) pieceBody(m.bodyId).tabId = sender.tab.id;
-    const body = m.bodyId ? pieceBody(m.bodyId).stream : m.body && m.body.length ? new Response(m.body).body : null;
+    const body = m.bodyId ? pieceBodies.stream(m.bodyId, sender.tab && sender.tab.id) : m.body && m.body.length ? new Response(m.body).body : null;
     // A request that changes something (stopping a recording) sees every event; one
     // that only looks may be a moment behind.
     if (m.method !== "GET") {
@@ -504,7 +434,7 @@ browser.runtime.onMessage.addListener((message, sender) => {
       const res = await c.handle({ url: url.href, method: m.method, headers: new Headers(m.headers), body });
       return { status: res.status, statusText: res.statusText, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
     } finally {
-      if (m.bodyId) finishPieceBody(m.bodyId);
+      if (m.bodyId) pieceBodies.finish(m.bodyId);
       answering--;
       keepRecording();
     }
