@@ -15,7 +15,6 @@
 // never waits for good; pieces no request claims within waitMs (one sent after its
 // request was answered and forgotten) are answered not taken, and forgotten.
 "use strict";
-// eslint-disable-next-line no-unused-vars
 function newPieceBodies(waitMs) {
   const bodies = new Map();
   const forget = (id, b) => {
