@@ -27,7 +27,7 @@ function newPieceBodies(waitMs) {
     b = { pieces: [], ended: false, aborted: null, done: false, claimed: false, wake: () => {}, last: null, tabId: null };
     const wait = () => new Promise((resolve) => {
       const timer = setTimeout(() => {
-        b.aborted = b.aborted || `no piece of the upload came in ${waitMs / 1000} s: the page sending it went away`;
+        b.aborted = b.aborted || `no piece of the upload came in ${waitMs / 1000} s: the page sending it went away (send it again, and keep its page open until it is done)`;
         resolve();
       }, waitMs);
       b.wake = () => {

@@ -29,12 +29,15 @@ writeFileSync(path.join(ext, "probe.js"), `
 let answers = {}, tab = null;
 const seen = [];
 chrome.debugger.onEvent.addListener((source, method, p) => {
+  // A worker or frame waits for the debugger (auto-attach): let it run; its requests
+  // are paused by the tab's Fetch domain.
+  if (method === "Target.attachedToTarget") return chrome.debugger.sendCommand({ ...source, sessionId: p.sessionId }, "Runtime.runIfWaitingForDebugger");
   if (method !== "Fetch.requestPaused") return;
   seen.push({ url: p.request.url, paused: performance.timeOrigin + performance.now() });
   const a = answers[p.request.url];
   if (!a) return chrome.debugger.sendCommand(source, "Fetch.continueRequest", { requestId: p.requestId });
   const t0 = performance.now();
-  chrome.debugger.sendCommand(source, "Fetch.fulfillRequest", { requestId: p.requestId, responseCode: 200, responseHeaders: a.headers, body: a.body })
+  chrome.debugger.sendCommand(source, "Fetch.fulfillRequest", { requestId: p.requestId, responseCode: a.status, responseHeaders: a.headers, body: a.body })
     .then(() => seen.push({ trip: performance.now() - t0 }));
 });
 self.attach = async (tabId, a, extra) => {
@@ -67,14 +70,14 @@ try {
   // The answers: the page and its resources as the live site serves them.
   const first = await context.newPage();
   await first.goto(url);
-  const urls = [url, ...await first.evaluate(() => performance.getEntriesByType("resource").map((r) => r.name))];
+  const urls = [...new Set([url, first.url(), ...await first.evaluate(() => performance.getEntriesByType("resource").map((r) => r.name))])];
   await first.close();
   const answers = {};
   for (const u of urls) {
-    const res = await fetch(u);
+    const res = await fetch(u, { redirect: "manual" });
     const body = Buffer.from(await res.arrayBuffer()).toString("base64");
     const headers = [...res.headers].filter(([k]) => !/^(content-encoding|content-length|transfer-encoding)$/.test(k)).map(([name, value]) => ({ name, value }));
-    answers[u] = { headers, body };
+    answers[u] = { status: res.status, headers, body };
   }
 
   const ways = ["live", "Node's DevTools client", "an extension's page"];
@@ -90,7 +93,7 @@ try {
         cdp.on("Fetch.requestPaused", (p) => {
           const a = answers[p.request.url];
           const sent = a
-            ? cdp.send("Fetch.fulfillRequest", { requestId: p.requestId, responseCode: 200, responseHeaders: a.headers, body: a.body })
+            ? cdp.send("Fetch.fulfillRequest", { requestId: p.requestId, responseCode: a.status, responseHeaders: a.headers, body: a.body })
             : cdp.send("Fetch.continueRequest", { requestId: p.requestId });
           sent.catch(() => {});
         });
