@@ -32,6 +32,29 @@ const newArrivals = () => {
   };
 };
 
+// newQueuedRequests returns queues(source, method, params), which says whether an
+// event the core counts urgent may wait in the queue with the others: every event of a
+// request that sends no body and whose type is none of streamed (core.streamedTypes),
+// as its first hop tells (recorder.QueuedRequest). A page's images, scripts and style
+// sheets then cost it no processor time in the core as it loads.
+const newQueuedRequests = (streamed) => {
+  const queued = new Map(); // tab, session and request id -> whether its events wait
+  return (source, method, params) => {
+    const id = params && params.requestId;
+    if (!id || !method.startsWith("Network.")) return false;
+    const key = source.tabId + " " + (source.sessionId || "") + " " + id;
+    if (method === "Network.requestWillBeSent" && !queued.has(key)) {
+      const r = params.request || {};
+      // Requests that never finished are forgotten; what comes of them then goes at once.
+      if (queued.size >= 10000) queued.clear();
+      queued.set(key, !streamed.has(params.type) && !r.hasPostData && r.postData === undefined && !r.postDataEntries);
+    }
+    const waits = queued.get(key) === true;
+    if (method === "Network.loadingFinished" || method === "Network.loadingFailed") queued.delete(key);
+    return waits;
+  };
+};
+
 // A request body the browser did not put in its requestWillBeSent event (a Blob in a
 // FormData, a large body) can be asked for only while the browser still holds the
 // request: asked for as soon as the event arrives (earlyBodies.ask), the answer waits

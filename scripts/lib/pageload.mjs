@@ -17,9 +17,10 @@ export const settle = 300;
  * DevTools floor extension (floorId), one recorded by webkeep through the API of the
  * extension page ext, their loads alternating; resolves to [[off, floor, on], the
  * recorded tab's page], the times in ms. The popup is closed meanwhile, as it is when a
- * user clicks into the page; the other two tabs are closed at the end.
+ * user clicks into the page; the other two tabs are closed at the end. hooks are
+ * loadTimes' (stats.mjs), tab k being 0 off, 1 floor, 2 on.
  */
-export async function measureTabs(browser, ext, url, floorId, loads) {
+export async function measureTabs(browser, ext, url, floorId, loads, hooks = {}) {
   const tabs = [];
   for (const name of ["off", "floor", "on"]) {
     const page = await browser.context.newPage();
@@ -43,7 +44,7 @@ export async function measureTabs(browser, ext, url, floorId, loads) {
       await new Promise((r) => setTimeout(r, 500));
     }
   }
-  const times = await loadTimes(tabs.map((t) => t.page), url, loads, settle);
+  const times = await loadTimes(tabs.map((t) => t.page), url, loads, settle, hooks);
   await tabs[0].page.close();
   await tabs[1].page.close();
   await ext.goto(browser.page("popup.html"));

@@ -28,18 +28,22 @@ export function ratio(on, off) {
  * returns each page's load times. Alternating keeps a drift in the machine's load from
  * favouring either. Each load starts from a quiet browser (settle ms after the last):
  * the recorder finishes writing a page's records after its load event, which a user's
- * next click does not come as fast as a script's.
+ * next click does not come as fast as a script's. hooks.before(page, k) and
+ * hooks.after(page, k, asked), if given, are awaited around each load of page k (asked:
+ * when its load was asked for, in ms since the epoch).
  */
-export async function loadTimes(pages, url, loads, settle) {
+export async function loadTimes(pages, url, loads, settle, hooks = {}) {
   const times = pages.map(() => []);
   for (let i = 0; i < loads; i++) {
     for (const [k, page] of pages.entries()) {
       await new Promise((r) => setTimeout(r, settle));
+      if (hooks.before) await hooks.before(page, k);
       const t0 = performance.now();
       // A page of hundreds of requests may take longer than Playwright's 30 s on a
       // loaded machine: a slow load is a measure, not a failure.
       await page.goto(url, { waitUntil: "load", timeout: 180000 });
       times[k].push(performance.now() - t0);
+      if (hooks.after) await hooks.after(page, k, performance.timeOrigin + t0);
     }
   }
   return times;

@@ -95,6 +95,14 @@ func main() {
 		urgent[i] = m
 	}
 	api.Set("urgent", urgent)
+	// streamedTypes: the resource types whose requests' urgent events never wait (the
+	// others' may: recorder.QueuedRequest).
+	streamed := recorder.StreamedTypes()
+	types := make([]any, len(streamed))
+	for i, t := range streamed {
+		types[i] = t
+	}
+	api.Set("streamedTypes", types)
 	// pacing: how the shim hands the other events over (recorder.Pacing).
 	api.Set("pacing", map[string]any{
 		"quietMs": recorder.DefaultPacing.Quiet.Milliseconds(),

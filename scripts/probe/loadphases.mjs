@@ -1,0 +1,102 @@
+// Where recording's cost in a page load goes: the page-load benchmark's three tabs
+// (lib/pageload.mjs: plain, the DevTools floor, recorded) load a demo page in turn, and
+// after each load the page's own timing is read. Prints, for each tab, the median of
+// each phase in ms from the moment the load was asked for: the navigation's start in
+// the page, its response's first and last byte, DOMContentLoaded, the load event, each
+// subresource's start and end, and the load's end as the client saw it.
+//
+//   node scripts/probe/loadphases.mjs [PATH] [LOADS]    (default /gallery and 41)
+import { execFileSync } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import { launch, startDemoSite } from "../lib/browser.mjs";
+import { floorDir, measureTabs } from "../lib/pageload.mjs";
+import { median } from "../lib/stats.mjs";
+
+const pathArg = process.argv[2] || "/gallery";
+const loads = Number(process.argv[3] || 41);
+const site = await startDemoSite([]);
+const browser = await launch({ extra: [floorDir] });
+const floorId = new URL(browser.extraWorkers[0].url()).host;
+const names = ["off", "floor", "on"];
+const phases = names.map(() => new Map()); // phase -> [ms]
+const windows = []; // [tab, asked, told] of each load, ms since the epoch
+const note = (k, name, v) => {
+  if (!phases[k].has(name)) phases[k].set(name, []);
+  phases[k].get(name).push(v);
+};
+// The processor time (ms) each kind of the browser's processes has had so far, from
+// each thread's /proc schedstat.
+const cpu = () => {
+  const out = execFileSync("ps", ["-e", "-ww", "-o", "pid=,ppid=,args="], { encoding: "utf8" }).trim();
+  const procs = out.split("\n").map((l) => l.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)).filter(Boolean).map(([, pid, ppid, args]) => ({ pid, ppid, args }));
+  const ours = new Set(procs.filter((p) => p.args.includes(`--user-data-dir=${browser.userDataDir}`) && !p.args.includes("--type=")).map((p) => p.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) if (!ours.has(p.pid) && ours.has(p.ppid)) { ours.add(p.pid); grew = true; }
+  }
+  const by = { browser: 0, renderers: 0, extensions: 0, network: 0, gpu: 0, other: 0 };
+  for (const p of procs) {
+    if (!ours.has(p.pid)) continue;
+    const kind = !p.args.includes("--type=") ? "browser" : p.args.includes("--extension-process") ? "extensions" : p.args.includes("--type=renderer") ? "renderers"
+      : p.args.includes("NetworkService") ? "network" : p.args.includes("--type=gpu") ? "gpu" : "other";
+    try {
+      for (const t of readdirSync(`/proc/${p.pid}/task`)) by[kind] += Number(readFileSync(`/proc/${p.pid}/task/${t}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+    } catch { /* gone */ }
+  }
+  by.node = process.cpuUsage().user / 1000 + process.cpuUsage().system / 1000;
+  return by;
+};
+let cpuBefore = null;
+try {
+  const ext = await browser.context.newPage();
+  await ext.goto(browser.page("popup.html"));
+  const before = () => { cpuBefore = cpu(); };
+  const after = async (page, k, asked) => {
+    const done = performance.timeOrigin + performance.now();
+    const used = cpu();
+    for (const kind in used) note(k, `4 cpu ms: ${kind}`, used[kind] - cpuBefore[kind]);
+    const t = await page.evaluate(() => ({
+      origin: performance.timeOrigin,
+      nav: performance.getEntriesByType("navigation")[0].toJSON(),
+      res: performance.getEntriesByType("resource").map((r) => ({ name: new URL(r.name).pathname, start: r.startTime, reqStart: r.requestStart, first: r.responseStart, end: r.responseEnd })),
+    }));
+    const at = t.origin - asked; // the navigation's start, from the asking
+    note(k, "0 navigation start", at);
+    for (const f of ["fetchStart", "requestStart", "responseStart", "responseEnd", "domInteractive", "domContentLoadedEventEnd", "loadEventStart", "loadEventEnd"]) note(k, `1 ${f}`, at + t.nav[f]);
+    for (const r of t.res) {
+      note(k, `2 ${r.name} start`, at + r.start);
+      note(k, `2 ${r.name} requestStart`, at + r.reqStart);
+      note(k, `2 ${r.name} first byte`, at + r.first);
+      note(k, `2 ${r.name} end`, at + r.end);
+    }
+    note(k, "3 the client told of the load", done - asked);
+    windows.push([k, asked, done]);
+  };
+  await measureTabs(browser, ext, new URL(pathArg, site.url).href, floorId, loads, { before, after });
+  const all = [...new Set(phases.flatMap((m) => [...m.keys()]))].sort();
+  console.log(`phase (median ms from the asking, ${loads} loads) | ${names.join(" | ")} | on - floor`);
+  for (const p of all) {
+    const m = phases.map((x) => (x.has(p) ? median(x.get(p)) : NaN));
+    console.log(`${p} | ${m.map((v) => v.toFixed(1)).join(" | ")} | ${(m[2] - m[1]).toFixed(1)}`);
+  }
+  // A build whose wasm_exec.js and sw.js note each entry into Go and each event's
+  // handling (globalThis.__goTime, __jsTime: [at, ms, what]) is timed within the loads.
+  const spans = await browser.sw.evaluate(() => ({ go: globalThis.__goTime || [], js: globalThis.__jsTime || [], log: globalThis.__log || [] }));
+  if (process.env.SPANS) (await import("node:fs")).writeFileSync(process.env.SPANS, JSON.stringify({ windows, spans }));
+  for (const [kind, list] of Object.entries(spans)) {
+    if (kind === "log") continue;
+    if (!list.length) continue;
+    for (const [k, name] of names.entries()) {
+      const by = new Map();
+      for (const [, asked, told] of windows.filter((w) => w[0] === k)) {
+        for (const [at, ms, what] of list) if (at >= asked && at < told) by.set(what, (by.get(what) || 0) + (ms || 1e-3));
+      }
+      const n = windows.filter((w) => w[0] === k).length;
+      const total = [...by.values()].reduce((a, b) => a + b, 0);
+      console.log(`${kind} time within tab ${name}'s loads: ${(total / n).toFixed(2)} ms a load; ` + [...by].sort((a, b) => b[1] - a[1]).map(([w, ms]) => `${w || "(other)"} ${ms < 1 ? `x${(ms * 1000 / n).toFixed(1)}` : (ms / n).toFixed(2)}`).join(", "));
+    }
+  }
+} finally {
+  await browser.close();
+  site.stop();
+}
