@@ -32,26 +32,46 @@ const newArrivals = () => {
   };
 };
 
-// newQueuedRequests returns queues(source, method, params), which says whether an
-// event the core counts urgent may wait in the queue with the others: every event of a
-// request that sends no body and whose type is none of streamed (core.streamedTypes),
-// as its first hop tells (recorder.QueuedRequest). A page's images, scripts and style
-// sheets then cost it no processor time in the core as it loads.
-const newQueuedRequests = (streamed) => {
-  const queued = new Map(); // tab, session and request id -> whether its events wait
-  return (source, method, params) => {
+// newRequestRouter returns hand(source, method, params, event, size, urgent), which
+// hands an event's fn to pacer (pacing.js): urgent ones at once, but for every event of
+// a request that sends no body and whose type is none of streamed
+// (core.streamedTypes), as its first hop tells (recorder.QueuedRequest), which all
+// wait with the others: a page's images, scripts and style sheets then cost it no
+// processor time in the core as it loads. The browser often reports a request's wire
+// headers (its ExtraInfo events) before the request: those are held until it comes,
+// then go its way, ahead of it; at holdMs they go as urgent as they are. Request ids
+// are the browser's, one for a request whichever session reports it (a worker's
+// request has its ExtraInfo on the page's).
+const newRequestRouter = (pacer, streamed, holdMs = 500) => {
+  const waiting = new Map(); // tab and request id -> whether its events wait
+  const held = new Map(); // tab and request id -> { events: [[fn, size]], timer }
+  const release = (key, waits) => {
+    const h = held.get(key);
+    if (!h) return;
+    held.delete(key);
+    clearTimeout(h.timer);
+    for (const [fn, size] of h.events) waits ? pacer.add(fn, size) : pacer.urgent(fn);
+  };
+  return (source, method, params, event, size, urgent) => {
     const id = params && params.requestId;
-    if (!id || !method.startsWith("Network.")) return false;
-    const key = source.tabId + " " + (source.sessionId || "") + " " + id;
-    if (method === "Network.requestWillBeSent" && !queued.has(key)) {
+    if (!id || !method.startsWith("Network.")) return urgent ? pacer.urgent(event) : pacer.add(event, size);
+    const key = source.tabId + " " + id;
+    if (method === "Network.requestWillBeSent" && !waiting.has(key)) {
       const r = params.request || {};
       // Requests that never finished are forgotten; what comes of them then goes at once.
-      if (queued.size >= 10000) queued.clear();
-      queued.set(key, !streamed.has(params.type) && !r.hasPostData && r.postData === undefined && !r.postDataEntries);
+      if (waiting.size >= 10000) waiting.clear();
+      const waits = !streamed.has(params.type) && !r.hasPostData && r.postData === undefined && !r.postDataEntries;
+      waiting.set(key, waits);
+      release(key, waits);
     }
-    const waits = queued.get(key) === true;
-    if (method === "Network.loadingFinished" || method === "Network.loadingFailed") queued.delete(key);
-    return waits;
+    if (urgent && !waiting.has(key) && method.endsWith("ExtraInfo")) {
+      if (!held.has(key)) held.set(key, { events: [], timer: setTimeout(() => release(key, false), holdMs) });
+      held.get(key).events.push([event, size]);
+      return;
+    }
+    const waits = waiting.get(key) === true;
+    if (method === "Network.loadingFinished" || method === "Network.loadingFailed") waiting.delete(key);
+    return waits || !urgent ? pacer.add(event, size) : pacer.urgent(event);
   };
 };
 

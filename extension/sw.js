@@ -15,11 +15,11 @@ performance.mark("webkeep: scripts");
 
 let fields = null; // the debugger events the core acts on, with the fields it reads
 let urgent = null; // those of them the core must act on before what follows arrives
-let queues = () => false; // whether an urgent event's request lets it wait (events.js)
+let handEvent = null; // hands an event to the pacer, as its request lets it (events.js)
 const { pacer, ready } = startShim((c) => {
   fields = c.fields;
   urgent = new Set(c.urgent);
-  queues = newQueuedRequests(new Set(c.streamedTypes));
+  handEvent = newRequestRouter(pacer, new Set(c.streamedTypes));
 });
 const showsArrival = newArrivals();
 
@@ -99,8 +99,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (!bytes && !showsArrival(source, method, params)) return;
   const json = JSON.stringify(fields ? project(params || {}, fields[method]) : params || {});
   const event = (c) => c.event(source.tabId, source.sessionId || null, method, json, bytes);
-  if (queues(source, method, params) || !urgent || !urgent.has(method)) pacer.add(event, bytes ? bytes.length : 0);
-  else pacer.urgent(event);
+  if (handEvent) handEvent(source, method, params, event, bytes ? bytes.length : 0, urgent.has(method));
+  else pacer.add(event, bytes ? bytes.length : 0);
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
   for (const k of pausing) if (k.startsWith(source.tabId + " ")) pausing.delete(k);

@@ -81,10 +81,10 @@ try {
   }
   // A build whose wasm_exec.js and sw.js note each entry into Go and each event's
   // handling (globalThis.__goTime, __jsTime: [at, ms, what]) is timed within the loads.
-  const spans = await browser.sw.evaluate(() => ({ go: globalThis.__goTime || [], js: globalThis.__jsTime || [], log: globalThis.__log || [] }));
+  const spans = await browser.sw.evaluate(() => ({ go: globalThis.__goTime || [], js: globalThis.__jsTime || [], log: globalThis.__log || [], seq: globalThis.__seq || [] }));
   if (process.env.SPANS) (await import("node:fs")).writeFileSync(process.env.SPANS, JSON.stringify({ windows, spans }));
   for (const [kind, list] of Object.entries(spans)) {
-    if (kind === "log") continue;
+    if (kind === "log" || kind === "seq") continue;
     if (!list.length) continue;
     for (const [k, name] of names.entries()) {
       const by = new Map();

@@ -101,7 +101,9 @@ var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeS
 // queue every event of that request with the others, in their order, the urgent ones
 // too; the recorder reads each in the order of its own request's events, and a page's
 // documents by the order of their requests (see pageLeft), not by the order events
-// are handled in. The shim in the browser applies the same rule, given StreamedTypes.
+// are handled in. The shim in the browser applies the same rule, given StreamedTypes;
+// the ExtraInfo events the browser sends before their request it holds until the
+// request comes, then hands them over its way, ahead of it.
 func QueuedRequest(resourceType string, hasBody bool) bool {
 	return !hasBody && !streamedTypes[resourceType]
 }

@@ -14,26 +14,35 @@ import (
 // queuedOrder is the order a host that queues events hands them to the recorder in,
 // at its latest: the urgent events of requests QueuedRequest does not allow to queue,
 // and the page's own urgent events, as they come; every other event, those of queued
-// requests included, in their order, once all have come.
+// requests included (their ExtraInfo events too, when they come before the request),
+// in their order, once all have come.
 func queuedOrder(t *testing.T, events []recordertest.Event) []recordertest.Event {
 	t.Helper()
-	var now, later []recordertest.Event
-	queued := map[string]bool{} // by request id, decided by its first hop
-	for _, ev := range events {
-		var p struct {
-			RequestID string `json:"requestId"`
-			Type      string `json:"type"`
-			Request   struct {
-				HasPostData bool    `json:"hasPostData"`
-				PostData    *string `json:"postData"`
-			} `json:"request"`
-		}
+	type params struct {
+		RequestID string `json:"requestId"`
+		Type      string `json:"type"`
+		Request   struct {
+			HasPostData bool    `json:"hasPostData"`
+			PostData    *string `json:"postData"`
+		} `json:"request"`
+	}
+	decode := func(ev recordertest.Event) params {
+		var p params
 		if err := json.Unmarshal([]byte(ev.Params), &p); err != nil {
 			t.Fatalf("%s: %v", ev.Method, err)
 		}
+		return p
+	}
+	queued := map[string]bool{} // by request id, decided by its first hop
+	for _, ev := range events {
+		p := decode(ev)
 		if _, seen := queued[p.RequestID]; !seen && ev.Method == "Network.requestWillBeSent" {
 			queued[p.RequestID] = recorder.QueuedRequest(p.Type, p.Request.HasPostData || p.Request.PostData != nil)
 		}
+	}
+	var now, later []recordertest.Event
+	for _, ev := range events {
+		p := decode(ev)
 		if slices.Contains(recorder.UrgentEvents, ev.Method) && !(p.RequestID != "" && queued[p.RequestID]) {
 			now = append(now, ev)
 		} else {
@@ -104,6 +113,11 @@ func TestQueuedRequestsRecordAsInOrder(t *testing.T) {
 			[]recordertest.Event{img("3", "http://example.org/slow.png", "LA")}, wire("3", okPNG),
 			leaveForB,
 			[]recordertest.Event{ev("Network.responseReceived", png, "3"), finished("3")})},
+		{"images whose wire headers come before them", slices.Concat(loadA,
+			wire("5", okPNG)[:1], wire("6", okPNG)[:1],
+			[]recordertest.Event{img("5", "http://example.org/a.png", "LA"), img("6", "http://example.org/b.png", "LA")},
+			wire("5", okPNG)[1:], wire("6", okPNG)[1:],
+			[]recordertest.Event{ev("Network.responseReceived", png, "5"), ev("Network.responseReceived", png, "6"), finished("5"), finished("6"), ev("Page.loadEventFired", `{}`)})},
 		{"an image redirected, each hop with its wire headers", slices.Concat(loadA,
 			[]recordertest.Event{img("4", "http://example.org/a.png", "LA")}, wire("4", moved),
 			[]recordertest.Event{ev("Network.requestWillBeSent", `{"requestId":"4","frameId":"F","loaderId":"LA","type":"Image","documentURL":"http://example.org/","wallTime":1700000000.6,"redirectHasExtraInfo":true,"redirectResponse":{"status":302,"headers":{"Location":"/b.png"}},"request":{"url":"http://example.org/b.png","method":"GET","headers":{}}}`)},
