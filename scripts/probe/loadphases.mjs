@@ -3,9 +3,14 @@
 // after each load the page's own timing is read. Prints, for each tab, the median of
 // each phase in ms from the moment the load was asked for: the navigation's start in
 // the page, its response's first and last byte, DOMContentLoaded, the load event, each
-// subresource's start and end, and the load's end as the client saw it.
+// subresource's start and end, the load's end as the client saw it, and the processor
+// time each kind of the browser's processes had meanwhile (the two extensions' together:
+// the floor's in its tab's loads, webkeep's in the recorded tab's).
 //
 //   node scripts/probe/loadphases.mjs [PATH] [LOADS]    (default /gallery and 41)
+//
+// With WEBKEEP_EXTENSION=DIR, a build made by scripts/probe/timedbuild.mjs, it also says
+// where the core's and the shim's time in the recorded loads went.
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { launch, startDemoSite } from "../lib/browser.mjs";
@@ -79,22 +84,24 @@ try {
     const m = phases.map((x) => (x.has(p) ? median(x.get(p)) : NaN));
     console.log(`${p} | ${m.map((v) => v.toFixed(1)).join(" | ")} | ${(m[2] - m[1]).toFixed(1)}`);
   }
-  // A build whose wasm_exec.js and sw.js note each entry into Go and each event's
-  // handling (globalThis.__goTime, __jsTime: [at, ms, what]) is timed within the loads.
-  const spans = await browser.sw.evaluate(() => ({ go: globalThis.__goTime || [], js: globalThis.__jsTime || [], log: globalThis.__log || [], seq: globalThis.__seq || [] }));
-  if (process.env.SPANS) (await import("node:fs")).writeFileSync(process.env.SPANS, JSON.stringify({ windows, spans }));
+  // A build made by scripts/probe/timedbuild.mjs notes each entry into the Go core and
+  // each event's handling by the shim ([at, ms, what]): their time within the recorded
+  // tab's loads, by what they were for, per load (and how many a load).
+  const spans = await browser.sw.evaluate(() => ({ go: globalThis.__goTime || [], shim: globalThis.__jsTime || [] }));
+  const recorded = windows.filter((w) => w[0] === 2);
   for (const [kind, list] of Object.entries(spans)) {
-    if (kind === "log" || kind === "seq") continue;
     if (!list.length) continue;
-    for (const [k, name] of names.entries()) {
-      const by = new Map();
-      for (const [, asked, told] of windows.filter((w) => w[0] === k)) {
-        for (const [at, ms, what] of list) if (at >= asked && at < told) by.set(what, (by.get(what) || 0) + (ms || 1e-3));
+    const by = new Map(); // what -> [ms, count]
+    for (const [, asked, told] of recorded) {
+      for (const [at, ms, what] of list) {
+        if (at < asked || at >= told) continue;
+        const [sum, n] = by.get(what) || [0, 0];
+        by.set(what, [sum + ms, n + 1]);
       }
-      const n = windows.filter((w) => w[0] === k).length;
-      const total = [...by.values()].reduce((a, b) => a + b, 0);
-      console.log(`${kind} time within tab ${name}'s loads: ${(total / n).toFixed(2)} ms a load; ` + [...by].sort((a, b) => b[1] - a[1]).map(([w, ms]) => `${w || "(other)"} ${ms < 1 ? `x${(ms * 1000 / n).toFixed(1)}` : (ms / n).toFixed(2)}`).join(", "));
     }
+    const total = [...by.values()].reduce((a, [ms]) => a + ms, 0);
+    const parts = [...by].sort((a, b) => b[1][0] - a[1][0]).map(([what, [ms, n]]) => `${what || "(other)"} ${(ms / recorded.length).toFixed(2)} (${(n / recorded.length).toFixed(1)})`);
+    console.log(`${kind === "go" ? "the core's" : "the shim's event handling"} time within the recorded loads: ${(total / recorded.length).toFixed(2)} ms a load; ${parts.join(", ")}`);
   }
 } finally {
   await browser.close();
