@@ -90,7 +90,7 @@ var eventHandlers = map[string]eventHandler{
 // A request the recorder need not act on at once is the exception: a host may hand all
 // of its events, its Network.requestWillBeSent and ExtraInfo included, to HandleEvent
 // queued with the others, in their order (see QueuedRequest). The page then pays no
-// processor time for them as it loads: on the demo gallery, five of its seven requests.
+// processor time for them as it loads: on the demo gallery, six of its eight requests.
 var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading", "Runtime.bindingCalled", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared", "Page.frameStartedNavigating", "Page.loadEventFired"}
 
 // QueuedRequest says whether the request a Network.requestWillBeSent event begins
