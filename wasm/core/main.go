@@ -90,19 +90,10 @@ func main() {
 	// that the core reads (recorder.EventFields); the shim drops the rest.
 	api.Set("fields", recorder.EventFields())
 	// urgent: the events the page waits on, to hand over ahead of the others.
-	urgent := make([]any, len(recorder.UrgentEvents))
-	for i, m := range recorder.UrgentEvents {
-		urgent[i] = m
-	}
-	api.Set("urgent", urgent)
+	api.Set("urgent", jsList(recorder.UrgentEvents))
 	// streamedTypes: the resource types whose requests' urgent events never wait (the
 	// others' may: recorder.QueuedRequest).
-	streamed := recorder.StreamedTypes()
-	types := make([]any, len(streamed))
-	for i, t := range streamed {
-		types[i] = t
-	}
-	api.Set("streamedTypes", types)
+	api.Set("streamedTypes", jsList(recorder.StreamedTypes()))
 	// pacing: how the shim hands the other events over (recorder.Pacing).
 	api.Set("pacing", map[string]any{
 		"quietMs": recorder.DefaultPacing.Quiet.Milliseconds(),
@@ -123,6 +114,15 @@ const (
 	gcPercent   = 25
 	memoryLimit = 128 << 20
 )
+
+// jsList returns list as js.ValueOf takes a list, for an Array of strings.
+func jsList(list []string) []any {
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = v
+	}
+	return out
+}
 
 // mark records a step of the core's start with performance.mark, where there is one:
 // "webkeep: main" once the Go runtime and every package's init have run, "webkeep:
