@@ -41,8 +41,9 @@ const newArrivals = () => {
 // headers (its ExtraInfo events) before the request: those are held until it comes,
 // then go its way, ahead of it; at holdMs they go as urgent as they are. Request ids
 // are the browser's, one for a request whichever session reports it (a worker's
-// request has its ExtraInfo on the page's).
-const newRequestRouter = (pacer, streamed, holdMs = 500) => {
+// request has its ExtraInfo on the page's). An event of afterQueued
+// (core.afterQueued) goes only after every event the pacer holds.
+const newRequestRouter = (pacer, streamed, afterQueued = new Set(), holdMs = 500) => {
   const waiting = new Map(); // tab and request id -> whether its events wait
   const held = new Map(); // tab and request id -> { events: [[fn, size]], timer }
   const release = (key, waits) => {
@@ -53,6 +54,7 @@ const newRequestRouter = (pacer, streamed, holdMs = 500) => {
     for (const [fn, size] of h.events) waits ? pacer.add(fn, size) : pacer.urgent(fn);
   };
   return (source, method, params, event, size, urgent) => {
+    if (afterQueued.has(method)) pacer.flush();
     const id = params && params.requestId;
     if (!id || !method.startsWith("Network.")) return urgent ? pacer.urgent(event) : pacer.add(event, size);
     const key = source.tabId + " " + id;

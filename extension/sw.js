@@ -19,7 +19,7 @@ let handEvent = null; // hands an event to the pacer, as its request lets it (ev
 const { pacer, ready } = startShim((c) => {
   fields = c.fields;
   urgent = new Set(c.urgent);
-  handEvent = newRequestRouter(pacer, new Set(c.streamedTypes));
+  handEvent = newRequestRouter(pacer, new Set(c.streamedTypes), new Set(c.afterQueued));
 });
 const showsArrival = newArrivals();
 
@@ -97,8 +97,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
     params = { ...params, data: r ? "" : undefined };
   }
   if (!bytes && !showsArrival(source, method, params)) return;
-  const json = JSON.stringify(fields ? project(params || {}, fields[method]) : params || {});
-  const event = (c) => c.event(source.tabId, source.sessionId || null, method, json, bytes);
+  // An event that waits in the pacer is put into JSON as it goes: not as the page loads.
+  const event = (c) => c.event(source.tabId, source.sessionId || null, method, JSON.stringify(fields ? project(params || {}, fields[method]) : params || {}), bytes);
   if (handEvent) handEvent(source, method, params, event, bytes ? bytes.length : 0, urgent.has(method));
   else pacer.add(event, bytes ? bytes.length : 0);
 });

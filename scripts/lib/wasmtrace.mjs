@@ -116,16 +116,16 @@ export function lazyCompiled(events, fns) {
 }
 
 /**
- * Traces one wake of the worker: starts tracing the categories lazyCompiled reads on the
- * DevTools session cdp, awaits wake(), stops tracing, and resolves to [wake's result,
- * the trace's events].
+ * Traces one wake of the worker: starts tracing the categories lazyCompiled reads (or
+ * those in cats) on the DevTools session cdp, awaits wake(), stops tracing, and
+ * resolves to [wake's result, the trace's events].
  */
-export async function traced(cdp, wake) {
+export async function traced(cdp, wake, cats = categories) {
   const events = [];
   const collect = (e) => events.push(...e.value);
   cdp.on("Tracing.dataCollected", collect);
   const complete = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
-  await cdp.send("Tracing.start", { traceConfig: { includedCategories: categories }, transferMode: "ReportEvents" });
+  await cdp.send("Tracing.start", { traceConfig: { includedCategories: cats }, transferMode: "ReportEvents" });
   try {
     return [await wake(), events];
   } finally {
@@ -165,4 +165,50 @@ export function compiledRows(wakes, steps) {
   const kb = (b) => (b / 1000).toFixed(0);
   rows.unshift(`| **from the fetch to its answer** (median, fewest-most) | ${range(total.n, String)} | ${range(total.bytes, kb)} | |`);
   return rows;
+}
+
+/** The trace category of V8's sampling profiler, which cpuSamples reads. */
+export const profilerCategory = "disabled-by-default-v8.cpu_profiler";
+
+/**
+ * The samples of the V8 profiles in a trace (profilerCategory) of each thread that ran
+ * a script whose URL starts with prefix: [{ ts, ms, stack }], ts the sample's time in
+ * the trace's clock (µs, the monotonic clock), ms the time until the thread's next
+ * sample, stack the function names from the sampled one outwards ("(program)",
+ * "(idle)" and "(garbage collector)" as V8 names them).
+ */
+export function cpuSamples(events, prefix) {
+  const profiles = new Map(); // pid:id -> { start, nodes: Map(id -> node), samples: [[ts, node]] }
+  for (const e of events) {
+    if (e.name !== "Profile" && e.name !== "ProfileChunk") continue;
+    const key = `${e.pid}:${e.id}`;
+    if (!profiles.has(key)) profiles.set(key, { t: 0, nodes: new Map(), samples: [], ours: false });
+    const p = profiles.get(key);
+    const d = e.args.data || {};
+    if (e.name === "Profile") { p.t = d.startTime; continue; }
+    for (const n of (d.cpuProfile && d.cpuProfile.nodes) || []) {
+      p.nodes.set(n.id, n);
+      if ((n.callFrame.url || "").startsWith(prefix)) p.ours = true;
+    }
+    const samples = (d.cpuProfile && d.cpuProfile.samples) || [];
+    (d.timeDeltas || []).forEach((dt, i) => {
+      p.t += dt;
+      p.samples.push([p.t, samples[i]]);
+    });
+  }
+  const out = [];
+  for (const p of profiles.values()) {
+    if (!p.ours) continue;
+    const stack = (id) => {
+      const names = [];
+      for (let n = p.nodes.get(id); n; n = p.nodes.get(n.parent)) names.push(n.callFrame.functionName || "(anonymous)");
+      return names;
+    };
+    p.samples.sort((a, b) => a[0] - b[0]);
+    p.samples.forEach(([ts, id], i) => {
+      const next = p.samples[i + 1];
+      out.push({ ts, ms: next ? (next[0] - ts) / 1000 : 0, stack: stack(id) });
+    });
+  }
+  return out;
 }

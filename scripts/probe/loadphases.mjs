@@ -10,15 +10,23 @@
 //   node scripts/probe/loadphases.mjs [PATH] [LOADS]    (default /gallery and 41)
 //
 // With WEBKEEP_EXTENSION=DIR, a build made by scripts/probe/timedbuild.mjs, it also says
-// where the core's and the shim's time in the recorded loads went.
+// where the core's and the shim's time in the recorded loads went. With --profile, V8's
+// sampling profiler runs meanwhile (a DevTools trace), and it prints the functions the
+// extension's worker spent its time in within the recorded loads, by their own time and
+// by their time with what they called; a build made with timedbuild.mjs --names gives
+// the core's functions their Go names. --profile=FILE also writes the samples to FILE.
 import { execFileSync } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { launch, startDemoSite } from "../lib/browser.mjs";
 import { floorDir, measureTabs } from "../lib/pageload.mjs";
 import { median } from "../lib/stats.mjs";
+import { cpuSamples, profilerCategory, traced } from "../lib/wasmtrace.mjs";
 
-const pathArg = process.argv[2] || "/gallery";
-const loads = Number(process.argv[3] || 41);
+const profileArg = process.argv.find((a) => a.startsWith("--profile"));
+const profile = Boolean(profileArg);
+const args = process.argv.slice(2).filter((a) => a !== profileArg);
+const pathArg = args[0] || "/gallery";
+const loads = Number(args[1] || 41);
 const site = await startDemoSite([]);
 const browser = await launch({ extra: [floorDir] });
 const floorId = new URL(browser.extraWorkers[0].url()).host;
@@ -77,7 +85,14 @@ try {
     note(k, "3 the client told of the load", done - asked);
     windows.push([k, asked, done]);
   };
-  await measureTabs(browser, ext, new URL(pathArg, site.url).href, floorId, loads, { before, after });
+  const measure = () => measureTabs(browser, ext, new URL(pathArg, site.url).href, floorId, loads, { before, after });
+  let trace = null;
+  if (profile) {
+    const cdp = await browser.context.newCDPSession(await browser.context.newPage());
+    [, trace] = await traced(cdp, measure, [profilerCategory]);
+  } else {
+    await measure();
+  }
   const all = [...new Set(phases.flatMap((m) => [...m.keys()]))].sort();
   console.log(`phase (median ms from the asking, ${loads} loads) | ${names.join(" | ")} | on - floor`);
   for (const p of all) {
@@ -102,6 +117,30 @@ try {
     const total = [...by.values()].reduce((a, [ms]) => a + ms, 0);
     const parts = [...by].sort((a, b) => b[1][0] - a[1][0]).map(([what, [ms, n]]) => `${what || "(other)"} ${(ms / recorded.length).toFixed(2)} (${(n / recorded.length).toFixed(1)})`);
     console.log(`${kind === "go" ? "the core's" : "the shim's event handling"} time within the recorded loads: ${(total / recorded.length).toFixed(2)} ms a load; ${parts.join(", ")}`);
+  }
+  if (trace) {
+    // The trace's clock is the monotonic one, as node's hrtime is.
+    const toTrace = Number(process.hrtime.bigint() / 1000n) - (performance.timeOrigin + performance.now()) * 1000;
+    const samples = cpuSamples(trace, `chrome-extension://${new URL(browser.sw.url()).host}/`)
+      .filter((x) => recorded.some(([, asked, told]) => x.ts >= asked * 1000 + toTrace && x.ts < told * 1000 + toTrace));
+    // --profile=FILE also keeps the samples, as JSON, for a closer look.
+    if (profileArg.includes("=")) writeFileSync(profileArg.slice("--profile=".length), JSON.stringify(samples));
+    const self = new Map(), total = new Map(), paths = new Map();
+    let busy = 0;
+    const short = (f) => f.replace(/^github\.com_webkeep_webkeep_/, "").slice(0, 60);
+    for (const { ms, stack } of samples) {
+      if (stack[0] === "(idle)") continue;
+      busy += ms;
+      self.set(stack[0], (self.get(stack[0]) || 0) + ms);
+      const path = stack.slice(0, 10).map(short).join(" < ");
+      paths.set(path, (paths.get(path) || 0) + ms);
+      for (const f of new Set(stack)) total.set(f, (total.get(f) || 0) + ms);
+    }
+    const top = (m) => [...m].sort((a, b) => b[1] - a[1]).slice(0, 30).map(([f, ms]) => `  ${(ms / recorded.length).toFixed(3)} ${f}`).join("\n");
+    console.log(`the extension's worker, sampled within the recorded loads: ${(busy / recorded.length).toFixed(2)} ms a load busy (${samples.length} samples)`);
+    console.log(`by own time (ms a load):\n${top(self)}`);
+    console.log(`by time with what they called (ms a load):\n${top(total)}`);
+    console.log(`by call path, the sampled function first (ms a load):\n${top(paths)}`);
   }
 } finally {
   await browser.close();

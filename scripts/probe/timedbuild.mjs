@@ -4,15 +4,29 @@
 // debugger event's handling by the shim, and each command the core sends. The notes
 // are kept in globalThis.__goTime and __jsTime ([at, ms, what]) of the worker.
 //
-//   node scripts/probe/timedbuild.mjs [SRC] DEST    (SRC: dist/extension)
+// With --names, its core is built again from this tree with the functions' names kept
+// (without -ldflags='-s -w'), for loadphases.mjs --profile.
+//
+//   node scripts/probe/timedbuild.mjs [--names] [SRC] DEST    (SRC: dist/extension)
 //   WEBKEEP_EXTENSION=DEST node scripts/probe/loadphases.mjs
+import { execFileSync } from "node:child_process";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 
-const [src, dest] = process.argv.length > 3 ? process.argv.slice(2) : ["dist/extension", process.argv[2]];
-if (!dest) throw new Error("usage: node scripts/probe/timedbuild.mjs [SRC] DEST");
+const args = process.argv.slice(2);
+const names = args[0] === "--names" && args.shift();
+const [src, dest] = args.length > 1 ? args : ["dist/extension", args[0]];
+if (!dest) throw new Error("usage: node scripts/probe/timedbuild.mjs [--names] [SRC] DEST");
 rmSync(dest, { recursive: true, force: true });
 cpSync(src, dest, { recursive: true });
+if (names) {
+  const wasm = path.join(dest, "core.wasm");
+  execFileSync("go", ["build", "-trimpath", "-o", wasm, "./wasm/core"], { env: { ...process.env, GOOS: "js", GOARCH: "wasm" }, stdio: "inherit" });
+  writeFileSync(path.join(dest, "core.wasm.gz"), gzipSync(readFileSync(wasm)));
+  rmSync(wasm);
+  writeFileSync(path.join(dest, "core-id.js"), `self.webkeepCoreID = "names-${Date.now()}";\n`);
+}
 const patch = (file, edits) => {
   const p = path.join(dest, file);
   let s = readFileSync(p, "utf8");

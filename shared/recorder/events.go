@@ -80,8 +80,8 @@ var eventHandlers = map[string]eventHandler{
 // Runtime.bindingCalled too: the copy of a file a page sends (see uploadScript) comes in
 // many of them, which a request that has ended waits for, and which need their order
 // among themselves only, and with the two events that say a document is gone
-// (Runtime.executionContextDestroyed and executionContextsCleared): a copy that its
-// document began and had not ended then fails at once.
+// (Runtime.executionContextDestroyed and executionContextsCleared), which are not
+// urgent: a host hands it over only after those it holds (see UrgentAfterQueued).
 //
 // Page.frameStartedNavigating and Page.loadEventFired too: a navigation that leaves a
 // page still loading must have the Fetch domain enabled before the page's last
@@ -91,7 +91,15 @@ var eventHandlers = map[string]eventHandler{
 // of its events, its Network.requestWillBeSent and ExtraInfo included, to HandleEvent
 // queued with the others, in their order (see QueuedRequest). The page then pays no
 // processor time for them as it loads: on the demo gallery, six of its eight requests.
-var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading", "Runtime.bindingCalled", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared", "Page.frameStartedNavigating", "Page.loadEventFired"}
+var UrgentEvents = []string{"Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Target.attachedToTarget", "Page.frameStoppedLoading", "Runtime.bindingCalled", "Page.frameStartedNavigating", "Page.loadEventFired"}
+
+// UrgentAfterQueued are the urgent events that must also follow every event a host
+// holds: it hands over all it holds first, then them. Runtime.bindingCalled, a piece
+// of the copy of a file a page sends, keeps so its order with the events that say a
+// document is gone (a copy its document began and had not ended fails when they come),
+// which then need not be urgent: a page's two Runtime.executionContextsCleared cost it
+// nothing as it loads.
+var UrgentAfterQueued = []string{"Runtime.bindingCalled"}
 
 // QueuedRequest says whether the request a Network.requestWillBeSent event begins
 // (its first hop) needs nothing of the recorder before the events that follow it: it

@@ -13,9 +13,10 @@ import (
 
 // queuedOrder is the order a host that queues events hands them to the recorder in,
 // at its latest: the urgent events of requests QueuedRequest does not allow to queue,
-// and the page's own urgent events, as they come; every other event, those of queued
-// requests included (their ExtraInfo events too, when they come before the request),
-// in their order, once all have come.
+// and the page's own urgent events, as they come (those of UrgentAfterQueued after
+// every event held until then); every other event, those of queued requests included
+// (their ExtraInfo events too, when they come before the request), in their order,
+// once all have come.
 func queuedOrder(t *testing.T, events []recordertest.Event) []recordertest.Event {
 	t.Helper()
 	type params struct {
@@ -43,7 +44,10 @@ func queuedOrder(t *testing.T, events []recordertest.Event) []recordertest.Event
 	var now, later []recordertest.Event
 	for _, ev := range events {
 		p := decode(ev)
-		if slices.Contains(recorder.UrgentEvents, ev.Method) && !(p.RequestID != "" && queued[p.RequestID]) {
+		if slices.Contains(recorder.UrgentAfterQueued, ev.Method) {
+			now = append(append(now, later...), ev)
+			later = nil
+		} else if slices.Contains(recorder.UrgentEvents, ev.Method) && !(p.RequestID != "" && queued[p.RequestID]) {
 			now = append(now, ev)
 		} else {
 			later = append(later, ev)

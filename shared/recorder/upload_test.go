@@ -287,8 +287,22 @@ func TestRecorderWaitsForTheCopyOfAFile(t *testing.T) {
 // A copy whose document is gone before it has sent all its bytes (a form sent by
 // navigation, its file read as it was sent) fails at once, saying so, when the browser
 // says the document is gone, rather than after waiting for more bytes; a copy of
-// another document of the tab goes on.
+// another document of the tab goes on. The same in the order a queuing host hands the
+// events over (queuedOrder), in which the events that say a document is gone wait with
+// the others.
 func TestRecorderFailsTheCopyOfADocumentGone(t *testing.T) {
+	for _, order := range []struct {
+		name    string
+		reorder func(*testing.T, []recordertest.Event) []recordertest.Event
+	}{
+		{"in the browser's order", func(_ *testing.T, evs []recordertest.Event) []recordertest.Event { return evs }},
+		{"queued", queuedOrder},
+	} {
+		t.Run(order.name, func(t *testing.T) { testCopyOfADocumentGone(t, order.reorder) })
+	}
+}
+
+func testCopyOfADocumentGone(t *testing.T, reorder func(*testing.T, []recordertest.Event) []recordertest.Event) {
 	for _, tt := range []struct {
 		name, gone, params string
 		failed             bool
@@ -321,7 +335,7 @@ func TestRecorderFailsTheCopyOfADocumentGone(t *testing.T) {
 					uploadCall(t, map[string]any{"op": "end", "id": 1}))
 			}
 			began := time.Now()
-			got := recordEnabled(t, b, events)
+			got := recordEnabled(t, b, reorder(t, events))
 			if len(got) != 1 {
 				t.Fatalf("got %d exchanges", len(got))
 			}

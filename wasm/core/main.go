@@ -91,6 +91,8 @@ func main() {
 	api.Set("fields", recorder.EventFields())
 	// urgent: the events the page waits on, to hand over ahead of the others.
 	api.Set("urgent", jsList(recorder.UrgentEvents))
+	// afterQueued: those of them that go only after every event the shim holds.
+	api.Set("afterQueued", jsList(recorder.UrgentAfterQueued))
 	// streamedTypes: the resource types whose requests' urgent events never wait (the
 	// others' may: recorder.QueuedRequest).
 	api.Set("streamedTypes", jsList(recorder.StreamedTypes()))

@@ -1,7 +1,8 @@
 // The shim's routing of events to the pacer (extension/events.js newRequestRouter), run
 // in node: all of a request's events wait when its first hop sends no body and is of no
 // streamed type; the others' urgent events, and the page's own, go at once; wire
-// headers that come before their request wait for it, then go its way, ahead of it.
+// headers that come before their request wait for it, then go its way, ahead of it; a
+// piece of a file's copy goes after all the pacer holds.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -10,14 +11,14 @@ const newRequestRouter = new Function(`${readFileSync(new URL("../../../extensio
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const tab = { tabId: 3 };
 const sent = (requestId, type, request = {}) => ["Network.requestWillBeSent", { requestId, type, request: { url: "http://example.org/", method: "GET", ...request } }];
-const urgentMethods = new Set(["Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Page.loadEventFired"]);
+const urgentMethods = new Set(["Network.requestWillBeSent", "Network.requestWillBeSentExtraInfo", "Network.responseReceivedExtraInfo", "Page.loadEventFired", "Runtime.bindingCalled"]);
 
 // routed returns hand(source, method, params) and the log of what reached the pacer:
 // "urgent <name>" or "queued <name>", name being the method's last part and the id.
 const routed = (holdMs) => {
   const log = [];
-  const pacer = { urgent: (fn) => log.push("urgent " + fn()), add: (fn) => log.push("queued " + fn()) };
-  const route = newRequestRouter(pacer, new Set(["Document", "Fetch", "XHR"]), holdMs);
+  const pacer = { urgent: (fn) => log.push("urgent " + fn()), add: (fn) => log.push("queued " + fn()), flush: () => log.push("flush") };
+  const route = newRequestRouter(pacer, new Set(["Document", "Fetch", "XHR"]), new Set(["Runtime.bindingCalled"]), holdMs);
   const hand = (source, method, params) => route(source, method, params, () => `${method.split(".")[1]} ${params.requestId || ""}`.trim(), 0, urgentMethods.has(method));
   return { hand, log };
 };
@@ -76,4 +77,13 @@ test("wire headers whose request never comes go at once after the hold", async (
   hand(tab, ...sent("9", "Image"));
   hand(tab, "Network.responseReceivedExtraInfo", { requestId: "9" });
   assert.deepEqual(log.slice(1), ["queued requestWillBeSent 9", "queued responseReceivedExtraInfo 9"]);
+});
+
+test("a piece of a file's copy goes after every event the pacer holds", () => {
+  const { hand, log } = routed();
+  hand(tab, ...sent("1", "Image"));
+  hand(tab, "Runtime.executionContextsCleared", {});
+  hand(tab, "Runtime.bindingCalled", {});
+  hand(tab, "Page.loadEventFired", {});
+  assert.deepEqual(log, ["queued requestWillBeSent 1", "queued executionContextsCleared", "flush", "urgent bindingCalled", "urgent loadEventFired"]);
 });
