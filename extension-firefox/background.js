@@ -441,7 +441,7 @@ browser.runtime.onMessage.addListener((message, sender) => {
   });
 });
 
-const go = new Go();
+const go = newGo();
 WebAssembly.instantiateStreaming(fetch("core.wasm"), go.importObject)
   .then((result) => go.run(result.instance))
   .catch((e) => console.error("webkeep: the core did not start:", e));

@@ -1,8 +1,22 @@
 // The start both shims share (extension/sw.js in Chromium, the Firefox build's
 // background.js): what the browser sends before the Go core runs waits in a queue, and
-// everything then reaches the core at the pace pacing.js sets; and the keyboard shortcut
-// that starts or stops recording a tab. pacing.js is loaded before it.
+// everything then reaches the core at the pace pacing.js sets; the Go program's
+// environment; and the keyboard shortcut that starts or stops recording a tab.
+// wasm_exec.js and pacing.js are loaded before it.
 "use strict";
+
+// newGo returns the Go program (wasm_exec.js) that runs the core, with its environment:
+// GODEBUG=gcshrinkstackoff=1 keeps each of the core's goroutines' stacks at the size
+// they grew to. Go otherwise halves, at each of its collections (about one a recorded
+// page load), the stack of the goroutine that handles events, which the next page's
+// events grow again by copying it, and copying a stack costs a wasm program dearly:
+// recording the demo gallery cost 1.23-1.25x its load time with it kept, against
+// 1.26-1.36x (docs/benchmarks-history.md, "What the core's stacks cost").
+function newGo() {
+  const go = new Go();
+  go.env = { GODEBUG: "gcshrinkstackoff=1" };
+  return go;
+}
 
 // startShim returns the pacer every event goes through (pacing.js) and a promise of the
 // core. onReady(core) runs once the core has published its API (webkeepCoreReady),

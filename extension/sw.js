@@ -134,7 +134,7 @@ self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim(
 // and compiles them from a buffer in a quarter of the time it takes to compile them
 // streamed from a Response (scripts/probe/coldstart.mjs). self.webkeepCoreFrom says
 // where this start read it ("cache" or "files").
-const go = new Go();
+const go = newGo();
 const wasmHeaders = { "content-type": "application/wasm" };
 const coreCache = "webkeep-core";
 const coreCacheURL = `https://webkeep.invalid/core-${self.webkeepCoreID}.wasm`;
