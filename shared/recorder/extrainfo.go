@@ -94,6 +94,9 @@ type extraQueue struct {
 	// without it, the queue holds all the recorder knows of a request (see
 	// unreported).
 	reported bool
+	// since is when the queue was made: the request's first ExtraInfo came then, or
+	// the request itself.
+	since time.Time
 }
 
 // maxExtraQueues bounds the requests whose ExtraInfo waits for their hops: events of
@@ -112,7 +115,7 @@ func (r *Recorder) extraQueue(key requestKey) *extraQueue {
 			r.countUnreported(other)
 		}
 	}
-	q := &extraQueue{}
+	q := &extraQueue{since: time.Now()}
 	ts.extras[key] = q
 	return q
 }

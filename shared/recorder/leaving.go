@@ -245,8 +245,8 @@ func (r *Recorder) mainFrame(ctx context.Context, t Target) {
 // keeps it, durable messages, unless the page's leaving cut it short). Such an
 // exchange is byte-exact only when the body has every byte the server declared;
 // otherwise it is marked, and the note says why. What is archived is no longer counted
-// as never reported. Unless all is true, a request that has had no response yet is
-// left for later.
+// as never reported. Unless all is true, a request that has had no response yet, or
+// whose wire headers came less than reportGrace ago, is left for later.
 func (r *Recorder) recoverUnreported(ctx context.Context, t Target, all bool) {
 	type found struct {
 		key  requestKey
@@ -262,7 +262,7 @@ func (r *Recorder) recoverUnreported(ctx context.Context, t Target, all bool) {
 		return
 	}
 	for k, q := range ts.extras {
-		if q.reported || len(q.requests) == 0 || (!all && len(q.responses) == 0) {
+		if q.reported || len(q.requests) == 0 || (!all && (len(q.responses) == 0 || time.Since(q.since) < reportGrace)) {
 			continue
 		}
 		name, ok := ts.left.named[k]
@@ -300,6 +300,14 @@ func (r *Recorder) recoverUnreported(ctx context.Context, t Target, all bool) {
 		}
 	}
 }
+
+// reportGrace is how long after its wire headers came a request may still be reported
+// by a host that queues events: the shim holds a request's ExtraInfo until the request
+// comes (0.5 s at most), then queues them with it, ahead of it, and the queue waits up
+// to DefaultPacing.Late. A window of pauses that ends sooner than that after a request's
+// wire headers came leaves it to the last look (answerWait), rather than archive it as
+// never reported and then again as reported.
+const reportGrace = 500*time.Millisecond + time.Second
 
 // whyRecovered says how an exchange that the browser never reported was recorded.
 const whyRecovered = "the browser dropped its report of this request as the page was left (its address is from the Fetch domain, its headers from the wire)"

@@ -315,6 +315,55 @@ func TestRecorderArchivesNamedRequestsNeverReported(t *testing.T) {
 	}
 }
 
+// A request whose wire headers come just before the window of pauses ends, and which
+// the host then reports (its events queued), is archived once, as reported: not first
+// as never reported, and again.
+func TestRecorderWaitsForARequestReportedLate(t *testing.T) {
+	const url = "http://127.0.0.1:33779/lib/images/late.png"
+	var mu sync.Mutex
+	var got []*recorder.Exchange
+	r := recorder.NewRecorder(givingBody("hello", nil))
+	r.OnExchange = func(ex *recorder.Exchange) { mu.Lock(); got = append(got, ex); mu.Unlock() }
+	ctx := context.Background()
+	tab := recorder.Target{TabID: 7}
+	hand := func(evs ...recordertest.Event) {
+		for _, ev := range evs {
+			if err := r.HandleEvent(ctx, tab, ev.Method, json.RawMessage(ev.Params), nil); err != nil {
+				t.Fatalf("%s: %v", ev.Method, err)
+			}
+		}
+	}
+	// A page is left as it loads (a navigation begins while the one before it has not
+	// had its load event), and the next page commits: the window ends 2 s later
+	// (pauseWindow).
+	hand(recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L1","url":"` + leftPage + `"},"type":"Navigation"}`},
+		recordertest.Event{Method: "Page.frameStartedNavigating", Params: `{"frameId":"F","navigationType":"differentDocument"}`},
+		recordertest.Event{Method: "Page.frameStartedNavigating", Params: `{"frameId":"F","navigationType":"differentDocument"}`},
+		recordertest.Event{Method: "Page.frameNavigated", Params: `{"frame":{"id":"F","loaderId":"L2","url":"http://127.0.0.1:33779/doku.php?id=next"},"type":"Navigation"}`},
+		recordertest.Event{Method: "Fetch.requestPaused", Params: `{"requestId":"interception-1","networkId":"9","request":{"method":"GET","url":"` + url + `"}}`})
+	time.Sleep(1700 * time.Millisecond)
+	hand(unreportedEvent("9", "http://127.0.0.1:33779/doku.php?id=next"),
+		recordertest.Event{Method: "Network.responseReceivedExtraInfo", Params: `{"requestId":"9","statusCode":200,"headers":{},"headersText":"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: 5\r\n\r\n"}`})
+	time.Sleep(700 * time.Millisecond) // the window ends meanwhile
+	hand(recordertest.Event{Method: "Network.requestWillBeSent", Params: `{"requestId":"9","loaderId":"L2","frameId":"F","type":"Image","documentURL":"http://127.0.0.1:33779/doku.php?id=next","request":{"url":"` + url + `","method":"GET","headers":{}}}`},
+		recordertest.Event{Method: "Network.responseReceived", Params: `{"requestId":"9","type":"Image","response":{"url":"` + url + `","status":200,"headers":{"Content-Type":"image/png","Content-Length":"5"}}}`},
+		recordertest.Event{Method: "Network.loadingFinished", Params: `{"requestId":"9"}`})
+	r.Wait()
+	r.Detached(ctx, tab, "recording stopped")
+	r.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 {
+		for _, ex := range got {
+			t.Logf("archived %s %d %q", ex.URL, ex.Status, ex.RespNote)
+		}
+		t.Fatalf("archived %d times, want once", len(got))
+	}
+	if ex := got[0]; ex.URL != url || ex.Status != 200 || string(ex.RespBody) != "hello" || ex.RespTruncated != "" {
+		t.Errorf("archived %s %d %q truncated %q (%s)", ex.URL, ex.Status, ex.RespBody, ex.RespTruncated, ex.RespNote)
+	}
+}
+
 // Chromium drops its report of a response (Network.responseReceived) to a DevTools
 // client when the response comes as its page is left, a page kept in the
 // back/forward cache included, though the wire's head (ExtraInfo) still comes; the
