@@ -10,7 +10,7 @@
 // they grew to. Go otherwise halves, at each of its collections (about one a recorded
 // page load), the stack of the goroutine that handles events, which the next page's
 // events grow again by copying it, and copying a stack costs a wasm program dearly:
-// recording the demo gallery cost 1.23-1.25x its load time with it kept, against
+// recording the demo gallery cost 1.23-1.29x its load time with it kept, against
 // 1.26-1.36x (docs/benchmarks-history.md, "What the core's stacks cost").
 function newGo() {
   const go = new Go();
