@@ -11,10 +11,13 @@
 // page load), the stack of the goroutine that handles events, which the next page's
 // events grow again by copying it, and copying a stack costs a wasm program dearly:
 // recording the demo gallery cost 1.23-1.29x its load time with it kept, against
-// 1.26-1.36x (docs/benchmarks-history.md, "What the core's stacks cost").
+// 1.26-1.36x (docs/benchmarks-history.md, "What the core's stacks cost"). The program
+// is kept as self.webkeepGo, whose memory (mem.buffer) a probe reads for the core's
+// share of the worker's (scripts/probe/bigmemory.mjs).
 function newGo() {
   const go = new Go();
   go.env = { GODEBUG: "gcshrinkstackoff=1" };
+  self.webkeepGo = go;
   return go;
 }
 
