@@ -39,11 +39,12 @@ const newArrivals = () => {
 // wait with the others: a page's images, scripts and style sheets then cost it no
 // processor time in the core as it loads. The browser often reports a request's wire
 // headers (its ExtraInfo events) before the request: those are held until it comes,
-// then go its way, ahead of it; at holdMs they go as urgent as they are. Request ids
+// then go its way, ahead of it; at holdMs (the core's pacing.holdMs, recorder.Pacing's
+// Hold, which the core counts on) they go as urgent as they are. Request ids
 // are the browser's, one for a request whichever session reports it (a worker's
 // request has its ExtraInfo on the page's). An event of afterQueued
 // (core.afterQueued) goes only after every event the pacer holds.
-const newRequestRouter = (pacer, streamed, afterQueued = new Set(), holdMs = 500) => {
+const newRequestRouter = (pacer, streamed, afterQueued, holdMs) => {
   const waiting = new Map(); // tab and request id -> whether its events wait
   const held = new Map(); // tab and request id -> { events: [[fn, size]], timer }
   const release = (key, waits) => {

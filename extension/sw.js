@@ -19,7 +19,7 @@ let handEvent = null; // hands an event to the pacer, as its request lets it (ev
 const { pacer, ready } = startShim((c) => {
   fields = c.fields;
   urgent = new Set(c.urgent);
-  handEvent = newRequestRouter(pacer, new Set(c.streamedTypes), new Set(c.afterQueued));
+  handEvent = newRequestRouter(pacer, new Set(c.streamedTypes), new Set(c.afterQueued), c.pacing.holdMs);
 });
 const showsArrival = newArrivals();
 

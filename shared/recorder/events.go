@@ -132,15 +132,19 @@ func StreamedTypes() []string {
 // recorder's work would take processor time from the page, so they wait until no event
 // has come for Quiet, or Late after the oldest waiting one came, or until they hold
 // more than HeldMax bytes of body data; then they go one at a time, each in a task of
-// its own, so that what arrives meanwhile does not wait behind a burst of them.
+// its own, so that what arrives meanwhile does not wait behind a burst of them. A
+// request's wire headers (its ExtraInfo events, urgent), which the browser often
+// reports before the request, wait for it up to Hold, then go as urgent as they are
+// (Chromium's shim, extension/events.js).
 type Pacing struct {
 	Quiet, Late time.Duration
 	HeldMax     int
+	Hold        time.Duration
 }
 
 // DefaultPacing is the pacing of the extension's service worker and of its Firefox
 // background page (extension/pacing.js).
-var DefaultPacing = Pacing{Quiet: 30 * time.Millisecond, Late: time.Second, HeldMax: 4 << 20}
+var DefaultPacing = Pacing{Quiet: 30 * time.Millisecond, Late: time.Second, HeldMax: 4 << 20, Hold: 500 * time.Millisecond}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the

@@ -303,11 +303,11 @@ func (r *Recorder) recoverUnreported(ctx context.Context, t Target, all bool) {
 
 // reportGrace is how long after its wire headers came a request may still be reported
 // by a host that queues events: the shim holds a request's ExtraInfo until the request
-// comes (0.5 s at most, extension/events.js holdMs), then queues them with it, ahead of
-// it, and the queue waits up to DefaultPacing.Late. A window of pauses that ends sooner than that after a request's
-// wire headers came leaves it to the last look (answerWait), rather than archive it as
-// never reported and then again as reported.
-var reportGrace = 500*time.Millisecond + DefaultPacing.Late
+// comes (DefaultPacing.Hold at most), then queues them with it, ahead of it, and the
+// queue waits up to DefaultPacing.Late. A window of pauses that ends sooner than that
+// after a request's wire headers came leaves it to the last look (answerWait), rather
+// than archive it as never reported and then again as reported.
+var reportGrace = DefaultPacing.Hold + DefaultPacing.Late
 
 // whyRecovered says how an exchange that the browser never reported was recorded.
 const whyRecovered = "the browser dropped its report of this request as the page was left (its address is from the Fetch domain, its headers from the wire)"

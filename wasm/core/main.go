@@ -101,6 +101,7 @@ func main() {
 		"quietMs": recorder.DefaultPacing.Quiet.Milliseconds(),
 		"lateMs":  recorder.DefaultPacing.Late.Milliseconds(),
 		"heldMax": recorder.DefaultPacing.HeldMax,
+		"holdMs":  recorder.DefaultPacing.Hold.Milliseconds(),
 	})
 	if h.firefox {
 		(&firefox{svc: svc, ctx: ctx, t: webrequest.NewTranslator()}).register(api)

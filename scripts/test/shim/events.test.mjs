@@ -15,7 +15,7 @@ const urgentMethods = new Set(["Network.requestWillBeSent", "Network.requestWill
 
 // routed returns hand(source, method, params) and the log of what reached the pacer:
 // "urgent <name>" or "queued <name>", name being the method's last part and the id.
-const routed = (holdMs) => {
+const routed = (holdMs = 500) => {
   const log = [];
   const pacer = { urgent: (fn) => log.push("urgent " + fn()), add: (fn) => log.push("queued " + fn()), flush: () => log.push("flush") };
   const route = newRequestRouter(pacer, new Set(["Document", "Fetch", "XHR"]), new Set(["Runtime.bindingCalled"]), holdMs);
