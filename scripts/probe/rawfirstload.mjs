@@ -1,0 +1,168 @@
+// First loads in a browser no harness instruments. Playwright attaches itself to every
+// tab the browser makes, pausing each new one until its own set-up is done, a replay's
+// tab too, which the replay bar makes and navigates at once; a live tab it makes is set
+// up before it is navigated. This probe records the demo through the extension with
+// Playwright, then opens the same profile in a Chromium driven by a bare DevTools
+// connection (--remote-debugging-pipe) that attaches to no tab before its load is over.
+// Each page's first load, in turn: live in a new tab made at its URL; live in a blank
+// tab navigated at once by a client attached to it with nothing enabled (as the bar
+// makes and navigates its replay tab); and in a new replay (a new bar, which makes its
+// tab). Each is read from its tab's navigation timing once it has loaded. Prints each
+// page's medians and the replay's ratios with their 95% intervals
+// (scripts/lib/stats.mjs), then the processor time each kind of the browser's processes
+// had within the loads (each thread's /proc schedstat, sampled every 5 ms; a process
+// made during a load counts whole).
+//
+//   node scripts/probe/rawfirstload.mjs [LOADS]    (default 15)
+//
+// CHROMIUM_FLAGS="--flag ..." adds flags to the second browser's command line.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { extensionDir, launch, startDemoSite, waitFor } from "../lib/browser.mjs";
+import { recordDemo } from "../lib/replaywebpage.mjs";
+import { median, ratio } from "../lib/stats.mjs";
+
+const loads = Number(process.argv[2] || 15);
+const cpuRows = [];
+const dir = mkdtempSync(path.join(tmpdir(), "webkeep-rawfirst-"));
+const profile = path.join(dir, "profile");
+const site = await startDemoSite(["-big", String(1 << 20)]);
+
+// pipeBrowser starts Chromium on profile with the extension, driven through fds 3 and 4:
+// resolves to { send(method, params, sessionId), close() }.
+function pipeBrowser() {
+  const proc = spawn(process.env.CHROMIUM || "/usr/bin/chromium", [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--disable-dev-shm-usage", "--remote-debugging-pipe", `--user-data-dir=${profile}`,
+    `--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`,
+    ...(process.env.CHROMIUM_FLAGS || "").split(" ").filter(Boolean), "about:blank",
+  ], { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
+  let id = 0, buf = "";
+  const waiting = new Map();
+  proc.stdio[4].on("data", (d) => {
+    buf += d.toString();
+    for (let i; (i = buf.indexOf("\0")) >= 0;) {
+      const m = JSON.parse(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      const w = waiting.get(m.id);
+      if (!w) continue;
+      waiting.delete(m.id);
+      m.error ? w.reject(new Error(`${w.method}: ${m.error.message}`)) : w.resolve(m.result);
+    }
+  });
+  const send = (method, params = {}, sessionId) => new Promise((resolve, reject) => {
+    waiting.set(++id, { resolve, reject, method });
+    proc.stdio[3].write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + "\0");
+  });
+  const exited = new Promise((r) => proc.on("exit", r));
+  return { send, close: () => { proc.kill(); return exited; } };
+}
+
+// The processor time (ms) each kind of the browser's processes has had so far, from
+// each thread's /proc schedstat; sampled every 5 ms (samples), so that a load's share
+// can be read once its window is known (cpuIn).
+const kinds = new Map(); // pid -> kind, or null when not the browser's
+const kindOf = (pid) => {
+  if (!kinds.has(pid)) {
+    let args = "";
+    try { args = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " "); } catch { /* gone */ }
+    kinds.set(pid, !args.includes(`--user-data-dir=${profile}`) && !args.includes("--type=") ? null
+      : !args.includes("--type=") ? "browser" : args.includes("--extension-process") ? "extension" : args.includes("--type=renderer") ? "renderers"
+        : args.includes("NetworkService") ? "network" : args.includes("--type=gpu") ? "gpu" : args.includes("zygote") ? null : "other");
+  }
+  return kinds.get(pid);
+};
+const samples = [];
+let sampling = null;
+const sample = () => {
+  const by = new Map(); // pid -> ms
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid) || !kindOf(pid)) continue;
+    try {
+      let ms = 0;
+      for (const t of readdirSync(`/proc/${pid}/task`)) ms += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+      by.set(pid, ms);
+    } catch { /* gone */ }
+  }
+  samples.push({ at: performance.timeOrigin + performance.now(), by });
+};
+// cpuIn is each kind's processor time between from and to (ms since the epoch): each
+// process's growth between the samples around them, a process first seen in between
+// counted from nothing, one gone meanwhile not at all.
+const cpuIn = (from, to) => {
+  const a = samples.findLast((x) => x.at <= from) || samples[0], b = samples.find((x) => x.at >= to) || samples.at(-1);
+  const out = { browser: 0, renderers: 0, extension: 0, network: 0, gpu: 0, other: 0 };
+  for (const [pid, ms] of b.by) out[kindOf(pid)] += ms - (a.by.get(pid) ?? 0);
+  return out;
+};
+
+// loaded waits for a page target whose URL is url, then attaches to it and reads its
+// first load (navigation start to load event), ms, once the load event has come.
+async function loaded(b, url, except = new Set()) {
+  const target = await waitFor(async () => (await b.send("Target.getTargets")).targetInfos.find((t) => t.type === "page" && t.url === url && !except.has(t.targetId)), `a tab at ${url}`, 60000);
+  // Not attached before its load event: nothing but the page and the extension acts on it.
+  await new Promise((r) => setTimeout(r, 1500));
+  const { sessionId } = await b.send("Target.attachToTarget", { targetId: target.targetId, flatten: true });
+  const ms = await waitFor(async () => {
+    const { result } = await b.send("Runtime.evaluate", { expression: `(() => { const n = performance.getEntriesByType("navigation")[0]; return n && n.loadEventStart > 0 ? [n.loadEventStart - n.startTime, performance.timeOrigin + n.startTime] : 0; })()`, returnByValue: true }, sessionId);
+    return result.value;
+  }, `the load of ${url}`, 30000);
+  return { ms: ms[0], cpu: cpuIn(ms[1], ms[1] + ms[0]), targetId: target.targetId };
+}
+
+try {
+  // Recorded with Playwright, as the benchmark records it.
+  const live = {};
+  const pw = await launch({ downloads: dir, profile });
+  const { id } = await recordDemo({ url: site.url }, dir, live, { browser: pw });
+  await pw.context.close();
+  const urls = Object.keys(live).filter((u) => u.startsWith("http") && !/\/submit\//.test(u));
+
+  const b = pipeBrowser();
+  const sw = await waitFor(async () => (await b.send("Target.getTargets")).targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://")), "the extension's worker", 60000);
+  const ext = new URL(sw.url).host;
+  sampling = setInterval(sample, 5);
+  console.log(`${loads} first loads of each page, live and in a new replay, in turn; no DevTools client attached to a tab before its load event:\n`);
+  console.log("| page | live: a new tab at its URL | live: a blank tab navigated at once | replay | replay / the first live (95%) | replay / the second (95%) |\n|---|---|---|---|---|---|");
+  for (const url of urls) {
+    const t = { live: [], navigated: [], replay: [] };
+    const cpus = { navigated: [], replay: [] };
+    for (let i = 0; i < loads; i++) {
+      const before = new Set((await b.send("Target.getTargets")).targetInfos.map((x) => x.targetId));
+      const { targetId } = await b.send("Target.createTarget", { url });
+      const l = await loaded(b, url, new Set([...before].filter((x) => x !== targetId)));
+      t.live.push(l.ms);
+      await b.send("Target.closeTarget", { targetId });
+      // A blank tab, navigated at once by a client attached to it (as the bar makes
+      // and navigates its replay tab), nothing enabled.
+      const blank = await b.send("Target.createTarget", { url: "about:blank" });
+      const { sessionId } = await b.send("Target.attachToTarget", { targetId: blank.targetId, flatten: true });
+      await b.send("Page.navigate", { url }, sessionId);
+      await b.send("Target.detachFromTarget", { sessionId });
+      const n = await loaded(b, url, new Set([...before].filter((x) => x !== blank.targetId)));
+      t.navigated.push(n.ms);
+      cpus.navigated.push(n.cpu);
+      await b.send("Target.closeTarget", { targetId: blank.targetId });
+      const bar = await b.send("Target.createTarget", { url: `chrome-extension://${ext}/replay.html?session=${encodeURIComponent(id)}&url=${encodeURIComponent(url)}` });
+      const r = await loaded(b, url, before);
+      t.replay.push(r.ms);
+      cpus.replay.push(r.cpu);
+      await b.send("Target.closeTarget", { targetId: r.targetId });
+      await b.send("Target.closeTarget", { targetId: bar.targetId });
+    }
+    console.log(`| ${new URL(url).pathname} | ${median(t.live).toFixed(0)} ms | ${median(t.navigated).toFixed(0)} ms | ${median(t.replay).toFixed(0)} ms | ${ratio(t.replay, t.live)} | ${ratio(t.replay, t.navigated)} |`);
+    for (const w of ["navigated", "replay"]) {
+      cpuRows.push(`| ${new URL(url).pathname} | ${w} | ${Object.keys(cpus[w][0]).map((k) => median(cpus[w].map((c) => c[k])).toFixed(1)).join(" | ")} |`);
+    }
+  }
+  console.log("\nProcessor time within each load (median ms, sampled every 5 ms):\n\n| page | way | browser | renderers | extension | network | gpu | other |\n|---|---|---|---|---|---|---|---|");
+  console.log(cpuRows.join("\n"));
+  clearInterval(sampling);
+  await b.close();
+} finally {
+  site.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
