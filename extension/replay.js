@@ -247,61 +247,23 @@ addEventListener("pagehide", () => {
   chrome.privacy.network.networkPredictionEnabled.clear({}).catch(() => {});
 });
 
-// openTab makes the replay tab beside the bar (bar: the bar's tab, if known), attaches
-// the debugger to it and sets it up, ready to navigate. The tab opens in front (a tab
-// in the background is also given less of the machine by the browser: its first load
-// took longer). The tab's commands are sent together: the browser runs them in the
-// order sent, and the bar waits once instead of once for each. With the Page domain
-// off, the tab's first navigation was sometimes left with no renderer (the tab
-// "unloaded", about:blank for good): Page and Inspector are enabled before it, and a
-// crash of the replayed page is said in the bar. A check right after recording, in the
-// same browser, would otherwise be given what the browser's cache kept of the live
-// site, not what the archive holds: its tab's cache is off.
-async function openTab(bar) {
-  const tab = await chrome.tabs.create({ url: "about:blank", active: true, ...(bar ? { index: bar.index + 1, openerTabId: bar.id } : {}) });
-  tabId = tab.id;
-  mark("tabCreated");
-  await chrome.debugger.attach({ tabId }, "1.3");
-  mark("attached");
-  const t = { tabId };
-  const [, , , , tree] = await Promise.all([
-    intercept(t),
-    chrome.debugger.sendCommand(t, "Page.enable"),
-    chrome.debugger.sendCommand(t, "Inspector.enable"),
-    checkPage && Promise.all([
-      chrome.debugger.sendCommand(t, "Network.enable"),
-      chrome.debugger.sendCommand(t, "Network.setCacheDisabled", { cacheDisabled: true }),
-    ]),
-    chrome.debugger.sendCommand(t, "Page.getFrameTree"),
-  ]);
-  mainFrame = tree.frameTree.frame.id;
-}
-
 async function start() {
   mark("start");
   if (!session && !team) throw new Error("replay.html needs ?session=ID&url=URL (or ?team=1&url=URL)");
-  // What the replay tab needs is done while the replay's start is asked for: the
-  // page's batch, network prediction off, where the bar is, and the tab itself, made,
-  // attached and set up (openTab). The browser would otherwise open connections ahead
-  // of the page's requests (preconnect, prefetch) to the hosts it remembers: network
-  // prediction is off while a replay runs, and back to the user's choice when it ends.
-  let opened = null;
+  // What the replay tab needs is asked for together, before the replay's start comes
+  // back: the page's batch, network prediction off, and where the bar is. The browser
+  // would otherwise open connections ahead of the page's requests (preconnect,
+  // prefetch) to the hosts it remembers: network prediction is off while a replay
+  // runs, and back to the user's choice when it ends.
+  let ready = null;
   if (pageURL) {
     loadBatch(pageURL);
-    opened = Promise.all([chrome.tabs.getCurrent(), chrome.privacy.network.networkPredictionEnabled.set({ value: false })])
-      .then(([bar]) => openTab(bar));
-    opened.catch(() => {}); // its error is thrown below, after the start's
+    ready = Promise.all([chrome.tabs.getCurrent(), chrome.privacy.network.networkPredictionEnabled.set({ value: false })]);
+    ready.catch(() => {}); // its error is thrown below, after the start's
   }
-  let info;
-  try {
-    const res = await api(team ? `/start?url=${encodeURIComponent(pageURL)}&ts=${encodeURIComponent(ts)}` : "/start", { method: "POST" });
-    info = await res.json();
-    if (!res.ok) throw new Error(info.error);
-  } catch (e) {
-    // No replay: the tab made for it, if any, goes.
-    opened?.catch(() => {}).then(() => tabId !== null && chrome.tabs.remove(tabId)).catch(() => {});
-    throw e;
-  }
+  const res = await api(team ? `/start?url=${encodeURIComponent(pageURL)}&ts=${encodeURIComponent(ts)}` : "/start", { method: "POST" });
+  const info = await res.json();
+  if (!res.ok) throw new Error(info.error);
   captures = info.captures;
   mark("started");
   $("replay-session").textContent = `${info.session.name} (${info.captures} captures)`;
@@ -325,7 +287,33 @@ async function start() {
     return;
   }
   $("replay-url").textContent = pageURL;
-  await opened;
+  // The replay tab opens in front, beside the bar (a tab in the background is also
+  // given less of the machine by the browser: its first load took longer).
+  const [bar] = await ready;
+  const tab = await chrome.tabs.create({ url: "about:blank", active: true, ...(bar ? { index: bar.index + 1, openerTabId: bar.id } : {}) });
+  tabId = tab.id;
+  mark("tabCreated");
+  await chrome.debugger.attach({ tabId }, "1.3");
+  mark("attached");
+  // The tab's commands are sent together: the browser runs them in the order sent,
+  // and the bar waits once instead of once for each. With the Page domain off, the
+  // tab's first navigation was sometimes left with no renderer (the tab "unloaded",
+  // about:blank for good): Page and Inspector are enabled before it, and a crash of
+  // the replayed page is said in the bar. A check right after recording, in the same
+  // browser, would otherwise be given what the browser's cache kept of the live site,
+  // not what the archive holds: its tab's cache is off.
+  const t = { tabId };
+  const [, , , , tree] = await Promise.all([
+    intercept(t),
+    chrome.debugger.sendCommand(t, "Page.enable"),
+    chrome.debugger.sendCommand(t, "Inspector.enable"),
+    checkPage && Promise.all([
+      chrome.debugger.sendCommand(t, "Network.enable"),
+      chrome.debugger.sendCommand(t, "Network.setCacheDisabled", { cacheDisabled: true }),
+    ]),
+    chrome.debugger.sendCommand(t, "Page.getFrameTree"),
+  ]);
+  mainFrame = tree.frameTree.frame.id;
   mark("navigate");
   await navigate();
   document.body.dataset.replayTab = String(tabId);
