@@ -24,7 +24,7 @@ func main() {
 	// No debugger event is asked for; the shim's pacing needs values all the same.
 	api.Set("fields", map[string]any{})
 	api.Set("urgent", []any{})
-	api.Set("pacing", map[string]any{"quietMs": 50, "lateMs": 500, "heldMax": 1 << 20})
+	api.Set("pacing", map[string]any{"quietMs": 50, "lateMs": 500, "heldMax": 1 << 20, "holdMs": 500})
 	js.Global().Set("webkeepCore", api)
 	js.Global().Get("webkeepCoreReady").Invoke()
 	select {}
