@@ -179,6 +179,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     }
     const { a, body } = got;
     timeline[from]++;
+    step.from = from;
     if (doc) mark("documentAnswered");
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: a.headers, body: body.toBase64(),

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/httpmsg"
@@ -185,30 +186,62 @@ func (ix *Index) BatchRecords(page, at string, isPage func(string) bool) []cdx.E
 
 // neighbours returns the URLs of the GET captures around c in the file, each once
 // and not c's own: those after it up to the next capture of a page, then those
-// before it back to the previous one, at most max.
+// before it back to the previous one, then those written late (lateURLs), at most max.
 func (ix *Index) neighbours(c cdx.Entry, isPage func(string) bool, max int) []string {
 	at, _ := ix.offsetPlace(c.Offset)
 	seen := map[string]bool{c.URL: true}
 	var out []string
-	walk := func(from, step int) {
-		for j := from; j >= 0 && j < len(ix.byOffset) && len(out) < max; j += step {
+	take := func(e *cdx.Entry) {
+		if (e.Method == "" || e.Method == httpmsg.MethodGet) && !seen[e.URL] && len(out) < max {
+			seen[e.URL] = true
+			out = append(out, e.URL)
+		}
+	}
+	walk := func(from, step int) int {
+		j := from
+		for ; j >= 0 && j < len(ix.byOffset) && len(out) < max; j += step {
 			e := &ix.captures[ix.byOffset[j]]
 			if e.Offset == c.Offset {
 				continue
 			}
 			if isPage(e.URL) {
-				return
+				break
 			}
-			if e.Method != "" && e.Method != httpmsg.MethodGet || seen[e.URL] {
-				continue
-			}
-			seen[e.URL] = true
-			out = append(out, e.URL)
+			take(e)
+		}
+		return j
+	}
+	next := walk(at, 1)
+	walk(at-1, -1)
+	ix.lateURLs(c, next, isPage, take)
+	return out
+}
+
+// A resource's record may be written after the next page's: the recorder asks for a
+// body once the page has loaded, and the tab may have gone on by then. lateURLs hands
+// take the captures after the next page (from the place next on), not of pages,
+// that were answered within lateWindow of c, stopping at one answered lateStop after c, or after
+// lateRecords captures.
+const (
+	lateWindow  = 2 * time.Second
+	lateStop    = 30 * time.Second
+	lateRecords = BatchCaptures
+)
+
+func (ix *Index) lateURLs(c cdx.Entry, next int, isPage func(string) bool, take func(*cdx.Entry)) {
+	from := parseTimestamp(c.Timestamp)
+	if from.IsZero() {
+		return
+	}
+	for j := next; j >= 0 && j < len(ix.byOffset) && j < next+lateRecords; j++ {
+		e := &ix.captures[ix.byOffset[j]]
+		t := parseTimestamp(e.Timestamp)
+		if d := t.Sub(from); d > lateStop {
+			return
+		} else if d >= 0 && d <= lateWindow && !isPage(e.URL) {
+			take(e)
 		}
 	}
-	walk(at, 1)
-	walk(at-1, -1)
-	return out
 }
 
 // ReadBatch reads what ServeBatch wrote: its answers, and the body of each.

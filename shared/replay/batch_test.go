@@ -82,6 +82,44 @@ func TestServeBatch(t *testing.T) {
 	}
 }
 
+// TestBatchLateRecords: a resource whose record was written after the next page's
+// (its body asked for once the tab had gone on) is in the batch of the page it was
+// answered with, and one answered much later is not.
+func TestBatchLateRecords(t *testing.T) {
+	const (
+		home  = "http://example.com/"
+		forms = "http://example.com/forms"
+	)
+	ix, _ := archive(t, warc.V09, []exchange{
+		{at: "20240101000000", method: "GET", url: home, resp: ok200("text/html", "home")},
+		{at: "20240101000000", method: "GET", url: "http://example.com/style.css", resp: ok200("text/css", "p{}")},
+		{at: "20240101000001", method: "GET", url: forms, resp: ok200("text/html", "forms")},
+		{at: "20240101000001", method: "GET", url: "http://example.com/forms.css", resp: ok200("text/css", "form{}")},
+		{at: "20240101000001", method: "POST", url: "http://example.com/api", ctype: "text/plain", body: "x", resp: ok200("text/plain", "y")},
+		{at: "20240101000000", method: "GET", url: "http://example.com/app.js", resp: ok200("text/javascript", "1")},
+		{at: "20240101000009", method: "GET", url: "http://example.com/later.js", resp: ok200("text/javascript", "2")},
+		{at: "20240101000100", method: "GET", url: "http://example.com/stop.js", resp: ok200("text/javascript", "3")},
+		{at: "20240101000000", method: "GET", url: "http://example.com/past.js", resp: ok200("text/javascript", "4")},
+	})
+	isPage := func(u string) bool { return u == home || u == forms }
+	for _, tt := range []struct {
+		page string
+		want []string
+	}{
+		// app.js, written after the forms page, was answered with the home page;
+		// forms.css, within the same seconds, may be too; later.js came seconds after,
+		// and past.js is behind a capture a minute later.
+		{home, []string{home, "http://example.com/style.css", "http://example.com/forms.css", "http://example.com/app.js"}},
+		// The last page's batch runs to the end of the file, as before.
+		{forms, []string{forms, "http://example.com/forms.css", "http://example.com/app.js", "http://example.com/later.js",
+			"http://example.com/stop.js", "http://example.com/past.js", "http://example.com/style.css"}},
+	} {
+		if got := ix.batchURLs(tt.page, "", isPage); !slices.Equal(got, tt.want) {
+			t.Errorf("batch of %s: %q, want %q", tt.page, got, tt.want)
+		}
+	}
+}
+
 // offsetsFile is a File that notes the offsets it is read from.
 type offsetsFile struct {
 	File

@@ -168,7 +168,7 @@ test("a page replays from the team archive as of a time, started from the archiv
   assert.deepEqual(images, [true, true], "the logo and the pixel, from the team archive");
   // The page and its images came in the page's batch, made from the bundle that holds
   // the page, not asked of the team archive one by one.
-  const answered = await r.bar.evaluate(() => ({ batch: timeline.batch, core: timeline.core }));
+  const answered = await r.bar.evaluate(() => ({ batch: timeline.batch, core: timeline.core, requests: timeline.requests.map((s) => `${s.from} ${s.url}`) }));
   assert.ok(answered.batch >= 3 && answered.core === 0, `answered from the batch / by the core: ${JSON.stringify(answered)}`);
   assert.match(await r.bar.textContent("#replay-session"), /^Team archive at http:\/\/127\.0\.0\.1:\d+\/ \(3 captures\)$/);
   await waitFor(async () => (await r.bar.textContent("#replay-time")) !== "", "the capture's time in the bar");
