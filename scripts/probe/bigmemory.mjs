@@ -1,7 +1,11 @@
 // Where the extension's process grows while a large response is recorded. Every 200 ms:
 // its resident memory over idle; the service worker's V8 heap (used, total), the array
 // buffers' backing stores and the embedder's heap (Runtime.getHeapUsage); and the Go
-// core's linear memory (self.webkeepGo), which never shrinks. With --dumps, a memory
+// core's linear memory (self.webkeepGo), which never shrinks; and how far the worker is
+// behind the network: the body's bytes a plain DevTools client of the tab has been
+// told of (Network.dataReceived) against those the worker has routed to IndexedDB
+// (its routes' sizes), the difference waiting in the browser's messages or in the
+// worker's queue. With --dumps, a memory
 // dump of each process every second (the trace's memory-infra): what each allocator of
 // the extension's process holds, all its pages and the worker's included.
 //
@@ -60,6 +64,11 @@ try {
   for (let i = 0; i < loads; i++) await page.goto(new URL("/gallery", site.url).href);
   await page.goto(site.url);
   await new Promise((r) => setTimeout(r, 1000));
+  const told = { bytes: 0, id: null };
+  const tab = await browser.context.newCDPSession(page);
+  tab.on("Network.responseReceived", (e) => { if (e.response.url.endsWith("/big")) told.id = e.requestId; });
+  tab.on("Network.dataReceived", (e) => { if (e.requestId === told.id) told.bytes += e.dataLength; });
+  await tab.send("Network.enable");
   const idle = processMemory(browser).ext;
   console.log(`idle: the extension's process ${mb(idle)} MB`);
   const t0 = performance.now();
@@ -70,8 +79,11 @@ try {
     try { ext = processMemory(browser).ext - idle; } catch { return; }
     peak = Math.max(peak, ext);
     const h = await send("Runtime.getHeapUsage");
-    const wasm = await browser.sw.evaluate(() => self.webkeepGo?.mem?.buffer.byteLength ?? NaN).catch(() => NaN);
-    console.log(`${secs()} s: process +${mb(ext)} MB; worker's heap ${mb(h.usedSize)} used of ${mb(h.totalSize)}, backing stores ${mb(h.backingStorageSize)}, embedder ${mb(h.embedderHeapUsedSize)}; Go's memory ${mb(wasm)}`);
+    const network = told.bytes;
+    const [wasm, routed] = await browser.sw.evaluate(() => [self.webkeepGo?.mem?.buffer.byteLength ?? NaN,
+      // eslint-disable-next-line no-undef
+      [...routes.values()].reduce((n, r) => n + r.size, 0)]).catch(() => [NaN, NaN]);
+    console.log(`${secs()} s: process +${mb(ext)} MB; worker's heap ${mb(h.usedSize)} used of ${mb(h.totalSize)}, backing stores ${mb(h.backingStorageSize)}, embedder ${mb(h.embedderHeapUsedSize)}; Go's memory ${mb(wasm)}; body told ${mb(network)} MB, routed ${mb(routed)} MB`);
   }, 200);
   const record = async () => {
     let dumping = null;
