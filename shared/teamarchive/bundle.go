@@ -611,11 +611,12 @@ func (s *Server) getBundleIndex(w http.ResponseWriter, r *http.Request, name str
 // offset and length fetch exactly its record.
 func (s *Server) getBundleFile(w http.ResponseWriter, r *http.Request, name, file string) error {
 	ctx := r.Context()
-	_, obj, err := s.lookup(ctx, name)
-	if err != nil {
-		return err
+	// The entry is read at once, not looked up first: a replay's record reads wait on
+	// each trip to the bucket.
+	_, rc, err := s.cfg.Bucket.Get(ctx, prefixIndex+name, nil)
+	if errors.Is(err, ErrNotExist) {
+		return httpErr(http.StatusNotFound, "no bundle %s", name)
 	}
-	_, rc, err := s.cfg.Bucket.Get(ctx, obj.Key, nil)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package teamarchive
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -197,6 +199,54 @@ func TestServerRecordFetch(t *testing.T) {
 		t.Errorf("pages.jsonl: %q", w.Body.String())
 	}
 	wantStatus(t, do(t, s, req{method: "GET", path: "/api/bundles/b1.zip/missing.warc.gz", token: "-"}), http.StatusNotFound)
+}
+
+// TestServerRecordReads: a record's Range read of a bundle member asks the bucket twice
+// (the bundle's entry, then the range of its data), each trip a replay waits on; a
+// bundle not there is a 404 that names it.
+func TestServerRecordReads(t *testing.T) {
+	s, b := newTestServer(t, Config{})
+	wantStatus(t, do(t, s, req{method: "PUT", path: "/api/bundles/b1.zip", token: "-", body: readTestdata(t, "sample-bundle.zip")}), http.StatusCreated)
+	w := do(t, s, req{method: "GET", path: "/api/cdx?url=http://example.com/&output=json&limit=1", token: "-"})
+	wantStatus(t, w, http.StatusOK)
+	var e struct{ Filename, Source, Offset, Length string }
+	if err := json.Unmarshal(bytes.TrimSpace(w.Body.Bytes()), &e); err != nil {
+		t.Fatalf("%v: %s", err, w.Body)
+	}
+	off, _ := strconv.Atoi(e.Offset)
+	n, _ := strconv.Atoi(e.Length)
+	c := &readCounter{Bucket: b}
+	counted := NewServer(Config{Bucket: c, Now: b.Now, Tokens: ParseTokens(testToken)})
+	w = do(t, counted, req{method: "GET", path: "/api/bundles/" + e.Source + "/" + e.Filename, token: "-",
+		header: map[string]string{"Range": fmt.Sprintf("bytes=%d-%d", off, off+n-1)}})
+	wantStatus(t, w, http.StatusPartialContent)
+	if w.Body.Len() != n {
+		t.Errorf("%d bytes of the record's %d", w.Body.Len(), n)
+	}
+	if got := c.reads.Load(); got != 2 {
+		t.Errorf("the record's read asked the bucket %d times, want 2", got)
+	}
+	w = do(t, counted, req{method: "GET", path: "/api/bundles/nosuch.zip/" + e.Filename, token: "-"})
+	wantStatus(t, w, http.StatusNotFound)
+	if !strings.Contains(w.Body.String(), "no bundle nosuch.zip") {
+		t.Errorf("a bundle not there: %s", w.Body)
+	}
+}
+
+// readCounter is a Bucket that counts the reads (Head and Get) asked of it.
+type readCounter struct {
+	Bucket
+	reads atomic.Int32
+}
+
+func (c *readCounter) Head(ctx context.Context, key string) (*Object, error) {
+	c.reads.Add(1)
+	return c.Bucket.Head(ctx, key)
+}
+
+func (c *readCounter) Get(ctx context.Context, key string, r *Range) (*Object, io.ReadCloser, error) {
+	c.reads.Add(1)
+	return c.Bucket.Get(ctx, key, r)
 }
 
 // TestServerCDX checks every match type against the two uploads, keys as surt 0.3.1
