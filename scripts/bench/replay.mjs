@@ -26,6 +26,7 @@ const stepNames = [
 
 // The steps of a team replay's batch in the core (its Server-Timing header).
 const batchSteps = ["lookup", "index", "records", "build"];
+const batchCounts = ["ranges"]; // how many Range requests the records took
 
 const runs = Number(process.env.REPLAY_BENCH_RUNS || 15);
 // New replays (and new live tabs) per page, for its first load.
@@ -118,7 +119,7 @@ try {
       responseEnd: t.responseEnd, dcl: t.dcl, load: t.ms, paused: tl.paused, batch: tl.batch, kept: tl.kept, core: tl.core,
       toBar: subs.length ? median(subs.map((q) => q.paused - t.origin - t.asked[q.url])) : NaN,
       toFulfil: subs.length ? median(subs.map((q) => q.fulfilled - q.paused)) : NaN,
-      ...Object.fromEntries(batchSteps.map((k) => [k, tl.batchSteps[k] ?? NaN])), guess: tl.batchSteps.guess,
+      ...Object.fromEntries([...batchSteps, ...batchCounts].map((k) => [k, tl.batchSteps[k] ?? NaN])), guess: tl.batchSteps.guess,
     });
     return t.ms;
   };
@@ -201,15 +202,15 @@ for (const [u, team] of [false, true].flatMap((team) => rows.map((r) => [r.url, 
   console.log(`| ${team ? `${u} (team)` : u} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
 }
 console.log();
-console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the Range reads of the records the batch takes (at once, and as the lookup goes when the kept index holds the page), and the batch made of them; then how many replays found their records read from the kept index as the lookup went:");
+console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the Range reads of the records the batch takes (at once, and as the lookup goes when the kept index holds the page), and the batch made of them; how many Range requests the records took (median); then how many replays found their records read from the kept index as the lookup went:");
 console.log();
-console.log(`| page | ${batchSteps.join(" | ")} | records read as the lookup went: the batch's / not |`);
-console.log(`|---|${batchSteps.map(() => "---").join("|")}|---|`);
+console.log(`| page | ${batchSteps.join(" | ")} | Range requests of the records | records read as the lookup went: the batch's / not |`);
+console.log(`|---|${batchSteps.map(() => "---").join("|")}|---|---|`);
 for (const r of rows) {
   const s = steps.filter((x) => x.page === r.url && x.team);
   const m = (k) => { const v = s.map((x) => x[k]).filter((x) => !Number.isNaN(x)); return v.length ? median(v).toFixed(1) : "-"; };
   const n = (g) => s.filter((x) => x.guess === g).length;
-  console.log(`| ${r.url} | ${batchSteps.map(m).join(" | ")} | ${n("hit")} / ${n("miss")} of ${s.length} |`);
+  console.log(`| ${r.url} | ${batchSteps.map(m).join(" | ")} | ${m("ranges")} | ${n("hit")} / ${n("miss")} of ${s.length} |`);
 }
 console.log();
 console.log(`The 24 MB file replayed (fetch() from the home page, ${mem.result}) in ${ms(mem.bigMs)}. Resident memory of the extension's process (the Go core and the replay page): ${mb(mem.before.ext)} before, ${mb(mem.peak.ext)} at the peak; of the whole browser: ${mb(mem.before.all)} before, ${mb(mem.peak.all)} at the peak (sampled every 50 ms).`);

@@ -62,6 +62,7 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 		took.guessed = "hit"
 		<-guess.done
 		f = guess.f
+		took.ranges = guess.ranges
 	} else {
 		if guess != nil {
 			took.guessed = "miss"
@@ -73,7 +74,9 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 			return empty()
 		}
 		f = &teamBundleFile{tm: tm, ctx: ctx, path: line.path(), index: bi}
-		f.readRanges(recordRanges(bi.ix.BatchRecords(page, m.Capture.Timestamp, bi.isPage), recordGap, replay.BatchBytes))
+		ranges := recordRanges(bi.ix.BatchRecords(page, m.Capture.Timestamp, bi.isPage), recordGap, replay.BatchBytes)
+		took.ranges = len(ranges)
+		f.readRanges(ranges)
 	}
 	defer f.Close()
 	lap(&took.records)
@@ -89,6 +92,7 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 type batchGuess struct {
 	f      *teamBundleFile
 	offset int64         // of the page's capture guessed
+	ranges int           // the Range requests its records take
 	done   chan struct{} // closed once the records are read
 	cancel context.CancelFunc
 }
@@ -108,10 +112,11 @@ func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	g := &batchGuess{f: &teamBundleFile{tm: tm, ctx: ctx, path: bi.path, index: bi}, offset: m.Capture.Offset, done: make(chan struct{}), cancel: cancel}
+	ranges := recordRanges(bi.ix.BatchRecords(page, m.Capture.Timestamp, bi.isPage), recordGap, replay.BatchBytes)
+	g := &batchGuess{f: &teamBundleFile{tm: tm, ctx: ctx, path: bi.path, index: bi}, offset: m.Capture.Offset, ranges: len(ranges), done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(g.done)
-		g.f.readRanges(recordRanges(bi.ix.BatchRecords(page, m.Capture.Timestamp, bi.isPage), recordGap, replay.BatchBytes))
+		g.f.readRanges(ranges)
 	}()
 	return g
 }
@@ -119,12 +124,14 @@ func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
 // batchTiming is the time each step of a team replay's batch took: the lookup of
 // its page in the merged index, the reading of its bundle's index (next to nothing
 // when kept), then the wait for its records, and the making of the batch (with the
-// records it read by themselves); and whether the records read from the kept index
-// as the lookup went were the batch's ("hit"), not ("miss"), or none were ("").
+// records it read by themselves); whether the records read from the kept index as
+// the lookup went were the batch's ("hit"), not ("miss"), or none were (""); and how
+// many Range requests, made at once, the records took.
 // Its String is a Server-Timing header's value, which the replay benchmark reports.
 type batchTiming struct {
 	lookup, index, records, build time.Duration
 	guessed                       string
+	ranges                        int // the Range requests the records took, made at once
 }
 
 func (t batchTiming) String() string {
@@ -133,7 +140,7 @@ func (t batchTiming) String() string {
 	if t.guessed != "" {
 		s += ", guess;desc=" + t.guessed
 	}
-	return s
+	return s + ", ranges;desc=" + strconv.Itoa(t.ranges)
 }
 
 // maxTeamBundleIndex bounds the bytes of a bundle's index a team replay reads for a

@@ -455,8 +455,8 @@ func TestTeamReplayBatch(t *testing.T) {
 	if cdxQueries, indexes, files := count(); cdxQueries != 1 || indexes != 0 || files != 1 {
 		t.Errorf("another page of the bundle: %d CDX queries (want 1), its index read again %d times (want 0), %d Range requests (want 1)", cdxQueries, indexes, files)
 	}
-	if !strings.Contains(timing, "guess;desc=hit") {
-		t.Errorf("another page of the bundle: its records not read as the merged index was asked (Server-Timing %q)", timing)
+	if !strings.Contains(timing, "guess;desc=hit") || !strings.HasSuffix(timing, ", ranges;desc=1") {
+		t.Errorf("another page of the bundle: its records not read as the merged index was asked, by one Range request (Server-Timing %q)", timing)
 	}
 	// A guess from the kept index that the merged index belies: the capture nearest to
 	// March is b's, not the one a holds; b's is a revisit of a's, which b's batch
