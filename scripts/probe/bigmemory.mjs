@@ -80,8 +80,8 @@ try {
     peak = Math.max(peak, ext);
     const h = await send("Runtime.getHeapUsage");
     const network = told.bytes;
+    // routes: the worker's streamed bodies (extension/store.js), a global of its scripts.
     const [wasm, routed] = await browser.sw.evaluate(() => [self.webkeepGo?.mem?.buffer.byteLength ?? NaN,
-      // eslint-disable-next-line no-undef
       [...routes.values()].reduce((n, r) => n + r.size, 0)]).catch(() => [NaN, NaN]);
     console.log(`${secs()} s: process +${mb(ext)} MB; worker's heap ${mb(h.usedSize)} used of ${mb(h.totalSize)}, backing stores ${mb(h.backingStorageSize)}, embedder ${mb(h.embedderHeapUsedSize)}; Go's memory ${mb(wasm)}; body told ${mb(network)} MB, routed ${mb(routed)} MB`);
   }, 200);

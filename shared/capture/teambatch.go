@@ -74,7 +74,7 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 			return empty()
 		}
 		f = &teamBundleFile{tm: tm, ctx: ctx, path: line.path(), index: bi}
-		ranges := recordRanges(bi.ix.BatchRecords(page, m.Capture.Timestamp, bi.isPage), recordGap, replay.BatchBytes)
+		ranges := bi.batchRanges(page, m.Capture.Timestamp)
 		took.ranges = len(ranges)
 		f.readRanges(ranges)
 	}
@@ -112,7 +112,7 @@ func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	ranges := recordRanges(bi.ix.BatchRecords(page, m.Capture.Timestamp, bi.isPage), recordGap, replay.BatchBytes)
+	ranges := bi.batchRanges(page, m.Capture.Timestamp)
 	g := &batchGuess{f: &teamBundleFile{tm: tm, ctx: ctx, path: bi.path, index: bi}, offset: m.Capture.Offset, ranges: len(ranges), done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(g.done)
@@ -203,6 +203,12 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 	t.bundle = bi
 	t.mu.Unlock()
 	return bi, nil
+}
+
+// batchRanges returns the byte ranges of the file that hold the records of the batch
+// of page captured at ts, those near each other joined (recordRanges).
+func (bi *teamBundleIndex) batchRanges(page, ts string) [][2]int64 {
+	return recordRanges(bi.ix.BatchRecords(page, ts, bi.isPage), recordGap, replay.BatchBytes)
 }
 
 // isPage says whether u is the URL of one of the bundle's pages.

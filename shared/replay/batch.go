@@ -217,17 +217,18 @@ func (ix *Index) neighbours(c cdx.Entry, isPage func(string) bool, max int) []st
 	return out
 }
 
-// A resource's record may be written after the next page's: the recorder asks for a
-// body once the page has loaded, and the tab may have gone on by then. lateURLs hands
-// take the captures after the next page (from the place next on), not of pages,
-// that were answered within lateWindow of c, stopping at one answered lateStop after c, or after
-// lateRecords captures.
+// Bounds of a batch's captures written late (lateURLs): answered at most lateWindow
+// after the page, looked for until one answered lateStop after it, or lateRecords on.
 const (
 	lateWindow  = 2 * time.Second
 	lateStop    = 30 * time.Second
 	lateRecords = BatchCaptures
 )
 
+// lateURLs hands take the captures from the place next on (the next page's), not of
+// pages, answered within lateWindow after c. A resource's record may be written after
+// the next page's: the recorder asks for a body once the page has loaded, and the tab
+// may have gone on by then.
 func (ix *Index) lateURLs(c cdx.Entry, next int, isPage func(string) bool, take func(*cdx.Entry)) {
 	from := parseTimestamp(c.Timestamp)
 	if from.IsZero() {
