@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -405,13 +406,28 @@ func (s *lineSource) next() (string, error) {
 	}
 }
 
-// A builtMain is a main index written: its blob and blocks.
+// A builtMain is a main index written: its blob and blocks, and the blob's first
+// bytes (up to Config.InlineBytes), kept for the store.
 type builtMain struct {
 	blob   string
 	size   int64
 	lines  int
 	blocks []zipnum.BlockInfo
 	gen    int
+	inline prefixBuffer
+}
+
+// A prefixBuffer keeps the first max bytes written to it and drops the rest.
+type prefixBuffer struct {
+	max int
+	b   []byte
+}
+
+func (p *prefixBuffer) Write(b []byte) (int, error) {
+	if room := p.max - len(p.b); room > 0 {
+		p.b = append(p.b, b[:min(room, len(b))]...)
+	}
+	return len(b), nil
 }
 
 // ops returns the store operations that make it a shard's main index in place of
@@ -419,13 +435,17 @@ type builtMain struct {
 func (m *builtMain) ops(old []Entry) []Op {
 	var ops []Op
 	for _, e := range old {
-		ops = append(ops, Op{Key: e.Key, Delete: true})
+		ops = append(ops, Op{Key: e.Key, Delete: true}, Op{Key: inlineKey(e.Key), Delete: true})
 	}
 	if m.lines == 0 {
 		return append(ops, Op{Key: keyState, Value: fmt.Sprintf(`{"gen":%d}`, m.gen)})
 	}
 	for i, b := range m.blocks {
-		ops = append(ops, Op{Key: summaryKey(b.FirstKey, i), Value: block{offset: b.Offset, length: b.Length, lines: b.Lines}.value()})
+		key := summaryKey(b.FirstKey, i)
+		ops = append(ops, Op{Key: key, Value: block{offset: b.Offset, length: b.Length, lines: b.Lines}.value()})
+		if end := b.Offset + b.Length; end <= int64(len(m.inline.b)) {
+			ops = append(ops, Op{Key: inlineKey(key), Value: base64.StdEncoding.EncodeToString(m.inline.b[b.Offset:end])})
+		}
 	}
 	st := shardState{Gen: m.gen, Blob: m.blob, Size: m.size, Blocks: len(m.blocks), Lines: m.lines}
 	b := st.encode()
@@ -436,7 +456,7 @@ func (m *builtMain) ops(old []Entry) []Op {
 // writeMain writes the lines of src in [lo, hi) as ZipNum blocks to a new blob of
 // shard, marked in the shard's store as garbage until a commit makes it live.
 func (ix *Index) writeMain(ctx context.Context, shard string, gen int, src *lineSource, lo, hi string) (*builtMain, error) {
-	m := &builtMain{gen: gen, blob: fmt.Sprintf("zipnum/%s/%08d-%s.cdxj.gz", shard, gen, randomHex())}
+	m := &builtMain{gen: gen, blob: fmt.Sprintf("zipnum/%s/%08d-%s.cdxj.gz", shard, gen, randomHex()), inline: prefixBuffer{max: ix.cfg.InlineBytes}}
 	// Lines below lo are strays of an earlier split: dropped.
 	first, ok, err := src.peekFrom(lo, hi)
 	if err != nil {
@@ -456,7 +476,7 @@ func (ix *Index) writeMain(ctx context.Context, shard string, gen int, src *line
 		pr.CloseWithError(err)
 		done <- err
 	}()
-	zw := zipnum.NewWriter(pw, ix.cfg.LinesPerBlock)
+	zw := zipnum.NewWriter(io.MultiWriter(pw, &m.inline), ix.cfg.LinesPerBlock)
 	werr := zw.WriteLine([]byte(first))
 	m.lines++
 	for werr == nil {

@@ -20,6 +20,7 @@ const (
 	DefaultSplitLines    = 250000
 	DefaultGrace         = 10 * time.Minute
 	DefaultLeaseTime     = 15 * time.Minute
+	DefaultInlineBytes   = 8 << 20
 	// opsPerBatch bounds the operations of one store call.
 	opsPerBatch = 500
 	// maxFollow bounds how many shards a write follows before giving up.
@@ -43,6 +44,14 @@ type Config struct {
 	// Grace is how long the blocks a compaction replaced are kept for queries that
 	// started before it.
 	Grace time.Duration
+	// InlineBytes bounds the bytes of a shard's main index that its store keeps
+	// too, block by block from the first (8 MiB when 0, none when negative): a
+	// lookup in them reads its first blocks with the summary, in the store call it
+	// makes anyway, and no blob, so that it costs what a lookup in a shard not yet
+	// compacted costs. One compaction's commit carries them, base64 (4/3 of the
+	// size): keep it well under what one store call may carry (a Durable Object
+	// takes 32 MiB).
+	InlineBytes int
 	// LeaseTime bounds a compaction: past it, another may take the shard over (a
 	// compaction whose Worker was killed holds its shard until then).
 	LeaseTime time.Duration
@@ -77,6 +86,9 @@ func New(cfg Config) *Index {
 	}
 	if cfg.Grace <= 0 {
 		cfg.Grace = DefaultGrace
+	}
+	if cfg.InlineBytes == 0 {
+		cfg.InlineBytes = DefaultInlineBytes
 	}
 	if cfg.LeaseTime <= 0 {
 		cfg.LeaseTime = DefaultLeaseTime

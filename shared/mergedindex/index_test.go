@@ -2,6 +2,7 @@ package mergedindex
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -191,6 +192,10 @@ func newTestIndex(stores Stores, blobs Blobs, due func(string)) *Index {
 	return New(Config{Stores: stores, Blobs: blobs, LinesPerBlock: 7, DeltaLimit: 40, SplitLines: 150, Grace: time.Nanosecond, Due: due})
 }
 
+// inlineBudgets are the Config.InlineBytes the tests run with: no copies in the
+// store, copies of the first blocks only (the rest from the blob), the default.
+var inlineBudgets = []int{-1, 700, 0}
+
 // TestAgainstBruteForce runs random uploads, replacements, removals and compactions
 // (with splits) and checks every query against a brute-force merge.
 func TestAgainstBruteForce(t *testing.T) {
@@ -200,6 +205,7 @@ func TestAgainstBruteForce(t *testing.T) {
 			stores, blobs := &MemStores{}, &memBlobs{}
 			due := map[string]bool{}
 			ix := newTestIndex(stores, blobs, func(s string) { due[s] = true })
+			ix.cfg.InlineBytes = cmp.Or(inlineBudgets[seed%3], DefaultInlineBytes)
 			m := &model{uploads: map[string]string{}, lines: map[string][][]byte{}}
 			ctx := context.Background()
 			for step := range 120 {
@@ -465,7 +471,9 @@ func TestCompactionOfLargeDelta(t *testing.T) {
 			r := rand.New(rand.NewPCG(3, 4))
 			ctx := context.Background()
 			mem := &MemStores{}
-			cfg := Config{Stores: &sizedStores{Stores: mem, limit: 120 << 10}, Blobs: &memBlobs{}, LinesPerBlock: 50, DeltaLimit: 1 << 20, SplitLines: 1 << 20, Grace: time.Nanosecond}
+			// The copies of the blocks a commit carries are bounded to fit the
+			// call's limit, as the default's 8 MiB (11 base64) fit a Durable Object's 32.
+			cfg := Config{Stores: &sizedStores{Stores: mem, limit: 120 << 10}, Blobs: &memBlobs{}, LinesPerBlock: 50, DeltaLimit: 1 << 20, SplitLines: 1 << 20, Grace: time.Nanosecond, InlineBytes: 32 << 10}
 			if split {
 				cfg.SplitLines = 1000
 			}
@@ -504,6 +512,70 @@ func TestCompactionOfLargeDelta(t *testing.T) {
 				if n := res.Scans[0].Count; n != 0 {
 					t.Errorf("shard %s keeps %d delta lines after its compaction", s, n)
 				}
+			}
+		})
+	}
+}
+
+// TestLookupsReadNoBlob checks that a lookup in a compacted shard reads its first
+// blocks from the copies the store keeps, in the store call it makes anyway, and
+// the blob only for blocks past Config.InlineBytes or for the runs after the first.
+func TestLookupsReadNoBlob(t *testing.T) {
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(5, 5))
+	lines := bundleLines(r, 2000)
+	// Blocks of 50 lines here are 1-2 KB: 8,000 bytes copy the first few.
+	for _, budget := range []int{-1, 8000, 0} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			stores, blobs := &MemStores{}, &memBlobs{}
+			ix := New(Config{Stores: stores, Blobs: blobs, LinesPerBlock: 50, Grace: time.Nanosecond, InlineBytes: budget})
+			m := &model{uploads: map[string]string{"b": "u"}, lines: map[string][][]byte{"u": lines}}
+			if _, err := ix.Add(ctx, "b", "u", lines); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ix.Compact(ctx, RootShard); err != nil {
+				t.Fatal(err)
+			}
+			all := m.expect("", "", false)
+			// Each key's captures, looked up: the first line at or after the key.
+			var withBlob, without int
+			for i := 0; i < len(all); i += 37 {
+				key, _, _ := strings.Cut(all[i], " ")
+				before, calls := blobs.reads, stores.Calls
+				var got string
+				for l, err := range ix.Lines(ctx, key+" ", key+"!", false) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = string(l)
+					break
+				}
+				if want := m.expect(key+" ", key+"!", false)[0]; got != want {
+					t.Fatalf("lookup of %q: %q, want %q", key, got, want)
+				}
+				if blobs.reads > before {
+					withBlob++
+				} else {
+					without++
+				}
+				if n := stores.Calls - calls; n != 2 {
+					t.Errorf("lookup of %q: %d store calls, want 2 (the directory, the shard)", key, n)
+				}
+			}
+			switch {
+			case budget < 0 && without > 0:
+				t.Errorf("no copies kept, yet %d lookups read no blob", without)
+			case budget == 0 && withBlob > 0:
+				t.Errorf("every block copied (the default), yet %d of %d lookups read the blob", withBlob, withBlob+without)
+			case budget > 0 && (withBlob == 0 || without == 0):
+				t.Errorf("the first %d bytes copied: %d lookups read the blob, %d did not; want both", budget, withBlob, without)
+			}
+			// Reading further than the first run reads the blob, and every line.
+			if got := collectLines(t, ix, "", "", false); !slices.Equal(got, all) {
+				t.Errorf("a full scan read %d lines, want %d", len(got), len(all))
+			}
+			if got := collectLines(t, ix, "", "", true); len(got) != len(all) {
+				t.Errorf("a full scan down read %d lines, want %d", len(got), len(all))
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package mergedindex
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -246,9 +247,26 @@ func (ix *Index) openShard(ctx context.Context, shard, lo, hi string, reverse bo
 	}
 	dLo, dHi := under(prefixDelta, lo, hi)
 	scans = append(scans, Scan{Start: dLo, End: dHi, Limit: deltaPage, Reverse: reverse})
-	rng, st, got, err := ix.readHead(ctx, shard, scans...)
+	// The copies of the first run's blocks, where the store keeps them.
+	inLo, inHi := under(prefixInline, lo, hi)
+	copies := []Scan{{Start: prefixInline, End: inHi, Limit: firstRun, Reverse: true}}
+	if !reverse {
+		copies = []Scan{{Start: prefixInline, End: inLo, Limit: 1, Reverse: true}, {Start: inLo, End: inHi, Limit: firstRun - 1}}
+	}
+	rng, st, got, err := ix.readHead(ctx, shard, append(scans, copies...)...)
 	if err != nil {
 		return nil, err
+	}
+	inline := map[string][]byte{}
+	got, copied := got[:len(scans)], got[len(scans):]
+	for _, in := range copied {
+		for _, e := range in.Entries {
+			raw, err := base64.StdEncoding.DecodeString(e.Value)
+			if err != nil {
+				return nil, fmt.Errorf("mergedindex: shard %s: the copy of block %.100q: %w", shard, e.Key, err)
+			}
+			inline[prefixSummary+strings.TrimPrefix(e.Key, prefixInline)] = raw
+		}
 	}
 	o := &openShard{rng: rng, lo: lo, hi: hi, tombs: map[string]bool{}}
 	// Clip to the range the shard owns (a parent read for its child: the child's).
@@ -282,7 +300,7 @@ func (ix *Index) openShard(ctx context.Context, shard, lo, hi string, reverse bo
 		sum = append(got[1].Entries, got[2].Entries...)
 	}
 	delta := got[len(got)-1].Entries
-	blocks := &stream{ix: ix, shard: shard, guard: guard, lo: o.lo, hi: o.hi, reverse: reverse, state: st, runBlocks: firstRun,
+	blocks := &stream{ix: ix, shard: shard, guard: guard, lo: o.lo, hi: o.hi, reverse: reverse, state: st, runBlocks: firstRun, inline: inline,
 		summary: sum, summaryMore: len(sum) > 0 && len(got[len(got)-2].Entries) == summaryPage}
 	deltas := &stream{ix: ix, shard: shard, guard: guard, lo: o.lo, hi: o.hi, reverse: reverse, isDelta: true,
 		delta: delta, deltaMore: len(delta) == deltaPage}
@@ -301,7 +319,8 @@ type stream struct {
 	isDelta bool
 	state   *shardState
 
-	summary     []Entry // summary entries not yet read, in reading order
+	summary     []Entry           // summary entries not yet read, in reading order
+	inline      map[string][]byte // blocks the store keeps too, by summary key
 	summaryMore bool
 	lastSummary string
 	blockDone   bool                // reverse: the block holding lo was read
@@ -465,6 +484,9 @@ func (s *stream) fetch(ctx context.Context) ([]byte, error) {
 			s.rawLengths = append(s.rawLengths, b.length)
 		}
 	}
+	if data, ok := s.inlined(run); ok {
+		return data, nil
+	}
 	n := last.offset + last.length - first.offset
 	rc, err := s.ix.cfg.Blobs.GetBlob(ctx, s.state.Blob, first.offset, n)
 	if err != nil {
@@ -488,6 +510,21 @@ func (s *stream) fetch(ctx context.Context) ([]byte, error) {
 		data = out
 	}
 	return data, nil
+}
+
+// inlined returns a run's blocks from the copies the store keeps, in reading order,
+// if it keeps them all (a copy of another length than the summary's is not used: the
+// blob's bytes are the main index).
+func (s *stream) inlined(run []block) ([]byte, bool) {
+	var data []byte
+	for _, b := range run {
+		raw, ok := s.inline[b.key]
+		if !ok || int64(len(raw)) != b.length {
+			return nil, false
+		}
+		data = append(data, raw...)
+	}
+	return data, true
 }
 
 // runGoesOn says whether a run of blocks takes one more: the first read takes

@@ -14,6 +14,8 @@ import (
 //	m/state        its main index: the blob of ZipNum blocks and their count (shardState)
 //	m/lease        the compaction under way, if any: "<until unix ns> <owner>"
 //	s/<first>\x00<n> one block of the main index: "offset length lines"
+//	i/<first>\x00<n> the same block's bytes (base64), for the first Config.InlineBytes
+//	               of the main index: a lookup reads them with the summary
 //	d/<line>       one line of the delta: added since the last compaction
 //	t/<upload>     a removed upload whose lines the main index may still hold
 //	g/<blob>       a blob that may be deleted after the time it gives (unix ns)
@@ -24,6 +26,7 @@ const (
 	keyState      = "m/state"
 	keyLease      = "m/lease"
 	prefixSummary = "s/"
+	prefixInline  = "i/"
 	prefixDelta   = "d/"
 	prefixTomb    = "t/"
 	prefixGarbage = "g/"
@@ -130,6 +133,11 @@ type block struct {
 	first          string // the first line's "urlkey timestamp" (cut at maxSummaryKey)
 	offset, length int64
 	lines          int
+}
+
+// inlineKey is the key of the copy of the block whose summary key is key.
+func inlineKey(key string) string {
+	return prefixInline + strings.TrimPrefix(key, prefixSummary)
 }
 
 func summaryKey(first string, n int) string {
