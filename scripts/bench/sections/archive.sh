@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 sizes=${WEBKEEP_ARCHIVE_SIZES:-20,1000,10000,100000}
-cmd="node scripts/bench/archive.mjs --sizes $sizes --queries 200"
+cmd="node scripts/bench/archive.mjs --sizes $sizes --queries 1000"
 echo "## Team archive at scale (workerd)"
 echo
 echo "\`$cmd\` on $(date -u +%Y-%m-%d). Bundles are bare WARC/1.1 files of 25 captures over"
@@ -15,7 +15,8 @@ echo "the same captures go in bundles of 250 (10,000) or 2,500 (100,000) capture
 echo "uploads, the same index. Queries are timed from the client (miniflare's dispatchFetch:"
 echo "a Go instance started for each request); store calls and R2 reads are the Worker's own"
 echo "count (X-Index-Reads). Exact: a URL known to be there; domain: a site's domain, limit"
-echo "10; prefix: a path prefix, limit 100."
+echo "10; prefix: a path prefix, limit 100. Each size's 1,000 queries of each kind, the kinds in"
+echo "turn, start once the Worker's queue (compactions, text index merges) has been quiet for 3 s."
 echo
 # Each size's row goes to standard error as it is measured (make bench shows it), so
 # that a run stopped before the largest size still says what it measured.
