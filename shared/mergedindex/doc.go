@@ -13,6 +13,10 @@
 //     object store (R2), and a summary entry per block in the shard's store (its
 //     first key and where it lies). A lookup reads the summary entries of its range
 //     from the store and the blocks from the blob, in one range read.
+//   - The shard's store also keeps a copy of the blocks, for the first
+//     Config.InlineBytes of them. A lookup reads the copies of its first two blocks
+//     with the summary, in the same store call, and so reads no blob: a lookup in a
+//     compacted shard costs what one in a shard not yet compacted costs.
 //   - A shard's delta holds the lines added since its last compaction, one store
 //     entry each; an upload is answered by queries as soon as Add returns.
 //   - Removing an upload deletes its delta lines and records the upload (a
