@@ -211,8 +211,8 @@ if (asJSON) {
   const m = worst((q) => q.median), p = worst((q) => q.p99);
   console.log();
   console.log(`Exact lookup against ${results[0].bundles} bundles, worst size: median ${m.toFixed(2)}x, p99 ${p.toFixed(2)}x (target: at most 1.5x; ${m <= 1.5 && p <= 1.5 ? "met" : "not met"}).`);
-  // The three kinds' queries together (two store calls each, at most one R2 read): each
-  // size's p99 from three times as many queries, beside the exact lookups' own.
+  // The three kinds' queries together: each size's p99 from three times as many
+  // queries, beside the exact lookups' own (the target's).
   const pooled = results.map((r) => `${r.bundles.toLocaleString("en")}: median ${r.all.median.toFixed(1)} ms, p99 ${r.all.p99.toFixed(1)} ms (${(r.all.p99 / results[0].all.p99).toFixed(2)}x)`);
   console.log();
   console.log(`All three kinds together (${(3 * nQueries).toLocaleString("en")} queries a size): ${pooled.join("; ")}.`);

@@ -532,10 +532,15 @@ func sortLines(b []byte) []byte {
 	return out
 }
 
+// noBundle is the answer to a request for a bundle the archive does not hold.
+func noBundle(name string) error {
+	return httpErr(http.StatusNotFound, "no bundle %s", name)
+}
+
 func (s *Server) lookup(ctx context.Context, name string) (*bundleEntry, *Object, error) {
 	o, err := s.cfg.Bucket.Head(ctx, prefixIndex+name)
 	if errors.Is(err, ErrNotExist) {
-		return nil, nil, httpErr(http.StatusNotFound, "no bundle %s", name)
+		return nil, nil, noBundle(name)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -615,7 +620,7 @@ func (s *Server) getBundleFile(w http.ResponseWriter, r *http.Request, name, fil
 	// each trip to the bucket.
 	_, rc, err := s.cfg.Bucket.Get(ctx, prefixIndex+name, nil)
 	if errors.Is(err, ErrNotExist) {
-		return httpErr(http.StatusNotFound, "no bundle %s", name)
+		return noBundle(name)
 	}
 	if err != nil {
 		return err
