@@ -156,11 +156,14 @@ const urls = { urls: ["http://*/*", "https://*/*"] };
 // A request that wakes this page waits until the recorded tabs are read back.
 browser.webRequest.onBeforeRequest.addListener((d) => {
   if (restoring) return restoring.then(() => beforeRequest(d));
-  beforeRequest(d);
+  return beforeRequest(d);
 }, urls, ["blocking", "requestBody"]);
 
 function beforeRequest(d) {
-  if (!recorded.has(d.tabId)) return {};
+  if (!recorded.has(d.tabId)) {
+    const opened = opening.get(d.tabId);
+    return opened ? opened.held.then(() => beforeRequest(d)) : {};
+  }
   const r = requests.get(d.requestId) || { tabId: d.tabId };
   // A redirect's next hop keeps streaming the body the core streams for the request.
   const streaming = Boolean(r.hop && r.hop.streaming);
@@ -250,7 +253,10 @@ const commands = {
     return { bufferedData: joined(r.hop).toBase64() };
   },
   // The tab's address, for the core to reload it (Page.reload) and record it whole.
+  // A tab opened from a recorded tab whose requests all waited for it to be attached
+  // has loaded nothing the core did not see: nothing to load again.
   "Page.getNavigationHistory": async (tabId) => {
+    if (heldFromStart.delete(tabId)) return { currentIndex: -1, entries: [] };
     const tab = await browser.tabs.get(tabId);
     return { currentIndex: 0, entries: [{ url: tab.url || "" }] };
   },
@@ -324,6 +330,7 @@ self.webkeepHost = {
   attach: async (tabId) => {
     await browser.tabs.get(tabId); // throws for a tab that is not there
     recorded.set(tabId, recorded.get(tabId) || crypto.randomUUID());
+    opening.get(tabId)?.release(true);
     await saveRecorded();
     keepRecording();
     // The content script of each of the tab's pages copies and tells from now on;
@@ -332,6 +339,7 @@ self.webkeepHost = {
   },
   detach: async (tabId) => {
     recorded.delete(tabId);
+    heldFromStart.delete(tabId);
     saveRecorded();
     keepRecording();
     for (const [id, r] of requests) if (r.tabId === tabId) requests.delete(id);
@@ -359,12 +367,38 @@ self.webkeepHost = {
 };
 
 browser.tabs.onRemoved.addListener((tabId) => {
+  opening.get(tabId)?.release(false);
+  heldFromStart.delete(tabId);
   if (recorded.has(tabId)) pacer.add((c) => c.detached(tabId, "target_closed"));
 });
 // A tab a recorded tab opens is recorded from its first request: the core hears of it
-// at once, ahead of the events waiting, and attaches it before that request comes.
-browser.tabs.onCreated.addListener((tab) => {
-  if (tab.openerTabId) pacer.urgent((c) => c.tabCreated(tab.id, tab.openerTabId));
+// at once, ahead of the events waiting, and its requests wait (opening) until the core
+// attaches it, for its first can come before that (the core would then load the tab
+// again, but Firefox may not yet give the tab the address it is loading, and the first
+// load would be lost). A tab the core does not attach within openWaitMs goes on
+// unrecorded; the core then loads it again if it does attach it (Page.getNavigationHistory).
+const openWaitMs = 10000;
+const opening = new Map(); // tab id → { held: a promise, release(attached) }
+const heldFromStart = new Set(); // tabs attached before any request of theirs passed
+const holdOpened = (tabId) => {
+  let release;
+  const held = new Promise((resolve) => {
+    release = (attached) => {
+      if (opening.get(tabId) !== gate) return;
+      opening.delete(tabId);
+      if (attached) heldFromStart.add(tabId);
+      resolve();
+    };
+  });
+  const gate = { held, release };
+  opening.set(tabId, gate);
+  setTimeout(() => release(false), openWaitMs);
+};
+browser.tabs.onCreated.addListener(async (tab) => {
+  if (!tab.openerTabId) return;
+  if (restoring) await restoring;
+  if (recorded.has(tab.openerTabId) && !opening.has(tab.id)) holdOpened(tab.id);
+  pacer.urgent((c) => c.tabCreated(tab.id, tab.openerTabId));
 });
 // The content script (content.js) of a page of a recorded tab: the copies of the files
 // the page sends, and the names of its password fields, handed to the core as the event

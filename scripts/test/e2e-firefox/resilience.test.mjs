@@ -43,7 +43,7 @@ before(async () => {
   const openedId = await firefoxTabId(control, new URL("/forms?tab=opened", site.url).href);
   await waitFor(async () => JSON.parse((await api(control, "GET", "/api/status")).bytes).tabs.includes(openedId), "the opened tab to be recorded");
   const opened = await waitFor(async () => (await firefox.browser.pages()).find((p) => p.url().includes("tab=opened")), "the opened tab's page");
-  // The core loads it again, to record it from its first request.
+  // Its requests wait until the core has attached it: it is recorded from its first.
   await waitFor(() => opened.evaluate(() => document.readyState === "complete" && Boolean(document.querySelector("#post-binary"))), "the opened tab to load", 60000);
   tabIds = { recorded: recordedId, opened: openedId };
 
@@ -104,6 +104,11 @@ test("nothing the recorded tabs loaded is lost, before or after", () => {
     assert.ok(found.some((x) => x.status === entry.status && x.bodySHA === entry.response_sha256 && !x.truncated),
       `${entry.method} ${entry.url}: no archived exchange with the ${entry.response_size} bytes the site sent: ${JSON.stringify(found.map((x) => [x.status, x.truncated, x.notes]))}`);
   }
+});
+
+test("the opened tab is recorded from its first request, with no second load", () => {
+  assert.deepEqual(serverLog.filter((e) => e.url === "/forms?tab=opened").map((e) => e.method), ["GET"]);
+  assert.ok(!(session.notes || []).some((n) => n.includes("was reloaded")), (session.notes || []).join("\n"));
 });
 
 test("the other tab of the same site is not recorded", () => {
