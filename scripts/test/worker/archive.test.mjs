@@ -120,6 +120,27 @@ describe("team archive", () => {
     }
   });
 
+  // Each request's Go instance runs in a memory an earlier one has finished with, once
+  // cleared (wasm/worker/glue/worker.mjs): queries one after another and many at once,
+  // around an upload that grows its instance's memory, answer as the first did.
+  test("instances on kept memories answer as on new ones", async () => {
+    const q = "/api/cdx?url=example.org&matchType=domain&output=json";
+    const first = await call(mf, "GET", q);
+    assert.equal(first.status, 200, first.text);
+    assert.ok(first.text.trim().split("\n").length >= 2, first.text);
+    const answers = [];
+    for (let i = 0; i < 20; i++) answers.push(await call(mf, "GET", q));
+    const [, big] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, () => call(mf, "GET", q))).then((rs) => answers.push(...rs)),
+      call(mf, "PUT", "/api/bundles/kept-memory.warc", { body: bigWARC("http://example.net/kept", 3 << 20) }),
+    ]);
+    assert.equal(big.status, 201, big.text);
+    for (let i = 0; i < 20; i++) answers.push(await call(mf, "GET", q));
+    for (const r of answers) assert.equal(`${r.status} ${r.text}`, `${first.status} ${first.text}`);
+    const r = await call(mf, "DELETE", "/api/bundles/kept-memory.warc");
+    assert.ok(r.status < 300, r.text);
+  });
+
   test("a bundle's own index: its lines, sorted, each leading to its record in the bundle", async () => {
     const r = await call(mf, "GET", "/api/bundles/team-2024.zip?cdxj");
     assert.equal(r.status, 200, r.text);

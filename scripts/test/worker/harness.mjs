@@ -13,7 +13,7 @@ export const BOB = "bob-token-9876543210";
 
 // workerModules lists the modules of the built Worker, as wrangler uploads them.
 export function workerModules(dir = dist) {
-  for (const f of ["worker.mjs", "store.mjs", "wasm_exec.js", "app.wasm"]) {
+  for (const f of ["worker.mjs", "store.mjs", "memory.mjs", "wasm_exec.js", "app.wasm"]) {
     if (!existsSync(join(dir, f))) {
       throw new Error(`${join(dir, f)} is missing: run \`make build\` (or scripts/build-worker.sh) first`);
     }
@@ -22,6 +22,7 @@ export function workerModules(dir = dist) {
     modules: [
       { type: "ESModule", path: join(dir, "worker.mjs") },
       { type: "ESModule", path: join(dir, "store.mjs") },
+      { type: "ESModule", path: join(dir, "memory.mjs") },
       { type: "ESModule", path: join(dir, "wasm_exec.js") },
       { type: "CompiledWasm", path: join(dir, "app.wasm") },
     ],
