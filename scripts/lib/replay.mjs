@@ -55,16 +55,17 @@ export async function attachReplay(browser, bar, earlier) {
   const withBar = async (e) => { throw new Error(`${e.message}; bar: ${await bar.textContent("body")}`); };
   await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 60000 }).catch(withBar);
   const tab = Number(await bar.getAttribute("body", "data-replay-tab"));
-  // Each evaluation has 5 s: a command the browser never answers (a tab between two
+  // Each evaluation has 5 s unless the caller gives more (a function that fetches and
+  // hashes large bodies): a command the browser never answers (a tab between two
   // documents) fails, and the caller's wait goes on or gives up, instead of hanging.
-  const evaluate = (fn) => bar.evaluate(async ([tabId, src]) => {
+  const evaluate = (fn, seconds = 5) => bar.evaluate(async ([tabId, src, seconds]) => {
     const r = await Promise.race([
       chrome.debugger.sendCommand({ tabId }, "Runtime.evaluate", { expression: `(${src})()`, returnByValue: true, awaitPromise: true }),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("Runtime.evaluate: no answer in 5 s")), 5000)),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`Runtime.evaluate: no answer in ${seconds} s`)), seconds * 1000)),
     ]);
     if (r.exceptionDetails) throw new Error(r.exceptionDetails.text);
     return r.result.value;
-  }, [tab, fn.toString()]);
+  }, [tab, fn.toString(), seconds]);
   await waitFor(() => evaluate(() => /^http/.test(location.href) && document.readyState === "complete"), "the replay tab to load", 60000)
     .catch(withBar);
   const page = browser.context.pages().find((p) => !earlier.has(p) && p !== bar);
