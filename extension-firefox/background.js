@@ -252,11 +252,9 @@ const commands = {
     r.hop.streaming = true;
     return { bufferedData: joined(r.hop).toBase64() };
   },
-  // The tab's address, for the core to reload it (Page.reload) and record it whole.
-  // A tab opened from a recorded tab whose requests all waited for it to be attached
-  // has loaded nothing the core did not see: nothing to load again.
+  // The tab's address, for the core to reload it (Page.reload) and record it whole
+  // (the core answers for a tab whose requests all waited for it to be attached).
   "Page.getNavigationHistory": async (tabId) => {
-    if (heldFromStart.delete(tabId)) return { currentIndex: -1, entries: [] };
     const tab = await browser.tabs.get(tabId);
     return { currentIndex: 0, entries: [{ url: tab.url || "" }] };
   },
@@ -327,19 +325,20 @@ self.webkeepHost = {
     if (!command) throw new Error(`${method}: not a command of this page`);
     return JSON.stringify(await command(tabId, JSON.parse(params)));
   },
+  // Resolves to whether the tab's requests were all held until now (holdOpened).
   attach: async (tabId) => {
     await browser.tabs.get(tabId); // throws for a tab that is not there
     recorded.set(tabId, recorded.get(tabId) || crypto.randomUUID());
-    opening.get(tabId)?.release(true);
+    const held = opening.get(tabId)?.release() ?? false;
     await saveRecorded();
     keepRecording();
     // The content script of each of the tab's pages copies and tells from now on;
     // the page already shown may hold a password typed before recording began.
     browser.tabs.sendMessage(tabId, { webkeepRecording: true }).catch(() => {});
+    return held;
   },
   detach: async (tabId) => {
     recorded.delete(tabId);
-    heldFromStart.delete(tabId);
     saveRecorded();
     keepRecording();
     for (const [id, r] of requests) if (r.tabId === tabId) requests.delete(id);
@@ -367,32 +366,27 @@ self.webkeepHost = {
 };
 
 browser.tabs.onRemoved.addListener((tabId) => {
-  opening.get(tabId)?.release(false);
-  heldFromStart.delete(tabId);
+  opening.get(tabId)?.release();
   if (recorded.has(tabId)) pacer.add((c) => c.detached(tabId, "target_closed"));
 });
 // A tab a recorded tab opens is recorded from its first request: the core hears of it
 // at once, ahead of the events waiting, and its requests wait (opening) until the core
-// attaches it, for its first can come before that (the core would then load the tab
-// again, but Firefox may not yet give the tab the address it is loading, and the first
-// load would be lost). A tab the core does not attach within openWaitMs goes on
-// unrecorded; the core then loads it again if it does attach it (Page.getNavigationHistory).
-const openWaitMs = 10000;
-const opening = new Map(); // tab id → { held: a promise, release(attached) }
-const heldFromStart = new Set(); // tabs attached before any request of theirs passed
+// attaches it, or for the core's openWaitMs (webrequest.OpenWait says why).
+const opening = new Map(); // tab id → { held: a promise, release() }
 const holdOpened = (tabId) => {
   let release;
   const held = new Promise((resolve) => {
-    release = (attached) => {
-      if (opening.get(tabId) !== gate) return;
+    // Lets the tab's requests go; true if they were held until now.
+    release = () => {
+      if (opening.get(tabId) !== gate) return false;
       opening.delete(tabId);
-      if (attached) heldFromStart.add(tabId);
       resolve();
+      return true;
     };
   });
   const gate = { held, release };
   opening.set(tabId, gate);
-  setTimeout(() => release(false), openWaitMs);
+  ready.then((c) => setTimeout(release, c.openWaitMs));
 };
 browser.tabs.onCreated.addListener(async (tab) => {
   if (!tab.openerTabId) return;

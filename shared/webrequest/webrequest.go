@@ -233,11 +233,14 @@ type Translator struct {
 	requests  map[string]*request
 	documents map[frameKey]string // the request id that loaded each frame's document (DevTools' loaderId)
 	changes   map[frameKey][]change
+	// heldFromStart holds the tabs attached before any request of theirs passed
+	// (Attached): until the recorder asks for their address (NavigationHistory).
+	heldFromStart map[int]bool
 }
 
 // NewTranslator returns a Translator that knows no request yet.
 func NewTranslator() *Translator {
-	return &Translator{requests: map[string]*request{}, documents: map[frameKey]string{}, changes: map[frameKey][]change{}}
+	return &Translator{requests: map[string]*request{}, documents: map[frameKey]string{}, changes: map[frameKey][]change{}, heldFromStart: map[int]bool{}}
 }
 
 // Handle translates one event of kind (a webRequest event's name: beforeRequest,
@@ -479,6 +482,7 @@ func (t *Translator) Forget(tab int) {
 			delete(t.changes, k)
 		}
 	}
+	delete(t.heldFromStart, tab)
 }
 
 // BodyData is the Network.dataReceived event of a tab's piece of length bytes of a streamed

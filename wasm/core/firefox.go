@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"syscall/js"
 
@@ -24,8 +25,11 @@ type firefox struct {
 
 // register publishes the calls of Firefox's background page on the core's API object:
 // webRequest(kind, detailsJSON), bodyData(tabId, requestId, length, routed, bytes),
-// upload(tabId, payloadJSON, bytes), leaving(tabId, frameId, at) and forgetTab(tabId).
+// upload(tabId, payloadJSON, bytes), leaving(tabId, frameId, at) and forgetTab(tabId);
+// and openWaitMs, how long it holds the requests of a tab a recorded tab opened
+// (webrequest.OpenWait).
 func (f *firefox) register(api js.Value) {
+	api.Set("openWaitMs", webrequest.OpenWait.Milliseconds())
 	api.Set("webRequest", js.FuncOf(func(this js.Value, args []js.Value) any {
 		f.mu.Lock()
 		events, err := f.t.Handle(args[0].String(), []byte(args[1].String()))
@@ -64,6 +68,24 @@ func (f *firefox) register(api js.Value) {
 		f.mu.Unlock()
 		return nil
 	}))
+}
+
+// attached tells the translator that tab is recorded, and whether the background page
+// held its requests from its start (webrequest.OpenWait).
+func (f *firefox) attached(tab int, heldFromStart bool) {
+	f.mu.Lock()
+	f.t.Attached(tab, heldFromStart)
+	f.mu.Unlock()
+}
+
+// answer is the translator's answer to a command for tab, if it has one.
+func (f *firefox) answer(tab int, method string) (json.RawMessage, bool) {
+	if method != "Page.getNavigationHistory" {
+		return nil, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.t.NavigationHistory(tab)
 }
 
 // send hands the events to the service.

@@ -42,7 +42,10 @@ func main() {
 	if host.IsUndefined() {
 		panic("core: globalThis.webkeepHost is not defined by the service worker")
 	}
-	h := &jsHost{v: host, firefox: host.Get("firefox").Truthy()}
+	h := &jsHost{v: host}
+	if host.Get("firefox").Truthy() {
+		h.firefox = &firefox{t: webrequest.NewTranslator()}
+	}
 	svc, err := capture.NewService(&jsStore{v: host.Get("store")}, h)
 	if err != nil {
 		js.Global().Get("console").Call("error", "webkeep core: "+err.Error())
@@ -103,8 +106,9 @@ func main() {
 		"heldMax": recorder.DefaultPacing.HeldMax,
 		"holdMs":  recorder.DefaultPacing.Hold.Milliseconds(),
 	})
-	if h.firefox {
-		(&firefox{svc: svc, ctx: ctx, t: webrequest.NewTranslator()}).register(api)
+	if h.firefox != nil {
+		h.firefox.svc, h.firefox.ctx = svc, ctx
+		h.firefox.register(api)
 	}
 	js.Global().Set("webkeepCore", api)
 	if ready := js.Global().Get("webkeepCoreReady"); ready.Type() == js.TypeFunction {
@@ -149,9 +153,10 @@ func optString(v js.Value) string {
 // core links none of net/http's client.
 type jsHost struct {
 	v js.Value
-	// firefox says the host is Firefox's background page, which has no debugger: the
-	// core answers the commands Firefox needs nothing for (webrequest.Answer).
-	firefox bool
+	// firefox, when not nil, says the host is Firefox's background page, which has no
+	// debugger: the core answers the commands Firefox needs nothing for
+	// (webrequest.Answer), and those its translator knows the answer to.
+	firefox *firefox
 	jsfetch.Client
 }
 
@@ -159,7 +164,10 @@ type jsHost struct {
 var _ urldb.Doer = (*jsHost)(nil)
 
 func (h *jsHost) Send(ctx context.Context, t recorder.Target, method string, params any) (json.RawMessage, error) {
-	if h.firefox {
+	if h.firefox != nil {
+		if result, ok := h.firefox.answer(t.TabID, method); ok {
+			return result, nil
+		}
 		if result, ok, err := webrequest.Answer(method); ok {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", method, err)
@@ -206,7 +214,11 @@ func jsSession(t recorder.Target) any {
 }
 
 func (h *jsHost) Attach(ctx context.Context, tabID int) error {
-	_, err := jspromise.Await(h.v.Call("attach", tabID))
+	held, err := jspromise.Await(h.v.Call("attach", tabID))
+	if err == nil && h.firefox != nil {
+		// Firefox's page says whether it held every request of the tab until now.
+		h.firefox.attached(tabID, held.Truthy())
+	}
 	return err
 }
 
@@ -266,7 +278,7 @@ func (h *jsHost) RouteBody(tabID int, requestID, prefix string, limit int64) {
 // ReadStream has the shim read a piece of a DevTools IO stream into IndexedDB, as it
 // does a routed body's events (recorder.BodyRouter).
 func (h *jsHost) ReadStream(t recorder.Target, handle, prefix string, limit int64) (bool, error) {
-	if h.firefox {
+	if h.firefox != nil {
 		return false, fmt.Errorf("IO.read: %w", webrequest.ErrNoStreams)
 	}
 	v, err := jspromise.Await(h.v.Get("body").Call("read", t.TabID, jsSession(t), handle, prefix, float64(limit)))
