@@ -4,7 +4,7 @@
 // core's cold start is scripts/bench/coldstart.mjs.)
 //
 //   node scripts/bench/extension.mjs [--loads N] [--big BYTES]
-import { launch, processMemory, startDemoSite, waitFor } from "../lib/browser.mjs";
+import { launch, processMemory, startDemoSite, waitArchived, waitFor } from "../lib/browser.mjs";
 import { floorDir, measureTabs, settle } from "../lib/pageload.mjs";
 import { median, memoryRows, printSection, ratio, sampleMemory } from "../lib/stats.mjs";
 
@@ -55,11 +55,9 @@ try {
   await page.waitForSelector("#load-big[data-done]", { timeout: 600000 });
   // Stopped once the body is archived, as a user is told to (docs/recording.md: a body
   // that came before its stream could start is fetched again, which a stop would cut).
-  await waitFor(() => ext.evaluate(async (url) => {
-    const { session } = await (await fetch("/api/status")).json();
-    const records = await (await fetch(`/api/sessions/${encodeURIComponent(session.id)}/records`)).json();
-    return records.some((r) => r.fields.url === url && r.fields.mime !== "text/plain");
-  }, new URL("/big", site.url).href), "the large body to be archived", 600000);
+  const big = new URL("/big", site.url).href;
+  await waitArchived((p) => ext.evaluate((p) => fetch(p).then((r) => r.json()), p),
+    (r) => r.fields.url === big && r.fields.mime !== "text/plain", "the large body to be archived", 600000);
   const session = await ext.evaluate(() => fetch("/api/record/stop", { method: "POST" }).then((r) => r.json()));
   stop();
   const secs = (performance.now() - t0) / 1000;

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { startDemoSite, waitFor } from "../lib/browser.mjs";
+import { startDemoSite, waitArchived, waitFor } from "../lib/browser.mjs";
 import { api, firefoxExtensionProcess, firefoxMemory, firefoxTabId, launchFirefox, openExtensionPage } from "../lib/firefox.mjs";
 import { writeWARC10 } from "../lib/hostile.mjs";
 import { loadTimes, mb, median, memoryRows, printSection, ratio, sampleMemory } from "../lib/stats.mjs";
@@ -53,11 +53,8 @@ try {
     await page.waitForSelector("#load-big[data-done]", { timeout: 900000 });
     // Stopped once the body is archived, as a user is told to (docs/recording.md).
     const big = new URL("/big", site.url).href;
-    await waitFor(async () => {
-      const status = JSON.parse((await api(firefox.control, "GET", "/api/status")).bytes);
-      const records = JSON.parse((await api(firefox.control, "GET", `/api/sessions/${encodeURIComponent(status.session.id)}/records`)).bytes);
-      return records.some((r) => r.fields.url === big && r.fields.status === "200");
-    }, "the large body to be archived", 900000);
+    await waitArchived(async (p) => JSON.parse((await api(firefox.control, "GET", p)).bytes),
+      (r) => r.fields.url === big && r.fields.status === "200", "the large body to be archived", 900000);
     const stopped = await api(firefox.control, "POST", "/api/record/stop");
     stop();
     const secs = (performance.now() - t0) / 1000;

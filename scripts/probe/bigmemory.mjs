@@ -13,7 +13,7 @@
 //
 // --loads N loads the demo gallery N times in the recorded tab first, as the benchmark's
 // session has its pages before the large body.
-import { launch, processMemory, startDemoSite, startRecording, waitFor } from "../lib/browser.mjs";
+import { launch, processMemory, startDemoSite, startRecording, waitArchived } from "../lib/browser.mjs";
 import { traced } from "../lib/wasmtrace.mjs";
 
 const flag = (name) => process.argv.indexOf(name);
@@ -92,11 +92,9 @@ try {
       await page.click("#load-big");
       await page.waitForSelector("#load-big[data-done]", { timeout: 600000 });
       console.log(`-- the page has the body at ${secs()} s`);
-      await waitFor(() => popup.evaluate(async (url) => {
-        const { session } = await (await fetch("/api/status")).json();
-        const records = await (await fetch(`/api/sessions/${encodeURIComponent(session.id)}/records`)).json();
-        return records.some((r) => r.fields.url === url && r.fields.mime !== "text/plain");
-      }, new URL("/big", site.url).href), "the large body to be archived", 600000);
+      const big = new URL("/big", site.url).href;
+      await waitArchived((p) => popup.evaluate((p) => fetch(p).then((r) => r.json()), p),
+        (r) => r.fields.url === big && r.fields.mime !== "text/plain", "the large body to be archived", 600000);
       console.log(`-- archived at ${secs()} s`);
     } finally {
       clearInterval(dumping);
