@@ -187,15 +187,13 @@ for (const [kind, event, extra] of [
 
 const ended = (requestId, r) => setTimeout(() => requests.get(requestId) === r && requests.delete(requestId), forgetAfterMs);
 
-// The core is told that a body ended leaveCheckMs after its filter stopped, with when
-// it stopped: it then knows whether the page was being left meanwhile (a navigation of
-// the frame or tab began, or the content script saw the page's beforeunload), for
-// Firefox then stops a filter after part of the body, or none, as if the body had
-// ended; and the stop's event can come before those, by other roads.
-const leaveCheckMs = 500;
-// The ends of bodies waiting leaveCheckMs to be told: an API request that changes
-// something (a stop) tells them at once (finishNow), so that no body that ended is
-// cut by it.
+// The core is told that a body ended the core's leaveCheckMs after its filter stopped,
+// with when it stopped: it then knows whether the page was being left meanwhile (a
+// navigation of the frame or tab began, or the content script saw the page's
+// beforeunload), for Firefox then stops a filter after part of the body, or none, as
+// if the body had ended (webrequest.LeaveCheck). The ends of bodies waiting to be
+// told: an API request that changes something (a stop) tells them at once
+// (finishNow), so that no body that ended is cut by it.
 const finishing = new Set();
 const finishNow = () => { for (const finish of [...finishing]) finish(); };
 
@@ -212,9 +210,9 @@ browser.webRequest.onCompleted.addListener((d) => {
     forward("finished", { requestId: d.requestId, tabId: r.tabId, stopped: r.hop.stopped });
     ended(d.requestId, r);
   };
-  r.hop.done.then(() => {
+  Promise.all([ready, r.hop.done]).then(([c]) => {
     finishing.add(finish);
-    setTimeout(finish, leaveCheckMs);
+    setTimeout(finish, c.leaveCheckMs);
   });
 }, urls);
 

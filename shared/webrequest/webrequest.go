@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/recorder"
 )
@@ -211,6 +212,12 @@ const maxChanges = 16
 // before the navigation's own request (seen 15-22 ms before its timeStamp on
 // DokuWiki).
 const LeaveMargin = 200
+
+// LeaveCheck is how long after a body's filter stopped the background page tells the
+// core that the body ended ("finished", with when it stopped): the events that show
+// its page being left (a navigation's, the content script's) come by other roads and
+// can come after the stop; by then those of the LeaveMargin after it have come.
+const LeaveCheck = 500 * time.Millisecond
 
 // request is one recorded request: its current hop, and the redirect response the
 // next hop's requestWillBeSent carries.

@@ -27,9 +27,11 @@ type firefox struct {
 // webRequest(kind, detailsJSON), bodyData(tabId, requestId, length, routed, bytes),
 // upload(tabId, payloadJSON, bytes), leaving(tabId, frameId, at) and forgetTab(tabId);
 // and openWaitMs, how long it holds the requests of a tab a recorded tab opened
-// (webrequest.OpenWait).
+// (webrequest.OpenWait), and leaveCheckMs, how long after a body's filter stopped it
+// says the body ended (webrequest.LeaveCheck).
 func (f *firefox) register(api js.Value) {
 	api.Set("openWaitMs", webrequest.OpenWait.Milliseconds())
+	api.Set("leaveCheckMs", webrequest.LeaveCheck.Milliseconds())
 	api.Set("webRequest", js.FuncOf(func(this js.Value, args []js.Value) any {
 		f.mu.Lock()
 		events, err := f.t.Handle(args[0].String(), []byte(args[1].String()))
