@@ -138,12 +138,15 @@ func feedHTML() string {
     page++;
     last = r.last;
     loading = false;
-    if (last) { end.textContent = "The end."; end.dataset.done = "true"; return; }
-    // Still in view: load on.
-    const box = end.getBoundingClientRect();
-    if (box.top < innerHeight) more();
+    if (last) { end.textContent = "The end."; end.dataset.done = "true"; seen.disconnect(); return; }
+    // Observed afresh, the end is reported as it now is: still in view, the next page
+    // loads. (A reader who scrolled back to the end before the next frame leaves its
+    // state "intersecting" unchanged, and a plain observer would never call again.)
+    seen.unobserve(end);
+    seen.observe(end);
   };
-  new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) more(); }).observe(end);
+  const seen = new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) more(); });
+  seen.observe(end);
   for (const [id, method, path] of [["feed-delete", "DELETE", "/api/item/all"], ["feed-logout", "POST", "/api/json"]]) {
     document.getElementById(id).onclick = () => fetch(path, { method });
   }
