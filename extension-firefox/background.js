@@ -45,7 +45,6 @@ let restoring = browser.storage.session.get("recorded").then(({ recorded: saved 
 // Requests of recorded tabs, by webRequest id (a redirect keeps its id): the tab, and
 // the response body the current hop's StreamFilter passed on.
 const requests = new Map();
-const forgetAfterMs = 120000; // a body the core never asked for
 
 // details is a webRequest event's details as the core reads them: a request body's
 // bytes (requestBody.raw, ArrayBuffers) in base64.
@@ -185,7 +184,9 @@ for (const [kind, event, extra] of [
   }, urls, extra);
 }
 
-const ended = (requestId, r) => setTimeout(() => requests.get(requestId) === r && requests.delete(requestId), forgetAfterMs);
+// A body the core never asked for is dropped the core's forgetAfterMs after its request
+// ended (webrequest.Forget).
+const ended = (requestId, r) => ready.then((c) => setTimeout(() => requests.get(requestId) === r && requests.delete(requestId), c.forgetAfterMs));
 
 // The core is told that a body ended the core's leaveCheckMs after its filter stopped,
 // with when it stopped: it then knows whether the page was being left meanwhile (a
@@ -223,15 +224,14 @@ browser.webRequest.onErrorOccurred.addListener((d) => {
   ended(d.requestId, r);
 }, urls);
 
-const bodyWaitMs = 30000;
-
 // The commands the core sends here (the core answers the others itself:
-// shared/webrequest Answer).
+// shared/webrequest Translator.Answer).
 const commands = {
   "Network.getResponseBody": async (tabId, { requestId }) => {
     const r = requests.get(requestId);
     if (!r || r.tabId !== tabId) throw new Error("No resource with given identifier found");
     const hop = r.hop;
+    const { bodyWaitMs } = await ready; // webrequest.BodyWait
     let timer;
     const late = new Promise((resolve) => { timer = setTimeout(resolve, bodyWaitMs, "late"); });
     const outcome = await Promise.race([hop.done, late]);
@@ -296,24 +296,31 @@ const fromPage = async (tabId, message) => {
 // a page's API request is being answered, the page is kept running too: stopping a
 // recording waits for the exchanges under way to be written, which for a large body
 // may take longer than the idle time (a 500 MB body's records took 40 s and more once
-// its page had it whole), and a page suspended meanwhile loses them.
-const keepAliveMs = 20000;
-let keepAlive = null;
+// its page had it whole), and a page suspended meanwhile loses them. How often is the
+// core's keepAliveMs (webrequest.KeepAlive).
+let keepAlive = null; // the interval, once the core has said how often
+let keeping = false;
 let answering = 0; // API requests being answered
 const keepRecording = () => {
-  if (recorded.size === 0 && answering === 0) {
+  const keep = recorded.size > 0 || answering > 0;
+  if (keep === keeping) return;
+  keeping = keep;
+  if (!keep) {
     clearInterval(keepAlive);
     keepAlive = null;
     return;
   }
-  keepAlive ??= setInterval(() => {
-    if (recorded.size === 0) browser.runtime.getPlatformInfo().catch(() => {});
-    for (const tabId of recorded.keys()) {
-      browser.tabs.get(tabId).catch(() => {
-        if (recorded.has(tabId)) pacer.add((c) => c.detached(tabId, "target_closed"));
-      });
-    }
-  }, keepAliveMs);
+  ready.then((c) => {
+    if (!keeping || keepAlive !== null) return;
+    keepAlive = setInterval(() => {
+      if (recorded.size === 0) browser.runtime.getPlatformInfo().catch(() => {});
+      for (const tabId of recorded.keys()) {
+        browser.tabs.get(tabId).catch(() => {
+          if (recorded.has(tabId)) pacer.add((c) => c.detached(tabId, "target_closed"));
+        });
+      }
+    }, c.keepAliveMs);
+  });
 };
 
 self.webkeepHost = {

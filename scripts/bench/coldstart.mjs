@@ -178,7 +178,9 @@ const table = (b) => {
   // A build from before a mark was added has no time for its steps: they are left out.
   for (const [name] of steps) if (!b.times[name].some(Number.isNaN)) console.log(row(name, b.times[name]));
 };
-console.log("## Core cold start in Chromium");
+// Its section runs this with an empty store, then with a user's (coldstart.sh): the second
+// is a part of the first's section.
+console.log(userStore ? "### With a user's store" : "## Core cold start in Chromium");
 console.log();
 const store = userStore ? `a user's store: the URL database of ${userStore} loaded (${readdirSync(userStore).filter((f) => f.endsWith(".yaml")).length} domain files), the settings saved, one session recorded` : "an empty store";
 console.log(`\`node scripts/bench/coldstart.mjs --runs ${runs}${userStore ? " --user-store " + userStore : ""}${against ? " --against " + against : ""}\` (headless Debian Chromium, the real extension, core.wasm of ${size(extensionDir)}, ${store}): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);

@@ -23,11 +23,11 @@ func (t *Translator) Attached(tab int, heldFromStart bool) {
 	}
 }
 
-// NavigationHistory answers Page.getNavigationHistory, which the recorder asks to
+// navigationHistory answers Page.getNavigationHistory, which the recorder asks to
 // load a tab again once it is attached (recorder.CatchUp), for a tab that was held
 // from its start: no entry, for nothing of it is to be loaded again. The answer is
 // given once. ok is false for any other tab, whose address the background page gives.
-func (t *Translator) NavigationHistory(tab int) (result json.RawMessage, ok bool) {
+func (t *Translator) navigationHistory(tab int) (result json.RawMessage, ok bool) {
 	if !t.heldFromStart[tab] {
 		return nil, false
 	}

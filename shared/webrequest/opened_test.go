@@ -32,12 +32,15 @@ func TestOpenedTabCatchUp(t *testing.T) {
 			// The core's host: the translator answers first, the background page (here
 			// the tab's address) the rest.
 			b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
-				if method == "Page.getNavigationHistory" {
-					if answer, ok := tr.NavigationHistory(tab); ok {
-						var v any
-						err := json.Unmarshal(answer, &v)
-						return v, err
+				if answer, ok, err := tr.Answer(tab, method); ok {
+					if err != nil {
+						return nil, err
 					}
+					var v any
+					err := json.Unmarshal(answer, &v)
+					return v, err
+				}
+				if method == "Page.getNavigationHistory" {
 					return map[string]any{"currentIndex": 0, "entries": []any{map[string]any{"url": "http://a.test/opened"}}}, nil
 				}
 				return map[string]any{}, nil
@@ -59,10 +62,10 @@ func TestOpenedTabCatchUp(t *testing.T) {
 func TestNavigationHistoryOnce(t *testing.T) {
 	tr := NewTranslator()
 	tr.Attached(3, true)
-	if _, ok := tr.NavigationHistory(3); !ok {
+	if _, ok, _ := tr.Answer(3, "Page.getNavigationHistory"); !ok {
 		t.Fatal("no answer for a tab held from its start")
 	}
-	if answer, ok := tr.NavigationHistory(3); ok {
+	if answer, ok, _ := tr.Answer(3, "Page.getNavigationHistory"); ok {
 		t.Errorf("answered %s a second time", answer)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"sync"
 	"syscall/js"
+	"time"
 
 	"github.com/webkeep/webkeep/shared/capture"
 	"github.com/webkeep/webkeep/shared/recorder"
@@ -26,12 +27,17 @@ type firefox struct {
 // register publishes the calls of Firefox's background page on the core's API object:
 // webRequest(kind, detailsJSON), bodyData(tabId, requestId, length, routed, bytes),
 // upload(tabId, payloadJSON, bytes), leaving(tabId, frameId, at) and forgetTab(tabId);
-// and openWaitMs, how long it holds the requests of a tab a recorded tab opened
-// (webrequest.OpenWait), and leaveCheckMs, how long after a body's filter stopped it
-// says the body ended (webrequest.LeaveCheck).
+// and the page's waits, in milliseconds: openWaitMs, how long it holds the requests of
+// a tab a recorded tab opened (webrequest.OpenWait); leaveCheckMs, how long after a
+// body's filter stopped it says the body ended (webrequest.LeaveCheck); bodyWaitMs,
+// forgetAfterMs and keepAliveMs (webrequest.BodyWait, Forget and KeepAlive).
 func (f *firefox) register(api js.Value) {
-	api.Set("openWaitMs", webrequest.OpenWait.Milliseconds())
-	api.Set("leaveCheckMs", webrequest.LeaveCheck.Milliseconds())
+	for name, d := range map[string]time.Duration{
+		"openWaitMs": webrequest.OpenWait, "leaveCheckMs": webrequest.LeaveCheck,
+		"bodyWaitMs": webrequest.BodyWait, "forgetAfterMs": webrequest.Forget, "keepAliveMs": webrequest.KeepAlive,
+	} {
+		api.Set(name, d.Milliseconds())
+	}
 	api.Set("webRequest", js.FuncOf(func(this js.Value, args []js.Value) any {
 		f.mu.Lock()
 		events, err := f.t.Handle(args[0].String(), []byte(args[1].String()))
@@ -80,14 +86,12 @@ func (f *firefox) attached(tab int, heldFromStart bool) {
 	f.mu.Unlock()
 }
 
-// answer is the translator's answer to a command for tab, if it has one.
-func (f *firefox) answer(tab int, method string) (json.RawMessage, bool) {
-	if method != "Page.getNavigationHistory" {
-		return nil, false
-	}
+// answer is the translator's answer to a command for tab (webrequest
+// Translator.Answer): ok is false for a command the background page answers.
+func (f *firefox) answer(tab int, method string) (result json.RawMessage, ok bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.t.NavigationHistory(tab)
+	return f.t.Answer(tab, method)
 }
 
 // send hands the events to the service.

@@ -154,8 +154,8 @@ func optString(v js.Value) string {
 type jsHost struct {
 	v js.Value
 	// firefox, when not nil, says the host is Firefox's background page, which has no
-	// debugger: the core answers the commands Firefox needs nothing for
-	// (webrequest.Answer), and those its translator knows the answer to.
+	// debugger: the core answers the commands Firefox needs nothing for, and those
+	// its translator knows the answer to (webrequest Translator.Answer).
 	firefox *firefox
 	jsfetch.Client
 }
@@ -165,10 +165,7 @@ var _ urldb.Doer = (*jsHost)(nil)
 
 func (h *jsHost) Send(ctx context.Context, t recorder.Target, method string, params any) (json.RawMessage, error) {
 	if h.firefox != nil {
-		if result, ok := h.firefox.answer(t.TabID, method); ok {
-			return result, nil
-		}
-		if result, ok, err := webrequest.Answer(method); ok {
+		if result, ok, err := h.firefox.answer(t.TabID, method); ok {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", method, err)
 			}
