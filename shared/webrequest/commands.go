@@ -35,23 +35,23 @@ var ErrFormFieldsOnly = errors.New("Firefox gave this body only as form fields, 
 // ErrNoStreams answers a read of a DevTools IO stream, which Firefox does not have.
 var ErrNoStreams = errors.New("DevTools streams are not available in Firefox")
 
-// Answer answers a recorder's command for tab in Firefox without the shim, as the
-// package's Answer does, and answers too the commands whose answer the translator
-// knows from what it was told of the tab (Page.getNavigationHistory for a tab held
-// from its start: navigationHistory).
+// Answer answers a recorder's command for tab in Firefox without the shim: ok is false
+// for a command the shim answers, which is then to be sent to it; else the answer is
+// the command's result, or err says why Firefox cannot do it. Besides the commands
+// Firefox needs nothing for, it answers those whose answer the translator knows from
+// what it was told of the tab (Page.getNavigationHistory for a tab held from its
+// start: navigationHistory).
 func (t *Translator) Answer(tab int, method string) (result json.RawMessage, ok bool, err error) {
 	if method == "Page.getNavigationHistory" {
 		if result, ok := t.navigationHistory(tab); ok {
 			return result, true, nil
 		}
 	}
-	return Answer(method)
+	return answer(method)
 }
 
-// Answer answers a recorder's command in Firefox without the shim: ok is false for a
-// command the shim answers, which is then to be sent to it; else the answer is the
-// command's result, or err says why Firefox cannot do it.
-func Answer(method string) (result json.RawMessage, ok bool, err error) {
+// answer is Translator.Answer for the commands whose answer is the same for every tab.
+func answer(method string) (result json.RawMessage, ok bool, err error) {
 	switch {
 	case shimCommands[method]:
 		return nil, false, nil

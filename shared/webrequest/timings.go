@@ -2,8 +2,9 @@ package webrequest
 
 import "time"
 
-// The background page's own bookkeeping, which it reads from the core with OpenWait and
-// LeaveCheck (wasm/core firefox.go publishes them in milliseconds).
+// How long the background page waits for what it keeps for the core. It reads these
+// from the core, as it reads OpenWait and LeaveCheck (wasm/core firefox.go publishes
+// them in milliseconds).
 
 // BodyWait is how long the background page waits, when the core asks for a body
 // (Network.getResponseBody), for the response's filter to have passed all of it on; a

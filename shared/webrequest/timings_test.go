@@ -17,7 +17,6 @@ func TestTimingsHold(t *testing.T) {
 	}{
 		{"LeaveCheck outlasts the margin whose events it waits for", LeaveMargin * time.Millisecond, LeaveCheck},
 		{"a body is kept longer than the core waits for it", BodyWait, Forget},
-		{"a held tab's bodies are kept longer than it is held", OpenWait, Forget},
 		{"the page is called before Firefox finds it idle", KeepAlive, firefoxIdle},
 	} {
 		if c.shorter >= c.than {

@@ -307,9 +307,9 @@ func TestAnswer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.method, func(t *testing.T) {
-			result, ok, err := Answer(tt.method)
+			result, ok, err := answer(tt.method)
 			if ok != tt.ok || string(result) != tt.result || fmt.Sprint(err) != fmt.Sprint(tt.err) {
-				t.Errorf("Answer = %s, %v, %v; want %s, %v, %v", result, ok, err, tt.result, tt.ok, tt.err)
+				t.Errorf("answer = %s, %v, %v; want %s, %v, %v", result, ok, err, tt.result, tt.ok, tt.err)
 			}
 		})
 	}
