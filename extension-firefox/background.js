@@ -457,14 +457,12 @@ browser.runtime.onMessage.addListener((message, sender) => {
     const body = m.bodyId ? pieceBodies.stream(m.bodyId, sender.tab && sender.tab.id) : m.body && m.body.length ? new Response(m.body).body : null;
     // A request that changes something (stopping a recording) sees every event; one
     // that only looks may be a moment behind.
-    if (m.method !== "GET") {
-      finishNow();
-      pacer.flush();
-    }
+    if (m.method !== "GET") finishNow();
     answering++;
     keepRecording();
     try {
-      const res = await c.handle({ url: url.href, method: m.method, headers: new Headers(m.headers), body });
+      const request = { url: url.href, method: m.method, headers: new Headers(m.headers), body };
+      const res = await (m.method !== "GET" ? pacer.during(() => c.handle(request)) : c.handle(request));
       return { status: res.status, statusText: res.statusText, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
     } finally {
       if (m.bodyId) pieceBodies.finish(m.bodyId);

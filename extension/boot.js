@@ -43,8 +43,7 @@ function startShim(onReady = () => {}) {
   // (shortcuts cannot be pressed in a headless browser).
   self.webkeepToggle = async (tab) => {
     const c = await ready;
-    pacer.flush();
-    const res = await c.handle(new Request(new URL("/api/record/toggle?tab=" + tab.id, location.origin), { method: "POST" }));
+    const res = await pacer.during(() => c.handle(new Request(new URL("/api/record/toggle?tab=" + tab.id, location.origin), { method: "POST" })));
     if (!res.ok) console.warn("webkeep: toggle:", await res.text());
     return res.json();
   };

@@ -16,6 +16,7 @@ const newPacer = (deliver) => {
   let held = 0; // bytes of body data in the backlog
   let lastEvent = 0;
   let waiting = null; // the timer of a wait for quiet
+  let hurried = 0; // requests of the user's under way that see every event (during)
   const turns = new MessageChannel();
   const next = () => {
     const { fn, size } = backlog.shift();
@@ -40,6 +41,7 @@ const newPacer = (deliver) => {
     add: (fn, size = 0) => {
       const at = performance.now();
       lastEvent = at;
+      if (hurried && pacing && !backlog.length) return deliver(fn);
       backlog.push({ fn, at, size });
       held += size;
       if (backlog.length === 1 && !waiting && pacing) waiting = setTimeout(pump, pacing.quietMs);
@@ -56,6 +58,17 @@ const newPacer = (deliver) => {
     // the user's (stopping a recording must see all that was recorded).
     flush: () => {
       while (backlog.length) next();
+    },
+    // during hands the core every event waiting, and each that comes, until the
+    // promise answer(), called then, has settled; it returns that promise. Stopping a
+    // recording waits for the events the browser is still sending about what the page
+    // did before: they must not wait here meanwhile.
+    during: (answer) => {
+      while (backlog.length) next();
+      hurried++;
+      const p = Promise.resolve().then(answer);
+      p.finally(() => hurried--).catch(() => {});
+      return p;
     },
     // start begins handing events over, paced as the core says.
     start: (p) => {

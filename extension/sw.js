@@ -114,10 +114,7 @@ self.addEventListener("fetch", (event) => {
   if (url.origin === location.origin && url.pathname.startsWith("/api/")) {
     // A request that changes something (stopping a recording) sees every event; one
     // that only looks may be a moment behind.
-    event.respondWith(ready.then((c) => {
-      if (event.request.method !== "GET") pacer.flush();
-      return c.handle(event.request);
-    }));
+    event.respondWith(ready.then((c) => (event.request.method !== "GET" ? pacer.during(() => c.handle(event.request)) : c.handle(event.request))));
   }
 });
 self.addEventListener("install", () => self.skipWaiting());

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -673,6 +674,39 @@ func TestServiceStopReadsBodiesBeforeDetaching(t *testing.T) {
 	w, err := sess.WARC()
 	if !bytes.Contains(readAll(t, w, err), []byte("late body")) {
 		t.Error("the body read while stopping is not in the WARC")
+	}
+}
+
+// The browser's events lag behind the page: a response the page had before the user
+// stopped may be reported after Stop began, later than the drain's quiet moment. The
+// page answers a command only after the events it sent before, and Stop waits for that
+// answer: the late response is in the session.
+func TestServiceStopWaitsForTheEventsThePageSentBefore(t *testing.T) {
+	host := newFakeHost()
+	var svc *Service
+	var stopping, late atomic.Bool
+	host.Answer = func(method string, p map[string]any) (any, error) {
+		switch {
+		case method == "Network.getResponseBody":
+			return map[string]any{"body": "body"}, nil
+		case method == "Runtime.evaluate" && stopping.Load() && late.CompareAndSwap(false, true):
+			time.Sleep(4 * stopGrace) // a busy machine: the events come late, then the answer
+			for _, ev := range []recordertest.Event{
+				{Method: "Network.requestWillBeSent", Params: `{"requestId":"2","type":"Image","request":{"url":"http://example.org/late.png","method":"GET","headers":{}}}`},
+				{Method: "Network.responseReceived", Params: `{"requestId":"2","response":{"status":200,"headers":{"Content-Type":"image/png"}}}`},
+				{Method: "Network.loadingFinished", Params: `{"requestId":"2"}`},
+			} {
+				svc.Event(context.Background(), recorder.Target{TabID: 5}, ev.Method, json.RawMessage(ev.Params), nil)
+			}
+		}
+		return map[string]any{}, nil
+	}
+	svc, h := recordScript(t, host)
+	stopping.Store(true)
+	var info SessionInfo
+	do(t, h, "POST", "/api/record/stop", &info)
+	if !late.Load() || info.Exchanges != 2 || len(info.Notes) != 0 {
+		t.Errorf("after stop (the page asked: %v): %d exchanges, notes %q; want 2, none", late.Load(), info.Exchanges, info.Notes)
 	}
 }
 

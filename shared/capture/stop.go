@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/webkeep/webkeep/shared/recorder"
@@ -105,6 +106,7 @@ const drainIdle = 3 * time.Second
 // returns the URLs of the bodies still arriving when it gave up.
 func (s *Service) drain(ctx context.Context, tabs []int, until time.Time) []string {
 	start := time.Now()
+	s.catchUp(ctx, tabs, until)
 	for {
 		var busy []string
 		for _, t := range tabs {
@@ -123,6 +125,40 @@ func (s *Service) drain(ctx context.Context, tabs []int, until time.Time) []stri
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// catchUp returns once the events each tab's page sent before it was called have been
+// handled (or until has come, or catchUpWait has passed). The browser's events lag
+// behind the page, more so on a busy machine: a gallery's 240 images the page showed
+// when the user stopped were once reported only after the recording had stopped, and
+// 131 of them were missing from the session, unnoticed. The page answers a command
+// (Runtime.evaluate) only after the events it sent before it, and the event queue
+// hands over every event pushed before its next task.
+func (s *Service) catchUp(ctx context.Context, tabs []int, until time.Time) {
+	deadline := time.Now().Add(catchUpWait)
+	if until.Before(deadline) {
+		deadline = until
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, t := range tabs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.host.Send(ctx, recorder.Target{TabID: t}, "Runtime.evaluate", map[string]any{"expression": "0"}) // its answer is all that counts
+		}()
+	}
+	wg.Wait()
+	done := make(chan struct{})
+	s.tasks.push(func() { close(done) })
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// catchUpWait bounds catchUp: a page whose script runs on does not answer.
+const catchUpWait = 2 * time.Second
 
 func (s *Service) lastEvent() time.Time {
 	s.mu.Lock()

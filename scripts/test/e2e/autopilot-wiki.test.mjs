@@ -13,17 +13,21 @@ import { launch, startRecording, tabId } from "../../lib/browser.mjs";
 let wiki, browser, reader, pilot;
 
 // stop stops the recording from the popup and resolves to the session's archived
-// URLs (responses and revisits), path and query only.
+// URLs (responses and revisits), path and query only, with the session's notes as
+// urls.notes.
 async function stop(rec) {
   await rec.popup.bringToFront();
   await rec.popup.click("#stop");
   await rec.popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
   const session = new URL(await rec.popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
   const list = await rec.popup.evaluate(async (id) => (await fetch(`/api/sessions/${id}/records`)).json(), session);
+  const { notes } = await rec.popup.evaluate(async (id) => (await fetch(`/api/sessions/${id}`)).json(), session);
   await rec.page.close();
   await rec.popup.close();
-  return new Set(list.filter((r) => /^\d{3}$/.test(r.fields.status ?? "") || r.fields.mime === "warc/revisit")
+  const urls = new Set(list.filter((r) => /^\d{3}$/.test(r.fields.status ?? "") || r.fields.mime === "warc/revisit")
     .map((r) => { const u = new URL(r.fields.url); return u.pathname + u.search; }));
+  urls.notes = notes;
+  return urls;
 }
 
 before(async () => {
@@ -40,7 +44,9 @@ before(async () => {
     for (;;) {
       const atEnd = await rec.page.evaluate(async () => {
         const inView = [...document.images].filter((i) => { const b = i.getBoundingClientRect(); return b.bottom > 0 && b.top < innerHeight; });
-        await Promise.all(inView.map((i) => i.decode().catch(() => {})));
+        // Each image in view loaded (or failed), as a reader waits to see them.
+        const loaded = (i) => i.complete || new Promise((done) => { i.addEventListener("load", done, { once: true }); i.addEventListener("error", done, { once: true }); });
+        await Promise.race([Promise.all(inView.map(loaded)), new Promise((done) => setTimeout(done, 30000))]);
         if (scrollY + innerHeight >= document.documentElement.scrollHeight - 2) return true;
         scrollBy(0, innerHeight);
         return false;
@@ -49,6 +55,15 @@ before(async () => {
       await rec.page.waitForTimeout(100);
     }
     reader = { ms: Date.now() - t0 };
+    // What the reader saw: the gallery's images shown, broken and not loaded.
+    reader.page = await rec.page.evaluate(() => {
+      const imgs = [...document.images].filter((i) => /media=gallery(:|%3A)img/.test(i.src));
+      const shown = imgs.filter((i) => i.complete && i.naturalWidth > 0).length;
+      const broken = imgs.filter((i) => i.complete && i.naturalWidth === 0).length;
+      return { shown, broken, loading: imgs.length - shown - broken };
+    });
+    const sent = new Set(wiki.wire().filter((e) => /media=gallery/.test(e.url)).map((e) => `${e.status} ${e.url}`));
+    reader.wire = [...sent].reduce((n, e) => ({ ...n, [e.split(" ")[0]]: (n[e.split(" ")[0]] ?? 0) + 1 }), {});
     reader.urls = await stop(rec);
   }
 
@@ -81,7 +96,9 @@ after(async () => {
 const images = (urls) => [...urls].filter((u) => /fetch\.php.*media=gallery(:|%3A)img/.test(u));
 
 test("autopilot archives every image of the gallery, as the reader scrolling to the end did", () => {
-  assert.equal(images(reader.urls).length, galleryImages, `the reader's session has ${images(reader.urls).length} images`);
+  const seen = `the reader's page: ${JSON.stringify(reader.page)}; the wiki's answers by status: ${JSON.stringify(reader.wire)}; the session's notes: ${JSON.stringify(reader.urls.notes)}`;
+  assert.equal(reader.page.shown, galleryImages, `the reader did not see every image: ${seen}`);
+  assert.equal(images(reader.urls).length, galleryImages, `the reader's session has ${images(reader.urls).length} images; ${seen}`);
   const missing = images(reader.urls).filter((u) => !pilot.urls.has(u));
   assert.deepEqual(missing, [], `${missing.length} images the reader's session has are missing`);
 });

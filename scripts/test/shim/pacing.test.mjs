@@ -96,3 +96,32 @@ test("events holding heldMax bytes go at the next turn, though others keep comin
   assert.equal(got[0], "large");
   assert.ok(got.length > 0 && waited < 3000, `handed over after ${waited} ms: the bytes held did not let it go`);
 });
+
+test("during a user's request events waiting go first, and each that comes goes at once", async () => {
+  const { pacer, got, event } = started();
+  pacer.add(event("a"));
+  let finish;
+  const answered = pacer.during(() => {
+    got.push("request");
+    return new Promise((r) => (finish = r));
+  });
+  await sleep(0);
+  assert.deepEqual(got, ["a", "request"]);
+  pacer.add(event("b"));
+  assert.deepEqual(got, ["a", "request", "b"], "an event that came during the request waited");
+  finish("answer");
+  assert.equal(await answered, "answer");
+  pacer.add(event("c"));
+  await sleep(50);
+  assert.deepEqual(got, ["a", "request", "b"], "after the request, events wait for quiet again");
+  await sleep(300);
+  assert.deepEqual(got, ["a", "request", "b", "c"]);
+});
+
+test("during a request that fails, events go at once, and wait again after", async () => {
+  const { pacer, got, event } = started();
+  await assert.rejects(pacer.during(() => Promise.reject(new Error("no"))), /no/);
+  pacer.add(event("a"));
+  await sleep(50);
+  assert.deepEqual(got, [], "the failed request left the pacer hurrying");
+});
