@@ -21,7 +21,8 @@ storeOptions.blobs = false;
 // comes with its request. So every event keeps its place in one queue; only a new
 // tab's opening goes ahead (tabs.onCreated below), and a body kept past the pacing's
 // heldMax sends the queue at once (filterBody).
-const { pacer, ready } = startShim();
+let arrivalMs = 0; // how often the core hears that a routed body still arrives (core.pacing)
+const { pacer, ready } = startShim((c) => { arrivalMs = c.pacing.arrivalMs; });
 
 // forward queues a webRequest event of a recorded tab (kind, its details) for the core.
 const forward = (kind, d) => {
@@ -121,8 +122,8 @@ const joined = (hop) => {
 // streamed passes on a piece of a streamed body. A routed body's pieces go to
 // IndexedDB (routeBytes), which copies them, and the piece's buffer is released at once
 // (the filter made it for this event alone, and a garbage collection may come only
-// after hundreds of them); the core hears at most once a second that the body is still
-// arriving. Other pieces go to the core as bytes, beside the event. A body that comes
+// after hundreds of them); the core hears at most once each arrivalMs that the body is
+// still arriving. Other pieces go to the core as bytes, beside the event. A body that comes
 // faster than IndexedDB stores it waits in the put requests, which Firefox's main
 // process holds, not this page's: the filter is not held back (suspend and resume),
 // for Firefox then loses data, from the page and from the archive alike. Its parent
@@ -145,7 +146,7 @@ const streamed = (tabId, requestId, hop, bytes) => {
   }
   released(bytes);
   const now = performance.now();
-  if (now - hop.shown < 1000) return;
+  if (now - hop.shown < arrivalMs) return;
   hop.shown = now;
   pacer.add((c) => c.bodyData(tabId, requestId, length, true, null));
 };

@@ -14,9 +14,10 @@ const project = (v, tree) => {
 
 // newArrivals returns showsArrival(source, method, params), which says whether to pass
 // an event on: Network.dataReceived without data only shows that a body is still
-// arriving (the core waits for such bodies when recording stops), and one a second per
-// request is enough.
-const newArrivals = () => {
+// arriving (the core waits for such bodies when recording stops), and one each
+// arrivalMs() per request is enough (core.pacing.arrivalMs, recorder.Pacing's Arrival;
+// until the core has started, every one is passed on).
+const newArrivals = (arrivalMs) => {
   const arriving = new Map(); // tab, session and request id -> when the last one was passed on
   return (source, method, params) => {
     const key = source.tabId + " " + (source.sessionId || "") + " " + params.requestId;
@@ -26,7 +27,7 @@ const newArrivals = () => {
     }
     if (params.data) return true;
     const now = performance.now();
-    if (now - (arriving.get(key) ?? -Infinity) < 1000) return false;
+    if (now - (arriving.get(key) ?? -Infinity) < (arrivalMs() ?? 0)) return false;
     arriving.set(key, now);
     return true;
   };

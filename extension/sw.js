@@ -16,12 +16,14 @@ performance.mark("webkeep: scripts");
 let fields = null; // the debugger events the core acts on, with the fields it reads
 let urgent = null; // those of them the core must act on before what follows arrives
 let handEvent = null; // hands an event to the pacer, as its request lets it (events.js)
+let arrivalMs = null; // how often a body still arriving is passed on (core.pacing)
 const { pacer, ready } = startShim((c) => {
   fields = c.fields;
+  arrivalMs = c.pacing.arrivalMs;
   urgent = new Set(c.urgent);
   handEvent = newRequestRouter(pacer, new Set(c.streamedTypes), new Set(c.afterQueued), c.pacing.holdMs);
 });
-const showsArrival = newArrivals();
+const showsArrival = newArrivals(() => arrivalMs);
 
 // The targets on which the core enabled the Fetch domain: each request paused there
 // is let go at once, here, and only then handed to the core (which notes its address:

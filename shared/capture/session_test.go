@@ -710,6 +710,14 @@ func TestServiceStopWaitsForTheEventsThePageSentBefore(t *testing.T) {
 	}
 }
 
+// Stopping waits for a body while the shim's reports that it still arrives keep
+// coming: they come often enough that two fit in the wait's idle bound.
+func TestArrivalReportsComeWithinTheDrainsIdleBound(t *testing.T) {
+	if a := recorder.DefaultPacing.Arrival; a <= 0 || 2*a > drainIdle {
+		t.Errorf("a body's arrival is reported every %v, and stopping waits %v after the last event", a, drainIdle)
+	}
+}
+
 // A browser that never answers a command does not keep recording from stopping: the
 // stop gives up after stopWait and says in the session which command it waited for.
 func TestServiceStopDoesNotWaitForeverForTheBrowser(t *testing.T) {

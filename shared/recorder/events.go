@@ -135,16 +135,20 @@ func StreamedTypes() []string {
 // its own, so that what arrives meanwhile does not wait behind a burst of them. A
 // request's wire headers (its ExtraInfo events, urgent), which the browser often
 // reports before the request, wait for it up to Hold, then go as urgent as they are
-// (Chromium's shim, extension/events.js).
+// (Chromium's shim, extension/events.js). That a body is still arriving, with none of
+// its bytes (a Network.dataReceived without data, or a routed body's progress in
+// Firefox), is passed on at most once an Arrival for each request: stopping a
+// recording waits for a body while such reports keep coming.
 type Pacing struct {
 	Quiet, Late time.Duration
 	HeldMax     int
 	Hold        time.Duration
+	Arrival     time.Duration
 }
 
 // DefaultPacing is the pacing of the extension's service worker and of its Firefox
 // background page (extension/pacing.js).
-var DefaultPacing = Pacing{Quiet: 30 * time.Millisecond, Late: time.Second, HeldMax: 4 << 20, Hold: 500 * time.Millisecond}
+var DefaultPacing = Pacing{Quiet: 30 * time.Millisecond, Late: time.Second, HeldMax: 4 << 20, Hold: 500 * time.Millisecond, Arrival: time.Second}
 
 // EventFields returns, for each DevTools event HandleEvent acts on, the fields of its
 // params that it reads, as a tree: a name maps to true (the whole value) or to the

@@ -101,10 +101,11 @@ func main() {
 	api.Set("streamedTypes", jsList(recorder.StreamedTypes()))
 	// pacing: how the shim hands the other events over (recorder.Pacing).
 	api.Set("pacing", map[string]any{
-		"quietMs": recorder.DefaultPacing.Quiet.Milliseconds(),
-		"lateMs":  recorder.DefaultPacing.Late.Milliseconds(),
-		"heldMax": recorder.DefaultPacing.HeldMax,
-		"holdMs":  recorder.DefaultPacing.Hold.Milliseconds(),
+		"quietMs":   recorder.DefaultPacing.Quiet.Milliseconds(),
+		"lateMs":    recorder.DefaultPacing.Late.Milliseconds(),
+		"heldMax":   recorder.DefaultPacing.HeldMax,
+		"holdMs":    recorder.DefaultPacing.Hold.Milliseconds(),
+		"arrivalMs": recorder.DefaultPacing.Arrival.Milliseconds(),
 	})
 	if h.firefox != nil {
 		h.firefox.svc, h.firefox.ctx = svc, ctx

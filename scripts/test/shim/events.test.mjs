@@ -87,3 +87,18 @@ test("a piece of a file's copy goes after every event the pacer holds", () => {
   hand(tab, "Page.loadEventFired", {});
   assert.deepEqual(log, ["queued requestWillBeSent 1", "queued executionContextsCleared", "flush", "urgent bindingCalled", "urgent loadEventFired"]);
 });
+
+test("a body still arriving is passed on once each arrivalMs per request, every one before the core started", () => {
+  const newArrivals = new Function(`${readFileSync(new URL("../../../extension/events.js", import.meta.url), "utf8")}\nreturn newArrivals;`)();
+  let arrivalMs = null;
+  const shows = newArrivals(() => arrivalMs);
+  const arriving = (requestId) => shows(tab, "Network.dataReceived", { requestId, dataLength: 10 });
+  assert.deepEqual([arriving("1"), arriving("1")], [true, true], "before the core started");
+  arrivalMs = 60000;
+  assert.deepEqual([arriving("2"), arriving("2"), arriving("3")], [true, false, true]);
+  assert.equal(shows(tab, "Network.dataReceived", { requestId: "2", data: "eA==" }), true, "an event with data always goes");
+  assert.equal(shows(tab, "Network.loadingFinished", { requestId: "2" }), true);
+  assert.equal(arriving("2"), true, "a request id seen again after its end starts afresh");
+  arrivalMs = 0;
+  assert.deepEqual([arriving("3"), arriving("3")], [true, true]);
+});
