@@ -436,14 +436,15 @@ browser.runtime.onMessage.addListener((message, sender) => {
   return undefined;
 });
 
-// Request bodies that come in pieces (api.js): pieces.js.
-const pieceBodies = newPieceBodies(60000);
+// Request bodies that come in pieces (api.js): pieces.js, waiting for each piece the
+// core's pieceWaitMs (webrequest.PieceWait); made once the core has started.
+const pieceBodies = ready.then((c) => newPieceBodies(c.pieceWaitMs));
 browser.runtime.onMessage.addListener((message, sender) => {
   const m = message && message.webkeepBody;
   if (!m || sender.id !== browser.runtime.id || !String(sender.url).startsWith(location.origin)) return undefined;
-  return pieceBodies.piece(m.id, m, sender.tab && sender.tab.id);
+  return pieceBodies.then((p) => p.piece(m.id, m, sender.tab && sender.tab.id));
 });
-browser.tabs.onRemoved.addListener((tabId) => pieceBodies.tabClosed(tabId));
+browser.tabs.onRemoved.addListener((tabId) => pieceBodies.then((p) => p.tabClosed(tabId)));
 
 // The pages' API requests (api.js), answered by the core as the service worker's fetch
 // event has them answered in Chromium: the answer goes back as status, headers and bytes.
@@ -455,7 +456,8 @@ browser.runtime.onMessage.addListener((message, sender) => {
     if (url.origin !== location.origin || !url.pathname.startsWith("/api/")) throw new Error(`not an API request: ${m.url}`);
     // Firefox's Request has no body stream (Request.body), which the core reads a body
     // from: it is handed a request with a Response's, or the stream of a body in pieces.
-    const body = m.bodyId ? pieceBodies.stream(m.bodyId, sender.tab && sender.tab.id) : m.body && m.body.length ? new Response(m.body).body : null;
+    const pieces = await pieceBodies;
+    const body = m.bodyId ? pieces.stream(m.bodyId, sender.tab && sender.tab.id) : m.body && m.body.length ? new Response(m.body).body : null;
     // A request that changes something (stopping a recording) sees every event; one
     // that only looks may be a moment behind.
     if (m.method !== "GET") finishNow();
@@ -466,7 +468,7 @@ browser.runtime.onMessage.addListener((message, sender) => {
       const res = await (m.method !== "GET" ? pacer.during(() => c.handle(request)) : c.handle(request));
       return { status: res.status, statusText: res.statusText, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
     } finally {
-      if (m.bodyId) pieceBodies.finish(m.bodyId);
+      if (m.bodyId) pieces.finish(m.bodyId);
       answering--;
       keepRecording();
     }

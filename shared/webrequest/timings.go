@@ -23,3 +23,9 @@ const Forget = 2 * time.Minute
 // more to be written once its page had it whole). Each call also looks each recorded
 // tab up, so a tab gone unnoticed is reported as closed.
 const KeepAlive = 20 * time.Second
+
+// PieceWait is how long the background page waits for the next piece of a request body
+// that one of the extension's pages sends in pieces (an import's upload): a body with
+// no piece for that long (its page went elsewhere) fails, so the core's request never
+// waits for good.
+const PieceWait = time.Minute

@@ -30,11 +30,13 @@ type firefox struct {
 // and the page's waits, in milliseconds: openWaitMs, how long it holds the requests of
 // a tab a recorded tab opened (webrequest.OpenWait); leaveCheckMs, how long after a
 // body's filter stopped it says the body ended (webrequest.LeaveCheck); bodyWaitMs,
-// forgetAfterMs and keepAliveMs (webrequest.BodyWait, Forget and KeepAlive).
+// forgetAfterMs, keepAliveMs and pieceWaitMs (webrequest.BodyWait, Forget, KeepAlive
+// and PieceWait).
 func (f *firefox) register(api js.Value) {
 	for name, d := range map[string]time.Duration{
 		"openWaitMs": webrequest.OpenWait, "leaveCheckMs": webrequest.LeaveCheck,
 		"bodyWaitMs": webrequest.BodyWait, "forgetAfterMs": webrequest.Forget, "keepAliveMs": webrequest.KeepAlive,
+		"pieceWaitMs": webrequest.PieceWait,
 	} {
 		api.Set(name, d.Milliseconds())
 	}
