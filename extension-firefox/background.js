@@ -458,14 +458,19 @@ browser.runtime.onMessage.addListener((message, sender) => {
     // from: it is handed a request with a Response's, or the stream of a body in pieces.
     const pieces = await pieceBodies;
     const body = m.bodyId ? pieces.stream(m.bodyId, sender.tab && sender.tab.id) : m.body && m.body.length ? new Response(m.body).body : null;
-    // A request that changes something (stopping a recording) sees every event; one
-    // that only looks may be a moment behind.
-    if (m.method !== "GET") finishNow();
+    // A request that changes something sees every event waiting; one that stops a
+    // recording, each that comes until it is answered too (core.stopPaths); one that
+    // only looks may be a moment behind.
+    const stops = m.method === "POST" && c.stopPaths.includes(url.pathname);
+    if (m.method !== "GET") {
+      finishNow();
+      if (!stops) pacer.flush();
+    }
     answering++;
     keepRecording();
     try {
       const request = { url: url.href, method: m.method, headers: new Headers(m.headers), body };
-      const res = await (m.method !== "GET" ? pacer.during(() => c.handle(request)) : c.handle(request));
+      const res = await (stops ? pacer.during(() => c.handle(request)) : c.handle(request));
       return { status: res.status, statusText: res.statusText, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
     } finally {
       if (m.bodyId) pieces.finish(m.bodyId);

@@ -17,8 +17,10 @@ let fields = null; // the debugger events the core acts on, with the fields it r
 let urgent = null; // those of them the core must act on before what follows arrives
 let handEvent = null; // hands an event to the pacer, as its request lets it (events.js)
 let arrivalMs = null; // how often a body still arriving is passed on (core.pacing)
+let stopPaths = null; // the API paths whose answer sees every event as it comes
 const { pacer, ready } = startShim((c) => {
   fields = c.fields;
+  stopPaths = new Set(c.stopPaths);
   arrivalMs = c.pacing.arrivalMs;
   urgent = new Set(c.urgent);
   handEvent = newRequestRouter(pacer, new Set(c.streamedTypes), new Set(c.afterQueued), c.pacing.holdMs);
@@ -114,9 +116,15 @@ chrome.tabs.onCreated.addListener((tab) => {
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (url.origin === location.origin && url.pathname.startsWith("/api/")) {
-    // A request that changes something (stopping a recording) sees every event; one
-    // that only looks may be a moment behind.
-    event.respondWith(ready.then((c) => (event.request.method !== "GET" ? pacer.during(() => c.handle(event.request)) : c.handle(event.request))));
+    // A request that changes something sees every event waiting; one that stops a
+    // recording, each that comes until it is answered too (core.stopPaths); one that
+    // only looks may be a moment behind.
+    event.respondWith(ready.then((c) => {
+      if (event.request.method === "GET") return c.handle(event.request);
+      if (stopPaths.has(url.pathname)) return pacer.during(() => c.handle(event.request));
+      pacer.flush();
+      return c.handle(event.request);
+    }));
   }
 });
 self.addEventListener("install", () => self.skipWaiting());

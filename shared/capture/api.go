@@ -63,6 +63,12 @@ func (t *routeTable) HandleFunc(pattern string, handler func(httpmsg.ResponseWri
 	t.patterns = append(t.patterns, pattern)
 }
 
+// StopPaths are the paths of the API's POSTs that may stop a recording (stop, and the
+// shortcut's toggle). The browser's events lag behind the page, and stopping must see
+// those about what the page did before: while the core answers one of these, a host
+// that paces events hands each to it at once (extension/pacing.js `during`).
+var StopPaths = []string{"/api/record/stop", "/api/record/toggle"}
+
 // routes adds the recording's routes: its state, start, stop, and the shortcut's
 // toggle.
 func (s *Service) routes(mux *routeTable) {

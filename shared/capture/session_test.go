@@ -710,6 +710,20 @@ func TestServiceStopWaitsForTheEventsThePageSentBefore(t *testing.T) {
 	}
 }
 
+// The paths a host hands every event for at once are the API's routes that stop.
+func TestStopPathsAreRoutes(t *testing.T) {
+	svc, err := NewService(NewMemStore(), newFakeHost())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := nethttp.Handler(svc.Handler())
+	for _, path := range StopPaths {
+		if rec := do(t, h, "POST", path, nil); rec.Code == http.StatusNotFound || rec.Code == http.StatusMethodNotAllowed {
+			t.Errorf("POST %s: %d %s", path, rec.Code, rec.Body)
+		}
+	}
+}
+
 // Stopping waits for a body while the shim's reports that it still arrives keep
 // coming: they come often enough that two fit in the wait's idle bound.
 func TestArrivalReportsComeWithinTheDrainsIdleBound(t *testing.T) {

@@ -99,6 +99,9 @@ func main() {
 	// streamedTypes: the resource types whose requests' urgent events never wait (the
 	// others' may: recorder.QueuedRequest).
 	api.Set("streamedTypes", jsList(recorder.StreamedTypes()))
+	// stopPaths: the API paths while whose answer the shim hands each event over at
+	// once (capture.StopPaths).
+	api.Set("stopPaths", jsList(capture.StopPaths))
 	// pacing: how the shim hands the other events over (recorder.Pacing).
 	api.Set("pacing", map[string]any{
 		"quietMs":   recorder.DefaultPacing.Quiet.Milliseconds(),
