@@ -16,7 +16,7 @@ const project = (v, tree) => {
 // an event on: Network.dataReceived without data only shows that a body is still
 // arriving (the core waits for such bodies when recording stops), and one each
 // arrivalMs() per request is enough (core.pacing.arrivalMs, recorder.Pacing's Arrival;
-// until the core has started, every one is passed on).
+// 0 until the core has started: every one is passed on).
 const newArrivals = (arrivalMs) => {
   const arriving = new Map(); // tab, session and request id -> when the last one was passed on
   return (source, method, params) => {
@@ -27,7 +27,7 @@ const newArrivals = (arrivalMs) => {
     }
     if (params.data) return true;
     const now = performance.now();
-    if (now - (arriving.get(key) ?? -Infinity) < (arrivalMs() ?? 0)) return false;
+    if (now - (arriving.get(key) ?? -Infinity) < arrivalMs()) return false;
     arriving.set(key, now);
     return true;
   };

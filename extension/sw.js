@@ -16,7 +16,7 @@ performance.mark("webkeep: scripts");
 let fields = null; // the debugger events the core acts on, with the fields it reads
 let urgent = null; // those of them the core must act on before what follows arrives
 let handEvent = null; // hands an event to the pacer, as its request lets it (events.js)
-let arrivalMs = null; // how often a body still arriving is passed on (core.pacing)
+let arrivalMs = 0; // how often a body still arriving is passed on (core.pacing)
 let stopPaths = null; // the API paths whose answer sees every event as it comes
 const { pacer, ready } = startShim((c) => {
   fields = c.fields;
@@ -121,7 +121,7 @@ self.addEventListener("fetch", (event) => {
     // only looks may be a moment behind.
     event.respondWith(ready.then((c) => {
       if (event.request.method === "GET") return c.handle(event.request);
-      if (stopPaths.has(url.pathname)) return pacer.during(() => c.handle(event.request));
+      if (event.request.method === "POST" && stopPaths.has(url.pathname)) return pacer.during(() => c.handle(event.request));
       pacer.flush();
       return c.handle(event.request);
     }));

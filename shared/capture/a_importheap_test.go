@@ -3,7 +3,9 @@ package capture
 // This file's name puts its test first in the package: the heap it measures is the
 // process's, and the services of tests run before it go on working in the
 // background (their search indexes read what they wrote two seconds after), which
-// once added 105 MiB to the samples of an import that held 10.
+// once added 105 MiB to the samples of an import that held 10. The same 105 MiB came
+// later with the test first, from the sampling itself (see heapOver): the first may
+// have been that too.
 
 import (
 	"archive/zip"

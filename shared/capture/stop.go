@@ -130,9 +130,12 @@ func (s *Service) drain(ctx context.Context, tabs []int, until time.Time) []stri
 // handled (or until has come, or catchUpWait has passed). The browser's events lag
 // behind the page, more so on a busy machine: a gallery's 240 images the page showed
 // when the user stopped were once reported only after the recording had stopped, and
-// 131 of them were missing from the session, unnoticed. The page answers a command
-// (Runtime.evaluate) only after the events it sent before it, and the event queue
-// hands over every event pushed before its next task.
+// 131 of them were missing from the session, unnoticed. It relies on the browser
+// handing a tab's events and its answers to commands over in the order the page sent
+// them, so that the answer to a command (Runtime.evaluate) sent now comes after the
+// events the page had sent; the event queue then runs every event pushed before its
+// next task. In Firefox, whose commands the core answers itself at once, only the wait
+// for quiet that follows holds, as before.
 func (s *Service) catchUp(ctx context.Context, tabs []int, until time.Time) {
 	deadline := time.Now().Add(catchUpWait)
 	if until.Before(deadline) {

@@ -62,8 +62,12 @@ before(async () => {
       const broken = imgs.filter((i) => i.complete && i.naturalWidth === 0).length;
       return { shown, broken, loading: imgs.length - shown - broken };
     });
-    const sent = new Set(wiki.wire().filter((e) => /media=gallery/.test(e.url)).map((e) => `${e.status} ${e.url}`));
-    reader.wire = [...sent].reduce((n, e) => ({ ...n, [e.split(" ")[0]]: (n[e.split(" ")[0]] ?? 0) + 1 }), {});
+    // What the wiki answered: how many of the images it sent with each status.
+    reader.wire = {};
+    for (const e of new Set(wiki.wire().filter((e) => /media=gallery/.test(e.url)).map((e) => `${e.status} ${e.url}`))) {
+      const status = e.split(" ")[0];
+      reader.wire[status] = (reader.wire[status] ?? 0) + 1;
+    }
     reader.urls = await stop(rec);
   }
 

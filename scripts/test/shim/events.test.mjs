@@ -90,7 +90,7 @@ test("a piece of a file's copy goes after every event the pacer holds", () => {
 
 test("a body still arriving is passed on once each arrivalMs per request, every one before the core started", () => {
   const newArrivals = new Function(`${readFileSync(new URL("../../../extension/events.js", import.meta.url), "utf8")}\nreturn newArrivals;`)();
-  let arrivalMs = null;
+  let arrivalMs = 0;
   const shows = newArrivals(() => arrivalMs);
   const arriving = (requestId) => shows(tab, "Network.dataReceived", { requestId, dataLength: 10 });
   assert.deepEqual([arriving("1"), arriving("1")], [true, true], "before the core started");
