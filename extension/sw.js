@@ -33,6 +33,15 @@ const showsArrival = newArrivals(() => arrivalMs);
 const pausing = new Set();
 const targetKey = (tabId, sessionId) => tabId + " " + (sessionId || "");
 
+// The tabs a replay bar (replay.js) debugs, as each bar says once it has attached: the
+// browser hands this worker every debugger event of the extension's, theirs too, and
+// the core records no such tab (webkeepHost.attach refuses it), so their events go no
+// further than here instead of into Go as the page loads.
+const replayTabs = new Set();
+self.addEventListener("message", (e) => {
+  if (Number.isInteger(e.data && e.data.replayTab)) replayTabs.add(e.data.replayTab);
+});
+
 self.webkeepHost = {
   send: (tabId, sessionId, method, params) => {
     const p = JSON.parse(params);
@@ -43,7 +52,9 @@ self.webkeepHost = {
     if (method === "Fetch.disable") sent.finally(() => pausing.delete(targetKey(tabId, sessionId))).catch(() => {});
     return sent.then((result) => JSON.stringify(result || {}));
   },
-  attach: (tabId) => chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
+  // A replay's tab is attached already, by its bar, whose answers a recording of it
+  // would take over: it is refused, in words the core passes on.
+  attach: (tabId) => replayTabs.has(tabId) ? Promise.reject(new Error(`tab ${tabId} is a webkeep replay, which is not recorded`)) : chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
     // After a service-worker restart the old session is still attached: keep it.
     if (!/already attached/i.test(String(e && e.message))) throw e;
   }),
@@ -81,6 +92,7 @@ self.webkeepHost = {
 };
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
+  if (replayTabs.has(source.tabId)) return;
   if (method === "Fetch.requestPaused") {
     // Only the core's own pauses: a replay (replay.js) answers those of its tab.
     if (!pausing.has(targetKey(source.tabId, source.sessionId))) return;
@@ -107,6 +119,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   else pacer.add(event, bytes ? bytes.length : 0);
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
+  replayTabs.delete(source.tabId);
   for (const k of pausing) if (k.startsWith(source.tabId + " ")) pausing.delete(k);
   pacer.add((c) => c.detached(source.tabId, String(reason)));
 });

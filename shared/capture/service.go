@@ -243,7 +243,6 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 	}
 	if !already {
 		if err := s.attach(ctx, tabID); err != nil {
-			s.host.Detach(ctx, tabID)
 			s.forget(tabID)
 			if created != "" {
 				// Nothing was recorded: leave no empty session behind.
@@ -257,11 +256,18 @@ func (s *Service) start(ctx context.Context, tabID int) (SessionInfo, error) {
 	return sess.Info(), nil
 }
 
+// attach attaches the debugger to tabID and enables what recording needs; if it then
+// fails, it detaches again. A tab it could not attach to is left as it was: the
+// debugger there may be another's (a replay's, refused by the host).
 func (s *Service) attach(ctx context.Context, tabID int) error {
 	if err := s.host.Attach(ctx, tabID); err != nil {
 		return fmt.Errorf("capture: attaching to tab %d: %w", tabID, err)
 	}
-	return s.recorder.Enable(ctx, recorder.Target{TabID: tabID})
+	if err := s.recorder.Enable(ctx, recorder.Target{TabID: tabID}); err != nil {
+		s.host.Detach(ctx, tabID)
+		return err
+	}
+	return nil
 }
 
 // forget stops tracking tabID without touching the browser. When no tab is left, the

@@ -416,6 +416,41 @@ func TestServiceStartFailureLeavesNoTab(t *testing.T) {
 	}
 }
 
+// A start that fails detaches only a debugger it attached: a tab it could not attach to
+// may have another (a replay's bar), which it leaves alone.
+func TestServiceStartFailureDetachesOnlyWhatItAttached(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		attachErr  error
+		enableErr  error
+		attachedAt bool // the tab has a debugger after the failed start
+	}{
+		{"the tab refused (a replay's)", errors.New("tab 4 is a webkeep replay, which is not recorded"), nil, true},
+		{"recording not enabled", nil, errors.New("Network.enable: target closed"), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			host := newFakeHost()
+			host.attachErr = c.attachErr
+			host.attached[4] = c.attachErr != nil // the other debugger
+			host.Answer = func(method string, p map[string]any) (any, error) {
+				if method == "Network.enable" && c.enableErr != nil {
+					return nil, c.enableErr
+				}
+				return map[string]any{}, nil
+			}
+			svc, _ := NewService(NewMemStore(), host)
+			if _, err := svc.Start(context.Background(), 4); err == nil {
+				t.Fatal("the start did not fail")
+			}
+			host.mu.Lock()
+			defer host.mu.Unlock()
+			if host.attached[4] != c.attachedAt {
+				t.Errorf("tab 4 has a debugger after the failed start: %v, want %v", host.attached[4], c.attachedAt)
+			}
+		})
+	}
+}
+
 func TestServiceTabClosedKeepsSession(t *testing.T) {
 	host := newFakeHost()
 	svc, _ := NewService(NewMemStore(), host)

@@ -270,6 +270,24 @@ test("a replay of a session not in the archive says so, and leaves no tab behind
   await bar.close();
 });
 
+// A replay's tab is its bar's: recording it would take its answers over (the core's
+// debugger session on a tab is the bar's). The start is refused in words, and the
+// replay goes on answering from the archive.
+test("recording a replay's tab is refused, and says why", async () => {
+  const r = await open(session, `${base}/`);
+  const tab = Number(await r.bar.getAttribute("body", "data-replay-tab"));
+  const [status, body] = await r.bar.evaluate(async (tab) => {
+    const res = await fetch(`/api/record/start?tab=${tab}`, { method: "POST" });
+    return [res.status, await res.text()];
+  }, tab);
+  assert.equal(status, 409, body);
+  assert.match(JSON.parse(body).error, new RegExp(`tab ${tab} is a webkeep replay, which is not recorded`));
+  const state = await r.bar.evaluate(async () => (await fetch("/api/status")).json());
+  assert.ok(!JSON.stringify(state).includes(`"tab":${tab}`), `not recorded: ${JSON.stringify(state)}`);
+  assert.equal(await r.evaluate(async () => (await fetch("/static/style.css")).status), 200, "still answered from the archive");
+  await close(r);
+});
+
 test("nothing reached the demo site's port during replay", () => {
   assert.equal(guard.hits(), 0);
 });
