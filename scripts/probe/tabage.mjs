@@ -1,0 +1,88 @@
+// How a tab's age when it is navigated changes its page's first load, with no
+// extension and no harness in the tab. A replay's bar makes its tab and navigates it
+// as soon as the replay can answer; this probe makes a blank tab, waits WAIT ms, then
+// navigates it (a client attaches only to send the navigation, and again after the
+// load event to read the tab's navigation timing: navigation start to load event), for
+// each of the waits in turn. Prints each page's median for each wait and its ratio to
+// the longest wait's (a settled tab), with its 95% interval (scripts/lib/stats.mjs).
+//
+//   node scripts/probe/tabage.mjs [LOADS]    (default 15)
+//
+// WAITS="0 30 80 150 500" sets the waits (ms; the last is the settled one); PAGES="/
+// /missing" the demo's pages; CHROMIUM_FLAGS="--flag ..." adds flags to Chromium's.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { startDemoSite } from "../lib/browser.mjs";
+import { median, ratio } from "../lib/stats.mjs";
+
+const loads = Number(process.argv[2] || 15);
+const waits = (process.env.WAITS || "0 30 80 150 500").split(" ").map(Number);
+const pages = (process.env.PAGES || "/ /missing").split(" ");
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const dir = mkdtempSync(path.join(tmpdir(), "webkeep-tabage-"));
+const site = await startDemoSite(["-big", "1024"]);
+const proc = spawn(process.env.CHROMIUM || "/usr/bin/chromium", [
+  "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+  "--remote-debugging-pipe", `--user-data-dir=${dir}`,
+  ...(process.env.CHROMIUM_FLAGS || "").split(" ").filter(Boolean), "about:blank",
+], { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
+
+// send is one DevTools command over the pipe (fds 3 and 4), resolving to its result.
+let id = 0, buf = "";
+const waiting = new Map();
+proc.stdio[4].on("data", (d) => {
+  buf += d.toString();
+  for (let i; (i = buf.indexOf("\0")) >= 0;) {
+    const m = JSON.parse(buf.slice(0, i));
+    buf = buf.slice(i + 1);
+    const w = waiting.get(m.id);
+    if (!w) continue;
+    waiting.delete(m.id);
+    m.error ? w.reject(new Error(`${w.method}: ${m.error.message}`)) : w.resolve(m.result);
+  }
+});
+const send = (method, params = {}, sessionId) => new Promise((resolve, reject) => {
+  waiting.set(++id, { resolve, reject, method });
+  proc.stdio[3].write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + "\0");
+});
+
+// firstLoad makes a blank tab, navigates it to url wait ms later and resolves to its
+// first load (ms), read once the load is over.
+async function firstLoad(url, wait) {
+  const { targetId } = await send("Target.createTarget", { url: "about:blank" });
+  await sleep(wait);
+  const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
+  await send("Page.navigate", { url }, sessionId);
+  await send("Target.detachFromTarget", { sessionId });
+  await sleep(800);
+  const read = await send("Target.attachToTarget", { targetId, flatten: true });
+  const { result } = await send("Runtime.evaluate", {
+    expression: `(() => { const n = performance.getEntriesByType("navigation")[0]; return n && n.loadEventStart > 0 ? n.loadEventStart - n.startTime : 0; })()`,
+    returnByValue: true,
+  }, read.sessionId);
+  await send("Target.closeTarget", { targetId });
+  await sleep(300);
+  if (!result.value) throw new Error(`${url}: not loaded in 800 ms`);
+  return result.value;
+}
+
+try {
+  await sleep(2000);
+  console.log(`${loads} first loads of each page in a blank tab navigated after each wait, in turn:\n`);
+  console.log(`| page | ${waits.map((w) => `${w} ms`).join(" | ")} |\n|---|${waits.map(() => "---").join("|")}|`);
+  for (const p of pages) {
+    const t = new Map(waits.map((w) => [w, []]));
+    for (let i = 0; i < loads; i++) for (const w of waits) t.get(w).push(await firstLoad(site.url + p, w));
+    const settled = t.get(waits.at(-1));
+    console.log(`| ${p} | ${waits.map((w) => `${median(t.get(w)).toFixed(1)} ms, ${ratio(t.get(w), settled)}`).join(" | ")} |`);
+  }
+} finally {
+  const exited = new Promise((r) => proc.on("exit", r));
+  proc.kill();
+  await exited; // the profile is Chromium's until it has gone
+  site.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
