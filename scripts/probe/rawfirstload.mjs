@@ -15,51 +15,21 @@
 //
 //   node scripts/probe/rawfirstload.mjs [LOADS]    (default 15)
 //
-// CHROMIUM_FLAGS="--flag ..." adds flags to the second browser's command line.
-import { spawn } from "node:child_process";
+// CHROMIUM_FLAGS="--flag ..." adds flags to the second browser's command line
+// (scripts/lib/pipebrowser.mjs).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, startDemoSite, waitFor } from "../lib/browser.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
 import { median, ratio } from "../lib/stats.mjs";
+import { pipeBrowser } from "../lib/pipebrowser.mjs";
 
 const loads = Number(process.argv[2] || 15);
 const cpuRows = [];
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-rawfirst-"));
 const profile = path.join(dir, "profile");
 const site = await startDemoSite(["-big", String(1 << 20)]);
-
-// pipeBrowser starts Chromium on profile with the extension, driven through fds 3 and 4:
-// resolves to { send(method, params, sessionId), close() }.
-function pipeBrowser() {
-  const proc = spawn(process.env.CHROMIUM || "/usr/bin/chromium", [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--disable-dev-shm-usage", "--remote-debugging-pipe", `--user-data-dir=${profile}`,
-    `--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`,
-    ...(process.env.CHROMIUM_FLAGS || "").split(" ").filter(Boolean), "about:blank",
-  ], { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
-  let id = 0, buf = "";
-  const waiting = new Map();
-  proc.stdio[4].on("data", (d) => {
-    buf += d.toString();
-    for (let i; (i = buf.indexOf("\0")) >= 0;) {
-      const m = JSON.parse(buf.slice(0, i));
-      buf = buf.slice(i + 1);
-      const w = waiting.get(m.id);
-      if (!w) continue;
-      waiting.delete(m.id);
-      m.error ? w.reject(new Error(`${w.method}: ${m.error.message}`)) : w.resolve(m.result);
-    }
-  });
-  const send = (method, params = {}, sessionId) => new Promise((resolve, reject) => {
-    waiting.set(++id, { resolve, reject, method });
-    proc.stdio[3].write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + "\0");
-  });
-  const exited = new Promise((r) => proc.on("exit", r));
-  return { send, close: () => { proc.kill(); return exited; } };
-}
 
 // The processor time (ms) each kind of the browser's processes has had so far, from
 // each thread's /proc schedstat; sampled every 5 ms (samples), so that a load's share
@@ -121,7 +91,7 @@ try {
   await pw.context.close();
   const urls = Object.keys(live).filter((u) => u.startsWith("http") && !/\/submit\//.test(u));
 
-  const b = pipeBrowser();
+  const b = pipeBrowser(profile, [`--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`]);
   const sw = await waitFor(async () => (await b.send("Target.getTargets")).targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://")), "the extension's worker", 60000);
   const ext = new URL(sw.url).host;
   sampling = setInterval(sample, 5);

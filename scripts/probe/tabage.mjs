@@ -9,13 +9,14 @@
 //   node scripts/probe/tabage.mjs [LOADS]    (default 15)
 //
 // WAITS="0 30 80 150 500" sets the waits (ms; the last is the settled one); PAGES="/
-// /missing" the demo's pages; CHROMIUM_FLAGS="--flag ..." adds flags to Chromium's.
-import { spawn } from "node:child_process";
+// /missing" the demo's pages; CHROMIUM_FLAGS="--flag ..." adds flags to Chromium's
+// (scripts/lib/pipebrowser.mjs).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startDemoSite } from "../lib/browser.mjs";
 import { median, ratio } from "../lib/stats.mjs";
+import { pipeBrowser } from "../lib/pipebrowser.mjs";
 
 const loads = Number(process.argv[2] || 15);
 const waits = (process.env.WAITS || "0 30 80 150 500").split(" ").map(Number);
@@ -23,31 +24,7 @@ const pages = (process.env.PAGES || "/ /missing").split(" ");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-tabage-"));
 const site = await startDemoSite(["-big", "1024"]);
-const proc = spawn(process.env.CHROMIUM || "/usr/bin/chromium", [
-  "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-  "--remote-debugging-pipe", `--user-data-dir=${dir}`,
-  ...(process.env.CHROMIUM_FLAGS || "").split(" ").filter(Boolean), "about:blank",
-], { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
-
-// send is one DevTools command over the pipe (fds 3 and 4), resolving to its result.
-let id = 0, buf = "";
-const waiting = new Map();
-proc.stdio[4].on("data", (d) => {
-  buf += d.toString();
-  for (let i; (i = buf.indexOf("\0")) >= 0;) {
-    const m = JSON.parse(buf.slice(0, i));
-    buf = buf.slice(i + 1);
-    const w = waiting.get(m.id);
-    if (!w) continue;
-    waiting.delete(m.id);
-    m.error ? w.reject(new Error(`${w.method}: ${m.error.message}`)) : w.resolve(m.result);
-  }
-});
-const send = (method, params = {}, sessionId) => new Promise((resolve, reject) => {
-  waiting.set(++id, { resolve, reject, method });
-  proc.stdio[3].write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + "\0");
-});
+const { send, close } = pipeBrowser(dir);
 
 // firstLoad makes a blank tab, navigates it to url wait ms later and resolves to its
 // first load (ms), read once the load is over.
@@ -80,9 +57,7 @@ try {
     console.log(`| ${p} | ${waits.map((w) => `${median(t.get(w)).toFixed(1)} ms, ${ratio(t.get(w), settled)}`).join(" | ")} |`);
   }
 } finally {
-  const exited = new Promise((r) => proc.on("exit", r));
-  proc.kill();
-  await exited; // the profile is Chromium's until it has gone
+  await close(); // the profile is Chromium's until it has gone
   site.stop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,0 +1,38 @@
+// A Chromium driven through a bare DevTools pipe (--remote-debugging-pipe, fds 3 and
+// 4): no harness attaches itself to the tabs it makes, as Playwright does, so a probe
+// can time a tab's load with nothing but the page and the extension acting on it.
+import { spawn } from "node:child_process";
+
+/**
+ * Starts Chromium (CHROMIUM, or Debian's) headless on profile with args added
+ * (CHROMIUM_FLAGS="--flag ..." adds more): resolves to { send(method, params,
+ * sessionId), close() }; send resolves to the command's result, close to the
+ * browser's exit.
+ */
+export function pipeBrowser(profile, args = []) {
+  const proc = spawn(process.env.CHROMIUM || "/usr/bin/chromium", [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--disable-dev-shm-usage", "--remote-debugging-pipe", `--user-data-dir=${profile}`,
+    ...args, ...(process.env.CHROMIUM_FLAGS || "").split(" ").filter(Boolean), "about:blank",
+  ], { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
+  let id = 0, buf = "";
+  const waiting = new Map();
+  proc.stdio[4].on("data", (d) => {
+    buf += d.toString();
+    for (let i; (i = buf.indexOf("\0")) >= 0;) {
+      const m = JSON.parse(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      const w = waiting.get(m.id);
+      if (!w) continue;
+      waiting.delete(m.id);
+      m.error ? w.reject(new Error(`${w.method}: ${m.error.message}`)) : w.resolve(m.result);
+    }
+  });
+  const send = (method, params = {}, sessionId) => new Promise((resolve, reject) => {
+    waiting.set(++id, { resolve, reject, method });
+    proc.stdio[3].write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + "\0");
+  });
+  const exited = new Promise((r) => proc.on("exit", r));
+  return { send, close: () => { proc.kill(); return exited; } };
+}
