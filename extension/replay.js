@@ -296,9 +296,10 @@ async function start() {
   mark("tabCreated");
   await chrome.debugger.attach({ tabId }, "1.3");
   mark("attached");
-  // The worker passes this tab's debugger events by (sw.js): they are the bar's. Said
-  // once attached (so never of a tab the core attached first), before any domain is on.
-  navigator.serviceWorker.controller?.postMessage({ replayTab: tabId });
+  // The worker passes this tab's debugger events by, and records no such tab (sw.js):
+  // they are the bar's. Said once attached (so never of a tab the core attached
+  // first), before any domain is on.
+  chrome.storage.session.set({ [`replay tab ${tabId}`]: true }).catch(() => {});
   // The tab's commands are sent together: the browser runs them in the order sent,
   // and the bar waits once instead of once for each. With the Page domain off, the
   // tab's first navigation was sometimes left with no renderer (the tab "unloaded",

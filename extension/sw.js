@@ -33,13 +33,24 @@ const showsArrival = newArrivals(() => arrivalMs);
 const pausing = new Set();
 const targetKey = (tabId, sessionId) => tabId + " " + (sessionId || "");
 
-// The tabs a replay bar (replay.js) debugs, as each bar says once it has attached: the
-// browser hands this worker every debugger event of the extension's, theirs too, and
-// the core records no such tab (webkeepHost.attach refuses it), so their events go no
-// further than here instead of into Go as the page loads.
+// The tabs a replay bar (replay.js) debugs, as each bar says once it has attached (in
+// the session's storage, which outlives this worker: a worker started again reads
+// them): the browser hands this worker every debugger event of the extension's, theirs
+// too, and the core records no such tab (webkeepHost.attach refuses it), so their
+// events go no further than here instead of into Go as the page loads.
 const replayTabs = new Set();
-self.addEventListener("message", (e) => {
-  if (Number.isInteger(e.data && e.data.replayTab)) replayTabs.add(e.data.replayTab);
+const replayTabKey = "replay tab ";
+const noteReplayTabs = (items) => {
+  for (const [key, on] of Object.entries(items)) {
+    if (!key.startsWith(replayTabKey)) continue;
+    const tab = Number(key.slice(replayTabKey.length));
+    if (on) replayTabs.add(tab);
+    else replayTabs.delete(tab);
+  }
+};
+chrome.storage.session.get(null).then(noteReplayTabs, () => {});
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === "session") noteReplayTabs(Object.fromEntries(Object.entries(changes).map(([key, c]) => [key, c.newValue])));
 });
 
 self.webkeepHost = {
@@ -119,7 +130,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   else pacer.add(event, bytes ? bytes.length : 0);
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
-  replayTabs.delete(source.tabId);
+  if (replayTabs.delete(source.tabId)) chrome.storage.session.remove(replayTabKey + source.tabId).catch(() => {});
   for (const k of pausing) if (k.startsWith(source.tabId + " ")) pausing.delete(k);
   pacer.add((c) => c.detached(source.tabId, String(reason)));
 });

@@ -271,17 +271,33 @@ test("a replay of a session not in the archive says so, and leaves no tab behind
 });
 
 // A replay's tab is its bar's: recording it would take its answers over (the core's
-// debugger session on a tab is the bar's). The start is refused in words, and the
-// replay goes on answering from the archive.
+// debugger session on a tab is the bar's). The start is refused in words, by a worker
+// started again too, and the replay goes on answering from the archive.
 test("recording a replay's tab is refused, and says why", async () => {
   const r = await open(session, `${base}/`);
   const tab = Number(await r.bar.getAttribute("body", "data-replay-tab"));
-  const [status, body] = await r.bar.evaluate(async (tab) => {
+  const start = () => r.bar.evaluate(async (tab) => {
     const res = await fetch(`/api/record/start?tab=${tab}`, { method: "POST" });
     return [res.status, await res.text()];
   }, tab);
-  assert.equal(status, 409, body);
-  assert.match(JSON.parse(body).error, new RegExp(`tab ${tab} is a webkeep replay, which is not recorded`));
+  for (const when of ["at once", "by a worker started again"]) {
+    if (when !== "at once") {
+      await browser.sw.evaluate(() => { self.beforeStop = true; });
+      const cdp = await browser.context.newCDPSession(r.bar);
+      await cdp.send("ServiceWorker.enable");
+      await cdp.send("ServiceWorker.stopAllWorkers");
+      // The bar's look at the state wakes a worker; the start is asked of a new one.
+      const workers = () => browser.context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"));
+      await waitFor(async () => {
+        await r.bar.evaluate(() => fetch("/api/status")).catch(() => {});
+        for (const w of workers()) if (await w.evaluate(() => !self.beforeStop).catch(() => false)) return true;
+        return false;
+      }, "the worker to start again");
+    }
+    const [status, body] = await start();
+    assert.equal(status, 409, `${when}: ${body}`);
+    assert.match(JSON.parse(body).error, new RegExp(`tab ${tab} is a webkeep replay, which is not recorded`), when);
+  }
   const state = await r.bar.evaluate(async () => (await fetch("/api/status")).json());
   assert.ok(!JSON.stringify(state).includes(`"tab":${tab}`), `not recorded: ${JSON.stringify(state)}`);
   assert.equal(await r.evaluate(async () => (await fetch("/static/style.css")).status), 200, "still answered from the archive");
