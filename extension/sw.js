@@ -65,7 +65,7 @@ self.webkeepHost = {
   },
   // A replay's tab is attached already, by its bar, whose answers a recording of it
   // would take over: it is refused, in words the core passes on.
-  attach: (tabId) => replayTabs.has(tabId) ? Promise.reject(new Error(`tab ${tabId} is a webkeep replay, which is not recorded`)) : chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
+  attach: (tabId) => replayTabs.has(tabId) ? Promise.reject(new Error(`tab ${tabId} is a webkeep replay, answered from the archive, and is not recorded: open the live page in a tab of its own to record it`)) : chrome.debugger.attach({ tabId }, "1.3").catch((e) => {
     // After a service-worker restart the old session is still attached: keep it.
     if (!/already attached/i.test(String(e && e.message))) throw e;
   }),

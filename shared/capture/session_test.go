@@ -425,7 +425,7 @@ func TestServiceStartFailureDetachesOnlyWhatItAttached(t *testing.T) {
 		enableErr  error
 		attachedAt bool // the tab has a debugger after the failed start
 	}{
-		{"the tab refused (a replay's)", errors.New("tab 4 is a webkeep replay, which is not recorded"), nil, true},
+		{"the tab refused (a replay's)", errors.New("tab 4 is a webkeep replay, answered from the archive, and is not recorded"), nil, true},
 		{"recording not enabled", nil, errors.New("Network.enable: target closed"), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -296,10 +296,10 @@ test("recording a replay's tab is refused, and says why", async () => {
     }
     const [status, body] = await start();
     assert.equal(status, 409, `${when}: ${body}`);
-    assert.match(JSON.parse(body).error, new RegExp(`tab ${tab} is a webkeep replay, which is not recorded`), when);
+    assert.match(JSON.parse(body).error, new RegExp(`tab ${tab} is a webkeep replay, answered from the archive, and is not recorded: open the live page in a tab of its own to record it`), when);
   }
   const state = await r.bar.evaluate(async () => (await fetch("/api/status")).json());
-  assert.ok(!JSON.stringify(state).includes(`"tab":${tab}`), `not recorded: ${JSON.stringify(state)}`);
+  assert.ok(!state.recording && !state.tabs.includes(tab), `nothing recorded: ${JSON.stringify(state)}`);
   assert.equal(await r.evaluate(async () => (await fetch("/static/style.css")).status), 200, "still answered from the archive");
   await close(r);
 });
