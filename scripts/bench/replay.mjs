@@ -1,16 +1,20 @@
-// `make bench` (scripts/bench/sections/replay.sh): the demo site recorded through the extension,
-// then each page's first load, live in a new tab and in a new replay (replay.html), one
-// of each in turn (REPLAY_BENCH_FIRST of each, default 21), and in a new replay from the
-// team archive (the session uploaded to the Worker in workerd, through miniflare) in the
-// same turns, and its reloads, live and replayed, one of each in turn
-// (REPLAY_BENCH_RUNS, default 15): each page's ratios with their 95% bootstrap intervals. Then where each new replay's first load went (the
-// timeline the bar keeps), and memory while the 24 MB file replays, the site stopped.
-// Prints a Markdown section.
+// `make bench` (scripts/bench/sections/replay.sh): the demo site recorded through the
+// extension, then each page's reloads, live and replayed, one of each in turn
+// (REPLAY_BENCH_RUNS, default 15), and its first loads in a Chromium no harness
+// instruments (scripts/lib/firstload.mjs): live in a new tab at its URL, live in a blank
+// tab navigated at once, in a new replay (replay.html) and in a new replay from the team
+// archive (the session uploaded to the Worker in workerd, through miniflare), one of
+// each in turn (REPLAY_BENCH_FIRST of each, default 21): each page's ratios with their
+// 95% bootstrap intervals. Then where each new replay's first load went (the timeline the
+// bar keeps), and memory while the 24 MB file replays, the site stopped. Prints a
+// Markdown section.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { launch, peakMemory, startDemoSite } from "../lib/browser.mjs";
-import { attachReplay, openReplay } from "../lib/replay.mjs";
+import { extensionDir, launch, peakMemory, startDemoSite, waitFor } from "../lib/browser.mjs";
+import { liveBlankTab, liveNewTab, loadWait, replayTab } from "../lib/firstload.mjs";
+import { pipeBrowser } from "../lib/pipebrowser.mjs";
+import { openReplay } from "../lib/replay.mjs";
 import { interval, median } from "../lib/stats.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
 import { startWorker } from "../test/worker/harness.mjs";
@@ -36,8 +40,9 @@ const firstRuns = Number(process.env.REPLAY_BENCH_FIRST || 21);
 // benchmark spaces its loads.
 const settle = Number(process.env.REPLAY_BENCH_SETTLE ?? 300);
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-replay-bench-"));
+const profile = path.join(dir, "profile");
 const site = await startDemoSite(["-big", String(24 << 20)]);
-const browser = await launch({ downloads: dir });
+let browser = await launch({ downloads: dir, profile });
 const TOKEN = "bench-replay-token";
 const mf = startWorker({ WEBKEEP_TOKENS: `bench:${TOKEN}` });
 const live = {};
@@ -73,72 +78,12 @@ try {
     await page.reload({ waitUntil: "load" });
     return performance.now() - t0;
   };
-  // A first load by the browser's navigation timing: from the navigation's start to
-  // the load event, with the tab's time origin (ms since the epoch).
-  const firstLoad = () => {
-    const n = performance.getEntriesByType("navigation")[0];
-    return {
-      ms: n.loadEventStart - n.startTime, origin: performance.timeOrigin + n.startTime, responseEnd: n.responseEnd - n.startTime,
-      dcl: n.domContentLoadedEventStart - n.startTime,
-      asked: Object.fromEntries(performance.getEntriesByType("resource").map((r) => [r.name, r.startTime - n.startTime])),
-    };
-  };
-  // A page's first loads: live in a new tab (the browser's cache as browsing left it)
-  // and in a new replay (its bar made anew, no batch kept), one of each in turn, the
-  // order swapped each time, so that a change in the machine's load falls on both.
-  const liveFirst = async (u) => {
-    const tab = await browser.context.newPage();
-    await tab.goto(u);
-    const t = await tab.evaluate(firstLoad);
-    await tab.close();
-    return t.ms;
-  };
-  // The replay is awaited in its bar, which notes the tab's load event: polling the
-  // replay tab itself (as openReplay does) would run scripts in it while it loads.
-  // A new replay of the session, or from the team archive (team).
-  const replayFirst = async (u, team) => {
-    const earlier = new Set(browser.context.pages());
-    const bar = await browser.context.newPage();
-    await bar.goto(browser.page(`replay.html?${team ? "team=1" : `session=${encodeURIComponent(id)}`}&url=${encodeURIComponent(u)}`));
-    await bar.waitForFunction(() => timeline.loadEvent, null, { polling: 50, timeout: 60000 });
-    const r = await attachReplay(browser, bar, earlier);
-    const t = await r.evaluate(firstLoad);
-    const tl = await r.bar.evaluate(() => ({
-      ...timeline, opened: performance.timeOrigin,
-      // The core's steps in making the batch (its Server-Timing header): a team replay's.
-      batchSteps: Object.fromEntries((timeline.batchSteps ?? "").split(",").map((e) => e.trim().split(/;dur=|;desc=/))
-        .filter(([, d]) => d !== undefined).map(([k, d]) => [k, k === "guess" ? d : Number(d)])),
-    }));
-    await r.close();
-    const at = (k) => (tl[k] ? tl[k] - t.origin : NaN);
-    // Each subresource: from the tab's asking for it to the bar's being told it is
-    // paused, and from then to its fulfilment.
-    const subs = tl.requests.filter((q) => t.asked[q.url] !== undefined && q.fulfilled);
-    steps.push({
-      team, page: new URL(u).pathname, ...Object.fromEntries(stepNames.map(([k]) => [k, at(k)])),
-      responseEnd: t.responseEnd, dcl: t.dcl, load: t.ms, paused: tl.paused, batch: tl.batch, kept: tl.kept, core: tl.core,
-      toBar: subs.length ? median(subs.map((q) => q.paused - t.origin - t.asked[q.url])) : NaN,
-      toFulfil: subs.length ? median(subs.map((q) => q.fulfilled - q.paused)) : NaN,
-      ...Object.fromEntries([...batchSteps, ...batchCounts].map((k) => [k, tl.batchSteps[k] ?? NaN])), guess: tl.batchSteps.guess,
-    });
-    return t.ms;
-  };
   // Each page's reloads, live and replayed, alternate (one of each in turn, both tabs
   // open), so that a change in the machine's load falls on both alike. The site stays
   // up meanwhile: the replay tab's requests are all answered from the archive (the
   // end-to-end test counts those that reach the site's port during replay: none).
   const page = await browser.context.newPage();
   for (const u of urls) {
-    // One of each in turn, the order turned each time.
-    const f = { live: [], replay: [], team: [] };
-    const kinds = [["live", liveFirst], ["replay", (u) => replayFirst(u, false)], ["team", (u) => replayFirst(u, true)]];
-    for (let i = 0; i < firstRuns; i++) {
-      for (let k = 0; k < kinds.length; k++) {
-        const [kind, load] = kinds[(i + k) % kinds.length];
-        await new Promise((r) => setTimeout(r, settle));
-        f[kind].push(await load(u));
-      }
-    }
     await page.goto(u);
     const r = await openReplay(browser, id, u);
     const t = { live: [], replay: [] };
@@ -146,14 +91,67 @@ try {
       t.live.push(await reload(page));
       t.replay.push(await reload(r.page));
     }
-    rows.push({ url: new URL(u).pathname, t, f });
-    loads.push(loadavg());
+    rows.push({ url: new URL(u).pathname, t });
     await r.close();
   }
-  await page.close();
-  site.stop();
+  await browser.close();
+
+  // First loads, in the same profile opened in a Chromium no harness instruments
+  // (scripts/lib/firstload.mjs): live in a new tab at the page's URL, live in a blank
+  // tab navigated at once (as the bar makes and navigates its replay tab), in a new
+  // replay and in a new replay from the team archive, one of each in turn, the order
+  // turned each time, so that a change in the machine's load falls on all alike.
+  const b = pipeBrowser(profile, [`--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`]);
+  try {
+    const sw = await waitFor(async () => (await b.send("Target.getTargets")).targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://")), "the extension's worker", 60000);
+    const ext = new URL(sw.url).host;
+    // Each new replay's timeline, broken down by step from its tab's navigation start.
+    const replayFirst = async (u, team) => {
+      const t = await replayTab(b, ext, team ? "team=1" : `session=${encodeURIComponent(id)}`, u);
+      const tl = t.bar;
+      const batch = Object.fromEntries((tl.batchSteps ?? "").split(",").map((e) => e.trim().split(/;dur=|;desc=/))
+        .filter(([, d]) => d !== undefined).map(([k, d]) => [k, k === "guess" ? d : Number(d)]));
+      const at = (k) => (tl[k] ? tl[k] - t.origin : NaN);
+      // Each subresource: from the tab's asking for it to the bar's being told it is
+      // paused, and from then to its fulfilment.
+      const subs = tl.requests.filter((q) => t.asked[q.url] !== undefined && q.fulfilled);
+      steps.push({
+        team, page: new URL(u).pathname, ...Object.fromEntries(stepNames.map(([k]) => [k, at(k)])),
+        responseEnd: t.responseEnd, dcl: t.dcl, load: t.ms, paused: tl.paused, batch: tl.batch, kept: tl.kept, core: tl.core,
+        toBar: subs.length ? median(subs.map((q) => q.paused - t.origin - t.asked[q.url])) : NaN,
+        toFulfil: subs.length ? median(subs.map((q) => q.fulfilled - q.paused)) : NaN,
+        ...Object.fromEntries([...batchSteps, ...batchCounts].map((k) => [k, batch[k] ?? NaN])), guess: batch.guess,
+      });
+      return t.ms;
+    };
+    const kinds = [
+      ["newTab", async (u) => (await liveNewTab(b, u)).ms], ["blankTab", async (u) => (await liveBlankTab(b, u)).ms],
+      ["replay", (u) => replayFirst(u, false)], ["team", (u) => replayFirst(u, true)],
+    ];
+    // A browser just started has its core and the Worker's to wake (their cold starts
+    // are measured in their own sections): one load of each kind first, not counted.
+    for (const [, load] of kinds) await load(urls[0]);
+    for (const row of rows) {
+      const u = urls.find((x) => new URL(x).pathname === row.url);
+      row.f = Object.fromEntries(kinds.map(([k]) => [k, []]));
+      for (let i = 0; i < firstRuns; i++) {
+        for (let k = 0; k < kinds.length; k++) {
+          const [kind, load] = kinds[(i + k) % kinds.length];
+          await new Promise((r) => setTimeout(r, settle));
+          row.f[kind].push(await load(u));
+        }
+      }
+      loads.push(loadavg());
+    }
+  } finally {
+    await b.close(); // the profile is Chromium's until it has gone
+  }
+
   // Memory: the extension's process (core and replay page) and the whole browser,
-  // sampled while the home page's button loads the 24 MB file from the archive.
+  // sampled while the home page's button loads the 24 MB file from the archive, the
+  // site stopped.
+  site.stop();
+  browser = await launch({ downloads: dir, profile });
   const r = await openReplay(browser, id, site.url);
   const m = await peakMemory(browser, async () => {
     await r.page.click("#load-big");
@@ -175,22 +173,33 @@ const band = (on, off) => {
 };
 console.log("## Replay in webkeep");
 console.log();
-console.log(`\`node scripts/bench/replay.mjs\`: the demo site recorded through the extension, each page replayed in webkeep (replay.html, the debugger's Fetch domain, every request answered from the archive). First load: the page's first load (the browser's navigation timing, from the navigation's start to the load event) in a new tab, live (the browser's cache as the recording left it) and in a new replay (its bar made anew, with no batch kept; the core keeps the batches it made last), and in a new replay from the team archive (the session uploaded to the Worker in workerd through miniflare, on 127.0.0.1), ${firstRuns} of each, one of each in turn, ${settle} ms apart. Reload: the page's tab reloaded until its load event, live and replayed, one of each in turn (${runs} of each). Each ratio is of the medians, with its 95% bootstrap interval (scripts/lib/stats.mjs). Target (issue 38): first loads at most 1.3x live, the whole interval.`);
+console.log(`\`node scripts/bench/replay.mjs\`: the demo site recorded through the extension, each page replayed in webkeep (replay.html, the debugger's Fetch domain, every request answered from the archive).`);
 console.log();
-console.log("| page | first load: live | replay | replay / live (95%) | from the team archive | team / live (95%) | reload: live | replay | replay / live (95%) |");
+console.log(`First load: the page's first load by the browser's navigation timing (from the navigation's start to the load event), in a Chromium no harness instruments (the same profile driven through a bare DevTools pipe that attaches to a tab only to navigate it and, ${loadWait} ms after it appeared, to read its timing: scripts/lib/firstload.mjs); live (the browser's cache as the recording left it) in a new tab made at the page's URL, as a link opened in a new tab, and in a blank tab navigated at once, the tab a replay's bar makes and navigates; in a new replay (its bar made anew, with no batch kept; the core keeps the batches it made last); and in a new replay from the team archive (the session uploaded to the Worker in workerd through miniflare, on 127.0.0.1). ${firstRuns} of each, one of each in turn, ${settle} ms apart. Each ratio is of the medians, with its 95% bootstrap interval (scripts/lib/stats.mjs). Target (issue 38): first loads at most 1.3x live over the whole interval, here against the live tab made and navigated as the replay's is (the blank tab); against the new tab too.`);
+console.log();
+console.log("| page | live: new tab | live: blank tab | replay | replay / blank tab (95%) | replay / new tab (95%) | from the team archive | team / blank tab (95%) | team / new tab (95%) |");
 console.log("|---|---|---|---|---|---|---|---|---|");
-for (const { url, t, f } of rows) {
-  console.log(`| ${url} | ${ms(median(f.live))} | ${ms(median(f.replay))} | ${band(f.replay, f.live)} | ${ms(median(f.team))} | ${band(f.team, f.live)} | ${ms(median(t.live))} | ${ms(median(t.replay))} | ${band(t.replay, t.live)} |`);
-}
 // All pages: the sum of each page's loads, run by run.
 const sums = (k, side) => rows[0][k][side].map((_, i) => rows.reduce((n, r) => n + r[k][side][i], 0));
-console.log(`| all pages | ${ms(median(sums("f", "live")))} | ${ms(median(sums("f", "replay")))} | ${band(sums("f", "replay"), sums("f", "live"))} | ${ms(median(sums("f", "team")))} | ${band(sums("f", "team"), sums("f", "live"))} | ${ms(median(sums("t", "live")))} | ${ms(median(sums("t", "replay")))} | ${band(sums("t", "replay"), sums("t", "live"))} |`);
+const all = { url: "all pages", f: Object.fromEntries(Object.keys(rows[0].f).map((k) => [k, sums("f", k)])), t: { live: sums("t", "live"), replay: sums("t", "replay") } };
+for (const { url, f } of [...rows, all]) {
+  console.log(`| ${url} | ${ms(median(f.newTab))} | ${ms(median(f.blankTab))} | ${ms(median(f.replay))} | ${band(f.replay, f.blankTab)} | ${band(f.replay, f.newTab)} | ${ms(median(f.team))} | ${band(f.team, f.blankTab)} | ${band(f.team, f.newTab)} |`);
+}
 console.log();
 for (const [side, what] of [["replay", "First loads"], ["team", "First loads from the team archive"]]) {
-  const over = rows.filter(({ f }) => interval(f[side], f.live)[1] > 1.3).map((r) => r.url);
-  console.log(over.length ? `${what} over 1.3x somewhere in their interval: ${over.join(", ")}.` : `${what}: every page's interval is at most 1.3x.`);
+  for (const [base, against] of [["blankTab", "the blank tab"], ["newTab", "the new tab"]]) {
+    const over = rows.filter(({ f }) => interval(f[side], f[base])[1] > 1.3).map((r) => r.url);
+    console.log(over.length ? `${what} over 1.3x of ${against} somewhere in their interval: ${over.join(", ")}.` : `${what}: every page's interval is at most 1.3x of ${against}.`);
+  }
 }
-console.log(`Load average (1 min) after each page: ${loads.join(", ")}.`);
+console.log();
+console.log(`Reload: the page's tab reloaded until its load event (Playwright's \`reload\`), live and replayed, one of each in turn, ${runs} of each.`);
+console.log();
+console.log("| page | live | replay | replay / live (95%) |");
+console.log("|---|---|---|---|");
+for (const { url, t } of [...rows, all]) console.log(`| ${url} | ${ms(median(t.live))} | ${ms(median(t.replay))} | ${band(t.replay, t.live)} |`);
+console.log();
+console.log(`Load average (1 min) after each page's first loads: ${loads.join(", ")}.`);
 console.log();
 console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it), the session's replays first, then those from the team archive. The last two are durations, medians of the page's subresources: from the tab's asking for one (its resource timing) to the bar's being told it is paused, and from then to its fulfilment:");
 console.log();

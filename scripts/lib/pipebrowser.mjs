@@ -6,8 +6,9 @@ import { spawn } from "node:child_process";
 /**
  * Starts Chromium (CHROMIUM, or Debian's) headless on profile with args added
  * (CHROMIUM_FLAGS="--flag ..." adds more): resolves to { send(method, params,
- * sessionId), close() }; send resolves to the command's result, close to the
- * browser's exit.
+ * sessionId), on(method, listener), close() }; send resolves to the command's result,
+ * on has listener called with each event of that method (its params and sessionId),
+ * close resolves to the browser's exit.
  */
 export function pipeBrowser(profile, args = []) {
   const proc = spawn(process.env.CHROMIUM || "/usr/bin/chromium", [
@@ -18,11 +19,13 @@ export function pipeBrowser(profile, args = []) {
   ], { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
   let id = 0, buf = "";
   const waiting = new Map();
+  const listeners = new Map(); // method -> [listener]
   proc.stdio[4].on("data", (d) => {
     buf += d.toString();
     for (let i; (i = buf.indexOf("\0")) >= 0;) {
       const m = JSON.parse(buf.slice(0, i));
       buf = buf.slice(i + 1);
+      if (m.method) for (const l of listeners.get(m.method) || []) l(m.params, m.sessionId);
       const w = waiting.get(m.id);
       if (!w) continue;
       waiting.delete(m.id);
@@ -34,5 +37,6 @@ export function pipeBrowser(profile, args = []) {
     proc.stdio[3].write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + "\0");
   });
   const exited = new Promise((r) => proc.on("exit", r));
-  return { send, close: () => { proc.kill(); return exited; } };
+  const on = (method, listener) => listeners.set(method, [...(listeners.get(method) || []), listener]);
+  return { send, on, close: () => { proc.kill(); return exited; } };
 }

@@ -7,7 +7,7 @@
 // Each page's first load, in turn: live in a new tab made at its URL; live in a blank
 // tab navigated at once by a client attached to it with nothing enabled (as the bar
 // makes and navigates its replay tab); and in a new replay (a new bar, which makes its
-// tab). Each is read from its tab's navigation timing once it has loaded. Prints each
+// tab), as `make bench` times them (scripts/lib/firstload.mjs). Prints each
 // page's medians and the replay's ratios with their 95% intervals
 // (scripts/lib/stats.mjs), then the processor time each kind of the browser's processes
 // had within the loads (each thread's /proc schedstat, sampled every 5 ms; a process
@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, startDemoSite, waitFor } from "../lib/browser.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
+import { liveBlankTab, liveNewTab, replayTab } from "../lib/firstload.mjs";
 import { median, ratio } from "../lib/stats.mjs";
 import { pipeBrowser } from "../lib/pipebrowser.mjs";
 
@@ -69,20 +70,6 @@ const cpuIn = (from, to) => {
   return out;
 };
 
-// loaded waits for a page target whose URL is url, then attaches to it and reads its
-// first load (navigation start to load event), ms, once the load event has come.
-async function loaded(b, url, except = new Set()) {
-  const target = await waitFor(async () => (await b.send("Target.getTargets")).targetInfos.find((t) => t.type === "page" && t.url === url && !except.has(t.targetId)), `a tab at ${url}`, 60000);
-  // Not attached before its load event: nothing but the page and the extension acts on it.
-  await new Promise((r) => setTimeout(r, 1500));
-  const { sessionId } = await b.send("Target.attachToTarget", { targetId: target.targetId, flatten: true });
-  const ms = await waitFor(async () => {
-    const { result } = await b.send("Runtime.evaluate", { expression: `(() => { const n = performance.getEntriesByType("navigation")[0]; return n && n.loadEventStart > 0 ? [n.loadEventStart - n.startTime, performance.timeOrigin + n.startTime] : 0; })()`, returnByValue: true }, sessionId);
-    return result.value;
-  }, `the load of ${url}`, 30000);
-  return { ms: ms[0], cpu: cpuIn(ms[1], ms[1] + ms[0]), targetId: target.targetId };
-}
-
 try {
   // Recorded with Playwright, as the benchmark records it.
   const live = {};
@@ -100,28 +87,15 @@ try {
   for (const url of urls) {
     const t = { live: [], navigated: [], replay: [] };
     const cpus = { navigated: [], replay: [] };
+    const cpu = (l) => cpuIn(l.origin, l.origin + l.ms);
     for (let i = 0; i < loads; i++) {
-      const before = new Set((await b.send("Target.getTargets")).targetInfos.map((x) => x.targetId));
-      const { targetId } = await b.send("Target.createTarget", { url });
-      const l = await loaded(b, url, new Set([...before].filter((x) => x !== targetId)));
-      t.live.push(l.ms);
-      await b.send("Target.closeTarget", { targetId });
-      // A blank tab, navigated at once by a client attached to it (as the bar makes
-      // and navigates its replay tab), nothing enabled.
-      const blank = await b.send("Target.createTarget", { url: "about:blank" });
-      const { sessionId } = await b.send("Target.attachToTarget", { targetId: blank.targetId, flatten: true });
-      await b.send("Page.navigate", { url }, sessionId);
-      await b.send("Target.detachFromTarget", { sessionId });
-      const n = await loaded(b, url, new Set([...before].filter((x) => x !== blank.targetId)));
+      t.live.push((await liveNewTab(b, url)).ms);
+      const n = await liveBlankTab(b, url);
       t.navigated.push(n.ms);
-      cpus.navigated.push(n.cpu);
-      await b.send("Target.closeTarget", { targetId: blank.targetId });
-      const bar = await b.send("Target.createTarget", { url: `chrome-extension://${ext}/replay.html?session=${encodeURIComponent(id)}&url=${encodeURIComponent(url)}` });
-      const r = await loaded(b, url, before);
+      cpus.navigated.push(cpu(n));
+      const r = await replayTab(b, ext, `session=${encodeURIComponent(id)}`, url);
       t.replay.push(r.ms);
-      cpus.replay.push(r.cpu);
-      await b.send("Target.closeTarget", { targetId: r.targetId });
-      await b.send("Target.closeTarget", { targetId: bar.targetId });
+      cpus.replay.push(cpu(r));
     }
     console.log(`| ${new URL(url).pathname} | ${median(t.live).toFixed(0)} ms | ${median(t.navigated).toFixed(0)} ms | ${median(t.replay).toFixed(0)} ms | ${ratio(t.replay, t.live)} | ${ratio(t.replay, t.navigated)} |`);
     for (const w of ["navigated", "replay"]) {

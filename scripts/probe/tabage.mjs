@@ -2,7 +2,8 @@
 // extension and no harness in the tab. A replay's bar makes its tab and navigates it
 // as soon as the replay can answer; this probe makes a blank tab, waits WAIT ms, then
 // navigates it (a client attaches only to send the navigation, and again after the
-// load event to read the tab's navigation timing: navigation start to load event), for
+// load event to read the tab's navigation timing: navigation start to load event;
+// scripts/lib/firstload.mjs), for
 // each of the waits in turn. Prints each page's median for each wait and its ratio to
 // the longest wait's (a settled tab), with its 95% interval (scripts/lib/stats.mjs).
 //
@@ -15,6 +16,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startDemoSite } from "../lib/browser.mjs";
+import { liveBlankTab } from "../lib/firstload.mjs";
 import { median, ratio } from "../lib/stats.mjs";
 import { pipeBrowser } from "../lib/pipebrowser.mjs";
 
@@ -24,27 +26,7 @@ const pages = (process.env.PAGES || "/ /missing").split(" ");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-tabage-"));
 const site = await startDemoSite(["-big", "1024"]);
-const { send, close } = pipeBrowser(dir);
-
-// firstLoad makes a blank tab, navigates it to url wait ms later and resolves to its
-// first load (ms), read once the load is over.
-async function firstLoad(url, wait) {
-  const { targetId } = await send("Target.createTarget", { url: "about:blank" });
-  await sleep(wait);
-  const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
-  await send("Page.navigate", { url }, sessionId);
-  await send("Target.detachFromTarget", { sessionId });
-  await sleep(800);
-  const read = await send("Target.attachToTarget", { targetId, flatten: true });
-  const { result } = await send("Runtime.evaluate", {
-    expression: `(() => { const n = performance.getEntriesByType("navigation")[0]; return n && n.loadEventStart > 0 ? n.loadEventStart - n.startTime : 0; })()`,
-    returnByValue: true,
-  }, read.sessionId);
-  await send("Target.closeTarget", { targetId });
-  await sleep(300);
-  if (!result.value) throw new Error(`${url}: not loaded in 800 ms`);
-  return result.value;
-}
+const b = pipeBrowser(dir);
 
 try {
   await sleep(2000);
@@ -52,12 +34,15 @@ try {
   console.log(`| page | ${waits.map((w) => `${w} ms`).join(" | ")} |\n|---|${waits.map(() => "---").join("|")}|`);
   for (const p of pages) {
     const t = new Map(waits.map((w) => [w, []]));
-    for (let i = 0; i < loads; i++) for (const w of waits) t.get(w).push(await firstLoad(site.url + p, w));
+    for (let i = 0; i < loads; i++) for (const w of waits) {
+      t.get(w).push((await liveBlankTab(b, site.url + p, w)).ms);
+      await sleep(300);
+    }
     const settled = t.get(waits.at(-1));
     console.log(`| ${p} | ${waits.map((w) => `${median(t.get(w)).toFixed(1)} ms, ${ratio(t.get(w), settled)}`).join(" | ")} |`);
   }
 } finally {
-  await close(); // the profile is Chromium's until it has gone
+  await b.close(); // the profile is Chromium's until it has gone
   site.stop();
   rmSync(dir, { recursive: true, force: true });
 }
