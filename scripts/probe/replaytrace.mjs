@@ -3,8 +3,9 @@
 // instruments (scripts/lib/pipebrowser.mjs), replays PAGE a few times to warm it, then
 // traces (Tracing.start: top-level tasks, mojo messages, the timeline) one new replay
 // of it and one live load in a blank tab navigated at once. Prints, for each load,
-// each thread's busy time within it (the navigation's start to its load event) and the
-// extension process's tasks of 0.5 ms or more, in order, from 60 ms before the start;
+// each thread's busy time within it (the navigation's start to its load event), when
+// the page asked for each request and when the Fetch domain paused and fulfilled it,
+// and the tasks of the browser's main thread and the extension's process, in order;
 // writes the whole trace to OUT (chrome://tracing, Perfetto) if given.
 //
 //   node scripts/probe/replaytrace.mjs [PAGE] [OUT]    (default /)
@@ -55,43 +56,58 @@ try {
   await b.close();
   if (out) writeFileSync(out, JSON.stringify({ traceEvents: events }));
 
-  // Processes and threads by name; a trace's clock is the monotonic one, in µs: the
-  // loads' windows are found by their navigation timing's start, matched to the trace
-  // by the clock sync the trace gives (its first event on the browser's clock).
+  // Processes and threads by name. Each load's window: from the navigation's start
+  // (the last "NavigationTiming navigationStart" before the renderer sends its
+  // document's request) for as long as its navigation timing says it took.
   const names = new Map(), threads = new Map();
   for (const e of events) {
     if (e.ph !== "M") continue;
     if (e.name === "process_name") names.set(e.pid, e.args.name);
-    if (e.name === "process_labels") names.set(e.pid, `${names.get(e.pid) || ""} ${e.args.labels}`);
     if (e.name === "thread_name") threads.set(`${e.pid}.${e.tid}`, e.args.name);
   }
-  // navigationStart marks, one per load: the renderer's "navigationStart" of each
-  // document, with its URL.
-  const starts = events.filter((e) => e.name === "navigationStart" && e.args?.data?.documentLoaderURL === url).map((e) => e.ts);
-  const loads = events.filter((e) => e.name === "loadEventEnd" || e.name === "MarkLoad").map((e) => e.ts);
-  console.log(`${starts.length} navigations to ${url} traced; the replay's first load ${replay.ms.toFixed(1)} ms, the blank tab's ${blank.ms.toFixed(1)} ms`);
+  const thread = (e) => `${names.get(e.pid) || e.pid} / ${threads.get(`${e.pid}.${e.tid}`) || e.tid}`;
+  const byTime = (a, b) => a.ts - b.ts;
+  const navStarts = events.filter((e) => e.name === "NavigationTiming navigationStart").sort(byTime);
+  const docs = events.filter((e) => e.name === "ResourceSendRequest" && e.args?.data?.resourceType === "Document" && e.args.data.url === url).sort(byTime);
+  const starts = docs.map((d) => navStarts.findLast((n) => n.ts <= d.ts)?.ts);
+  const browserMain = events.find((e) => e.name === "thread_name" && e.args.name === "CrBrowserMain");
   const extPid = [...names].find(([, n]) => /extension/i.test(n))?.[0];
-  for (const [what, start, ms] of [["replay", starts[0], replay.ms], ["blank tab", starts[1], blank.ms]]) {
-    if (start === undefined) continue;
-    const from = start - 60000, to = start + ms * 1000;
-    console.log(`\n## ${what}: ${ms.toFixed(1)} ms\n\nBusy within the load (top-level tasks, ms): `);
-    const busy = new Map();
-    for (const e of events) {
-      if (e.ph !== "X" || !/RunTask|ThreadControllerImpl::RunTask|ThreadPool_RunTask/.test(e.name) || e.ts + e.dur < start || e.ts > to) continue;
-      const k = `${names.get(e.pid) || e.pid} / ${threads.get(`${e.pid}.${e.tid}`) || e.tid}`;
-      busy.set(k, (busy.get(k) || 0) + (Math.min(e.ts + e.dur, to) - Math.max(e.ts, start)) / 1000);
+  // What a top-level task did: the mojo interface it received, or DevTools command
+  // it handled, or its largest inner event.
+  const what = (k) => {
+    const inner = events.filter((e) => e.pid === k.pid && e.tid === k.tid && e.ts >= k.ts && e.ts < k.ts + k.dur && e !== k && !/RunTask/.test(e.name));
+    const mojo = inner.find((e) => e.args?.chrome_mojo_event_info?.mojo_interface_tag);
+    const cmd = inner.find((e) => e.args?.method);
+    const big = inner.filter((e) => e.dur).sort((x, y) => y.dur - x.dur)[0];
+    return [mojo && mojo.args.chrome_mojo_event_info.mojo_interface_tag, cmd && cmd.args.method, big && `${big.name} ${(big.dur / 1000).toFixed(1)}`].filter(Boolean).join(", ");
+  };
+  console.log(`the replay's first load ${replay.ms.toFixed(1)} ms, the blank tab's ${blank.ms.toFixed(1)} ms (navigation timing)`);
+  for (const [kind, start, ms] of [["replay", starts[0], replay.ms], ["live, blank tab", starts[1], blank.ms]]) {
+    if (start === undefined) {
+      console.log(`\n## ${kind}: its navigation was not found in the trace`);
+      continue;
     }
-    for (const [k, v] of [...busy].sort((a, b) => b[1] - a[1]).slice(0, 14)) console.log(`- ${k}: ${v.toFixed(1)}`);
-    console.log(`\nThe extension's process and the browser's main thread, tasks of 0.5 ms or more (ms from the navigation's start, duration, what):\n`);
-    const tasks = events.filter((e) => e.ph === "X" && e.dur >= 500 && e.ts >= from && e.ts <= to && /RunTask/.test(e.name) &&
-      (e.pid === extPid || threads.get(`${e.pid}.${e.tid}`) === "CrBrowserMain"));
-    for (const t of tasks.sort((a, b) => a.ts - b.ts)) {
-      const inner = events.filter((e) => e.pid === t.pid && e.tid === t.tid && e.ts >= t.ts && e.ts < t.ts + t.dur && e !== t && e.dur > 100)
-        .sort((a, b) => b.dur - a.dur).slice(0, 3).map((e) => `${e.name}${e.args?.data?.functionName ? `(${e.args.data.functionName})` : ""}${e.args?.chrome_mojo_event_info?.mojo_interface_tag ? `[${e.args.chrome_mojo_event_info.mojo_interface_tag}]` : ""} ${(e.dur / 1000).toFixed(1)}`);
-      console.log(`- ${((t.ts - start) / 1000).toFixed(1)} +${(t.dur / 1000).toFixed(1)} ${t.pid === extPid ? "extension" : "browser"} / ${threads.get(`${t.pid}.${t.tid}`)}: ${inner.join("; ")}`);
+    const to = start + ms * 1000;
+    const rel = (ts) => ((ts - start) / 1000).toFixed(1);
+    const tasks = events.filter((e) => e.ph === "X" && e.name === "ThreadControllerImpl::RunTask" && e.ts + e.dur > start && e.ts < to).sort(byTime);
+    const busy = new Map();
+    for (const e of tasks) busy.set(thread(e), (busy.get(thread(e)) || 0) + (Math.min(e.ts + e.dur, to) - Math.max(e.ts, start)) / 1000);
+    console.log(`\n## ${kind}: ${ms.toFixed(1)} ms\n\nEach thread's top-level tasks within the load (ms), the busiest first:\n`);
+    for (const [k, v] of [...busy].sort((x, y) => y[1] - x[1]).slice(0, 10)) console.log(`- ${k}: ${v.toFixed(1)}`);
+    console.log("\nThe page's requests (ms from the navigation's start): asked for by its renderer, and paused by the Fetch domain until fulfilled:\n");
+    for (const e of events.filter((e) => e.name === "ResourceSendRequest" && e.ts >= start && e.ts < to && /^http/.test(e.args.data.url)).sort(byTime)) {
+      console.log(`- ${rel(e.ts)} asked: ${e.args.data.url}`);
+    }
+    const paused = events.filter((e) => e.name === "Fetch.requestPaused" && e.ts >= start && e.ts < to).sort(byTime);
+    for (const e of paused.filter((p) => p.ph === "b")) {
+      const end = paused.find((p) => p.ph === "e" && p.id2?.local === e.id2?.local && p.id === e.id && p.ts >= e.ts);
+      console.log(`- ${rel(e.ts)} paused${end ? `, fulfilled at ${rel(end.ts)}` : ""}`);
+    }
+    console.log("\nThe browser's main thread and the extension's process, tasks of 0.5 ms or more (ms from the navigation's start, their length, what they did):\n");
+    for (const k of tasks.filter((e) => e.dur >= 500 && (e.pid === extPid || (browserMain && e.pid === browserMain.pid && e.tid === browserMain.tid)))) {
+      console.log(`- ${rel(k.ts)} +${(k.dur / 1000).toFixed(1)} ${k.pid === extPid ? "extension" : "browser"} / ${threads.get(`${k.pid}.${k.tid}`)}: ${what(k)}`);
     }
   }
-  void loads;
 } finally {
   site.stop();
   rmSync(dir, { recursive: true, force: true });
