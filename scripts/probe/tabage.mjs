@@ -35,7 +35,7 @@ try {
   for (const p of pages) {
     const t = new Map(waits.map((w) => [w, []]));
     for (let i = 0; i < loads; i++) for (const w of waits) {
-      t.get(w).push((await liveBlankTab(b, site.url + p, w)).ms);
+      t.get(w).push((await liveBlankTab(b, new URL(p, site.url).href, w)).ms);
       await sleep(300);
     }
     const settled = t.get(waits.at(-1));
