@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/url"
 	"slices"
 	"strconv"
@@ -74,9 +76,7 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 			return empty()
 		}
 		f = &teamBundleFile{tm: tm, ctx: ctx, path: line.path(), index: bi}
-		ranges := bi.batchRanges(page, m.Capture.Timestamp)
-		took.ranges = len(ranges)
-		f.readRanges(ranges)
+		took.ranges = f.readRanges(bi.batchRanges(page, m.Capture.Timestamp))
 	}
 	defer f.Close()
 	lap(&took.records)
@@ -92,7 +92,7 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 type batchGuess struct {
 	f      *teamBundleFile
 	offset int64         // of the page's capture guessed
-	ranges int           // the Range requests its records take
+	ranges int           // the Range requests its records took, once done
 	done   chan struct{} // closed once the records are read
 	cancel context.CancelFunc
 }
@@ -113,10 +113,10 @@ func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	ranges := bi.batchRanges(page, m.Capture.Timestamp)
-	g := &batchGuess{f: &teamBundleFile{tm: tm, ctx: ctx, path: bi.path, index: bi}, offset: m.Capture.Offset, ranges: len(ranges), done: make(chan struct{}), cancel: cancel}
+	g := &batchGuess{f: &teamBundleFile{tm: tm, ctx: ctx, path: bi.path, index: bi}, offset: m.Capture.Offset, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(g.done)
-		g.f.readRanges(ranges)
+		g.ranges = g.f.readRanges(ranges)
 	}()
 	return g
 }
@@ -126,12 +126,12 @@ func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
 // when kept), then the wait for its records, and the making of the batch (with the
 // records it read by themselves); whether the records read from the kept index as
 // the lookup went were the batch's ("hit"), not ("miss"), or none were (""); and how
-// many Range requests, made at once, the records took.
+// many requests the records took (one for several ranges answered in parts).
 // Its String is a Server-Timing header's value, which the replay benchmark reports.
 type batchTiming struct {
 	lookup, index, records, build time.Duration
 	guessed                       string
-	ranges                        int // the Range requests the records took, made at once
+	ranges                        int // the requests the records took (one for several ranges answered in parts)
 }
 
 func (t batchTiming) String() string {
@@ -261,9 +261,19 @@ type teamRange struct {
 	b  []byte
 }
 
-// readRanges reads the ranges [from, to) of the file, each by a Range request, all at
-// once; a range that fails leaves its records to be read by themselves.
-func (f *teamBundleFile) readRanges(ranges [][2]int64) {
+// readRanges reads the ranges [from, to) of the file: several by one request, in parts
+// (readParts), else each by a Range request, all at once; a range that fails leaves
+// its records to be read by themselves. It returns how many requests it made.
+func (f *teamBundleFile) readRanges(ranges [][2]int64) int {
+	asked := 0
+	if len(ranges) > 1 {
+		read, ok := f.readParts(ranges)
+		asked++
+		if ok {
+			f.read = append(f.read, read...)
+			return asked
+		}
+	}
 	read := make([]teamRange, len(ranges))
 	var wg sync.WaitGroup
 	for i, r := range ranges {
@@ -278,6 +288,50 @@ func (f *teamBundleFile) readRanges(ranges [][2]int64) {
 		if r.b != nil {
 			f.read = append(f.read, r)
 		}
+	}
+	return asked + len(ranges)
+}
+
+// readParts reads the ranges [from, to) of the file by one request of several ranges,
+// answered in parts (multipart/byteranges): one trip to the team archive, and one
+// start of its Worker, instead of one each. It reports false, having read nothing
+// more than the answer's head, unless the archive answered so (an archive before
+// these answers sends the whole file): the ranges are then read one by one. A part
+// that is not one of the ranges asked for, or not whole, is left out, and its
+// records are read by themselves.
+func (f *teamBundleFile) readParts(ranges [][2]int64) ([]teamRange, bool) {
+	specs := make([]string, len(ranges))
+	want := map[int64]int64{} // from -> to
+	for i, r := range ranges {
+		specs[i] = fmt.Sprintf("%d-%d", r[0], r[1]-1)
+		want[r[0]] = r[1]
+	}
+	resp, err := f.tm.get(f.ctx, f.path, "bytes="+strings.Join(specs, ","))
+	if err != nil {
+		return nil, false
+	}
+	defer resp.Body.Close()
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != statusPartialContent || err != nil || mt != "multipart/byteranges" || params["boundary"] == "" {
+		return nil, false
+	}
+	var read []teamRange
+	mr := multipart.NewReader(resp.Body, params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if err != nil {
+			return read, true // io.EOF: the last part; else the parts read so far
+		}
+		from, ok := rangeStart(part.Header.Get("Content-Range"))
+		to, asked := want[from]
+		if !ok || !asked {
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(part, to-from+1))
+		if err != nil || int64(len(b)) != to-from {
+			continue
+		}
+		read = append(read, teamRange{from, b})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"maps"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -99,11 +100,12 @@ func writeTeamBundle(t testing.TB, name string, v warc.Version, dedup *warc.Dedu
 // the bundles' files by Range. It logs the requests it gets.
 type fakeTeam struct {
 	*httptest.Server
-	token   string
-	noRange bool // answer the whole file, as the Worker does a member stored deflated
-	mu      sync.Mutex
-	bundles map[string]*teamBundle
-	log     []string // "cdx <query>" or "file <bundle>/<file> <range>"
+	token    string
+	noRange  bool // answer the whole file, as the Worker does a member stored deflated
+	oneRange bool // answer a Range of several ranges with the whole file, as the Worker did before it answered in parts
+	mu       sync.Mutex
+	bundles  map[string]*teamBundle
+	log      []string // "cdx <query>" or "file <bundle>/<file> <range>"
 }
 
 func newFakeTeam(t testing.TB, token string, bundles ...*teamBundle) *fakeTeam {
@@ -166,7 +168,7 @@ func newFakeTeam(t testing.TB, token string, bundles ...*teamBundle) *fakeTeam {
 			teamFail(w, http.StatusNotFound, "no bundle "+r.PathValue("name"))
 			return
 		}
-		if ft.noRange {
+		if ft.noRange || (ft.oneRange && strings.Contains(r.Header.Get("Range"), ",")) {
 			w.Write(b.warc)
 			return
 		}
@@ -472,6 +474,58 @@ func TestTeamReplayBatch(t *testing.T) {
 	}
 	if got := batch("http://example.org/never", ""); len(got) != 0 {
 		t.Errorf("the batch of a page not archived: %v", got)
+	}
+}
+
+// A page's batch whose records lie in two places of the bundle (a revisit's original
+// recorded long before it) reads both by one request of two ranges, answered in parts;
+// a team archive that answers such a request with the whole file (as its Worker did
+// before) has the request closed at once and each range asked for by itself.
+func TestTeamReplayBatchReadsRangesInParts(t *testing.T) {
+	filler := make([]byte, 3*recordGap) // incompressible: the gzip member stays as long
+	rand.NewChaCha8([32]byte{1}).Read(filler)
+	b := writeTeamBundle(t, "webkeep-parts", warc.V11, warc.NewDeduper(), []teamExchange{
+		{at: "20250101000000", method: "GET", url: "http://example.org/style.css", resp: teamOK("text/css", "body{color:blue}")},
+		{at: "20250101000001", method: "GET", url: "http://example.org/filler", resp: teamOK("text/html", string(filler))},
+		{at: "20250102000000", method: "GET", url: "http://example.org/page", resp: teamOK("text/html", "<p>the page</p>")},
+		{at: "20250102000001", method: "GET", url: "http://example.org/style.css", resp: teamOK("text/css", "body{color:blue}")},
+	})
+	want := map[string]string{
+		"http://example.org/page":      "200 20250102000000 <p>the page</p>",
+		"http://example.org/style.css": "200 20250102000001 body{color:blue}",
+	}
+	for _, oneRange := range []bool{false, true} {
+		ft := newFakeTeam(t, "s3cret", b)
+		ft.oneRange = oneRange
+		_, h := replayTeamService(t, ft, "s3cret")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/team/replay/batch?url="+trEscape("http://example.org/page")+"&ts=20250102", nil))
+		answers, bodies, err := replay.ReadBatch(rec.Body)
+		if rec.Code != 200 || err != nil {
+			t.Fatalf("batch: %d %v", rec.Code, err)
+		}
+		got := map[string]string{}
+		for i, a := range answers {
+			got[a.URL] = fmt.Sprintf("%d %s %s", a.Status, a.Timestamp, bodies[i])
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("oneRange=%v: the batch\n%v\nwant\n%v", oneRange, got, want)
+		}
+		var ranges []string
+		for _, l := range ft.take() {
+			if rest, ok := strings.CutPrefix(l, "file "); ok {
+				ranges = append(ranges, rest[strings.Index(rest, " ")+1:])
+			}
+		}
+		switch {
+		case !oneRange && (len(ranges) != 1 || strings.Count(ranges[0], ",") != 1):
+			t.Errorf("the records read by %q, want one request of two ranges", ranges)
+		case oneRange && (len(ranges) != 3 || strings.Count(ranges[0], ",") != 1 || strings.Contains(ranges[1]+ranges[2], ",")):
+			t.Errorf("a team archive without parts: the records read by %q, want the request of two ranges, then one for each", ranges)
+		}
+		if wantRanges := map[bool]string{false: "ranges;desc=1", true: "ranges;desc=3"}[oneRange]; !strings.HasSuffix(rec.Header().Get("Server-Timing"), wantRanges) {
+			t.Errorf("oneRange=%v: Server-Timing %q, want it to end %q", oneRange, rec.Header().Get("Server-Timing"), wantRanges)
+		}
 	}
 }
 

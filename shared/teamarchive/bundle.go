@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"path"
 	"slices"
 	"strconv"
@@ -657,37 +659,41 @@ func (s *Server) getBundleFile(w http.ResponseWriter, r *http.Request, name, fil
 	return err
 }
 
-// serveRange serves size bytes of key from base on, honouring one Range.
+// serveRange serves size bytes of key from base on, honouring a Range of one range
+// or several (servePartsOf).
 func (s *Server) serveRange(w http.ResponseWriter, r *http.Request, key string, base, size int64, ctype, filename, etag string) error {
 	h := w.Header()
 	h.Set("Accept-Ranges", "bytes")
 	h.Set("ETag", `"`+etag+`"`)
-	rg, partial, err := parseRange(r.Header.Get("Range"), size)
+	// The Worker's request comes with a field's values split at each comma
+	// (github.com/syumai/workers' headers): several ranges are joined again.
+	rangeField := strings.Join(r.Header.Values("Range"), ",")
+	rgs, err := parseRanges(rangeField, size)
 	if err != nil {
 		h.Set("Content-Range", fmt.Sprintf("bytes */%d", size))
-		return &apiError{status: http.StatusRequestedRangeNotSatisfiable, err: fmt.Errorf("range %q outside %d bytes", clip(r.Header.Get("Range")), size)}
+		return &apiError{status: http.StatusRequestedRangeNotSatisfiable, err: fmt.Errorf("range %q outside %d bytes", clip(rangeField), size)}
 	}
-	if ir := r.Header.Get("If-Range"); partial && ir != "" && ir != h.Get("ETag") {
-		partial = false
+	if ir := r.Header.Get("If-Range"); rgs != nil && ir != "" && ir != h.Get("ETag") {
+		rgs = nil
+	}
+	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	if len(rgs) > 1 {
+		return s.serveParts(w, r, key, base, size, ctype, filename, rgs)
 	}
 	status := http.StatusOK
-	if partial {
+	rg := Range{0, size}
+	if rgs != nil {
 		status = http.StatusPartialContent
+		rg = rgs[0]
 		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", rg.Offset, rg.Offset+rg.Length-1, size))
-	} else {
-		rg = Range{0, size}
 	}
 	h.Set("Content-Type", ctype)
-	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
 	h.Set("Content-Length", strconv.FormatInt(rg.Length, 10))
 	if r.Method == http.MethodHead {
 		w.WriteHeader(status)
 		return nil
 	}
-	_, rc, err := s.cfg.Bucket.Get(r.Context(), key, &Range{base + rg.Offset, rg.Length})
-	if errors.Is(err, ErrNotExist) {
-		return httpErr(http.StatusConflict, "%s was replaced or deleted meanwhile; try again", filename)
-	}
+	rc, err := s.openRange(r.Context(), key, base, rg, filename)
 	if err != nil {
 		return err
 	}
@@ -695,6 +701,50 @@ func (s *Server) serveRange(w http.ResponseWriter, r *http.Request, key string, 
 	w.WriteHeader(status)
 	_, err = io.Copy(w, rc)
 	return err
+}
+
+// serveParts answers a Range of several ranges with 206 and each range a part of a
+// multipart/byteranges body (RFC 9110 section 14.6), read from the bucket one after
+// the other.
+func (s *Server) serveParts(w http.ResponseWriter, r *http.Request, key string, base, size int64, ctype, filename string, rgs []Range) error {
+	mw := multipart.NewWriter(w)
+	w.Header().Set("Content-Type", "multipart/byteranges; boundary="+mw.Boundary())
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusPartialContent)
+		return nil
+	}
+	for i, rg := range rgs {
+		// The first range is opened before the answer begins: an object gone
+		// meanwhile is an error the client reads, not a cut answer.
+		rc, err := s.openRange(r.Context(), key, base, rg, filename)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			w.WriteHeader(http.StatusPartialContent)
+		}
+		part, err := mw.CreatePart(textproto.MIMEHeader{
+			"Content-Type":  {ctype},
+			"Content-Range": {fmt.Sprintf("bytes %d-%d/%d", rg.Offset, rg.Offset+rg.Length-1, size)},
+		})
+		if err == nil {
+			_, err = io.Copy(part, rc)
+		}
+		rc.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return mw.Close()
+}
+
+// openRange opens rg of the size bytes of key from base on.
+func (s *Server) openRange(ctx context.Context, key string, base int64, rg Range, filename string) (io.ReadCloser, error) {
+	_, rc, err := s.cfg.Bucket.Get(ctx, key, &Range{base + rg.Offset, rg.Length})
+	if errors.Is(err, ErrNotExist) {
+		return nil, httpErr(http.StatusConflict, "%s was replaced or deleted meanwhile; try again", filename)
+	}
+	return rc, err
 }
 
 func (s *Server) deleteBundle(w http.ResponseWriter, r *http.Request, name string) error {

@@ -24,7 +24,7 @@ func FuzzValidName(f *testing.F) {
 }
 
 func FuzzParseRange(f *testing.F) {
-	for _, s := range []string{"bytes=0-499", "bytes=-5", "bytes=9-", "bytes=5-1", "bytes=0-0,1-1"} {
+	for _, s := range []string{"bytes=0-499", "bytes=-5", "bytes=9-", "bytes=5-1", "bytes=0-0,1-1", "bytes=0-9, 20-29,2000-", "bytes=20-29,0-9", "bytes=0-9,5-15", "bytes=0-1,,4-5"} {
 		f.Add(s, int64(1000))
 	}
 	f.Fuzz(func(t *testing.T, header string, size int64) {
@@ -34,6 +34,16 @@ func FuzzParseRange(f *testing.F) {
 		r, partial, err := parseRange(header, size)
 		if partial && (err != nil || r.Offset < 0 || r.Length <= 0 || r.Offset+r.Length > size) {
 			t.Errorf("parseRange(%q, %d) = %+v, %v", header, size, r, err)
+		}
+		// Several ranges: each within the object, in order, none overlapping.
+		rgs, err := parseRanges(header, size)
+		if len(rgs) > maxRanges || (err != nil && rgs != nil) {
+			t.Errorf("parseRanges(%q, %d) = %d ranges, %v", header, size, len(rgs), err)
+		}
+		for i, r := range rgs {
+			if r.Offset < 0 || r.Length <= 0 || r.Offset+r.Length > size || (i > 0 && r.Offset < rgs[i-1].Offset+rgs[i-1].Length) {
+				t.Errorf("parseRanges(%q, %d) = %+v", header, size, rgs)
+			}
 		}
 	})
 }

@@ -59,3 +59,43 @@ func parseDigits(s string) (int64, bool) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
 }
+
+// maxRanges is the most ranges one answer gives in parts (multipart/byteranges): a
+// replay's batch asks for the few places of a bundle that hold a page's records at
+// once, in one request instead of one each.
+const maxRanges = 16
+
+// parseRanges reads a Range header that may ask for several ranges, for an object of
+// size bytes: the satisfiable ones, in the order asked. It returns nil, and the whole
+// object is sent, when the header is absent, malformed, of another unit, asks for more
+// than maxRanges ranges, or for ranges out of order or overlapping (RFC 9110 section
+// 14.2 lets a server refuse those, which cost it more than the whole); it returns
+// errRangeNotSatisfiable when none of the ranges is satisfiable.
+func parseRanges(header string, size int64) ([]Range, error) {
+	spec, ok := strings.CutPrefix(strings.TrimSpace(header), "bytes=")
+	if !ok {
+		return nil, nil
+	}
+	specs := strings.Split(spec, ",")
+	if len(specs) > maxRanges {
+		return nil, nil
+	}
+	var out []Range
+	for _, one := range specs {
+		r, partial, err := parseRange("bytes="+strings.TrimSpace(one), size)
+		if errors.Is(err, errRangeNotSatisfiable) {
+			continue
+		}
+		if !partial {
+			return nil, nil
+		}
+		if n := len(out); n > 0 && r.Offset < out[n-1].Offset+out[n-1].Length {
+			return nil, nil
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil, errRangeNotSatisfiable
+	}
+	return out, nil
+}

@@ -60,6 +60,16 @@ describe("team archive", () => {
     assert.equal(r.status, 206);
     assert.ok(r.bytes.equals(bundle.subarray(bundle.length - 16)));
 
+    // Several ranges: one answer in parts (multipart/byteranges), as a replay's batch
+    // asks for the places of a bundle that hold a page's records.
+    r = await call(mf, "GET", "/api/bundles/team-2024.zip", { headers: { Range: "bytes=0-99, 1000-1099" } });
+    assert.equal(r.status, 206);
+    const [type, boundary] = r.headers.get("content-type").split("; boundary=");
+    assert.equal(type, "multipart/byteranges");
+    const parts = byteranges(r.bytes, boundary);
+    assert.deepEqual(parts.map((p) => p.range), [`bytes 0-99/${bundle.length}`, `bytes 1000-1099/${bundle.length}`]);
+    assert.ok(parts[0].body.equals(bundle.subarray(0, 100)) && parts[1].body.equals(bundle.subarray(1000, 1100)), "the parts' bytes are the bundle's");
+
     r = await call(mf, "GET", "/api/bundles/team-2024.zip", { headers: { Range: `bytes=${bundle.length}-` } });
     assert.equal(r.status, 416);
     assert.equal(r.headers.get("content-range"), `bytes */${bundle.length}`);
@@ -352,3 +362,21 @@ describe("uploads larger than a multipart part", () => {
     assert.match(r.text, /"source": "huge.warc"/);
   });
 });
+
+// byteranges splits a multipart/byteranges body (RFC 9110 section 14.6) into its parts:
+// each part's Content-Range and bytes.
+function byteranges(body, boundary) {
+  const parts = [];
+  const sep = Buffer.from(`--${boundary}`);
+  let at = body.indexOf(sep);
+  while (at >= 0) {
+    const start = at + sep.length;
+    if (body.subarray(start, start + 2).toString() === "--") break; // the closing delimiter
+    const headEnd = body.indexOf("\r\n\r\n", start);
+    const next = body.indexOf(Buffer.concat([Buffer.from("\r\n"), sep]), headEnd);
+    const head = body.subarray(start, headEnd).toString();
+    parts.push({ range: /content-range: *(.*)/i.exec(head)?.[1].trim(), body: body.subarray(headEnd + 4, next) });
+    at = next + 2;
+  }
+  return parts;
+}
