@@ -30,7 +30,7 @@ const stepNames = [
 
 // The steps of a team replay's batch in the core (its Server-Timing header).
 const batchSteps = ["lookup", "index", "records", "build"];
-const batchCounts = ["ranges"]; // how many Range requests the records took
+const batchCounts = ["ranges"]; // how many requests the records took
 
 const runs = Number(process.env.REPLAY_BENCH_RUNS || 15);
 // New replays (and new live tabs) per page, for its first load.
@@ -220,9 +220,9 @@ for (const [u, team] of [false, true].flatMap((team) => rows.map((r) => [r.url, 
   console.log(`| ${team ? `${u} (team)` : u} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
 }
 console.log();
-console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the Range reads of the records the batch takes (at once, and as the lookup goes when the kept index holds the page), and the batch made of them; how many Range requests the records took (median); then how many replays found their records read from the kept index as the lookup went:");
+console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the reads of the records the batch takes (one request of their places in the bundle, answered in parts, made as the lookup goes when the kept index holds the page), and the batch made of them; how many requests the records took (median); then how many replays found their records read from the kept index as the lookup went:");
 console.log();
-console.log(`| page | ${batchSteps.join(" | ")} | Range requests of the records | records read as the lookup went: the batch's / not |`);
+console.log(`| page | ${batchSteps.join(" | ")} | requests for the records | records read as the lookup went: the batch's / not |`);
 console.log(`|---|${batchSteps.map(() => "---").join("|")}|---|---|`);
 for (const r of rows) {
   const s = steps.filter((x) => x.page === r.url && x.team);
