@@ -130,7 +130,9 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   else pacer.add(event, bytes ? bytes.length : 0);
 });
 chrome.debugger.onDetach.addListener((source, reason) => {
-  if (replayTabs.delete(source.tabId)) chrome.storage.session.remove(replayTabKey + source.tabId).catch(() => {});
+  // Removed whether this worker has read it yet or not (a worker woken by the detach).
+  replayTabs.delete(source.tabId);
+  chrome.storage.session.remove(replayTabKey + source.tabId).catch(() => {});
   for (const k of pausing) if (k.startsWith(source.tabId + " ")) pausing.delete(k);
   pacer.add((c) => c.detached(source.tabId, String(reason)));
 });

@@ -660,7 +660,7 @@ func (s *Server) getBundleFile(w http.ResponseWriter, r *http.Request, name, fil
 }
 
 // serveRange serves size bytes of key from base on, honouring a Range of one range
-// or several (servePartsOf).
+// or several (serveParts).
 func (s *Server) serveRange(w http.ResponseWriter, r *http.Request, key string, base, size int64, ctype, filename, etag string) error {
 	h := w.Header()
 	h.Set("Accept-Ranges", "bytes")
