@@ -136,6 +136,7 @@ func NewService(store Store, host Host) (*Service, error) {
 	s.archive = &archive{store: store, sessions: s.sessions, jobs: s.jobs, signing: s.signing, replays: s.replays, search: s.search, now: s.now, recording: s.recordingInto, note: s.noteCurrent}
 	s.db = &database{urlDatabase: loadURLDatabase(store), store: store, settings: s.settings, http: s.http, jobs: s.jobs, sessions: s.sessions, now: s.now}
 	s.team = &team{settings: s.settings, http: s.http, store: store, jobs: s.jobs, sessions: s.sessions, db: s.db.urlDatabase}
+	s.team.replay.batches.max = batchCacheBytes
 	s.search.team = s.team.search
 	b, err := store.Get(stateKey)
 	switch {

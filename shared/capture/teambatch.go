@@ -37,7 +37,11 @@ import (
 // and the bundle for each. A resource whose
 // capture the batch leaves out (another bundle's, a revisit of one, a large body) is
 // asked for by itself. A page the batch cannot be made for has an empty batch: each
-// request is asked for by itself. It returns the time each step took too.
+// request is asked for by itself. The batches made last are kept, as a session's
+// replays keep theirs: the merged index is asked again (a later upload may hold a
+// nearer capture), but the records of a batch kept are not read again. A bundle's
+// upload never changes, so neither does a batch of its file. It returns the time
+// each step took too.
 func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming) {
 	var took batchTiming
 	step := time.Now()
@@ -58,6 +62,11 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 	lap(&took.lookup)
 	if err != nil || !ok || m.Approximate {
 		return empty()
+	}
+	key := tm.batchKey(line.bundleKey(), page, m.Capture.Timestamp)
+	if b, ok := tm.replay.batches.get(key); ok {
+		took.guessed = "kept"
+		return b, took
 	}
 	var f *teamBundleFile
 	if guess != nil && guess.f.index.key == line.bundleKey() && guess.offset == m.Capture.Offset {
@@ -81,8 +90,19 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 	defer f.Close()
 	lap(&took.records)
 	b, _ := f.index.ix.Batch(page, m.Capture.Timestamp, f, f.index.isPage)
+	tm.replay.batches.put(key, b)
 	lap(&took.build)
 	return b, took
+}
+
+// teamBatchKey names a team replay's batch: the team archive, the bundle's file (its
+// upload: teamLine.bundleKey), the page and its capture's time.
+type teamBatchKey struct {
+	endpoint, bundle, page, ts string
+}
+
+func (tm *team) batchKey(bundle, page, ts string) teamBatchKey {
+	return teamBatchKey{tm.settings.get().TeamEndpoint, bundle, page, ts}
 }
 
 // batchGuess is the records of a page's batch read, while the merged index is asked,
@@ -111,6 +131,9 @@ func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
 	if !ok || m.Approximate {
 		return nil
 	}
+	if _, kept := t.batches.get(tm.batchKey(bi.key, page, m.Capture.Timestamp)); kept {
+		return nil // its batch is kept: nothing to read
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	ranges := bi.batchRanges(page, m.Capture.Timestamp)
 	g := &batchGuess{f: &teamBundleFile{tm: tm, ctx: ctx, path: bi.path, index: bi}, offset: m.Capture.Offset, done: make(chan struct{}), cancel: cancel}
@@ -125,8 +148,9 @@ func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
 // its page in the merged index, the reading of its bundle's index (next to nothing
 // when kept), then the wait for its records, and the making of the batch (with the
 // records it read by themselves); whether the records read from the kept index as
-// the lookup went were the batch's ("hit"), not ("miss"), or none were (""); and how
-// many requests the records took (one for several ranges answered in parts).
+// the lookup went were the batch's ("hit"), not ("miss"), or none were (""), or the
+// batch was kept from an earlier replay ("kept": no records read); and how many
+// requests the records took (one for several ranges answered in parts).
 // Its String is a Server-Timing header's value, which the replay benchmark reports.
 type batchTiming struct {
 	lookup, index, records, build time.Duration

@@ -46,13 +46,15 @@ const (
 	statusRangeNotSatisfiable = 416
 )
 
-// teamReplay is what replays from the team archive share: their log, and how many
-// captures of its page the last one found as it started.
+// teamReplay is what replays from the team archive share: their log, how many
+// captures of its page the last one found as it started, and the batches they made
+// last, as a session's replays keep theirs (replays.batches).
 type teamReplay struct {
 	log      replay.Log
 	mu       sync.Mutex
 	captures int
 	bundle   *teamBundleIndex // the index of the bundle of the last page batched
+	batches  byteCache[teamBatchKey]
 }
 
 // routeReplay adds the team archive's captures of a URL and the replay from the

@@ -206,6 +206,17 @@ func (ft *fakeTeam) take() []string {
 	return out
 }
 
+// replace puts b in place of the bundle of its name, as uploaded anew (upload).
+func (ft *fakeTeam) replace(b *teamBundle, upload string) {
+	for i, l := range b.lines {
+		b.lines[i] = strings.Replace(l, `"upload": "`+b.upload+`"`, `"upload": "`+upload+`"`, 1)
+	}
+	b.upload = upload
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	ft.bundles[b.name] = b
+}
+
 func (ft *fakeTeam) remove(name string) {
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
@@ -474,6 +485,29 @@ func TestTeamReplayBatch(t *testing.T) {
 	}
 	if got := batch("http://example.org/never", ""); len(got) != 0 {
 		t.Errorf("the batch of a page not archived: %v", got)
+	}
+	ft.take()
+	// February's page again: its batch was kept; only the merged index is asked.
+	if got := batch("http://example.org/page", "20250301"); !maps.Equal(got, want) {
+		t.Errorf("the batch of February's page, kept:\n%v\nwant\n%v", got, want)
+	}
+	if cdxQueries, indexes, files := count(); cdxQueries != 1 || indexes != 0 || files != 0 {
+		t.Errorf("a batch kept: %d CDX queries (want 1), %d indexes read (want 0), %d Range requests (want 0)", cdxQueries, indexes, files)
+	}
+	if !strings.Contains(timing, "guess;desc=kept") {
+		t.Errorf("a batch kept: not said so (Server-Timing %q)", timing)
+	}
+	// The bundle uploaded again, with another February page: a new upload, whose
+	// batch is read anew.
+	a2 := writeTeamBundle(t, "webkeep-a", warc.V09, warc.NewDeduper(), []teamExchange{
+		{at: "20250201000000", method: "GET", url: "http://example.org/page", resp: teamOK("text/html", "<p>team page, February, again</p>")},
+	})
+	ft.replace(a2, "up-webkeep-a-2")
+	if got := batch("http://example.org/page", "20250301"); got["http://example.org/page"] != "200 20250201000000 <p>team page, February, again</p>" {
+		t.Errorf("the batch of February's page uploaded again: %v", got)
+	}
+	if _, indexes, files := count(); indexes != 1 || files != 1 {
+		t.Errorf("a bundle uploaded again: %d indexes read (want 1), %d Range requests (want 1)", indexes, files)
 	}
 }
 
