@@ -3,8 +3,9 @@
 // (REPLAY_BENCH_RUNS, default 15), and its first loads in a Chromium no harness
 // instruments (scripts/lib/firstload.mjs): live in a new tab at its URL, live in a blank
 // tab navigated at once, in a new replay (replay.html) and in a new replay from the team
-// archive (the session uploaded to the Worker in workerd, through miniflare), one of
-// each in turn (REPLAY_BENCH_FIRST of each, default 21): each page's ratios with their
+// archive (the session uploaded to the Worker in workerd, through miniflare), and each
+// of the two again with the extension's worker stopped before (the core woken, nothing
+// kept), one of each in turn (REPLAY_BENCH_FIRST of each, default 21): each page's ratios with their
 // 95% bootstrap intervals. Then where each new replay's first load went (the timeline the
 // bar keeps), and memory while the 24 MB file replays, the site stopped. Prints a
 // Markdown section.
@@ -12,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, peakMemory, startDemoSite, waitFor } from "../lib/browser.mjs";
-import { liveBlankTab, liveNewTab, loadWait, replayTab } from "../lib/firstload.mjs";
+import { liveBlankTab, liveNewTab, loadWait, replayTab, workerStopper } from "../lib/firstload.mjs";
 import { pipeBrowser } from "../lib/pipebrowser.mjs";
 import { openReplay } from "../lib/replay.mjs";
 import { interval, median } from "../lib/stats.mjs";
@@ -105,8 +106,10 @@ try {
   try {
     const sw = await waitFor(async () => (await b.send("Target.getTargets")).targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://")), "the extension's worker", 60000);
     const ext = new URL(sw.url).host;
+    const stopWorker = await workerStopper(b);
     // Each new replay's timeline, broken down by step from its tab's navigation start.
-    const replayFirst = async (u, team) => {
+    const replayFirst = async (u, team, woken = false) => {
+      if (woken) await stopWorker();
       const t = await replayTab(b, ext, team ? "team=1" : `session=${encodeURIComponent(id)}`, u);
       const tl = t.bar;
       const batch = Object.fromEntries((tl.batchSteps ?? "").split(",").map((e) => e.trim().split(/;dur=|;desc=/))
@@ -116,7 +119,7 @@ try {
       // paused, and from then to its fulfilment.
       const subs = tl.requests.filter((q) => t.asked[q.url] !== undefined && q.fulfilled);
       steps.push({
-        team, page: new URL(u).pathname, ...Object.fromEntries(stepNames.map(([k]) => [k, at(k)])),
+        team, woken, page: new URL(u).pathname, ...Object.fromEntries(stepNames.map(([k]) => [k, at(k)])),
         responseEnd: t.responseEnd, dcl: t.dcl, load: t.ms, paused: tl.paused, batch: tl.batch, kept: tl.kept, core: tl.core,
         toBar: subs.length ? median(subs.map((q) => q.paused - t.origin - t.asked[q.url])) : NaN,
         toFulfil: subs.length ? median(subs.map((q) => q.fulfilled - q.paused)) : NaN,
@@ -127,6 +130,9 @@ try {
     const kinds = [
       ["newTab", async (u) => (await liveNewTab(b, u)).ms], ["blankTab", async (u) => (await liveBlankTab(b, u)).ms],
       ["replay", (u) => replayFirst(u, false)], ["team", (u) => replayFirst(u, true)],
+      // The first replay after the browser let the extension's worker sleep: the core
+      // woken by the bar, nothing kept (no batch, no bundle's index).
+      ["replayWoken", (u) => replayFirst(u, false, true)], ["teamWoken", (u) => replayFirst(u, true, true)],
     ];
     // A browser just started has its core and the Worker's to wake (their cold starts
     // are measured in their own sections): one load of each kind first, not counted.
@@ -195,7 +201,15 @@ for (const { url, f } of [...rows, all]) {
   console.log(`| ${url} | ${ms(median(f.newTab))} | ${ms(median(f.blankTab))} | ${ms(median(f.replay))} | ${band(f.replay, f.blankTab)} | ${band(f.replay, f.newTab)} | ${ms(median(f.team))} | ${band(f.team, f.blankTab)} | ${band(f.team, f.newTab)} |`);
 }
 console.log();
-for (const [side, what] of [["replay", "First loads"], ["team", "First loads from the team archive"]]) {
+console.log("The same, each new replay made just after the extension's service worker was stopped (DevTools `ServiceWorker.stopAllWorkers`), as the browser stops it after 30 s idle: the bar wakes the core (before the navigation starts, so not in the figure: the bar's timeline below), which has kept nothing, so a page's batch is made anew and, from the team archive, the bundle's index and the records are read from the Worker again: the first replay of a page, in figures.");
+console.log();
+console.log("| page | live: new tab | live: blank tab | replay, core woken | replay / blank tab (95%) | replay / new tab (95%) | from the team archive, core woken | team / blank tab (95%) | team / new tab (95%) |");
+console.log("|---|---|---|---|---|---|---|---|---|");
+for (const { url, f } of [...rows, all]) {
+  console.log(`| ${url} | ${ms(median(f.newTab))} | ${ms(median(f.blankTab))} | ${ms(median(f.replayWoken))} | ${band(f.replayWoken, f.blankTab)} | ${band(f.replayWoken, f.newTab)} | ${ms(median(f.teamWoken))} | ${band(f.teamWoken, f.blankTab)} | ${band(f.teamWoken, f.newTab)} |`);
+}
+console.log();
+for (const [side, what] of [["replay", "First loads"], ["team", "First loads from the team archive"], ["replayWoken", "First loads, core woken,"], ["teamWoken", "First loads from the team archive, core woken,"]]) {
   for (const [base, against] of [["blankTab", "the blank tab"], ["newTab", "the new tab"]]) {
     const over = rows.filter(({ f }) => drawn(f[side], f[base])[1] > 1.3).map((r) => r.url);
     console.log(over.length ? `${what} over 1.3x of ${against} somewhere in their interval: ${over.join(", ")}.` : `${what}: every page's interval is at most 1.3x of ${against}.`);
@@ -210,25 +224,26 @@ for (const { url, t } of [...rows, all]) console.log(`| ${url} | ${ms(median(t.l
 console.log();
 console.log(`Load average (1 min) after each page's first loads: ${loads.join(", ")}.`);
 console.log();
-console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it), the session's replays first, then those from the team archive. The last two are durations, medians of the page's subresources: from the tab's asking for one (its resource timing) to the bar's being told it is paused, and from then to its fulfilment:");
+console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it), the session's replays first, then those from the team archive, then each of the two with the core woken (the bar's script to the replay started includes the wake). The last two are durations, medians of the page's subresources: from the tab's asking for one (its resource timing) to the bar's being told it is paused, and from then to its fulfilment:");
 console.log();
 console.log(`| page | ${stepNames.map(([, name]) => name).join(" | ")} | document's response end | DOMContentLoaded | load event | requests: batch / kept / core | a subresource: asked to paused in the bar | paused to fulfilled |`);
 console.log(`|---|${stepNames.map(() => "---").join("|")}|---|---|---|---|---|---|`);
-for (const [u, team] of [false, true].flatMap((team) => rows.map((r) => [r.url, team]))) {
-  const s = steps.filter((x) => x.page === u && x.team === team);
+const label = (u, team, woken) => (team || woken ? `${u} (${[team && "team", woken && "core woken"].filter(Boolean).join(", ")})` : u);
+for (const [u, team, woken] of [[false, false], [true, false], [false, true], [true, true]].flatMap(([team, woken]) => rows.map((r) => [r.url, team, woken]))) {
+  const s = steps.filter((x) => x.page === u && x.team === team && x.woken === woken);
   const m = (k) => { const v = s.map((x) => x[k]).filter((x) => !Number.isNaN(x)); return v.length ? String(Math.round(median(v))) : "-"; };
-  console.log(`| ${team ? `${u} (team)` : u} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
+  console.log(`| ${label(u, team, woken)} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
 }
 console.log();
-console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the reads of the records the batch takes (one request of their places in the bundle, answered in parts, made as the lookup goes when the kept index holds the page), and the batch made of them; how many requests the records took (median); then how many replays had the page's batch kept by the core from an earlier replay (as a session's replay has: the merged index asked again, no records read), and how many found their records read from the kept index as the lookup went:");
+console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the reads of the records the batch takes (one request of their places in the bundle, answered in parts, made as the lookup goes when the kept index holds the page), and the batch made of them; how many requests the records took (median); then how many replays had the page's batch kept by the core from an earlier replay (as a session's replay has: the merged index asked again, no records read), and how many found their records read from the kept index as the lookup went; the replays with the core woken last (nothing kept: the bundle's index read after the lookup, then the records):");
 console.log();
 console.log(`| page | ${batchSteps.join(" | ")} | requests for the records | batch kept | records read as the lookup went: the batch's / not |`);
 console.log(`|---|${batchSteps.map(() => "---").join("|")}|---|---|---|`);
-for (const r of rows) {
-  const s = steps.filter((x) => x.page === r.url && x.team);
+for (const [u, woken] of [false, true].flatMap((woken) => rows.map((r) => [r.url, woken]))) {
+  const s = steps.filter((x) => x.page === u && x.team && x.woken === woken);
   const m = (k) => { const v = s.map((x) => x[k]).filter((x) => !Number.isNaN(x)); return v.length ? median(v).toFixed(1) : "-"; };
   const n = (g) => s.filter((x) => x.guess === g).length;
-  console.log(`| ${r.url} | ${batchSteps.map(m).join(" | ")} | ${m("ranges")} | ${n("kept")} of ${s.length} | ${n("hit")} / ${n("miss")} of ${s.length} |`);
+  console.log(`| ${label(u, false, woken)} | ${batchSteps.map(m).join(" | ")} | ${m("ranges")} | ${n("kept")} of ${s.length} | ${n("hit")} / ${n("miss")} of ${s.length} |`);
 }
 console.log();
 console.log(`The 24 MB file replayed (fetch() from the home page, ${mem.result}) in ${ms(mem.bigMs)}. Resident memory of the extension's process (the Go core and the replay page): ${mb(mem.before.ext)} before, ${mb(mem.peak.ext)} at the peak; of the whole browser: ${mb(mem.before.all)} before, ${mb(mem.peak.all)} at the peak (sampled every 50 ms).`);

@@ -106,3 +106,24 @@ export async function replayTab(b, ext, query, url) {
     await b.send("Target.closeTarget", { targetId: bar.targetId }).catch(() => {});
   }
 }
+
+/**
+ * Returns stop(): it stops the extension's service worker (DevTools
+ * ServiceWorker.stopAllWorkers, from the tab b opened with) and resolves once no
+ * extension's worker runs, as after the browser let it sleep: the core it runs, and
+ * all it kept, gone; the next request to it wakes it anew.
+ */
+export async function workerStopper(b) {
+  const blank = (await b.send("Target.getTargets")).targetInfos.find((t) => t.type === "page");
+  if (!blank) throw new Error("no tab to stop the service workers from");
+  const { sessionId } = await b.send("Target.attachToTarget", { targetId: blank.targetId, flatten: true });
+  await b.send("ServiceWorker.enable", {}, sessionId);
+  const running = async () => (await b.send("Target.getTargets")).targetInfos
+    .some((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"));
+  return async () => {
+    await b.send("ServiceWorker.stopAllWorkers", {}, sessionId);
+    for (const until = performance.now() + 10000; await running(); await sleep(20)) {
+      if (performance.now() > until) throw new Error("the extension's service worker still runs 10 s after it was stopped");
+    }
+  };
+}
