@@ -33,3 +33,8 @@ func TeamReplayLink(pageURL, ts string) string {
 	}
 	return "replay.html?" + v.Encode()
 }
+
+// TeamBatchCaptureHeader names the capture whose batch the team archive made (GET
+// /api/replay/batch), as a query string: source (the bundle), upload, file (its WARC)
+// and timestamp. A bundle's upload never changes, so neither does a batch of it.
+const TeamBatchCaptureHeader = "X-Webkeep-Batch-Capture"

@@ -3,19 +3,19 @@ package capture
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/replay"
@@ -54,9 +54,14 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 		b, _ := ix.Batch(page, at, nil, nil)
 		return b, took
 	}
-	guess := tm.guessBatch(ctx, page, at)
+	guess, kept := tm.guessBatch(ctx, page, at)
 	if guess != nil {
 		defer guess.cancel()
+	}
+	if guess == nil && !kept {
+		if b, took, ok := tm.workerBatch(ctx, page, at); ok {
+			return b, took
+		}
 	}
 	m, line, ok, err := tm.lookup(ctx, &replay.Request{Method: httpmsg.MethodGet, URL: page}, at)
 	lap(&took.lookup)
@@ -85,7 +90,7 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 			return empty()
 		}
 		f = &teamBundleFile{tm: tm, ctx: ctx, path: line.path(), index: bi}
-		took.ranges = f.readRanges(bi.batchRanges(page, m.Capture.Timestamp))
+		took.ranges = f.readRanges(bi.ix.BatchRanges(page, m.Capture.Timestamp, bi.isPage))
 	}
 	defer f.Close()
 	lap(&took.records)
@@ -118,30 +123,119 @@ type batchGuess struct {
 }
 
 // guessBatch starts reading the records of page's batch from the bundle whose index
-// is kept, if it holds a capture of page; nil if not.
-func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
+// is kept, if it holds a capture of page; nil if not, with kept true if the batch of
+// that capture is kept (nothing to read).
+func (tm *team) guessBatch(ctx context.Context, page, at string) (g *batchGuess, kept bool) {
 	t := &tm.replay
 	t.mu.Lock()
 	bi := t.bundle
 	t.mu.Unlock()
 	if bi == nil {
-		return nil
+		return nil, false
 	}
 	m, ok := bi.ix.Lookup(&replay.Request{Method: httpmsg.MethodGet, URL: page}, at)
 	if !ok || m.Approximate {
-		return nil
+		return nil, false
 	}
 	if _, kept := t.batches.get(tm.batchKey(bi.key, page, m.Capture.Timestamp)); kept {
-		return nil // its batch is kept: nothing to read
+		return nil, true
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	ranges := bi.batchRanges(page, m.Capture.Timestamp)
-	g := &batchGuess{f: &teamBundleFile{tm: tm, ctx: ctx, path: bi.path, index: bi}, offset: m.Capture.Offset, done: make(chan struct{}), cancel: cancel}
+	ranges := bi.ix.BatchRanges(page, m.Capture.Timestamp, bi.isPage)
+	g = &batchGuess{f: &teamBundleFile{tm: tm, ctx: ctx, path: bi.path, index: bi}, offset: m.Capture.Offset, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(g.done)
 		g.ranges = g.f.readRanges(ranges)
 	}()
-	return g
+	return g, false
+}
+
+// maxTeamBatch bounds the bytes of a batch the team archive answers: its answers'
+// JSON and at most replay.BatchBytes of bodies.
+const maxTeamBatch = replay.BatchBytes + 4<<20
+
+// workerBatch asks the team archive for the batch of page, made by its Worker in one
+// request (GET /api/replay/batch: the lookup, the bundle's index and the records in
+// the Worker, instead of a request for each), and keeps it under the capture it
+// names; a batch kept is named (If-None-Match), and taken when the Worker finds
+// the same capture (304, its lookup alone). ok is false when the archive did not
+// make it: one that predates the route
+// (404: not asked again of that archive), a capture whose batch the Worker cannot make
+// (409: a WARC stored deflated in its bundle) or a failure; the batch is then made
+// here, from the bundle's index and records, as before.
+func (tm *team) workerBatch(ctx context.Context, page, at string) (b []byte, took batchTiming, ok bool) {
+	endpoint := tm.settings.get().TeamEndpoint
+	t := &tm.replay
+	t.mu.Lock()
+	unknown := t.noWorkerBatch == endpoint
+	t.mu.Unlock()
+	if unknown {
+		return nil, took, false
+	}
+	// The batch this page last got, if kept, is named: the Worker answers 304 if its
+	// lookup finds the same capture.
+	asked := teamBatchAsked{endpoint, page, at}
+	t.mu.Lock()
+	last, had := t.asked[asked]
+	t.mu.Unlock()
+	var header map[string]string
+	var keptBatch []byte
+	if had {
+		if keptBatch, had = t.batches.get(last.key); had {
+			header = map[string]string{"If-None-Match": `"` + last.capture + `"`}
+		}
+	}
+	start := time.Now()
+	resp, err := tm.requestWith(ctx, httpmsg.MethodGet, "/api/replay/batch?"+url.Values{"url": {page}, "ts": {at}}.Encode(), nil, -1, header)
+	var te *teamError
+	switch {
+	case errors.As(err, &te) && te.status == httpmsg.StatusNotModified && had:
+		took.lookup, took.guessed = time.Since(start), "kept"
+		return keptBatch, took, true
+	case errors.As(err, &te) && te.status == httpmsg.StatusNotFound:
+		t.mu.Lock()
+		t.noWorkerBatch = endpoint
+		t.mu.Unlock()
+		return nil, took, false
+	case err != nil:
+		return nil, took, false
+	}
+	defer resp.Body.Close()
+	b, err = io.ReadAll(io.LimitReader(resp.Body, maxTeamBatch+1))
+	if err != nil || len(b) > maxTeamBatch {
+		return nil, took, false
+	}
+	if _, _, err := replay.ReadBatch(bytes.NewReader(b)); err != nil {
+		return nil, took, false
+	}
+	took.worker = resp.Header.Get("Server-Timing")
+	capture := resp.Header.Get(api.TeamBatchCaptureHeader)
+	if c, err := url.ParseQuery(capture); err == nil && c.Get("source") != "" {
+		key := tm.batchKey(bundleKey(c.Get("source"), c.Get("upload"), c.Get("file")), page, c.Get("timestamp"))
+		t.batches.put(key, b)
+		t.mu.Lock()
+		if t.asked == nil || len(t.asked) >= maxBatchesAsked {
+			t.asked = map[teamBatchAsked]teamBatchGot{}
+		}
+		t.asked[asked] = teamBatchGot{key, capture}
+		t.mu.Unlock()
+	}
+	return b, took, true
+}
+
+// maxBatchesAsked bounds the batches asked of the Worker whose capture is remembered
+// (teamReplay.asked); past it, all are forgotten.
+const maxBatchesAsked = 1024
+
+// teamBatchAsked is a batch asked of the Worker: of page as of at, in the team
+// archive at endpoint.
+type teamBatchAsked struct{ endpoint, page, at string }
+
+// teamBatchGot is the batch the Worker answered: its key among the kept batches and
+// its capture (api.TeamBatchCaptureHeader, its ETag).
+type teamBatchGot struct {
+	key     teamBatchKey
+	capture string
 }
 
 // batchTiming is the time each step of a team replay's batch took: the lookup of
@@ -150,15 +244,21 @@ func (tm *team) guessBatch(ctx context.Context, page, at string) *batchGuess {
 // records it read by themselves); whether the records read from the kept index as
 // the lookup went were the batch's ("hit"), not ("miss"), or none were (""), or the
 // batch was kept from an earlier replay ("kept": no records read); and how many
-// requests the records took (one for several ranges answered in parts).
+// requests the records took (one for several ranges answered in parts). A batch the
+// Worker made has the Worker's steps (its lookup, the bundle's index read, the
+// records read ahead and the batch made) and "worker".
 // Its String is a Server-Timing header's value, which the replay benchmark reports.
 type batchTiming struct {
 	lookup, index, records, build time.Duration
 	guessed                       string
-	ranges                        int // the requests the records took (one for several ranges answered in parts)
+	ranges                        int    // the requests the records took (one for several ranges answered in parts)
+	worker                        string // the Server-Timing of a batch the Worker made: its steps
 }
 
 func (t batchTiming) String() string {
+	if t.worker != "" {
+		return t.worker + ", guess;desc=worker"
+	}
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
 	s := "lookup;dur=" + ms(t.lookup) + ", index;dur=" + ms(t.index) + ", records;dur=" + ms(t.records) + ", build;dur=" + ms(t.build)
 	if t.guessed != "" {
@@ -229,39 +329,8 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 	return bi, nil
 }
 
-// batchRanges returns the byte ranges of the file that hold the records of the batch
-// of page captured at ts, those near each other joined (recordRanges).
-func (bi *teamBundleIndex) batchRanges(page, ts string) [][2]int64 {
-	return recordRanges(bi.ix.BatchRecords(page, ts, bi.isPage), recordGap, replay.BatchBytes)
-}
-
 // isPage says whether u is the URL of one of the bundle's pages.
 func (bi *teamBundleIndex) isPage(u string) bool { return bi.pages[u] }
-
-// recordGap is the most bytes between two records of a batch that one Range
-// request reads through rather than making two.
-const recordGap = 64 << 10
-
-// recordRanges returns the ranges [from, to) of the file that hold recs, in order,
-// each record in one of them: records at most gap bytes apart share a range, up to
-// limit bytes; a record longer than limit is in none.
-func recordRanges(recs []cdx.Entry, gap, limit int64) [][2]int64 {
-	recs = slices.Clone(recs)
-	slices.SortFunc(recs, func(a, b cdx.Entry) int { return cmp.Compare(a.Offset, b.Offset) })
-	var out [][2]int64
-	for _, e := range recs {
-		from, to := e.Offset, e.Offset+e.Length
-		if e.Length <= 0 || to-from > limit {
-			continue
-		}
-		if n := len(out); n > 0 && from <= out[n-1][1]+gap && max(to, out[n-1][1])-out[n-1][0] <= limit {
-			out[n-1][1] = max(to, out[n-1][1])
-			continue
-		}
-		out = append(out, [2]int64{from, to})
-	}
-	return out
-}
 
 // teamBundleFile is a bundle's WARC file in the team archive, read a record at a
 // time: from the ranges read beforehand (readRanges), else by Range, each record with
@@ -273,16 +342,10 @@ type teamBundleFile struct {
 	path  string
 	index *teamBundleIndex
 
-	read []teamRange // the bytes of the file read beforehand
+	read []replay.ReadRange // the bytes of the file read beforehand
 
 	mu   sync.Mutex
 	open []*teamFile
-}
-
-// teamRange is bytes of a bundle's file, from at on.
-type teamRange struct {
-	at int64
-	b  []byte
 }
 
 // readRanges reads the ranges [from, to) of the file: several by one request, in parts
@@ -298,18 +361,18 @@ func (f *teamBundleFile) readRanges(ranges [][2]int64) int {
 			return asked
 		}
 	}
-	read := make([]teamRange, len(ranges))
+	read := make([]replay.ReadRange, len(ranges))
 	var wg sync.WaitGroup
 	for i, r := range ranges {
 		wg.Go(func() {
 			if b, ok := f.readRange(r[0], r[1]); ok {
-				read[i] = teamRange{r[0], b}
+				read[i] = replay.ReadRange{At: r[0], Bytes: b}
 			}
 		})
 	}
 	wg.Wait()
 	for _, r := range read {
-		if r.b != nil {
+		if r.Bytes != nil {
 			f.read = append(f.read, r)
 		}
 	}
@@ -323,7 +386,7 @@ func (f *teamBundleFile) readRanges(ranges [][2]int64) int {
 // these answers sends the whole file): the ranges are then read one by one. A part
 // that is not one of the ranges asked for, or not whole, is left out, and its
 // records are read by themselves.
-func (f *teamBundleFile) readParts(ranges [][2]int64) ([]teamRange, bool) {
+func (f *teamBundleFile) readParts(ranges [][2]int64) ([]replay.ReadRange, bool) {
 	specs := make([]string, len(ranges))
 	want := map[int64]int64{} // from -> to
 	for i, r := range ranges {
@@ -339,7 +402,7 @@ func (f *teamBundleFile) readParts(ranges [][2]int64) ([]teamRange, bool) {
 	if resp.StatusCode != statusPartialContent || err != nil || mt != "multipart/byteranges" || params["boundary"] == "" {
 		return nil, false
 	}
-	var read []teamRange
+	var read []replay.ReadRange
 	mr := multipart.NewReader(resp.Body, params["boundary"])
 	for {
 		part, err := mr.NextPart()
@@ -355,7 +418,7 @@ func (f *teamBundleFile) readParts(ranges [][2]int64) ([]teamRange, bool) {
 		if err != nil || int64(len(b)) != to-from {
 			continue
 		}
-		read = append(read, teamRange{from, b})
+		read = append(read, replay.ReadRange{At: from, Bytes: b})
 	}
 }
 
@@ -375,10 +438,8 @@ func (f *teamBundleFile) Reader(off int64) io.Reader {
 	if c, ok := f.index.ix.At(off); ok {
 		length = c.Length
 	}
-	for _, r := range f.read {
-		if off >= r.at && length > 0 && off+length <= r.at+int64(len(r.b)) {
-			return bytes.NewReader(r.b[off-r.at : off-r.at+length])
-		}
+	if r, ok := replay.ReadFrom(f.read, off, length); ok {
+		return r
 	}
 	tf := &teamFile{tm: f.tm, ctx: f.ctx, path: f.path, length: length}
 	f.mu.Lock()

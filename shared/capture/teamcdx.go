@@ -135,7 +135,12 @@ func (l *teamLine) entry(i int) (cdx.Entry, bool) {
 
 // bundleKey names the bundle, upload and file that hold l's record.
 func (l *teamLine) bundleKey() string {
-	return string(l.Source) + " " + string(l.Upload) + " " + string(l.Filename)
+	return bundleKey(string(l.Source), string(l.Upload), string(l.Filename))
+}
+
+// bundleKey names a bundle's upload and one of its files.
+func bundleKey(source, upload, file string) string {
+	return source + " " + upload + " " + file
 }
 
 // path is where the line's record is read: its bundle's WARC file.

@@ -55,6 +55,10 @@ type teamReplay struct {
 	captures int
 	bundle   *teamBundleIndex // the index of the bundle of the last page batched
 	batches  byteCache[teamBatchKey]
+	// The team archive (its endpoint) that answered 404 to a batch asked of its
+	// Worker: one that predates the route, not asked again.
+	noWorkerBatch string
+	asked         map[teamBatchAsked]teamBatchGot // the capture of each batch the Worker made
 }
 
 // routeReplay adds the team archive's captures of a URL and the replay from the

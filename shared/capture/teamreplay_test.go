@@ -516,7 +516,7 @@ func TestTeamReplayBatch(t *testing.T) {
 // a team archive that answers such a request with the whole file (as its Worker did
 // before) has the request closed at once and each range asked for by itself.
 func TestTeamReplayBatchReadsRangesInParts(t *testing.T) {
-	filler := make([]byte, 3*recordGap) // incompressible: the gzip member stays as long
+	filler := make([]byte, 3*replay.BatchRangeGap) // incompressible: the gzip member stays as long
 	rand.NewChaCha8([32]byte{1}).Read(filler)
 	b := writeTeamBundle(t, "webkeep-parts", warc.V11, warc.NewDeduper(), []teamExchange{
 		{at: "20250101000000", method: "GET", url: "http://example.org/style.css", resp: teamOK("text/css", "body{color:blue}")},
@@ -719,28 +719,5 @@ func TestTeamReplayFileSavesACapture(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/team/replay/file?url="+url.QueryEscape("http://example.org/other"), nil))
 	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "the team archive has no capture of GET http://example.org/other") {
 		t.Errorf("no capture: %d %s", rec.Code, rec.Body)
-	}
-}
-
-// The records of a batch are read in few ranges: those near each other (within the
-// gap) in one, up to the limit; a record longer than the limit in none.
-func TestTeamRecordRanges(t *testing.T) {
-	rec := func(offset, length int64) cdx.Entry { return cdx.Entry{Offset: offset, Length: length} }
-	for _, tt := range []struct {
-		name string
-		recs []cdx.Entry
-		want [][2]int64
-	}{
-		{"none", nil, nil},
-		{"adjacent, in any order", []cdx.Entry{rec(150, 50), rec(100, 50), rec(200, 30)}, [][2]int64{{100, 230}}},
-		{"within the gap", []cdx.Entry{rec(0, 100), rec(110, 40)}, [][2]int64{{0, 150}}},
-		{"past the gap", []cdx.Entry{rec(0, 100), rec(200, 40), rec(400, 10)}, [][2]int64{{0, 100}, {200, 240}, {400, 410}}},
-		{"up to the limit", []cdx.Entry{rec(0, 300), rec(300, 300), rec(600, 300)}, [][2]int64{{0, 600}, {600, 900}}},
-		{"longer than the limit", []cdx.Entry{rec(0, 100), rec(100, 700), rec(800, 10)}, [][2]int64{{0, 100}, {800, 810}}},
-		{"the same record twice", []cdx.Entry{rec(0, 100), rec(0, 100)}, [][2]int64{{0, 100}}},
-	} {
-		if got := recordRanges(tt.recs, 20, 600); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
-		}
 	}
 }

@@ -283,6 +283,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		return s.queryCDX(w, r)
+	case path == "/api/replay/batch":
+		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
+			return err
+		}
+		if _, err := s.authorize(w, r, false); err != nil {
+			return err
+		}
+		return s.replayBatch(w, r)
 	case path == "/api/search":
 		if err := methods(r, http.MethodGet, http.MethodHead); err != nil {
 			return err
