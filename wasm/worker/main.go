@@ -33,6 +33,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
+	"syscall/js"
 	"time"
 
 	"github.com/syumai/workers"
@@ -136,7 +138,22 @@ func main() {
 		}
 		return nil
 	})
-	workers.Serve(server)
+	// syumai/workers' Serve returns once the answer's body has been read to its end.
+	// A bodiless answer (204, 304) is never read: the glue (glue/worker.mjs) calls
+	// finish when the answer it gets has no body, and the program ends all the same
+	// instead of staying in its memory.
+	finished := make(chan struct{})
+	var once sync.Once
+	js.Global().Get("context").Get("binding").Set("finish", js.FuncOf(func(js.Value, []js.Value) any {
+		once.Do(func() { close(finished) })
+		return nil
+	}))
+	workers.ServeNonBlock(server)
+	workers.Ready()
+	select {
+	case <-workers.Done():
+	case <-finished:
+	}
 }
 
 func isTrue(s string) bool {

@@ -164,6 +164,38 @@ describe("team archive", () => {
     assert.equal((await call(mf, "GET", "/api/bundles/none.zip?cdxj")).status, 404);
   });
 
+  // A page's batch for a replay, made in the Worker in one request: its answers (the
+  // batch format: the JSON's length in 4 bytes, the JSON, the bodies), the capture it
+  // is of, and 304 for a client that names the batch it kept. Bodiless answers end
+  // their instance as others do: the requests after them are answered.
+  test("a page's batch for a replay, and 304 for a batch kept", async () => {
+    const page = "https://sub.example.com/x";
+    const batch = async (headers = {}) => call(mf, "GET", `/api/replay/batch?url=${encodeURIComponent(page)}&ts=2024`, { headers });
+    let r = await batch();
+    assert.equal(r.status, 200, r.text);
+    const n = r.bytes.readUInt32BE(0);
+    const answers = JSON.parse(r.bytes.subarray(4, 4 + n).toString());
+    assert.deepEqual(answers.map((a) => [a.url, a.status, a.timestamp.slice(0, 4)]), [[page, 200, "2024"]]);
+    assert.match(r.bytes.subarray(4 + n, 4 + n + answers[0].size).toString(), /https:\/\/sub\.example\.com\/x in 2024/);
+    const capture = new URLSearchParams(r.headers.get("x-webkeep-batch-capture"));
+    assert.equal(capture.get("source"), "team-2024.zip");
+    assert.equal(capture.get("timestamp"), answers[0].timestamp);
+    const etag = r.headers.get("etag");
+    assert.match(r.headers.get("server-timing"), /lookup;dur=.*index;dur=.*records;dur=.*build;dur=.*ranges;desc=1/);
+    for (let i = 0; i < 12; i++) {
+      r = await batch({ "If-None-Match": etag });
+      assert.equal(r.status, 304, r.text);
+      assert.equal(r.bytes.length, 0);
+    }
+    r = await batch({ "If-None-Match": '"another"' });
+    assert.equal(r.status, 200, r.text);
+    r = await call(mf, "GET", "/api/replay/batch?url=https://never.example/");
+    assert.equal(r.status, 200, r.text);
+    const none = JSON.parse(r.bytes.subarray(4, 4 + r.bytes.readUInt32BE(0)).toString());
+    assert.ok(!none?.length, `a page not archived: ${JSON.stringify(none)}`);
+    assert.equal(r.headers.get("x-webkeep-batch-capture"), null);
+  });
+
   test("URL database round trip with ETag conflicts", async () => {
     const dir = join(root, "shared", "teamarchive", "testdata", "urldb");
     const binder = readFileSync(join(dir, "binder.wwt-forum.org.yaml"));

@@ -75,6 +75,12 @@ async function fetch(request, env, ctx) {
   try {
     const { binding, died } = await start(env, ctx);
     const response = await Promise.race([binding.handleRequest(request), died]);
+    if (response.body === null) {
+      // A bodiless answer (204, 304): Go learns a request is done from its body's
+      // end, which this one has not (wasm/worker/main.go).
+      binding.finish();
+      return response;
+    }
     if (request.method === "HEAD" && response.body) {
       // The Go side announces Content-Length and writes nothing; a body stream of
       // that announced length would fail short.
