@@ -109,20 +109,22 @@ export async function replayTab(b, ext, query, url) {
 
 /**
  * Returns stop(): it stops the extension's service worker (DevTools
- * ServiceWorker.stopAllWorkers, from the tab b opened with) and resolves once no
- * extension's worker runs, as after the browser let it sleep: the core it runs, and
- * all it kept, gone; the next request to it wakes it anew.
+ * ServiceWorker.stopAllWorkers, from the tab b opened with) and resolves once the
+ * worker that ran has gone, as after the browser let it sleep: the core it runs, and
+ * all it kept, gone. The next request or event wakes a new one (an event of the tabs
+ * just closed may have woken it already).
  */
 export async function workerStopper(b) {
   const blank = (await b.send("Target.getTargets")).targetInfos.find((t) => t.type === "page");
   if (!blank) throw new Error("no tab to stop the service workers from");
   const { sessionId } = await b.send("Target.attachToTarget", { targetId: blank.targetId, flatten: true });
   await b.send("ServiceWorker.enable", {}, sessionId);
-  const running = async () => (await b.send("Target.getTargets")).targetInfos
-    .some((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"));
+  const workers = async () => new Set((await b.send("Target.getTargets")).targetInfos
+    .filter((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://")).map((t) => t.targetId));
   return async () => {
+    const ran = await workers();
     await b.send("ServiceWorker.stopAllWorkers", {}, sessionId);
-    for (const until = performance.now() + 10000; await running(); await sleep(20)) {
+    for (const until = performance.now() + 10000; [...await workers()].some((id) => ran.has(id)); await sleep(20)) {
       if (performance.now() > until) throw new Error("the extension's service worker still runs 10 s after it was stopped");
     }
   };
