@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webkeep/webkeep/shared/api"
 	"github.com/webkeep/webkeep/shared/cdxserver"
 	"github.com/webkeep/webkeep/shared/mergedindex"
 	"github.com/webkeep/webkeep/shared/teamsearch"
@@ -150,7 +151,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "ETag, Content-Range, Content-Length, Accept-Ranges")
+	// What the extension reads of an answer: a browser hides other fields of a
+	// cross-origin answer from it (a replay's batch names its capture and its steps).
+	h.Set("Access-Control-Expose-Headers", "ETag, Content-Range, Content-Length, Accept-Ranges, "+api.TeamBatchCaptureHeader+", Server-Timing, X-Index-Reads, X-Search-Reads")
 	if r.Method == http.MethodOptions {
 		// A CORS preflight: browsers (the extension among them) ask before sending
 		// a token. Tokens travel in Authorization, never in cookies, so any origin

@@ -174,7 +174,17 @@ test("a page replays from the team archive as of a time, started from the archiv
   await waitFor(async () => (await r.bar.textContent("#replay-time")) !== "", "the capture's time in the bar");
   assert.equal(await r.bar.textContent("#replay-time"), utc(captures[2].ts));
   assert.equal(await missed(r), "0 ");
+  // The batch was made by the Worker, in one request.
+  assert.match(await r.bar.evaluate(() => timeline.batchSteps), /guess;desc=worker/);
   await r.close();
+  // The same page as of the same time again, at once: the core names the batch it
+  // kept, and takes it when the Worker's lookup finds the same capture (304).
+  const before = new Set(browser.context.pages());
+  const [again] = await Promise.all([browser.context.waitForEvent("page"), archive.click("#team-replay")]);
+  const r2 = await attachReplay(browser, again, before);
+  assert.equal(squash(await r2.evaluate(() => document.body.innerText)), squash(live.home));
+  assert.match(await r2.bar.evaluate(() => timeline.batchSteps), /guess;desc=kept/);
+  await r2.close();
 }, { timeout: 120000 });
 
 // The revisit answers with its own header and its original's payload, which the core
