@@ -27,7 +27,9 @@ import (
 // page's requests as it answers a session's.
 
 // batch is the batch of page (replay.Index.Batch) from the bundle that holds its
-// capture nearest to at: the page's capture is looked up in the merged index, the
+// capture nearest to at. The team archive's Worker makes it in one request
+// (workerBatch), unless the bundle's index kept here holds the page. Else, and from
+// an archive whose Worker does not make it: the page's capture is looked up in the merged index, the
 // bundle's own index read whole (GET /api/bundles/{name}?cdxj; the last one read is
 // kept), and the records the batch takes (replay.Index.BatchRecords: the page's,
 // those recorded with it, the originals of revisits among them) read from its WARC
