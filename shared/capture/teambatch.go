@@ -210,8 +210,7 @@ func (tm *team) workerBatch(ctx context.Context, page, at string) (b []byte, too
 	if _, _, err := replay.ReadBatch(bytes.NewReader(b)); err != nil {
 		return nil, took, false
 	}
-	// Its steps, one field the browser's fetch may hand over split at its commas.
-	took.worker = strings.Join(resp.Header.Values("Server-Timing"), ", ")
+	took.worker = resp.Header.Get("Server-Timing") // the Worker's steps
 	capture := resp.Header.Get(api.TeamBatchCaptureHeader)
 	if c, err := url.ParseQuery(capture); err == nil && c.Get("source") != "" {
 		key := tm.batchKey(bundleKey(c.Get("source"), c.Get("upload"), c.Get("file")), page, c.Get("timestamp"))
