@@ -5,7 +5,8 @@
 // tab navigated at once, in a new replay (replay.html) and in a new replay from the team
 // archive (the session uploaded to the Worker in workerd, through miniflare), and each
 // of the two again with the extension's worker stopped before (the core woken, nothing
-// kept), one of each in turn (REPLAY_BENCH_FIRST of each, default 21): each page's ratios with their
+// kept; from the team archive as of a time not asked before, so that the browser's
+// cache holds no batch either), one of each in turn (REPLAY_BENCH_FIRST of each, default 21): each page's ratios with their
 // 95% bootstrap intervals. Then where each new replay's first load went (the timeline the
 // bar keeps), and memory while the 24 MB file replays, the site stopped. Prints a
 // Markdown section.
@@ -108,9 +109,13 @@ try {
     const ext = new URL(sw.url).host;
     const stopWorker = await workerStopper(b);
     // Each new replay's timeline, broken down by step from its tab's navigation start.
+    // A time no replay asked for before (in 2099: the latest capture is the nearest),
+    // so that no batch of it is in the browser's cache.
+    let asked = 0;
+    const newTime = () => "20990101" + [Math.floor(asked / 3600), Math.floor(asked / 60) % 60, asked++ % 60].map((x) => String(x).padStart(2, "0")).join("");
     const replayFirst = async (u, team, woken = false) => {
       if (woken) await stopWorker();
-      const t = await replayTab(b, ext, team ? "team=1" : `session=${encodeURIComponent(id)}`, u);
+      const t = await replayTab(b, ext, team ? (woken ? `team=1&ts=${newTime()}` : "team=1") : `session=${encodeURIComponent(id)}`, u);
       const tl = t.bar;
       const batch = Object.fromEntries((tl.batchSteps ?? "").split(",").map((e) => e.trim().split(/;dur=|;desc=/))
         .filter(([, d]) => d !== undefined).map(([k, d]) => [k, k === "guess" ? d : Number(d)]));
@@ -131,7 +136,8 @@ try {
       ["newTab", async (u) => (await liveNewTab(b, u)).ms], ["blankTab", async (u) => (await liveBlankTab(b, u)).ms],
       ["replay", (u) => replayFirst(u, false)], ["team", (u) => replayFirst(u, true)],
       // The first replay after the browser let the extension's worker sleep: the core
-      // woken by the bar, nothing kept (no batch, no bundle's index).
+      // woken by the bar, nothing kept (no batch, no bundle's index); from the team
+      // archive, as of a new time: the Worker makes the batch.
       ["replayWoken", (u) => replayFirst(u, false, true)], ["teamWoken", (u) => replayFirst(u, true, true)],
     ];
     // A browser just started has its core and the Worker's to wake (their cold starts
@@ -201,7 +207,7 @@ for (const { url, f } of [...rows, all]) {
   console.log(`| ${url} | ${ms(median(f.newTab))} | ${ms(median(f.blankTab))} | ${ms(median(f.replay))} | ${band(f.replay, f.blankTab)} | ${band(f.replay, f.newTab)} | ${ms(median(f.team))} | ${band(f.team, f.blankTab)} | ${band(f.team, f.newTab)} |`);
 }
 console.log();
-console.log("The same, each new replay made just after the extension's service worker was stopped (DevTools `ServiceWorker.stopAllWorkers`), as the browser stops it after 30 s idle: the bar wakes the core (before the navigation starts, so not in the figure: the bar's timeline below), which has kept nothing, so a page's batch is made anew and, from the team archive, the bundle's index and the records are read from the Worker again: the first replay of a page, in figures.");
+console.log("The same, each new replay made just after the extension's service worker was stopped (DevTools `ServiceWorker.stopAllWorkers`), as the browser stops it after 30 s idle: the bar wakes the core (before the navigation starts, so not in the figure: the bar's timeline below), which has kept nothing, so a page's batch is made anew; from the team archive, asked as of a time not asked before (in 2099, the latest capture the nearest), so that the browser's cache holds none of its batches either: the Worker makes the batch. The first replay of a page, in figures.");
 console.log();
 console.log("| page | live: new tab | live: blank tab | replay, core woken | replay / blank tab (95%) | replay / new tab (95%) | from the team archive, core woken | team / blank tab (95%) | team / new tab (95%) |");
 console.log("|---|---|---|---|---|---|---|---|---|");
@@ -235,15 +241,15 @@ for (const [u, team, woken] of [[false, false], [true, false], [false, true], [t
   console.log(`| ${label(u, team, woken)} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
 }
 console.log();
-console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the reads of the records the batch takes (one request of their places in the bundle, answered in parts, made as the lookup goes when the kept index holds the page), and the batch made of them; how many requests the records took (median); then how many replays had the page's batch kept by the core from an earlier replay (as a session's replay has: the merged index asked again, no records read), and how many found their records read from the kept index as the lookup went; the replays with the core woken last (nothing kept: the bundle's index read after the lookup, then the records):");
+console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the reads of the records the batch takes (one request of their places in the bundle, answered in parts, made as the lookup goes when the kept index holds the page), and the batch made of them; how many requests the records took (median); then how many replays had the page's batch made by the Worker, kept by the core from an earlier replay (as a session's replay has: the Worker's lookup alone, 304), or kept by the browser's cache (after the core was woken: the Worker's lookup alone, its 304 turned into the kept batch by the browser), and how many found their records read from the kept index as the lookup went (a Worker without the batch route); the replays with the core woken last (asked as of a new time: nothing kept, the Worker makes the batch):");
 console.log();
-console.log(`| page | ${batchSteps.join(" | ")} | requests for the records | batch kept | records read as the lookup went: the batch's / not |`);
+console.log(`| page | ${batchSteps.join(" | ")} | requests for the records | batch: made by the Worker / kept by the core / by the browser's cache | records read as the lookup went: the batch's / not |`);
 console.log(`|---|${batchSteps.map(() => "---").join("|")}|---|---|---|`);
 for (const [u, woken] of [false, true].flatMap((woken) => rows.map((r) => [r.url, woken]))) {
   const s = steps.filter((x) => x.page === u && x.team && x.woken === woken);
   const m = (k) => { const v = s.map((x) => x[k]).filter((x) => !Number.isNaN(x)); return v.length ? median(v).toFixed(1) : "-"; };
   const n = (g) => s.filter((x) => x.guess === g).length;
-  console.log(`| ${label(u, false, woken)} | ${batchSteps.map(m).join(" | ")} | ${m("ranges")} | ${n("kept")} of ${s.length} | ${n("hit")} / ${n("miss")} of ${s.length} |`);
+  console.log(`| ${label(u, false, woken)} | ${batchSteps.map(m).join(" | ")} | ${m("ranges")} | ${n("worker")} / ${n("kept")} / ${n("cached")} of ${s.length} | ${n("hit")} / ${n("miss")} of ${s.length} |`);
 }
 console.log();
 console.log(`The 24 MB file replayed (fetch() from the home page, ${mem.result}) in ${ms(mem.bigMs)}. Resident memory of the extension's process (the Go core and the replay page): ${mb(mem.before.ext)} before, ${mb(mem.peak.ext)} at the peak; of the whole browser: ${mb(mem.before.all)} before, ${mb(mem.peak.all)} at the peak (sampled every 50 ms).`);

@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/webkeep/webkeep/shared/api"
-	"github.com/webkeep/webkeep/shared/cdx"
 	"github.com/webkeep/webkeep/shared/httpmsg"
 	"github.com/webkeep/webkeep/shared/replay"
 )
@@ -51,11 +49,7 @@ func (tm *team) batch(ctx context.Context, page, at string) ([]byte, batchTiming
 		now := time.Now()
 		*d, step = now.Sub(step), now
 	}
-	empty := func() ([]byte, batchTiming) {
-		ix, _ := replay.ReadIndex(strings.NewReader(""))
-		b, _ := ix.Batch(page, at, nil, nil)
-		return b, took
-	}
+	empty := func() ([]byte, batchTiming) { return replay.EmptyBatch(), took }
 	guess, kept := tm.guessBatch(ctx, page, at)
 	if guess != nil {
 		defer guess.cancel()
@@ -167,19 +161,17 @@ const maxTeamBatch = replay.BatchBytes + 4<<20
 // here, from the bundle's index and records, as before.
 func (tm *team) workerBatch(ctx context.Context, page, at string) (b []byte, took batchTiming, ok bool) {
 	endpoint := tm.settings.get().TeamEndpoint
+	asked := teamBatchAsked{endpoint, page, at}
 	t := &tm.replay
 	t.mu.Lock()
 	unknown := t.noWorkerBatch == endpoint
+	// The batch this page last got, if kept, is named: the Worker answers 304 if its
+	// lookup finds the same capture.
+	last, had := t.asked[asked]
 	t.mu.Unlock()
 	if unknown {
 		return nil, took, false
 	}
-	// The batch this page last got, if kept, is named: the Worker answers 304 if its
-	// lookup finds the same capture.
-	asked := teamBatchAsked{endpoint, page, at}
-	t.mu.Lock()
-	last, had := t.asked[asked]
-	t.mu.Unlock()
 	var header map[string]string
 	var keptBatch []byte
 	if had {
@@ -210,7 +202,12 @@ func (tm *team) workerBatch(ctx context.Context, page, at string) (b []byte, too
 	if _, _, err := replay.ReadBatch(bytes.NewReader(b)); err != nil {
 		return nil, took, false
 	}
-	took.worker = resp.Header.Get("Server-Timing") // the Worker's steps
+	// The Worker's steps. A batch the browser kept in its cache, and the Worker said
+	// was unchanged (304, after its lookup), has the 304's.
+	took.worker, took.guessed = resp.Header.Get("Server-Timing"), "worker"
+	if strings.Contains(took.worker, "batch;desc=unchanged") {
+		took.guessed = "cached"
+	}
 	capture := resp.Header.Get(api.TeamBatchCaptureHeader)
 	if c, err := url.ParseQuery(capture); err == nil && c.Get("source") != "" {
 		key := tm.batchKey(bundleKey(c.Get("source"), c.Get("upload"), c.Get("file")), page, c.Get("timestamp"))
@@ -248,7 +245,8 @@ type teamBatchGot struct {
 // batch was kept from an earlier replay ("kept": no records read); and how many
 // requests the records took (one for several ranges answered in parts). A batch the
 // Worker made has the Worker's steps (its lookup, the bundle's index read, the
-// records read ahead and the batch made) and "worker".
+// records read ahead and the batch made) and "worker"; one the browser's cache kept,
+// the Worker's lookup alone and "cached".
 // Its String is a Server-Timing header's value, which the replay benchmark reports.
 type batchTiming struct {
 	lookup, index, records, build time.Duration
@@ -259,7 +257,7 @@ type batchTiming struct {
 
 func (t batchTiming) String() string {
 	if t.worker != "" {
-		return t.worker + ", guess;desc=worker"
+		return t.worker + ", guess;desc=" + t.guessed
 	}
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
 	s := "lookup;dur=" + ms(t.lookup) + ", index;dur=" + ms(t.index) + ", records;dur=" + ms(t.records) + ", build;dur=" + ms(t.build)
@@ -268,10 +266,6 @@ func (t batchTiming) String() string {
 	}
 	return s + ", ranges;desc=" + strconv.Itoa(t.ranges)
 }
-
-// maxTeamBundleIndex bounds the bytes of a bundle's index a team replay reads for a
-// page's batch (a bundle of 100,000 captures has an index of about 30 MB).
-const maxTeamBundleIndex = 32 << 20
 
 // teamBundleIndex is the index of a bundle's WARC file, as a team replay's batches
 // read it.
@@ -298,31 +292,8 @@ func (tm *team) bundleIndex(ctx context.Context, line teamLine) (*teamBundleInde
 		return nil, err
 	}
 	defer resp.Body.Close()
-	bi := &teamBundleIndex{key: key, path: line.path(), pages: map[string]bool{}}
-	// The lines of the file are streamed to the replay index as they are read.
-	pr, pw := io.Pipe()
-	go func() {
-		br := bufio.NewReader(io.LimitReader(resp.Body, maxTeamBundleIndex))
-		for {
-			b, err := br.ReadBytes('\n')
-			b = bytes.TrimRight(b, "\r\n")
-			if e, perr := cdx.ParseEntry(b); perr == nil && e.Filename == string(line.Filename) {
-				if strings.HasPrefix(e.Mime, "text/html") {
-					bi.pages[e.URL] = true
-				}
-				if _, werr := pw.Write(append(b, '\n')); werr != nil {
-					return // the index stopped reading
-				}
-			}
-			if err != nil {
-				pw.CloseWithError(err) // io.EOF: the end
-				return
-			}
-		}
-	}()
-	bi.ix, err = replay.ReadIndex(pr)
-	pr.CloseWithError(io.ErrClosedPipe) // the reading above ends, if it has not
-	if err != nil {
+	bi := &teamBundleIndex{key: key, path: line.path()}
+	if bi.ix, bi.pages, err = replay.ReadFileIndex(resp.Body, string(line.Filename)); err != nil {
 		return nil, fmt.Errorf("the index of %s in the team archive: %w", line.Source, err)
 	}
 	t.mu.Lock()

@@ -23,11 +23,6 @@ import (
 // 2.6.7 key (else a fuzzy match under its path), the captures of a page, and the
 // bundle and offset each line names.
 
-// validTimestamp reports whether ts is "" or 1 to 14 digits.
-func validTimestamp(ts string) bool {
-	return len(ts) <= 14 && strings.Trim(ts, "0123456789") == ""
-}
-
 // captures lists the team archive's captures of pageURL (its exact key: GET),
 // newest first, at most limit: the responses and revisits, each with the link that
 // replays it from the team archive.
@@ -41,7 +36,7 @@ func (tm *team) captures(ctx context.Context, pageURL string, limit int) ([]api.
 	}
 	out := []api.TeamCapture{}
 	for _, l := range lines {
-		e, ok := l.entry(0)
+		e, ok := l.entry()
 		if !ok || !capturing(e) {
 			continue
 		}
@@ -115,11 +110,11 @@ type teamLine struct {
 // entry returns the line as a cdx.Entry whose Filename is i (the line's place in
 // the caller's list, which keeps its bundle), as replay.ParseLine reads it; ok is
 // false for a line that names no record (no key, offset or file).
-func (l *teamLine) entry(i int) (cdx.Entry, bool) {
+func (l *teamLine) entry() (cdx.Entry, bool) {
 	line := cdx.Entry{
 		URLKey: string(l.URLKey), Timestamp: string(l.Timestamp), URL: string(l.URL), Mime: string(l.Mime),
 		Status: string(l.Status), Digest: string(l.Digest), Method: string(l.Method),
-		RequestBody: string(l.RequestBody), Filename: strconv.Itoa(i),
+		RequestBody: string(l.RequestBody), Filename: string(l.Filename),
 	}
 	var err1, err2 error
 	line.Offset, err1 = strconv.ParseInt(string(l.Offset), 10, 64)
@@ -179,17 +174,22 @@ func (tm *team) cdx(ctx context.Context, v url.Values) ([]teamLine, error) {
 	}
 }
 
-// teamIndex makes a replay index of lines, each capture's Filename its place in
-// lines.
-func teamIndex(lines []teamLine) *replay.Index {
-	var b bytes.Buffer
+// lookupAmong finds the line of the capture that answers r among lines, as a replay
+// finds it in a session's index (replay.LookupAmong).
+func lookupAmong(lines []teamLine, r *replay.Request, at string) (m replay.Match, line teamLine, ok bool) {
+	var entries []cdx.Entry
+	var places []int // of each entry in lines
 	for i := range lines {
-		if e, ok := lines[i].entry(i); ok {
-			b.Write(e.AppendLine(nil, cdx.Pywb267))
+		if e, ok := lines[i].entry(); ok {
+			entries = append(entries, e)
+			places = append(places, i)
 		}
 	}
-	ix, _ := replay.ReadIndex(&b) // reading a buffer fails not
-	return ix
+	m, i, ok := replay.LookupAmong(entries, r, at)
+	if !ok {
+		return m, line, false
+	}
+	return m, lines[places[i]], true
 }
 
 // nearestParams asks a CDX query for the lines nearest to at (the latest first
@@ -226,8 +226,8 @@ func (tm *team) lookup(ctx context.Context, r *replay.Request, at string) (m rep
 	if err != nil {
 		return m, line, false, err
 	}
-	if m, ok = teamIndex(lines).Lookup(r, at); ok {
-		return m, lines[atoi(m.Capture.Filename)], true, nil
+	if m, line, ok = lookupAmong(lines, r, at); ok {
+		return m, line, true, nil
 	}
 	// No capture under its key: those of its path, with another query or body.
 	path, query, _ := strings.Cut(r.URL, "?")
@@ -243,15 +243,10 @@ func (tm *team) lookup(ctx context.Context, r *replay.Request, at string) (m rep
 		}
 		lines = append(lines, bare...)
 	}
-	if m, ok = teamIndex(lines).Lookup(r, at); ok {
-		return m, lines[atoi(m.Capture.Filename)], true, nil
+	if m, line, ok = lookupAmong(lines, r, at); ok {
+		return m, line, true, nil
 	}
 	return m, line, false, nil
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 // encodedURL is r's URL with pywb 2.6.7's method and body query appended: what

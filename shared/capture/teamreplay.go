@@ -89,7 +89,7 @@ func (tm *team) routeReplay(mux *routeTable) {
 	mux.HandleFunc("POST /api/team/replay/start", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		q := r.URL.Query()
 		page, ts := q.Get("url"), q.Get("ts")
-		if !validTimestamp(ts) {
+		if !replay.ValidTimestamp(ts) {
 			writeError(w, badRequest(fmt.Errorf("ts=%q: want a time of up to 14 digits (YYYYMMDDhhmmss, UTC)", ts)))
 			return
 		}
@@ -122,7 +122,7 @@ func (tm *team) routeReplay(mux *routeTable) {
 			return
 		}
 		at := r.URL.Query().Get("ts")
-		if !validTimestamp(at) {
+		if !replay.ValidTimestamp(at) {
 			at = "" // as a session's replay reads it: the latest
 		}
 		a, err := tm.serve(r.Context(), w, req, at)
@@ -141,7 +141,7 @@ func (tm *team) routeReplay(mux *routeTable) {
 	})
 	mux.HandleFunc("GET /api/team/replay/batch", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		at := r.URL.Query().Get("ts")
-		if !validTimestamp(at) {
+		if !replay.ValidTimestamp(at) {
 			at = ""
 		}
 		b, took := tm.batch(r.Context(), r.URL.Query().Get("url"), at)
@@ -155,7 +155,7 @@ func (tm *team) routeReplay(mux *routeTable) {
 	})
 	mux.HandleFunc("GET /api/team/replay/file", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		url, at := r.URL.Query().Get("url"), r.URL.Query().Get("ts")
-		if !validTimestamp(at) {
+		if !replay.ValidTimestamp(at) {
 			at = ""
 		}
 		m, line, ok, err := tm.lookup(r.Context(), &replay.Request{Method: "GET", URL: url}, at)
@@ -303,7 +303,7 @@ func (tm *team) original(ctx context.Context, c cdx.Entry, line teamLine, refers
 			return cdx.Entry{}, teamLine{}, false, err
 		}
 		for i := range lines {
-			if e, ok := lines[i].entry(i); ok && e.Digest == c.Digest && capturing(e) && e.Mime != "warc/revisit" {
+			if e, ok := lines[i].entry(); ok && e.Digest == c.Digest && capturing(e) && e.Mime != "warc/revisit" {
 				return e, lines[i], true, nil
 			}
 		}

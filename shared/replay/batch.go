@@ -96,7 +96,7 @@ func (ix *Index) Batch(page, at string, f File, isPage func(string) bool) ([]byt
 		}()
 	}
 	wg.Wait()
-	var answers []BatchAnswer
+	answers := []BatchAnswer{}
 	var bodies [][]byte
 	total := 0
 	for _, r := range reads {
@@ -107,6 +107,16 @@ func (ix *Index) Batch(page, at string, f File, isPage func(string) bool) ([]byt
 		answers = append(answers, BatchAnswer{r.a, len(r.body)})
 		bodies = append(bodies, r.body)
 	}
+	return encodeBatch(answers, bodies, total), answers
+}
+
+// EmptyBatch is the batch of a page with no capture: no answers, each of its
+// requests asked for by itself.
+func EmptyBatch() []byte { return encodeBatch([]BatchAnswer{}, nil, 0) }
+
+// encodeBatch makes a batch of answers and their bodies (total bytes), as Batch
+// returns it.
+func encodeBatch(answers []BatchAnswer, bodies [][]byte, total int) []byte {
 	list, _ := json.Marshal(answers)
 	out := make([]byte, 0, 4+len(list)+total)
 	out = binary.BigEndian.AppendUint32(out, uint32(len(list)))
@@ -114,7 +124,7 @@ func (ix *Index) Batch(page, at string, f File, isPage func(string) bool) ([]byt
 	for _, b := range bodies {
 		out = append(out, b...)
 	}
-	return out, answers
+	return out
 }
 
 // answerWhole is Serve's answer to r with its whole body, when it is archived,

@@ -66,6 +66,7 @@ func FuzzReadIndex(f *testing.F) {
 	f.Add("com,example)/ 20240101000000 {\"url\": \"http://example.com/\", \"mime\": \"text/html\", \"status\": \"200\", \"offset\": \"0\", \"length\": \"10\"}\n")
 	f.Add("com,example)/x?__wb_method=post&a=b 2024 {\"mime\": \"warc/revisit\", \"digest\": \"sha1:AB\", \"offset\": \"1\"}\r\nbad\n")
 	f.Add("a 1 {\"offset\": \"99999999999999999999\"}")
+	f.Add("com,example)/ 2024 {\"url\": \"http://example.com/\", \"mime\": \"text/html\", \"status\": \"200\", \"offset\": \"0\", \"filename\": \"a.warc\"}\ncom,example)/ 2024 {\"mime\": \"text/html\", \"status\": \"200\", \"offset\": \"0\", \"filename\": \"b.warc\"}\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		ix, err := ReadIndex(strings.NewReader(text))
 		if err != nil {
@@ -76,6 +77,19 @@ func FuzzReadIndex(f *testing.F) {
 				t.Fatalf("capture %q not found under its key", c.URLKey)
 			}
 			ix.Open(NewFile(strings.NewReader(text), int64(len(text))), c)
+		}
+		// A bundle's index of one file holds those of the whole that name it.
+		fix, pages, err := ReadFileIndex(strings.NewReader(text), "a.warc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range fix.captures {
+			if c.Filename != "a.warc" {
+				t.Fatalf("capture of %q in the index of a.warc", c.Filename)
+			}
+		}
+		if fix.Len() > ix.Len() || len(pages) > strings.Count(text, "\n")+1 {
+			t.Fatalf("%d captures and %d pages of a.warc, of %d captures in all", fix.Len(), len(pages), ix.Len())
 		}
 	})
 }

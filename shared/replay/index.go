@@ -45,16 +45,50 @@ type Index struct {
 
 // ReadIndex reads CDXJ lines (in any order) from r. A line that cannot be parsed is
 // skipped and listed in Problems; only a read error fails.
-func ReadIndex(r io.Reader) (*Index, error) {
-	ix := &Index{byDigest: map[string][]int{}}
+func ReadIndex(r io.Reader) (*Index, error) { return readIndex(r, nil) }
+
+// MaxFileIndex bounds the bytes of a bundle's index ReadFileIndex reads: a bundle of
+// 100,000 captures has an index of about 30 MB.
+const MaxFileIndex = 32 << 20
+
+// ReadFileIndex reads the CDXJ index of a bundle of WARC files (a WACZ's, a team
+// archive's bundle's) from r, as it streams, and returns the index of file's captures
+// alone, and the URLs of file's pages: its HTML answers, at which a page's batch ends
+// (Batch's isPage). An index over MaxFileIndex bytes is an error.
+func ReadFileIndex(r io.Reader, file string) (*Index, map[string]bool, error) {
+	pages := map[string]bool{}
+	lr := &io.LimitedReader{R: r, N: MaxFileIndex + 1}
+	ix, err := readIndex(lr, func(e *cdx.Entry) bool {
+		if e.Filename != file {
+			return false
+		}
+		if strings.HasPrefix(e.Mime, "text/html") {
+			pages[e.URL] = true
+		}
+		return true
+	})
+	if err == nil && lr.N <= 0 {
+		err = fmt.Errorf("replay: the index is over %d MB", MaxFileIndex>>20)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix, pages, nil
+}
+
+// readIndex reads CDXJ lines from r, as ReadIndex, keeping those keep says to (all
+// when keep is nil).
+func readIndex(r io.Reader, keep func(*cdx.Entry) bool) (*Index, error) {
+	var captures []cdx.Entry
+	var problems []error
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
 		line, err := readLine(br)
 		if len(line) > 0 {
 			if e, perr := ParseLine(line); perr != nil {
-				ix.Problems = append(ix.Problems, fmt.Errorf("line %d: %w", n, perr))
-			} else if answers(&e) {
-				ix.captures = append(ix.captures, e)
+				problems = append(problems, fmt.Errorf("line %d: %w", n, perr))
+			} else if (keep == nil || keep(&e)) && answers(&e) {
+				captures = append(captures, e)
 			}
 		}
 		if err == io.EOF {
@@ -64,6 +98,14 @@ func ReadIndex(r io.Reader) (*Index, error) {
 			return nil, fmt.Errorf("replay: reading the index at line %d: %w", n, err)
 		}
 	}
+	ix := newIndex(captures)
+	ix.Problems = problems
+	return ix, nil
+}
+
+// newIndex makes the index of captures, each a response or a revisit (answers).
+func newIndex(captures []cdx.Entry) *Index {
+	ix := &Index{captures: captures, byDigest: map[string][]int{}}
 	slices.SortStableFunc(ix.captures, func(a, b cdx.Entry) int {
 		if c := strings.Compare(a.URLKey, b.URLKey); c != 0 {
 			return c
@@ -77,7 +119,33 @@ func ReadIndex(r io.Reader) (*Index, error) {
 		ix.byOffset = append(ix.byOffset, i)
 	}
 	slices.SortStableFunc(ix.byOffset, func(a, b int) int { return cmp.Compare(ix.captures[a].Offset, ix.captures[b].Offset) })
-	return ix, nil
+	return ix
+}
+
+// LookupAmong finds the capture that answers r among captures, as Index.Lookup finds
+// it, and returns its place in captures too. The captures are lines an index answered
+// elsewhere (a team archive's CDX server), each as ParseLine parses it.
+func LookupAmong(captures []cdx.Entry, r *Request, at string) (m Match, i int, ok bool) {
+	placed := make([]cdx.Entry, 0, len(captures))
+	for i, e := range captures {
+		if answers(&e) {
+			e.Filename = strconv.Itoa(i) // its place, kept in the index
+			placed = append(placed, e)
+		}
+	}
+	m, ok = newIndex(placed).Lookup(r, at)
+	if !ok {
+		return m, -1, false
+	}
+	i, _ = strconv.Atoi(m.Capture.Filename)
+	m.Capture = captures[i]
+	return m, i, true
+}
+
+// ValidTimestamp says whether ts is a time a replay may be asked for: up to 14 digits
+// (YYYYMMDDhhmmss, UTC, cut anywhere), or none (the latest).
+func ValidTimestamp(ts string) bool {
+	return len(ts) <= 14 && strings.Trim(ts, "0123456789") == ""
 }
 
 // readLine returns the next line without its end; a line longer than MaxLine is

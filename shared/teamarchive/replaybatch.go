@@ -2,7 +2,6 @@ package teamarchive
 
 import (
 	"archive/zip"
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -32,11 +31,17 @@ import (
 // The extension made it itself from three requests (the lookup, the bundle's index,
 // the records' ranges), each a start of the Worker and a trip to it.
 
-// Bounds of a page's batch.
-const (
-	batchLookupLimit = 25       // lines of the page's key read, nearest in time first (as the extension's lookup)
-	maxBatchIndex    = 32 << 20 // bytes of a bundle's index read (100,000 captures: about 30 MB)
-)
+// batchLookupLimit bounds the lines of a page's key read for its batch, nearest in
+// time first (as the extension's lookup).
+const batchLookupLimit = 25
+
+// batchCaching is how a browser keeps a page's batch: in its own cache only (the
+// archive's token asked for it), asking again each time (a later upload may hold a
+// nearer capture), with If-None-Match, which is answered 304 after the lookup alone.
+// So a replay whose extension's worker was stopped since, and which kept nothing,
+// still gets its page's batch after the lookup, from the browser's cache. The 304's
+// Server-Timing, "batch;desc=unchanged", then replaces the batch's "batch;desc=made".
+const batchCaching = "private, no-cache"
 
 // errNoBatch is a batch the Worker does not make: the extension makes it itself,
 // from the bundle's index and its records by Range, as before this route.
@@ -45,8 +50,8 @@ var errNoBatch = errors.New("no batch")
 // replayBatch answers GET /api/replay/batch?url=PAGE&ts=TS: the batch of the capture
 // of PAGE (a GET) nearest to TS (the latest without it), in the format of
 // replay.WriteBatch; its capture in api.TeamBatchCaptureHeader (and as its ETag: 304
-// to a request whose If-None-Match names it) and the time of each step in
-// Server-Timing. A page with no capture (or only an approximate one) gets an empty
+// to a request whose If-None-Match names it, see batchCaching) and the time of each
+// step in Server-Timing. A page with no capture (or only an approximate one) gets an empty
 // batch; a capture whose batch cannot be made here (its bundle replaced meanwhile, a
 // WARC stored deflated in its bundle) a 409 whose error says why.
 func (s *Server) replayBatch(w http.ResponseWriter, r *http.Request) error {
@@ -55,7 +60,7 @@ func (s *Server) replayBatch(w http.ResponseWriter, r *http.Request) error {
 	if page == "" {
 		return httpErr(http.StatusBadRequest, "url= is required: the page whose batch to make")
 	}
-	if !batchTimestamp(at) {
+	if !replay.ValidTimestamp(at) {
 		return httpErr(http.StatusBadRequest, "ts=%q: want a time of up to 14 digits (YYYYMMDDhhmmss, UTC)", clip(at))
 	}
 	ctx := r.Context()
@@ -80,7 +85,8 @@ func (s *Server) replayBatch(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set(api.TeamBatchCaptureHeader, capture)
 		w.Header().Set("ETag", `"`+capture+`"`)
 		if slices.ContainsFunc(r.Header.Values("If-None-Match"), func(v string) bool { return strings.TrimSpace(v) == `"`+capture+`"` }) {
-			w.Header().Set("Server-Timing", strings.Join(timing, ", "))
+			w.Header().Set("Cache-Control", batchCaching)
+			w.Header().Set("Server-Timing", strings.Join(append(timing, "batch;desc=unchanged"), ", "))
 			w.WriteHeader(http.StatusNotModified)
 			return nil
 		}
@@ -92,10 +98,10 @@ func (s *Server) replayBatch(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	} else {
-		ix, _ := replay.ReadIndex(strings.NewReader(""))
-		b, _ = ix.Batch(page, at, nil, nil) // an empty batch
+		b = replay.EmptyBatch()
 	}
-	w.Header().Set("Server-Timing", strings.Join(append(timing, "ranges;desc="+strconv.Itoa(ranges)), ", "))
+	w.Header().Set("Server-Timing", strings.Join(append(timing, "ranges;desc="+strconv.Itoa(ranges), "batch;desc=made"), ", "))
+	w.Header().Set("Cache-Control", batchCaching)
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	if r.Method == http.MethodHead {
@@ -103,19 +109,6 @@ func (s *Server) replayBatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	_, err = w.Write(b)
 	return err
-}
-
-// batchTimestamp says whether ts is a time a replay asks for: up to 14 digits, or none.
-func batchTimestamp(ts string) bool {
-	if len(ts) > 14 {
-		return false
-	}
-	for _, c := range ts {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // indexedCapture is a capture the merged index holds: its line and the bundle and
@@ -145,9 +138,8 @@ func (s *Server) nearestCapture(ctx context.Context, page, at string) (indexedCa
 	if err := q.Answer(&out, indexLines(ix.Lines(ctx, q.Start, q.End, q.Descending()))); err != nil {
 		return indexedCapture{}, false, err
 	}
-	// Each line's Filename is its place in the list, which keeps its bundle.
 	var found []indexedCapture
-	var lines bytes.Buffer
+	var entries []cdx.Entry
 	for line := range bytes.SplitSeq(out.Bytes(), []byte("\n")) {
 		e, err := replay.ParseLine(line)
 		if err != nil {
@@ -158,21 +150,14 @@ func (s *Server) nearestCapture(ctx context.Context, page, at string) (indexedCa
 		if json.Unmarshal(fields, &tags) != nil || tags.Source == "" {
 			continue
 		}
-		c := indexedCapture{e, tags.Source, tags.Upload}
-		e.Filename = strconv.Itoa(len(found))
-		found = append(found, c)
-		lines.Write(e.AppendLine(nil, cdx.Pywb267))
+		found = append(found, indexedCapture{e, tags.Source, tags.Upload})
+		entries = append(entries, e)
 	}
-	rix, err := replay.ReadIndex(&lines)
-	if err != nil {
-		return indexedCapture{}, false, err
-	}
-	m, ok := rix.Lookup(&replay.Request{Method: httpmsg.MethodGet, URL: page}, at)
+	m, i, ok := replay.LookupAmong(entries, &replay.Request{Method: httpmsg.MethodGet, URL: page}, at)
 	if !ok || m.Approximate {
 		return indexedCapture{}, false, nil
 	}
-	n, _ := strconv.Atoi(m.Capture.Filename)
-	return found[n], true, nil
+	return found[i], true, nil
 }
 
 // bundleBatch makes the batch of page captured as c from c's bundle: its index, then
@@ -210,26 +195,10 @@ func (s *Server) bundleBatch(ctx context.Context, c indexedCapture, page string,
 	if err != nil {
 		return nil, 0, fmt.Errorf("the index of %s: %w", c.source, err)
 	}
-	pages := map[string]bool{}
-	var lines bytes.Buffer
-	br := bufio.NewReader(io.LimitReader(rc, maxBatchIndex))
-	for {
-		line, err := br.ReadBytes('\n')
-		if e, perr := cdx.ParseEntry(bytes.TrimRight(line, "\r\n")); perr == nil && e.Filename == c.Filename {
-			if strings.HasPrefix(e.Mime, "text/html") {
-				pages[e.URL] = true
-			}
-			lines.Write(bytes.TrimRight(line, "\r\n"))
-			lines.WriteByte('\n')
-		}
-		if err != nil {
-			break
-		}
-	}
+	ix, pages, err := replay.ReadFileIndex(rc, c.Filename)
 	rc.Close()
-	ix, err := replay.ReadIndex(&lines)
 	if err != nil {
-		return nil, 0, fmt.Errorf("the index of %s: %w", c.source, err)
+		return nil, 0, fmt.Errorf("%w: the index of %s: %v", errNoBatch, c.source, err)
 	}
 	file.index = ix
 	lap("index")

@@ -94,7 +94,7 @@ func TestServerReplayBatch(t *testing.T) {
 			t.Errorf("the batch of %s as of %q: %s %q", tt.page, tt.ts, api.TeamBatchCaptureHeader, resp.Header.Get(api.TeamBatchCaptureHeader))
 		}
 		timing := resp.Header.Get("Server-Timing")
-		for _, step := range []string{"lookup;dur=", "index;dur=", "records;dur=", "build;dur=", "ranges;desc=1"} {
+		for _, step := range []string{"lookup;dur=", "index;dur=", "records;dur=", "build;dur=", "ranges;desc=1", "batch;desc=made"} {
 			if !strings.Contains(timing, step) {
 				t.Errorf("the batch of %s: Server-Timing %q lacks %s", tt.page, timing, step)
 			}
@@ -111,6 +111,14 @@ func TestServerReplayBatch(t *testing.T) {
 		w := do(t, s, req{method: "GET", path: "/api/replay/batch?url=" + url.QueryEscape("http://site.example/") + "&ts=2024", token: "-", header: map[string]string{"If-None-Match": tt.ifNoneMatch}})
 		if w.Code != tt.status || (w.Code == http.StatusNotModified && (w.Body.Len() != 0 || w.Header().Get("ETag") != etag)) {
 			t.Errorf("If-None-Match %s: %d (%d bytes, ETag %s), want %d", tt.ifNoneMatch, w.Code, w.Body.Len(), w.Header().Get("ETag"), tt.status)
+		}
+		// A browser keeps the batch in its own cache, asking each time; the 304's
+		// Server-Timing says the batch was not made.
+		if cc := w.Header().Get("Cache-Control"); cc != "private, no-cache" {
+			t.Errorf("If-None-Match %s: Cache-Control %q", tt.ifNoneMatch, cc)
+		}
+		if timing, made := w.Header().Get("Server-Timing"), w.Code == http.StatusOK; !strings.Contains(timing, "lookup;dur=") || strings.Contains(timing, "batch;desc=made") != made || strings.Contains(timing, "batch;desc=unchanged") == made {
+			t.Errorf("If-None-Match %s: %d, Server-Timing %q", tt.ifNoneMatch, w.Code, timing)
 		}
 	}
 	// A page not archived: an empty batch, no capture named.

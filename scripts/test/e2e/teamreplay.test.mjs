@@ -184,7 +184,20 @@ test("a page replays from the team archive as of a time, started from the archiv
   const r2 = await attachReplay(browser, again, before);
   assert.equal(squash(await r2.evaluate(() => document.body.innerText)), squash(live.home));
   assert.match(await r2.bar.evaluate(() => timeline.batchSteps), /guess;desc=kept/);
+  // Again once the browser stopped the extension's worker, which kept nothing: the
+  // browser's cache kept the batch, and the Worker's lookup said it is unchanged (304).
+  const cdp = await browser.context.newCDPSession(r2.bar);
+  await cdp.send("ServiceWorker.enable");
+  await cdp.send("ServiceWorker.stopAllWorkers");
   await r2.close();
+  const woken = new Set(browser.context.pages());
+  const [third] = await Promise.all([browser.context.waitForEvent("page"), archive.click("#team-replay")]);
+  const r3 = await attachReplay(browser, third, woken);
+  assert.equal(squash(await r3.evaluate(() => document.body.innerText)), squash(live.home));
+  const steps = await r3.bar.evaluate(() => timeline.batchSteps);
+  assert.match(steps, /batch;desc=unchanged.*guess;desc=cached/);
+  assert.doesNotMatch(steps, /index;dur=/, "the Worker read no bundle's index");
+  await r3.close();
 }, { timeout: 120000 });
 
 // The revisit answers with its own header and its original's payload, which the core
