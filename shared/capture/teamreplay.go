@@ -215,10 +215,9 @@ func (tm *team) serve(ctx context.Context, w httpmsg.ResponseWriter, r *replay.R
 // record by Range from its bundle; a revisit's header from its own record and its
 // payload from its original's. done closes what the answer reads.
 func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (resp *replay.Response, done func(), err error) {
-	opener, _ := replay.ReadIndex(strings.NewReader("")) // Open of a capture that is no revisit reads its record only
 	if c.Mime != "warc/revisit" {
 		f := &teamFile{tm: tm, ctx: ctx, path: line.path(), length: c.Length}
-		resp, err := opener.Open(f, c)
+		resp, err := replay.OpenRecord(f, c)
 		if err != nil {
 			f.Close()
 			return nil, nil, teamRecordError(line, err)
@@ -242,9 +241,8 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (resp *rep
 			refersDate = rec.Header.Get(warc.FieldRefersToDate)
 		}
 	}
-	own := c
-	own.Offset, own.Mime = 0, "-" // read as a record of its own (a revisit's header)
-	rev, err := opener.Open(replay.NewFile(bytes.NewReader(b), int64(len(b))), own)
+	rev, err := replay.ReadResponseAt(replay.NewFile(bytes.NewReader(b), int64(len(b))), 0) // its own header
+
 	if err != nil {
 		return nil, nil, teamRecordError(line, err)
 	}
@@ -257,7 +255,7 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (resp *rep
 		return nil, nil, fmt.Errorf("revisit of %s in %s: the team archive has no response with its payload (digest %s)", c.URL, line.Source, c.Digest)
 	}
 	of := &teamFile{tm: tm, ctx: ctx, path: oline.path(), length: oc.Length}
-	orig, err := opener.Open(of, oc)
+	orig, err := replay.OpenRecord(of, oc)
 	if err != nil {
 		of.Close()
 		return nil, nil, fmt.Errorf("revisit of %s: its original: %w", c.URL, teamRecordError(oline, err))

@@ -48,11 +48,10 @@ const redacted = "[redacted by webkeep]"
 // its original's payload (the response with the same payload digest, under the same
 // key if there is one, nearest in time).
 func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
-	resp, err := ReadResponseAt(f, c.Offset)
+	resp, err := OpenRecord(f, c)
 	if err != nil {
 		return nil, err
 	}
-	resp.Capture, resp.Original = c, c
 	if c.Mime != revisitMime {
 		return resp, nil
 	}
@@ -71,6 +70,18 @@ func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
 		resp.Status, resp.Reason, resp.Header = o.Status, o.Reason, o.Header
 	}
 	resp.Body, resp.Size, resp.Original = o.Body, o.Size, orig
+	return resp, nil
+}
+
+// OpenRecord reads the answer of capture c from its own record in f alone: a
+// revisit's own status and header, not its original's payload (which Open finds
+// in the index).
+func OpenRecord(f File, c cdx.Entry) (*Response, error) {
+	resp, err := ReadResponseAt(f, c.Offset)
+	if err != nil {
+		return nil, err
+	}
+	resp.Capture, resp.Original = c, c
 	return resp, nil
 }
 
