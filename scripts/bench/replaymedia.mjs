@@ -7,8 +7,8 @@
 // after play() (requestVideoFrameCallback), and three seeks (to their seeked event).
 // Prints a Markdown section.
 //
-//   node scripts/bench/replaymedia.mjs [--runs 7]
-import { mkdtempSync, rmSync } from "node:fs";
+//   node scripts/bench/replaymedia.mjs [--runs 7] [--bitrates 1M,8M]
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { launch, startDemoSite, startRecording } from "../lib/browser.mjs";
@@ -18,10 +18,8 @@ import { makeVideo, playThrough } from "../lib/video.mjs";
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf("--runs") + 1] || 7) || 7;
+const bitrates = (args.includes("--bitrates") ? args[args.indexOf("--bitrates") + 1] : "1M").split(",");
 const seeks = [21.5, 4.2, 12.0];
-const dir = mkdtempSync(path.join(tmpdir(), "webkeep-bench-media-"));
-const video = path.join(dir, "video.webm");
-makeVideo(video, { seconds: 30, size: "640x360", bitrate: "1M" });
 
 // watch plays the /watch page's video in a page (evaluate runs a function there) and
 // returns the time to its first frame and to each seek, in ms.
@@ -43,51 +41,66 @@ const watch = (evaluate) => evaluate(new Function(`return (async () => {
   return { first, seeked };
 })()`));
 
-const site = await startDemoSite(["-video", video]);
-const browser = await launch({});
-const url = new URL("/watch", site.url).href;
-const live = { first: [], seek: [] }, replayed = { first: [], seek: [] };
-let reached = 0; // requests of the replays that reached the site
-try {
-  const rec = await startRecording(browser, site.url);
-  await rec.page.goto(url);
-  await playThrough(rec.page, "video", 8);
-  // The seeks' ranges recorded too: a replay answers only the ranges it holds.
-  await watch((fn) => rec.page.evaluate(fn));
-  await rec.popup.bringToFront();
-  await rec.popup.click("#stop");
-  await rec.popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
-  const session = new URL(await rec.popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
-  await rec.page.close();
-  await rec.popup.close();
-  for (let i = 0; i < runs; i++) {
-    const page = await browser.context.newPage();
-    await page.goto(url);
-    const l = await watch((fn) => page.evaluate(fn));
-    await page.close();
-    live.first.push(l.first);
-    live.seek.push(...l.seeked);
-    const before = (await site.log()).length;
-    const r = await openReplay(browser, session, url);
-    const p = await watch(r.evaluate);
-    await r.close();
-    reached += (await site.log()).length - before;
-    replayed.first.push(p.first);
-    replayed.seek.push(...p.seeked);
+// measure records a 30 s video of bitrate played through, then times its first frame
+// and seeks live and in a new replay, runs times each, alternating.
+async function measure(bitrate) {
+  const dir = mkdtempSync(path.join(tmpdir(), "webkeep-bench-media-"));
+  const video = path.join(dir, "video.webm");
+  makeVideo(video, { seconds: 30, size: "640x360", bitrate, noise: true });
+  const bytes = statSync(video).size;
+  const site = await startDemoSite(["-video", video]);
+  const browser = await launch({});
+  const url = new URL("/watch", site.url).href;
+  const live = { first: [], seek: [] }, replayed = { first: [], seek: [] };
+  let reached = 0; // requests of the replays that reached the site
+  try {
+    const rec = await startRecording(browser, site.url);
+    await rec.page.goto(url);
+    await playThrough(rec.page, "video", 8);
+    // The seeks' ranges recorded too: a replay answers only the ranges it holds.
+    await watch((fn) => rec.page.evaluate(fn));
+    await rec.popup.bringToFront();
+    await rec.popup.click("#stop");
+    await rec.popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
+    const session = new URL(await rec.popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
+    await rec.page.close();
+    await rec.popup.close();
+    for (let i = 0; i < runs; i++) {
+      const page = await browser.context.newPage();
+      await page.goto(url);
+      const l = await watch((fn) => page.evaluate(fn));
+      await page.close();
+      live.first.push(l.first);
+      live.seek.push(...l.seeked);
+      const before = (await site.log()).length;
+      const r = await openReplay(browser, session, url);
+      const p = await watch(r.evaluate);
+      await r.close();
+      reached += (await site.log()).length - before;
+      replayed.first.push(p.first);
+      replayed.seek.push(...p.seeked);
+    }
+  } finally {
+    await browser.close();
+    site.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
-} finally {
-  await browser.close();
-  site.stop();
-  rmSync(dir, { recursive: true, force: true });
+  return { bitrate, bytes, live, replayed, reached };
 }
+
+const results = [];
+for (const b of bitrates) results.push(await measure(b));
 const ms = (xs) => `${median(xs).toFixed(0)} ms (p90 ${quantile(xs, 0.9).toFixed(0)})`;
 console.log("## Replay of a video and of large bodies in webkeep");
 console.log();
-console.log(`\`node scripts/bench/replaymedia.mjs --runs ${runs}\`: a 30 s VP8 WebM (640x360, 1 Mbit/s, made by ffmpeg) on the demo site's /watch page, recorded played through and seeked; then ${runs} times the page opened live and in a new replay, alternating, each timing the first frame after play() and seeks to ${seeks.join(", ")} s, from the page's clock.`);
+console.log(`\`node scripts/bench/replaymedia.mjs --runs ${runs} --bitrates ${bitrates.join(",")}\`: a 30 s VP8 WebM (640x360, a keyframe a second, made by ffmpeg of its test pattern with grain, so that it takes the bitrate asked for) of each bitrate on the demo site's /watch page, recorded played through and seeked; then ${runs} times the page opened live and in a new replay, alternating, each timing the first frame after play() and seeks to ${seeks.join(", ")} s, from the page's clock. A player asks by Range, and replay answers an open range with as many bytes as precede it, from 256 KiB to 8 MiB (docs/replay.md).`);
 console.log();
-console.log("| measure | live | replay | replay / live |");
-console.log("|---|---|---|---|");
-console.log(`| first frame after play() | ${ms(live.first)} | ${ms(replayed.first)} | ${ratio(replayed.first, live.first)} |`);
-console.log(`| a seek, to its seeked event | ${ms(live.seek)} | ${ms(replayed.seek)} | ${ratio(replayed.seek, live.seek)} |`);
+console.log("| video | measure | live | replay | replay / live |");
+console.log("|---|---|---|---|---|");
+for (const { bitrate, bytes, live, replayed } of results) {
+  const video = `${(bytes / 1e6).toFixed(1)} MB (${(bytes * 8 / 30 / 1e6).toFixed(1)} Mbit/s; -b:v ${bitrate})`;
+  console.log(`| ${video} | first frame after play() | ${ms(live.first)} | ${ms(replayed.first)} | ${ratio(replayed.first, live.first)} |`);
+  console.log(`| ${video} | a seek, to its seeked event | ${ms(live.seek)} | ${ms(replayed.seek)} | ${ratio(replayed.seek, live.seek)} |`);
+}
 console.log();
-console.log(`Requests of the replays that reached the site: ${reached}.`);
+console.log(`Requests of the replays that reached the site: ${results.reduce((n, r) => n + r.reached, 0)}.`);

@@ -7,11 +7,12 @@ export const haveFFmpeg = () => spawnSync("ffmpeg", ["-version"]).status === 0;
 
 /**
  * Writes a VP8 WebM of ffmpeg's test pattern to file: seconds long, size (WxH) at
- * 25 frames a second, bitrate (ffmpeg's -b:v), a keyframe a second, no audio.
+ * 25 frames a second, bitrate (ffmpeg's -b:v, at most: the bare pattern takes far
+ * less; with noise, grain over it, it takes about that), a keyframe a second, no audio.
  */
-export function makeVideo(file, { seconds = 8, size = "320x240", bitrate = "400k" } = {}) {
+export function makeVideo(file, { seconds = 8, size = "320x240", bitrate = "400k", noise = false } = {}) {
   execFileSync("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", `testsrc=duration=${seconds}:size=${size}:rate=25`,
-    "-c:v", "libvpx", "-b:v", bitrate, "-g", "25", "-an", file]);
+    ...(noise ? ["-vf", "noise=alls=20:allf=t"] : []), "-c:v", "libvpx", "-b:v", bitrate, "-g", "25", "-an", file]);
 }
 
 /**

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/webkeep/webkeep/shared/httpmsg"
 )
@@ -16,19 +17,29 @@ import (
 //
 // A request for one range of a 200 capture whose length is known gets 206 with
 // those bytes and Content-Range; a range past the end gets 416 with
-// "Content-Range: bytes */length". An open range ("bytes=N-") is answered with at
-// most MaxRangeChunk bytes from N, as streaming servers do, so that any size plays
-// a chunk at a time. A capture that was itself a 206 answers a range within the
+// "Content-Range: bytes */length". An open range ("bytes=N-") is answered with a
+// chunk from N, as streaming servers do, so that any size plays a chunk at a time.
+// The page gets a body in one message, so a small chunk comes fastest: a player's
+// first request and a seek (an open range of a URL that does not start where the
+// last one answered ended) get MinRangeChunk; a request that goes on from there gets
+// twice the last chunk, up to MaxRangeChunk, so that playing a capture through
+// takes few requests (each reads its record from its start to reach its range). A capture that was itself a 206 answers a range within the
 // bytes it holds; a range it does not hold is not archived (and listed as missed).
 // Several ranges, or a header that is not one, get the whole capture (200), which
 // RFC 9110 allows.
 
-// MaxRangeChunk bounds the bytes an open range ("bytes=N-") gets in one answer.
-const MaxRangeChunk = 8 << 20
+// Bounds of the bytes an open range ("bytes=N-") gets in one answer.
+const (
+	MinRangeChunk = 256 << 10
+	MaxRangeChunk = 8 << 20
+)
 
 // byteRange is a requested range, resolved against a length: first and last
-// byte, inclusive.
-type byteRange struct{ first, last int64 }
+// byte, inclusive; open when the request named no last byte.
+type byteRange struct {
+	first, last int64
+	open        bool
+}
 
 // parseRange reads a Range header of one byte range against size (the
 // representation's length). ok is false for a header to ignore (absent, not
@@ -54,7 +65,7 @@ func parseRange(h string, size int64) (r byteRange, ok, satisfiable bool) {
 		if n == 0 || size == 0 {
 			return r, true, false
 		}
-		return byteRange{max(0, size-n), size - 1}, true, true
+		return byteRange{max(0, size-n), size - 1, false}, true, true
 	}
 	first, err := strconv.ParseInt(a, 10, 64)
 	if err != nil || first < 0 {
@@ -70,9 +81,9 @@ func parseRange(h string, size int64) (r byteRange, ok, satisfiable bool) {
 		return r, true, false
 	}
 	if last < 0 {
-		last = min(size-1, first+MaxRangeChunk-1)
+		return byteRange{first, size - 1, true}, true, true
 	}
-	return byteRange{first, min(last, size-1)}, true, true
+	return byteRange{first, min(last, size-1), false}, true, true
 }
 
 // contentRange parses a recorded 206's Content-Range: "bytes first-last/total"
@@ -100,7 +111,7 @@ func contentRange(h string) (r byteRange, total int64, ok bool) {
 		}
 		total = n
 	}
-	return byteRange{first, last}, total, true
+	return byteRange{first, last, false}, total, true
 }
 
 // formatTotal writes a Content-Range total: the length, or "*".
@@ -121,7 +132,7 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 	var total int64    // the representation's length; -1 unknown
 	switch {
 	case resp.Status == httpmsg.StatusOK && resp.Size >= 0:
-		held, total = byteRange{0, resp.Size - 1}, resp.Size
+		held, total = byteRange{0, resp.Size - 1, false}, resp.Size
 	case resp.Status == httpmsg.StatusPartialContent:
 		var ok bool
 		if held, total, ok = contentRange(resp.Header.Get("Content-Range")); !ok {
@@ -148,6 +159,11 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		why := fmt.Sprintf("the archive holds %s of it, not the range asked for (%s)", held, want)
 		return RespondNotArchived(w, r, why, holder), nil, true
 	}
+	var chunk int64
+	if want.open {
+		chunk = streams.chunk(r.URL, want.first)
+		want.last = min(want.last, want.first+chunk-1)
+	}
 	want.last = min(want.last, held.last, want.first+max-1)
 	if _, err := io.CopyN(io.Discard, resp.Body, want.first-held.first); err != nil {
 		why := fmt.Sprintf("the archive's record could not be read to byte %d: %v", want.first, err)
@@ -161,7 +177,47 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		a.Withheld, a.Why = true, fmt.Sprintf("the archive's record could not be read to the end of %s (%d bytes read): %v", want, n, err)
 		return a, fmt.Errorf("%w: %s: %s", ErrCut, r.URL, a.Why), true
 	}
+	if want.open {
+		streams.answered(r.URL, want.last+1, chunk)
+	}
 	return a, nil, true
+}
+
+// streams are the open ranges answered last: where each URL's ended, and its chunk.
+var streams = rangeStreams{last: map[string]rangeStream{}}
+
+// maxStreams bounds the URLs whose last open range streams remembers; past it, all
+// are forgotten (their next requests get MinRangeChunk).
+const maxStreams = 64
+
+type rangeStreams struct {
+	mu   sync.Mutex
+	last map[string]rangeStream
+}
+
+// A rangeStream is the last open range of a URL answered: where it ended (the next
+// byte) and the chunk it was given.
+type rangeStream struct{ end, chunk int64 }
+
+// chunk returns the bytes an open range of url from first gets: twice the last one's
+// when it goes on where that ended, up to MaxRangeChunk; else MinRangeChunk.
+func (s *rangeStreams) chunk(url string, first int64) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.last[url]; ok && st.end == first {
+		return min(2*st.chunk, MaxRangeChunk)
+	}
+	return MinRangeChunk
+}
+
+// answered notes an open range of url answered up to end (its next byte) with chunk.
+func (s *rangeStreams) answered(url string, end, chunk int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.last[url]; !ok && len(s.last) >= maxStreams {
+		clear(s.last)
+	}
+	s.last[url] = rangeStream{end, chunk}
 }
 
 // withField sets name to value in a sorted header list, replacing any values.

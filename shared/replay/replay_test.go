@@ -416,10 +416,69 @@ func TestServeRange(t *testing.T) {
 	}
 }
 
-func TestParseRangeChunk(t *testing.T) {
-	r, ok, sat := parseRange("bytes=0-", 1<<30)
-	if !ok || !sat || r.first != 0 || r.last != MaxRangeChunk-1 {
-		t.Errorf("an open range of a 1 GiB body: %v %v %v", r, ok, sat)
+// An open range of a large capture is answered a chunk at a time: the first, and a
+// seek's, small; each that goes on where the last ended twice the last, up to
+// MaxRangeChunk; never past the end.
+func TestServeOpenRanges(t *testing.T) {
+	const mib = 1 << 20
+	body := bytes.Repeat([]byte("0123456789abcdef"), 20*mib/16) // 20 MiB
+	ix, file := archive(t, warc.V11, []exchange{
+		{at: "20240101000000", method: "GET", url: "http://example.com/film.webm", resp: ok200("video/webm", string(body))},
+	})
+	f := NewFile(bytes.NewReader(file), int64(len(file)))
+	ix.MaxBody = 1 << 30
+	ask := func(first int64) (int64, int64) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: "http://example.com/film.webm", Header: httpmsg.Header{"Range": {"bytes=" + strconv.FormatInt(first, 10) + "-"}}}, "", f)
+		if err != nil || a.Status != 206 {
+			t.Fatalf("bytes=%d-: %d %v", first, a.Status, err)
+		}
+		var cr string
+		for _, h := range a.Headers {
+			if h.Name == "Content-Range" {
+				cr = h.Value
+			}
+		}
+		var from, to int64
+		if _, err := fmt.Sscanf(cr, "bytes %d-%d/", &from, &to); err != nil || from != first {
+			t.Fatalf("bytes=%d-: Content-Range %q", first, cr)
+		}
+		if !bytes.Equal(rec.Body.Bytes(), body[from:to+1]) {
+			t.Fatalf("bytes=%d-: the body is not bytes %d-%d of the capture", first, from, to)
+		}
+		return from, to + 1
+	}
+	at := int64(0)
+	for i, want := range []int64{MinRangeChunk, 2 * MinRangeChunk, 4 * MinRangeChunk, 8 * MinRangeChunk, 16 * MinRangeChunk, MaxRangeChunk, MaxRangeChunk} {
+		from, end := ask(at)
+		if end-from != min(want, int64(len(body))-from) {
+			t.Fatalf("request %d, from %d: %d bytes, want %d", i, from, end-from, want)
+		}
+		at = end
+	}
+	// A seek: small again, then growing from there.
+	if from, end := ask(3 * mib); end-from != MinRangeChunk {
+		t.Errorf("a seek got %d bytes, want %d", end-from, MinRangeChunk)
+	} else if from, end := ask(end); end-from != 2*MinRangeChunk {
+		t.Errorf("after a seek, %d bytes, want %d", end-from, 2*MinRangeChunk)
+	}
+}
+
+func TestParseRangeOpen(t *testing.T) {
+	for _, tt := range []struct {
+		h    string
+		want byteRange
+	}{
+		{"bytes=0-", byteRange{0, 999, true}},
+		{"bytes=10-", byteRange{10, 999, true}},
+		{"bytes=10-20", byteRange{10, 20, false}},
+		{"bytes=10-5000", byteRange{10, 999, false}},
+		{"bytes=-5", byteRange{995, 999, false}},
+	} {
+		if r, ok, sat := parseRange(tt.h, 1000); !ok || !sat || r != tt.want {
+			t.Errorf("parseRange(%q) = %+v, want %+v", tt.h, r, tt.want)
+		}
 	}
 }
 

@@ -7,7 +7,7 @@
 # Chromium; needs ffmpeg (scripts/setup.sh installs it for make test).
 set -e
 cd "$(dirname "$0")/../../.."
-node scripts/bench/replaymedia.mjs --runs "${REPLAYMEDIA_RUNS:-9}"
+node scripts/bench/replaymedia.mjs --runs "${REPLAYMEDIA_RUNS:-9}" --bitrates 1M,8M
 echo
 echo "### Large bodies"
 echo
