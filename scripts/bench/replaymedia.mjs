@@ -52,7 +52,7 @@ async function measure(bitrate) {
   const browser = await launch({});
   const url = new URL("/watch", site.url).href;
   const live = { first: [], seek: [] }, replayed = { first: [], seek: [] };
-  let reached = 0; // requests of the replays that reached the site
+  const reached = []; // requests of the replays that reached the site
   try {
     const rec = await startRecording(browser, site.url);
     await rec.page.goto(url);
@@ -75,8 +75,11 @@ async function measure(bitrate) {
       const before = (await site.log()).length;
       const r = await openReplay(browser, session, url);
       const p = await watch(r.evaluate);
+      const closing = Date.now();
       await r.close();
-      reached += (await site.log()).length - before;
+      // What reached the site (the live page's requests logged late included), with
+      // when, from the replay tab's closing.
+      reached.push(...(await site.log()).slice(before).map((e) => `${e.method} ${e.url}${e.header.Range ? ` (${e.header.Range})` : ""} ${Date.parse(e.time) - closing} ms after the replay's closing`));
       replayed.first.push(p.first);
       replayed.seek.push(...p.seeked);
     }
@@ -93,7 +96,7 @@ for (const b of bitrates) results.push(await measure(b));
 const ms = (xs) => `${median(xs).toFixed(0)} ms (p90 ${quantile(xs, 0.9).toFixed(0)})`;
 console.log("## Replay of a video and of large bodies in webkeep");
 console.log();
-console.log(`\`node scripts/bench/replaymedia.mjs --runs ${runs} --bitrates ${bitrates.join(",")}\`: a 30 s VP8 WebM (640x360, a keyframe a second, made by ffmpeg of its test pattern with grain, so that it takes the bitrate asked for) of each bitrate on the demo site's /watch page, recorded played through and seeked; then ${runs} times the page opened live and in a new replay, alternating, each timing the first frame after play() and seeks to ${seeks.join(", ")} s, from the page's clock. A player asks by Range, and replay answers an open range with as many bytes as precede it, from 256 KiB to 8 MiB (docs/replay.md).`);
+console.log(`\`node scripts/bench/replaymedia.mjs --runs ${runs} --bitrates ${bitrates.join(",")}\`: a 30 s VP8 WebM (640x360, a keyframe a second, made by ffmpeg of its test pattern with grain, so that it takes the bitrate asked for) of each bitrate on the demo site's /watch page, recorded played through and seeked; then ${runs} times the page opened live and in a new replay, alternating, each timing the first frame after play() and seeks to ${seeks.join(", ")} s, from the page's clock. A player asks by Range, and replay answers an open range with 256 KiB when it is the first or a seek, and with twice the last chunk, up to 8 MiB, when it goes on where that ended (docs/replay.md).`);
 console.log();
 console.log("| video | measure | live | replay | replay / live |");
 console.log("|---|---|---|---|---|");
@@ -103,4 +106,5 @@ for (const { bitrate, bytes, live, replayed } of results) {
   console.log(`| ${video} | a seek, to its seeked event | ${ms(live.seek)} | ${ms(replayed.seek)} | ${ratio(replayed.seek, live.seek)} |`);
 }
 console.log();
-console.log(`Requests of the replays that reached the site: ${results.reduce((n, r) => n + r.reached, 0)}.`);
+const reached = results.flatMap((r) => r.reached);
+console.log(`Requests of the replays that reached the site: ${reached.length}${reached.length ? `: ${reached.join("; ")}` : ""}.`);
