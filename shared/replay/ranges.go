@@ -23,8 +23,9 @@ import (
 // first request and a seek (an open range of a URL that does not start where the
 // last one answered ended) get MinRangeChunk; a request that goes on from there gets
 // twice the last chunk, up to MaxRangeChunk, so that playing a capture through
-// takes few requests (each reads its record from its start to reach its range). A capture that was itself a 206 answers a range within the
-// bytes it holds; a range it does not hold is not archived (and listed as missed).
+// takes few requests (each reads its record from its start to reach its range).
+// A capture that was itself a 206 answers a range within the bytes it holds; a
+// range it does not hold is not archived (and listed as missed).
 // Several ranges, or a header that is not one, get the whole capture (200), which
 // RFC 9110 allows.
 
@@ -190,6 +191,7 @@ var streams = rangeStreams{last: map[string]rangeStream{}}
 // are forgotten (their next requests get MinRangeChunk).
 const maxStreams = 64
 
+// rangeStreams remembers the last open range answered of each URL (a few of them).
 type rangeStreams struct {
 	mu   sync.Mutex
 	last map[string]rangeStream
