@@ -20,6 +20,7 @@ const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf("--runs") + 1] || 7) || 7;
 const bitrates = (args.includes("--bitrates") ? args[args.indexOf("--bitrates") + 1] : "1M").split(",");
 const seeks = [21.5, 4.2, 12.0];
+const seconds = 30; // of each video
 
 // watch plays the /watch page's video in a page (evaluate runs a function there) and
 // returns the time to its first frame and to each seek, in ms.
@@ -41,12 +42,12 @@ const watch = (evaluate) => evaluate(new Function(`return (async () => {
   return { first, seeked };
 })()`));
 
-// measure records a 30 s video of bitrate played through, then times its first frame
+// measure records a video of bitrate played through, then times its first frame
 // and seeks live and in a new replay, runs times each, alternating.
 async function measure(bitrate) {
   const dir = mkdtempSync(path.join(tmpdir(), "webkeep-bench-media-"));
   const video = path.join(dir, "video.webm");
-  makeVideo(video, { seconds: 30, size: "640x360", bitrate, noise: true });
+  makeVideo(video, { seconds, size: "640x360", bitrate, noise: true });
   const bytes = statSync(video).size;
   const site = await startDemoSite(["-video", video]);
   const browser = await launch({});
@@ -96,12 +97,12 @@ for (const b of bitrates) results.push(await measure(b));
 const ms = (xs) => `${median(xs).toFixed(0)} ms (p90 ${quantile(xs, 0.9).toFixed(0)})`;
 console.log("## Replay of a video and of large bodies in webkeep");
 console.log();
-console.log(`\`node scripts/bench/replaymedia.mjs --runs ${runs} --bitrates ${bitrates.join(",")}\`: a 30 s VP8 WebM (640x360, a keyframe a second, made by ffmpeg of its test pattern with grain, so that it takes the bitrate asked for) of each bitrate on the demo site's /watch page, recorded played through and seeked; then ${runs} times the page opened live and in a new replay, alternating, each timing the first frame after play() and seeks to ${seeks.join(", ")} s, from the page's clock. A player asks by Range, and replay answers an open range with 256 KiB when it is the first or a seek, and with twice the last chunk, up to 8 MiB, when it goes on where that ended (docs/replay.md).`);
+console.log(`\`node scripts/bench/replaymedia.mjs --runs ${runs} --bitrates ${bitrates.join(",")}\`: a ${seconds} s VP8 WebM (640x360, a keyframe a second, made by ffmpeg of its test pattern with grain, so that it takes the bitrate asked for) of each bitrate on the demo site's /watch page, recorded played through and seeked; then ${runs} times the page opened live and in a new replay, alternating, each timing the first frame after play() and seeks to ${seeks.join(", ")} s, from the page's clock. A player asks by Range, and replay answers an open range with 256 KiB when it is the first or a seek, and with twice the last chunk, up to 8 MiB, when it goes on where that ended (docs/replay.md).`);
 console.log();
 console.log("| video | measure | live | replay | replay / live |");
 console.log("|---|---|---|---|---|");
 for (const { bitrate, bytes, live, replayed } of results) {
-  const video = `${(bytes / 1e6).toFixed(1)} MB (${(bytes * 8 / 30 / 1e6).toFixed(1)} Mbit/s; -b:v ${bitrate})`;
+  const video = `${(bytes / 1e6).toFixed(1)} MB (${(bytes * 8 / seconds / 1e6).toFixed(1)} Mbit/s; -b:v ${bitrate})`;
   console.log(`| ${video} | first frame after play() | ${ms(live.first)} | ${ms(replayed.first)} | ${ratio(replayed.first, live.first)} |`);
   console.log(`| ${video} | a seek, to its seeked event | ${ms(live.seek)} | ${ms(replayed.seek)} | ${ratio(replayed.seek, live.seek)} |`);
 }
