@@ -236,16 +236,35 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
     else intercepted.finally(run);
   }
 });
+// The replay tab never loads from the web: once its debugger is gone (the user's Cancel
+// on the browser's "debugging this browser" bar), nothing would answer it but the web,
+// so the tab is closed and the bar says why.
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId !== tabId) return;
+  const tab = tabId;
   tabId = null;
   $("state").dataset.state = "ended";
-  $("state").textContent = `The replay has ended (${reason}).`;
+  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed." :
+    `The replay has ended (${reason}): its tab is closed, as it would otherwise load from the web.`;
   $("replay-again").hidden = true;
+  if (reason !== "target_closed") chrome.tabs.remove(tab).catch(() => {});
 });
+// end ends the replay: the worker sends its tab to about:blank and closes it (sw.js's
+// endReplay), so that none of the tab's requests goes to the web. The worker does it
+// for the bar, which may be closing, and also when the bar's tab is closed. (The bar's
+// own navigation of the tab as it closed let requests through: 19 of a page asking
+// every 5 ms reached the web.)
+let ending = false;
+const end = () => {
+  if (tabId === null || ending) return;
+  ending = true;
+  chrome.runtime.sendMessage({ endReplay: tabId }).catch(() => {});
+};
+// The replay ends with its bar. Network prediction is the user's again: with a replay
+// tab, once the worker has ended the last replay.
 addEventListener("pagehide", () => {
-  if (tabId !== null) chrome.debugger.detach({ tabId }).catch(() => {});
-  chrome.privacy.network.networkPredictionEnabled.clear({}).catch(() => {});
+  if (tabId !== null) end();
+  else chrome.privacy.network.networkPredictionEnabled.clear({}).catch(() => {});
 });
 
 async function start() {
@@ -299,7 +318,7 @@ async function start() {
   // The worker passes this tab's debugger events by, and records no such tab (sw.js):
   // they are the bar's. Said once attached (so never of a tab the core attached
   // first), before any domain is on.
-  chrome.storage.session.set({ [`replay tab ${tabId}`]: true }).catch(() => {});
+  chrome.storage.session.set({ [`replay tab ${tabId}`]: bar ? bar.id : true }).catch(() => {});
   // The tab's commands are sent together: the browser runs them in the order sent,
   // and the bar waits once instead of once for each. With the Page domain off, the
   // tab's first navigation was sometimes left with no renderer (the tab "unloaded",
@@ -357,7 +376,7 @@ async function check() {
   if (!res.ok) throw new Error(out.error);
   $("state").dataset.state = "checked";
   $("state").textContent = `Checked: the page ${out.verdict}.`;
-  await chrome.tabs.remove(tabId).catch(() => {});
+  end();
   const self = await chrome.tabs.getCurrent();
   if (self) chrome.tabs.remove(self.id);
 }

@@ -35,7 +35,7 @@ const targetKey = (tabId, sessionId) => tabId + " " + (sessionId || "");
 
 // The tabs a replay bar (replay.js) debugs, as each bar says once it has attached (in
 // the session's storage, which outlives this worker: a worker started again reads
-// them): the browser hands this worker every debugger event of the extension's, theirs
+// them; each with its bar's tab): the browser hands this worker every debugger event of the extension's, theirs
 // too, and the core records no such tab (webkeepHost.attach refuses it), so their
 // events go no further than here instead of into Go as the page loads.
 const replayTabs = new Set();
@@ -135,6 +135,43 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   chrome.storage.session.remove(replayTabKey + source.tabId).catch(() => {});
   for (const k of pausing) if (k.startsWith(source.tabId + " ")) pausing.delete(k);
   pacer.add((c) => c.detached(source.tabId, String(reason)));
+});
+// A replay's end, done here, for its bar may be gone: a bar asks as it closes (replay.js),
+// and a bar's tab closed ends the replay it began (its page may have been too busy to
+// ask). The replay's tab is sent to about:blank with the debugger still on it, which ends
+// its page's requests, those still paused too, and is closed half a second later, once
+// that page has unloaded. Closing it at once detached the debugger while the page,
+// unloading, still had requests paused that no event had shown: the browser let them go
+// on to the web. Network prediction, off while a replay runs, is the user's again after
+// the last. Only a replay's tab is ended so.
+const replayTabUnload = 500;
+const endingReplays = new Set();
+const endReplay = (tab) => {
+  if (endingReplays.has(tab)) return;
+  endingReplays.add(tab);
+  chrome.debugger.sendCommand({ tabId: tab }, "Page.navigate", { url: "about:blank" }).catch(() => {});
+  setTimeout(async () => {
+    await chrome.tabs.remove(tab).catch(() => {});
+    endingReplays.delete(tab);
+    const items = await chrome.storage.session.get(null);
+    if (!Object.keys(items).some((key) => key.startsWith(replayTabKey) && key !== replayTabKey + tab)) {
+      chrome.privacy.network.networkPredictionEnabled.clear({}).catch(() => {});
+    }
+  }, replayTabUnload);
+};
+chrome.runtime.onMessage.addListener((m) => {
+  const tab = m && m.endReplay;
+  if (!Number.isInteger(tab)) return;
+  chrome.storage.session.get(replayTabKey + tab).then((items) => {
+    if (items[replayTabKey + tab]) endReplay(tab);
+  }, () => {});
+});
+chrome.tabs.onRemoved.addListener((closed) => {
+  chrome.storage.session.get(null).then((items) => {
+    for (const [key, bar] of Object.entries(items)) {
+      if (key.startsWith(replayTabKey) && bar === closed) endReplay(Number(key.slice(replayTabKey.length)));
+    }
+  }, () => {});
 });
 chrome.tabs.onCreated.addListener((tab) => {
   if (tab.openerTabId) pacer.add((c) => c.tabCreated(tab.id, tab.openerTabId));

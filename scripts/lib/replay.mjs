@@ -71,9 +71,10 @@ export async function attachReplay(browser, bar, earlier) {
   const page = browser.context.pages().find((p) => !earlier.has(p) && p !== bar);
   return {
     bar, page, evaluate,
+    // The replay ends with its bar, which has its tab closed (replay.js's end).
     close: async () => {
-      await bar.evaluate((tabId) => chrome.tabs.remove(tabId), tab).catch(() => {});
       await bar.close();
+      await waitFor(() => browser.sw.evaluate((tab) => chrome.tabs.get(tab).then(() => false, () => true), tab), "the replay tab to close");
     },
   };
 }
