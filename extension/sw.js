@@ -142,8 +142,10 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 // its page's requests, those still paused too, and is closed half a second later, once
 // that page has unloaded. Closing it at once detached the debugger while the page,
 // unloading, still had requests paused that no event had shown: the browser let them go
-// on to the web. Network prediction, off while a replay runs, is the user's again after
-// the last. Only a replay's tab is ended so.
+// on to the web. Network prediction, off while a replay runs, is the user's again once
+// no replay bar is open (cleared while the next replay ran, the browser preconnected to
+// the replayed site: two connections a page in the capture check's test). Only a
+// replay's tab is ended so.
 const replayTabUnload = 500;
 const endingReplays = new Set();
 const endReplay = (tab) => {
@@ -153,8 +155,9 @@ const endReplay = (tab) => {
   setTimeout(async () => {
     await chrome.tabs.remove(tab).catch(() => {});
     endingReplays.delete(tab);
-    const items = await chrome.storage.session.get(null);
-    if (!Object.keys(items).some((key) => key.startsWith(replayTabKey) && key !== replayTabKey + tab)) {
+    // No replay bar open: the next one may have begun already, and turned it off.
+    const bars = await chrome.runtime.getContexts({ contextTypes: ["TAB"] });
+    if (!bars.some((c) => new URL(c.documentUrl).pathname === "/replay.html")) {
       chrome.privacy.network.networkPredictionEnabled.clear({}).catch(() => {});
     }
   }, replayTabUnload);
