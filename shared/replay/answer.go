@@ -78,7 +78,7 @@ func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) 
 	if err != nil {
 		return RespondNotArchived(w, r, err.Error(), "this session"), nil
 	}
-	defer resp.Body.Close()
+	defer resp.Close()
 	return Respond(w, r, m, resp, cmp.Or(ix.MaxBody, DefaultMaxBody), "the session's WARC")
 }
 

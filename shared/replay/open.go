@@ -38,7 +38,14 @@ type Response struct {
 	// Capture is the capture that answered; Original, for a revisit, the capture
 	// whose payload Body is.
 	Capture, Original cdx.Entry
+	// keepable: Body may be kept open after a range, for the next (ranges.go). Set
+	// for a session's captures (Index.Open), whose file stays open.
+	keepable bool
 }
+
+// Close closes Body, unless a range answer kept it for the next (then Body reads
+// nothing, and Close closes nothing).
+func (r *Response) Close() error { return r.Body.Close() }
 
 // redacted is the value the recorder writes in place of a private header's.
 const redacted = "[redacted by webkeep]"
@@ -52,6 +59,7 @@ func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	resp.keepable = true
 	if c.Mime != revisitMime {
 		return resp, nil
 	}

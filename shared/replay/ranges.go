@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -23,7 +24,10 @@ import (
 // first request and a seek (an open range of a URL that does not start where the
 // last one answered ended) get MinRangeChunk; a request that goes on from there gets
 // twice the last chunk, up to MaxRangeChunk, so that playing a capture through
-// takes few requests (each reads its record from its start to reach its range).
+// takes few requests. A session's capture read for a range is kept open where the
+// range ended (a few of them, MaxKeptBodies), so that a later range of the same
+// payload reads on from there instead of from the record's start, whose gzip member
+// is inflated up to the range: playing a large capture through reads it once.
 // A capture that was itself a 206 answers a range within the bytes it holds; a
 // range it does not hold is not archived (and listed as missed).
 // Several ranges, or a header that is not one, get the whole capture (200), which
@@ -34,6 +38,10 @@ const (
 	MinRangeChunk = 256 << 10
 	MaxRangeChunk = 8 << 20
 )
+
+// MaxKeptBodies bounds the bodies kept open after a range (each holds a stored chunk
+// of its record, and the inflater's window).
+const MaxKeptBodies = 4
 
 // byteRange is a requested range, resolved against a length: first and last
 // byte, inclusive; open when the request named no last byte.
@@ -166,18 +174,53 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		want.last = min(want.last, want.first+chunk-1)
 	}
 	want.last = min(want.last, held.last, want.first+max-1)
-	if _, err := io.CopyN(io.Discard, resp.Body, want.first-held.first); err != nil {
+	// The body to read the range from: one kept where an earlier range of the same
+	// payload ended, if it ended at or before this one's start; else this capture's.
+	payload := ""
+	if d := cmp.Or(resp.Original.Digest, resp.Capture.Digest); resp.keepable && d != "" {
+		payload = fmt.Sprintf("%s %s/%s", d, held, formatTotal(total))
+	}
+	body, at := resp.Body, held.first
+	if k, ok := openBodies.take(payload, want.first); ok {
+		body, at = k.body, k.at
+	}
+	// done ends this answer's use of body, read up to next: kept for the next range
+	// when the capture holds more (failed is false), else closed if it was a kept
+	// one (the caller closes its own).
+	done := func(next int64, failed bool) {
+		switch {
+		case !failed && payload != "" && next <= held.last:
+			if body == resp.Body {
+				resp.Body = io.NopCloser(strings.NewReader("")) // the caller's Close is not this body's now
+			}
+			openBodies.keep(payload, body, next)
+		case body != resp.Body:
+			body.Close()
+		}
+	}
+	_, err := io.CopyN(io.Discard, body, want.first-at)
+	if err != nil && body != resp.Body {
+		// A kept body that cannot be read on (its session's file gone): this
+		// capture's own, from its start.
+		body.Close()
+		body = resp.Body
+		_, err = io.CopyN(io.Discard, body, want.first-held.first)
+	}
+	if err != nil {
+		done(0, true)
 		why := fmt.Sprintf("the archive's record could not be read to byte %d: %v", want.first, err)
 		return RespondNotArchived(w, r, why, holder), nil, true
 	}
 	a.Status, a.Reason = httpmsg.StatusPartialContent, "Partial Content"
 	a.Headers = withField(withField(fields(resp.Header), "Content-Range", want.String()+"/"+formatTotal(total)), "Accept-Ranges", "bytes")
 	writeAnswer(w, a)
-	n, err := io.Copy(w, io.LimitReader(resp.Body, want.last-want.first+1))
+	n, err := io.Copy(w, io.LimitReader(body, want.last-want.first+1))
 	if err != nil || n != want.last-want.first+1 {
+		done(0, true)
 		a.Withheld, a.Why = true, fmt.Sprintf("the archive's record could not be read to the end of %s (%d bytes read): %v", want, n, err)
 		return a, fmt.Errorf("%w: %s: %s", ErrCut, r.URL, a.Why), true
 	}
+	done(want.last+1, false)
 	if want.open {
 		streams.answered(r.URL, want.last+1, chunk)
 	}
@@ -220,6 +263,58 @@ func (s *rangeStreams) answered(url string, end, chunk int64) {
 		clear(s.last)
 	}
 	s.last[url] = rangeStream{end, chunk}
+}
+
+// openBodies are the bodies kept open after a range, the most recent last.
+var openBodies = keptBodies{}
+
+// keptBodies holds bodies of captures read up to a point, each for the next range of
+// its payload to read on from.
+type keptBodies struct {
+	mu     sync.Mutex
+	bodies []keptBody
+}
+
+// A keptBody is a payload's body read up to at (the offset, in the representation,
+// of the next byte it gives). payload names the payload and the bytes its capture
+// holds: its digest, the range held and the length.
+type keptBody struct {
+	payload string
+	body    io.ReadCloser
+	at      int64
+}
+
+// take removes and returns a body of payload that has read no further than first; ok
+// is false when none is kept (or payload is "": nothing to match).
+func (k *keptBodies) take(payload string, first int64) (b keptBody, ok bool) {
+	if payload == "" {
+		return b, false
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for i := len(k.bodies) - 1; i >= 0; i-- {
+		if b = k.bodies[i]; b.payload == payload && b.at <= first {
+			k.bodies = slices.Delete(k.bodies, i, i+1)
+			return b, true
+		}
+	}
+	return keptBody{}, false
+}
+
+// keep keeps body, of payload, read up to at; past MaxKeptBodies, the one kept
+// longest is closed.
+func (k *keptBodies) keep(payload string, body io.ReadCloser, at int64) {
+	k.mu.Lock()
+	k.bodies = append(k.bodies, keptBody{payload, body, at})
+	var out []keptBody
+	if n := len(k.bodies) - MaxKeptBodies; n > 0 {
+		out = slices.Clone(k.bodies[:n])
+		k.bodies = slices.Delete(k.bodies, 0, n)
+	}
+	k.mu.Unlock()
+	for _, b := range out {
+		b.body.Close()
+	}
 }
 
 // withField sets name to value in a sorted header list, replacing any values.

@@ -427,28 +427,7 @@ func TestServeOpenRanges(t *testing.T) {
 	})
 	f := NewFile(bytes.NewReader(file), int64(len(file)))
 	ix.MaxBody = 1 << 30
-	ask := func(first int64) (int64, int64) {
-		t.Helper()
-		rec := httptest.NewRecorder()
-		a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: "http://example.com/film.webm", Header: httpmsg.Header{"Range": {"bytes=" + strconv.FormatInt(first, 10) + "-"}}}, "", f)
-		if err != nil || a.Status != 206 {
-			t.Fatalf("bytes=%d-: %d %v", first, a.Status, err)
-		}
-		var cr string
-		for _, h := range a.Headers {
-			if h.Name == "Content-Range" {
-				cr = h.Value
-			}
-		}
-		var from, to int64
-		if _, err := fmt.Sscanf(cr, "bytes %d-%d/", &from, &to); err != nil || from != first {
-			t.Fatalf("bytes=%d-: Content-Range %q", first, cr)
-		}
-		if !bytes.Equal(rec.Body.Bytes(), body[from:to+1]) {
-			t.Fatalf("bytes=%d-: the body is not bytes %d-%d of the capture", first, from, to)
-		}
-		return from, to + 1
-	}
+	ask := func(first int64) (int64, int64) { return askOpenRange(t, ix, f, "http://example.com/film.webm", body, first) }
 	at := int64(0)
 	for i, want := range []int64{MinRangeChunk, 2 * MinRangeChunk, 4 * MinRangeChunk, 8 * MinRangeChunk, 16 * MinRangeChunk, MaxRangeChunk, MaxRangeChunk} {
 		from, end := ask(at)
