@@ -67,7 +67,9 @@ func TestServeRangesReadOn(t *testing.T) {
 	ix.MaxBody = 1 << 30
 	src := &countingReaderAt{r: bytes.NewReader(file)}
 	f := NewFile(src, int64(len(file)))
-	ask := func(first int64) (int64, int64) { return askOpenRange(t, ix, f, "http://example.com/film.webm", body, first) }
+	ask := func(first int64) (int64, int64) {
+		return askOpenRange(t, ix, f, "http://example.com/film.webm", body, first)
+	}
 	read := func() int64 { return src.n.Swap(0) }
 	slack := int64(mib) // each answer's record header, and what the readers buffer ahead
 

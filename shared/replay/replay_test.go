@@ -427,7 +427,9 @@ func TestServeOpenRanges(t *testing.T) {
 	})
 	f := NewFile(bytes.NewReader(file), int64(len(file)))
 	ix.MaxBody = 1 << 30
-	ask := func(first int64) (int64, int64) { return askOpenRange(t, ix, f, "http://example.com/film.webm", body, first) }
+	ask := func(first int64) (int64, int64) {
+		return askOpenRange(t, ix, f, "http://example.com/film.webm", body, first)
+	}
 	at := int64(0)
 	for i, want := range []int64{MinRangeChunk, 2 * MinRangeChunk, 4 * MinRangeChunk, 8 * MinRangeChunk, 16 * MinRangeChunk, MaxRangeChunk, MaxRangeChunk} {
 		from, end := ask(at)
