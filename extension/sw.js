@@ -33,11 +33,11 @@ const showsArrival = newArrivals(() => arrivalMs);
 const pausing = new Set();
 const targetKey = (tabId, sessionId) => tabId + " " + (sessionId || "");
 
-// The tabs a replay bar (replay.js) debugs, as each bar says once it has attached (in
-// the session's storage, which outlives this worker: a worker started again reads
-// them; each with its bar's tab): the browser hands this worker every debugger event of the extension's, theirs
-// too, and the core records no such tab (webkeepHost.attach refuses it), so their
-// events go no further than here instead of into Go as the page loads.
+// The tabs a replay bar (replay.js) debugs, each with its bar's tab, as each bar says
+// once it has attached (in the session's storage, which outlives this worker: a worker
+// started again reads them): the browser hands this worker every debugger event of the
+// extension's, theirs too, and the core records no such tab (webkeepHost.attach refuses
+// it), so their events go no further than here instead of into Go as the page loads.
 const replayTabs = new Set();
 const replayTabKey = "replay tab ";
 const noteReplayTabs = (items) => {
@@ -136,9 +136,9 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   for (const k of pausing) if (k.startsWith(source.tabId + " ")) pausing.delete(k);
   pacer.add((c) => c.detached(source.tabId, String(reason)));
 });
-// A replay's end, done here, for its bar may be gone: a bar asks as it closes (replay.js),
-// and a bar's tab closed ends the replay it began (its page may have been too busy to
-// ask). The replay's tab is sent to about:blank with the debugger still on it, which ends
+// A replay's end, done here, for its bar may be gone: a bar asks as it closes
+// (replay.js), and a bar's tab closed ends the replay it began (its page may have been
+// too busy to ask). The replay's tab is sent to about:blank with the debugger still on it, which ends
 // its page's requests, those still paused too, and is closed half a second later, once
 // that page has unloaded. Closing it at once detached the debugger while the page,
 // unloading, still had requests paused that no event had shown: the browser let them go
@@ -157,7 +157,7 @@ const endReplay = (tab) => {
     endingReplays.delete(tab);
     // No replay bar open: the next one may have begun already, and turned it off.
     const bars = await chrome.runtime.getContexts({ contextTypes: ["TAB"] });
-    if (!bars.some((c) => new URL(c.documentUrl).pathname === "/replay.html")) {
+    if (!bars.some((c) => c.documentUrl && new URL(c.documentUrl).pathname === "/replay.html")) {
       chrome.privacy.network.networkPredictionEnabled.clear({}).catch(() => {});
     }
   }, replayTabUnload);
