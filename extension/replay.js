@@ -261,9 +261,10 @@ const end = () => {
   chrome.runtime.sendMessage({ endReplay: tabId }).catch(() => {});
 };
 // The replay ends with its bar. Network prediction is the user's again: with a replay
-// tab, once the worker has ended the last replay.
+// tab, once the worker has ended the last replay (a browser with no debugger for the
+// extension has no replay, nor a worker that ends one).
 addEventListener("pagehide", () => {
-  if (tabId !== null) end();
+  if (tabId !== null && chrome.debugger) end();
   else chrome.privacy.network.networkPredictionEnabled.clear({}).catch(() => {});
 });
 
