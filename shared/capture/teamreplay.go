@@ -167,12 +167,12 @@ func (tm *team) routeReplay(mux *routeTable) {
 			writeError(w, noCapture("the team archive", url))
 			return
 		}
-		resp, done, err := tm.open(r.Context(), m.Capture, line)
+		resp, err := tm.open(r.Context(), m.Capture, line)
 		if err != nil {
 			writeError(w, err)
 			return
 		}
-		defer done()
+		defer resp.Close()
 		sendCapture(w, url, resp)
 	})
 	mux.HandleFunc("GET /api/team/replay/log", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
@@ -203,36 +203,41 @@ func (tm *team) serve(ctx context.Context, w httpmsg.ResponseWriter, r *replay.R
 	if !ok {
 		return replay.RespondNotArchived(w, r, "", "the team archive"), nil
 	}
-	resp, done, err := tm.open(ctx, m.Capture, line)
+	resp, err := tm.open(ctx, m.Capture, line)
 	if err != nil {
 		return replay.RespondNotArchived(w, r, err.Error(), "the team archive"), nil
 	}
-	defer done()
+	defer resp.Close()
 	return replay.Respond(w, r, m, resp, replay.DefaultMaxBody, "the team archive")
 }
 
 // open reads the answer of capture c (of line) from the team archive: its
 // record by Range from its bundle; a revisit's header from its own record and its
-// payload from its original's. done closes what the answer reads.
-func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (resp *replay.Response, done func(), err error) {
+// payload from its original's. The Body's Close ends the requests it reads by.
+// The Body may be kept open after a range answer (replay.Response.KeepOpen) for the
+// next range to read on from, so its requests outlive the API request asking: a
+// team video played through reads its record once, not from its start for each
+// range.
+func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.Response, error) {
+	ctx = context.WithoutCancel(ctx)
 	if c.Mime != "warc/revisit" {
 		f := &teamFile{tm: tm, ctx: ctx, path: line.path(), length: c.Length}
 		resp, err := replay.OpenRecord(f, c)
 		if err != nil {
 			f.Close()
-			return nil, nil, teamRecordError(line, err)
+			return nil, teamRecordError(line, err)
 		}
-		return resp, f.Close, nil
+		return closingWith(resp, f), nil
 	}
 	// The revisit, whole: its WARC header names the original's URL and date.
 	if c.Length <= 0 || c.Length > maxTeamRevisit {
-		return nil, nil, fmt.Errorf("the revisit record in %s is %d bytes: not a revisit webkeep can read", line.Source, c.Length)
+		return nil, fmt.Errorf("the revisit record in %s is %d bytes: not a revisit webkeep can read", line.Source, c.Length)
 	}
 	f := &teamFile{tm: tm, ctx: ctx, path: line.path(), length: c.Length}
 	b, err := io.ReadAll(io.LimitReader(f.Reader(c.Offset), c.Length))
 	f.Close()
 	if err != nil {
-		return nil, nil, teamRecordError(line, err)
+		return nil, teamRecordError(line, err)
 	}
 	var refersTo, refersDate string
 	if rd, err := warc.NewReader(bytes.NewReader(b)); err == nil {
@@ -244,27 +249,46 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (resp *rep
 	rev, err := replay.ReadResponseAt(replay.NewFile(bytes.NewReader(b), int64(len(b))), 0) // its own header
 
 	if err != nil {
-		return nil, nil, teamRecordError(line, err)
+		return nil, teamRecordError(line, err)
 	}
 	rev.Body.Close()
 	oc, oline, ok, err := tm.original(ctx, c, line, refersTo, refersDate)
 	if err != nil {
-		return nil, nil, fmt.Errorf("revisit of %s: looking up its original: %w", c.URL, err)
+		return nil, fmt.Errorf("revisit of %s: looking up its original: %w", c.URL, err)
 	}
 	if !ok {
-		return nil, nil, fmt.Errorf("revisit of %s in %s: the team archive has no response with its payload (digest %s)", c.URL, line.Source, c.Digest)
+		return nil, fmt.Errorf("revisit of %s in %s: the team archive has no response with its payload (digest %s)", c.URL, line.Source, c.Digest)
 	}
 	of := &teamFile{tm: tm, ctx: ctx, path: oline.path(), length: oc.Length}
 	orig, err := replay.OpenRecord(of, oc)
 	if err != nil {
 		of.Close()
-		return nil, nil, fmt.Errorf("revisit of %s: its original: %w", c.URL, teamRecordError(oline, err))
+		return nil, fmt.Errorf("revisit of %s: its original: %w", c.URL, teamRecordError(oline, err))
 	}
 	if rev.Status == 0 {
 		rev.Status, rev.Reason, rev.Header = orig.Status, orig.Reason, orig.Header
 	}
 	rev.Body, rev.Size, rev.Capture, rev.Original = orig.Body, orig.Size, c, oc
-	return rev, of.Close, nil
+	return closingWith(rev, of), nil
+}
+
+// closingWith makes resp's Body close f too, and lets a range answer keep it open.
+func closingWith(resp *replay.Response, f *teamFile) *replay.Response {
+	resp.Body = teamBody{resp.Body, f}
+	resp.KeepOpen = true
+	return resp
+}
+
+// teamBody is a capture's body read from a teamFile, which its Close closes too.
+type teamBody struct {
+	io.ReadCloser
+	f *teamFile
+}
+
+func (b teamBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.f.Close()
+	return err
 }
 
 // teamRecordError says which bundle's record could not be read.

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -720,4 +721,55 @@ func TestTeamReplayFileSavesACapture(t *testing.T) {
 	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "the team archive has no capture of GET http://example.org/other") {
 		t.Errorf("no capture: %d %s", rec.Code, rec.Body)
 	}
+}
+
+// A team capture played through in open ranges, as a player asks, is read from the
+// team archive about once: each range reads on from the body the last one kept open,
+// instead of reading the record from its start again.
+func TestTeamReplayRangesReadOn(t *testing.T) {
+	video := make([]byte, 6<<20)
+	rand.NewChaCha8([32]byte{2}).Read(video) // incompressible: the record is as long
+	b := writeTeamBundle(t, "webkeep-video", warc.V11, warc.NewDeduper(), []teamExchange{
+		{at: "20250101000000", method: "GET", url: "http://example.org/film.webm", resp: teamOK("video/webm", string(video))},
+	})
+	ft := newFakeTeam(t, "s3cret", b)
+	svc, h := replayTeamService(t, ft, "s3cret")
+	var read countedBodies
+	svc.http.test = nethttp.Client{Client: &http.Client{Transport: &read}}
+	requests := 0
+	for at := 0; at < len(video); requests++ {
+		a, body, rec := teamAnswer(t, h, "", "GET", "http://example.org/film.webm", map[string]string{"Range": fmt.Sprintf("bytes=%d-", at)}, "")
+		if rec.Code != http.StatusOK || a.Status != http.StatusPartialContent || body == "" || body != string(video[at:at+len(body)]) {
+			t.Fatalf("bytes=%d-: %d %d, %d bytes, not those of the capture", at, rec.Code, a.Status, len(body))
+		}
+		at += len(body)
+	}
+	// Each answer also opens the record for its header (the warc reader's 64 KiB
+	// read ahead, and the inflater's).
+	if n, most := read.n.Load(), int64(len(b.warc)+requests*256<<10); n > most {
+		t.Errorf("played through in %d requests, %d bytes read from the team archive (at most %d): a %d-byte record read from its start for each", requests, n, most, len(b.warc))
+	}
+}
+
+// countedBodies is an http.RoundTripper that counts the bytes read of the bodies
+// of its answers.
+type countedBodies struct{ n atomic.Int64 }
+
+func (c *countedBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err == nil {
+		resp.Body = countedBody{resp.Body, &c.n}
+	}
+	return resp, err
+}
+
+type countedBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b countedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
 }

@@ -38,9 +38,11 @@ type Response struct {
 	// Capture is the capture that answered; Original, for a revisit, the capture
 	// whose payload Body is.
 	Capture, Original cdx.Entry
-	// keepable: Body may be kept open after a range, for the next (ranges.go). Set
-	// for a session's captures (Index.Open), whose file stays open.
-	keepable bool
+	// KeepOpen lets a range answer keep Body open after it, for a later range of
+	// the same payload to read on from (ranges.go), and close it later: Body's
+	// Close must then release all that Body reads from. Index.Open sets it for a
+	// session's captures, whose file stays open.
+	KeepOpen bool
 }
 
 // Close closes Body, unless a range answer kept it for the next (then Body reads
@@ -59,7 +61,7 @@ func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.keepable = true
+	resp.KeepOpen = true
 	if c.Mime != revisitMime {
 		return resp, nil
 	}

@@ -24,10 +24,11 @@ import (
 // first request and a seek (an open range of a URL that does not start where the
 // last one answered ended) get MinRangeChunk; a request that goes on from there gets
 // twice the last chunk, up to MaxRangeChunk, so that playing a capture through
-// takes few requests. A session's capture read for a range is kept open where the
-// range ended (a few of them, MaxKeptBodies), so that a later range of the same
-// payload reads on from there instead of from the record's start, whose gzip member
-// is inflated up to the range: playing a large capture through reads it once.
+// takes few requests. A capture read for a range is kept open where the range
+// ended (one whose Response allows it, KeepOpen; a few of them, MaxKeptBodies), so
+// that a later range of the same payload reads on from there instead of from the
+// record's start, whose gzip member is inflated up to the range: playing a large
+// capture through reads it once.
 // A capture that was itself a 206 answers a range within the bytes it holds; a
 // range it does not hold is not archived (and listed as missed).
 // Several ranges, or a header that is not one, get the whole capture (200), which
@@ -177,7 +178,7 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 	// The body to read the range from: one kept where an earlier range of the same
 	// payload ended, if it ended at or before this one's start; else this capture's.
 	payload := ""
-	if d := cmp.Or(resp.Original.Digest, resp.Capture.Digest); resp.keepable && d != "" {
+	if d := cmp.Or(resp.Original.Digest, resp.Capture.Digest); resp.KeepOpen && d != "" {
 		payload = fmt.Sprintf("%s %s/%s", d, held, formatTotal(total))
 	}
 	body, at := resp.Body, held.first
