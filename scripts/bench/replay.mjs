@@ -215,10 +215,10 @@ for (const { url, f } of [...rows, all]) {
   console.log(`| ${url} | ${ms(median(f.newTab))} | ${ms(median(f.blankTab))} | ${ms(median(f.replayWoken))} | ${band(f.replayWoken, f.blankTab)} | ${band(f.replayWoken, f.newTab)} | ${ms(median(f.teamWoken))} | ${band(f.teamWoken, f.blankTab)} | ${band(f.teamWoken, f.newTab)} |`);
 }
 console.log();
-for (const [side, what] of [["replay", "First loads"], ["team", "First loads from the team archive"], ["replayWoken", "First loads, core woken,"], ["teamWoken", "First loads from the team archive, core woken,"]]) {
+for (const [side, what] of [["replay", "First loads"], ["team", "First loads from the team archive"], ["replayWoken", "First loads, core woken"], ["teamWoken", "First loads from the team archive, core woken"]]) {
   for (const [base, against] of [["blankTab", "the blank tab"], ["newTab", "the new tab"]]) {
     const over = rows.filter(({ f }) => drawn(f[side], f[base])[1] > 1.3).map((r) => r.url);
-    console.log(over.length ? `${what} over 1.3x of ${against} somewhere in their interval: ${over.join(", ")}.` : `${what}: every page's interval is at most 1.3x of ${against}.`);
+    console.log(over.length ? `${what}${what.includes(",") ? "," : ""} over 1.3x of ${against} somewhere in their interval: ${over.join(", ")}.` : `${what}: every page's interval is at most 1.3x of ${against}.`);
   }
 }
 console.log();
