@@ -285,21 +285,26 @@ type keptBody struct {
 	at      int64
 }
 
-// take removes and returns a body of payload that has read no further than first; ok
-// is false when none is kept (or payload is "": nothing to match).
+// take removes and returns the body of payload that has read furthest without
+// passing first; ok is false when none is kept (or payload is "": nothing to match).
 func (k *keptBodies) take(payload string, first int64) (b keptBody, ok bool) {
 	if payload == "" {
 		return b, false
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	for i := len(k.bodies) - 1; i >= 0; i-- {
-		if b = k.bodies[i]; b.payload == payload && b.at <= first {
-			k.bodies = slices.Delete(k.bodies, i, i+1)
-			return b, true
+	best := -1
+	for i, c := range k.bodies {
+		if c.payload == payload && c.at <= first && (best < 0 || c.at > k.bodies[best].at) {
+			best = i
 		}
 	}
-	return keptBody{}, false
+	if best < 0 {
+		return b, false
+	}
+	b = k.bodies[best]
+	k.bodies = slices.Delete(k.bodies, best, best+1)
+	return b, true
 }
 
 // keep keeps body, of payload, read up to at; past MaxKeptBodies, the one kept

@@ -117,6 +117,16 @@ func TestKeptBodies(t *testing.T) {
 	if _, ok := k.take("payload 3", 200); ok {
 		t.Error("a body was taken twice")
 	}
+	// Of two bodies of one payload (played on, then a seek back), the one that has
+	// read furthest without passing the range.
+	var two keptBodies
+	two.keep("film", closer{func() {}}, 20<<20)
+	two.keep("film", closer{func() {}}, 4<<20)
+	for _, c := range []struct{ first, want int64 }{{25 << 20, 20 << 20}, {12 << 20, 4 << 20}} {
+		if b, ok := two.take("film", c.first); !ok || b.at != c.want {
+			t.Errorf("take(film, %d) = %d, %v; want the body at %d", c.first, b.at, ok, c.want)
+		}
+	}
 }
 
 // closer is an io.ReadCloser that reads nothing and calls close when closed.
