@@ -215,13 +215,13 @@ func (tm *team) serve(ctx context.Context, w httpmsg.ResponseWriter, r *replay.R
 // record by Range from its bundle; a revisit's header from its own record and its
 // payload from its original's. The Body's Close ends the requests it reads by.
 // The Body may be kept open after a range answer (replay.Response.KeepOpen) for the
-// next range to read on from, so its requests outlive the API request asking: a
-// team video played through reads its record once, not from its start for each
-// range.
+// next range to read on from, so the requests of the file it reads outlive the API
+// request asking (files, not cancelled with ctx): a team video played through reads
+// its record once, not from its start for each range.
 func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.Response, error) {
-	ctx = context.WithoutCancel(ctx)
+	files := context.WithoutCancel(ctx)
 	if c.Mime != "warc/revisit" {
-		f := &teamFile{tm: tm, ctx: ctx, path: line.path(), length: c.Length}
+		f := &teamFile{tm: tm, ctx: files, path: line.path(), length: c.Length}
 		resp, err := replay.OpenRecord(f, c)
 		if err != nil {
 			f.Close()
@@ -259,7 +259,7 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.R
 	if !ok {
 		return nil, fmt.Errorf("revisit of %s in %s: the team archive has no response with its payload (digest %s)", c.URL, line.Source, c.Digest)
 	}
-	of := &teamFile{tm: tm, ctx: ctx, path: oline.path(), length: oc.Length}
+	of := &teamFile{tm: tm, ctx: files, path: oline.path(), length: oc.Length}
 	orig, err := replay.OpenRecord(of, oc)
 	if err != nil {
 		of.Close()
