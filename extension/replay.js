@@ -251,9 +251,10 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 });
 // end ends the replay: the worker sends its tab to about:blank and closes it (sw.js's
 // endReplay), so that none of the tab's requests goes to the web. The worker does it
-// for the bar, which may be closing, and also when the bar's tab is closed. (The bar's
-// own navigation of the tab as it closed let requests through: 19 of a page asking
-// every 5 ms reached the web.)
+// for the bar, which may be closing, and also when the bar's tab is closed. (With the
+// bar sending the tab to about:blank itself as it closed, 19 connections reached the
+// site's port in one run of a page asking every 5 ms; that run had network prediction
+// set back too early as well, so which did it was not found.)
 let ending = false;
 const end = () => {
   if (tabId === null || ending) return;

@@ -138,11 +138,11 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 });
 // A replay's end, done here, for its bar may be gone: a bar asks as it closes
 // (replay.js), and a bar's tab closed ends the replay it began (its page may have been
-// too busy to ask). The replay's tab is sent to about:blank with the debugger still on it, which ends
-// its page's requests, those still paused too, and is closed half a second later, once
-// that page has unloaded. Closing it at once detached the debugger while the page,
-// unloading, still had requests paused that no event had shown: the browser let them go
-// on to the web. Network prediction, off while a replay runs, is the user's again once
+// too busy to ask). The replay's tab is sent to about:blank with the debugger still on
+// it, which ends its page's requests, those still paused too, and is closed half a
+// second later, once that page has unloaded (the time a probe found enough; no event
+// says so). Closing it at once detached the debugger while the page, unloading, still
+// had requests paused that no event had shown: the browser let them go on to the web. Network prediction, off while a replay runs, is the user's again once
 // no replay bar is open (cleared while the next replay ran, the browser preconnected to
 // the replayed site: two connections a page in the capture check's test). Only a
 // replay's tab is ended so.
