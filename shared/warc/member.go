@@ -23,6 +23,19 @@ import (
 // that looks at the deflate blocks (as a lazy Reader does) gains from it. The
 // head, left uncompressed, makes a file about 2% larger (a few hundred bytes per
 // record).
+//
+// A large record whose body does not compress (a video, an archive: see
+// Writer.storesWhole) is stored whole instead, every block stored and full but the
+// last, which is final:
+//
+//	gzip header, as above (24 bytes)
+//	stored deflate blocks of maxStoredBlock bytes, not final
+//	a final stored block of the rest (maybe none)
+//	CRC-32 and ISIZE
+//
+// Where any of its bytes lies then follows from its position alone, so that a
+// reader can start anywhere in it, inflating nothing before (StoredMember): a seek
+// in a recorded video reads only what it plays.
 
 // maxHTTPHead is how far into an HTTP block the end of its HTTP header is looked
 // for. A longer HTTP header is compressed with the rest.
@@ -42,6 +55,7 @@ type memberWriter struct {
 	head    []byte // the head, gathered until it is whole
 	headLen int
 	stored  bool // the head has been written
+	whole   bool // every block is stored; head gathers the current block
 }
 
 // gzipHeaderSL is the gzip header (RFC 1952) of a member: deflate, FEXTRA, no
@@ -55,9 +69,14 @@ var gzipHeaderSL = []byte{
 // slAt is where the two sl lengths start in a member written by this package.
 const slAt = 16
 
-// reset starts a member on dst whose first headLen bytes are stored.
-func (m *memberWriter) reset(dst io.Writer, headLen int) error {
-	m.dst, m.crc, m.size, m.head, m.headLen, m.stored = dst, 0, 0, m.head[:0], headLen, headLen == 0
+// reset starts a member on dst whose first headLen bytes are stored, or, with
+// whole, all of whose bytes are.
+func (m *memberWriter) reset(dst io.Writer, headLen int, whole bool) error {
+	m.dst, m.crc, m.size, m.head, m.headLen, m.stored, m.whole = dst, 0, 0, m.head[:0], headLen, headLen == 0, whole
+	if whole {
+		_, err := dst.Write(gzipHeaderSL)
+		return err
+	}
 	if m.fw == nil {
 		fw, err := flate.NewWriter(dst, m.level)
 		if err != nil {
@@ -75,6 +94,20 @@ func (m *memberWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	m.crc = crc32.Update(m.crc, crc32.IEEETable, p)
 	m.size += uint32(n)
+	if m.whole {
+		for len(p) > 0 {
+			k := min(maxStoredBlock-len(m.head), len(p))
+			m.head = append(m.head, p[:k]...)
+			p = p[k:]
+			if len(m.head) == maxStoredBlock {
+				if err := m.writeStored(m.head, false); err != nil {
+					return 0, err
+				}
+				m.head = m.head[:0]
+			}
+		}
+		return n, nil
+	}
 	if !m.stored {
 		k := min(m.headLen-len(m.head), len(p))
 		m.head = append(m.head, p[:k]...)
@@ -96,15 +129,9 @@ func (m *memberWriter) Write(p []byte) (int, error) {
 // writeHead writes the gathered head as stored blocks, none of them final.
 func (m *memberWriter) writeHead() error {
 	m.stored = true
-	var hdr [5]byte
 	for h := m.head; len(h) > 0; {
 		k := min(len(h), maxStoredBlock)
-		binary.LittleEndian.PutUint16(hdr[1:], uint16(k))
-		binary.LittleEndian.PutUint16(hdr[3:], ^uint16(k))
-		if _, err := m.dst.Write(hdr[:]); err != nil {
-			return err
-		}
-		if _, err := m.dst.Write(h[:k]); err != nil {
+		if err := m.writeStored(h[:k], false); err != nil {
 			return err
 		}
 		h = h[k:]
@@ -112,15 +139,38 @@ func (m *memberWriter) writeHead() error {
 	return nil
 }
 
+// writeStored writes p (at most maxStoredBlock bytes) as one stored block, the
+// last one when final.
+func (m *memberWriter) writeStored(p []byte, final bool) error {
+	var hdr [5]byte
+	if final {
+		hdr[0] = 1 // BFINAL 1, BTYPE 00; the other five bits pad to the byte
+	}
+	binary.LittleEndian.PutUint16(hdr[1:], uint16(len(p)))
+	binary.LittleEndian.PutUint16(hdr[3:], ^uint16(len(p)))
+	if _, err := m.dst.Write(hdr[:]); err != nil {
+		return err
+	}
+	_, err := m.dst.Write(p)
+	return err
+}
+
 // close ends the deflate stream and writes the gzip trailer.
 func (m *memberWriter) close() error {
-	if !m.stored {
+	switch {
+	case m.whole:
+		if err := m.writeStored(m.head, true); err != nil {
+			return err
+		}
+	case !m.stored:
 		if err := m.writeHead(); err != nil {
 			return err
 		}
-	}
-	if err := m.fw.Close(); err != nil {
-		return err
+		fallthrough
+	default:
+		if err := m.fw.Close(); err != nil {
+			return err
+		}
 	}
 	var tr [8]byte
 	binary.LittleEndian.PutUint32(tr[:4], m.crc)

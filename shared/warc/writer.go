@@ -105,8 +105,9 @@ type Writer struct {
 	err  error
 
 	gz     memberWriter
-	peek   []byte       // the start of a block read through io.ReaderAt, for httpHeadLen
-	member bytes.Buffer // one compressed member, to fill in sl before writing it
+	peek   []byte        // the start of a block read through io.ReaderAt, for httpHeadLen
+	sample *flate.Writer // for storesWhole
+	member bytes.Buffer  // one compressed member, to fill in sl before writing it
 	hdr    []byte
 	buf    []byte // a buffered block
 	copy   []byte // copy buffer for seekable blocks
@@ -551,14 +552,15 @@ func (w *Writer) emit(rec *Record, fields, extra Header, blk block) (int64, erro
 		return n, err
 	}
 	head := len(w.hdr) + w.httpHeadLen(rec, blk)
+	whole := w.storesWhole(blk)
 	switch {
 	case blk.n > w.opts.MaxBuffer && w.ws != nil:
-		return w.emitSeek(blk, head, ulen)
+		return w.emitSeek(blk, head, whole, ulen)
 	case blk.n > w.opts.MaxBuffer:
 		// Streamed as it is compressed; its sl lengths stay zero ("unknown"), which
 		// readers of WARC/1.x do not need.
 		cw := &countWriter{w: w.w}
-		err := w.writeMember(cw, blk, head)
+		err := w.writeMember(cw, blk, head, whole)
 		w.off += cw.n
 		if err != nil {
 			w.err = err
@@ -566,7 +568,7 @@ func (w *Writer) emit(rec *Record, fields, extra Header, blk block) (int64, erro
 		return cw.n, err
 	}
 	w.member.Reset()
-	if err := w.writeMember(&w.member, blk, head); err != nil {
+	if err := w.writeMember(&w.member, blk, head, whole); err != nil {
 		return 0, err
 	}
 	m := w.member.Bytes()
@@ -583,9 +585,9 @@ func (w *Writer) emit(rec *Record, fields, extra Header, blk block) (int64, erro
 }
 
 // writeMember writes the record as one gzip member to dst, its first head bytes
-// stored (see memberWriter).
-func (w *Writer) writeMember(dst io.Writer, blk block, head int) error {
-	if err := w.gz.reset(dst, head); err != nil {
+// stored, or with whole all of it (see memberWriter).
+func (w *Writer) writeMember(dst io.Writer, blk block, head int, whole bool) error {
+	if err := w.gz.reset(dst, head, whole); err != nil {
 		return err
 	}
 	if _, err := w.writeBody(&w.gz, blk); err != nil {
@@ -595,13 +597,13 @@ func (w *Writer) writeMember(dst io.Writer, blk block, head int) error {
 }
 
 // emitSeek writes a member straight to a seekable destination and patches sl after.
-func (w *Writer) emitSeek(blk block, head int, ulen int64) (int64, error) {
+func (w *Writer) emitSeek(blk block, head int, whole bool, ulen int64) (int64, error) {
 	start, err := w.ws.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return 0, err
 	}
 	cw := &countWriter{w: w.w}
-	if err := w.writeMember(cw, blk, head); err != nil {
+	if err := w.writeMember(cw, blk, head, whole); err != nil {
 		w.err = err
 		return cw.n, err
 	}
@@ -624,6 +626,48 @@ func (w *Writer) emitSeek(blk block, head int, ulen int64) (int64, error) {
 		}
 	}
 	return cw.n, nil
+}
+
+// storedWholeMin is the shortest block that storesWhole looks at: a shorter one is
+// read whole by a replay anyway.
+const storedWholeMin = 1 << 20
+
+// sampleLen is how much of a block storesWhole compresses to see whether it would
+// gain.
+const sampleLen = 64 << 10
+
+// storesWhole reports whether the block is stored whole in its gzip member (see
+// memberWriter): a block of storedWholeMin bytes or more whose middle does not
+// compress by 3% (a video, an image, an archive: what a reader seeks in by Range).
+// It costs the compression of sampleLen bytes at the fastest level, and spares the
+// compression of the rest.
+func (w *Writer) storesWhole(blk block) bool {
+	if blk.n < storedWholeMin {
+		return false
+	}
+	at := blk.n/2 - sampleLen/2
+	var p []byte
+	if blk.data != nil {
+		p = blk.data[at : at+sampleLen]
+	} else if ra, ok := blk.rs.(io.ReaderAt); ok {
+		if len(w.peek) < sampleLen {
+			w.peek = make([]byte, max(sampleLen, maxHTTPHead))
+		}
+		k, _ := ra.ReadAt(w.peek[:sampleLen], blk.start+at)
+		p = w.peek[:k]
+	}
+	if len(p) < sampleLen {
+		return false
+	}
+	if w.sample == nil {
+		w.sample, _ = flate.NewWriter(io.Discard, flate.BestSpeed)
+	}
+	var n countWriter
+	n.w = io.Discard
+	w.sample.Reset(&n)
+	w.sample.Write(p)
+	w.sample.Close()
+	return n.n*100 >= int64(len(p))*97
 }
 
 // writeBody writes the prepared header, the block and the closing CRLF CRLF to dst.
