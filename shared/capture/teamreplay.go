@@ -227,6 +227,7 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.R
 			f.Close()
 			return nil, teamRecordError(line, err)
 		}
+		resp.SeekWith(tm.seekIn(files, line.path(), c))
 		return closingWith(resp, f), nil
 	}
 	// The revisit, whole: its WARC header names the original's URL and date.
@@ -251,25 +252,39 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.R
 	if err != nil {
 		return nil, teamRecordError(line, err)
 	}
-	rev.Body.Close()
 	oc, oline, ok, err := tm.original(ctx, c, line, refersTo, refersDate)
 	if err != nil {
+		rev.Body.Close()
 		return nil, fmt.Errorf("revisit of %s: looking up its original: %w", c.URL, err)
 	}
 	if !ok {
+		rev.Body.Close()
 		return nil, fmt.Errorf("revisit of %s in %s: the team archive has no response with its payload (digest %s)", c.URL, line.Source, c.Digest)
 	}
 	of := &teamFile{tm: tm, ctx: files, path: oline.path(), length: oc.Length}
 	orig, err := replay.OpenRecord(of, oc)
 	if err != nil {
 		of.Close()
+		rev.Body.Close()
 		return nil, fmt.Errorf("revisit of %s: its original: %w", c.URL, teamRecordError(oline, err))
 	}
+	orig.SeekWith(tm.seekIn(files, oline.path(), oc))
 	if rev.Status == 0 {
 		rev.Status, rev.Reason, rev.Header = orig.Status, orig.Reason, orig.Header
 	}
-	rev.Body, rev.Size, rev.Capture, rev.Original = orig.Body, orig.Size, c, oc
+	rev.UseBody(orig)
+	rev.Capture = c
 	return closingWith(rev, of), nil
+}
+
+// seekIn returns how a range of the body of capture c, in the bundle file at path,
+// is read from where it lies in its record (replay.Response.SeekWith): each by a
+// request of its own, for the rest of the record, which its reader's Close ends.
+func (tm *team) seekIn(ctx context.Context, path string, c cdx.Entry) func(off int64) io.ReadCloser {
+	return func(off int64) io.ReadCloser {
+		f := &teamFile{tm: tm, ctx: ctx, path: path, length: c.Offset + c.Length - off}
+		return teamBody{io.NopCloser(f.Reader(off)), f}
+	}
 }
 
 // closingWith makes resp's Body close f too, and lets a range answer keep it open.

@@ -28,7 +28,10 @@ import (
 // ended (one whose Response allows it, KeepOpen; a few of them, MaxKeptBodies), so
 // that a later range of the same payload reads on from there instead of from the
 // record's start, whose gzip member is inflated up to the range: playing a large
-// capture through reads it once.
+// capture through reads it once. A range far on from any such body, of a record
+// stored whole (warc.StoredMember: webkeep stores so a large body that does not
+// compress, a video), is read from where it lies in the record, nothing before it
+// read: a seek costs what it plays.
 // A capture that was itself a 206 answers a range within the bytes it holds; a
 // range it does not hold is not archived (and listed as missed).
 // Several ranges, or a header that is not one, get the whole capture (200), which
@@ -182,8 +185,18 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		payload = fmt.Sprintf("%s %s/%s", d, held, formatTotal(total))
 	}
 	body, at := resp.Body, held.first
-	if k, ok := openBodies.take(payload, want.first); ok {
+	k, took := openBodies.take(payload, want.first)
+	if took {
 		body, at = k.body, k.at
+	}
+	// Far on, a record stored whole is read from where the range lies instead.
+	if want.first-at > seekGap {
+		if b, ok := resp.seek(want.first - held.first); ok {
+			if took {
+				openBodies.keep(payload, k.body, k.at)
+			}
+			body, at = b, want.first
+		}
 	}
 	// done ends this answer's use of body, read up to next: kept for the next range
 	// when the capture holds more (failed is false), else closed if it was a kept
@@ -227,6 +240,11 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 	}
 	return a, nil, true
 }
+
+// seekGap is how far on from where a body is a range starts for it to be read from
+// where it lies in its record (Response.seek) rather than by reading on: the
+// bytes between, read and dropped, cost more than opening the record there.
+const seekGap = 1 << 20
 
 // streams are the open ranges answered last: where each URL's ended, and its chunk.
 var streams = rangeStreams{last: map[string]rangeStream{}}

@@ -638,9 +638,9 @@ const sampleLen = 64 << 10
 
 // storesWhole reports whether the block is stored whole in its gzip member (see
 // memberWriter): a block of storedWholeMin bytes or more whose middle does not
-// compress by 3% (a video, an image, an archive: what a reader seeks in by Range).
-// It costs the compression of sampleLen bytes at the fastest level, and spares the
-// compression of the rest.
+// compress by 3% at the Writer's level (a video, an image, an archive: what a
+// reader seeks in by Range). It costs the compression of sampleLen bytes, and
+// spares the compression of the rest.
 func (w *Writer) storesWhole(blk block) bool {
 	if blk.n < storedWholeMin {
 		return false
@@ -660,7 +660,7 @@ func (w *Writer) storesWhole(blk block) bool {
 		return false
 	}
 	if w.sample == nil {
-		w.sample, _ = flate.NewWriter(io.Discard, flate.BestSpeed)
+		w.sample, _ = flate.NewWriter(io.Discard, w.opts.Level)
 	}
 	var n countWriter
 	n.w = io.Discard
