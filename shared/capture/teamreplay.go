@@ -227,7 +227,7 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.R
 			f.Close()
 			return nil, teamRecordError(line, err)
 		}
-		resp.SeekWith(tm.seekIn(files, line.path(), c))
+		resp.SeekWith(tm.seekIn(files, line.path()))
 		return closingWith(resp, f), nil
 	}
 	// The revisit, whole: its WARC header names the original's URL and date.
@@ -268,7 +268,7 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.R
 		rev.Body.Close()
 		return nil, fmt.Errorf("revisit of %s: its original: %w", c.URL, teamRecordError(oline, err))
 	}
-	orig.SeekWith(tm.seekIn(files, oline.path(), oc))
+	orig.SeekWith(tm.seekIn(files, oline.path()))
 	if rev.Status == 0 {
 		rev.Status, rev.Reason, rev.Header = orig.Status, orig.Reason, orig.Header
 	}
@@ -277,12 +277,12 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.R
 	return closingWith(rev, of), nil
 }
 
-// seekIn returns how a range of the body of capture c, in the bundle file at path,
-// is read from where it lies in its record (replay.Response.SeekWith): each by a
-// request of its own, for the rest of the record, which its reader's Close ends.
-func (tm *team) seekIn(ctx context.Context, path string, c cdx.Entry) func(off int64) io.ReadCloser {
-	return func(off int64) io.ReadCloser {
-		f := &teamFile{tm: tm, ctx: ctx, path: path, length: c.Offset + c.Length - off}
+// seekIn returns how a range far into a capture's body, in the bundle file at path,
+// is read from where it lies (replay.Response.SeekWith): each read of the file by a
+// request of its own, which its reader's Close ends.
+func (tm *team) seekIn(ctx context.Context, path string) func(off, n int64) io.ReadCloser {
+	return func(off, n int64) io.ReadCloser {
+		f := &teamFile{tm: tm, ctx: ctx, path: path, length: max(n, 0)}
 		return teamBody{io.NopCloser(f.Reader(off)), f}
 	}
 }

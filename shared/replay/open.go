@@ -44,78 +44,13 @@ type Response struct {
 	// session's captures, whose file stays open.
 	KeepOpen bool
 
-	// Where Body lies in its record, when a range of it can be read from there
-	// (seek): the record is one gzip member stored whole (warc.StoredMember) at
-	// memberAt in its file, Body its payload as recorded from the member's
-	// inflated byte bodyAt on, and openAt reads the file from an offset.
-	member   warc.StoredMember
-	memberAt int64
-	bodyAt   int64
-	openAt   func(off int64) io.ReadCloser
-	plain    bool // Body is the rest of a record's block as it is (see ReadResponse)
+	// place is where Body lies in its file, for a range far into it (seek).
+	place bodyPlace
 }
 
 // Close closes Body, unless a range answer kept it for the next (then Body reads
 // nothing, and Close closes nothing).
 func (r *Response) Close() error { return r.Body.Close() }
-
-// seekMin is the shortest body read by seek: a shorter one is read whole anyway.
-const seekMin = 1 << 20
-
-// storedAt sets where Body lies in the record of capture c, if the record is a
-// member stored whole and Body its payload as recorded, for seek; open reads the
-// record's file from an offset.
-func (r *Response) storedAt(c cdx.Entry, open func(off int64) io.ReadCloser) {
-	m, ok := warc.StoredMemberOfLength(c.Length)
-	// The payload ends 4 bytes before the member's inflated end (the record's
-	// closing CRLF CRLF), and starts after its WARC and HTTP headers.
-	at := m.Size - 4 - r.Size
-	if !ok || !r.plain || r.Size < seekMin || at <= 0 {
-		return
-	}
-	r.member, r.memberAt, r.bodyAt, r.openAt = m, c.Offset, at, open
-}
-
-// SeekWith makes ranges of Body read from where they lie in its record (when it
-// is stored whole) by the readers open returns, each of the record's file from a
-// given offset, instead of the File's Readers.
-func (r *Response) SeekWith(open func(off int64) io.ReadCloser) {
-	if r.openAt != nil {
-		r.openAt = open
-	}
-}
-
-// UseBody makes o's payload r's: r's Body, Size and Original become o's, as
-// well as where ranges of it are read from. r's own Body is closed.
-func (r *Response) UseBody(o *Response) {
-	r.Body.Close()
-	r.Body, r.Size, r.Original = o.Body, o.Size, o.Original
-	r.member, r.memberAt, r.bodyAt, r.openAt, r.plain = o.member, o.memberAt, o.bodyAt, o.openAt, o.plain
-}
-
-// seek returns a reader of Body's bytes from its byte n to its end, read from where
-// they lie in the record, nothing before them read, and true; false when the record
-// cannot be read so (not stored whole, or not as its length says: its first block
-// header is read before seek returns).
-func (r *Response) seek(n int64) (io.ReadCloser, bool) {
-	if r.openAt == nil || n < 0 || n >= r.Size {
-		return nil, false
-	}
-	u := r.bodyAt + n
-	f := r.openAt(r.memberAt + r.member.BlockOffset(u))
-	br := bufio.NewReaderSize(io.LimitReader(r.member.NewReader(f, u), r.Size-n), 32<<10)
-	if _, err := br.Peek(1); err != nil {
-		f.Close()
-		return nil, false
-	}
-	return readCloser{br, f}, true
-}
-
-// readCloser reads from a Reader and closes a Closer.
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
 
 // redacted is the value the recorder writes in place of a private header's.
 const redacted = "[redacted by webkeep]"
@@ -159,7 +94,13 @@ func OpenRecord(f File, c cdx.Entry) (*Response, error) {
 		return nil, err
 	}
 	resp.Capture, resp.Original = c, c
-	resp.storedAt(c, func(off int64) io.ReadCloser { return io.NopCloser(f.Reader(off)) })
+	resp.place.at, resp.place.length = c.Offset, c.Length
+	resp.place.open = func(off, n int64) io.ReadCloser {
+		if n < 0 {
+			return io.NopCloser(f.Reader(off))
+		}
+		return io.NopCloser(io.LimitReader(f.Reader(off), n))
+	}
 	return resp, nil
 }
 
@@ -219,7 +160,8 @@ func ReadResponse(rec *warc.Record) (*Response, error) {
 	if rec.BlockLength >= 0 {
 		block = left
 	}
-	br := bufio.NewReaderSize(block, 32<<10)
+	read := &countingReader{r: block}
+	br := bufio.NewReaderSize(read, 32<<10)
 	resp := &Response{Header: httpmsg.Header{}, Size: -1}
 	line, err := textproto.NewReader(br).ReadLine()
 	if rec.Type == warc.TypeRevisit && (err == io.EOF || line == "") {
@@ -253,8 +195,11 @@ func ReadResponse(rec *warc.Record) (*Response, error) {
 		return nil, fmt.Errorf("%w: %v", ErrRecord, err)
 	}
 	resp.Body = body
-	// Of a record in segments, the first alone is at hand here.
-	resp.plain = whole && rec.BlockLength >= 0 && rec.Header.Get(warc.FieldSegmentNumber) == ""
+	if whole {
+		resp.place.head = read.n - int64(br.Buffered())
+		resp.place.segmented = rec.Header.Get(warc.FieldSegmentNumber) == "1"
+		resp.place.plain = rec.BlockLength >= 0 || resp.place.segmented
+	}
 	if whole {
 		// A record in segments does not know its length before its last segment:
 		// its HTTP header does, the body being as the header describes it.

@@ -114,6 +114,43 @@ func TestServeRangesReadOn(t *testing.T) {
 	}
 }
 
+// A record in segments (as the extension writes a body over 8 MiB): a seek skips
+// the segments before it by their lengths, reads a segment stored whole from where
+// the range lies and a compressed one from its start, and goes on into the
+// segments after; each answer the bytes recorded.
+func TestServeRangesSeekSegments(t *testing.T) {
+	const mib = 1 << 20
+	body := make([]byte, 5*mib)
+	rand.NewChaCha8([32]byte{9}).Read(body)
+	// A tail that compresses: its segment is compressed.
+	body = append(body, strings.Repeat("a tail that compresses ", mib/2/23+1)[:mib/2]...)
+	for _, v := range []warc.Version{warc.V09, warc.V11} {
+		ix, file := archiveWith(t, warc.WriterOptions{Version: v, Gzip: true, MaxBuffer: mib}, []exchange{
+			{at: "20240101000000", method: "GET", url: "http://example.com/film", resp: ok200("video/webm", string(body)), stream: true},
+		})
+		ix.MaxBody = 1 << 30
+		src := &countingReaderAt{r: bytes.NewReader(file)}
+		f := NewFile(src, int64(len(file)))
+		for i, c := range []struct {
+			at, most int64
+		}{
+			{4*mib + 1234, MinRangeChunk + 6*16<<10}, // the heads of the segments before it read too
+			{mib + 7, MinRangeChunk},
+			{3*mib - 1000, MinRangeChunk},               // on into the next segment
+			{5*mib + 100<<10, 5*mib/2 - 100<<10 + 4096}, // in the compressed tail: inflated from its start
+		} {
+			src.n.Store(0)
+			askOpenRange(t, ix, f, "http://example.com/film", body, c.at)
+			// Each answer also opens the record for its header (64 KiB read
+			// ahead), the seek's reader buffers ahead 32 KiB, and a reader of
+			// the segments after the one sought in reads ahead 64 KiB and more.
+			if n, most := src.n.Load(), c.most+256<<10; n > most {
+				t.Errorf("%v, seek %d to %d: read %d bytes of the file (at most %d)", v, i, c.at, n, most)
+			}
+		}
+	}
+}
+
 // Bodies kept past MaxKeptBodies are closed, the one kept longest first; take finds
 // a body of the payload asked for that has not read past the range.
 func TestKeptBodies(t *testing.T) {

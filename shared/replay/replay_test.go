@@ -35,8 +35,14 @@ type exchange struct {
 // does.
 func archive(t testing.TB, v warc.Version, exs []exchange) (*Index, []byte) {
 	t.Helper()
+	return archiveWith(t, warc.WriterOptions{Version: v, Gzip: true, Dedup: warc.NewDeduper(), MaxBuffer: 64 << 10}, exs)
+}
+
+// archiveWith is archive with the writer's options given.
+func archiveWith(t testing.TB, opts warc.WriterOptions, exs []exchange) (*Index, []byte) {
+	t.Helper()
 	var file bytes.Buffer
-	w := warc.NewWriter(&file, warc.WriterOptions{Version: v, Gzip: true, Dedup: warc.NewDeduper(), MaxBuffer: 64 << 10})
+	w := warc.NewWriter(&file, opts)
 	for i, ex := range exs {
 		date, err := time.Parse("20060102150405", ex.at)
 		if err != nil {

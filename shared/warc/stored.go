@@ -1,6 +1,7 @@
 package warc
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -110,4 +111,55 @@ func (s *storedMemberReader) block() error {
 	}
 	s.left, s.skip = want-s.skip, 0
 	return nil
+}
+
+// A MemberHead is what the start of a gzip member this package wrote says of the
+// member and of the record in it, read without inflating anything (see
+// memberWriter): enough to skip the member, or to read its block from any byte
+// when it is stored whole.
+type MemberHead struct {
+	// Length and Size are the member's length and inflated length (its sl field).
+	Length, Size int64
+	// Record is the record's header; its Block reads nothing.
+	Record *Record
+	// BlockAt is where the record's block starts in the inflated bytes.
+	BlockAt int64
+	// Stored reports that the member is stored whole: StoredMember{Length, Size}.
+	Stored bool
+}
+
+// MemberHeadRead is the most ReadMemberHead reads: the gzip header, a stored
+// block's header, and a record header; a longer header is not read.
+const MemberHeadRead = 16 << 10
+
+// ReadMemberHead reads the start of the gzip member r starts at, as this package
+// writes it: a gzip header with its sl field filled in, then the record's header in
+// stored blocks. It reads at most MemberHeadRead bytes of r. A member laid out
+// otherwise (another tool's, or one written as it streamed, whose sl is not filled
+// in) is an error wrapping ErrNotStored.
+func ReadMemberHead(r io.Reader) (MemberHead, error) {
+	rd, err := NewReader(io.LimitReader(r, MemberHeadRead))
+	if err != nil {
+		return MemberHead{}, err
+	}
+	if !rd.gzip {
+		return MemberHead{}, fmt.Errorf("%w: not gzip", ErrNotStored)
+	}
+	rd.Lazy(true)
+	rec, err := rd.next()
+	if err != nil {
+		return MemberHead{}, err
+	}
+	m := rd.recMember
+	if !rd.aligned || !m.hasSL || m.slC == 0 {
+		return MemberHead{}, fmt.Errorf("%w: no sl lengths in its gzip header", ErrNotStored)
+	}
+	h := MemberHead{Length: int64(m.slC), Size: int64(m.slU), Record: rec, BlockAt: int64(len(rd.raw))}
+	if rec.BlockLength < 0 || h.BlockAt+rec.BlockLength+4 != h.Size {
+		return MemberHead{}, fmt.Errorf("%w: its record (%d bytes of header, %d of block) is not its sl length %d", ErrNotStored, h.BlockAt, rec.BlockLength, h.Size)
+	}
+	sm, ok := StoredMemberOfLength(h.Length)
+	h.Stored = ok && sm.Size == h.Size
+	rec.Block = bytes.NewReader(nil)
+	return h, nil
 }

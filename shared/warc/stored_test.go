@@ -182,3 +182,68 @@ func FuzzStoredMember(f *testing.F) {
 		}
 	})
 }
+
+// TestReadMemberHead: the heads of a record written in segments say each member's
+// lengths, its record and where its block starts, whether it is stored whole, and
+// lead from one member to the next; a member laid out otherwise is ErrNotStored.
+func TestReadMemberHead(t *testing.T) {
+	date := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	body := append(randomBytes(3<<20), bytes.Repeat([]byte("compresses "), 50000)...)
+	resp := "HTTP/1.1 200 OK\r\nContent-Type: video/webm\r\n\r\n" + string(body)
+	for _, v := range []Version{V09, V11} {
+		rec := &Record{Type: TypeResponse, ID: "urn:uuid:r1", TargetURI: "http://example.com/v", Date: date,
+			ContentType: "application/http; msgtype=response", Block: io.MultiReader(strings.NewReader(resp)), BlockLength: int64(len(resp))}
+		file, infos := writeAll(t, WriterOptions{Version: v, Gzip: true, MaxBuffer: 1 << 20}, rec)
+		var block []byte
+		off := infos[0].Offset
+		for seg := 1; off < int64(len(file)); seg++ {
+			h, err := ReadMemberHead(bytes.NewReader(file[off:]))
+			if err != nil {
+				t.Fatalf("%v, segment %d at %d: %v", v, seg, off, err)
+			}
+			if got := h.Record.Header.Get(FieldSegmentNumber); got != strconv.Itoa(seg) {
+				t.Errorf("%v, segment %d: Segment-Number %q", v, seg, got)
+			}
+			if want := seg <= 3; h.Stored != want {
+				t.Errorf("%v, segment %d: stored whole %v, want %v", v, seg, h.Stored, want)
+			}
+			zr, _ := gzip.NewReader(bytes.NewReader(file[off : off+h.Length]))
+			whole, err := io.ReadAll(zr)
+			if err != nil || int64(len(whole)) != h.Size {
+				t.Fatalf("%v, segment %d: the member (%d bytes) inflates to %d bytes (%v), its head says %d", v, seg, h.Length, len(whole), err, h.Size)
+			}
+			block = append(block, whole[h.BlockAt:h.BlockAt+h.Record.BlockLength]...)
+			off += h.Length
+		}
+		if string(block) != resp {
+			t.Errorf("%v: the segments' blocks are not the record's (%d bytes of %d)", v, len(block), len(resp))
+		}
+	}
+	var other bytes.Buffer // another tool's member: no sl field
+	zw := gzip.NewWriter(&other)
+	zw.Write([]byte("WARC/1.1\r\nWARC-Type: resource\r\nContent-Length: 1\r\n\r\nx\r\n\r\n"))
+	zw.Close()
+	streamed, _ := writeAll(t, WriterOptions{Gzip: true, MaxBuffer: 1 << 10}, &Record{Type: TypeResource, ID: "urn:uuid:s1",
+		TargetURI: "http://example.com/t", Date: date, ContentType: "text/plain", Block: strings.NewReader(resp), BlockLength: int64(len(resp))})
+	for name, m := range map[string][]byte{"another tool's": other.Bytes(), "written as it streamed": streamed, "plain": []byte("WARC/1.1\r\n")} {
+		if _, err := ReadMemberHead(bytes.NewReader(m)); !errors.Is(err, ErrNotStored) {
+			t.Errorf("%s member: %v, want ErrNotStored", name, err)
+		}
+	}
+}
+
+// FuzzReadMemberHead: any bytes give a head whose record fits its member, or an
+// error.
+func FuzzReadMemberHead(f *testing.F) {
+	rec := "HTTP/1.1 200 OK\r\n\r\n" + string(randomBytes(2<<20))
+	file, _ := writeAll(f, WriterOptions{Gzip: true}, &Record{Type: TypeResponse, ID: "urn:uuid:r1", TargetURI: "http://example.com/v",
+		Date: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC), ContentType: "application/http; msgtype=response", Block: strings.NewReader(rec), BlockLength: int64(len(rec))})
+	f.Add(file[:MemberHeadRead])
+	f.Add(storedMember(f, []byte("WARC/1.1\r\nContent-Length: 0\r\n\r\n\r\n\r\n")))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := ReadMemberHead(bytes.NewReader(b))
+		if err == nil && (h.BlockAt <= 0 || h.Record.BlockLength < 0 || h.BlockAt+h.Record.BlockLength+4 != h.Size) {
+			t.Fatalf("head %+v", h)
+		}
+	})
+}

@@ -1,0 +1,259 @@
+package replay
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/webkeep/webkeep/shared/cdx"
+	"github.com/webkeep/webkeep/shared/warc"
+)
+
+// A range far into a large body is read from where it lies in its record, nothing
+// before it read (Response.seek), when the record was written by webkeep: its
+// gzip member (each segment's, for a record in segments) says its lengths and
+// holds its header uncompressed, so members before the range are skipped by their
+// lengths, and one stored whole (warc.StoredMember: a body that does not compress,
+// a video) is read from the very byte; a compressed one is inflated from its start.
+
+// seekMin is the shortest body read by seek: a shorter one is read whole anyway.
+const seekMin = 1 << 20
+
+// bodyPlace is where a capture's body lies in its file: the record's (first)
+// member at at, of length bytes, the body its block's bytes from head on, as
+// recorded (nothing decoded: plain), through the continuation records that follow
+// when segmented. open reads n bytes of the file from off (n < 0: to its end).
+type bodyPlace struct {
+	at, length, head int64
+	plain, segmented bool
+	open             func(off, n int64) io.ReadCloser
+}
+
+// SeekWith makes ranges far into Body read from where they lie in the capture's
+// file by the readers open returns, each of n bytes of the file from off (n < 0:
+// to its end), instead of the File's Readers.
+func (r *Response) SeekWith(open func(off, n int64) io.ReadCloser) {
+	if r.place.open != nil {
+		r.place.open = open
+	}
+}
+
+// UseBody makes o's payload r's: r's Body, Size and Original become o's, as well
+// as where ranges of it are read from. r's own Body is closed.
+func (r *Response) UseBody(o *Response) {
+	r.Body.Close()
+	r.Body, r.Size, r.Original, r.place = o.Body, o.Size, o.Original, o.place
+}
+
+// seek returns a reader of Body's bytes from its byte n to its end, read from where
+// they lie in the file, and true; false when they cannot be found so (a record not
+// written by webkeep, a body decoded). The first bytes are read before it returns.
+func (r *Response) seek(n int64) (io.ReadCloser, bool) {
+	p := r.place
+	if p.open == nil || !p.plain || r.Size < seekMin || n < 0 || n >= r.Size {
+		return nil, false
+	}
+	s := &seekReader{p: p}
+	if err := s.start(r.Original, r.Size, p.head+n); err != nil {
+		s.Close()
+		return nil, false
+	}
+	br := bufio.NewReaderSize(io.LimitReader(s, r.Size-n), 32<<10)
+	if _, err := br.Peek(1); err != nil {
+		s.Close()
+		return nil, false
+	}
+	return readCloser{br, s}, true
+}
+
+// A segment is one member of a record: where it is in the file, and what its head
+// says of it.
+type segment struct {
+	off  int64
+	head warc.MemberHead
+}
+
+// segments finds the member of the record at p that holds byte b of its block
+// (whose body is size bytes), reading the members' heads from the first on, and
+// returns the segment and the byte within its block. The heads read are kept for
+// the capture c.
+func (p bodyPlace) segments(c cdx.Entry, size, b int64) (segment, int64, error) {
+	if m, ok := warc.StoredMemberOfLength(p.length); ok && !p.segmented {
+		// One member, stored whole by its length (its sl field may not be filled in:
+		// a member written as it streamed): its block ends 4 bytes before its end.
+		block := p.head + size
+		if at := m.Size - 4 - block; at > 0 && b < block {
+			h := warc.MemberHead{Length: m.Length, Size: m.Size, Record: &warc.Record{BlockLength: block}, BlockAt: at, Stored: true}
+			return segment{p.at, h}, b, nil
+		}
+	}
+	// Two files alike in all of these are copies of one file.
+	key := fmt.Sprint(c.Filename, " ", c.Offset, " ", c.Length, " ", c.Digest, " ", c.Timestamp, " ", c.URL)
+	segs := segmentTables.get(key)
+	defer func() { segmentTables.put(key, segs) }()
+	for i := 0; ; i++ {
+		if i == len(segs) {
+			off := p.at
+			if i > 0 {
+				off = segs[i-1].off + segs[i-1].head.Length
+			}
+			rc := p.open(off, warc.MemberHeadRead)
+			h, err := warc.ReadMemberHead(rc)
+			rc.Close()
+			if err != nil {
+				return segment{}, 0, fmt.Errorf("the record's member at %d: %w", off, err)
+			}
+			if i > 0 && (h.Record.Type != warc.TypeContinuation || h.Record.Header.Get(warc.FieldSegmentNumber) != strconv.Itoa(i+1)) {
+				return segment{}, 0, fmt.Errorf("the record's segment %d at %d is a %s record numbered %q", i+1, off, h.Record.Type, h.Record.Header.Get(warc.FieldSegmentNumber))
+			}
+			segs = append(segs, segment{off, h})
+		}
+		bl := segs[i].head.Record.BlockLength
+		if b < bl {
+			return segs[i], b, nil
+		}
+		if !p.segmented {
+			return segment{}, 0, fmt.Errorf("byte %d is past the record's block (%d bytes)", b, bl)
+		}
+		b -= bl
+	}
+}
+
+// segmentTables keeps the heads of the members of the records sought in last.
+var segmentTables = segmentCache{tables: map[string][]segment{}}
+
+// maxSegmentTables bounds the records whose members' heads segmentCache keeps.
+const maxSegmentTables = 16
+
+// segmentCache keeps the members' heads of a few records (of 1 GiB in segments of
+// 8 MiB: 128 heads).
+type segmentCache struct {
+	mu     sync.Mutex
+	tables map[string][]segment
+	order  []string // oldest first
+}
+
+func (s *segmentCache) get(key string) []segment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tables[key]
+}
+
+func (s *segmentCache) put(key string, segs []segment) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.tables[key]; !ok {
+		s.order = append(s.order, key)
+		if len(s.order) > maxSegmentTables {
+			delete(s.tables, s.order[0])
+			s.order = s.order[1:]
+		}
+	}
+	s.tables[key] = segs
+}
+
+// seekReader reads a record's block from a byte on: from the member that holds it,
+// then the blocks of the continuation records after it.
+type seekReader struct {
+	p      bodyPlace
+	cur    io.Reader
+	next   int64 // the file offset of the member after the current one
+	seg    int   // the current segment's number
+	rest   *warc.Reader
+	closer []io.Closer
+}
+
+// start makes s read the block of the record at s.p (of capture c, whose body is
+// size bytes) from its byte b.
+func (s *seekReader) start(c cdx.Entry, size, b int64) error {
+	seg, b, err := s.p.segments(c, size, b)
+	if err != nil {
+		return err
+	}
+	h := seg.head
+	s.next = seg.off + h.Length
+	s.seg, _ = strconv.Atoi(h.Record.Header.Get(warc.FieldSegmentNumber))
+	if h.Stored {
+		m := warc.StoredMember{Length: h.Length, Size: h.Size}
+		u := h.BlockAt + b
+		from := seg.off + m.BlockOffset(u)
+		rc := s.p.open(from, s.next-from)
+		s.closer = append(s.closer, rc)
+		s.cur = io.LimitReader(m.NewReader(rc, u), h.Record.BlockLength-b)
+		return nil
+	}
+	rc := s.p.open(seg.off, h.Length)
+	s.closer = append(s.closer, rc)
+	rd, err := warc.NewReader(rc)
+	if err != nil {
+		return err
+	}
+	rec, err := rd.Next()
+	if err != nil {
+		return err
+	}
+	if rec.ID != h.Record.ID || rec.BlockLength != h.Record.BlockLength {
+		return fmt.Errorf("the record's member at %d is not the one its head said", seg.off)
+	}
+	if _, err := io.CopyN(io.Discard, rec.Block, b); err != nil {
+		return fmt.Errorf("the record's member at %d: %w", seg.off, err)
+	}
+	s.cur = rec.Block
+	return nil
+}
+
+func (s *seekReader) Read(p []byte) (int, error) {
+	for {
+		n, err := s.cur.Read(p)
+		if err != io.EOF || !s.p.segmented {
+			return n, err
+		}
+		if n > 0 {
+			return n, nil
+		}
+		// The next segment's block, from a reader of the file from there on.
+		if s.rest == nil {
+			rc := s.p.open(s.next, -1)
+			s.closer = append(s.closer, rc)
+			if s.rest, err = warc.NewReader(rc); err != nil {
+				return 0, err
+			}
+		}
+		rec, err := s.rest.Next()
+		if err != nil {
+			return 0, fmt.Errorf("the record's segment %d: %w", s.seg+1, err)
+		}
+		if rec.Type != warc.TypeContinuation || rec.Header.Get(warc.FieldSegmentNumber) != strconv.Itoa(s.seg+1) {
+			return 0, fmt.Errorf("the record's segment %d is a %s record numbered %q", s.seg+1, rec.Type, rec.Header.Get(warc.FieldSegmentNumber))
+		}
+		s.seg++
+		s.cur = rec.Block
+	}
+}
+
+func (s *seekReader) Close() error {
+	for _, c := range s.closer {
+		c.Close()
+	}
+	return nil
+}
+
+// readCloser reads from a Reader and closes a Closer.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
