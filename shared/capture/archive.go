@@ -135,15 +135,26 @@ type chunkSink struct {
 	n      int64
 }
 
-const sinkChunk = 4 << 20
+// sinkChunk is the size of the chunks a chunkSink stores (the last may be shorter),
+// whatever the writes: the most a replay reads from the store for a range of a
+// large body (a seek in a video), where a member written whole made a chunk as
+// large as itself (8 MiB).
+const sinkChunk = 1 << 20
 
 func (c *chunkSink) Write(p []byte) (int, error) {
-	c.buf.Write(p)
-	c.n += int64(len(p))
-	if c.buf.Len() >= sinkChunk {
-		return len(p), c.flush()
+	n := len(p)
+	for len(p) > 0 {
+		k := min(len(p), sinkChunk-c.buf.Len())
+		c.buf.Write(p[:k])
+		c.n += int64(k)
+		p = p[k:]
+		if c.buf.Len() >= sinkChunk {
+			if err := c.flush(); err != nil {
+				return n - len(p), err
+			}
+		}
 	}
-	return len(p), nil
+	return n, nil
 }
 
 func (c *chunkSink) flush() error {
