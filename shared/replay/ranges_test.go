@@ -248,6 +248,6 @@ func BenchmarkServeRangesSeek(b *testing.B) {
 			}
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*len(seeks)), "ms/seek")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N*len(seeks)), "ms/seek")
 	b.ReportMetric(float64(src.n.Load())/float64(b.N*len(seeks))/mib, "MiB-read/seek")
 }
