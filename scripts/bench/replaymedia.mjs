@@ -11,10 +11,10 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { launch, startDemoSite, startRecording } from "../lib/browser.mjs";
+import { launch, startDemoSite } from "../lib/browser.mjs";
 import { openReplay } from "../lib/replay.mjs";
 import { median, quantile, ratio } from "../lib/stats.mjs";
-import { makeVideo, playThrough } from "../lib/video.mjs";
+import { makeVideo, recordVideoPage } from "../lib/video.mjs";
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf("--runs") + 1] || 7) || 7;
@@ -55,17 +55,7 @@ async function measure(bitrate) {
   const live = { first: [], seek: [] }, replayed = { first: [], seek: [] };
   const reached = []; // requests of the replays that reached the site
   try {
-    const rec = await startRecording(browser, site.url);
-    await rec.page.goto(url);
-    await playThrough(rec.page, "video", 8);
-    // The seeks' ranges recorded too: a replay answers only the ranges it holds.
-    await watch((fn) => rec.page.evaluate(fn));
-    await rec.popup.bringToFront();
-    await rec.popup.click("#stop");
-    await rec.popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
-    const session = new URL(await rec.popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
-    await rec.page.close();
-    await rec.popup.close();
+    const session = await recordVideoPage(browser, site.url, url, watch);
     for (let i = 0; i < runs; i++) {
       const page = await browser.context.newPage();
       await page.goto(url);

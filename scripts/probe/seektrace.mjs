@@ -10,9 +10,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { launch, startDemoSite, startRecording } from "../lib/browser.mjs";
+import { launch, startDemoSite } from "../lib/browser.mjs";
 import { openReplay } from "../lib/replay.mjs";
-import { makeVideo, playThrough } from "../lib/video.mjs";
+import { makeVideo, recordVideoPage } from "../lib/video.mjs";
 
 const bitrate = process.argv[2] || "8M";
 const runs = Number(process.argv[3] || 3);
@@ -40,16 +40,7 @@ const watch = (evaluate) => evaluate(new Function(`return (async () => {
   return out;
 })()`));
 try {
-  const rec = await startRecording(browser, site.url);
-  await rec.page.goto(url);
-  await playThrough(rec.page, "video", 8);
-  await watch((fn) => rec.page.evaluate(fn));
-  await rec.popup.bringToFront();
-  await rec.popup.click("#stop");
-  await rec.popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
-  const session = new URL(await rec.popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
-  await rec.page.close();
-  await rec.popup.close();
+  const session = await recordVideoPage(browser, site.url, url, watch);
   for (let i = 0; i < runs; i++) {
     const r = await openReplay(browser, session, url);
     await r.bar.evaluate(() => {

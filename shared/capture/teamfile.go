@@ -21,6 +21,9 @@ type teamFile struct {
 	path   string
 	length int64 // of the record its Reader starts at; 0 if not known
 	open   []*rangeReader
+	// rangesOnly makes an answer with the whole file (a bundle that stores the WARC
+	// deflated) an error rather than read up to the range: a seek reads on instead.
+	rangesOnly bool
 }
 
 func (f *teamFile) Size() int64 { return teamFileSize }
@@ -114,6 +117,10 @@ func (r *rangeReader) request() error {
 	default:
 		// The whole file (a member stored deflated in its bundle takes no Range):
 		// what comes before pos is skipped, and the rest read to its end.
+		if r.f.rangesOnly {
+			resp.Body.Close()
+			return fmt.Errorf("the team archive answers %s whole, not by range", r.f.path)
+		}
 		if _, err := io.CopyN(io.Discard, resp.Body, r.pos); err != nil {
 			resp.Body.Close()
 			return fmt.Errorf("the team archive's %s ends before byte %d: %w", r.f.path, r.pos, err)

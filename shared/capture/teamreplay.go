@@ -279,10 +279,11 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.R
 
 // seekIn returns how a range far into a capture's body, in the bundle file at path,
 // is read from where it lies (replay.Response.SeekWith): each read of the file by a
-// request of its own, which its reader's Close ends.
+// request of its own, which its reader's Close ends. A file the team archive does
+// not answer by range (stored deflated in its bundle) is not sought in.
 func (tm *team) seekIn(ctx context.Context, path string) func(off, n int64) io.ReadCloser {
 	return func(off, n int64) io.ReadCloser {
-		f := &teamFile{tm: tm, ctx: ctx, path: path, length: max(n, 0)}
+		f := &teamFile{tm: tm, ctx: ctx, path: path, length: max(n, 0), rangesOnly: true}
 		return teamBody{io.NopCloser(f.Reader(off)), f}
 	}
 }

@@ -785,6 +785,17 @@ func TestTeamReplayRangesSeek(t *testing.T) {
 			}
 		}
 	}
+	// A file the archive answers whole (stored deflated in its bundle): the bytes
+	// as recorded, in a few requests.
+	ft.noRange = true
+	requests := len(ft.log)
+	a, body, rec := teamAnswer(t, h, "20250101000000", "GET", "http://example.org/film.webm", map[string]string{"Range": "bytes=4194304-"}, "")
+	if rec.Code != http.StatusOK || a.Status != http.StatusPartialContent || body == "" || body != string(video[4<<20:4<<20+len(body)]) {
+		t.Fatalf("answered whole, bytes=4194304-: %d %d, %d bytes, not those of the capture", rec.Code, a.Status, len(body))
+	}
+	if asked := len(ft.log) - requests; asked > 6 {
+		t.Errorf("answered whole: %d requests of the team archive for one range (%q)", asked, ft.log[requests:])
+	}
 }
 
 // countedBodies is an http.RoundTripper that counts the bytes read of the bodies

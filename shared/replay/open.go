@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/textproto"
 	"strconv"
 	"strings"
@@ -153,15 +154,15 @@ func ReadResponseAt(f File, offset int64) (*Response, error) {
 // gives it (see Response). A revisit without an HTTP header has Status 0 and an
 // empty body. Errors wrap ErrRecord and name what could not be read.
 func ReadResponse(rec *warc.Record) (*Response, error) {
-	// A block of known length is read through a LimitedReader, which counts what is
-	// left of it: the body's length once the HTTP header is read.
-	var block io.Reader = rec.Block
-	left := &io.LimitedReader{R: rec.Block, N: rec.BlockLength}
-	if rec.BlockLength >= 0 {
-		block = left
+	// The block is read through a LimitedReader, which counts what is left of it:
+	// the body's length once the HTTP header is read, when the block's is known,
+	// and in any case the HTTP header's length.
+	limit := rec.BlockLength
+	if limit < 0 {
+		limit = math.MaxInt64
 	}
-	read := &countingReader{r: block}
-	br := bufio.NewReaderSize(read, 32<<10)
+	left := &io.LimitedReader{R: rec.Block, N: limit}
+	br := bufio.NewReaderSize(left, 32<<10)
 	resp := &Response{Header: httpmsg.Header{}, Size: -1}
 	line, err := textproto.NewReader(br).ReadLine()
 	if rec.Type == warc.TypeRevisit && (err == io.EOF || line == "") {
@@ -196,7 +197,7 @@ func ReadResponse(rec *warc.Record) (*Response, error) {
 	}
 	resp.Body = body
 	if whole {
-		resp.place.head = read.n - int64(br.Buffered())
+		resp.place.head = limit - left.N - int64(br.Buffered())
 		resp.place.segmented = rec.Header.Get(warc.FieldSegmentNumber) == "1"
 		resp.place.plain = rec.BlockLength >= 0 || resp.place.segmented
 	}

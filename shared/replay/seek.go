@@ -245,15 +245,3 @@ type readCloser struct {
 	io.Reader
 	io.Closer
 }
-
-// countingReader counts the bytes read from r.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
