@@ -200,8 +200,6 @@ func ReadResponse(rec *warc.Record) (*Response, error) {
 		resp.place.head = limit - left.N - int64(br.Buffered())
 		resp.place.segmented = rec.Header.Get(warc.FieldSegmentNumber) == "1"
 		resp.place.plain = rec.BlockLength >= 0 || resp.place.segmented
-	}
-	if whole {
 		// A record in segments does not know its length before its last segment:
 		// its HTTP header does, the body being as the header describes it.
 		if rec.BlockLength >= 0 {

@@ -28,10 +28,11 @@ import (
 // ended (one whose Response allows it, KeepOpen; a few of them, MaxKeptBodies), so
 // that a later range of the same payload reads on from there instead of from the
 // record's start, whose gzip member is inflated up to the range: playing a large
-// capture through reads it once. A range far on from any such body, of a record
-// stored whole (warc.StoredMember: webkeep stores so a large body that does not
-// compress, a video), is read from where it lies in the record, nothing before it
-// read: a seek costs what it plays.
+// capture through reads it once. A range far on from any such body (a seek, back
+// or on) of a record webkeep wrote is read from where it lies in the record
+// (seek.go): the segments before it skipped, and a member stored whole
+// (warc.StoredMember: a large body that does not compress, a video) read from the
+// very byte, so that a seek costs about what it plays.
 // A capture that was itself a 206 answers a range within the bytes it holds; a
 // range it does not hold is not archived (and listed as missed).
 // Several ranges, or a header that is not one, get the whole capture (200), which
@@ -189,7 +190,7 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 	if took {
 		body, at = k.body, k.at
 	}
-	// Far on, a record stored whole is read from where the range lies instead.
+	// Far on, or back, the range is read from where it lies in the record instead.
 	if want.first-at > seekGap {
 		if b, ok := resp.seek(want.first - held.first); ok {
 			if took {
