@@ -142,7 +142,8 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 // it, which ends its page's requests, those still paused too, and is closed half a
 // second later, once that page has unloaded (the time a probe found enough; no event
 // says so). Closing it at once detached the debugger while the page, unloading, still
-// had requests paused that no event had shown: the browser let them go on to the web. Network prediction, off while a replay runs, is the user's again once
+// had requests paused that no event had shown: the browser let them go on to the web.
+// Network prediction, off while a replay runs, is the user's again once
 // no replay bar is open (cleared while the next replay ran, the browser preconnected to
 // the replayed site: two connections a page in the capture check's test). Only a
 // replay's tab is ended so.
