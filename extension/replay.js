@@ -244,7 +244,7 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   const tab = tabId;
   tabId = null;
   $("state").dataset.state = "ended";
-  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed." :
+  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page asked for as it closed may have reached the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
     `The replay has ended (${reason}): its tab is closed, as it would otherwise load from the web.`;
   $("replay-again").hidden = true;
   if (reason !== "target_closed") chrome.tabs.remove(tab).catch(() => {});

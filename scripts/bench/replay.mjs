@@ -2,8 +2,9 @@
 // extension, then each page's reloads, live and replayed, one of each in turn
 // (REPLAY_BENCH_RUNS, default 15), and its first loads in a Chromium no harness
 // instruments (scripts/lib/firstload.mjs): live in a new tab at its URL, live in a blank
-// tab navigated at once, in a new replay (replay.html) and in a new replay from the team
-// archive (the session uploaded to the Worker in workerd, through miniflare), and each
+// tab navigated at once, in the same blank tab with each request answered from memory by
+// a bare DevTools client through the Fetch domain (the floor of any replay that way), in a
+// new replay (replay.html) and in a new replay from the team archive (the session uploaded to the Worker in workerd, through miniflare), and each
 // of the two again with the extension's worker stopped before (the core woken, nothing
 // kept; from the team archive as of a time not asked before, so that the browser's
 // cache holds no batch either), one of each in turn (REPLAY_BENCH_FIRST of each, default 21): each page's ratios with their
@@ -14,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, peakMemory, startDemoSite, waitFor } from "../lib/browser.mjs";
-import { liveBlankTab, liveNewTab, loadWait, replayTab, workerStopper } from "../lib/firstload.mjs";
+import { fetchFloor, liveBlankTab, liveNewTab, loadWait, replayTab, workerStopper } from "../lib/firstload.mjs";
 import { pipeBrowser } from "../lib/pipebrowser.mjs";
 import { openReplay } from "../lib/replay.mjs";
 import { interval, median } from "../lib/stats.mjs";
@@ -132,8 +133,12 @@ try {
       });
       return t.ms;
     };
+    const floor = fetchFloor(b);
     const kinds = [
       ["newTab", async (u) => (await liveNewTab(b, u)).ms], ["blankTab", async (u) => (await liveBlankTab(b, u)).ms],
+      // The floor of any replay through the Fetch domain: the blank tab's load with each
+      // request paused and answered from memory by a bare client.
+      ["floor", async (u) => (await floor(u)).ms],
       ["replay", (u) => replayFirst(u, false)], ["team", (u) => replayFirst(u, true)],
       // The first replay after the browser let the extension's worker sleep: the core
       // woken by the bar, nothing kept (no batch, no bundle's index); from the team
@@ -215,7 +220,15 @@ for (const { url, f } of [...rows, all]) {
   console.log(`| ${url} | ${ms(median(f.newTab))} | ${ms(median(f.blankTab))} | ${ms(median(f.replayWoken))} | ${band(f.replayWoken, f.blankTab)} | ${band(f.replayWoken, f.newTab)} | ${ms(median(f.teamWoken))} | ${band(f.teamWoken, f.blankTab)} | ${band(f.teamWoken, f.newTab)} |`);
 }
 console.log();
-for (const [side, what] of [["replay", "First loads"], ["team", "First loads from the team archive"], ["replayWoken", "First loads, core woken"], ["teamWoken", "First loads from the team archive, core woken"]]) {
+console.log("The floor of any replay through the debugger's Fetch domain: the same blank tab, each of its requests paused and fulfilled from memory by a bare DevTools client (the live site's answers, fetched once; no extension, no archive, no lookup: `fetchFloor` in scripts/lib/firstload.mjs), timed in turn with the loads above. Each replay's first load against it: what webkeep adds to the domain's own cost.");
+console.log();
+console.log("| page | live: blank tab | the floor | floor / blank tab (95%) | replay / floor (95%) | team / floor (95%) | replay, core woken / floor (95%) | team, core woken / floor (95%) |");
+console.log("|---|---|---|---|---|---|---|---|");
+for (const { url, f } of [...rows, all]) {
+  console.log(`| ${url} | ${ms(median(f.blankTab))} | ${ms(median(f.floor))} | ${band(f.floor, f.blankTab)} | ${band(f.replay, f.floor)} | ${band(f.team, f.floor)} | ${band(f.replayWoken, f.floor)} | ${band(f.teamWoken, f.floor)} |`);
+}
+console.log();
+for (const [side, what] of [["floor", "The floor"], ["replay", "First loads"], ["team", "First loads from the team archive"], ["replayWoken", "First loads, core woken"], ["teamWoken", "First loads from the team archive, core woken"]]) {
   for (const [base, against] of [["blankTab", "the blank tab"], ["newTab", "the new tab"]]) {
     const over = rows.filter(({ f }) => drawn(f[side], f[base])[1] > 1.3).map((r) => r.url);
     console.log(over.length ? `${what}${what.includes(",") ? "," : ""} over 1.3x of ${against} somewhere in their interval: ${over.join(", ")}.` : `${what}: every page's interval is at most 1.3x of ${against}.`);

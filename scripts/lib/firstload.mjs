@@ -87,6 +87,50 @@ export async function liveBlankTab(b, url, wait = 0) {
 }
 
 /**
+ * Returns load(url): a first load of url in a blank tab navigated at once by a client
+ * that answers every request of the tab itself, from memory, through the Fetch domain
+ * (each paused, then fulfilled): the floor of any replay through that domain, with no
+ * extension, no archive and no lookup in it. An answer is the live site's, fetched once
+ * from Node the first time its method and URL are asked (so a page's first load this
+ * way is not timed: the benchmark's first load of each kind is not counted); a request
+ * with a body is fetched live each time. Resolves to loadedTab's figures.
+ */
+export function fetchFloor(b) {
+  const answers = new Map(); // method and URL -> { responseCode, responseHeaders, body }
+  const tabs = new Map(); // sessionId -> true while its tab loads
+  b.on("Fetch.requestPaused", async (p, sessionId) => {
+    if (!tabs.has(sessionId)) return;
+    const { method, url, headers, postData } = p.request;
+    const key = `${method} ${url}`;
+    let a = answers.get(key);
+    if (!a) {
+      const res = await fetch(url, { method, headers, body: postData, redirect: "manual" });
+      a = {
+        responseCode: res.status,
+        responseHeaders: [...res.headers].filter(([k]) => !/^(content-encoding|content-length|transfer-encoding)$/.test(k)).map(([name, value]) => ({ name, value })),
+        body: Buffer.from(await res.arrayBuffer()).toString("base64"),
+      };
+      if (postData === undefined) answers.set(key, a);
+    }
+    await b.send("Fetch.fulfillRequest", { requestId: p.requestId, ...a }, sessionId).catch(() => {});
+  });
+  return async (url) => {
+    const before = await tabIds(b);
+    const { targetId } = await b.send("Target.createTarget", { url: "about:blank" });
+    const { sessionId } = await b.send("Target.attachToTarget", { targetId, flatten: true });
+    tabs.set(sessionId, true);
+    try {
+      await b.send("Fetch.enable", { patterns: [{ urlPattern: "*" }] }, sessionId);
+      await b.send("Page.navigate", { url }, sessionId);
+      return await loadedTab(b, url, before);
+    } finally {
+      tabs.delete(sessionId);
+      await b.send("Target.closeTarget", { targetId });
+    }
+  };
+}
+
+/**
  * A first load of url in a new replay: the bar (replay.html?QUERY&url=URL of the
  * extension whose host is ext) opened in a new tab, which makes the replay's tab.
  * Resolves to loadedTab's figures and bar: the bar's timeline (extension/replay.js),
