@@ -2,6 +2,7 @@
 // shared by `make demo` and the end-to-end tests.
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -298,4 +299,20 @@ export async function guardPort(site) {
   const listener = net.createServer((s) => { hits++; s.destroy(); });
   await new Promise((resolve, reject) => { listener.once("error", reject); listener.listen(port, "127.0.0.1", resolve); });
   return { hits: () => hits, close: () => listener.close() };
+}
+
+/**
+ * Serves html at / on 127.0.0.1 and answers anything else 500, logging it: the probes'
+ * site whose every other request must not reach the network. Resolves to { base (its
+ * origin), reached (the paths logged; the caller may empty it), close() }.
+ */
+export async function startTrapSite(html) {
+  const reached = [];
+  const server = createServer((req, res) => {
+    if (req.url === "/") { res.writeHead(200, { "Content-Type": "text/html" }); res.end(html); return; }
+    reached.push(req.url);
+    res.writeHead(500); res.end("reached the network");
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return { base: `http://127.0.0.1:${server.address().port}`, reached, close: () => server.close() };
 }

@@ -12,10 +12,9 @@
 // "no tab","blank first",offline picks the ways).
 //   node scripts/probe/closeleak.mjs [CLOSINGS]
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { extensionDir, launch, tabId } from "../lib/browser.mjs";
+import { extensionDir, launch, startTrapSite, tabId } from "../lib/browser.mjs";
 
 const closings = Number(process.argv[2] || 12);
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-closeleak-"));
@@ -24,19 +23,13 @@ const manifest = JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8"
 manifest.permissions.push("declarativeNetRequest");
 writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest));
 
-let reached = [];
 const page = `<p>probe</p><script>
 let n = 0; // the requests begin once the Fetch domain is on (start(), from the probe)
 const start = () => setInterval(() => fetch("/tick?" + n++).catch(() => {}), 5);
 addEventListener("pagehide", () => navigator.sendBeacon("/beacon", "bye"));
 </script>`;
-const server = createServer((req, res) => {
-  if (req.url === "/") { res.writeHead(200, { "Content-Type": "text/html" }); res.end(page); return; }
-  reached.push(req.url);
-  res.writeHead(500); res.end("reached the network");
-});
-await new Promise((r) => server.listen(0, "127.0.0.1", r));
-const base = `http://127.0.0.1:${server.address().port}`;
+const site = await startTrapSite(page);
+const { base, reached } = site;
 const browser = await launch({ extension: dir });
 try {
   const ext = await browser.context.newPage();
@@ -64,7 +57,7 @@ try {
           await chrome.debugger.sendCommand(t, "Network.emulateNetworkConditions", { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
         }
       }, [id, rule]);
-      reached = [];
+      reached.length = 0;
       await tab.evaluate(() => start());
       const out = await ext.evaluate(async ([tabId, rule]) => {
         await new Promise((r) => setTimeout(r, 300));
@@ -89,6 +82,6 @@ try {
   }
 } finally {
   await browser.close();
-  server.close();
+  site.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -16,10 +16,9 @@
 //
 //   node scripts/probe/streamroute.mjs [BYTES]
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { extensionDir, launch, tabId } from "../lib/browser.mjs";
+import { extensionDir, launch, startTrapSite, tabId } from "../lib/browser.mjs";
 
 const n = Number(process.argv[2] || 5e6);
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-streamroute-"));
@@ -41,14 +40,8 @@ manifest.permissions.push("declarativeNetRequestWithHostAccess");
 manifest.host_permissions = ["<all_urls>"];
 writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest));
 
-const reached = [];
-const server = createServer((req, res) => {
-  if (req.url === "/") { res.writeHead(200, { "Content-Type": "text/html" }); res.end("<p>probe</p>"); return; }
-  reached.push(req.url);
-  res.writeHead(500); res.end("reached the network");
-});
-await new Promise((r) => server.listen(0, "127.0.0.1", r));
-const base = `http://127.0.0.1:${server.address().port}`;
+const site = await startTrapSite("<p>probe</p>");
+const { base, reached } = site;
 const browser = await launch({ extension: dir });
 try {
   const page = await browser.context.newPage();
@@ -103,6 +96,6 @@ try {
   }
 } finally {
   await browser.close();
-  server.close();
+  site.close();
   rmSync(dir, { recursive: true, force: true });
 }
