@@ -104,12 +104,18 @@ export function fetchFloor(b) {
     const key = `${method} ${url}`;
     let a = answers.get(key);
     if (!a) {
-      const res = await fetch(url, { method, headers, body: postData, redirect: "manual" });
-      a = {
-        responseCode: res.status,
-        responseHeaders: [...res.headers].filter(([k]) => !/^(content-encoding|content-length|transfer-encoding)$/.test(k)).map(([name, value]) => ({ name, value })),
-        body: Buffer.from(await res.arrayBuffer()).toString("base64"),
-      };
+      try {
+        const res = await fetch(url, { method, headers, body: postData, redirect: "manual" });
+        a = {
+          responseCode: res.status,
+          responseHeaders: [...res.headers].filter(([k]) => !/^(content-encoding|content-length|transfer-encoding)$/.test(k)).map(([name, value]) => ({ name, value })),
+          body: Buffer.from(await res.arrayBuffer()).toString("base64"),
+        };
+      } catch (e) { // the page gets a network error, and its load is timed as it goes on
+        console.error(`the floor's answer to ${method} ${url}: ${e.message}`);
+        await b.send("Fetch.failRequest", { requestId: p.requestId, errorReason: "Failed" }, sessionId).catch(() => {});
+        return;
+      }
       if (postData === undefined) answers.set(key, a);
     }
     await b.send("Fetch.fulfillRequest", { requestId: p.requestId, ...a }, sessionId).catch(() => {});
