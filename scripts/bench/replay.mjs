@@ -42,6 +42,10 @@ const firstRuns = Number(process.env.REPLAY_BENCH_FIRST || 21);
 // (its tabs closing, its processes ending) is not measured with it, as the extension's
 // benchmark spaces its loads.
 const settle = Number(process.env.REPLAY_BENCH_SETTLE ?? 300);
+// REPLAY_BENCH_KINDS=blankTab,floor,... times only those kinds of first load (newTab,
+// blankTab, floor, replay, team, replayWoken, teamWoken), for a trial; the tables print
+// "-" for the others.
+const onlyKinds = process.env.REPLAY_BENCH_KINDS?.split(",");
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-replay-bench-"));
 const profile = path.join(dir, "profile");
 const site = await startDemoSite(["-big", String(24 << 20)]);
@@ -134,7 +138,7 @@ try {
       return t.ms;
     };
     const floor = fetchFloor(b);
-    const kinds = [
+    const allKinds = [
       ["newTab", async (u) => (await liveNewTab(b, u)).ms], ["blankTab", async (u) => (await liveBlankTab(b, u)).ms],
       // The floor of any replay through the Fetch domain: the blank tab's load with each
       // request paused and answered from memory by a bare client.
@@ -145,12 +149,13 @@ try {
       // archive, as of a new time: the Worker makes the batch.
       ["replayWoken", (u) => replayFirst(u, false, true)], ["teamWoken", (u) => replayFirst(u, true, true)],
     ];
+    const kinds = onlyKinds ? allKinds.filter(([k]) => onlyKinds.includes(k)) : allKinds;
     // A browser just started has its core and the Worker's to wake (their cold starts
     // are measured in their own sections): one load of each kind first, not counted.
     for (const [, load] of kinds) await load(urls[0]);
     for (const row of rows) {
       const u = urls.find((x) => new URL(x).pathname === row.url);
-      row.f = Object.fromEntries(kinds.map(([k]) => [k, []]));
+      row.f = Object.fromEntries(allKinds.map(([k]) => [k, []]));
       for (let i = 0; i < firstRuns; i++) {
         for (let k = 0; k < kinds.length; k++) {
           const [kind, load] = kinds[(i + k) % kinds.length];
@@ -182,7 +187,7 @@ try {
   site.stop();
   rmSync(dir, { recursive: true, force: true });
 }
-const ms = (x) => `${Math.round(x)} ms`;
+const ms = (x) => (x === undefined ? "-" : `${Math.round(x)} ms`);
 const mb = (x) => `${(x / 1e6).toFixed(0)} MB`;
 // Each pair's interval is drawn once, so that the lines that list the pages over the
 // target read the intervals the table prints.
@@ -194,6 +199,7 @@ const drawn = (on, off) => {
   return m.get(off);
 };
 const band = (on, off) => {
+  if (!on.length || !off.length) return "-";
   const [lo, hi] = drawn(on, off);
   return `${(median(on) / median(off)).toFixed(2)}x (${lo.toFixed(2)}-${hi.toFixed(2)})`;
 };
@@ -230,6 +236,7 @@ for (const { url, f } of [...rows, all]) {
 console.log();
 for (const [side, what] of [["floor", "The floor"], ["replay", "First loads"], ["team", "First loads from the team archive"], ["replayWoken", "First loads, core woken"], ["teamWoken", "First loads from the team archive, core woken"]]) {
   for (const [base, against] of [["blankTab", "the blank tab"], ["newTab", "the new tab"]]) {
+    if (!rows[0].f[side].length || !rows[0].f[base].length) continue;
     const over = rows.filter(({ f }) => drawn(f[side], f[base])[1] > 1.3).map((r) => r.url);
     console.log(over.length ? `${what}${what.includes(",") ? "," : ""} over 1.3x of ${against} somewhere in their interval: ${over.join(", ")}.` : `${what}: every page's interval is at most 1.3x of ${against}.`);
   }
