@@ -11,7 +11,8 @@
 // 95% bootstrap intervals. Then where each new replay's first load went (the timeline the
 // bar keeps), and memory while the 24 MB file replays, the site stopped. Prints a
 // Markdown section.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { setPriority } from "node:os";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, peakMemory, startDemoSite, waitFor } from "../lib/browser.mjs";
@@ -57,6 +58,30 @@ const rows = [];
 const steps = []; // each new replay's timeline (see stepNames), ms from its navigation's start
 const loads = [];
 const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0];
+
+// The team archive's Worker runs at Cloudflare, not on the user's machine; here workerd
+// shares the browser's two cores, and what it still does after answering a batch (a
+// trial: a woken core's team replay took 1.19x of the Fetch domain's floor with workerd
+// at the browser's priority, 0.98x at nice 19, its main thread niced; docs/benchmarks-history.md) slowed the
+// page's load. So workerd runs at the lowest priority: its answers may come later, and
+// any that comes after the navigation's start shows in the load. Returns the ids of the
+// processes niced (this process's workerd descendants).
+function niceWorker() {
+  const parent = new Map(); // pid -> [ppid, name]
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      parent.set(Number(pid), [Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]), name]);
+    } catch { /* gone meanwhile */ }
+  }
+  const mine = (pid) => { for (let p = pid; p > 1; p = parent.get(p)?.[0] ?? 0) if (p === process.pid) return true; return false; };
+  const niced = [...parent].filter(([pid, [, name]]) => name === "workerd" && mine(pid)).map(([pid]) => pid);
+  if (!niced.length) throw new Error("no workerd process of this benchmark's to nice");
+  // Linux gives each thread its own priority: every thread of each is niced.
+  for (const pid of niced) for (const tid of readdirSync(`/proc/${pid}/task`)) setPriority(Number(tid), 19);
+  return niced;
+}
 let mem;
 try {
   const id = (await recordDemo(site, dir, live, { browser })).id;
@@ -65,6 +90,7 @@ try {
   const ext = await browser.context.newPage();
   await ext.goto(browser.page("popup.html"));
   const team = (await mf.ready).href;
+  const niced = niceWorker();
   const uploaded = await ext.evaluate(async ([id, team, token]) => {
     const put = await fetch("/api/settings", { method: "PUT", body: JSON.stringify({ ...(await (await fetch("/api/settings")).json()), teamEndpoint: team, teamToken: token }) });
     if (!put.ok) return `settings: ${await put.text()}`;
@@ -207,7 +233,7 @@ console.log("## Replay in webkeep");
 console.log();
 console.log(`\`node scripts/bench/replay.mjs\`: the demo site recorded through the extension, each page replayed in webkeep (replay.html, the debugger's Fetch domain, every request answered from the archive).`);
 console.log();
-console.log(`First load: the page's first load by the browser's navigation timing (from the navigation's start to the load event), in a Chromium no harness instruments (the same profile driven through a bare DevTools pipe that attaches to a tab only to navigate it and, ${loadWait} ms after it appeared, to read its timing: scripts/lib/firstload.mjs); live (the browser's cache as the recording left it) in a new tab made at the page's URL, as a link opened in a new tab, and in a blank tab navigated at once, the tab a replay's bar makes and navigates; in a new replay (its bar made anew, with no batch kept; the core keeps the batches it made last); and in a new replay from the team archive (the session uploaded to the Worker in workerd through miniflare, on 127.0.0.1; the core keeps the team's batches it made last too, and asks the merged index again each time). ${firstRuns} of each, one of each in turn, ${settle} ms apart. Each ratio is of the medians, with its 95% bootstrap interval (scripts/lib/stats.mjs). Target (issue 38): first loads at most 1.3x live over the whole interval, here against the live tab made and navigated as the replay's is (the blank tab); against the new tab too.`);
+console.log(`First load: the page's first load by the browser's navigation timing (from the navigation's start to the load event), in a Chromium no harness instruments (the same profile driven through a bare DevTools pipe that attaches to a tab only to navigate it and, ${loadWait} ms after it appeared, to read its timing: scripts/lib/firstload.mjs); live (the browser's cache as the recording left it) in a new tab made at the page's URL, as a link opened in a new tab, and in a blank tab navigated at once, the tab a replay's bar makes and navigates; in a new replay (its bar made anew, with no batch kept; the core keeps the batches it made last); and in a new replay from the team archive (the session uploaded to the Worker in workerd through miniflare, on 127.0.0.1, workerd at the lowest priority, nice 19, as the Worker runs at Cloudflare and not on the user's machine; the core keeps the team's batches it made last too, and asks the merged index again each time). ${firstRuns} of each, one of each in turn, ${settle} ms apart. Each ratio is of the medians, with its 95% bootstrap interval (scripts/lib/stats.mjs). Target (issue 38): first loads at most 1.3x live over the whole interval, here against the live tab made and navigated as the replay's is (the blank tab); against the new tab too.`);
 console.log();
 console.log("| page | live: new tab | live: blank tab | replay | replay / blank tab (95%) | replay / new tab (95%) | from the team archive | team / blank tab (95%) | team / new tab (95%) |");
 console.log("|---|---|---|---|---|---|---|---|---|");
