@@ -2,18 +2,19 @@
 // extension, then each page's reloads, live and replayed, one of each in turn
 // (REPLAY_BENCH_RUNS, default 15), and its first loads in a Chromium no harness
 // instruments (scripts/lib/firstload.mjs): live in a new tab at its URL, live in a blank
-// tab navigated at once, in the same blank tab with each request answered from memory by
-// a bare DevTools client through the Fetch domain (the floor of any replay that way), in a
-// new replay (replay.html) and in a new replay from the team archive (the session uploaded to the Worker in workerd, through miniflare), and each
-// of the two again with the extension's worker stopped before (the core woken, nothing
-// kept; from the team archive as of a time not asked before, so that the browser's
-// cache holds no batch either), one of each in turn (REPLAY_BENCH_FIRST of each, default 21): each page's ratios with their
-// 95% bootstrap intervals. Then where each new replay's first load went (the timeline the
-// bar keeps), and memory while the 24 MB file replays, the site stopped. Prints a
+// tab navigated at once, in such a tab with each request answered from memory by a bare
+// DevTools client through the Fetch domain (the floor of any replay that way), in a new
+// replay (replay.html) and in a new replay from the team archive (the session uploaded
+// to the Worker in workerd, through miniflare, workerd niced), and each of the two
+// again with the extension's worker stopped before (the core woken, nothing kept; from
+// the team archive as of a time not asked before, so that the browser's cache holds no
+// batch either), one of each in turn (REPLAY_BENCH_FIRST of each, default 21): each
+// page's ratios with their 95% bootstrap intervals. Then where each new replay's first
+// load went (the timeline the bar keeps), and memory while the 24 MB file replays, the
+// site stopped. Prints a
 // Markdown section.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { setPriority } from "node:os";
-import { tmpdir } from "node:os";
+import { setPriority, tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, peakMemory, startDemoSite, waitFor } from "../lib/browser.mjs";
 import { fetchFloor, liveBlankTab, liveNewTab, loadWait, replayTab, workerStopper } from "../lib/firstload.mjs";
@@ -62,10 +63,10 @@ const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 // The team archive's Worker runs at Cloudflare, not on the user's machine; here workerd
 // shares the browser's two cores, and what it still does after answering a batch (a
 // trial: a woken core's team replay took 1.19x of the Fetch domain's floor with workerd
-// at the browser's priority, 0.98x at nice 19, its main thread niced; docs/benchmarks-history.md) slowed the
-// page's load. So workerd runs at the lowest priority: its answers may come later, and
-// any that comes after the navigation's start shows in the load. Returns the ids of the
-// processes niced (this process's workerd descendants).
+// at the browser's priority, 0.98x at nice 19, its main thread niced;
+// docs/benchmarks-history.md) slowed the page's load. So this process's workerd
+// descendants run at the lowest priority: their answers may come later, and any that
+// comes after the navigation's start shows in the load.
 function niceWorker() {
   const parent = new Map(); // pid -> [ppid, name]
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
@@ -80,7 +81,6 @@ function niceWorker() {
   if (!niced.length) throw new Error("no workerd process of this benchmark's to nice");
   // Linux gives each thread its own priority: every thread of each is niced.
   for (const pid of niced) for (const tid of readdirSync(`/proc/${pid}/task`)) setPriority(Number(tid), 19);
-  return niced;
 }
 let mem;
 try {
@@ -90,7 +90,7 @@ try {
   const ext = await browser.context.newPage();
   await ext.goto(browser.page("popup.html"));
   const team = (await mf.ready).href;
-  const niced = niceWorker();
+  niceWorker();
   const uploaded = await ext.evaluate(async ([id, team, token]) => {
     const put = await fetch("/api/settings", { method: "PUT", body: JSON.stringify({ ...(await (await fetch("/api/settings")).json()), teamEndpoint: team, teamToken: token }) });
     if (!put.ok) return `settings: ${await put.text()}`;
@@ -252,7 +252,7 @@ for (const { url, f } of [...rows, all]) {
   console.log(`| ${url} | ${ms(median(f.newTab))} | ${ms(median(f.blankTab))} | ${ms(median(f.replayWoken))} | ${band(f.replayWoken, f.blankTab)} | ${band(f.replayWoken, f.newTab)} | ${ms(median(f.teamWoken))} | ${band(f.teamWoken, f.blankTab)} | ${band(f.teamWoken, f.newTab)} |`);
 }
 console.log();
-console.log("The floor of any replay through the debugger's Fetch domain: the same blank tab, each of its requests paused and fulfilled from memory by a bare DevTools client (the live site's answers, fetched once; no extension, no archive, no lookup: `fetchFloor` in scripts/lib/firstload.mjs), timed in turn with the loads above. Each replay's first load against it: what webkeep adds to the domain's own cost.");
+console.log("The floor of any replay through the debugger's Fetch domain: a blank tab made and navigated as the live one, each of its requests paused and fulfilled from memory by a bare DevTools client (the live site's answers, fetched once; no extension, no archive, no lookup: `fetchFloor` in scripts/lib/firstload.mjs), timed in turn with the loads above. Each replay's first load against it: what webkeep adds to the domain's own cost, but for the replay's tab being older when navigated (made while the bar attaches its debugger; the bar's timeline below), which a day a new tab starts slowly favours.");
 console.log();
 console.log("| page | live: blank tab | the floor | floor / blank tab (95%) | replay / floor (95%) | team / floor (95%) | replay, core woken / floor (95%) | team, core woken / floor (95%) |");
 console.log("|---|---|---|---|---|---|---|---|");

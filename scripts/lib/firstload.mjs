@@ -97,7 +97,7 @@ export async function liveBlankTab(b, url, wait = 0) {
  */
 export function fetchFloor(b) {
   const answers = new Map(); // method and URL -> { responseCode, responseHeaders, body }
-  const tabs = new Map(); // sessionId -> true while its tab loads
+  const tabs = new Set(); // the sessions of the tabs loading
   b.on("Fetch.requestPaused", async (p, sessionId) => {
     if (!tabs.has(sessionId)) return;
     const { method, url, headers, postData } = p.request;
@@ -124,7 +124,7 @@ export function fetchFloor(b) {
     const before = await tabIds(b);
     const { targetId } = await b.send("Target.createTarget", { url: "about:blank" });
     const { sessionId } = await b.send("Target.attachToTarget", { targetId, flatten: true });
-    tabs.set(sessionId, true);
+    tabs.add(sessionId);
     try {
       await b.send("Fetch.enable", { patterns: [{ urlPattern: "*" }] }, sessionId);
       await b.send("Page.navigate", { url }, sessionId);
