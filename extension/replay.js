@@ -23,10 +23,8 @@ let lastActivity = 0; // when the replay tab's last event came
 
 // fileLink is a link that saves the payload of the capture an answer came from, whole,
 // from the archive: how a body too large for the page is had.
-const fileLink = (a) => Object.assign(document.createElement("a"), {
-  href: `${team ? "/api/team/replay/file" : `/api/replay/${encodeURIComponent(session)}/file`}?url=${encodeURIComponent(a.url)}&ts=${encodeURIComponent(a.timestamp)}`,
-  textContent: "Save the file",
-});
+const fileURL = (a) => `${team ? "/api/team/replay/file" : `/api/replay/${encodeURIComponent(session)}/file`}?url=${encodeURIComponent(a.url)}&ts=${encodeURIComponent(a.timestamp)}`;
+const fileLink = (a) => Object.assign(document.createElement("a"), { href: fileURL(a), textContent: "Save the file" });
 
 // When each step of the replay's first load came, in ms since the epoch (the clock of
 // performance.timeOrigin, which the replay tab's navigation timing shares): the first
@@ -181,8 +179,11 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     timeline[from]++;
     step.from = from;
     if (doc) mark("documentAnswered");
+    // A body too large for one message is offered to a page's fetch() as a stream
+    // (replay-stream.js), named anew for each request.
+    const headers = a.stream ? [...a.headers, streamOffered(target, requestId, a, fileURL(a), logStream)] : a.headers;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
-      requestId, responseCode: a.status, responseHeaders: a.headers, body: body.toBase64(),
+      requestId, responseCode: a.status, responseHeaders: headers, body: body.toBase64(),
       ...(a.reason ? { responsePhrase: a.reason } : {}),
     });
     // A navigation to a download too large for the page: the tab stays on its page
@@ -206,13 +207,24 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
   showLog();
 }
 
+// A stream taken by the page, or not, is logged as the core logs an answer.
+const logStream = (answer) => {
+  servedAgain.push(answer);
+  showLog();
+};
+
 // Workers and frames of the replayed tab are attached too, paused until their
 // requests are answered as the page's are. A dedicated worker's requests are paused
 // by the tab's own Fetch domain (the browser makes them for the page), so it is let
 // run at once, its commands sent together instead of one trip after the other.
-const intercept = (target) => Promise.all([
+// A document's fetch() is wrapped to take a large body as a stream (replay-stream.js);
+// its binding reaches new documents only with the Runtime domain on.
+const intercept = (target, documents) => Promise.all([
   chrome.debugger.sendCommand(target, "Fetch.enable", { patterns: [{ urlPattern: "*" }] }),
   chrome.debugger.sendCommand(target, "Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
+  documents && chrome.debugger.sendCommand(target, "Runtime.enable"),
+  documents && chrome.debugger.sendCommand(target, "Runtime.addBinding", { name: streamBinding }),
+  documents && chrome.debugger.sendCommand(target, "Page.addScriptToEvaluateOnNewDocument", { source: streamScript }),
 ]);
 
 chrome.debugger.onEvent.addListener((source, method, p) => {
@@ -220,6 +232,7 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
   lastActivity = performance.now();
   const target = source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId };
   if (method === "Fetch.requestPaused") answer(target, p);
+  else if (method === "Runtime.bindingCalled" && p.name === streamBinding) streamAsked(target, p).catch(fail);
   else if (method === "Page.loadEventFired" && !source.sessionId) {
     loaded = true;
     if (timeline.navigate) mark("loadEvent");
@@ -231,7 +244,7 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
   } else if (method === "Target.attachedToTarget") {
     const child = { tabId, sessionId: p.sessionId };
     const run = () => chrome.debugger.sendCommand(child, "Runtime.runIfWaitingForDebugger").catch(() => {});
-    const intercepted = intercept(child).catch(() => {});
+    const intercepted = intercept(child, p.targetInfo.type === "iframe").catch(() => {});
     if (p.targetInfo.type === "worker") run();
     else intercepted.finally(run);
   }
@@ -330,7 +343,7 @@ async function start() {
   // not what the archive holds: its tab's cache is off.
   const t = { tabId };
   const [, , , , tree] = await Promise.all([
-    intercept(t),
+    intercept(t, true),
     chrome.debugger.sendCommand(t, "Page.enable"),
     chrome.debugger.sendCommand(t, "Inspector.enable"),
     checkPage && Promise.all([

@@ -34,7 +34,25 @@ type Answer struct {
 	// navigation gets 204 (the tab stays on its page) and the replay bar saves the
 	// file from the archive, as the browser saved it live (large.go).
 	Save bool `json:"save,omitempty"`
+	// Stream is set for a script's fetch() of a body too large to carry: the
+	// request gets the "not replayed" page, which the replay's script in the page
+	// turns into a response of this head whose body it reads from the archive as a
+	// stream (large.go). The replay bar logs whether the page took it.
+	Stream *StreamHead `json:"stream,omitempty"`
 }
+
+// A StreamHead is the head of a capture whose body is given to a page's fetch() as a
+// stream: its status, reason, header lines and body's length in bytes.
+type StreamHead struct {
+	Status  int           `json:"status"`
+	Reason  string        `json:"reason,omitempty"`
+	Headers []HeaderField `json:"headers"`
+	Size    int64         `json:"size"`
+}
+
+// StreamHeader is the header the replay bar adds to the answer of an Answer with a
+// Stream, naming the stream for the replay's script in the page (large.go).
+const StreamHeader = "X-Webkeep-Stream"
 
 // ErrCut is returned (wrapped with the URL and why) by Serve when it cut an
 // answer's body short after the answer had begun: the caller must end the answer
@@ -96,7 +114,7 @@ func Respond(w httpmsg.ResponseWriter, r *Request, m Match, resp *Response, max 
 			return ans, err
 		}
 	}
-	if resp.Size > max {
+	if resp.Size > max || (offersStream(r, a) && resp.Size < 0 && (resp.Stored < 0 || resp.Stored > unknownLarge)) {
 		return respondLarge(w, r, a, resp, max, holder), nil
 	}
 	a.Status, a.Reason = resp.Status, resp.Reason
@@ -231,6 +249,8 @@ func (l *Log) Add(a Answer) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {
+	case a.Stream != nil:
+		// Offered as a stream: the replay bar says whether the page took it.
 	case a.Withheld:
 		if len(l.withheld) < MaxLogged {
 			l.withheld = append(l.withheld, a)
@@ -275,7 +295,8 @@ type PausedRequest struct {
 	Method  string            `json:"method"`
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
-	// ResourceType is the event's: "Document" for a navigation of the tab or a frame.
+	// ResourceType is the event's: "Document" for a navigation of the tab or a
+	// frame, "XHR" for a script's fetch() or XMLHttpRequest.
 	ResourceType    string `json:"resourceType"`
 	PostDataEntries []struct {
 		Bytes string `json:"bytes"`
@@ -287,7 +308,7 @@ func (p *PausedRequest) Request() (*Request, error) {
 	if p.URL == "" || p.Method == "" {
 		return nil, fmt.Errorf("%w: method and url are required", ErrRequest)
 	}
-	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}, Navigation: p.ResourceType == "Document"}
+	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}, Navigation: p.ResourceType == "Document", Script: p.ResourceType == "XHR" || p.ResourceType == "Fetch"}
 	for k, v := range p.Headers {
 		r.Header.Add(k, v) // under its canonical name: DevTools may give "range"
 	}

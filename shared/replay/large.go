@@ -18,11 +18,25 @@ import (
 //     whole from the archive, as the browser saved it;
 //   - a navigation to audio or video gets the page the browser shows media in, a
 //     player whose requests ask by Range (ranges.go), a chunk at a time;
+//   - a script's request (GET, of a capture found exactly) is offered the body as a
+//     stream: the request gets the "not replayed" page with Answer.Stream, the
+//     capture's head. The replay bar names the stream in a StreamHeader it adds, and
+//     the replay's script in the page (extension/replay-stream.js) gives the page's
+//     fetch() a response of that head instead, whose body the bar reads from the
+//     archive as the page reads it, a chunk at a time. A request that script does not
+//     wrap (an XMLHttpRequest, a worker's fetch()) gets the page itself, and the bar
+//     lists it as not replayed;
 //   - anything else gets the "not replayed" page, saying why; the bar's list of
 //     what was not replayed offers the file to save.
 
-// respondLarge answers r with a, the capture resp being over max bytes (its length
-// known), as the comment above says.
+// unknownLarge is the stored length over which a body whose decoded length is not
+// known beforehand (decoded here, or in segments of no given length) is offered to a
+// script's fetch() as a stream, as it may be larger than a replay gives in one answer:
+// a smaller one is given whole, and found too large, if it is, as it streams.
+const unknownLarge = 1 << 20
+
+// respondLarge answers r with a, the capture resp being over max bytes (or, for a
+// script's fetch(), perhaps: unknownLarge), as the comment above says.
 func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
@@ -38,6 +52,27 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
 		io.WriteString(w, mediaPage(r.URL, mediaType))
+	case offersStream(r, a):
+		a.Why = tooLarge(resp.Size, max, holder)
+		if resp.Size < 0 {
+			stored := "in segments of no given length"
+			if resp.Stored >= 0 {
+				stored = fmt.Sprintf("%.1f MB stored", float64(resp.Stored)/(1<<20))
+			}
+			a.Why = fmt.Sprintf(`the body's length is not known before it is read (%s), and may be more than the %d MB a replay gives the browser in one answer; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, stored, max>>20, holder)
+		}
+		a.Stream = &StreamHead{Status: resp.Status, Reason: resp.Reason, Headers: fields(resp.Header), Size: resp.Size}
+		a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
+		// A cross-origin fetch() reads the stream's name only if the capture let
+		// the page read it live.
+		a.Headers = append(append([]HeaderField{}, pageHeaders...), HeaderField{"Access-Control-Expose-Headers", StreamHeader})
+		for _, name := range []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials"} {
+			if v := resp.Header.Get(name); v != "" {
+				a.Headers = append(a.Headers, HeaderField{name, v})
+			}
+		}
+		writeAnswer(w, a)
+		io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
 	default:
 		a.Withheld, a.Why = true, tooLarge(resp.Size, max, holder)
 		a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
@@ -46,6 +81,13 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
 	}
 	return a
+}
+
+// offersStream reports whether a body too large for one answer is offered to r as a
+// stream: a script's GET with no body, of a capture found exactly (the one the
+// archive's file route gives).
+func offersStream(r *Request, a Answer) bool {
+	return r.Script && r.Method == "GET" && len(r.Body) == 0 && !a.Approximate
 }
 
 // download reports whether a browser saves a navigation's answer of this header and

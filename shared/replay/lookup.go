@@ -19,6 +19,11 @@ type Request struct {
 	// Navigation is true for a navigation's request (of the tab or a frame), which
 	// a body too large to carry is answered differently for (large.go).
 	Navigation bool
+	// Script is true for the request of a script's fetch() or XMLHttpRequest, which
+	// a body too large to carry is offered to as a stream (large.go). The Fetch
+	// domain reports both as resource type "XHR" (the Network domain tells a fetch()
+	// as "Fetch").
+	Script bool
 }
 
 // A Match is the capture found for a request.

@@ -36,6 +36,10 @@ type Response struct {
 	// segments its HTTP header's Content-Length; -1 when it is not known before
 	// Body is read through (a body decoded here, segments with no length given).
 	Size int64
+	// Stored is the length in bytes of the payload as the record holds it
+	// (before a Content-Encoding is decoded here); -1 when the record does not
+	// say (segments with no length given).
+	Stored int64
 	// Capture is the capture that answered; Original, for a revisit, the capture
 	// whose payload Body is.
 	Capture, Original cdx.Entry
@@ -163,7 +167,7 @@ func ReadResponse(rec *warc.Record) (*Response, error) {
 	}
 	left := &io.LimitedReader{R: rec.Block, N: limit}
 	br := bufio.NewReaderSize(left, 32<<10)
-	resp := &Response{Header: httpmsg.Header{}, Size: -1}
+	resp := &Response{Header: httpmsg.Header{}, Size: -1, Stored: -1}
 	line, err := textproto.NewReader(br).ReadLine()
 	if rec.Type == warc.TypeRevisit && (err == io.EOF || line == "") {
 		resp.Body = io.NopCloser(bytes.NewReader(nil))
@@ -191,6 +195,9 @@ func ReadResponse(rec *warc.Record) (*Response, error) {
 		}
 	}
 	rest := left.N + int64(br.Buffered())
+	if rec.BlockLength >= 0 {
+		resp.Stored = rest
+	}
 	body, whole, err := decode(resp.Header, br)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrRecord, err)

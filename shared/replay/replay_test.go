@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -536,6 +537,87 @@ func TestServeLargeNavigations(t *testing.T) {
 				t.Errorf("%s by Range: %d, %d bytes", tt.url, a.Status, rec.Body.Len())
 			}
 		}
+	}
+}
+
+// TestServeLargeFetch: a script's request (a fetch() or an XHR) of a body over the
+// limit gets the "not replayed" page with the capture's head as a Stream, and the
+// capture's CORS permission with the stream's name readable; another kind of
+// request or a fuzzy match gets the page alone, withheld. A body decoded here is
+// offered as a stream when it is stored in more than unknownLarge bytes, and given
+// whole otherwise.
+func TestServeLargeFetch(t *testing.T) {
+	const max = 1000
+	over := strings.Repeat("o", max+1)
+	// Bodies decoded here, whose length is not known before they are read: one
+	// stored in more than unknownLarge bytes, one small.
+	gzipped := func(b []byte) string {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		return "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: " + strconv.Itoa(z.Len()) + "\r\n\r\n" + z.String()
+	}
+	noise := make([]byte, unknownLarge+unknownLarge/2)
+	for i, x := 0, uint32(1); i < len(noise); i++ {
+		x = x*1664525 + 1013904223
+		noise[i] = byte(x >> 24)
+	}
+	ix, file := archive(t, warc.V11, []exchange{
+		{at: "20240101000001", method: "GET", url: "http://example.com/data.bin?v=1", resp: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nAccess-Control-Allow-Origin: *\r\nContent-Length: " + strconv.Itoa(len(over)) + "\r\n\r\n" + over},
+		{at: "20240101000002", method: "GET", url: "http://example.com/packed", resp: gzipped(noise)},
+		{at: "20240101000003", method: "GET", url: "http://example.com/small", resp: gzipped([]byte("{}"))},
+	})
+	ix.MaxBody = max
+	f := NewFile(bytes.NewReader(file), int64(len(file)))
+	for _, tt := range []struct {
+		method, url, resourceType string
+		stream                    bool
+	}{
+		{"GET", "http://example.com/data.bin?v=1", "XHR", true}, // a fetch() or an XMLHttpRequest
+		{"GET", "http://example.com/data.bin?v=1", "Fetch", true},
+		{"GET", "http://example.com/data.bin?v=1", "Other", false},
+		{"GET", "http://example.com/data.bin?v=1&_=5", "XHR", false}, // fuzzy: not the file /file gives
+		{"GET", "http://example.com/packed", "XHR", true},
+	} {
+		r, err := (&PausedRequest{Method: tt.method, URL: tt.url, ResourceType: tt.resourceType, Headers: map[string]string{}}).Request()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		a, err := ix.Serve(nethttp.ResponseWriter(rec), r, "", f)
+		if tt.url == "http://example.com/packed" {
+			if a.Stream == nil || a.Stream.Size != -1 || !strings.Contains(a.Why, "1.5 MB stored") {
+				t.Errorf("a body decoded here, stored in 1.5 MB: stream %+v, why %q", a.Stream, a.Why)
+			}
+			continue
+		}
+		if err != nil || a.Status != 404 || !strings.Contains(rec.Body.String(), "Not replayed") || (a.Stream != nil) != tt.stream || a.Withheld == tt.stream {
+			t.Errorf("%s %s: status %d stream %+v withheld %v err %v", tt.resourceType, tt.url, a.Status, a.Stream, a.Withheld, err)
+			continue
+		}
+		if !tt.stream {
+			continue
+		}
+		if s := a.Stream; s.Status != 200 || s.Size != max+1 || !slices.Contains(s.Headers, HeaderField{"Content-Type", "application/octet-stream"}) {
+			t.Errorf("stream head %+v", s)
+		}
+		for _, h := range []HeaderField{{"Access-Control-Allow-Origin", "*"}, {"Access-Control-Expose-Headers", StreamHeader}} {
+			if !slices.Contains(a.Headers, h) {
+				t.Errorf("answer's header %v lacks %v", a.Headers, h)
+			}
+		}
+		var l Log
+		l.Add(a)
+		if v := l.View(); v.Answered != 0 || len(v.Withheld) != 0 {
+			t.Errorf("an offered stream logged: %+v", v)
+		}
+	}
+	// A small body decoded here is given whole, as any other.
+	r := &Request{Method: "GET", URL: "http://example.com/small", Header: httpmsg.Header{}, Script: true}
+	rec := httptest.NewRecorder()
+	if a, err := ix.Serve(nethttp.ResponseWriter(rec), r, "", f); err != nil || a.Status != 200 || a.Stream != nil || rec.Body.String() != "{}" {
+		t.Errorf("small: %d, stream %+v, %q, %v", a.Status, a.Stream, rec.Body, err)
 	}
 }
 

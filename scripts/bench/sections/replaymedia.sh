@@ -2,8 +2,9 @@
 # title: Replay of a video and of large bodies in webkeep (what make bench heads this section with before it has run)
 # A recorded video's first frame and seeks in replay against live
 # (scripts/bench/replaymedia.mjs), then one body each of 24 MiB, 300 MiB and 1 GiB
-# imported and replayed (scripts/probe/replay-big.mjs): what the page got, and a
-# body over 64 MiB saved whole from the replay bar, with its speed and memory. Real
+# imported and replayed (scripts/probe/replay-big.mjs): what the page's fetch() got
+# (over 64 MiB, as a stream from the archive), and a body over 64 MiB saved whole
+# from the replay bar, with their speed and memory. Real
 # Chromium; needs ffmpeg (scripts/setup.sh installs it for make test). Last, in Go,
 # a 64 MiB capture played through in open ranges, and seeks in it: the bytes read.
 set -e
@@ -14,10 +15,11 @@ echo "### Large bodies"
 echo
 echo "\`node scripts/probe/replay-big.mjs BYTES\`: a WARC/1.1 of a page and one body of BYTES (no"
 echo "Content-Length, so the import writes it in segments) imported, the page replayed, the body"
-echo "fetched by the page's script; the resident memory of the extension's process and of the"
-echo "whole browser sampled every 50 ms. A body over 64 MiB is not given to a page's script"
-echo "(docs/replay.md): it is saved from the replay bar's \"Save the file\" instead, timed and"
-echo "its SHA-256 checked."
+echo "fetched by the page's script and read as a stream, each byte checked; the resident memory"
+echo "of the extension's process and of the whole browser sampled every 50 ms. A body over 64 MiB"
+echo "reaches a page's fetch() as a stream from the archive, a chunk at a time (docs/replay.md);"
+echo "an XMLHttpRequest of it is not given it, and it is saved from the replay bar's \"Save the"
+echo "file\" instead, timed and its SHA-256 checked."
 echo
 for bytes in 25165824 314572800 1073741824; do
   echo "- $bytes bytes:"

@@ -192,11 +192,12 @@ test("an imported WARC/1.1 written by warcio.js replays", async () => {
 });
 
 // The browser takes a replayed body in one DevTools message: a body over 64 MiB is
-// not given to the page (it would take the extension's process gigabytes), and the
-// page and the bar say so. A body whose length no header gives (imported in segments)
-// is found too large as it streams: the request fails, never ends short. The bar
-// saves each whole from the archive instead ("Save the file").
-test("a body over 64 MiB gets the \"not replayed\" page, is listed with why, and is saved whole from the bar", async () => {
+// not given whole. A page's fetch() gets it as a stream, read from the archive a chunk
+// at a time, whether its length is known or found as it streams (imported in segments
+// of no given length). An XMLHttpRequest or a worker's fetch() gets the "not replayed"
+// page, and the bar lists the body with why once nothing took the stream (10 s), and
+// saves it whole from the archive ("Save the file").
+test("a body over 64 MiB streams to a page's fetch() whole; an XHR or a worker gets the \"not replayed\" page, listed with why, and the bar saves it whole", async () => {
   const huge = new Uint8Array((64 << 20) + 1);
   for (let i = 0; i < huge.length; i += 4096) huge[i] = (i >> 12) % 251; // not all zeros
   const id = await importWARC(browser, "huge.warc.gz", [
@@ -205,25 +206,41 @@ test("a body over 64 MiB gets the \"not replayed\" page, is listed with why, and
     ["http://huge.example/nolength.bin", "application/octet-stream", huge, true],
   ]);
   const r = await open(id, "http://huge.example/");
-  const got = await r.evaluate(async () => {
-    const res = await fetch("/huge.bin");
-    return { status: res.status, text: await res.text() };
-  });
-  assert.equal(got.status, 404);
-  assert.match(got.text, /Not replayed/);
-  assert.match(got.text, /64\.0 MB\) is larger than the 64 MB/);
-  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "1", "the withheld body in the bar");
-  assert.match(await r.bar.textContent("#replay-withheld"), /huge\.bin.*larger than the 64 MB/);
+  const got = await r.evaluate(() => Promise.all(["huge.bin", "nolength.bin"].map(async (name) => {
+    const res = await fetch(`/${name}`);
+    const b = new Uint8Array(await res.arrayBuffer());
+    let wrong = -1;
+    for (let i = 0; i < b.length && wrong < 0; i++) if (b[i] !== (i % 4096 ? 0 : (i >> 12) % 251)) wrong = i;
+    return { status: res.status, type: res.headers.get("Content-Type"), url: res.url, named: res.headers.has("X-Webkeep-Stream"), length: b.length, wrong };
+  })), 120);
+  for (const [i, name] of ["huge.bin", "nolength.bin"].entries()) {
+    assert.deepEqual(got[i], { status: 200, type: "application/octet-stream", url: `http://huge.example/${name}`, named: false, length: huge.length, wrong: -1 }, name);
+  }
+  const xhr = await r.evaluate(() => Promise.all(["/huge.bin", "/nolength.bin"].map((u) => new Promise((resolve) => {
+    const x = new XMLHttpRequest();
+    x.open("GET", u);
+    x.onload = () => resolve(`${x.status} ${/Not replayed/.test(x.responseText)} ${/64\.0 MB\) is larger than the 64 MB/.test(x.responseText)}`);
+    x.onerror = () => resolve("error");
+    x.send();
+  }))), 60);
+  assert.deepEqual(xhr, ["404 true true", "404 true false"]);
+  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "2", "the bodies not given to the XHRs, in the bar", 20_000);
+  assert.match(await r.bar.textContent("#replay-withheld"), /huge\.bin.*larger than the 64 MB.*offered to the page as a stream, which nothing in the page took/);
+  assert.match(await r.bar.textContent("#replay-withheld"), /nolength\.bin.*length is not known before it is read \(in segments of no given length\)/);
   assert.doesNotMatch(await r.bar.textContent("#replay-missed"), /huge\.bin/); // it is archived
-  const failed = await r.evaluate(() => fetch("/nolength.bin").then((res) => res.arrayBuffer()).then((b) => `${b.byteLength} bytes`, (e) => e.name));
-  assert.equal(failed, "TypeError");
-  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "2", "the body cut as it streamed, in the bar");
-  assert.match(await r.bar.textContent("#replay-withheld"), /nolength\.bin.*larger than the 64 MB/);
+  // A worker's fetch() is not the page's: it gets the page, and the bar lists it once
+  // nothing took the stream (10 s).
+  const worker = await r.evaluate(() => new Promise((resolve) => {
+    const w = new Worker(URL.createObjectURL(new Blob(['fetch("http://huge.example/huge.bin").then((r) => postMessage(r.status))'], { type: "text/javascript" })));
+    w.onmessage = (e) => resolve(e.data);
+  }));
+  assert.equal(worker, 404);
+  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "3", "the body the worker's fetch() did not take, in the bar", 20_000);
   const sha256 = (b) => createHash("sha256").update(b).digest("hex");
   for (const name of ["huge.bin", "nolength.bin"]) {
     const [d] = await Promise.all([
       r.bar.waitForEvent("download", { timeout: 180_000 }),
-      r.bar.click(`#replay-withheld li:has-text("${name}") a:text("Save the file")`),
+      r.bar.click(`#replay-withheld li:has-text("${name}") >> nth=0 >> a:text("Save the file")`),
     ]);
     assert.equal(await d.failure(), null, name);
     assert.equal(d.suggestedFilename(), name);
