@@ -85,7 +85,7 @@ const streamScript = `(${function (binding) {
 }})(${JSON.stringify(streamBinding)})`;
 
 // The streams offered and not yet ended: name -> { a (the answer), target, file (its
-// URL), reader, got (bytes given), taken, timer }.
+// URL), reader, next (the next chunk, being read), got (bytes given), taken, timer }.
 const pageStreams = new Map();
 
 // streamOffered names a stream for answer a of request requestId, paused in target,
@@ -102,6 +102,31 @@ function streamOffered(target, requestId, a, file, onLog) {
   pageStreams.set(name, s);
   const head = new TextEncoder().encode(JSON.stringify(a.stream)).toBase64();
   return { name: "X-Webkeep-Stream", value: `${name} ${head}` };
+}
+
+// readChunk reads the next streamChunk bytes of stream s from the archive (fewer at
+// its end; none after it).
+async function readChunk(s) {
+  if (!s.reader) {
+    const res = await fetch(s.file);
+    if (!res.ok) throw new Error((await res.json().catch(() => ({}))).error || `the archive answered ${res.status}`);
+    s.reader = res.body.getReader();
+  }
+  const parts = [];
+  let n = 0;
+  while (n < streamChunk) {
+    const { done, value } = await s.reader.read();
+    if (done) break;
+    parts.push(value);
+    n += value.length;
+  }
+  const chunk = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    chunk.set(p, at);
+    at += p.length;
+  }
+  return chunk;
 }
 
 // streamAsked answers the page's script's call of the binding (Runtime.bindingCalled
@@ -131,31 +156,16 @@ async function streamAsked(target, { payload, executionContextId }) {
       await s.reader?.cancel();
       return;
     }
-    if (!s.reader) {
-      const res = await fetch(s.file);
-      if (!res.ok) throw new Error((await res.json().catch(() => ({}))).error || `the archive answered ${res.status}`);
-      s.reader = res.body.getReader();
-    }
-    const parts = [];
-    let n = 0;
-    while (n < streamChunk) {
-      const { done, value } = await s.reader.read();
-      if (done) break;
-      parts.push(value);
-      n += value.length;
-    }
-    s.got += n;
-    if (n === 0) {
+    // The next chunk is read from the archive while this one goes to the page.
+    const chunk = await (s.next ?? readChunk(s));
+    s.next = chunk.length ? readChunk(s) : null;
+    s.next?.catch(() => {}); // its error is thrown when it is asked for
+    s.got += chunk.length;
+    if (chunk.length === 0) {
       pageStreams.delete(asked.name);
       if (s.a.stream.size >= 0 && s.got !== s.a.stream.size) throw new Error(`the archive gave ${s.got} of its ${s.a.stream.size} bytes`);
       await give("");
       return;
-    }
-    const chunk = new Uint8Array(n);
-    let at = 0;
-    for (const p of parts) {
-      chunk.set(p, at);
-      at += p.length;
     }
     await give(chunk.toBase64());
   } catch (e) {
