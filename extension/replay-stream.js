@@ -14,6 +14,9 @@
 const streamBinding = "__webkeepReplayStream";
 // The bytes handed over at a time: one DevTools message each.
 const streamChunk = 1 << 20;
+// How long a stream taken waits for the page to ask for more before the bar lets it go
+// (the page was left, or dropped the response unread).
+const streamIdleMs = 60000;
 // How long a stream offered waits for the page's script to take it before the bar
 // lists its body as not replayed (an XMLHttpRequest's or a worker's fetch(), which the
 // script does not wrap: the Fetch domain does not tell them from a page's fetch()).
@@ -85,7 +88,8 @@ const streamScript = `(${function (binding) {
 }})(${JSON.stringify(streamBinding)})`;
 
 // The streams offered and not yet ended: name -> { a (the answer), target, file (its
-// URL), reader, next (the next chunk, being read), got (bytes given), taken, timer }.
+// URL), reader, next (the next chunk, being read), got (bytes given), taken, timer
+// (until it is listed as not taken, or let go as idle) }.
 const pageStreams = new Map();
 
 // streamOffered names a stream for answer a of request requestId, paused in target,
@@ -146,12 +150,17 @@ async function streamAsked(target, { payload, executionContextId }) {
   });
   if (!s.taken) {
     s.taken = true;
-    clearTimeout(s.timer);
     const { url, timestamp } = s.a;
     s.onLog({ url, archived: true, timestamp });
   }
+  clearTimeout(s.timer);
+  s.timer = setTimeout(() => {
+    pageStreams.delete(asked.name);
+    s.reader?.cancel().catch(() => {});
+  }, streamIdleMs);
   try {
     if (asked.want === "cancel") {
+      clearTimeout(s.timer);
       pageStreams.delete(asked.name);
       await s.reader?.cancel();
       return;
@@ -162,6 +171,7 @@ async function streamAsked(target, { payload, executionContextId }) {
     s.next?.catch(() => {}); // its error is thrown when it is asked for
     s.got += chunk.length;
     if (chunk.length === 0) {
+      clearTimeout(s.timer);
       pageStreams.delete(asked.name);
       if (s.a.stream.size >= 0 && s.got !== s.a.stream.size) throw new Error(`the archive gave ${s.got} of its ${s.a.stream.size} bytes`);
       await give("");
@@ -169,6 +179,7 @@ async function streamAsked(target, { payload, executionContextId }) {
     }
     await give(chunk.toBase64());
   } catch (e) {
+    clearTimeout(s.timer);
     pageStreams.delete(asked.name);
     s.reader?.cancel().catch(() => {});
     await give("", String(e && e.message || e)).catch(() => {});
