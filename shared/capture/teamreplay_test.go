@@ -688,6 +688,29 @@ func TestTeamReplayStreams(t *testing.T) {
 	}
 }
 
+// TestTeamReplayOffersAStream: a script's request for a body whose length is not known
+// before it is read (in segments, no Content-Length) is offered as a stream, whose
+// body the replay bar then reads whole from /api/team/replay/file at the capture's
+// time (extension/replay-stream.js).
+func TestTeamReplayOffersAStream(t *testing.T) {
+	bundle := writeTeamBundle(t, "webkeep-nolength", warc.V11, warc.NewDeduper(), []teamExchange{
+		{at: "20250101000000", method: "GET", url: "http://example.org/feed.bin", resp: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n" + teamLarge, stream: true},
+	})
+	ft := newFakeTeam(t, "s3cret", bundle)
+	_, h := replayTeamService(t, ft, "s3cret")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/api/team/replay/answer", strings.NewReader(`{"method":"GET","url":"http://example.org/feed.bin","headers":{},"resourceType":"XHR"}`)))
+	a, err := replay.ReadAnswer(httpmsg.Header(rec.Result().Header))
+	if err != nil || a.Status != http.StatusNotFound || a.Stream == nil || a.Stream.Status != http.StatusOK || a.Stream.Size != -1 {
+		t.Fatalf("answer %+v (%v): %s", a, err, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/team/replay/file?url="+url.QueryEscape(a.URL)+"&ts="+a.Timestamp, nil))
+	if rec.Code != http.StatusOK || rec.Body.String() != teamLarge {
+		t.Errorf("the stream's body: %d, %d bytes", rec.Code, rec.Body.Len())
+	}
+}
+
 type trCountingWriter struct {
 	header http.Header
 	n      int
