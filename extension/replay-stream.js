@@ -23,13 +23,24 @@ const streamIdleMs = 60000;
 const streamTakenMs = 10000;
 
 // streamScript runs in the page's main world; its source is injected.
+// The binding is added only once a stream is offered (streamChannel): until then the
+// replay tab runs without the Runtime domain, which a first load pays for. The script
+// takes it out of the page's reach as soon as it sees it: as it starts (a document made
+// after the binding was added) or as a stream is offered to it.
 const streamScript = `(${function (binding) {
   "use strict";
-  const ask = globalThis[binding];
-  if (typeof ask !== "function") return;
-  delete globalThis[binding];
   const given = Symbol.for("webkeep.replayStream");
   if (globalThis[given]) return;
+  let channel = null;
+  const take = () => {
+    if (!channel && typeof globalThis[binding] === "function") {
+      channel = globalThis[binding];
+      delete globalThis[binding];
+    }
+    return channel;
+  };
+  take();
+  const ask = (message) => take()?.(message);
   const streams = new Map(); // stream name -> { controller, pulled: resolve of the pull waiting }
   Object.defineProperty(globalThis, given, {
     value: (name, chunk, error) => {
@@ -54,7 +65,7 @@ const streamScript = `(${function (binding) {
     fetch(...args) {
       return Reflect.apply(original, this, args).then((r) => {
         const named = r.headers.get("X-Webkeep-Stream");
-        if (!named) return r;
+        if (!named || !take()) return r;
         const [name, head64] = named.split(" ");
         const head = JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(head64)));
         let header = head.headers.map((h) => [h.name, h.value]);
@@ -86,6 +97,21 @@ const streamScript = `(${function (binding) {
     },
   }.fetch;
 }})(${JSON.stringify(streamBinding)})`;
+
+// streamChannel turns on, once for each target (the tab, a frame of its own), what the
+// page's script asks for chunks through: the Runtime domain and the binding, which it
+// adds to the target's documents, these and those made later.
+const channels = new Map(); // target's session ("" for the tab) -> the commands' promise
+function streamChannel(target) {
+  const key = target.sessionId || "";
+  if (!channels.has(key)) {
+    channels.set(key, Promise.all([
+      chrome.debugger.sendCommand(target, "Runtime.enable"),
+      chrome.debugger.sendCommand(target, "Runtime.addBinding", { name: streamBinding }),
+    ]));
+  }
+  return channels.get(key);
+}
 
 // The streams offered and not yet ended: name -> { a (the answer), target, file (its
 // URL), reader, next (the next chunk, being read), got (bytes given), taken, timer

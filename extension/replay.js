@@ -181,6 +181,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     if (doc) mark("documentAnswered");
     // A body too large for one message is offered to a page's fetch() as a stream
     // (replay-stream.js), named anew for each request.
+    if (a.stream) await streamChannel(target).catch(() => {}); // without it, the page's script leaves the page as it is
     const headers = a.stream ? [...a.headers, streamOffered(target, requestId, a, fileURL(a), logStream)] : a.headers;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: headers, body: body.toBase64(),
@@ -217,13 +218,10 @@ const logStream = (answer) => {
 // requests are answered as the page's are. A dedicated worker's requests are paused
 // by the tab's own Fetch domain (the browser makes them for the page), so it is let
 // run at once, its commands sent together instead of one trip after the other.
-// A document's fetch() is wrapped to take a large body as a stream (replay-stream.js);
-// its binding reaches new documents only with the Runtime domain on.
+// A document's fetch() is wrapped to take a large body as a stream (replay-stream.js).
 const intercept = (target, documents) => Promise.all([
   chrome.debugger.sendCommand(target, "Fetch.enable", { patterns: [{ urlPattern: "*" }] }),
   chrome.debugger.sendCommand(target, "Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
-  documents && chrome.debugger.sendCommand(target, "Runtime.enable"),
-  documents && chrome.debugger.sendCommand(target, "Runtime.addBinding", { name: streamBinding }),
   documents && chrome.debugger.sendCommand(target, "Page.addScriptToEvaluateOnNewDocument", { source: streamScript }),
 ]);
 
