@@ -194,7 +194,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     if (doc) mark("documentFulfilled");
     mark("lastFulfilled", true);
     if (from === "batch") served.push(request.url);
-    else if (from === "kept") {
+    else if (from === "kept" && !a.stream) { // a stream is logged as the page takes it, or not
       const { url, archived, approximate, timestamp, why } = a;
       servedAgain.push({ url, archived, approximate, timestamp, why });
     }
