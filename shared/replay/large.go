@@ -29,14 +29,12 @@ import (
 //   - anything else gets the "not replayed" page, saying why; the bar's list of
 //     what was not replayed offers the file to save.
 
-// unknownLarge is the stored length over which a body whose decoded length is not
-// known beforehand (decoded here, or in segments of no given length) is offered to a
-// script's fetch() as a stream, as it may be larger than a replay gives in one answer:
-// a smaller one is given whole, and found too large, if it is, as it streams.
-const unknownLarge = 1 << 20
-
 // respondLarge answers r with a, the capture resp being over max bytes (or, for a
-// script's fetch(), perhaps: unknownLarge), as the comment above says.
+// script's request, in segments of no given length: such a record is a large body
+// written in parts), as the comment above says. A body decoded here, whose length is
+// not known either, is given whole as any other (an XMLHttpRequest, which the Fetch
+// domain does not tell from a fetch(), would otherwise lose a body it got live), and
+// found too large, if it is, as it streams.
 func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
@@ -55,11 +53,7 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 	case offersStream(r, a):
 		a.Why = tooLarge(resp.Size, max, holder)
 		if resp.Size < 0 {
-			stored := "in segments of no given length"
-			if resp.Stored >= 0 {
-				stored = fmt.Sprintf("%.1f MB stored", float64(resp.Stored)/(1<<20))
-			}
-			a.Why = fmt.Sprintf(`the body's length is not known before it is read (%s), and may be more than the %d MB a replay gives the browser in one answer; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, stored, max>>20, holder)
+			a.Why = fmt.Sprintf(`the body's length is not known before it is read (in segments of no given length), and may be more than the %d MB a replay gives the browser in one answer; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, max>>20, holder)
 		}
 		a.Stream = &StreamHead{Status: resp.Status, Reason: resp.Reason, Headers: fields(resp.Header), Size: resp.Size}
 		a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"

@@ -38,7 +38,7 @@ type Response struct {
 	Size int64
 	// Stored is the length in bytes of the payload as the record holds it
 	// (before a Content-Encoding is decoded here); -1 when the record does not
-	// say (segments with no length given).
+	// say (segments with no length given: a large body written in parts).
 	Stored int64
 	// Capture is the capture that answered; Original, for a revisit, the capture
 	// whose payload Body is.
