@@ -113,18 +113,18 @@ function streamChannel(target) {
   return channels.get(key);
 }
 
-// The streams offered and not yet ended: name -> { a (the answer), target, file (its
-// URL), reader, next (the next chunk, being read), got (bytes given), taken, timer
-// (until it is listed as not taken, or let go as idle) }.
+// The streams offered and not yet ended: name -> { a (the answer), file (its URL),
+// reader, next (the next chunk, being read), got (bytes given), taken, timer (until it
+// is listed as not taken, or let go as idle) }. A stream is named by its request's id,
+// which the Fetch domain makes unique in the browser.
 const pageStreams = new Map();
 
-// streamOffered names a stream for answer a of request requestId, paused in target,
-// and returns the header line that tells the page's script; onLog(answer) logs it as
-// the page took it, or as not replayed if the page's script did not take it in time.
-function streamOffered(target, requestId, a, file, onLog) {
-  const name = `${requestId}.${pageStreams.size}.${Math.random().toString(36).slice(2)}`;
+// streamOffered names a stream for answer a of the request of id name and returns the
+// header line that tells the page's script; onLog(answer) logs it as the page took it,
+// or as not replayed if the page's script did not take it in time.
+function streamOffered(name, a, file, onLog) {
   const { url, timestamp, why } = a;
-  const s = { a, target, file, reader: null, got: 0, taken: false, onLog };
+  const s = { a, file, reader: null, got: 0, taken: false, onLog };
   s.timer = setTimeout(() => {
     pageStreams.delete(name);
     onLog({ url, archived: true, timestamp, withheld: true, why: `${why}; it was offered to the page as a stream, which nothing in the page took (an XMLHttpRequest or a worker's fetch() gets the "not replayed" page)` });

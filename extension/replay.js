@@ -182,7 +182,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // A body too large for one message is offered to a page's fetch() as a stream
     // (replay-stream.js), named anew for each request.
     if (a.stream) await streamChannel(target).catch(() => {}); // without it, the page's script leaves the page as it is
-    const headers = a.stream ? [...a.headers, streamOffered(target, requestId, a, fileURL(a), logStream)] : a.headers;
+    const headers = a.stream ? [...a.headers, streamOffered(requestId, a, fileURL(a), logStream)] : a.headers;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: headers, body: body.toBase64(),
       ...(a.reason ? { responsePhrase: a.reason } : {}),
