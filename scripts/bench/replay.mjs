@@ -8,7 +8,7 @@
 // to the Worker in workerd, through miniflare, workerd niced), and each of the two
 // again with the extension's worker stopped before (the core woken, nothing kept; from
 // the team archive as of a time not asked before, so that the browser's cache holds no
-// batch either), one of each in turn (REPLAY_BENCH_FIRST of each, default 21): each
+// batch either), one of each in turn (REPLAY_BENCH_FIRST of each, default 41): each
 // page's ratios with their 95% bootstrap intervals. Then where each new replay's first
 // load went (the timeline the bar keeps), and memory while the 24 MB file replays, the
 // site stopped. Prints a
@@ -39,7 +39,7 @@ const batchCounts = ["ranges"]; // how many requests the records took
 
 const runs = Number(process.env.REPLAY_BENCH_RUNS || 15);
 // New replays (and new live tabs) per page, for its first load.
-const firstRuns = Number(process.env.REPLAY_BENCH_FIRST || 21);
+const firstRuns = Number(process.env.REPLAY_BENCH_FIRST || 41);
 // The pause before each first load, live or replayed alike, so that the one before
 // (its tabs closing, its processes ending) is not measured with it, as the extension's
 // benchmark spaces its loads.

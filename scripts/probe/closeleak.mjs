@@ -6,10 +6,12 @@
 // declarativeNetRequest session rule blocking every request of the tab (or every request
 // of no tab), to see whether the rule lets the Fetch domain answer first and stops what
 // the debugger lets go; with the network emulated offline (DevTools); and sent to
-// about:blank with the debugger on, closed 500 ms later, as webkeep's bar ends a replay.
+// about:blank with the debugger on, closed 500 ms later, as webkeep's bar ends a replay;
+// and with a guard run in the page (GUARD below) that fails its fetch(), sendBeacon()
+// and XMLHttpRequest once the page is being hidden or unloaded.
 // Prints, for each way, how many requests the Fetch domain answered and how many of the
 // page's requests reached the site in each closing (URLS=1 lists them; WAYS=none,tab,
-// "no tab","blank first",offline picks the ways).
+// "no tab","blank first",offline,guard picks the ways).
 //   node scripts/probe/closeleak.mjs [CLOSINGS]
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,20 +30,31 @@ let n = 0; // the requests begin once the Fetch domain is on (start(), from the 
 const start = () => setInterval(() => fetch("/tick?" + n++).catch(() => {}), 5);
 addEventListener("pagehide", () => navigator.sendBeacon("/beacon", "bye"));
 </script>`;
+// What a guard in the page stops: its own requests once it is hidden or unloaded.
+const GUARD = `(() => {
+  let gone = false;
+  const go = () => { gone = true; };
+  addEventListener("pagehide", go, true);
+  addEventListener("beforeunload", go, true);
+  const f = fetch;
+  globalThis.fetch = function (...a) { return gone ? Promise.reject(new TypeError("Failed to fetch")) : Reflect.apply(f, this, a); };
+  const b = navigator.sendBeacon;
+  navigator.sendBeacon = function (...a) { return gone ? false : Reflect.apply(b, this, a); };
+})()`;
 const site = await startTrapSite(page);
 const { base, reached } = site;
 const browser = await launch({ extension: dir });
 try {
   const ext = await browser.context.newPage();
   await ext.goto(browser.page("archive.html"));
-  for (const rule of (process.env.WAYS || "none,tab,no tab,blank first,offline").split(",").map((w) => w === "none" ? false : w)) {
+  for (const rule of (process.env.WAYS || "none,tab,no tab,blank first,offline,guard").split(",").map((w) => w === "none" ? false : w)) {
     const leaks = [];
     let answered = 0;
     for (let i = 0; i < closings; i++) {
       const tab = await browser.context.newPage();
       await tab.goto(base + "/");
       const id = await tabId(browser.sw, base + "/");
-      await ext.evaluate(async ([tabId, rule]) => {
+      await ext.evaluate(async ([tabId, rule, guard]) => {
         const t = { tabId };
         if (rule === "tab" || rule === "no tab") await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: [1], addRules: [{ id: 1, priority: 1, action: { type: "block" }, condition: { tabIds: [rule === "tab" ? tabId : -1] } }] });
         await chrome.debugger.attach(t, "1.3");
@@ -52,11 +65,12 @@ try {
         };
         chrome.debugger.onEvent.addListener(globalThis.on);
         await chrome.debugger.sendCommand(t, "Fetch.enable", { patterns: [{ urlPattern: "*" }] });
+        if (rule === "guard") await chrome.debugger.sendCommand(t, "Runtime.evaluate", { expression: guard });
         if (rule === "offline") {
           await chrome.debugger.sendCommand(t, "Network.enable", {});
           await chrome.debugger.sendCommand(t, "Network.emulateNetworkConditions", { offline: true, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
         }
-      }, [id, rule]);
+      }, [id, rule, GUARD]);
       reached.length = 0;
       await tab.evaluate(() => start());
       const out = await ext.evaluate(async ([tabId, rule]) => {
@@ -78,7 +92,7 @@ try {
       const own = reached.filter((u) => u !== "/favicon.ico");
       leaks.push(own.length + (process.env.URLS ? ` (${own.join(" ")})` : ""));
     }
-    console.log(`${rule === "offline" ? "the network emulated offline" : rule === "blank first" ? "sent to about:blank first, the debugger on" : rule ? `with a blocking rule of ${rule === "tab" ? "the tab" : "requests of no tab"}` : "without a blocking rule"}: ${answered} requests answered by the Fetch domain; reached the network per closing: ${leaks.join(", ")}`);
+    console.log(`${rule === "offline" ? "the network emulated offline" : rule === "blank first" ? "sent to about:blank first, the debugger on" : rule === "guard" ? "with a guard in the page" : rule ? `with a blocking rule of ${rule === "tab" ? "the tab" : "requests of no tab"}` : "without a blocking rule"}: ${answered} requests answered by the Fetch domain; reached the network per closing: ${leaks.join(", ")}`);
   }
 } finally {
   await browser.close();
