@@ -218,11 +218,12 @@ const logStream = (answer) => {
 // requests are answered as the page's are. A dedicated worker's requests are paused
 // by the tab's own Fetch domain (the browser makes them for the page), so it is let
 // run at once, its commands sent together instead of one trip after the other.
-// A document's fetch() is wrapped to take a large body as a stream (replay-stream.js).
+// A document's requests are held as it may be leaving (replay-guard.js), and its
+// fetch() is wrapped to take a large body as a stream (replay-stream.js).
 const intercept = (target, documents) => Promise.all([
   chrome.debugger.sendCommand(target, "Fetch.enable", { patterns: [{ urlPattern: "*" }] }),
   chrome.debugger.sendCommand(target, "Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
-  documents && chrome.debugger.sendCommand(target, "Page.addScriptToEvaluateOnNewDocument", { source: streamScript }),
+  ...(documents ? [guardScript, streamScript] : []).map((source) => chrome.debugger.sendCommand(target, "Page.addScriptToEvaluateOnNewDocument", { source })),
 ]);
 
 chrome.debugger.onEvent.addListener((source, method, p) => {
@@ -255,7 +256,7 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   const tab = tabId;
   tabId = null;
   $("state").dataset.state = "ended";
-  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page asked for as it closed may have reached the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
+  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page sent as it left was held in it, but a request still waiting for its answer may have reached the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
     `The replay has ended (${reason}): its tab is closed, as it would otherwise load from the web.`;
   $("replay-again").hidden = true;
   if (reason !== "target_closed") chrome.tabs.remove(tab).catch(() => {});

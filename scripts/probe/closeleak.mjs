@@ -7,8 +7,8 @@
 // of no tab), to see whether the rule lets the Fetch domain answer first and stops what
 // the debugger lets go; with the network emulated offline (DevTools); and sent to
 // about:blank with the debugger on, closed 500 ms later, as webkeep's bar ends a replay;
-// and with a guard run in the page (GUARD below) that fails its fetch(), sendBeacon()
-// and XMLHttpRequest once the page is being hidden or unloaded.
+// and with webkeep's guard run in the page (extension/replay-guard.js), which holds its
+// fetch(), sendBeacon() and XMLHttpRequest once it may be leaving.
 // Prints, for each way, how many requests the Fetch domain answered and how many of the
 // page's requests reached the site in each closing (URLS=1 lists them; WAYS=none,tab,
 // "no tab","blank first",offline,guard picks the ways).
@@ -26,21 +26,17 @@ manifest.permissions.push("declarativeNetRequest");
 writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest));
 
 const page = `<p>probe</p><script>
-let n = 0; // the requests begin once the Fetch domain is on (start(), from the probe)
-const start = () => setInterval(() => fetch("/tick?" + n++).catch(() => {}), 5);
-addEventListener("pagehide", () => navigator.sendBeacon("/beacon", "bye"));
+let n = 0; // the requests begin once the Fetch domain is on (start(), from the probe),
+// and the page's listeners are added then, after a guard's, as a replay's script runs
+// before the page's own
+const start = () => {
+  setInterval(() => fetch("/tick?" + n++).catch(() => {}), 5);
+  addEventListener("pagehide", () => navigator.sendBeacon("/beacon", "bye"));
+  document.addEventListener("visibilitychange", () => document.visibilityState === "hidden" && navigator.sendBeacon("/hidden", "bye"));
+};
 </script>`;
-// What a guard in the page stops: its own requests once it is hidden or unloaded.
-const GUARD = `(() => {
-  let gone = false;
-  const go = () => { gone = true; };
-  addEventListener("pagehide", go, true);
-  addEventListener("beforeunload", go, true);
-  const f = fetch;
-  globalThis.fetch = function (...a) { return gone ? Promise.reject(new TypeError("Failed to fetch")) : Reflect.apply(f, this, a); };
-  const b = navigator.sendBeacon;
-  navigator.sendBeacon = function (...a) { return gone ? false : Reflect.apply(b, this, a); };
-})()`;
+// The replay's guard (extension/replay-guard.js), as the bar injects it.
+const GUARD = new Function(`${readFileSync(path.join(extensionDir, "replay-guard.js"), "utf8")}; return guardScript;`)();
 const site = await startTrapSite(page);
 const { base, reached } = site;
 const browser = await launch({ extension: dir });
