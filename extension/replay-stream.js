@@ -1,12 +1,13 @@
 // webkeep replay: bodies too large for one DevTools message, given to a page's fetch()
-// as a stream (shared/replay/large.go). The core answers such a request with its "not
-// replayed" page and the capture's head (Answer.stream); the bar names a stream in the
-// answer's X-Webkeep-Stream header. A script run in every document of the replay tab
-// before the page's own (streamScript) wraps fetch(): a response that names a stream
-// becomes one of the capture's head whose body the bar reads from the archive
-// (GET .../file, streamed by the core) a chunk at a time, as the page reads it, and
-// hands over through DevTools (a binding one way, Runtime.callFunctionOn the other).
-// Nothing holds the whole body but the page, if it keeps it.
+// and XMLHttpRequest as a stream (shared/replay/large.go). The core answers such a
+// request with its "not replayed" page and the capture's head (Answer.stream); the bar
+// names a stream in the answer's X-Webkeep-Stream header. A script run in every
+// document of the replay tab before the page's own (streamScript) wraps fetch() and
+// XMLHttpRequest: an answer that names a stream becomes one of the capture's head whose
+// body the bar reads from the archive (GET .../file, streamed by the core) a chunk at a
+// time, as the page reads it, and hands over through DevTools (a binding one way,
+// Runtime.callFunctionOn the other). Nothing holds the whole body but the page, if it
+// keeps it (an XMLHttpRequest does).
 "use strict";
 
 // The binding the page's script asks for chunks through, taken out of the page's reach
@@ -18,8 +19,8 @@ const streamChunk = 1 << 20;
 // (the page was left, or dropped the response unread).
 const streamIdleMs = 60000;
 // How long a stream offered waits for the page's script to take it before the bar
-// lists its body as not replayed (an XMLHttpRequest's or a worker's fetch(), which the
-// script does not wrap: the Fetch domain does not tell them from a page's fetch()).
+// lists its body as not replayed (a worker's fetch() or a synchronous XMLHttpRequest,
+// which the script does not take: the Fetch domain does not tell them from a page's).
 const streamTakenMs = 10000;
 
 // streamScript runs in the page's main world; its source is injected.
@@ -60,42 +61,206 @@ const streamScript = `(${function (binding) {
   });
   // What a cross-origin response shows a script of its header, as fetch() shows it.
   const safelisted = new Set(["cache-control", "content-language", "content-length", "content-type", "expires", "last-modified", "pragma"]);
+  // streamed is the response of the stream a "not replayed" answer names (its
+  // X-Webkeep-Stream header's value named): the capture's head, its body read from
+  // the bar as the page reads it; a cross-origin one (cors) shows what fetch() shows.
+  const streamed = (named, cors) => {
+    const [name, head64] = named.split(" ");
+    const head = JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(head64)));
+    let header = head.headers.map((h) => [h.name, h.value]);
+    if (cors) {
+      const exposed = new Set(header.filter(([k]) => k.toLowerCase() === "access-control-expose-headers")
+        .flatMap(([, v]) => v.split(",").map((s) => s.trim().toLowerCase())));
+      header = header.filter(([k]) => safelisted.has(k.toLowerCase()) || exposed.has(k.toLowerCase()) || exposed.has("*"));
+    }
+    const body = new ReadableStream({
+      start(controller) { streams.set(name, { controller, pulled: null }); },
+      pull() {
+        const s = streams.get(name);
+        if (!s) return undefined;
+        return new Promise((resolve) => {
+          s.pulled = resolve;
+          ask(JSON.stringify({ name, want: "next" }));
+        });
+      },
+      cancel() {
+        streams.delete(name);
+        ask(JSON.stringify({ name, want: "cancel" }));
+      },
+    });
+    return { res: new Response(body, { status: head.status, statusText: head.reason || "", headers: header }), size: head.size };
+  };
   const original = globalThis.fetch;
   globalThis.fetch = {
     fetch(...args) {
       return Reflect.apply(original, this, args).then((r) => {
         const named = r.headers.get("X-Webkeep-Stream");
         if (!named || !take()) return r;
-        const [name, head64] = named.split(" ");
-        const head = JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(head64)));
-        let header = head.headers.map((h) => [h.name, h.value]);
-        if (r.type === "cors") {
-          const exposed = new Set(header.filter(([k]) => k.toLowerCase() === "access-control-expose-headers")
-            .flatMap(([, v]) => v.split(",").map((s) => s.trim().toLowerCase())));
-          header = header.filter(([k]) => safelisted.has(k.toLowerCase()) || exposed.has(k.toLowerCase()) || exposed.has("*"));
-        }
         r.body?.cancel().catch(() => {});
-        const body = new ReadableStream({
-          start(controller) { streams.set(name, { controller, pulled: null }); },
-          pull() {
-            const s = streams.get(name);
-            if (!s) return undefined;
-            return new Promise((resolve) => {
-              s.pulled = resolve;
-              ask(JSON.stringify({ name, want: "next" }));
-            });
-          },
-          cancel() {
-            streams.delete(name);
-            ask(JSON.stringify({ name, want: "cancel" }));
-          },
-        });
-        const out = new Response(body, { status: head.status, statusText: head.reason || "", headers: header });
-        Object.defineProperties(out, { url: { value: r.url }, redirected: { value: r.redirected }, type: { value: r.type } });
-        return out;
+        const { res } = streamed(named, r.type === "cors");
+        Object.defineProperties(res, { url: { value: r.url }, redirected: { value: r.redirected }, type: { value: r.type } });
+        return res;
       });
     },
   }.fetch;
+
+  // An XMLHttpRequest whose answer names a stream is taken over as its header comes
+  // (readyState 2): the real request's events stop reaching the page, and the page
+  // gets the capture's instead, its body read whole as an XMLHttpRequest reads it,
+  // with the events a live one fires. A synchronous one gets the answer as it is.
+  const ours = new WeakSet(); // the events fired here, which pass
+  // Each request's state: its send's count, and whether that send's answer is taken
+  // over (its properties then the capture's, defined on it until it is sent again).
+  const watched = new WeakMap();
+  const own = ["readyState", "status", "statusText", "response", "responseText", "getResponseHeader", "getAllResponseHeaders", "abort"];
+  // watch listens to a request's events before the page can (as it is made): they
+  // stop reaching the page once its answer is taken over.
+  const watch = (xhr) => {
+    const w = { sent: 0, taken: false };
+    watched.set(xhr, w);
+    const stop = (e) => { if (w.taken && !ours.has(e)) e.stopImmediatePropagation(); };
+    xhr.addEventListener("readystatechange", (e) => {
+      if (w.taken || xhr.readyState !== Native.HEADERS_RECEIVED) return;
+      const named = xhr.getResponseHeader("X-Webkeep-Stream");
+      if (!named || !take()) return;
+      w.taken = true;
+      e.stopImmediatePropagation();
+      const cors = new URL(xhr.responseURL, location.href).origin !== location.origin;
+      takeOver(xhr, w, streamed(named, cors));
+    });
+    for (const type of ["readystatechange", "progress", "load", "loadend", "error", "abort", "timeout"]) xhr.addEventListener(type, stop);
+  };
+  const Native = globalThis.XMLHttpRequest;
+  globalThis.XMLHttpRequest = {
+    XMLHttpRequest: class extends Native {
+      constructor(...args) {
+        super(...args);
+        watch(this);
+      }
+    },
+  }.XMLHttpRequest;
+  // A request opened or sent again is the browser's once more.
+  const release = (xhr) => {
+    const w = watched.get(xhr);
+    if (!w) return;
+    w.sent++;
+    if (w.taken) {
+      w.taken = false;
+      for (const k of own) delete xhr[k];
+    }
+  };
+  const XHR = Native.prototype;
+  const open = XHR.open;
+  XHR.open = {
+    open(...args) {
+      release(this);
+      return Reflect.apply(open, this, args);
+    },
+  }.open;
+  const send = XHR.send;
+  XHR.send = {
+    send(...args) {
+      release(this);
+      return Reflect.apply(send, this, args);
+    },
+  }.send;
+  const fire = (xhr, type, loaded = 0, total = 0) => {
+    const e = type === "readystatechange" ? new Event(type) : new ProgressEvent(type, { loaded, total, lengthComputable: total > 0 });
+    ours.add(e);
+    xhr.dispatchEvent(e);
+  };
+  const takeOver = async (xhr, w, { res, size }) => {
+    const sent = w.sent;
+    const current = () => w.sent === sent; // not sent again since
+    let state = Native.HEADERS_RECEIVED;
+    let status = res.status;
+    let response = null;
+    let text = "";
+    let ended = false;
+    const reader = res.body.getReader();
+    const define = (props) => Object.defineProperties(xhr, Object.fromEntries(Object.entries(props).map(([k, v]) => [k, { ...v, configurable: true }])));
+    define({
+      readyState: { get: () => state },
+      status: { get: () => status },
+      statusText: { get: () => (status ? res.statusText : "") },
+      response: { get: () => (xhr.responseType === "" || xhr.responseType === "text" ? text : response) },
+      responseText: {
+        get: () => {
+          if (xhr.responseType !== "" && xhr.responseType !== "text") throw new DOMException("The value is only accessible if the object's 'responseType' is '' or 'text'.", "InvalidStateError");
+          return text;
+        },
+      },
+      getResponseHeader: { value: (name) => (status ? res.headers.get(name) : null) },
+      getAllResponseHeaders: { value: () => (status ? [...res.headers].map(([k, v]) => `${k}: ${v}\r\n`).join("") : "") },
+      abort: {
+        value: () => {
+          if (ended) return;
+          ended = true;
+          reader.cancel().catch(() => {});
+          status = 0;
+          state = Native.DONE;
+          fire(xhr, "readystatechange");
+          fire(xhr, "abort");
+          fire(xhr, "loadend");
+          state = Native.UNSENT;
+        },
+      },
+    });
+    fire(xhr, "readystatechange");
+    // The body is kept in one buffer of its size when it is known, else in its parts.
+    const whole = size >= 0 ? new Uint8Array(size) : null;
+    const parts = [];
+    let got = 0;
+    let filled = 0; // of whole
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (ended) return;
+        if (!current()) {
+          reader.cancel().catch(() => {});
+          return;
+        }
+        if (done) break;
+        if (whole && !parts.length && got + value.length <= size) {
+          whole.set(value, got);
+          filled += value.length;
+        } else parts.push(value);
+        got += value.length;
+        if (state !== Native.LOADING) {
+          state = Native.LOADING;
+          fire(xhr, "readystatechange");
+        }
+        fire(xhr, "progress", got, Math.max(size, 0));
+      }
+    } catch {
+      if (ended || !current()) return;
+      ended = true;
+      status = 0;
+      state = Native.DONE;
+      fire(xhr, "readystatechange");
+      fire(xhr, "error");
+      fire(xhr, "loadend");
+      return;
+    }
+    ended = true;
+    const type = res.headers.get("Content-Type") || "";
+    const kept = whole ? whole.subarray(0, filled) : null;
+    const bytes = kept && !parts.length ? kept : new Uint8Array(await new Blob(kept ? [kept, ...parts] : parts).arrayBuffer());
+    parts.length = 0;
+    const decoded = () => new TextDecoder().decode(bytes);
+    switch (xhr.responseType) {
+      case "arraybuffer": response = bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer; break;
+      case "blob": response = new Blob([bytes], { type }); break;
+      case "json": try { response = JSON.parse(decoded()); } catch { response = null; } break;
+      case "document": response = null; break;
+      default: text = decoded();
+    }
+    if (!current()) return;
+    state = Native.DONE;
+    fire(xhr, "readystatechange");
+    fire(xhr, "load", got, got);
+    fire(xhr, "loadend", got, got);
+  };
 }})(${JSON.stringify(streamBinding)})`;
 
 // streamChannel turns on, once for each target (the tab, a frame of its own), what the
@@ -127,7 +292,7 @@ function streamOffered(name, a, file, onLog) {
   const s = { a, file, reader: null, got: 0, taken: false, onLog };
   s.timer = setTimeout(() => {
     pageStreams.delete(name);
-    onLog({ url, archived: true, timestamp, withheld: true, why: `${why}; it was offered to the page as a stream, which nothing in the page took (an XMLHttpRequest or a worker's fetch() gets the "not replayed" page)` });
+    onLog({ url, archived: true, timestamp, withheld: true, why: `${why}; it was offered to the page as a stream, which nothing in the page took (a worker's fetch() or a synchronous XMLHttpRequest gets the "not replayed" page)` });
   }, streamTakenMs);
   pageStreams.set(name, s);
   const head = new TextEncoder().encode(JSON.stringify(a.stream)).toBase64();

@@ -22,19 +22,19 @@ import (
 //     stream: the request gets the "not replayed" page with Answer.Stream, the
 //     capture's head. The replay bar names the stream in a StreamHeader it adds, and
 //     the replay's script in the page (extension/replay-stream.js) gives the page's
-//     fetch() a response of that head instead, whose body the bar reads from the
-//     archive as the page reads it, a chunk at a time. A request that script does not
-//     wrap (an XMLHttpRequest, a worker's fetch()) gets the page itself, and the bar
-//     lists it as not replayed;
+//     fetch() or XMLHttpRequest a response of that head instead, whose body the bar
+//     reads from the archive as the page reads it, a chunk at a time. A request that
+//     script cannot take (a synchronous XMLHttpRequest, a worker's fetch()) gets the
+//     page itself, and the bar lists it as not replayed;
 //   - anything else gets the "not replayed" page, saying why; the bar's list of
 //     what was not replayed offers the file to save.
 
 // respondLarge answers r with a, the capture resp being over max bytes (or, for a
 // script's request, in segments of no given length: such a record is a large body
 // written in parts), as the comment above says. A body decoded here, whose length is
-// not known either, is given whole as any other (an XMLHttpRequest, which the Fetch
-// domain does not tell from a fetch(), would otherwise lose a body it got live), and
-// found too large, if it is, as it streams.
+// not known either, is given whole as any other (a synchronous XMLHttpRequest or a
+// worker's fetch(), which the Fetch domain does not tell from a page's fetch(), would
+// otherwise lose a body it got live), and found too large, if it is, as it streams.
 func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
