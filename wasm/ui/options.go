@@ -68,6 +68,9 @@ func options() {
 		return
 	}
 	fillSettings(s)
+	// The form now shows the settings saved: a change made from now on is not
+	// overwritten by their arrival.
+	byID("settings").SetAttribute("data-loaded", "true")
 }
 
 // renderDatabase shows the loaded URL database: its domains and problems.

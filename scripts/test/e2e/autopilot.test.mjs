@@ -63,10 +63,10 @@ async function autopilot(rec) {
 async function everyPage(on) {
   const options = await browser.context.newPage();
   await options.goto(browser.page("options.html"));
-  await options.waitForSelector("body[data-ready=true]");
+  await options.waitForSelector("#settings[data-loaded=true]");
   await options.setChecked("#autopilot-every-page", on);
   await options.click("#save");
-  await options.waitForSelector("#saved:not(:empty)");
+  await options.waitForSelector('#saved[data-state="saved"]');
   const saved = await options.evaluate(async () => (await (await fetch("/api/settings")).json()).autopilotEveryPage);
   assert.equal(saved, on);
   await options.close();
