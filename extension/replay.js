@@ -179,7 +179,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     timeline[from]++;
     step.from = from;
     if (doc) mark("documentAnswered");
-    // A body too large for one message is offered to a page's fetch() as a stream
+    // A body too large for one message is offered to a page's fetch() or XHR as a stream
     // (replay-stream.js), named anew for each request.
     if (a.stream) await streamChannel(target).catch(() => {}); // without it, the page's script leaves the page as it is
     const headers = a.stream ? [...a.headers, streamOffered(requestId, a, fileURL(a), logStream)] : a.headers;
