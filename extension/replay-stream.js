@@ -149,21 +149,15 @@ const streamScript = `(${function (binding) {
       for (const k of own) delete xhr[k];
     }
   };
-  const XHR = Native.prototype;
-  const open = XHR.open;
-  XHR.open = {
-    open(...args) {
-      release(this);
-      return Reflect.apply(open, this, args);
-    },
-  }.open;
-  const send = XHR.send;
-  XHR.send = {
-    send(...args) {
-      release(this);
-      return Reflect.apply(send, this, args);
-    },
-  }.send;
+  for (const name of ["open", "send"]) {
+    const native = Native.prototype[name];
+    Native.prototype[name] = {
+      [name](...args) {
+        release(this);
+        return Reflect.apply(native, this, args);
+      },
+    }[name];
+  }
   const fire = (xhr, type, loaded = 0, total = 0) => {
     const e = type === "readystatechange" ? new Event(type) : new ProgressEvent(type, { loaded, total, lengthComputable: total > 0 });
     ours.add(e);

@@ -586,7 +586,8 @@ func TestServeLargeFetch(t *testing.T) {
 		rec := httptest.NewRecorder()
 		a, err := ix.Serve(nethttp.ResponseWriter(rec), r, "", f)
 		if tt.url == "http://example.com/packed" {
-			// Given as any body is (an XHR would lose it otherwise), cut past the limit.
+			// Given as any body is (a synchronous XHR or a worker's fetch() would lose
+			// it otherwise), cut past the limit.
 			if a.Stream != nil || !errors.Is(err, ErrCut) {
 				t.Errorf("a body decoded here, over the limit: stream %+v, err %v", a.Stream, err)
 			}
