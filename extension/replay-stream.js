@@ -112,11 +112,11 @@ const streamScript = `(${function (binding) {
   // Each request's state: its send's count, and whether that send's answer is taken
   // over (its properties then the capture's, defined on it until it is sent again).
   const watched = new WeakMap();
-  const own = ["readyState", "status", "statusText", "response", "responseText", "getResponseHeader", "getAllResponseHeaders", "abort"];
+  const own = ["readyState", "status", "statusText", "response", "responseText", "responseXML", "getResponseHeader", "getAllResponseHeaders", "abort"];
   // watch listens to a request's events before the page can (as it is made): they
   // stop reaching the page once its answer is taken over.
   const watch = (xhr) => {
-    const w = { sent: 0, taken: false };
+    const w = { sent: 0, taken: false, at: 0 };
     watched.set(xhr, w);
     const stop = (e) => { if (w.taken && !ours.has(e)) e.stopImmediatePropagation(); };
     xhr.addEventListener("readystatechange", (e) => {
@@ -139,11 +139,13 @@ const streamScript = `(${function (binding) {
       }
     },
   }.XMLHttpRequest;
-  // A request opened or sent again is the browser's once more.
+  // A request opened or sent again is the browser's once more; its timeout counts
+  // from its send.
   const release = (xhr) => {
     const w = watched.get(xhr);
     if (!w) return;
     w.sent++;
+    w.at = performance.now();
     if (w.taken) {
       w.taken = false;
       for (const k of own) delete xhr[k];
@@ -170,8 +172,24 @@ const streamScript = `(${function (binding) {
     let status = res.status;
     let response = null;
     let text = "";
+    let documentOf = () => null; // the body as a document, once it is read (below)
     let ended = false;
     const reader = res.body.getReader();
+    // Ends the request as the browser ends one that fails (error), is aborted or
+    // times out.
+    const end = (type) => {
+      ended = true;
+      reader.cancel().catch(() => {});
+      status = 0;
+      state = Native.DONE;
+      fire(xhr, "readystatechange");
+      fire(xhr, type);
+      fire(xhr, "loadend");
+    };
+    // The page's timeout, counted from its send, as the browser counts it.
+    const timer = xhr.timeout > 0 && setTimeout(() => {
+      if (!ended && current()) end("timeout");
+    }, Math.max(0, w.at + xhr.timeout - performance.now()));
     const define = (props) => Object.defineProperties(xhr, Object.fromEntries(Object.entries(props).map(([k, v]) => [k, { ...v, configurable: true }])));
     define({
       readyState: { get: () => state },
@@ -186,16 +204,17 @@ const streamScript = `(${function (binding) {
       },
       getResponseHeader: { value: (name) => (status ? res.headers.get(name) : null) },
       getAllResponseHeaders: { value: () => (status ? [...res.headers].map(([k, v]) => `${k}: ${v}\r\n`).join("") : "") },
+      responseXML: {
+        get: () => {
+          if (xhr.responseType !== "" && xhr.responseType !== "document") throw new DOMException("The value is only accessible if the object's 'responseType' is '' or 'document'.", "InvalidStateError");
+          return xhr.responseType === "document" ? response : documentOf(false);
+        },
+      },
       abort: {
         value: () => {
           if (ended) return;
-          ended = true;
-          reader.cancel().catch(() => {});
-          status = 0;
-          state = Native.DONE;
-          fire(xhr, "readystatechange");
-          fire(xhr, "abort");
-          fire(xhr, "loadend");
+          clearTimeout(timer);
+          end("abort");
           state = Native.UNSENT;
         },
       },
@@ -228,25 +247,37 @@ const streamScript = `(${function (binding) {
       }
     } catch {
       if (ended || !current()) return;
-      ended = true;
-      status = 0;
-      state = Native.DONE;
-      fire(xhr, "readystatechange");
-      fire(xhr, "error");
-      fire(xhr, "loadend");
+      clearTimeout(timer);
+      end("error");
       return;
     }
+    if (ended) return;
     ended = true;
+    clearTimeout(timer);
     const type = res.headers.get("Content-Type") || "";
     const kept = whole ? whole.subarray(0, filled) : null;
     const bytes = kept && !parts.length ? kept : new Uint8Array(await new Blob(kept ? [kept, ...parts] : parts).arrayBuffer());
     parts.length = 0;
     const decoded = () => new TextDecoder().decode(bytes);
+    // The body as a document, as an XMLHttpRequest parses one: an XML type's, or
+    // with html (responseType "document") an HTML one's; null for any other, or XML
+    // that does not parse.
+    let parsed;
+    documentOf = (html) => {
+      const mime = type.split(";")[0].trim().toLowerCase();
+      const kind = mime === "text/html" ? (html ? mime : "") : /^(text|application)\/xml$|\+xml$/.test(mime) ? mime : "";
+      if (!kind) return null;
+      if (parsed === undefined) {
+        const doc = new DOMParser().parseFromString(decoded(), kind === "text/html" ? kind : "application/xml");
+        parsed = kind !== "text/html" && doc.getElementsByTagName("parsererror").length ? null : doc;
+      }
+      return parsed;
+    };
     switch (xhr.responseType) {
       case "arraybuffer": response = bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer; break;
       case "blob": response = new Blob([bytes], { type }); break;
       case "json": try { response = JSON.parse(decoded()); } catch { response = null; } break;
-      case "document": response = null; break;
+      case "document": response = documentOf(true); break;
       default: text = decoded();
     }
     if (!current()) return;

@@ -31,10 +31,12 @@ import (
 
 // respondLarge answers r with a, the capture resp being over max bytes (or, for a
 // script's request, in segments of no given length: such a record is a large body
-// written in parts), as the comment above says. A body decoded here, whose length is
-// not known either, is given whole as any other (a synchronous XMLHttpRequest or a
-// worker's fetch(), which the Fetch domain does not tell from a page's fetch(), would
-// otherwise lose a body it got live), and found too large, if it is, as it streams.
+// written in parts; or decoded here to more than max: Response.decodesPast), as the
+// comment above says. Another request of a body decoded here, whose length is not
+// known either, is given whole as any other, and found too large, if it is, as it
+// streams; so is one a script makes that decodes to max or less (a synchronous
+// XMLHttpRequest or a worker's fetch(), which the Fetch domain does not tell from
+// a page's fetch(), would otherwise lose a body it got live).
 func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
@@ -52,7 +54,10 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		io.WriteString(w, mediaPage(r.URL, mediaType))
 	case offersStream(r, a):
 		a.Why = tooLarge(resp.Size, max, holder)
-		if resp.Size < 0 {
+		switch {
+		case resp.Size < 0 && resp.Stored >= 0:
+			a.Why = fmt.Sprintf(`the body, archived compressed in %.1f MB, is decoded here to more than the %d MB a replay gives the browser in one answer; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, float64(resp.Stored)/(1<<20), max>>20, holder)
+		case resp.Size < 0:
 			a.Why = fmt.Sprintf(`the body's length is not known before it is read (in segments of no given length), and may be more than the %d MB a replay gives the browser in one answer; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, max>>20, holder)
 		}
 		a.Stream = &StreamHead{Status: resp.Status, Reason: resp.Reason, Headers: fields(resp.Header), Size: resp.Size}

@@ -51,6 +51,50 @@ type Response struct {
 
 	// place is where Body lies in its file, for a range far into it (seek).
 	place bodyPlace
+	// inflated: Body is decoded from gzip or deflate here.
+	inflated bool
+}
+
+// maxInflation bounds what gzip or deflate makes of a byte: a body stored
+// compressed in n bytes is at most n*maxInflation bytes decoded (deflate's longest
+// match, 258 bytes, from as little as two bits).
+const maxInflation = 1032
+
+// decodesPast reports whether Body, decoded here (its length not known before it is
+// read), is longer than max bytes, finding out by reading and decoding its record
+// a second time, up to max+1 bytes, so that Body is left unread. It is false when
+// Body cannot be that long for the bytes stored, or its record cannot be read again.
+func (r *Response) decodesPast(max int64) bool {
+	p := r.place
+	bound := r.Stored
+	if r.inflated {
+		bound = r.Stored * maxInflation
+	}
+	if r.Size >= 0 || r.Stored < 0 || bound <= max || p.open == nil {
+		return false
+	}
+	n := p.length
+	if p.segmented {
+		n = -1
+	}
+	rc := p.open(p.at, n)
+	defer rc.Close()
+	rd, err := warc.NewReader(rc)
+	if err != nil {
+		return false
+	}
+	rd.Reassemble(true)
+	rec, err := rd.Next()
+	if err != nil {
+		return false
+	}
+	again, err := ReadResponse(rec)
+	if err != nil {
+		return false
+	}
+	defer again.Body.Close()
+	read, _ := io.Copy(io.Discard, io.LimitReader(again.Body, max+1))
+	return read > max
 }
 
 // Close closes Body, unless a range answer kept it for the next (then Body reads
@@ -198,14 +242,16 @@ func ReadResponse(rec *warc.Record) (*Response, error) {
 	if rec.BlockLength >= 0 {
 		resp.Stored = rest
 	}
+	coded := resp.Header.Get("Content-Encoding") != ""
 	body, whole, err := decode(resp.Header, br)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrRecord, err)
 	}
 	resp.Body = body
+	resp.inflated = coded && resp.Header.Get("Content-Encoding") == ""
+	resp.place.segmented = rec.Header.Get(warc.FieldSegmentNumber) == "1"
 	if whole {
 		resp.place.head = limit - left.N - int64(br.Buffered())
-		resp.place.segmented = rec.Header.Get(warc.FieldSegmentNumber) == "1"
 		resp.place.plain = rec.BlockLength >= 0 || resp.place.segmented
 		// A record in segments does not know its length before its last segment:
 		// its HTTP header does, the body being as the header describes it.

@@ -544,12 +544,14 @@ func TestServeLargeNavigations(t *testing.T) {
 // limit gets the "not replayed" page with the capture's head as a Stream, and the
 // capture's CORS permission with the stream's name readable; another kind of
 // request or a fuzzy match gets the page alone, withheld. A body decoded here, of no
-// known length, is not offered a stream: it is given as any other.
+// known length, is offered a stream when it decodes to more than the limit (its
+// length unknown), and is given whole as any other otherwise; so is a revisit of
+// one, without the Content-Encoding its own header names.
 func TestServeLargeFetch(t *testing.T) {
 	const max = 1000
 	over := strings.Repeat("o", max+1)
 	// Bodies decoded here, whose length is not known before they are read: one
-	// stored in 1.5 MB, one small.
+	// stored in 1.5 MB, one of 5000 bytes stored in a few dozen, one small.
 	gzipped := func(b []byte) string {
 		var z bytes.Buffer
 		zw := gzip.NewWriter(&z)
@@ -562,22 +564,28 @@ func TestServeLargeFetch(t *testing.T) {
 		x = x*1664525 + 1013904223
 		noise[i] = byte(x >> 24)
 	}
+	zeros := gzipped(bytes.Repeat([]byte{'0'}, 5*max))
 	ix, file := archive(t, warc.V11, []exchange{
 		{at: "20240101000001", method: "GET", url: "http://example.com/data.bin?v=1", resp: "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nAccess-Control-Allow-Origin: *\r\nContent-Length: " + strconv.Itoa(len(over)) + "\r\n\r\n" + over},
 		{at: "20240101000002", method: "GET", url: "http://example.com/packed", resp: gzipped(noise)},
 		{at: "20240101000003", method: "GET", url: "http://example.com/small", resp: gzipped([]byte("{}"))},
+		{at: "20240101000004", method: "GET", url: "http://example.com/zeros", resp: zeros},
+		{at: "20240101000005", method: "GET", url: "http://example.com/zeros-again", resp: zeros}, // a revisit
 	})
 	ix.MaxBody = max
 	f := NewFile(bytes.NewReader(file), int64(len(file)))
 	for _, tt := range []struct {
 		method, url, resourceType string
 		stream                    bool
+		size                      int64
 	}{
-		{"GET", "http://example.com/data.bin?v=1", "XHR", true}, // a fetch() or an XMLHttpRequest
-		{"GET", "http://example.com/data.bin?v=1", "Fetch", true},
-		{"GET", "http://example.com/data.bin?v=1", "Other", false},
-		{"GET", "http://example.com/data.bin?v=1&_=5", "XHR", false}, // fuzzy: not the file /file gives
-		{"GET", "http://example.com/packed", "XHR", false},
+		{"GET", "http://example.com/data.bin?v=1", "XHR", true, max + 1}, // a fetch() or an XMLHttpRequest
+		{"GET", "http://example.com/data.bin?v=1", "Fetch", true, max + 1},
+		{"GET", "http://example.com/data.bin?v=1", "Other", false, 0},
+		{"GET", "http://example.com/data.bin?v=1&_=5", "XHR", false, 0}, // fuzzy: not the file /file gives
+		{"GET", "http://example.com/packed", "XHR", true, -1},
+		{"GET", "http://example.com/zeros", "Fetch", true, -1},
+		{"GET", "http://example.com/zeros-again", "XHR", true, -1},
 	} {
 		r, err := (&PausedRequest{Method: tt.method, URL: tt.url, ResourceType: tt.resourceType, Headers: map[string]string{}}).Request()
 		if err != nil {
@@ -585,14 +593,6 @@ func TestServeLargeFetch(t *testing.T) {
 		}
 		rec := httptest.NewRecorder()
 		a, err := ix.Serve(nethttp.ResponseWriter(rec), r, "", f)
-		if tt.url == "http://example.com/packed" {
-			// Given as any body is (a synchronous XHR or a worker's fetch() would lose
-			// it otherwise), cut past the limit.
-			if a.Stream != nil || !errors.Is(err, ErrCut) {
-				t.Errorf("a body decoded here, over the limit: stream %+v, err %v", a.Stream, err)
-			}
-			continue
-		}
 		if err != nil || a.Status != 404 || !strings.Contains(rec.Body.String(), "Not replayed") || (a.Stream != nil) != tt.stream || a.Withheld == tt.stream {
 			t.Errorf("%s %s: status %d stream %+v withheld %v err %v", tt.resourceType, tt.url, a.Status, a.Stream, a.Withheld, err)
 			continue
@@ -600,8 +600,17 @@ func TestServeLargeFetch(t *testing.T) {
 		if !tt.stream {
 			continue
 		}
-		if s := a.Stream; s.Status != 200 || s.Size != max+1 || !slices.Contains(s.Headers, HeaderField{"Content-Type", "application/octet-stream"}) {
-			t.Errorf("stream head %+v", s)
+		if s := a.Stream; s.Status != 200 || s.Size != tt.size || slices.ContainsFunc(s.Headers, func(h HeaderField) bool { return h.Name == "Content-Encoding" }) {
+			t.Errorf("%s: stream head %+v", tt.url, s)
+		}
+		if tt.size < 0 && !strings.Contains(a.Why, "decoded") {
+			t.Errorf("%s: why %q does not say the body is decoded here", tt.url, a.Why)
+		}
+		if tt.size > 0 && !slices.Contains(a.Stream.Headers, HeaderField{"Content-Type", "application/octet-stream"}) {
+			t.Errorf("%s: stream head %+v", tt.url, a.Stream)
+		}
+		if tt.url != "http://example.com/data.bin?v=1" {
+			continue
 		}
 		for _, h := range []HeaderField{{"Access-Control-Allow-Origin", "*"}, {"Access-Control-Expose-Headers", StreamHeader}} {
 			if !slices.Contains(a.Headers, h) {
@@ -614,11 +623,49 @@ func TestServeLargeFetch(t *testing.T) {
 			t.Errorf("an offered stream logged: %+v", v)
 		}
 	}
-	// A small body decoded here is given whole, as any other.
-	r := &Request{Method: "GET", URL: "http://example.com/small", Header: httpmsg.Header{}, Script: true}
-	rec := httptest.NewRecorder()
-	if a, err := ix.Serve(nethttp.ResponseWriter(rec), r, "", f); err != nil || a.Status != 200 || a.Stream != nil || rec.Body.String() != "{}" {
-		t.Errorf("small: %d, stream %+v, %q, %v", a.Status, a.Stream, rec.Body, err)
+	for _, tt := range []struct {
+		url, resourceType, want string
+		cut                     bool
+	}{
+		// Given as any body is (a navigation, an image, a synchronous XHR or a
+		// worker's fetch() that the Fetch domain names as a script's would lose it
+		// otherwise), cut past the limit.
+		{"http://example.com/packed", "Other", "", true},
+		{"http://example.com/zeros-again", "Image", "", true},
+		// A body decoded here within the limit is given whole.
+		{"http://example.com/small", "XHR", "{}", false},
+	} {
+		r, err := (&PausedRequest{Method: "GET", URL: tt.url, ResourceType: tt.resourceType, Headers: map[string]string{}}).Request()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		a, err := ix.Serve(nethttp.ResponseWriter(rec), r, "", f)
+		if a.Stream != nil || errors.Is(err, ErrCut) != tt.cut || (!tt.cut && (a.Status != 200 || rec.Body.String() != tt.want)) {
+			t.Errorf("%s %s: %d, stream %+v, %q, %v", tt.resourceType, tt.url, a.Status, a.Stream, rec.Body, err)
+		}
+	}
+}
+
+// TestServeRevisitDecoded: a revisit of a body stored compressed (as other tools
+// archive it) gets its original's payload decoded, and no longer says it is
+// compressed, though its own header, as recorded, does.
+func TestServeRevisitDecoded(t *testing.T) {
+	resp := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: gzip\r\nX-Copy: %s\r\n\r\n" + gzipped("the same bytes")
+	ix, file := archive(t, warc.V11, []exchange{
+		{at: "20240101000001", method: "GET", url: "http://example.com/one", resp: fmt.Sprintf(resp, "first")},
+		{at: "20240101000002", method: "GET", url: "http://example.com/two", resp: fmt.Sprintf(resp, "second")},
+	})
+	f := NewFile(bytes.NewReader(file), int64(len(file)))
+	for _, url := range []string{"http://example.com/one", "http://example.com/two"} {
+		rec := httptest.NewRecorder()
+		a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: url, Header: httpmsg.Header{}}, "", f)
+		if err != nil || a.Status != 200 || rec.Body.String() != "the same bytes" {
+			t.Errorf("%s: %d %q %v", url, a.Status, rec.Body, err)
+		}
+		if slices.ContainsFunc(a.Headers, func(h HeaderField) bool { return h.Name == "Content-Encoding" }) {
+			t.Errorf("%s: header %v names an encoding its body no longer has", url, a.Headers)
+		}
 	}
 }
 

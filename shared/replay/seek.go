@@ -40,11 +40,16 @@ func (r *Response) SeekWith(open func(off, n int64) io.ReadCloser) {
 	}
 }
 
-// UseBody makes o's payload r's: r's Body, Size and Original become o's, as well
-// as where ranges of it are read from. r's own Body is closed.
+// UseBody makes o's payload r's: r's Body, Size, Stored and Original become o's, as
+// well as where ranges of it are read from; a Content-Encoding decoded from o's
+// body goes from r's header too (a revisit's header says what its original's
+// said). r's own Body is closed.
 func (r *Response) UseBody(o *Response) {
 	r.Body.Close()
-	r.Body, r.Size, r.Original, r.place = o.Body, o.Size, o.Original, o.place
+	r.Body, r.Size, r.Stored, r.Original, r.place, r.inflated = o.Body, o.Size, o.Stored, o.Original, o.place, o.inflated
+	if o.inflated {
+		r.Header.Del("Content-Encoding")
+	}
 }
 
 // seek returns a reader of Body's bytes from its byte n to its end, read from where

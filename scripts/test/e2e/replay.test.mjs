@@ -8,6 +8,7 @@
 // during replay. A WARC/1.1 written by warcio.js is imported and replays too.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -194,16 +195,19 @@ test("an imported WARC/1.1 written by warcio.js replays", async () => {
 // The browser takes a replayed body in one DevTools message: a body over 64 MiB is
 // not given whole. A page's fetch() gets it as a stream, read from the archive a chunk
 // at a time, whether its length is known or found as it streams (imported in segments
-// of no given length). An XMLHttpRequest or a worker's fetch() gets the "not replayed"
+// of no given length, or archived compressed, as other tools archive the wire's
+// bytes, in 64 KB). An XMLHttpRequest or a worker's fetch() gets the "not replayed"
 // page, and the bar lists the body with why once nothing took the stream (10 s), and
 // saves it whole from the archive ("Save the file").
 test("a body over 64 MiB streams to a page's fetch() and XHR whole; a synchronous XHR or a worker gets the \"not replayed\" page, listed with why, and the bar saves it whole", async () => {
   const huge = new Uint8Array((64 << 20) + 1);
   for (let i = 0; i < huge.length; i += 4096) huge[i] = (i >> 12) % 251; // not all zeros
+  const packed = Buffer.from(`<!doctype html><p id="t">packed</p><!--${"x".repeat(64 << 20)}-->`);
   const id = await importWARC(browser, "huge.warc.gz", [
     ["http://huge.example/", "text/html", text('<p id="t">huge</p>')],
     ["http://huge.example/huge.bin", "application/octet-stream", huge],
     ["http://huge.example/nolength.bin", "application/octet-stream", huge, true],
+    ["http://huge.example/packed.html", "text/html", gzipSync(packed), false, { "Content-Encoding": "gzip" }],
   ]);
   const r = await open(id, "http://huge.example/");
   const got = await r.evaluate(() => Promise.all(["huge.bin", "nolength.bin"].map(async (name) => {
@@ -238,6 +242,41 @@ test("a body over 64 MiB streams to a page's fetch() and XHR whole; a synchronou
   for (const [i, name] of ["huge.bin", "nolength.bin"].entries()) {
     assert.deepEqual(xhr[i], { status: 200, type: "application/octet-stream", named: null, url: `http://huge.example/${name}`, states: "234", progressed: true, length: huge.length, wrong: -1 }, `XHR ${name}`);
   }
+  // One with a timeout times out as the browser's does, counted from its send.
+  const timedOut = await r.evaluate(() => new Promise((resolve) => {
+    const x = new XMLHttpRequest();
+    const seen = [];
+    x.open("GET", "/huge.bin");
+    x.timeout = 300;
+    for (const type of ["load", "error", "abort", "timeout", "loadend"]) {
+      x.addEventListener(type, () => {
+        seen.push(type);
+        if (type === "loadend") resolve(`${seen.join(" ")} ${x.readyState} ${x.status}`);
+      });
+    }
+    x.send();
+  }), 60);
+  assert.equal(timedOut, "timeout loadend 4 0");
+  // A body archived compressed (64 KB), decoded past 64 MiB, streams too: to a
+  // fetch(), every byte, and to an XMLHttpRequest as a document.
+  const unpacked = await r.evaluate(async () => {
+    const res = await fetch("/packed.html");
+    // Every byte as archived: the head, then "x" to the comment's end.
+    const b = new Uint8Array(await res.arrayBuffer());
+    const head = '<!doctype html><p id="t">packed</p><!--';
+    let wrong = new TextDecoder().decode(b.subarray(0, head.length)) === head && new TextDecoder().decode(b.subarray(-3)) === "-->" ? -1 : 0;
+    for (let i = head.length; i < b.length - 3 && wrong < 0; i++) if (b[i] !== 0x78) wrong = i;
+    const doc = await new Promise((resolve) => {
+      const x = new XMLHttpRequest();
+      x.open("GET", "/packed.html");
+      x.responseType = "document";
+      x.onload = () => resolve(x.response === x.responseXML && x.response ? `${x.response.getElementById("t").textContent} ${x.response.body.lastChild.data.length}` : "no document");
+      x.onerror = () => resolve("error");
+      x.send();
+    });
+    return { status: res.status, type: res.headers.get("Content-Type"), encoding: res.headers.get("Content-Encoding"), length: b.length, wrong, doc };
+  }, 180);
+  assert.deepEqual(unpacked, { status: 200, type: "text/html", encoding: null, length: packed.length, wrong: -1, doc: `packed ${64 << 20}` });
   // A synchronous one cannot wait for a stream: it gets the "not replayed" page.
   const sync = await r.evaluate(() => {
     const x = new XMLHttpRequest();
