@@ -19,11 +19,13 @@ const streamChunk = 1 << 20;
 // (the page was left, or dropped the response unread).
 const streamIdleMs = 60000;
 // How long a stream offered waits for the page's script to take it before the bar
-// lists its body as not replayed (a worker's fetch() or a synchronous XMLHttpRequest,
-// which the script does not take: the Fetch domain does not tell them from a page's).
+// lists its body as not replayed (a synchronous XMLHttpRequest, or a shared or service
+// worker's fetch(), which the script does not take: the Fetch domain does not tell
+// them from a page's).
 const streamTakenMs = 10000;
 
-// streamScript runs in the page's main world; its source is injected.
+// streamScript runs in the page's main world, and in its dedicated workers (fetch()
+// alone: they have no XMLHttpRequest); its source is injected.
 // The binding is added only once a stream is offered (streamChannel): until then the
 // replay tab runs without the Runtime domain, which a first load pays for. The script
 // takes it out of the page's reach as soon as it sees it: as it starts (a document made
@@ -103,6 +105,7 @@ const streamScript = `(${function (binding) {
       });
     },
   }.fetch;
+  if (typeof globalThis.XMLHttpRequest !== "function") return; // a worker: fetch() alone
 
   // An XMLHttpRequest whose answer names a stream is taken over as its header comes
   // (readyState 2): the real request's events stop reaching the page, and the page
@@ -288,9 +291,10 @@ const streamScript = `(${function (binding) {
   };
 }})(${JSON.stringify(streamBinding)})`;
 
-// streamChannel turns on, once for each target (the tab, a frame of its own), what the
-// page's script asks for chunks through: the Runtime domain and the binding, which it
-// adds to the target's documents, these and those made later.
+// streamChannel turns on, once for each target (the tab, a frame of its own, a
+// dedicated worker), what the page's script asks for chunks through: the Runtime
+// domain and the binding, which it adds to the target's documents (these and those
+// made later) or to the worker.
 const channels = new Map(); // target's session ("" for the tab) -> the commands' promise
 function streamChannel(target) {
   const key = target.sessionId || "";
@@ -317,7 +321,7 @@ function streamOffered(name, a, file, onLog) {
   const s = { a, file, reader: null, got: 0, taken: false, onLog };
   s.timer = setTimeout(() => {
     pageStreams.delete(name);
-    onLog({ url, archived: true, timestamp, withheld: true, why: `${why}; it was offered to the page as a stream, which nothing in the page took (a worker's fetch() or a synchronous XMLHttpRequest gets the "not replayed" page)` });
+    onLog({ url, archived: true, timestamp, withheld: true, why: `${why}; it was offered to the page as a stream, which nothing in the page took (a synchronous XMLHttpRequest, or a shared or service worker's fetch(), gets the "not replayed" page)` });
   }, streamTakenMs);
   pageStreams.set(name, s);
   const head = new TextEncoder().encode(JSON.stringify(a.stream)).toBase64();

@@ -181,7 +181,10 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     if (doc) mark("documentAnswered");
     // A body too large for one message is offered to a page's fetch() or XHR as a stream
     // (replay-stream.js), named anew for each request.
-    if (a.stream) await streamChannel(target).catch(() => {}); // without it, the page's script leaves the page as it is
+    // Without it, the page's script leaves the page as it is. A dedicated worker's
+    // request is paused in the tab's session, which does not say whose it is: every
+    // worker's channel is turned on too.
+    if (a.stream) await Promise.all([target, ...workers.values()].map((t) => streamChannel(t).catch(() => {})));
     const headers = a.stream ? [...a.headers, streamOffered(requestId, a, fileURL(a), logStream)] : a.headers;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: headers, body: body.toBase64(),
@@ -217,9 +220,11 @@ const logStream = (answer) => {
 // Workers and frames of the replayed tab are attached too, paused until their
 // requests are answered as the page's are. A dedicated worker's requests are paused
 // by the tab's own Fetch domain (the browser makes them for the page), so it is let
-// run at once, its commands sent together instead of one trip after the other.
+// run at once, its commands sent together instead of one trip after the other, the
+// first of them running the stream script in it (its fetch() wrapped).
 // A document's requests are held as it may be leaving (replay-guard.js), and its
 // fetch() is wrapped to take a large body as a stream (replay-stream.js).
+const workers = new Map(); // the dedicated workers' sessions: id -> target
 const intercept = (target, documents) => Promise.all([
   chrome.debugger.sendCommand(target, "Fetch.enable", { patterns: [{ urlPattern: "*" }] }),
   chrome.debugger.sendCommand(target, "Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
@@ -244,8 +249,14 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
     const child = { tabId, sessionId: p.sessionId };
     const run = () => chrome.debugger.sendCommand(child, "Runtime.runIfWaitingForDebugger").catch(() => {});
     const intercepted = intercept(child, p.targetInfo.type === "iframe").catch(() => {});
-    if (p.targetInfo.type === "worker") run();
-    else intercepted.finally(run);
+    if (p.targetInfo.type === "worker") {
+      workers.set(p.sessionId, child);
+      chrome.debugger.sendCommand(child, "Runtime.evaluate", { expression: streamScript }).catch(() => {});
+      run();
+    } else intercepted.finally(run);
+  } else if (method === "Target.detachedFromTarget") {
+    workers.delete(p.sessionId);
+    channels.delete(p.sessionId);
   }
 });
 // The replay tab never loads from the web: once its debugger is gone (the user's Cancel

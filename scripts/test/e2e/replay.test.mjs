@@ -25,7 +25,8 @@ before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "webkeep-replay-"));
   site = await startDemoSite(["-big", String(bigSize)]);
   base = site.url;
-  browser = await launch({ downloads: dir });
+  // The back/forward cache on, as in Chrome (a page shown again from it is tested).
+  browser = await launch({ downloads: dir, bfcache: true });
   session = (await recordDemo(site, dir, live, { browser })).id;
   // The demo site is stopped; its port now only counts what reaches it.
   guard = await guardPort(site);
@@ -193,13 +194,14 @@ test("an imported WARC/1.1 written by warcio.js replays", async () => {
 });
 
 // The browser takes a replayed body in one DevTools message: a body over 64 MiB is
-// not given whole. A page's fetch() gets it as a stream, read from the archive a chunk
-// at a time, whether its length is known or found as it streams (imported in segments
-// of no given length, or archived compressed, as other tools archive the wire's
-// bytes, in 64 KB). An XMLHttpRequest or a worker's fetch() gets the "not replayed"
-// page, and the bar lists the body with why once nothing took the stream (10 s), and
-// saves it whole from the archive ("Save the file").
-test("a body over 64 MiB streams to a page's fetch() and XHR whole; a synchronous XHR or a worker gets the \"not replayed\" page, listed with why, and the bar saves it whole", async () => {
+// not given whole. A page's fetch(), its XMLHttpRequest and its dedicated worker's
+// fetch() get it as a stream, read from the archive a chunk at a time, whether its
+// length is known or found as it streams (imported in segments of no given length,
+// or archived compressed, as other tools archive the wire's bytes, in 64 KB). A
+// synchronous XMLHttpRequest gets the "not replayed" page, and the bar lists the body
+// with why once nothing took the stream (10 s), and saves it whole from the archive
+// ("Save the file").
+test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a synchronous XHR gets the \"not replayed\" page, listed with why, and the bar saves it whole", async () => {
   const huge = new Uint8Array((64 << 20) + 1);
   for (let i = 0; i < huge.length; i += 4096) huge[i] = (i >> 12) % 251; // not all zeros
   const packed = Buffer.from(`<!doctype html><p id="t">packed</p><!--${"x".repeat(64 << 20)}-->`);
@@ -288,14 +290,27 @@ test("a body over 64 MiB streams to a page's fetch() and XHR whole; a synchronou
   await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "1", "the body not given to the synchronous XHR, in the bar", 20_000);
   assert.match(await r.bar.textContent("#replay-withheld"), /huge\.bin.*larger than the 64 MB.*offered to the page as a stream, which nothing in the page took/);
   assert.doesNotMatch(await r.bar.textContent("#replay-missed"), /huge\.bin/); // it is archived
-  // A worker's fetch() is not the page's: it gets the page, and the bar lists it once
-  // nothing took the stream (10 s).
+  // A dedicated worker's fetch() gets it as a stream too (the replay runs its script
+  // in the worker as it starts), every byte.
   const worker = await r.evaluate(() => new Promise((resolve) => {
-    const w = new Worker(URL.createObjectURL(new Blob(['fetch("http://huge.example/nolength.bin").then((r) => postMessage(r.status))'], { type: "text/javascript" })));
+    const src = `fetch("http://huge.example/nolength.bin").then(async (r) => {
+      const b = new Uint8Array(await r.arrayBuffer());
+      let wrong = -1;
+      for (let i = 0; i < b.length && wrong < 0; i++) if (b[i] !== (i % 4096 ? 0 : (i >> 12) % 251)) wrong = i;
+      postMessage({ status: r.status, length: b.length, wrong });
+    }, (e) => postMessage(String(e)))`;
+    const w = new Worker(URL.createObjectURL(new Blob([src], { type: "text/javascript" })));
     w.onmessage = (e) => resolve(e.data);
-  }));
-  assert.equal(worker, 404);
-  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "2", "the body the worker's fetch() did not take, in the bar", 20_000);
+  }), 120);
+  assert.deepEqual(worker, { status: 200, length: huge.length, wrong: -1 }, "a worker's fetch()");
+  // A synchronous XHR of one whose length is not known: the page, listed with why.
+  assert.equal(await r.evaluate(() => {
+    const x = new XMLHttpRequest();
+    x.open("GET", "/nolength.bin", false);
+    x.send();
+    return x.status;
+  }, 60), 404);
+  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "2", "the body the synchronous XHR did not take, in the bar", 20_000);
   assert.match(await r.bar.textContent("#replay-withheld"), /nolength\.bin.*length is not known before it is read \(in segments of no given length\)/);
   const sha256 = (b) => createHash("sha256").update(b).digest("hex");
   for (const name of ["huge.bin", "nolength.bin"]) {
@@ -442,6 +457,29 @@ test("closing the replayed tab itself: what the page sends as it goes stays in i
     assert.equal(guard.hits(), hits, `closing ${i + 1}: no request of the replay tab reached the demo site's port`);
     await r.bar.close();
   }
+});
+
+// A page left for another is held too (pagehide), and shown again from the
+// back-forward cache (pageshow, persisted) it sends what it asked for as it went.
+// (The demo site's pages say Cache-Control: no-store, which keeps a page out of that
+// cache: these are imported.)
+test("a page shown again from the back-forward cache sends what it held as it was left", async () => {
+  const id = await importWARC(browser, "bfcache.warc.gz", [
+    ["http://bf.example/", "text/html", text('<p id="t">first</p>')],
+    ["http://bf.example/next", "text/html", text('<p id="t">next</p>')],
+    ["http://bf.example/ping", "text/plain", text("pong")],
+  ]);
+  const r = await open(id, "http://bf.example/");
+  await r.evaluate(() => {
+    addEventListener("pagehide", (e) => { globalThis.leftWith = fetch("/ping").then((res) => res.text()); });
+    setTimeout(() => { location.href = "/next"; });
+  });
+  await waitFor(() => r.evaluate(() => location.pathname === "/next" && document.readyState === "complete").catch(() => false), "the page left for /next");
+  await r.evaluate(() => { setTimeout(() => history.back()); });
+  await waitFor(() => r.evaluate(() => location.pathname === "/" && document.readyState === "complete").catch(() => false), "the page shown again");
+  const shown = await r.evaluate(async () => ({ restored: "leftWith" in globalThis, got: await globalThis.leftWith }), 10);
+  assert.deepEqual(shown, { restored: true, got: "pong" });
+  await close(r);
 });
 
 test("nothing reached the demo site's port during replay", () => {
