@@ -4,8 +4,8 @@
 // fetched by the page's script and read as a stream, each byte checked against what
 // was imported, with the resident memory of the extension's process and of the whole
 // browser sampled every 50 ms. A body over 64 MiB reaches the page's fetch() as a
-// stream from the archive (docs/replay.md); an XMLHttpRequest of it is then not given
-// it, and it is saved from the bar's "Save the file", as a user has it: the download
+// stream from the archive (docs/replay.md); a synchronous XMLHttpRequest of it is then
+// not given it, and it is saved from the bar's "Save the file", as a user has it: the download
 // timed, its SHA-256 checked, the memory sampled. Last it times the core's answer
 // alone (from the replay page: the API's body read whole, and its base64 text made).
 //   node scripts/probe/replay-big.mjs BYTES
@@ -43,14 +43,14 @@ try {
     }
   }));
   console.log(`body of ${size} bytes: the page got ${got} in ${Math.round(ms)} ms; the extension's process ${mb(before.ext)} before, ${mb(peak.ext)} at the peak; the whole browser ${mb(before.all)} before, ${mb(peak.all)} at the peak`);
-  // An XMLHttpRequest of a body over 64 MiB is not given it; the bar lists it, with its
-  // "Save the file", once nothing in the page took the stream (10 s).
-  await r.page.evaluate(() => new Promise((resolve) => {
+  // A synchronous XMLHttpRequest of a body over 64 MiB is not given it (it cannot wait
+  // for a stream); the bar lists it, with its "Save the file", once nothing in the page
+  // took the stream (10 s).
+  await r.page.evaluate(() => {
     const x = new XMLHttpRequest();
-    x.open("GET", "/big");
-    x.onloadend = resolve;
+    x.open("GET", "/big", false);
     x.send();
-  }));
+  });
   if (size > 64 << 20) await r.bar.waitForSelector('#replay-withheld a:text("Save the file")', { timeout: 30_000 }).catch(() => {});
   console.log(`the bar: withheld ${await r.bar.textContent("#replay-withheld")}; error ${await r.bar.textContent("#error")}`);
   if (await r.bar.$('#replay-withheld a:text("Save the file")')) {

@@ -18,8 +18,8 @@ echo "Content-Length, so the import writes it in segments) imported, the page re
 echo "fetched by the page's script and read as a stream, each byte checked; the resident memory"
 echo "of the extension's process and of the whole browser sampled every 50 ms. A body over 64 MiB"
 echo "reaches a page's fetch() as a stream from the archive, a chunk at a time (docs/replay.md);"
-echo "an XMLHttpRequest of it is not given it, and it is saved from the replay bar's \"Save the"
-echo "file\" instead, timed and its SHA-256 checked."
+echo "a synchronous XMLHttpRequest of it is not given it, and it is saved from the replay bar's"
+echo "\"Save the file\" instead, timed and its SHA-256 checked."
 echo
 for bytes in 25165824 314572800 1073741824; do
   echo "- $bytes bytes:"
