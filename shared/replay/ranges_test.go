@@ -151,6 +151,43 @@ func TestServeRangesSeekSegments(t *testing.T) {
 	}
 }
 
+// A record of many segments alike (a long video's, stored whole): a seek far into it
+// reads the segment where the lengths of the first two say it lies, not every head
+// before it, across segment numbers of more digits; a seek to a segment placed so
+// reads its head there. Segments that are not alike (compressed) are read one by one.
+func TestServeRangesSeekManySegments(t *testing.T) {
+	const seg = 64 << 10
+	for _, tt := range []struct {
+		name     string
+		compress bool
+		most     int64 // bytes of the file a seek far in reads, at most
+	}{
+		{"stored whole", false, 600 << 10},
+		{"compressed", true, 0},
+	} {
+		body := make([]byte, 130*seg+1000) // segments numbered up to 132
+		rand.NewChaCha8([32]byte{7}).Read(body)
+		if tt.compress {
+			for i := range body {
+				body[i] &= 0x0f
+			}
+		}
+		ix, file := archiveWith(t, warc.WriterOptions{Version: warc.V11, Gzip: true, MaxBuffer: seg}, []exchange{
+			{at: "20240101000000", method: "GET", url: "http://example.com/long", resp: ok200("video/webm", string(body)), stream: true},
+		})
+		ix.MaxBody = 1 << 30
+		src := &countingReaderAt{r: bytes.NewReader(file)}
+		f := NewFile(src, int64(len(file)))
+		for i, at := range []int64{120*seg + 77, 50*seg + 5, 9*seg + 1, 99*seg + seg - 10, 130*seg + 500, 3*seg + 9} {
+			src.n.Store(0)
+			askOpenRange(t, ix, f, "http://example.com/long", body, at)
+			if n := src.n.Load(); i == 0 && tt.most > 0 && n > tt.most {
+				t.Errorf("%s: a seek to %d read %d bytes of the file (at most %d)", tt.name, at, n, tt.most)
+			}
+		}
+	}
+}
+
 // Bodies kept past MaxKeptBodies are closed, the one kept longest first; take finds
 // a body of the payload asked for that has not read past the range.
 func TestKeptBodies(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -74,16 +75,24 @@ func (r *Response) seek(n int64) (io.ReadCloser, bool) {
 }
 
 // A segment is one member of a record: where it is in the file, and what its head
-// says of it.
+// says of it. A segment placed by a jump (segments) has no head until it is read.
 type segment struct {
 	off  int64
 	head warc.MemberHead
+	// block is its block's length: its head's, or, not yet read, its neighbours'.
+	block int64
 }
+
+// read reports whether the segment's head has been read.
+func (s segment) read() bool { return s.head.Record != nil }
 
 // segments finds the member of the record at p that holds byte b of its block
 // (whose body is size bytes), reading the members' heads from the first on, and
 // returns the segment and the byte within its block. The heads read are kept for
-// the capture c.
+// the capture c. A record of many segments alike (a long video's, stored whole)
+// is not read head after head: once two are known, the one that holds b is read
+// where their lengths say it lies (jump), and read one by one only when it is not
+// there.
 func (p bodyPlace) segments(c cdx.Entry, size, b int64) (segment, int64, error) {
 	if m, ok := warc.StoredMemberOfLength(p.length); ok && !p.segmented {
 		// One member, stored whole by its length (its sl field may not be filled in:
@@ -91,31 +100,38 @@ func (p bodyPlace) segments(c cdx.Entry, size, b int64) (segment, int64, error) 
 		block := p.head + size
 		if at := m.Size - 4 - block; at > 0 && b < block {
 			h := warc.MemberHead{Length: m.Length, Size: m.Size, Record: &warc.Record{BlockLength: block}, BlockAt: at, Stored: true}
-			return segment{p.at, h}, b, nil
+			return segment{p.at, h, block}, b, nil
 		}
 	}
 	// Two files alike in all of these are copies of one file.
 	key := fmt.Sprint(c.Filename, " ", c.Offset, " ", c.Length, " ", c.Digest, " ", c.Timestamp, " ", c.URL)
 	segs := segmentTables.get(key)
 	defer func() { segmentTables.put(key, segs) }()
+	jumped := false
 	for i := 0; ; i++ {
+		if i == len(segs) && i >= 2 && !jumped {
+			jumped = true
+			segs = p.jump(segs, b)
+		}
 		if i == len(segs) {
 			off := p.at
 			if i > 0 {
 				off = segs[i-1].off + segs[i-1].head.Length
 			}
-			rc := p.open(off, warc.MemberHeadRead)
-			h, err := warc.ReadMemberHead(rc)
-			rc.Close()
+			h, err := p.segmentHead(off, i)
 			if err != nil {
-				return segment{}, 0, fmt.Errorf("the record's member at %d: %w", off, err)
+				return segment{}, 0, err
 			}
-			if i > 0 && (h.Record.Type != warc.TypeContinuation || h.Record.Header.Get(warc.FieldSegmentNumber) != strconv.Itoa(i+1)) {
-				return segment{}, 0, fmt.Errorf("the record's segment %d at %d is a %s record numbered %q", i+1, off, h.Record.Type, h.Record.Header.Get(warc.FieldSegmentNumber))
-			}
-			segs = append(segs, segment{off, h})
+			segs = append(segs, segment{off, h, h.Record.BlockLength})
 		}
-		bl := segs[i].head.Record.BlockLength
+		if !segs[i].read() && b < segs[i].block {
+			h, err := p.segmentHead(segs[i].off, i)
+			if err != nil {
+				return segment{}, 0, err
+			}
+			segs[i].head, segs[i].block = h, h.Record.BlockLength
+		}
+		bl := segs[i].block
 		if b < bl {
 			return segs[i], b, nil
 		}
@@ -124,6 +140,54 @@ func (p bodyPlace) segments(c cdx.Entry, size, b int64) (segment, int64, error) 
 		}
 		b -= bl
 	}
+}
+
+// segmentHead reads the head of the member at off, segment i (from 0) of the
+// record at p: a continuation record numbered i+1 unless it is the first.
+func (p bodyPlace) segmentHead(off int64, i int) (warc.MemberHead, error) {
+	rc := p.open(off, warc.MemberHeadRead)
+	h, err := warc.ReadMemberHead(rc)
+	rc.Close()
+	if err != nil {
+		return h, fmt.Errorf("the record's member at %d: %w", off, err)
+	}
+	if i > 0 && (h.Record.Type != warc.TypeContinuation || h.Record.Header.Get(warc.FieldSegmentNumber) != strconv.Itoa(i+1)) {
+		return h, fmt.Errorf("the record's segment %d at %d is a %s record numbered %q", i+1, off, h.Record.Type, h.Record.Header.Get(warc.FieldSegmentNumber))
+	}
+	return h, nil
+}
+
+// jump places the segment that holds byte b of the blocks after the known segments
+// segs (those read, and those placed), when the last is a continuation read and b
+// lies two segments or more past it: the segments in between are taken to be
+// alike, each the last one's block and member lengths, the member a byte longer
+// where its number has a digit more (its header names it; webkeep writes a large
+// body in segments of one size, and a member stored whole is as long as its block
+// and header make it). The segment is read there; if it is the one numbered so,
+// segs is returned with the segments up to it placed, otherwise as it was.
+func (p bodyPlace) jump(segs []segment, b int64) []segment {
+	n := len(segs)
+	if n < 2 || !p.segmented || !segs[n-1].read() {
+		return segs
+	}
+	last := segs[n-1]
+	if last.head.Record.Type != warc.TypeContinuation || last.block <= 0 || b < 2*last.block {
+		return segs
+	}
+	digits := func(i int) int64 { return int64(len(strconv.Itoa(i + 1))) } // segment i's number
+	skip := int(b / last.block)                                            // segments wholly before b
+	placed := slices.Clone(segs)
+	off := last.off + last.head.Length
+	for i := n; i < n+skip; i++ {
+		placed = append(placed, segment{off: off, block: last.block})
+		off += last.head.Length + digits(i) - digits(n-1)
+	}
+	target := n + skip
+	h, err := p.segmentHead(off, target)
+	if err != nil {
+		return segs
+	}
+	return append(placed, segment{off, h, h.Record.BlockLength})
 }
 
 // segmentTables keeps the heads of the members of the records sought in last.
