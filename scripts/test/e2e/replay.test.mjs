@@ -347,6 +347,32 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
   await close(r);
 }, { timeout: 300000 });
 
+// Any size: a body of 1 GiB (imported in segments of no given length) reaches a page's
+// fetch() whole as a stream, every byte as imported, the page keeping none of it.
+test("a body of 1 GiB streams to a page's fetch(), every byte as imported", async () => {
+  const size = 1 << 30;
+  const gib = new Uint8Array(size);
+  for (let i = 0; i < size; i += 4096) gib[i] = (i >> 12) % 253;
+  const id = await importWARC(browser, "gib.warc.gz", [
+    ["http://gib.example/", "text/html", text('<p id="t">gib</p>')],
+    ["http://gib.example/gib.bin", "application/octet-stream", gib, true],
+  ]);
+  const r = await open(id, "http://gib.example/");
+  const got = await r.evaluate(async () => {
+    const res = await fetch("/gib.bin");
+    const reader = res.body.getReader();
+    let n = 0;
+    let wrong = -1;
+    for (let c = await reader.read(); !c.done; c = await reader.read()) {
+      for (let i = 0; i < c.value.length && wrong < 0; i++) if (c.value[i] !== ((n + i) % 4096 ? 0 : ((n + i) >> 12) % 253)) wrong = n + i;
+      n += c.value.length;
+    }
+    return { status: res.status, length: n, wrong };
+  }, 600);
+  assert.deepEqual(got, { status: 200, length: size, wrong: -1 });
+  await close(r);
+}, { timeout: 900000 });
+
 test("the archive page links each session and each page to its replay", async () => {
   const ext = await browser.context.newPage();
   await ext.goto(browser.page(`archive.html#${session}`));
