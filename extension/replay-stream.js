@@ -182,6 +182,7 @@ const streamScript = `(${function (binding) {
     // times out.
     const end = (type) => {
       ended = true;
+      clearTimeout(timer);
       reader.cancel().catch(() => {});
       status = 0;
       state = Native.DONE;
@@ -216,7 +217,6 @@ const streamScript = `(${function (binding) {
       abort: {
         value: () => {
           if (ended) return;
-          clearTimeout(timer);
           end("abort");
           state = Native.UNSENT;
         },
@@ -250,11 +250,9 @@ const streamScript = `(${function (binding) {
       }
     } catch {
       if (ended || !current()) return;
-      clearTimeout(timer);
       end("error");
       return;
     }
-    if (ended) return;
     ended = true;
     clearTimeout(timer);
     const type = res.headers.get("Content-Type") || "";

@@ -79,16 +79,7 @@ func (r *Response) decodesPast(max int64) bool {
 	}
 	rc := p.open(p.at, n)
 	defer rc.Close()
-	rd, err := warc.NewReader(rc)
-	if err != nil {
-		return false
-	}
-	rd.Reassemble(true)
-	rec, err := rd.Next()
-	if err != nil {
-		return false
-	}
-	again, err := ReadResponse(rec)
+	again, err := readFirstResponse(rc)
 	if err != nil {
 		return false
 	}
@@ -178,23 +169,29 @@ func ReadResponseAt(f File, offset int64) (*Response, error) {
 	if size := f.Size(); offset < 0 || offset >= size {
 		return nil, fmt.Errorf("%w: offset %d is outside the file (%d bytes)", ErrRecord, offset, size)
 	}
-	rd, err := warc.NewReader(f.Reader(offset))
-	if err != nil {
-		return nil, fmt.Errorf("%w: at offset %d: %v", ErrRecord, offset, err)
-	}
-	rd.Reassemble(true)
-	rec, err := rd.Next()
-	if err != nil {
-		return nil, fmt.Errorf("%w: at offset %d: %v", ErrRecord, offset, err)
-	}
-	if rec.Type != warc.TypeResponse && rec.Type != warc.TypeRevisit {
-		return nil, fmt.Errorf("%w: the record at offset %d is a %s", ErrRecord, offset, rec.Type)
-	}
-	resp, err := ReadResponse(rec)
+	resp, err := readFirstResponse(f.Reader(offset))
 	if err != nil {
 		return nil, fmt.Errorf("at offset %d: %w", offset, err)
 	}
 	return resp, nil
+}
+
+// readFirstResponse reads the response or revisit record r starts with (a segmented
+// one joined), as ReadResponse does.
+func readFirstResponse(r io.Reader) (*Response, error) {
+	rd, err := warc.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrRecord, err)
+	}
+	rd.Reassemble(true)
+	rec, err := rd.Next()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrRecord, err)
+	}
+	if rec.Type != warc.TypeResponse && rec.Type != warc.TypeRevisit {
+		return nil, fmt.Errorf("%w: the record is a %s", ErrRecord, rec.Type)
+	}
+	return ReadResponse(rec)
 }
 
 // ReadResponse reads the HTTP response a WARC response or revisit record holds:
