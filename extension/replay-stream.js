@@ -15,6 +15,10 @@
 const streamBinding = "__webkeepReplayStream";
 // The bytes handed over at a time: one DevTools message each.
 const streamChunk = 1 << 20;
+// The chunks the page's script asks for before it has read those it has: while one is
+// read from the archive, another is on its way through the browser and a third is
+// taken in by the page, each in a process of its own.
+const streamAhead = 3;
 // How long a stream taken waits for the page to ask for more before the bar lets it go
 // (the page was left, or dropped the response unread).
 const streamIdleMs = 60000;
@@ -30,7 +34,7 @@ const streamTakenMs = 10000;
 // replay tab runs without the Runtime domain, which a first load pays for. The script
 // takes it out of the page's reach as soon as it sees it: as it starts (a document made
 // after the binding was added) or as a stream is offered to it.
-const streamScript = `(${function (binding) {
+const streamScript = `(${function (binding, ahead) {
   "use strict";
   const given = Symbol.for("webkeep.replayStream");
   if (globalThis[given]) return;
@@ -44,20 +48,31 @@ const streamScript = `(${function (binding) {
   };
   take();
   const ask = (message) => take()?.(message);
-  const streams = new Map(); // stream name -> { controller, pulled: resolve of the pull waiting }
+  // stream name -> { controller, pulled: resolve of the pull waiting, asked: chunks
+  // asked for and not yet given, next: the number of the chunk due, early: chunks
+  // given before it, by number }
+  const streams = new Map();
+  const settle = (s, name, chunk, error) => {
+    if (error) {
+      streams.delete(name);
+      s.controller.error(new TypeError(`network error: ${error}`));
+    } else if (chunk === "") {
+      streams.delete(name);
+      s.controller.close();
+    } else s.controller.enqueue(Uint8Array.fromBase64(chunk));
+  };
   Object.defineProperty(globalThis, given, {
-    value: (name, chunk, error) => {
+    value: (name, n, chunk, error) => {
       const s = streams.get(name);
       if (!s) return;
+      s.early.set(n, [chunk, error]);
+      for (let c; streams.has(name) && (c = s.early.get(s.next)); s.next++) {
+        s.early.delete(s.next);
+        s.asked--;
+        settle(s, name, ...c);
+      }
       const pulled = s.pulled;
       s.pulled = null;
-      if (error) {
-        streams.delete(name);
-        s.controller.error(new TypeError(`network error: ${error}`));
-      } else if (chunk === "") {
-        streams.delete(name);
-        s.controller.close();
-      } else s.controller.enqueue(Uint8Array.fromBase64(chunk));
       if (pulled) pulled();
     },
   });
@@ -76,13 +91,13 @@ const streamScript = `(${function (binding) {
       header = header.filter(([k]) => safelisted.has(k.toLowerCase()) || exposed.has(k.toLowerCase()) || exposed.has("*"));
     }
     const body = new ReadableStream({
-      start(controller) { streams.set(name, { controller, pulled: null }); },
+      start(controller) { streams.set(name, { controller, pulled: null, asked: 0, next: 0, early: new Map() }); },
       pull() {
         const s = streams.get(name);
         if (!s) return undefined;
         return new Promise((resolve) => {
           s.pulled = resolve;
-          ask(JSON.stringify({ name, want: "next" }));
+          for (; s.asked < ahead; s.asked++) ask(JSON.stringify({ name, want: "next" }));
         });
       },
       cancel() {
@@ -287,7 +302,7 @@ const streamScript = `(${function (binding) {
     fire(xhr, "load", got, got);
     fire(xhr, "loadend", got, got);
   };
-}})(${JSON.stringify(streamBinding)})`;
+}})(${JSON.stringify(streamBinding)}, ${streamAhead})`;
 
 // streamChannel turns on, once for each target (the tab, a frame of its own, a
 // dedicated worker), what the page's script asks for chunks through: the Runtime
@@ -316,7 +331,7 @@ const pageStreams = new Map();
 // or as not replayed if the page's script did not take it in time.
 function streamOffered(name, a, file, onLog) {
   const { url, timestamp, why } = a;
-  const s = { a, file, reader: null, got: 0, taken: false, onLog };
+  const s = { a, file, reader: null, got: 0, given: 0, taken: false, onLog };
   s.timer = setTimeout(() => {
     pageStreams.delete(name);
     onLog({ url, archived: true, timestamp, withheld: true, why: `${why}; it was offered to the page as a stream, which nothing in the page took (a synchronous XMLHttpRequest, or a shared or service worker's fetch(), gets the "not replayed" page)` });
@@ -352,7 +367,9 @@ async function readChunk(s) {
 }
 
 // streamAsked answers the page's script's call of the binding (Runtime.bindingCalled
-// in target): the next chunk of a stream, or its end.
+// in target): the next chunk of a stream, or its end. The page asks for several ahead
+// (streamAhead); each is read in turn and sent numbered without waiting for the page
+// to take the one before, so that the archive, the browser and the page work at once.
 async function streamAsked(target, { payload, executionContextId }) {
   let asked;
   try {
@@ -362,45 +379,58 @@ async function streamAsked(target, { payload, executionContextId }) {
   }
   const s = pageStreams.get(asked.name);
   if (!s) return;
-  const give = (chunk, error = "") => chrome.debugger.sendCommand(target, "Runtime.callFunctionOn", {
-    functionDeclaration: "function (n, c, e) { globalThis[Symbol.for('webkeep.replayStream')]?.(n, c, e); }",
-    executionContextId, arguments: [{ value: asked.name }, { value: chunk }, { value: error }],
-  });
   if (!s.taken) {
     s.taken = true;
     const { url, timestamp } = s.a;
     s.onLog({ url, archived: true, timestamp });
   }
   clearTimeout(s.timer);
-  s.timer = setTimeout(() => {
-    pageStreams.delete(asked.name);
-    s.reader?.cancel().catch(() => {});
-  }, streamIdleMs);
-  try {
-    if (asked.want === "cancel") {
-      clearTimeout(s.timer);
-      pageStreams.delete(asked.name);
-      await s.reader?.cancel();
-      return;
-    }
-    // The next chunk is read from the archive while this one goes to the page.
-    const chunk = await (s.next ?? readChunk(s));
-    s.next = chunk.length ? readChunk(s) : null;
-    s.next?.catch(() => {}); // its error is thrown when it is asked for
-    s.got += chunk.length;
-    if (chunk.length === 0) {
-      clearTimeout(s.timer);
-      pageStreams.delete(asked.name);
-      if (s.a.stream.size >= 0 && s.got !== s.a.stream.size) throw new Error(`the archive gave ${s.got} of its ${s.a.stream.size} bytes`);
-      await give("");
-      return;
-    }
-    await give(chunk.toBase64());
-  } catch (e) {
+  const end = () => {
     clearTimeout(s.timer);
     pageStreams.delete(asked.name);
+  };
+  s.timer = setTimeout(() => {
+    end();
     s.reader?.cancel().catch(() => {});
-    await give("", String(e && e.message || e)).catch(() => {});
-    throw new Error(`${s.a.url}: its body stopped after ${s.got} bytes: ${e && e.message || e}`);
+  }, streamIdleMs);
+  if (asked.want === "cancel") {
+    end();
+    await s.reader?.cancel();
+    return;
+  }
+  const give = (chunk, error = "") => chrome.debugger.sendCommand(target, "Runtime.callFunctionOn", {
+    functionDeclaration: "function (n, i, c, e) { globalThis[Symbol.for('webkeep.replayStream')]?.(n, i, c, e); }",
+    executionContextId, arguments: [{ value: asked.name }, { value: s.given++ }, { value: chunk }, { value: error }],
+  });
+  const stopped = (e) => {
+    end();
+    s.reader?.cancel().catch(() => {});
+    return new Error(`${s.a.url}: its body stopped after ${s.got} bytes: ${e && e.message || e}`);
+  };
+  s.turn = (s.turn ?? Promise.resolve()).then(async () => {
+    if (pageStreams.get(asked.name) !== s) return; // ended, cancelled or failed
+    let chunk;
+    try {
+      // The next chunk is read from the archive while this one goes to the page.
+      chunk = await (s.next ?? readChunk(s));
+      s.next = chunk.length ? readChunk(s) : null;
+      s.next?.catch(() => {}); // its error is thrown when it is asked for
+      s.got += chunk.length;
+      if (chunk.length === 0 && s.a.stream.size >= 0 && s.got !== s.a.stream.size) throw new Error(`the archive gave ${s.got} of its ${s.a.stream.size} bytes`);
+    } catch (e) {
+      give("", String(e && e.message || e)).catch(() => {});
+      throw stopped(e);
+    }
+    if (chunk.length === 0) end();
+    // Not waited for here: the next turn reads on while this chunk goes.
+    return { sent: give(chunk.length ? chunk.toBase64() : "") };
+  });
+  const turn = s.turn;
+  s.turn = turn.catch(() => {}); // a failed turn ends the stream; the next finds it ended
+  const { sent } = (await turn) ?? {};
+  try {
+    await sent;
+  } catch (e) {
+    if (pageStreams.get(asked.name) === s) throw stopped(e);
   }
 }
