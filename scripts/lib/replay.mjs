@@ -42,9 +42,18 @@ export async function importWARC(browser, name, records) {
  * of a tab the extension also debugs can lag, and lose its URL).
  */
 export async function openReplay(browser, sess, url) {
+  return openBar(browser, `session=${encodeURIComponent(sess)}&url=${encodeURIComponent(url)}`, url);
+}
+
+/** As openReplay, of url's latest capture in the team archive the settings name. */
+export async function openTeamReplay(browser, url) {
+  return openBar(browser, `team=1&url=${encodeURIComponent(url)}`, url);
+}
+
+async function openBar(browser, query, url) {
   const earlier = new Set(browser.context.pages());
   const bar = await browser.context.newPage();
-  await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(sess)}&url=${encodeURIComponent(url)}`));
+  await bar.goto(browser.page(`replay.html?${query}`));
   return attachReplay(browser, bar, earlier).catch((e) => { throw new Error(`${url}: ${e.message}`); });
 }
 

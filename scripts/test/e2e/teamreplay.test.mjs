@@ -20,7 +20,7 @@ import { after, before, test } from "node:test";
 import { clickAndWait, launch, root, startDemoSite, startRecording, waitFor, guardPort } from "../../lib/browser.mjs";
 import { download } from "../../lib/replaywebpage.mjs";
 import { readZip } from "../../lib/zip.mjs";
-import { attachReplay, squash } from "../../lib/replay.mjs";
+import { attachReplay, openTeamReplay, squash } from "../../lib/replay.mjs";
 import { startWorker } from "../worker/harness.mjs";
 
 const TOKEN = "e2e-teamreplay-token";
@@ -216,10 +216,7 @@ for (const [i, what, page] of [[1, "the revisit's", "homeRevisited"], [0, "the n
 }
 
 test("the fetch() POST and the form POST replay from the team archive, by their keys", async () => {
-  const earlier = new Set(browser.context.pages());
-  const bar = await browser.context.newPage();
-  await bar.goto(browser.page(`replay.html?team=1&url=${encodeURIComponent(new URL("/forms", base).href)}`));
-  const r = await attachReplay(browser, bar, earlier);
+  const r = await openTeamReplay(browser, new URL("/forms", base).href);
   assert.equal(squash(await r.evaluate(() => document.body.innerText)), squash(live.forms));
   await r.page.click("#post-json");
   await r.page.waitForSelector("#post-json[data-done]", { timeout: 30000 });

@@ -2,14 +2,16 @@
 // second) on the demo site, served as media servers serve it (Range, 206), played
 // through while recorded; then, with the demo site stopped, replayed in webkeep: it
 // plays, and seeks to three positions, each answered from the archive's 206 capture
-// by the bytes asked for, with nothing reaching the network.
+// by the bytes asked for, with nothing reaching the network. A video over 64 MiB plays
+// in replay's player; and both play and seek from the team archive too.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, startDemoSite, startRecording, waitFor, guardPort } from "../../lib/browser.mjs";
-import { importWARC, openReplay } from "../../lib/replay.mjs";
+import { importWARC, openReplay, openTeamReplay } from "../../lib/replay.mjs";
+import { startWorker } from "../worker/harness.mjs";
 import { haveFFmpeg, makeVideo, playThrough } from "../../lib/video.mjs";
 
 let site, dir, browser, guard, session, url, video;
@@ -46,29 +48,38 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+// playAndSeek plays the video of element id in replay r, then seeks it to each of
+// positions, each to a frame shown there.
+async function playAndSeek(r, id, duration, positions) {
+  const played = await r.evaluate(new Function(`return new Promise((resolve) => {
+    const v = document.getElementById(${JSON.stringify(id)});
+    v.muted = true;
+    v.onerror = () => resolve({ error: v.error && v.error.message });
+    v.play().then(() => setTimeout(() => resolve({ time: v.currentTime, duration: v.duration }), 500), (e) => resolve({ error: String(e) }));
+  })`), 30);
+  assert.equal(played.error, undefined, JSON.stringify(played));
+  assert.ok(played.time > 0 && (!duration || Math.abs(played.duration - duration) < 0.5), JSON.stringify(played));
+  for (const at of positions) {
+    const seeked = await r.evaluate(new Function(`return new Promise((resolve) => {
+      const v = document.getElementById(${JSON.stringify(id)});
+      v.pause();
+      v.onseeked = () => resolve({ time: v.currentTime, ready: v.readyState, error: v.error && v.error.message });
+      v.onerror = () => resolve({ error: v.error && v.error.message });
+      v.currentTime = ${at};
+    })`), 30);
+    assert.equal(seeked.error ?? null, null, `seek to ${at}: ${JSON.stringify(seeked)}`);
+    assert.ok(Math.abs(seeked.time - at) < 0.1 && seeked.ready >= 2, `seek to ${at}: ${JSON.stringify(seeked)}`);
+  }
+}
+
+const noneMissed = (r) => waitFor(async () => (await r.bar.textContent("#replay-missed-count")) === "0", "no request missed");
+
 test("the recorded video plays and seeks to three positions in replay", async (t) => {
   if (!session) return t.skip("ffmpeg is not installed");
   const r = await openReplay(browser, session, url);
   try {
-    const played = await r.evaluate(() => new Promise((resolve) => {
-      const v = document.getElementById("video");
-      v.onerror = () => resolve({ error: v.error && v.error.message });
-      v.play().then(() => setTimeout(() => resolve({ time: v.currentTime, duration: v.duration }), 500), (e) => resolve({ error: String(e) }));
-    }));
-    assert.equal(played.error, undefined, JSON.stringify(played));
-    assert.ok(played.time > 0 && Math.abs(played.duration - 8) < 0.5, JSON.stringify(played));
-    for (const at of [6.2, 1.5, 4.0]) {
-      const seeked = await r.evaluate(new Function(`return new Promise((resolve) => {
-        const v = document.getElementById("video");
-        v.pause();
-        v.onseeked = () => resolve({ time: v.currentTime, ready: v.readyState, error: v.error && v.error.message });
-        v.onerror = () => resolve({ error: v.error && v.error.message });
-        v.currentTime = ${at};
-      })`));
-      assert.equal(seeked.error ?? null, null, `seek to ${at}: ${JSON.stringify(seeked)}`);
-      assert.ok(Math.abs(seeked.time - at) < 0.1 && seeked.ready >= 2, `seek to ${at}: ${JSON.stringify(seeked)}`);
-    }
-    await waitFor(async () => (await r.bar.textContent("#replay-missed-count")) === "0", "no request missed");
+    await playAndSeek(r, "video", 8, [6.2, 1.5, 4.0]);
+    await noneMissed(r);
   } finally {
     await r.close();
   }
@@ -80,39 +91,83 @@ test("nothing reached the demo site's port during replay", (t) => {
   assert.equal(guard.hits(), 0);
 });
 
-// A video too large for one DevTools message (over 64 MiB: the real one, its file
-// padded), navigated to as a link to it is followed: replay shows it in a player, as
-// the browser shows media, whose requests ask by Range; it plays and seeks.
-test("a video over 64 MiB, navigated to, plays and seeks in replay's player", async (t) => {
-  if (!session) return t.skip("ffmpeg is not installed");
+// lecture imports a session of a page linking to a video too large for one DevTools
+// message (over 64 MiB: the real one, its file padded); resolves to its id.
+const lecture = () => {
   const big = new Uint8Array((64 << 20) + 4096);
   big.set(readFileSync(video));
-  const id = await importWARC(browser, "lecture.warc.gz", [
+  return importWARC(browser, "lecture.warc.gz", [
     ["http://lecture.example/", "text/html", new TextEncoder().encode('<a id="l" href="/lecture.webm">the lecture</a>')],
     ["http://lecture.example/lecture.webm", "video/webm", big],
   ]);
-  const r = await openReplay(browser, id, "http://lecture.example/");
+};
+
+// watchLecture follows the lecture's link in replay r, as a link to it is followed:
+// replay shows it in a player, as the browser shows media, whose requests ask by
+// Range; it plays and seeks, and none of it is withheld or missed.
+async function watchLecture(r) {
+  await r.evaluate(() => { location.href = "/lecture.webm"; });
+  await waitFor(() => r.evaluate(() => location.pathname === "/lecture.webm" && Boolean(document.getElementById("webkeep-media"))).catch(() => false), "the player");
+  await playAndSeek(r, "webkeep-media", 0, [5]);
+  assert.equal(await r.bar.textContent("#replay-withheld-count"), "0");
+  assert.doesNotMatch(await r.bar.textContent("#replay-missed"), /lecture\.webm/);
+}
+
+test("a video over 64 MiB, navigated to, plays and seeks in replay's player", async (t) => {
+  if (!session) return t.skip("ffmpeg is not installed");
+  const r = await openReplay(browser, await lecture(), "http://lecture.example/");
   try {
-    await r.evaluate(() => { location.href = "/lecture.webm"; });
-    await waitFor(() => r.evaluate(() => location.pathname === "/lecture.webm" && Boolean(document.getElementById("webkeep-media"))).catch(() => false), "the player");
-    const played = await r.evaluate(() => new Promise((resolve) => {
-      const v = document.getElementById("webkeep-media");
-      v.muted = true;
-      v.onerror = () => resolve({ error: v.error && v.error.message });
-      v.play().then(() => setTimeout(() => resolve({ time: v.currentTime, duration: v.duration }), 700), (e) => resolve({ error: String(e) }));
-    }));
-    assert.equal(played.error, undefined, JSON.stringify(played));
-    assert.ok(played.time > 0, JSON.stringify(played));
-    const seeked = await r.evaluate(() => new Promise((resolve) => {
-      const v = document.getElementById("webkeep-media");
-      v.pause();
-      v.onseeked = () => resolve({ time: v.currentTime, ready: v.readyState });
-      v.onerror = () => resolve({ error: v.error && v.error.message });
-      v.currentTime = 5;
-    }));
-    assert.ok(Math.abs(seeked.time - 5) < 0.1 && seeked.ready >= 2, JSON.stringify(seeked));
-    assert.equal(await r.bar.textContent("#replay-withheld-count"), "0");
+    await watchLecture(r);
   } finally {
     await r.close();
   }
 });
+
+// The same from the team archive (the Worker in workerd through miniflare, on
+// 127.0.0.1): the sessions uploaded, each replayed from it, the video's ranges and the
+// large body read from the bundles in R2; the large body also streams to a page's
+// fetch(), every byte.
+test("from the team archive: the video plays and seeks, one over 64 MiB plays in the player and streams to a fetch()", async (t) => {
+  if (!session) return t.skip("ffmpeg is not installed");
+  const token = "e2e-video-token";
+  const mf = startWorker({ WEBKEEP_TOKENS: `e2e:${token}`, WEBKEEP_PUBLIC_READS: "0" });
+  const ext = await browser.context.newPage();
+  try {
+    const team = (await mf.ready).href;
+    await ext.goto(browser.page("options.html"));
+    const api = (method, p, body) => ext.evaluate(async ([method, p, body]) => {
+      const res = await fetch(p, { method, body, headers: body ? { "Content-Type": "application/json" } : {} });
+      return { status: res.status, json: await res.json().catch(() => null) };
+    }, [method, p, body]);
+    const settings = (await api("GET", "/api/settings")).json;
+    assert.equal((await api("PUT", "/api/settings", JSON.stringify({ ...settings, teamEndpoint: team, teamToken: token }))).status, 200);
+    for (const id of [session, await lecture()]) {
+      const job = (await api("POST", `/api/sessions/${id}/upload`)).json.job;
+      const done = await waitFor(async () => { const j = (await api("GET", `/api/jobs/${job}`)).json; return j.state !== "running" && j; }, "the upload job", 180000);
+      assert.equal(done.state, "done", JSON.stringify(done));
+    }
+    const r = await openTeamReplay(browser, url);
+    try {
+      assert.match(await r.bar.textContent("#replay-session"), /^Team archive at /);
+      await playAndSeek(r, "video", 8, [6.2, 1.5, 4.0]);
+    await noneMissed(r);
+    } finally {
+      await r.close();
+    }
+    const l = await openTeamReplay(browser, "http://lecture.example/");
+    try {
+      const got = await l.evaluate(async () => {
+        const res = await fetch("/lecture.webm");
+        return { status: res.status, length: (await res.arrayBuffer()).byteLength };
+      }, 120);
+      assert.deepEqual(got, { status: 200, length: (64 << 20) + 4096 });
+      await watchLecture(l);
+    } finally {
+      await l.close();
+    }
+    assert.equal(guard.hits(), 0, "nothing reached the demo site");
+  } finally {
+    await ext.close();
+    await mf.dispose();
+  }
+}, { timeout: 600000 });
