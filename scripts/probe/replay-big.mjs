@@ -42,7 +42,7 @@ try {
       return `failed: ${e}`;
     }
   }));
-  console.log(`body of ${size} bytes: the page got ${got} in ${Math.round(ms)} ms; the extension's process ${mb(before.ext)} before, ${mb(peak.ext)} at the peak; the whole browser ${mb(before.all)} before, ${mb(peak.all)} at the peak`);
+  console.log(`body of ${size} bytes: the page got ${got} in ${Math.round(ms)} ms; the extension's process ${mb(before.ext)} before, ${mb(peak.ext)} at the peak; the whole browser ${mb(before.all)} before, ${mb(peak.all)} at the peak${got.startsWith("failed") ? "" : `; ${(size / 1e6 / (ms / 1000)).toFixed(1)} MB/s`}`);
   // A synchronous XMLHttpRequest of a body over 64 MiB is not given it (it cannot wait
   // for a stream); the bar lists it, with its "Save the file", once nothing in the page
   // took the stream (10 s).

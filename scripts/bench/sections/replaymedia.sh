@@ -4,7 +4,7 @@
 # (scripts/bench/replaymedia.mjs), then one body each of 24 MiB, 300 MiB and 1 GiB
 # imported and replayed (scripts/probe/replay-big.mjs): what the page's fetch() got
 # (over 64 MiB, as a stream from the archive), and a body over 64 MiB saved whole
-# from the replay bar, with their speed and memory. Real
+# from the replay bar, with their speed (MB/s) and memory. Real
 # Chromium; needs ffmpeg (scripts/setup.sh installs it for make test). Last, in Go,
 # a 64 MiB capture played through in open ranges, and seeks in it: the bytes read.
 set -e
