@@ -5,8 +5,8 @@
 // document of the replay tab before the page's own (streamScript) wraps fetch() and
 // XMLHttpRequest: an answer that names a stream becomes one of the capture's head whose
 // body the bar reads from the archive (GET .../file, streamed by the core) a chunk at a
-// time, as the page reads it, and hands over through DevTools (a binding one way,
-// Runtime.callFunctionOn the other). Nothing holds the whole body but the page, if it
+// time, a few chunks ahead of the page's reading, and hands over through DevTools (a
+// binding one way, Runtime.callFunctionOn the other). Nothing holds the whole body but the page, if it
 // keeps it (an XMLHttpRequest does).
 "use strict";
 
