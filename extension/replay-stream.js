@@ -6,8 +6,8 @@
 // XMLHttpRequest: an answer that names a stream becomes one of the capture's head whose
 // body the bar reads from the archive (GET .../file, streamed by the core) a chunk at a
 // time, a few chunks ahead of the page's reading, and hands over through DevTools (a
-// binding one way, Runtime.callFunctionOn the other). Nothing holds the whole body but the page, if it
-// keeps it (an XMLHttpRequest does).
+// binding one way, Runtime.callFunctionOn the other). Nothing holds the whole body but
+// the page, if it keeps it (an XMLHttpRequest does).
 "use strict";
 
 // The binding the page's script asks for chunks through, taken out of the page's reach

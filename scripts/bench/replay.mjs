@@ -19,7 +19,7 @@ import path from "node:path";
 import { extensionDir, launch, peakMemory, startDemoSite, waitFor } from "../lib/browser.mjs";
 import { fetchFloor, liveBlankTab, liveNewTab, loadWait, replayTab, workerStopper } from "../lib/firstload.mjs";
 import { pipeBrowser } from "../lib/pipebrowser.mjs";
-import { openReplay } from "../lib/replay.mjs";
+import { openReplay, uploadToTeam } from "../lib/replay.mjs";
 import { interval, median } from "../lib/stats.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
 import { startWorker } from "../test/worker/harness.mjs";
@@ -87,22 +87,9 @@ try {
   const id = (await recordDemo(site, dir, live, { browser })).id;
   const urls = Object.keys(live).filter((u) => u.startsWith("http") && !/\/submit\//.test(u));
   // The session goes to the team archive too.
-  const ext = await browser.context.newPage();
-  await ext.goto(browser.page("popup.html"));
   const team = (await mf.ready).href;
   niceWorker();
-  const uploaded = await ext.evaluate(async ([id, team, token]) => {
-    const put = await fetch("/api/settings", { method: "PUT", body: JSON.stringify({ ...(await (await fetch("/api/settings")).json()), teamEndpoint: team, teamToken: token }) });
-    if (!put.ok) return `settings: ${await put.text()}`;
-    const { job } = await (await fetch(`/api/sessions/${id}/upload`, { method: "POST" })).json();
-    for (;;) {
-      const j = await (await fetch(`/api/jobs/${job}`)).json();
-      if (j.state !== "running") return j.state === "done" ? "" : JSON.stringify(j);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }, [id, team, TOKEN]);
-  if (uploaded) throw new Error(`uploading the session to the team archive: ${uploaded}`);
-  await ext.close();
+  await uploadToTeam(browser, team, TOKEN, [id]);
   // One reload of page until its load event, in ms, the page's tab brought to the
   // front first (the browser gives a tab in the background less of the machine).
   const reload = async (page) => {

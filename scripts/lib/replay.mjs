@@ -35,6 +35,40 @@ export async function importWARC(browser, name, records) {
 }
 
 /**
+ * Points browser's extension at the team archive team (with token) and uploads each of
+ * sessions there in turn; resolves to each upload's result. A failed upload throws.
+ */
+export async function uploadToTeam(browser, team, token, sessions) {
+  const ext = await browser.context.newPage();
+  await ext.goto(browser.page("options.html"));
+  try {
+    const jobs = await ext.evaluate(async ([team, token, sessions]) => {
+      const settings = await (await fetch("/api/settings")).json();
+      const put = await fetch("/api/settings", { method: "PUT", body: JSON.stringify({ ...settings, teamEndpoint: team, teamToken: token }) });
+      if (!put.ok) return `settings: ${await put.text()}`;
+      const done = [];
+      for (const id of sessions) {
+        const { job } = await (await fetch(`/api/sessions/${id}/upload`, { method: "POST" })).json();
+        for (;;) {
+          const j = await (await fetch(`/api/jobs/${job}`)).json();
+          if (j.state !== "running") {
+            if (j.state !== "done") return `session ${id}: ${JSON.stringify(j)}`;
+            done.push(j.result);
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+      return done;
+    }, [team, token, sessions]);
+    if (typeof jobs === "string") throw new Error(`uploading to the team archive at ${team}: ${jobs}`);
+    return jobs;
+  } finally {
+    await ext.close();
+  }
+}
+
+/**
  * Opens replay.html for url of session sess, as the archive page's Replay link does, in
  * browser (from launch()); resolves to { bar, page, evaluate(fn), close() }: the replay
  * page (the bar), the tab the page replays in (a Playwright page, for clicks), and fn

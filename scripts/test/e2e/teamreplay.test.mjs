@@ -20,7 +20,7 @@ import { after, before, test } from "node:test";
 import { clickAndWait, launch, root, startDemoSite, startRecording, waitFor, guardPort } from "../../lib/browser.mjs";
 import { download } from "../../lib/replaywebpage.mjs";
 import { readZip } from "../../lib/zip.mjs";
-import { attachReplay, openTeamReplay, squash } from "../../lib/replay.mjs";
+import { attachReplay, openTeamReplay, squash, uploadToTeam } from "../../lib/replay.mjs";
 import { startWorker } from "../worker/harness.mjs";
 
 const TOKEN = "e2e-teamreplay-token";
@@ -93,12 +93,8 @@ before(async () => {
   // Both sessions go to the team archive, and are deleted from the extension.
   const saved = await api("PUT", "/api/settings", JSON.stringify({ headerPolicy: "redact", warcVersion: "0.9", cdxDialect: "pywb-2.6.7", agent: "webkeep", teamEndpoint: team, teamToken: TOKEN }));
   assert.equal(saved.status, 200, JSON.stringify(saved.json));
-  const uploads = [];
+  const uploads = await uploadToTeam(browser, team, TOKEN, sessions);
   for (const id of sessions) {
-    const job = (await api("POST", `/api/sessions/${id}/upload`)).json.job;
-    const done = await waitFor(async () => { const j = (await api("GET", `/api/jobs/${job}`)).json; return j.state !== "running" && j; }, "the upload job", 120000);
-    assert.equal(done.state, "done", JSON.stringify(done));
-    uploads.push(done.result);
     const del = await api("DELETE", `/api/sessions/${id}`);
     assert.equal(del.status, 204, JSON.stringify(del.json));
   }

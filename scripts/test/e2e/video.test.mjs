@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, startDemoSite, startRecording, waitFor, guardPort } from "../../lib/browser.mjs";
-import { importWARC, openReplay, openTeamReplay } from "../../lib/replay.mjs";
+import { importWARC, openReplay, openTeamReplay, uploadToTeam } from "../../lib/replay.mjs";
 import { startWorker } from "../worker/harness.mjs";
 import { haveFFmpeg, makeVideo, playThrough } from "../../lib/video.mjs";
 
@@ -92,14 +92,16 @@ test("nothing reached the demo site's port during replay", (t) => {
 });
 
 // lecture imports a session of a page linking to a video too large for one DevTools
-// message (over 64 MiB: the real one, its file padded); resolves to its id.
+// message (over 64 MiB: the real one, its file padded), once; resolves to its id.
+let lectureImport = null;
 const lecture = () => {
+  if (lectureImport) return lectureImport;
   const big = new Uint8Array((64 << 20) + 4096);
   big.set(readFileSync(video));
-  return importWARC(browser, "lecture.warc.gz", [
+  return (lectureImport = importWARC(browser, "lecture.warc.gz", [
     ["http://lecture.example/", "text/html", new TextEncoder().encode('<a id="l" href="/lecture.webm">the lecture</a>')],
     ["http://lecture.example/lecture.webm", "video/webm", big],
-  ]);
+  ]));
 };
 
 // watchLecture follows the lecture's link in replay r, as a link to it is followed:
@@ -131,21 +133,8 @@ test("from the team archive: the video plays and seeks, one over 64 MiB plays in
   if (!session) return t.skip("ffmpeg is not installed");
   const token = "e2e-video-token";
   const mf = startWorker({ WEBKEEP_TOKENS: `e2e:${token}`, WEBKEEP_PUBLIC_READS: "0" });
-  const ext = await browser.context.newPage();
   try {
-    const team = (await mf.ready).href;
-    await ext.goto(browser.page("options.html"));
-    const api = (method, p, body) => ext.evaluate(async ([method, p, body]) => {
-      const res = await fetch(p, { method, body, headers: body ? { "Content-Type": "application/json" } : {} });
-      return { status: res.status, json: await res.json().catch(() => null) };
-    }, [method, p, body]);
-    const settings = (await api("GET", "/api/settings")).json;
-    assert.equal((await api("PUT", "/api/settings", JSON.stringify({ ...settings, teamEndpoint: team, teamToken: token }))).status, 200);
-    for (const id of [session, await lecture()]) {
-      const job = (await api("POST", `/api/sessions/${id}/upload`)).json.job;
-      const done = await waitFor(async () => { const j = (await api("GET", `/api/jobs/${job}`)).json; return j.state !== "running" && j; }, "the upload job", 180000);
-      assert.equal(done.state, "done", JSON.stringify(done));
-    }
+    await uploadToTeam(browser, (await mf.ready).href, token, [session, await lecture()]);
     const r = await openTeamReplay(browser, url);
     try {
       assert.match(await r.bar.textContent("#replay-session"), /^Team archive at /);
@@ -167,7 +156,6 @@ test("from the team archive: the video plays and seeks, one over 64 MiB plays in
     }
     assert.equal(guard.hits(), 0, "nothing reached the demo site");
   } finally {
-    await ext.close();
     await mf.dispose();
   }
 }, { timeout: 600000 });
