@@ -8,17 +8,40 @@
 // before the debugger goes, and pagehide): a page that goes takes them with it; a page
 // that stays (the leaving was cancelled, or a link turned into a download) sends them a
 // second later, and one shown again from the back-forward cache at once.
+// A request the page made before and which is still waiting for its answer would be
+// let go too: once the page has loaded, the bar adds a binding (leaveBinding), through
+// which the script tells it the page may be leaving, and the bar fails every request
+// of the page still waiting; the script gives it the time to (leaveWaitMs) when the
+// page has a fetch() or XMLHttpRequest under way.
 "use strict";
 
 // How long requests are held after beforeunload, for a page that stays.
 const guardHoldMs = 1000;
+// The binding the bar is told through that the page may be leaving.
+const leaveBinding = "__webkeepReplayLeaving";
+// How long beforeunload waits, when the page has requests under way, for the bar to
+// fail them before the browser goes on closing the tab (the bar's round trip takes a
+// few milliseconds).
+const leaveWaitMs = 40;
 
 // guardScript runs in the page's main world; its source is injected.
-const guardScript = `(${function (holdMs) {
+const guardScript = `(${function (holdMs, binding, waitMs) {
   "use strict";
   const given = Symbol.for("webkeep.replayGuard");
   if (globalThis[given]) return;
-  Object.defineProperty(globalThis, given, { value: true });
+  // The binding is taken out of the page's reach as soon as it is seen: the bar adds
+  // it once the page has loaded, then calls this.
+  let channel = null;
+  const take = () => {
+    if (!channel && typeof globalThis[binding] === "function") {
+      channel = globalThis[binding];
+      delete globalThis[binding];
+    }
+    return channel;
+  };
+  Object.defineProperty(globalThis, given, { value: take });
+  take(); // a document made after the binding was added has it from its start
+  let underway = 0; // the page's fetch() and XMLHttpRequest calls not yet settled
   let held = null; // a promise, while the page may be leaving: resolved if it stays
   let release = null;
   let timer = 0;
@@ -34,14 +57,29 @@ const guardScript = `(${function (holdMs) {
     r?.();
   };
   // The browser's events only: one a page's script makes leaves nothing.
-  addEventListener("beforeunload", (e) => { if (e.isTrusted) hold(holdMs); }, true);
+  addEventListener("beforeunload", (e) => {
+    if (!e.isTrusted) return;
+    hold(holdMs);
+    const leaving = take();
+    if (!leaving) return;
+    leaving("");
+    // The browser goes on closing the tab once this returns: with requests under way,
+    // the bar is given the time to fail them first.
+    if (underway > 0) for (const until = performance.now() + waitMs; performance.now() < until;);
+  }, true);
   addEventListener("pagehide", (e) => { if (e.isTrusted) hold(0); }, true); // gone, unless shown again
   addEventListener("pageshow", (e) => { if (e.isTrusted && e.persisted) free(); }, true);
 
   const fetch = globalThis.fetch;
   globalThis.fetch = {
     fetch(...args) {
-      return held ? held.then(() => Reflect.apply(fetch, this, args)) : Reflect.apply(fetch, this, args);
+      const go = () => {
+        underway++;
+        const p = Reflect.apply(fetch, this, args);
+        p.then(done, done);
+        return p;
+      };
+      return held ? held.then(go) : go();
     },
   }.fetch;
   const sendBeacon = Navigator.prototype.sendBeacon;
@@ -54,6 +92,7 @@ const guardScript = `(${function (holdMs) {
   }.sendBeacon;
   const open = XMLHttpRequest.prototype.open;
   const send = XMLHttpRequest.prototype.send;
+  const done = () => { underway--; };
   const sync = new WeakSet(); // the requests opened synchronous, which cannot wait
   XMLHttpRequest.prototype.open = {
     open(...args) {
@@ -62,15 +101,21 @@ const guardScript = `(${function (holdMs) {
       return Reflect.apply(open, this, args);
     },
   }.open;
+  const sent = (xhr, args) => {
+    Reflect.apply(send, xhr, args);
+    if (sync.has(xhr)) return;
+    underway++;
+    xhr.addEventListener("loadend", done, { once: true });
+  };
   XMLHttpRequest.prototype.send = {
     send(...args) {
-      if (!held || sync.has(this)) return Reflect.apply(send, this, args);
+      if (!held || sync.has(this)) return sent(this, args);
       held.then(() => {
         try {
-          Reflect.apply(send, this, args);
+          sent(this, args);
         } catch {} // aborted or opened again while it waited: as the page left it
       });
       return undefined;
     },
   }.send;
-}})(${guardHoldMs})`;
+}})(${guardHoldMs}, ${JSON.stringify(leaveBinding)}, ${leaveWaitMs})`;

@@ -144,6 +144,8 @@ const fromBatch = async (url) => {
 // and its answer to the browser.
 async function answer(target, { requestId, request, resourceType, frameId, networkId }) {
   const doc = resourceType === "Document" && !target.sessionId && frameId === mainFrame;
+  const waiting = { target, doc, failed: false };
+  pending.set(requestId, waiting);
   timeline.paused++;
   const step = { url: request.url, paused: performance.timeOrigin + performance.now() };
   if (timeline.requests.length < 50) timeline.requests.push(step);
@@ -185,6 +187,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // request is paused in the tab's session, which does not say whose it is: every
     // worker's channel is turned on too.
     if (a.stream) await Promise.all([target, ...workers.values()].map((t) => streamChannel(t).catch(() => {})));
+    if (waiting.failed) return; // the page was leaving (leaving())
     const headers = a.stream ? [...a.headers, streamOffered(requestId, a, fileURL(a), logStream)] : a.headers;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: headers, body: body.toBase64(),
@@ -205,10 +208,43 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
       $("replay-time").textContent = a.timestamp.replace(/^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)$/, "$1-$2-$3 $4:$5:$6");
     }
   } catch (e) {
+    if (waiting.failed) return;
     fail(e);
     chrome.debugger.sendCommand(target, "Fetch.failRequest", { requestId, errorReason: "Failed" }).catch(() => {});
+  } finally {
+    pending.delete(requestId);
   }
   showLog();
+}
+
+// The requests paused and not yet answered: request id -> { target, doc (the tab's
+// own navigation), failed (by leaving) }.
+const pending = new Map();
+
+// leaving fails every request still waiting for its answer but a navigation's own,
+// as the page tells (replay-guard.js) that it may be leaving: closing the tab takes
+// the debugger away, and the browser would let them go to the web. The page goes with
+// them (a page that stays after all sees them fail, as on a lost connection).
+function leaving() {
+  for (const [requestId, w] of pending) {
+    if (w.doc || w.failed) continue;
+    w.failed = true;
+    chrome.debugger.sendCommand(w.target, "Fetch.failRequest", { requestId, errorReason: "Aborted" }).catch(() => {});
+  }
+}
+
+// leaveChannel adds, once the page has loaded, the binding through which its script
+// tells the bar it may be leaving (the Runtime domain on from the tab's start cost its
+// first load), and has the page's script take it at once.
+let leaveAsked = false;
+function leaveChannel(target) {
+  if (leaveAsked) return;
+  leaveAsked = true;
+  Promise.all([
+    chrome.debugger.sendCommand(target, "Runtime.enable"),
+    chrome.debugger.sendCommand(target, "Runtime.addBinding", { name: leaveBinding }),
+  ]).then(() => chrome.debugger.sendCommand(target, "Runtime.evaluate", { expression: `globalThis[Symbol.for("webkeep.replayGuard")]?.()` }))
+    .catch(() => {});
 }
 
 // A stream taken by the page, or not, is logged as the core logs an answer.
@@ -237,8 +273,10 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
   const target = source.sessionId ? { tabId, sessionId: source.sessionId } : { tabId };
   if (method === "Fetch.requestPaused") answer(target, p);
   else if (method === "Runtime.bindingCalled" && p.name === streamBinding) streamAsked(target, p).catch(fail);
+  else if (method === "Runtime.bindingCalled" && p.name === leaveBinding) leaving();
   else if (method === "Page.loadEventFired" && !source.sessionId) {
     loaded = true;
+    leaveChannel(target);
     if (timeline.navigate) mark("loadEvent");
   }
   else if (method === "Page.frameStartedNavigating" && !source.sessionId && p.frameId === mainFrame &&
@@ -267,7 +305,7 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   const tab = tabId;
   tabId = null;
   $("state").dataset.state = "ended";
-  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page sent as it left was held in it, but a request still waiting for its answer may have reached the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
+  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page sent as it left was held in it, and what it was still waiting for was failed; but a page closed before it had loaded, or waiting only for images and the like, may have let a request reach the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
     `The replay has ended (${reason}): its tab is closed, as it would otherwise load from the web.`;
   $("replay-again").hidden = true;
   if (reason !== "target_closed") chrome.tabs.remove(tab).catch(() => {});

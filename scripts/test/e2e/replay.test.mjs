@@ -496,6 +496,30 @@ test("closing the replayed tab itself: what the page sends as it goes stays in i
   }
 });
 
+// A request paused and waiting for the core's answer as the tab closes would be let
+// go to the web with the debugger (one closing in five of a page asking every 5 ms
+// let its last requests through): the page's script tells the bar it may be leaving
+// (beforeunload), and the bar fails every request of the page still waiting.
+test("closing the replayed tab itself while its page asks all the time: no request waiting for its answer reaches the web", async () => {
+  const leaked = [];
+  for (let i = 0; i < 10; i++) {
+    const r = await open(session, `${base}/`);
+    const tab = Number(await r.bar.getAttribute("body", "data-replay-tab"));
+    await r.evaluate(() => {
+      let n = 0;
+      setInterval(() => fetch(`/not-archived?tick=${n++}`).catch(() => {}), 5);
+    });
+    await waitFor(() => r.bar.evaluate(() => Number(document.getElementById("replay-missed-count").textContent) >= 20), "the ticks to be answered");
+    const hits = guard.hits();
+    await browser.sw.evaluate((tab) => chrome.tabs.remove(tab), tab);
+    await waitFor(() => r.bar.evaluate(() => /its tab was closed/.test(document.getElementById("state").textContent)), "the bar to say its tab was closed");
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a request let go would reach the port by now
+    leaked.push(guard.hits() - hits);
+    await r.bar.close();
+  }
+  assert.deepEqual(leaked, leaked.map(() => 0), "requests of the replay tab that reached the demo site's port, by closing");
+});
+
 // A page left for another is held too (pagehide), and shown again from the
 // back-forward cache (pageshow, persisted) it sends what it asked for as it went.
 // (The demo site's pages say Cache-Control: no-store, which keeps a page out of that

@@ -1,0 +1,110 @@
+// The replay's guard (extension/replay-guard.js, guardScript), run in node in a context
+// that stands for a page: once the bar has added its binding, the page's beforeunload
+// tells the bar, and waits for it to fail what is waiting only while a fetch() or an
+// XMLHttpRequest of the page is under way; the binding leaves the page's reach; what
+// the page sends once it may be leaving is held.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import vm from "node:vm";
+
+const { guardScript, leaveBinding, leaveWaitMs } = new Function(
+  `${readFileSync(new URL("../../../extension/replay-guard.js", import.meta.url), "utf8")}\nreturn { guardScript, leaveBinding, leaveWaitMs };`,
+)();
+
+// page makes a context with the browser's pieces the guard wraps: the page's listeners
+// (called as the browser calls them, trusted), a fetch() whose answers the test gives,
+// XMLHttpRequest, sendBeacon, and a clock that moves a millisecond each time it is read.
+function page({ binding = false } = {}) {
+  const listeners = [];
+  const fetches = [];
+  const sent = [];
+  const told = [];
+  let now = 0;
+  class XMLHttpRequest {
+    #loadend = [];
+    open(method, url) { this.url = url; }
+    send() { sent.push(`xhr ${this.url}`); }
+    addEventListener(type, fn) { if (type === "loadend") this.#loadend.push(fn); }
+    end() { for (const fn of this.#loadend) fn(); }
+  }
+  class Navigator {
+    sendBeacon(url) { sent.push(`beacon ${url}`); return true; }
+  }
+  const g = {
+    addEventListener: (type, fn) => listeners.push([type, fn]),
+    fetch: (url) => {
+      sent.push(`fetch ${url}`);
+      return new Promise((resolve) => fetches.push(resolve));
+    },
+    XMLHttpRequest, Navigator, navigator: new Navigator(),
+    performance: { now: () => now++ },
+    setTimeout, clearTimeout,
+  };
+  if (binding) g[leaveBinding] = (payload) => told.push(payload);
+  vm.createContext(g);
+  vm.runInContext(guardScript, g);
+  return {
+    g, sent, told, fetches,
+    clock: () => now,
+    fire: (type) => { for (const [t, fn] of listeners) if (t === type) fn({ isTrusted: true }); },
+    addBinding: () => {
+      g[leaveBinding] = (payload) => told.push(payload);
+      vm.runInContext(`globalThis[Symbol.for("webkeep.replayGuard")]()`, g);
+    },
+    run: (code) => vm.runInContext(code, g),
+  };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+test("the binding is taken out of the page's reach, at the start or when the bar adds it", () => {
+  const p = page({ binding: true });
+  assert.equal(p.g[leaveBinding], undefined);
+  const q = page();
+  q.addBinding();
+  assert.equal(q.g[leaveBinding], undefined);
+  q.fire("beforeunload");
+  assert.deepEqual(q.told, [""], "the bar is told through the binding taken");
+});
+
+test("beforeunload tells the bar, and waits for it only while a request of the page is under way", async () => {
+  const p = page({ binding: true });
+  p.fire("beforeunload");
+  assert.deepEqual(p.told, [""]);
+  assert.equal(p.clock(), 0, "nothing under way: no wait");
+
+  const q = page({ binding: true });
+  q.run(`fetch("/tick")`);
+  const before = q.clock();
+  q.fire("beforeunload");
+  assert.equal(q.told.length, 1);
+  assert.ok(q.clock() - before >= leaveWaitMs, `a fetch() under way: waited ${q.clock() - before} of ${leaveWaitMs} ms`);
+
+  // Settled, it is no longer under way.
+  q.fetches[0](new Response("ok"));
+  await tick();
+  const settled = q.clock();
+  q.fire("beforeunload");
+  assert.equal(q.clock(), settled, "the fetch() settled: no wait");
+
+  const x = page({ binding: true });
+  x.run(`globalThis.xhr = new XMLHttpRequest(); xhr.open("POST", "/save"); xhr.send("a")`);
+  let at = x.clock();
+  x.fire("beforeunload");
+  assert.ok(x.clock() - at >= leaveWaitMs, "an XMLHttpRequest under way: waited");
+  x.run(`xhr.end()`);
+  at = x.clock();
+  x.fire("beforeunload");
+  assert.equal(x.clock(), at, "the XMLHttpRequest ended: no wait");
+});
+
+test("without the binding (the page not loaded yet), beforeunload holds what the page sends, and no more", async () => {
+  const p = page();
+  p.run(`fetch("/tick")`);
+  p.fire("beforeunload");
+  assert.equal(p.clock(), 0, "no bar to wait for");
+  p.run(`fetch("/leaving"); navigator.sendBeacon("/beacon")`);
+  await tick();
+  assert.deepEqual(p.sent, ["fetch /tick"], "what the page sends as it may be leaving is held");
+});
