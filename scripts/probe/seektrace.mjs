@@ -6,7 +6,7 @@
 // event and the requests made meanwhile: when each was paused (ms from the seek),
 // its range, the ms to its fulfilment, and the bytes.
 //
-//   node scripts/probe/seektrace.mjs [BITRATE] [RUNS]    (default 8M and 3)
+//   [PLAY=S] node scripts/probe/seektrace.mjs [BITRATE] [RUNS]    (default 8M and 3)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -30,7 +30,10 @@ const watch = (evaluate) => evaluate(new Function(`return (async () => {
     v.requestVideoFrameCallback(resolve);
     v.play().catch(reject);
   });
-  v.pause();
+  // PLAY=S: the video plays S seconds first, and seeks while playing, as a viewer
+  // who watched a while; without it, it is paused at its first frame.
+  if (${Number(process.env.PLAY || 0)} > 0) await new Promise((r) => setTimeout(r, ${Number(process.env.PLAY || 0)} * 1000));
+  else v.pause();
   const out = [];
   for (const at of ${JSON.stringify(seeks)}) {
     const t = performance.timeOrigin + performance.now();

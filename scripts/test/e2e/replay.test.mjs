@@ -499,12 +499,19 @@ test("closing the replayed tab itself: what the page sends as it goes stays in i
 // A request paused and waiting for the core's answer as the tab closes would be let
 // go to the web with the debugger (one closing in five of a page asking every 5 ms
 // let its last requests through): the page's script tells the bar it may be leaving
-// (beforeunload), and the bar fails every request of the page still waiting.
+// (beforeunload), and the bar fails every request of the page still waiting. Every
+// other closing, the page is one the replay went on to (the bar's channel is made
+// anew for each document).
 test("closing the replayed tab itself while its page asks all the time: no request waiting for its answer reaches the web", async () => {
   const leaked = [];
   for (let i = 0; i < 10; i++) {
     const r = await open(session, `${base}/`);
     const tab = Number(await r.bar.getAttribute("body", "data-replay-tab"));
+    if (i % 2) {
+      await r.evaluate(() => { setTimeout(() => { location.href = "/forms"; }); });
+      await waitFor(() => r.evaluate(() => location.pathname === "/forms" && document.readyState === "complete").catch(() => false), "the replay to go on to /forms");
+      await new Promise((resolve) => setTimeout(resolve, 200)); // its load event reaches the bar
+    }
     await r.evaluate(() => {
       let n = 0;
       setInterval(() => fetch(`/not-archived?tick=${n++}`).catch(() => {}), 5);
