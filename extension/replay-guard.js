@@ -10,8 +10,8 @@
 // second later, and one shown again from the back-forward cache at once.
 // A request the page made before and which is still waiting for its answer would be
 // let go too: once the page has loaded, the bar adds a binding (leaveBinding), through
-// which the script tells it the page may be leaving, and the bar fails every request
-// of the page still waiting; the script gives it the time to (leaveWaitMs) when the
+// which the top document's script tells it the page may be leaving, and the bar fails
+// every request of the tab still waiting; the script gives it the time to (leaveWaitMs) when the
 // page has a fetch() or XMLHttpRequest under way.
 "use strict";
 
@@ -61,7 +61,8 @@ const guardScript = `(${function (holdMs, binding, waitMs) {
     if (!e.isTrusted) return;
     hold(holdMs);
     const leaving = take();
-    if (!leaving) return;
+    // A frame's leaving is its own: the tab's top document tells for the tab.
+    if (!leaving || globalThis.top !== globalThis) return;
     leaving("");
     // The browser goes on closing the tab once this returns: with requests under way,
     // the bar is given the time to fail them first.

@@ -15,7 +15,7 @@ const { guardScript, leaveBinding, leaveWaitMs } = new Function(
 // page makes a context with the browser's pieces the guard wraps: the page's listeners
 // (called as the browser calls them, trusted), a fetch() whose answers the test gives,
 // XMLHttpRequest, sendBeacon, and a clock that moves a millisecond each time it is read.
-function page({ binding = false } = {}) {
+function page({ binding = false, frame = false } = {}) {
   const listeners = [];
   const fetches = [];
   const sent = [];
@@ -43,6 +43,7 @@ function page({ binding = false } = {}) {
   };
   if (binding) g[leaveBinding] = (payload) => told.push(payload);
   vm.createContext(g);
+  vm.runInContext(frame ? "globalThis.top = {}" : "globalThis.top = globalThis", g);
   vm.runInContext(guardScript, g);
   return {
     g, sent, told, fetches,
@@ -97,6 +98,15 @@ test("beforeunload tells the bar, and waits for it only while a request of the p
   at = x.clock();
   x.fire("beforeunload");
   assert.equal(x.clock(), at, "the XMLHttpRequest ended: no wait");
+});
+
+test("a frame's beforeunload does not tell the bar: the tab's top document does", () => {
+  const f = page({ binding: true, frame: true });
+  assert.equal(f.g[leaveBinding], undefined, "taken out of the frame's reach too");
+  f.run(`fetch("/tick")`);
+  f.fire("beforeunload");
+  assert.deepEqual(f.told, []);
+  assert.equal(f.clock(), 0, "no wait");
 });
 
 test("without the binding (the page not loaded yet), beforeunload holds what the page sends, and no more", async () => {
