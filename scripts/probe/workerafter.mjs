@@ -4,9 +4,10 @@
 // N batches are asked for, GAP ms apart (default 800), each as of a new time; for each,
 // the ms of CPU of each workerd thread during the request and after it (at 10, 25, 50,
 // 100, 200, 400 and 800 ms), and the Worker's Server-Timing.
+// PAGE names the page (default http://example.com/, in the sample bundle);
 // MINIFLARE_WORKERD_V8_FLAGS passes V8 flags to workerd (to tell what the work is).
 //
-//   [GAP=ms] node scripts/probe/workerafter.mjs [N]
+//   [GAP=ms] [PAGE=URL] node scripts/probe/workerafter.mjs [N]
 import { readdirSync, readFileSync } from "node:fs";
 import { startWorker, fixture } from "../test/worker/harness.mjs";
 
@@ -39,16 +40,14 @@ function threads() {
   }
   return out;
 }
-function cpu() {
-  return Object.values(threads()).reduce((a, b) => a + b, 0);
-}
+const total = (t) => Object.values(t).reduce((a, b) => a + b, 0);
 function diff(a, b) {
   const out = {};
   for (const [k, v] of Object.entries(b)) if (v - (a[k] || 0) >= 0.5) out[k] = +(v - (a[k] || 0)).toFixed(1);
   return out;
 }
-let r = await fetch(`${base}/api/bundles/sample`, { method: "PUT", headers: auth, body: fixture("sample-bundle.zip") });
-console.log("upload", r.status, (await r.text()).slice(0, 120));
+const up = await fetch(`${base}/api/bundles/sample`, { method: "PUT", headers: auth, body: fixture("sample-bundle.zip") });
+if (up.status !== 201) throw new Error(`uploading the sample bundle: ${up.status} ${await up.text()}`);
 const page = process.env.PAGE || "http://example.com/";
 const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
 await sleep(1500);
@@ -56,19 +55,19 @@ const rows = [];
 for (let i = 0; i < N; i++) {
   await sleep(Number(process.env.GAP || 800));
   const th0 = threads();
-  const c0 = cpu();
   const t0 = performance.now();
   const res = await fetch(`${base}/api/replay/batch?url=${encodeURIComponent(page)}&ts=2025${String(i).padStart(2, "0")}`, { headers: auth });
   const body = await res.arrayBuffer();
   const t1 = performance.now();
-  const c1 = cpu();
   const th1 = threads();
   const marks = [];
+  let th2 = th1;
   for (const at of [10, 25, 50, 100, 200, 400, 800]) {
     await sleep(at - (performance.now() - t1));
-    marks.push(+(cpu() - c1).toFixed(1));
+    th2 = threads();
+    marks.push(+(total(th2) - total(th1)).toFixed(1));
   }
-  rows.push({ status: res.status, ms: (t1 - t0).toFixed(1), during: +(c1 - c0).toFixed(1), whoDuring: diff(th0, th1), after: marks, who: diff(th1, threads()), timing: res.headers.get("server-timing") });
+  rows.push({ status: res.status, ms: (t1 - t0).toFixed(1), during: +(total(th1) - total(th0)).toFixed(1), whoDuring: diff(th0, th1), after: marks, who: diff(th1, th2), timing: res.headers.get("server-timing") });
 }
 for (const row of rows) console.log(JSON.stringify(row));
 await mf.dispose();

@@ -497,11 +497,11 @@ test("closing the replayed tab itself: what the page sends as it goes stays in i
 });
 
 // A request paused and waiting for the core's answer as the tab closes would be let
-// go to the web with the debugger (one closing in five of a page asking every 5 ms
-// let its last requests through): the page's script tells the bar it may be leaving
+// go to the web with the debugger (before the bar failed them, 9 closings in 10 of
+// this page let 1 to 10 through): the page's script tells the bar it may be leaving
 // (beforeunload), and the bar fails every request of the page still waiting. Every
-// other closing, the page is one the replay went on to (the bar's channel is made
-// anew for each document).
+// other closing, the page is one the replay went on to (its script takes the bar's
+// binding as it starts).
 test("closing the replayed tab itself while its page asks all the time: no request waiting for its answer reaches the web", async () => {
   const leaked = [];
   for (let i = 0; i < 10; i++) {

@@ -139,7 +139,7 @@ test("from the team archive: the video plays and seeks, one over 64 MiB plays in
     try {
       assert.match(await r.bar.textContent("#replay-session"), /^Team archive at /);
       await playAndSeek(r, "video", 8, [6.2, 1.5, 4.0]);
-    await noneMissed(r);
+      await noneMissed(r);
     } finally {
       await r.close();
     }
