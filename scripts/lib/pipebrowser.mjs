@@ -16,7 +16,7 @@ export function pipeBrowser(profile, args = []) {
     "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--disable-dev-shm-usage", "--remote-debugging-pipe", `--user-data-dir=${profile}`,
     ...args, ...(process.env.CHROMIUM_FLAGS || "").split(" ").filter(Boolean), "about:blank",
-  ], { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
+  ], { stdio: ["ignore", process.env.CHROMIUM_STDOUT ? "inherit" : "ignore", process.env.CHROMIUM_STDOUT ? "inherit" : "ignore", "pipe", "pipe"] });
   let id = 0, buf = "";
   const waiting = new Map();
   const listeners = new Map(); // method -> [listener]

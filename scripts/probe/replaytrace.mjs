@@ -6,16 +6,24 @@
 // each thread's busy time within it (the navigation's start to its load event), when
 // the page asked for each request and when the Fetch domain paused and fulfilled it,
 // and the tasks of the browser's main thread and the extension's process, in order;
-// writes the whole trace to OUT (chrome://tracing, Perfetto) if given.
+// writes the whole trace to OUT (chrome://tracing, Perfetto) if given. TEAM=1 replays
+// from the team archive (the session uploaded to the Worker in workerd, niced, as the
+// benchmark runs it) and WOKEN=1 stops the extension's worker before the traced replay
+// (from the team archive as of a time not asked before, so the Worker makes the batch);
+// the thread pools' tasks of the extension's processes within each load are listed by
+// where they were posted from.
 //
-//   node scripts/probe/replaytrace.mjs [PAGE] [OUT]    (default /)
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+//   [TEAM=1] [WOKEN=1] node scripts/probe/replaytrace.mjs [PAGE] [OUT]    (default /)
+import { execSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { setPriority, tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, startDemoSite, waitFor } from "../lib/browser.mjs";
-import { liveBlankTab, replayTab } from "../lib/firstload.mjs";
+import { liveBlankTab, replayTab, workerStopper } from "../lib/firstload.mjs";
 import { pipeBrowser } from "../lib/pipebrowser.mjs";
+import { uploadToTeam } from "../lib/replay.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
+import { startWorker } from "../test/worker/harness.mjs";
 
 const page = process.argv[2] || "/";
 const out = process.argv[3];
@@ -23,19 +31,32 @@ const dir = mkdtempSync(path.join(tmpdir(), "webkeep-replaytrace-"));
 const profile = path.join(dir, "profile");
 const site = await startDemoSite(["-big", String(1 << 20)]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const team = process.env.TEAM === "1", woken = process.env.WOKEN === "1";
+const TOKEN = "probe-trace-token";
+const mf = team ? startWorker({ WEBKEEP_TOKENS: `probe:${TOKEN}` }) : null;
 
 try {
   const pw = await launch({ downloads: dir, profile });
   const { id } = await recordDemo({ url: site.url }, dir, {}, { browser: pw });
+  if (team) {
+    await uploadToTeam(pw, (await mf.ready).href, TOKEN, [id]);
+    // The Worker runs at Cloudflare, not beside the browser: workerd at nice 19.
+    for (const pid of execSync("pgrep -x workerd").toString().trim().split("\n")) {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) setPriority(Number(tid), 19);
+    }
+  }
   await pw.context.close();
   const url = new URL(page, site.url).href;
 
   const b = pipeBrowser(profile, [`--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`]);
   const sw = await waitFor(async () => (await b.send("Target.getTargets")).targetInfos.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://")), "the extension's worker", 60000);
   const ext = new URL(sw.url).host;
-  const query = `session=${encodeURIComponent(id)}`;
+  let asked = 0;
+  const query = () => (team ? (woken ? `team=1&ts=2099010100${String(asked++).padStart(4, "0")}` : "team=1") : `session=${encodeURIComponent(id)}`);
+  const stopWorker = await workerStopper(b);
   for (let i = 0; i < 3; i++) {
-    await replayTab(b, ext, query, url);
+    if (woken) await stopWorker();
+    await replayTab(b, ext, query(), url);
     await liveBlankTab(b, url);
     await sleep(300);
   }
@@ -43,11 +64,12 @@ try {
   b.on("Tracing.dataCollected", (p) => events.push(...p.value));
   const done = new Promise((r) => b.on("Tracing.tracingComplete", r));
   await b.send("Tracing.start", {
-    traceConfig: { includedCategories: ["toplevel", "mojom", "devtools.timeline", "v8.execute", "loading", "navigation", "disabled-by-default-devtools.timeline", "devtools"] },
+    traceConfig: { includedCategories: ["toplevel", "mojom", "devtools.timeline", "v8.execute", "loading", "navigation", "disabled-by-default-devtools.timeline", "devtools", "v8", "disabled-by-default-v8.gc", "disabled-by-default-v8.compile", "v8.wasm", "disabled-by-default-v8.wasm.detailed"] },
     transferMode: "ReportEvents",
   });
+  if (woken) await stopWorker();
   await sleep(300);
-  const replay = await replayTab(b, ext, query, url);
+  const replay = await replayTab(b, ext, query(), url);
   await sleep(300);
   const blank = await liveBlankTab(b, url);
   await sleep(300);
@@ -71,7 +93,9 @@ try {
   const docs = events.filter((e) => e.name === "ResourceSendRequest" && e.args?.data?.resourceType === "Document" && e.args.data.url === url).sort(byTime);
   const starts = docs.map((d) => navStarts.findLast((n) => n.ts <= d.ts)?.ts);
   const browserMain = events.find((e) => e.name === "thread_name" && e.args.name === "CrBrowserMain");
-  const extPid = [...names].find(([, n]) => /extension/i.test(n))?.[0];
+  // The extension's processes: the bar's, and the worker's (a worker woken anew may
+  // start in another).
+  const extPids = new Set([...names].filter(([, n]) => /extension/i.test(n)).map(([pid]) => pid));
   // What a top-level task did: the mojo interface it received, or DevTools command
   // it handled, or its largest inner event.
   const what = (k) => {
@@ -89,7 +113,7 @@ try {
     }
     const to = start + ms * 1000;
     const rel = (ts) => ((ts - start) / 1000).toFixed(1);
-    const tasks = events.filter((e) => e.ph === "X" && e.name === "ThreadControllerImpl::RunTask" && e.ts + e.dur > start && e.ts < to).sort(byTime);
+    const tasks = events.filter((e) => e.ph === "X" && /^(ThreadControllerImpl::RunTask|ThreadPool_RunTask)$/.test(e.name) && e.ts + e.dur > start && e.ts < to).sort(byTime);
     const busy = new Map();
     for (const e of tasks) busy.set(thread(e), (busy.get(thread(e)) || 0) + (Math.min(e.ts + e.dur, to) - Math.max(e.ts, start)) / 1000);
     console.log(`\n## ${kind}: ${ms.toFixed(1)} ms\n\nEach thread's top-level tasks within the load (ms), the busiest first:\n`);
@@ -103,12 +127,26 @@ try {
       const end = paused.find((p) => p.ph === "e" && p.id2?.local === e.id2?.local && p.id === e.id && p.ts >= e.ts);
       console.log(`- ${rel(e.ts)} paused${end ? `, fulfilled at ${rel(end.ts)}` : ""}`);
     }
+    // The extension's thread pools: each task by where it was posted from, and the
+    // events within it (V8's garbage collection and compilation among them).
+    const pool = events.filter((e) => extPids.has(e.pid) && e.ph === "X" && e.name === "ThreadPool_RunTask" && e.ts + e.dur > start && e.ts < to && !/CrRendererMain|ServiceWorker/.test(threads.get(`${e.pid}.${e.tid}`) || ""));
+    const byPost = new Map();
+    for (const e of pool) {
+      const a = e.args ?? {};
+      const from = a.src_func ? `${a.src_file}:${a.src_func}` : JSON.stringify(a).slice(0, 160);
+      const inner = events.filter((x) => x.pid === e.pid && x.tid === e.tid && x.ts >= e.ts && x.ts < e.ts + e.dur && x !== e && x.dur).sort((x, y) => y.dur - x.dur)[0];
+      const k = `${threads.get(`${e.pid}.${e.tid}`)} ${e.name} ${from}${inner ? ` [${inner.name}]` : ""}`;
+      byPost.set(k, (byPost.get(k) || 0) + e.dur / 1000);
+    }
+    console.log("\nThe extension's process, its other threads' tasks within the load (ms, by what posted them):\n");
+    for (const [k, v] of [...byPost].sort((x, y) => y[1] - x[1]).slice(0, 25)) console.log(`- ${v.toFixed(1)} ${k}`);
     console.log("\nThe browser's main thread and the extension's process, tasks of 0.5 ms or more (ms from the navigation's start, their length, what they did):\n");
-    for (const k of tasks.filter((e) => e.dur >= 500 && (e.pid === extPid || (browserMain && e.pid === browserMain.pid && e.tid === browserMain.tid)))) {
-      console.log(`- ${rel(k.ts)} +${(k.dur / 1000).toFixed(1)} ${k.pid === extPid ? "extension" : "browser"} / ${threads.get(`${k.pid}.${k.tid}`)}: ${what(k)}`);
+    for (const k of tasks.filter((e) => e.dur >= 500 && (extPids.has(e.pid) || (browserMain && e.pid === browserMain.pid && e.tid === browserMain.tid)))) {
+      console.log(`- ${rel(k.ts)} +${(k.dur / 1000).toFixed(1)} ${extPids.has(k.pid) ? `extension ${k.pid}` : "browser"} / ${threads.get(`${k.pid}.${k.tid}`)}: ${what(k)}`);
     }
   }
 } finally {
+  await mf?.dispose();
   site.stop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -559,13 +559,15 @@ func (h *handyURL) iaCanonicalize() {
 	}
 	if path := h.path; len(path) > 0 {
 		path = bytes.ToLower(path)
-		pathIDs, _ := sessionIDPatterns()
-		for _, re := range pathIDs {
-			if !bytes.Contains(path, []byte(".aspx")) {
-				break
-			}
-			if m := re.FindSubmatch(path); m != nil {
-				path = append(append([]byte(nil), m[1]...), m[3]...)
+		// The patterns are compiled, and run, only for a path they may match: most
+		// URLs need neither (compiling them made V8 optimize regexp's compiler in the
+		// background while a replay's first page loaded).
+		if bytes.Contains(path, []byte(".aspx")) {
+			pathIDs, _ := sessionIDPatterns()
+			for _, re := range pathIDs {
+				if m := re.FindSubmatch(path); m != nil {
+					path = append(append([]byte(nil), m[1]...), m[3]...)
+				}
 			}
 		}
 		if len(path) > 1 && path[len(path)-1] == '/' {
@@ -576,17 +578,15 @@ func (h *handyURL) iaCanonicalize() {
 	if len(h.query) > 0 {
 		q := h.query
 		lq := bytes.ToLower(q)
-		mayHaveID := bytes.Contains(lq, []byte("sid=")) || bytes.Contains(lq, []byte("sessionid=")) || bytes.Contains(lq, []byte("aspsessionid")) || bytes.Contains(lq, []byte("cftoken="))
-		_, queryIDs := sessionIDPatterns()
-		for _, re := range queryIDs {
-			if !mayHaveID {
-				break
-			}
-			if m := re.FindSubmatch(q); m != nil {
-				if len(m[2]) > 0 {
-					q = append(append([]byte(nil), m[1]...), m[2]...)
-				} else {
-					q = append([]byte(nil), m[1]...)
+		if bytes.Contains(lq, []byte("sid=")) || bytes.Contains(lq, []byte("sessionid=")) || bytes.Contains(lq, []byte("aspsessionid")) || bytes.Contains(lq, []byte("cftoken=")) {
+			_, queryIDs := sessionIDPatterns()
+			for _, re := range queryIDs {
+				if m := re.FindSubmatch(q); m != nil {
+					if len(m[2]) > 0 {
+						q = append(append([]byte(nil), m[1]...), m[2]...)
+					} else {
+						q = append([]byte(nil), m[1]...)
+					}
 				}
 			}
 		}
