@@ -5,7 +5,8 @@ import { spawn } from "node:child_process";
 
 /**
  * Starts Chromium (CHROMIUM, or Debian's) headless on profile with args added
- * (CHROMIUM_FLAGS="--flag ..." adds more): resolves to { send(method, params,
+ * (CHROMIUM_FLAGS="--flag ..." adds more; CHROMIUM_STDOUT=1 lets its output through,
+ * as V8's tracing flags print there): resolves to { send(method, params,
  * sessionId), on(method, listener), close() }; send resolves to the command's result,
  * on has listener called with each event of that method (its params and sessionId),
  * close resolves to the browser's exit.

@@ -20,23 +20,32 @@ function page({ binding = false, frame = false } = {}) {
   const fetches = [];
   const sent = [];
   const told = [];
+  const asked = []; // what fetch() was given
   let now = 0;
   class XMLHttpRequest {
     #loadend = [];
     open(method, url) { this.url = url; }
     send() { sent.push(`xhr ${this.url}`); }
     addEventListener(type, fn) { if (type === "loadend") this.#loadend.push(fn); }
-    end() { for (const fn of this.#loadend) fn(); }
+    end() { for (const fn of this.#loadend.splice(0)) fn(); } // its listeners are once
+    abort() { sent.push(`xhr abort ${this.url}`); this.end(); }
   }
   class Navigator {
     sendBeacon(url) { sent.push(`beacon ${url}`); return true; }
   }
   const g = {
     addEventListener: (type, fn) => listeners.push([type, fn]),
-    fetch: (url) => {
-      sent.push(`fetch ${url}`);
-      return new Promise((resolve) => fetches.push(resolve));
+    // An absolute URL comes as a Request with the guard's signal (a relative one, which
+    // no document resolves here, as the page gave it).
+    fetch: (input) => {
+      asked.push(input);
+      sent.push(`fetch ${typeof input === "string" ? input : input.url}`);
+      return new Promise((resolve, reject) => {
+        fetches.push(resolve);
+        input.signal?.addEventListener("abort", () => { sent.push(`fetch aborted ${input.url}`); reject(input.signal.reason); });
+      });
     },
+    Request, AbortController, AbortSignal,
     XMLHttpRequest, Navigator, navigator: new Navigator(),
     performance: { now: () => now++ },
     setTimeout, clearTimeout,
@@ -46,7 +55,7 @@ function page({ binding = false, frame = false } = {}) {
   vm.runInContext(frame ? "globalThis.top = {}" : "globalThis.top = globalThis", g);
   vm.runInContext(guardScript, g);
   return {
-    g, sent, told, fetches,
+    g, sent, told, fetches, asked,
     clock: () => now,
     fire: (type) => { for (const [t, fn] of listeners) if (t === type) fn({ isTrusted: true }); },
     addBinding: () => {
@@ -98,6 +107,27 @@ test("beforeunload tells the bar, and waits for it only while a request of the p
   at = x.clock();
   x.fire("beforeunload");
   assert.equal(x.clock(), at, "the XMLHttpRequest ended: no wait");
+});
+
+test("beforeunload aborts the page's fetch() and XMLHttpRequest calls under way, in the top document and in a frame", async () => {
+  for (const frame of [false, true]) {
+    const p = page({ binding: true, frame });
+    p.run(`globalThis.got = fetch("http://site.test/tick", { method: "POST", body: "a", headers: { "X-A": "1" } }).catch((e) => e.name);
+      globalThis.xhr = new XMLHttpRequest(); xhr.open("POST", "/save"); xhr.send("a")`);
+    p.fire("beforeunload");
+    assert.deepEqual(p.sent, ["fetch http://site.test/tick", "xhr /save", "fetch aborted http://site.test/tick", "xhr abort /save"], frame ? "a frame" : "the top document");
+    assert.equal(await p.run("got"), "AbortError", "the page's fetch() fails as aborted");
+    p.fire("beforeunload");
+    assert.equal(p.sent.length, 4, "each is aborted once");
+  }
+  // The request goes as the page made it, the page's own signal kept.
+  const q = page();
+  q.run(`globalThis.ctl = new AbortController(); globalThis.got = fetch("http://site.test/x", { method: "PUT", body: "b", headers: { "X-A": "1" }, signal: ctl.signal }).catch((e) => e.name)`);
+  assert.deepEqual(q.sent, ["fetch http://site.test/x"]);
+  const [r] = q.asked;
+  assert.deepEqual([r.method, r.headers.get("x-a"), await r.text()], ["PUT", "1", "b"]);
+  q.run(`ctl.abort()`);
+  assert.equal(await q.run("got"), "AbortError", "the page aborts its own fetch()");
 });
 
 test("a frame's beforeunload does not tell the bar: the tab's top document does", () => {
