@@ -40,7 +40,8 @@ try {
   const { id } = await recordDemo({ url: site.url }, dir, {}, { browser: pw });
   if (team) {
     await uploadToTeam(pw, (await mf.ready).href, TOKEN, [id]);
-    // The Worker runs at Cloudflare, not beside the browser: workerd at nice 19.
+    // The Worker runs at Cloudflare, not beside the browser: workerd at nice 19 (every
+    // workerd of the machine, this one among them).
     for (const pid of execSync("pgrep -x workerd").toString().trim().split("\n")) {
       for (const tid of readdirSync(`/proc/${pid}/task`)) setPriority(Number(tid), 19);
     }
