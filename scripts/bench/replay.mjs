@@ -13,13 +13,13 @@
 // load went (the timeline the bar keeps), and memory while the 24 MB file replays, the
 // site stopped. Prints a
 // Markdown section.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { setPriority, tmpdir } from "node:os";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, peakMemory, startDemoSite, waitFor } from "../lib/browser.mjs";
 import { fetchFloor, liveBlankTab, liveNewTab, loadWait, replayTab, workerStopper } from "../lib/firstload.mjs";
 import { pipeBrowser } from "../lib/pipebrowser.mjs";
-import { openReplay, uploadToTeam } from "../lib/replay.mjs";
+import { niceWorkerd, openReplay, uploadToTeam } from "../lib/replay.mjs";
 import { interval, median } from "../lib/stats.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
 import { startWorker } from "../test/worker/harness.mjs";
@@ -60,35 +60,13 @@ const steps = []; // each new replay's timeline (see stepNames), ms from its nav
 const loads = [];
 const loadavg = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 
-// The team archive's Worker runs at Cloudflare, not on the user's machine; here workerd
-// shares the browser's two cores, and what it still does after answering a batch (a
-// trial: a woken core's team replay took 1.19x of the Fetch domain's floor with workerd
-// at the browser's priority, 0.98x at nice 19, its main thread niced;
-// docs/benchmarks-history.md) slowed the page's load. So this process's workerd
-// descendants run at the lowest priority: their answers may come later, and any that
-// comes after the navigation's start shows in the load.
-function niceWorker() {
-  const parent = new Map(); // pid -> [ppid, name]
-  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      parent.set(Number(pid), [Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]), name]);
-    } catch { /* gone meanwhile */ }
-  }
-  const mine = (pid) => { for (let p = pid; p > 1; p = parent.get(p)?.[0] ?? 0) if (p === process.pid) return true; return false; };
-  const niced = [...parent].filter(([pid, [, name]]) => name === "workerd" && mine(pid)).map(([pid]) => pid);
-  if (!niced.length) throw new Error("no workerd process of this benchmark's to nice");
-  // Linux gives each thread its own priority: every thread of each is niced.
-  for (const pid of niced) for (const tid of readdirSync(`/proc/${pid}/task`)) setPriority(Number(tid), 19);
-}
 let mem;
 try {
   const id = (await recordDemo(site, dir, live, { browser })).id;
   const urls = Object.keys(live).filter((u) => u.startsWith("http") && !/\/submit\//.test(u));
   // The session goes to the team archive too.
   const team = (await mf.ready).href;
-  niceWorker();
+  niceWorkerd();
   await uploadToTeam(browser, team, TOKEN, [id]);
   // One reload of page until its load event, in ms, the page's tab brought to the
   // front first (the browser gives a tab in the background less of the machine).

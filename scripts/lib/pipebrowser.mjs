@@ -12,12 +12,13 @@ import { spawn } from "node:child_process";
  * close resolves to the browser's exit.
  */
 export function pipeBrowser(profile, args = []) {
+  const output = process.env.CHROMIUM_STDOUT ? "inherit" : "ignore";
   const proc = spawn(process.env.CHROMIUM || "/usr/bin/chromium", [
     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--disable-dev-shm-usage", "--remote-debugging-pipe", `--user-data-dir=${profile}`,
     ...args, ...(process.env.CHROMIUM_FLAGS || "").split(" ").filter(Boolean), "about:blank",
-  ], { stdio: ["ignore", process.env.CHROMIUM_STDOUT ? "inherit" : "ignore", process.env.CHROMIUM_STDOUT ? "inherit" : "ignore", "pipe", "pipe"] });
+  ], { stdio: ["ignore", output, output, "pipe", "pipe"] });
   let id = 0, buf = "";
   const waiting = new Map();
   const listeners = new Map(); // method -> [listener]

@@ -14,14 +14,13 @@
 // where they were posted from.
 //
 //   [TEAM=1] [WOKEN=1] node scripts/probe/replaytrace.mjs [PAGE] [OUT]    (default /)
-import { execSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { setPriority, tmpdir } from "node:os";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, startDemoSite, waitFor } from "../lib/browser.mjs";
 import { liveBlankTab, replayTab, workerStopper } from "../lib/firstload.mjs";
 import { pipeBrowser } from "../lib/pipebrowser.mjs";
-import { uploadToTeam } from "../lib/replay.mjs";
+import { niceWorkerd, uploadToTeam } from "../lib/replay.mjs";
 import { recordDemo } from "../lib/replaywebpage.mjs";
 import { startWorker } from "../test/worker/harness.mjs";
 
@@ -40,11 +39,7 @@ try {
   const { id } = await recordDemo({ url: site.url }, dir, {}, { browser: pw });
   if (team) {
     await uploadToTeam(pw, (await mf.ready).href, TOKEN, [id]);
-    // The Worker runs at Cloudflare, not beside the browser: workerd at nice 19 (every
-    // workerd of the machine, this one among them).
-    for (const pid of execSync("pgrep -x workerd").toString().trim().split("\n")) {
-      for (const tid of readdirSync(`/proc/${pid}/task`)) setPriority(Number(tid), 19);
-    }
+    niceWorkerd();
   }
   await pw.context.close();
   const url = new URL(page, site.url).href;
@@ -129,8 +124,8 @@ try {
       console.log(`- ${rel(e.ts)} paused${end ? `, fulfilled at ${rel(end.ts)}` : ""}`);
     }
     // The extension's thread pools: each task by where it was posted from, and the
-    // events within it (V8's garbage collection and compilation among them).
-    const pool = events.filter((e) => extPids.has(e.pid) && e.ph === "X" && e.name === "ThreadPool_RunTask" && e.ts + e.dur > start && e.ts < to && !/CrRendererMain|ServiceWorker/.test(threads.get(`${e.pid}.${e.tid}`) || ""));
+    // largest event within it (V8's compiling and garbage collection among them).
+    const pool = events.filter((e) => extPids.has(e.pid) && e.ph === "X" && e.name === "ThreadPool_RunTask" && e.ts + e.dur > start && e.ts < to);
     const byPost = new Map();
     for (const e of pool) {
       const a = e.args ?? {};
@@ -139,7 +134,7 @@ try {
       const k = `${threads.get(`${e.pid}.${e.tid}`)} ${e.name} ${from}${inner ? ` [${inner.name}]` : ""}`;
       byPost.set(k, (byPost.get(k) || 0) + e.dur / 1000);
     }
-    console.log("\nThe extension's process, its other threads' tasks within the load (ms, by what posted them):\n");
+    console.log("\nThe extension's thread pools' tasks within the load (ms, by where they were posted from):\n");
     for (const [k, v] of [...byPost].sort((x, y) => y[1] - x[1]).slice(0, 25)) console.log(`- ${v.toFixed(1)} ${k}`);
     console.log("\nThe browser's main thread and the extension's process, tasks of 0.5 ms or more (ms from the navigation's start, their length, what they did):\n");
     for (const k of tasks.filter((e) => e.dur >= 500 && (extPids.has(e.pid) || (browserMain && e.pid === browserMain.pid && e.tid === browserMain.tid)))) {

@@ -36,9 +36,8 @@ func isNumericHost(host []byte) bool {
 }
 
 // sessionIDPatterns are surt's patterns of session ids in a path and in a query,
-// compiled on first use: their repetitions make them the dearest of the package's, and
-// a program that makes no SURT (the extension's core answering its first request)
-// need not compile them at start.
+// compiled on first use, by the first URL that may hold such an id (iaCanonicalize):
+// their repetitions make them the dearest of the package's, and most URLs need none.
 var sessionIDPatterns = sync.OnceValues(func() (path, query []*regexp.Regexp) {
 	path = []*regexp.Regexp{
 		regexp.MustCompile(`(?is)^(.*/)(\((?:[a-z]\([0-9a-z]{24}\))+\)/)([^\?]+\.aspx.*)$`),
@@ -559,9 +558,9 @@ func (h *handyURL) iaCanonicalize() {
 	}
 	if path := h.path; len(path) > 0 {
 		path = bytes.ToLower(path)
-		// The patterns are compiled, and run, only for a path they may match: most
-		// URLs need neither (compiling them made V8 optimize regexp's compiler in the
-		// background while a replay's first page loaded).
+		// The patterns are compiled, and run, only for a path or query they may match
+		// (compiled for every URL, they made V8 optimize regexp's compiler in the
+		// extension's background while a replay's first page loaded).
 		if bytes.Contains(path, []byte(".aspx")) {
 			pathIDs, _ := sessionIDPatterns()
 			for _, re := range pathIDs {
