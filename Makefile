@@ -44,7 +44,7 @@ build:
 	@# (extension-firefox/), and api.js loaded before each page's code.
 	rm -rf $(FIREFOX) && mkdir -p $(FIREFOX)
 	cp -r $(EXT)/. $(FIREFOX)/
-	rm $(FIREFOX)/sw.js $(FIREFOX)/badge.js $(FIREFOX)/events.js $(FIREFOX)/core.wasm.gz $(FIREFOX)/core-id.js
+	rm $(FIREFOX)/sw.js $(FIREFOX)/badge.js $(FIREFOX)/events.js $(FIREFOX)/core.wasm.gz $(FIREFOX)/core-id.js $(FIREFOX)/keeper.html $(FIREFOX)/keeper.js
 	cp dist/core.wasm $(FIREFOX)/
 	cp extension-firefox/* $(FIREFOX)/
 	@# The copier of the files a page sends, which Chromium's recorder runs in the page.

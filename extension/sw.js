@@ -220,16 +220,23 @@ const coreFromFiles = () => fetch("core.wasm.gz").then((r) => {
 const keepCore = (cache, bytes) => cache.put(coreCacheURL, new Response(bytes, { headers: wasmHeaders }))
   .then(async () => { // the cores of earlier builds go
     for (const r of await cache.keys()) if (r.url !== coreCacheURL) await cache.delete(r);
+    return true;
   })
-  .catch((e) => console.warn("webkeep: the core is not kept for the next start:", e));
+  .catch((e) => {
+    console.warn("webkeep: the core is not kept for the next start:", e);
+    return false;
+  });
+// coreKept settles once the core is in Cache Storage (to false if it could not be kept).
+let coreKept = Promise.resolve(false);
 const loadCore = () => caches.open(coreCache).then(async (cache) => {
   const kept = await cache.match(coreCacheURL);
   if (kept) {
     self.webkeepCoreFrom = "cache";
+    coreKept = Promise.resolve(true);
     return (await kept.blob()).arrayBuffer();
   }
   const bytes = await coreFromFiles();
-  keepCore(cache, bytes); // the Response copies the bytes
+  coreKept = keepCore(cache, bytes); // the Response copies the bytes
   return bytes;
 }).catch(() => coreFromFiles());
 const instantiateCore = async () => {
@@ -249,3 +256,21 @@ instantiateCore()
     go.run(result.instance);
   })
   .catch((e) => console.error("webkeep: the core did not start:", e));
+
+// keepCompiled opens the offscreen document whose worker holds the compiled core between
+// this worker's starts (keeper.js), once the core is running and kept in Cache Storage:
+// its compiling then finds this worker's module and costs next to nothing. A document
+// already open (a start before this one opened it) is left as it is; an update of the
+// extension closes it with the extension's pages. Chromium only: Firefox's background
+// page runs for as long as the browser.
+const keepCompiled = async () => {
+  if (!chrome.offscreen || !(await coreKept)) return;
+  const url = `keeper.html?core=${encodeURIComponent(coreCacheURL)}`;
+  const open = await chrome.runtime.getContexts({ contextTypes: ["OFFSCREEN_DOCUMENT"] });
+  if (open.length) return;
+  await chrome.offscreen.createDocument({
+    url, reasons: ["WORKERS"],
+    justification: "A worker holds the compiled core, so that the service worker starts without compiling it again.",
+  });
+};
+ready.then(keepCompiled).catch((e) => console.warn("webkeep: the compiled core is not kept between starts:", e));

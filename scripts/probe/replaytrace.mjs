@@ -11,9 +11,14 @@
 // benchmark runs it) and WOKEN=1 stops the extension's worker before the traced replay
 // (from the team archive as of a time not asked before, so the Worker makes the batch);
 // the thread pools' tasks of the extension's processes within each load are listed by
-// where they were posted from.
+// where they were posted from. PROFILE=1 samples the extension's JavaScript and wasm
+// (V8's CPU profiler in the trace) and prints the functions that ran most from the
+// traced replay's start (the worker's wake, with WOKEN=1) to the end of its load, by
+// their own time and with their callers: run it with WEBKEEP_EXTENSION naming a copy of
+// the extension whose core keeps its names (built without -ldflags=-s), or the wasm
+// functions are only numbers.
 //
-//   [TEAM=1] [WOKEN=1] node scripts/probe/replaytrace.mjs [PAGE] [OUT]    (default /)
+//   [TEAM=1] [WOKEN=1] [PROFILE=1] node scripts/probe/replaytrace.mjs [PAGE] [OUT]    (default /)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -30,7 +35,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "webkeep-replaytrace-"));
 const profile = path.join(dir, "profile");
 const site = await startDemoSite(["-big", String(1 << 20)]);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const team = process.env.TEAM === "1", woken = process.env.WOKEN === "1";
+const team = process.env.TEAM === "1", woken = process.env.WOKEN === "1", profiling = process.env.PROFILE === "1";
 const TOKEN = "probe-trace-token";
 const mf = team ? startWorker({ WEBKEEP_TOKENS: `probe:${TOKEN}` }) : null;
 
@@ -60,7 +65,7 @@ try {
   b.on("Tracing.dataCollected", (p) => events.push(...p.value));
   const done = new Promise((r) => b.on("Tracing.tracingComplete", r));
   await b.send("Tracing.start", {
-    traceConfig: { includedCategories: ["toplevel", "mojom", "devtools.timeline", "v8.execute", "loading", "navigation", "disabled-by-default-devtools.timeline", "devtools", "v8", "disabled-by-default-v8.gc", "disabled-by-default-v8.compile", "v8.wasm", "disabled-by-default-v8.wasm.detailed"] },
+    traceConfig: { includedCategories: ["toplevel", "mojom", "devtools.timeline", "v8.execute", "loading", "navigation", "disabled-by-default-devtools.timeline", "devtools", "v8", "disabled-by-default-v8.gc", "disabled-by-default-v8.compile", "v8.wasm", "disabled-by-default-v8.wasm.detailed", ...(profiling ? ["disabled-by-default-v8.cpu_profiler"] : [])] },
     transferMode: "ReportEvents",
   });
   if (woken) await stopWorker();
@@ -141,8 +146,50 @@ try {
       console.log(`- ${rel(k.ts)} +${(k.dur / 1000).toFixed(1)} ${extPids.has(k.pid) ? `extension ${k.pid}` : "browser"} / ${threads.get(`${k.pid}.${k.tid}`)}: ${what(k)}`);
     }
   }
+  if (profiling) printProfile(events, extPids, starts[0] === undefined ? undefined : starts[0] + replay.ms * 1000);
 } finally {
   await mf?.dispose();
   site.stop();
   rmSync(dir, { recursive: true, force: true });
+}
+
+// printProfile prints, from the CPU profiles of the extension's processes in the trace,
+// the functions sampled most up to the end of the replay's load (until, in the trace's
+// microseconds; every sample if not known): by their own time, each with the callers
+// that lead to it most often (three frames up).
+function printProfile(events, pids, until) {
+  const interval = new Map(); // profile id: { nodes, samples }
+  for (const e of events) {
+    if (!pids.has(e.pid) || (e.name !== "Profile" && e.name !== "ProfileChunk")) continue;
+    const p = interval.get(e.id) ?? { nodes: new Map(), samples: [], t: 0 };
+    interval.set(e.id, p);
+    if (e.name === "Profile") p.t = e.args.data.startTime;
+    const cpu = e.args?.data?.cpuProfile;
+    for (const n of cpu?.nodes ?? []) p.nodes.set(n.id, n);
+    const deltas = e.args?.data?.timeDeltas ?? [];
+    (cpu?.samples ?? []).forEach((id, i) => {
+      p.t += deltas[i] ?? 0;
+      p.samples.push([id, p.t]);
+    });
+  }
+  const self = new Map(), callers = new Map();
+  let total = 0;
+  for (const p of interval.values()) {
+    const name = (id) => p.nodes.get(id)?.callFrame?.functionName || `(${p.nodes.get(id)?.callFrame?.url || "?"})`;
+    for (const [id, t] of p.samples) {
+      if (until !== undefined && t > until) continue;
+      const f = name(id);
+      if (/^\((idle|program|root)\)$/.test(f)) continue;
+      total++;
+      self.set(f, (self.get(f) || 0) + 1);
+      const chain = [];
+      for (let n = p.nodes.get(id)?.parent, i = 0; n && i < 3; n = p.nodes.get(n)?.parent, i++) chain.push(name(n));
+      const k = `${f} <- ${chain.join(" <- ")}`;
+      callers.set(k, (callers.get(k) || 0) + 1);
+    }
+  }
+  console.log(`\nThe extension's CPU profile up to the replay's load event: ${total} samples, the functions with most of their own:\n`);
+  for (const [f, n] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`- ${n} ${f}`);
+  console.log("\nThe paths to them seen most:\n");
+  for (const [f, n] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`- ${n} ${f}`);
 }

@@ -86,6 +86,23 @@ test("recording goes on after the service worker restarts", () => {
   assert.ok(has("request", new URL("/api/json", site.url).href), "the POST made after the restart");
 });
 
+test("an offscreen document holds the compiled core between the worker's starts, one for every start", async () => {
+  const sw = await waitFor(async () => {
+    for (const w of browser.context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"))) {
+      if (await w.evaluate(() => typeof self.webkeepCore === "object").catch(() => false)) return w;
+    }
+    return false;
+  }, "the running service worker");
+  // Opened by the first start once it had kept the core, left open by the restarted
+  // one; its worker says which core it compiled (keeper.js).
+  const kept = await waitFor(() => sw.evaluate(() => chrome.runtime.sendMessage({ keptCore: true })).catch(() => null), "the keeper's worker to compile the kept core", 30000);
+  const [cached] = await sw.evaluate(async () => (await (await caches.open("webkeep-core")).keys()).map((r) => r.url));
+  assert.match(kept, /^https:\/\/webkeep\.invalid\/core-[0-9a-f]{16}\.wasm$/);
+  assert.equal(kept, cached, "the keeper holds the core the worker compiles");
+  const keepers = await sw.evaluate(async () => (await chrome.runtime.getContexts({ contextTypes: ["OFFSCREEN_DOCUMENT"] })).map((c) => new URL(c.documentUrl).pathname));
+  assert.deepEqual(keepers, ["/keeper.html"]);
+});
+
 test("a kept core that does not compile is passed by: the worker starts from the extension's files and keeps it anew", async () => {
   const worker = async () => {
     for (const w of browser.context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"))) {

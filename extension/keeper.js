@@ -1,0 +1,35 @@
+// The compiled core's keeper. Chromium stops the extension's service worker after 30 s
+// idle, and each start compiled the 10 MB core anew, then each function again at its
+// first call, and again, optimized, once it had run a while: most of a start, and the
+// optimizing went on while the first page a replay loaded after it. V8 shares a
+// compiled module between everything in one process that compiles the same bytes while
+// one of them still holds it, with the code compiled for its functions so far. So the
+// service worker opens this offscreen document (sw.js keepCompiled) once it has kept the
+// core in Cache Storage, naming it (keeper.html?core=URL), and the document starts a
+// dedicated worker (this file again: the offscreen reason is WORKERS) that compiles the
+// kept core and holds the module: a service worker started later finds the functions
+// the earlier ones ran compiled, optimized too. The keeper runs nothing of the core and
+// holds nothing else. Asked ({ keptCore: true }, by the tests), it answers which core
+// its worker holds, or why none, or null while its worker compiles.
+"use strict";
+if (typeof document !== "undefined") {
+  let kept = null;
+  new Worker("keeper.js" + location.search).onmessage = (e) => { kept = e.data; };
+  chrome.runtime.onMessage.addListener((message, sender, reply) => {
+    if (message?.keptCore) reply(kept);
+  });
+} else {
+  const core = new URLSearchParams(location.search).get("core");
+  let module = null; // the compiled core, held for as long as the document is open
+  caches.match(core)
+    .then((kept) => {
+      if (!kept) throw new Error(`${core} is not in Cache Storage`);
+      return kept.blob();
+    })
+    .then((blob) => blob.arrayBuffer())
+    .then((bytes) => WebAssembly.compile(bytes))
+    .then((m) => {
+      module = m;
+      postMessage(core);
+    }, (e) => postMessage(`none: ${e.message}`));
+}
