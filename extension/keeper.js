@@ -9,14 +9,21 @@
 // dedicated worker (this file again: the offscreen reason is WORKERS) that compiles the
 // kept core and holds the module: a service worker started later finds the functions
 // the earlier ones ran compiled, optimized too. The keeper runs nothing of the core and
-// holds nothing else. Asked ({ keptCore: true }, by the tests), it answers which core
-// its worker holds, or why none, or null while its worker compiles.
+// holds nothing else. Each start of the service worker tells it ({ keepCore: true }),
+// and it answers what its worker holds (the core's URL, why none, or null while it
+// compiles: the tests ask too); 30 minutes after the last start it closes, and the
+// extension's process, which it kept (about 65 MB, docs/limits.md), can go.
 "use strict";
+const keepFor = 30 * 60 * 1000;
 if (typeof document !== "undefined") {
   let kept = null;
   new Worker("keeper.js" + location.search).onmessage = (e) => { kept = e.data; };
+  let closing = setTimeout(() => window.close(), keepFor);
   chrome.runtime.onMessage.addListener((message, sender, reply) => {
-    if (message?.keptCore) reply(kept);
+    if (!message?.keepCore) return;
+    clearTimeout(closing);
+    closing = setTimeout(() => window.close(), keepFor);
+    reply({ kept });
   });
 } else {
   const core = new URLSearchParams(location.search).get("core");

@@ -257,19 +257,17 @@ instantiateCore()
   })
   .catch((e) => console.error("webkeep: the core did not start:", e));
 
-// keepCompiled opens the offscreen document whose worker holds the compiled core between
-// this worker's starts (keeper.js), once the core is running and kept in Cache Storage:
-// its compiling then finds this worker's module and costs next to nothing. A document
-// already open (a start before this one opened it) is left as it is; an update of the
-// extension closes it with the extension's pages. Chromium only: Firefox's background
-// page runs for as long as the browser.
+// keepCompiled has the offscreen document whose worker holds the compiled core between
+// this worker's starts (keeper.js) hold it on for 30 minutes from this start, or opens
+// it, once the core is running and kept in Cache Storage: its compiling then finds this
+// worker's module and costs next to nothing. An update of the extension closes it with
+// the extension's pages. Chromium only: Firefox's background page runs for as long as
+// the browser.
 const keepCompiled = async () => {
   if (!chrome.offscreen || !(await coreKept)) return;
-  const url = `keeper.html?core=${encodeURIComponent(coreCacheURL)}`;
-  const open = await chrome.runtime.getContexts({ contextTypes: ["OFFSCREEN_DOCUMENT"] });
-  if (open.length) return;
+  if (await chrome.runtime.sendMessage({ keepCore: true }).catch(() => undefined)) return;
   await chrome.offscreen.createDocument({
-    url, reasons: ["WORKERS"],
+    url: `keeper.html?core=${encodeURIComponent(coreCacheURL)}`, reasons: ["WORKERS"],
     justification: "A worker holds the compiled core, so that the service worker starts without compiling it again.",
   });
 };

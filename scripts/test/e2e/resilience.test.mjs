@@ -95,7 +95,7 @@ test("an offscreen document holds the compiled core between the worker's starts,
   }, "the running service worker");
   // Opened by the first start once it had kept the core, left open by the restarted
   // one; its worker says which core it compiled (keeper.js).
-  const kept = await waitFor(() => sw.evaluate(() => chrome.runtime.sendMessage({ keptCore: true })).catch(() => null), "the keeper's worker to compile the kept core", 30000);
+  const kept = await waitFor(() => sw.evaluate(() => chrome.runtime.sendMessage({ keepCore: true })).then((r) => r?.kept, () => null), "the keeper's worker to compile the kept core", 30000);
   const [cached] = await sw.evaluate(async () => (await (await caches.open("webkeep-core")).keys()).map((r) => r.url));
   assert.match(kept, /^https:\/\/webkeep\.invalid\/core-[0-9a-f]{16}\.wasm$/);
   assert.equal(kept, cached, "the keeper holds the core the worker compiles");
