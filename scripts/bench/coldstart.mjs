@@ -26,18 +26,12 @@
 // are asked from), so that a wake reads settings, state and that session. A core that
 // parsed its kept database as it started made every wake wait for it.
 //
-// --without-keeper closes, before each stop, the offscreen document whose worker holds
-// the compiled core between the worker's starts (extension/keeper.js): each wake then
-// compiles the core, and each function at its first call, as the first start after the
-// browser's launch does, or a start 30 minutes after the last (the keeper has closed).
-// Every wake has the keeper otherwise, opened by the start not counted.
-//
 // --compiled traces each start instead of timing it (scripts/lib/wasmtrace.mjs), and
 // prints how many of core.wasm's functions V8 compiled lazily in each step, and their
 // bytes, by Go package: the code each step runs for the first time, which a loaded
 // machine does not change (it needs Go, to build the core again with its names).
 //
-//   node scripts/bench/coldstart.mjs [--runs N] [--user-store DIR] [--without-keeper] [--against DIR | --compiled]
+//   node scripts/bench/coldstart.mjs [--runs N] [--user-store DIR] [--against DIR | --compiled]
 import { extensionDir, launch, root, serviceWorker } from "../lib/browser.mjs";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
@@ -53,7 +47,6 @@ const runs = Number(arg("--runs", 31));
 const userStore = arg("--user-store", null);
 const against = arg("--against", null);
 const compiled = process.argv.includes("--compiled");
-const withoutKeeper = process.argv.includes("--without-keeper");
 const trace = compiled && await import("../lib/wasmtrace.mjs");
 if (compiled && against) throw new Error("--compiled names the functions of this tree's core: it takes no --against");
 const functions = compiled && trace.coreFunctions(root);
@@ -117,16 +110,6 @@ async function fillStore(browser) {
 // wake stops b's service worker, wakes it with a fetch of /api/status, and returns the
 // time of each mark on the browser's clock.
 async function wake(b) {
-  if (withoutKeeper) {
-    // Closed by the worker, once the worker's start has opened it (sw.js keepCompiled).
-    await b.browser.sw.evaluate(async () => {
-      const open = async () => (await chrome.runtime.getContexts({ contextTypes: ["OFFSCREEN_DOCUMENT"] })).length > 0;
-      for (const until = Date.now() + 10000; !(await open()); await new Promise((r) => setTimeout(r, 50))) {
-        if (Date.now() > until) throw new Error("the worker opened no keeper in 10 s");
-      }
-      await chrome.offscreen.closeDocument();
-    });
-  }
   await b.worker.stop();
   await new Promise((r) => setTimeout(r, 200)); // the browser quiet again
   const fetchStatus = () => b.page.evaluate(async () => {
@@ -167,9 +150,10 @@ try {
 }
 
 if (compiled) {
-  console.log(withoutKeeper ? "### What the cold start compiles with no compiled core held" : "### What the cold start compiles");
+  const build = process.env.WEBKEEP_EXTENSION ? `WEBKEEP_EXTENSION=${process.env.WEBKEEP_EXTENSION} ` : "";
+  console.log(build ? `### What the cold start compiles: ${process.env.WEBKEEP_EXTENSION}` : "### What the cold start compiles");
   console.log();
-  console.log(`\`node scripts/bench/coldstart.mjs --runs ${runs} --compiled${withoutKeeper ? " --without-keeper" : ""}\`: the wasm functions V8 compiled lazily (at their first call, on the worker's thread) in each step of a cold start${withoutKeeper ? " with no compiled core held (the keeper closed before each stop)" : ""}, median of ${runs} starts; the kilobytes are of wasm function bodies, the packages those with most of them.`);
+  console.log(`\`${build}node scripts/bench/coldstart.mjs --runs ${runs} --compiled\`: the wasm functions V8 compiled lazily (at their first call, on the worker's thread) in each step of a cold start, median of ${runs} starts; the kilobytes are of wasm function bodies, the packages those with most of them.`);
   console.log();
   console.log("| step | functions compiled | KB compiled | largest packages (KB) |");
   console.log("| --- | ---: | ---: | --- |");
@@ -197,11 +181,10 @@ const table = (b) => {
 };
 // Its section runs this with an empty store, then with a user's (coldstart.sh): the second
 // is a part of the first's section.
-console.log(withoutKeeper ? "### With no compiled core held" : userStore ? "### With a user's store" : "## Core cold start in Chromium");
+console.log(userStore ? "### With a user's store" : "## Core cold start in Chromium");
 console.log();
 const store = userStore ? `a user's store: the URL database of ${userStore} loaded (${readdirSync(userStore).filter((f) => f.endsWith(".yaml")).length} domain files), the settings saved, one session recorded` : "an empty store";
-const held = withoutKeeper ? "the offscreen document that holds the compiled core closed before each stop, as at the first start after the browser's launch or 30 minutes after the last start" : "the compiled core held between starts by the offscreen document the first start opened (extension/keeper.js)";
-console.log(`\`node scripts/bench/coldstart.mjs --runs ${runs}${userStore ? " --user-store " + userStore : ""}${withoutKeeper ? " --without-keeper" : ""}${against ? " --against " + against : ""}\` (headless Debian Chromium, the real extension, core.wasm of ${size(extensionDir)}, ${store}, ${held}): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);
+console.log(`\`node scripts/bench/coldstart.mjs --runs ${runs}${userStore ? " --user-store " + userStore : ""}${against ? " --against " + against : ""}\` (headless Debian Chromium, the real extension, core.wasm of ${size(extensionDir)}, ${store}): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);
 console.log();
 table(builds[0]);
 if (against) {

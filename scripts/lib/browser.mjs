@@ -127,7 +127,9 @@ export async function serviceWorker(browser, page) {
     status: () => status,
     stop: async () => {
       await cdp.send("ServiceWorker.stopAllWorkers");
-      await waitFor(() => status === "stopped", "the service worker to stop");
+      await waitFor(() => status === "stopped", "the service worker to stop").catch((e) => {
+        throw new Error(`${e.message} (it is ${status})`);
+      });
     },
   };
 }

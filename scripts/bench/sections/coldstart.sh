@@ -3,9 +3,9 @@
 # The core's cold start in Chromium's service worker (needs `make build`): its times, each
 # wake paired with one of the floor (scripts/bench/coldfloor: the same extension, its core a Go
 # program that only answers); its times with a user's store (the published URL
-# database loaded, the settings saved, a session recorded); its times with no compiled
-# core held between starts (the keeper closed before each stop); then what V8 compiles in
-# each step, without and with the keeper (a few traced starts: the counts do not vary).
+# database loaded, the settings saved, a session recorded); each wake paired with one of
+# a build without the keeper of the compiled core; then what V8 compiles in each step,
+# with the keeper and without (a few traced starts: the counts do not vary).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 floor=dist/coldstart-floor
@@ -17,8 +17,23 @@ node scripts/bench/coldstart.mjs --runs "${COLDSTART_RUNS:-31}" --against "$floo
 echo
 node scripts/bench/coldstart.mjs --runs "${COLDSTART_RUNS:-31}" --user-store shared/urldb/testdata/wwt-url-database
 echo
-node scripts/bench/coldstart.mjs --runs "${COLDSTART_RUNS:-31}" --without-keeper
+# The build without the keeper: its worker never opens the offscreen document that holds
+# the compiled core between starts (extension/keeper.js), as at the first start after the
+# browser's launch, or one 30 minutes after the last start.
+nokeeper=dist/coldstart-nokeeper
+rm -rf "$nokeeper" && mkdir -p "$nokeeper"
+cp -r dist/extension/. "$nokeeper/"
+sed -i '/^ready.then(keepCompiled)/d' "$nokeeper/sw.js"
+if grep -q 'keepCompiled)' "$nokeeper/sw.js" || ! grep -q 'const keepCompiled' dist/extension/sw.js; then
+  echo "coldstart: sw.js no longer opens the keeper as this script expects" >&2
+  exit 1
+fi
+echo "### Without the compiled core held between starts"
 echo
-node scripts/bench/coldstart.mjs --runs 3 --compiled --without-keeper
+echo "The same wakes, each paired with one of $nokeeper: this build with its worker's line that opens the keeper (\`ready.then(keepCompiled)\` in sw.js) taken out, as every start was before the keeper, and as the first start after the browser's launch, or one 30 minutes after the last, still is."
+echo
+node scripts/bench/coldstart.mjs --runs "${COLDSTART_RUNS:-31}" --against "$nokeeper" | sed '1,2d'
 echo
 node scripts/bench/coldstart.mjs --runs 3 --compiled
+echo
+WEBKEEP_EXTENSION="$nokeeper" node scripts/bench/coldstart.mjs --runs 3 --compiled
