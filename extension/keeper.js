@@ -1,5 +1,5 @@
 // The compiled core's keeper. Chromium stops the extension's service worker after 30 s
-// idle, and each start compiled the 10 MB core anew, then each function again at its
+// idle, and each start compiled the core (14 MB) anew, then each function again at its
 // first call, and again, optimized, once it had run a while: most of a start, and the
 // optimizing went on while the first page a replay loaded after it. V8 shares a
 // compiled module between everything in one process that compiles the same bytes while
