@@ -10,14 +10,19 @@
 // kept core and holds the module: a service worker started later finds the functions
 // the earlier ones ran compiled, optimized too. The keeper runs nothing of the core and
 // holds nothing else. Each start of the service worker tells it ({ keepCore: true }),
-// and it answers what its worker holds (the core's URL, why none, or null while it
-// compiles: the tests ask too); 30 minutes after the last start it closes, and the
+// and it answers what its worker holds (the core's URL, or null while it compiles: the
+// tests ask too); it closes if its worker could not compile the core, and 30 minutes
+// after the last start, and the
 // extension's process, which it kept (about 65 MB, docs/limits.md), can go.
 "use strict";
 const keepFor = 30 * 60 * 1000;
 if (typeof document !== "undefined") {
   let kept = null;
-  new Worker("keeper.js" + location.search).onmessage = (e) => { kept = e.data; };
+  new Worker("keeper.js" + location.search).onmessage = (e) => {
+    kept = e.data;
+    // Holding nothing, it would keep the process for nothing: the next start opens another.
+    if (kept.startsWith("none")) window.close();
+  };
   let closing = setTimeout(() => window.close(), keepFor);
   chrome.runtime.onMessage.addListener((message, sender, reply) => {
     if (!message?.keepCore) return;

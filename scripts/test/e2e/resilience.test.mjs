@@ -33,14 +33,7 @@ before(async () => {
 
   await page.goto(new URL("/forms", site.url).href);
   await clickAndWait(page, "#post-json");
-  restarted = await waitFor(async () => {
-    const workers = browser.context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"));
-    for (const w of workers) {
-      const from = await w.evaluate(() => typeof self.webkeepCore === "object" && !self.beforeStop && self.webkeepCoreFrom).catch(() => false);
-      if (from) return from;
-    }
-    return false;
-  }, "a new service worker");
+  [, restarted] = await waitFor(() => running(() => typeof self.webkeepCore === "object" && !self.beforeStop && self.webkeepCoreFrom), "a new service worker");
   await page.goto("http://127.0.0.1:9/unreachable").catch(() => {}); // fails to load
   // The browser then shows its error page; going on before it has is an interrupted
   // navigation, so retry until the next site has loaded.
@@ -71,6 +64,16 @@ after(async () => {
 
 const has = (type, url) => records.some((r) => r.type === type && r.uri === url);
 
+// running returns the first of the extension's service workers (one stopped may still
+// be listed) for which f, evaluated in it, is truthy, with what f returned; false if none.
+async function running(f) {
+  for (const w of browser.context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"))) {
+    const v = await w.evaluate(f).catch(() => false);
+    if (v) return [w, v];
+  }
+  return false;
+}
+
 test("what was recorded before the service worker stopped is kept", () => {
   assert.ok(has("response", new URL("/gallery", site.url).href));
   assert.ok(has("response", new URL("/static/noise.bin", site.url).href));
@@ -87,12 +90,7 @@ test("recording goes on after the service worker restarts", () => {
 });
 
 test("an offscreen document holds the compiled core between the worker's starts, one for every start", async () => {
-  const sw = await waitFor(async () => {
-    for (const w of browser.context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"))) {
-      if (await w.evaluate(() => typeof self.webkeepCore === "object").catch(() => false)) return w;
-    }
-    return false;
-  }, "the running service worker");
+  const [sw] = await waitFor(() => running(() => typeof self.webkeepCore === "object"), "the running service worker");
   // Opened by the first start once it had kept the core, left open by the restarted
   // one; its worker says which core it compiled (keeper.js).
   const kept = await waitFor(() => sw.evaluate(() => chrome.runtime.sendMessage({ keepCore: true })).then((r) => r?.kept, () => null), "the keeper's worker to compile the kept core", 30000);
@@ -104,13 +102,7 @@ test("an offscreen document holds the compiled core between the worker's starts,
 });
 
 test("a kept core that does not compile is passed by: the worker starts from the extension's files and keeps it anew", async () => {
-  const worker = async () => {
-    for (const w of browser.context.serviceWorkers().filter((w) => w.url().startsWith("chrome-extension://"))) {
-      const state = await w.evaluate(() => typeof self.webkeepCore === "object" && !self.broken && { from: self.webkeepCoreFrom }).catch(() => false);
-      if (state) return state;
-    }
-    return false;
-  };
+  const worker = async () => (await running(() => typeof self.webkeepCore === "object" && !self.broken && { from: self.webkeepCoreFrom }))[1];
   const w = browser.context.serviceWorkers().find((w) => w.url().startsWith("chrome-extension://"));
   const kept = await w.evaluate(async () => {
     self.broken = true;
