@@ -12,8 +12,9 @@
 // holds nothing else. Each start of the service worker tells it ({ keepCore: true }),
 // and it answers what its worker holds (the core's URL, or null while it compiles: the
 // tests ask too); it closes if its worker could not compile the core, and 30 minutes
-// after the last start, and the
-// extension's process, which it kept (about 65 MB, docs/limits.md), can go.
+// after the last start, and the extension's process, which it kept (about 65 MB,
+// docs/limits.md), can go. The service worker closes it when the user unticks "Keep the
+// compiled core between starts" in the options (the setting releaseCompiledCore).
 "use strict";
 const keepFor = 30 * 60 * 1000;
 if (typeof document !== "undefined") {

@@ -190,6 +190,10 @@ self.addEventListener("fetch", (event) => {
       if (event.request.method === "GET") return c.handle(event.request);
       if (event.request.method === "POST" && stopPaths.has(url.pathname)) return pacer.during(() => c.handle(event.request));
       pacer.flush();
+      if (event.request.method === "PUT" && url.pathname === "/api/settings") return c.handle(event.request).then((res) => {
+        if (res.ok) keepCompiled().catch((e) => console.warn("webkeep: the compiled core's keeper:", e));
+        return res;
+      });
       return c.handle(event.request);
     }));
   }
@@ -261,14 +265,20 @@ instantiateCore()
 // this worker's starts (keeper.js) hold it on for 30 minutes from this start, or opens
 // it, once the core is running and kept in Cache Storage: its compiling then finds this
 // worker's module and costs next to nothing. An update of the extension closes it with
-// the extension's pages. Chromium only: Firefox's background page runs for as long as
-// the browser.
+// the extension's pages. A user who chose to give its memory back (the setting
+// releaseCompiledCore) has it closed instead, at each start and as the setting is saved.
+// Chromium only: Firefox's background page runs for as long as the browser.
 const keepCompiled = async () => {
   if (!chrome.offscreen || !(await coreKept)) return;
+  const settings = await (await (await ready).handle(new Request(new URL("/api/settings", location.origin)))).json();
+  if (settings.releaseCompiledCore) {
+    if (await chrome.offscreen.hasDocument()) await chrome.offscreen.closeDocument();
+    return;
+  }
   if (await chrome.runtime.sendMessage({ keepCore: true }).catch(() => undefined)) return;
   await chrome.offscreen.createDocument({
     url: `keeper.html?core=${encodeURIComponent(coreCacheURL)}`, reasons: ["WORKERS"],
     justification: "A worker holds the compiled core, so that the service worker starts without compiling it again.",
   });
 };
-ready.then(keepCompiled).catch((e) => console.warn("webkeep: the compiled core is not kept between starts:", e));
+self.webkeepKeeper = ready.then(keepCompiled).catch((e) => console.warn("webkeep: the compiled core is not kept between starts:", e));

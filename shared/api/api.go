@@ -431,6 +431,13 @@ type Settings struct {
 	// AutopilotEveryPage runs autopilot on every page a recorded tab shows, as it
 	// is shown.
 	AutopilotEveryPage bool `json:"autopilotEveryPage"`
+	// ReleaseCompiledCore lets Chromium free the compiled core while the
+	// extension's service worker is stopped: each start then compiles it again
+	// (about 100 ms more a wake, docs/install.md). By default an offscreen document
+	// holds it (extension/keeper.js; about 65 MB kept for up to 30 minutes after
+	// the worker's last start). Firefox keeps its background page running and has
+	// no such document.
+	ReleaseCompiledCore bool `json:"releaseCompiledCore"`
 }
 
 // TeamUpload is the result of an upload job: the bundle as the team archive keeps it.

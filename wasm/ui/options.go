@@ -54,6 +54,9 @@ func options() {
 		go safely(loadZip)
 	}
 	onClick(byID("key-copy"), copyPublicKey)
+	// Only Chromium stops the extension's worker, and has offscreen documents to
+	// hold its compiled core between starts (api.Settings.ReleaseCompiledCore).
+	show(byID("keep-compiled-core-field"), !js.Global().Get("chrome").Get("offscreen").IsUndefined())
 	markReady()
 	go safely(showSigningKey)
 	var db api.DatabaseInfo
@@ -275,6 +278,7 @@ func fillSettings(s api.Settings) {
 	setValue("agent", s.Agent)
 	setChecked("respect-disallow", s.RespectDisallow)
 	setChecked("autopilot-every-page", s.AutopilotEveryPage)
+	setChecked("keep-compiled-core", !s.ReleaseCompiledCore)
 	rows := byID("domain-rules")
 	clear(rows)
 	for _, r := range rulesRows(s.DomainRules) {
@@ -333,20 +337,21 @@ func readSettings() (api.Settings, error) {
 		return api.Settings{}, err
 	}
 	return api.Settings{
-		HeaderPolicy:       value("header-policy"),
-		PasswordPolicy:     value("password-policy"),
-		BodyLimit:          limit,
-		WARCVersion:        value("warc-version"),
-		CDXDialect:         value("cdx-dialect"),
-		Agent:              value("agent"),
-		RespectDisallow:    checked("respect-disallow"),
-		DomainRules:        rules,
-		TeamEndpoint:       value("team-endpoint"),
-		TeamToken:          value("team-token"),
-		ClearTeamToken:     checked("clear-token") && value("team-token") == "",
-		SignWith:           value("sign-with"),
-		TimestampAuthority: strings.TrimSpace(value("tsa-url")),
-		AutopilotEveryPage: checked("autopilot-every-page"),
+		HeaderPolicy:        value("header-policy"),
+		PasswordPolicy:      value("password-policy"),
+		BodyLimit:           limit,
+		WARCVersion:         value("warc-version"),
+		CDXDialect:          value("cdx-dialect"),
+		Agent:               value("agent"),
+		RespectDisallow:     checked("respect-disallow"),
+		DomainRules:         rules,
+		TeamEndpoint:        value("team-endpoint"),
+		TeamToken:           value("team-token"),
+		ClearTeamToken:      checked("clear-token") && value("team-token") == "",
+		SignWith:            value("sign-with"),
+		TimestampAuthority:  strings.TrimSpace(value("tsa-url")),
+		AutopilotEveryPage:  checked("autopilot-every-page"),
+		ReleaseCompiledCore: !checked("keep-compiled-core"), // hidden in Firefox, as loaded
 	}, nil
 }
 

@@ -48,6 +48,10 @@ test("a URL database chosen on the options page is loaded by the core", async ()
   await waitFor(() => options.evaluate(() => document.querySelector("#urldb-status").dataset.loaded === "true"), "the database to be shown loaded", 120000);
   const info = JSON.parse((await api(options, "GET", "/api/urldb")).bytes);
   assert.ok(info.loaded && info.records > 0, `the core's database: ${JSON.stringify(info).slice(0, 300)}`);
+  // Firefox's background page runs for as long as the browser: no compiled core to keep
+  // between starts, and no such choice shown.
+  await waitFor(() => options.evaluate(() => document.querySelector("#settings").dataset.loaded === "true"), "the settings to be shown", 30000);
+  assert.equal(await options.evaluate(() => document.querySelector("#keep-compiled-core-field").hidden), true, "the keeper's choice is hidden");
   await options.close();
 });
 

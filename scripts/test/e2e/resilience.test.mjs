@@ -101,6 +101,39 @@ test("an offscreen document holds the compiled core between the worker's starts,
   assert.deepEqual(keepers, ["/keeper.html"]);
 });
 
+test("unticking “Keep the compiled core between starts” closes the keeper, no start opens it again, and ticking it opens it", async () => {
+  const keepers = async () => (await waitFor(() => running(async () => typeof self.webkeepCore === "object" &&
+    (await chrome.runtime.getContexts({ contextTypes: ["OFFSCREEN_DOCUMENT"] })).map((c) => new URL(c.documentUrl).pathname)), "the running service worker"))[1];
+  const options = await browser.context.newPage();
+  await options.goto(browser.page("options.html"));
+  await options.waitForSelector('#settings[data-loaded="true"]');
+  assert.ok(await options.isVisible("#keep-compiled-core"), "Chromium shows the choice");
+  assert.ok(await options.isChecked("#keep-compiled-core"), "kept by default");
+  assert.deepEqual(await keepers(), ["/keeper.html"]);
+  const save = async (keep) => {
+    await options.setChecked("#keep-compiled-core", keep);
+    await options.click("#save");
+    await options.waitForSelector('#saved[data-state="saved"]');
+  };
+  await save(false);
+  await waitFor(async () => (await keepers()).length === 0, "the keeper to close as the setting is saved", 30000);
+  // A start after that reads the setting and opens none (self.webkeepKeeper: its
+  // keepCompiled, settled).
+  const cdp = await browser.context.newCDPSession(options);
+  await cdp.send("ServiceWorker.enable");
+  await cdp.send("ServiceWorker.stopAllWorkers");
+  await options.reload();
+  await options.waitForSelector('#settings[data-loaded="true"]');
+  assert.equal(await options.isChecked("#keep-compiled-core"), false, "the choice is kept");
+  await waitFor(() => running(() => typeof self.webkeepCore === "object" && self.webkeepKeeper.then(() => true)), "a new worker's keepCompiled to settle", 30000);
+  assert.deepEqual(await keepers(), []);
+  await save(true);
+  await waitFor(async () => (await keepers()).length === 1, "the keeper to open as the setting is saved", 30000);
+  assert.deepEqual(await keepers(), ["/keeper.html"]);
+  await cdp.detach();
+  await options.close();
+}, { timeout: 120000 });
+
 test("a kept core that does not compile is passed by: the worker starts from the extension's files and keeps it anew", async () => {
   const worker = async () => (await running(() => typeof self.webkeepCore === "object" && !self.broken && { from: self.webkeepCoreFrom }))[1];
   const w = browser.context.serviceWorkers().find((w) => w.url().startsWith("chrome-extension://"));
