@@ -433,7 +433,7 @@ type Settings struct {
 	AutopilotEveryPage bool `json:"autopilotEveryPage"`
 	// ReleaseCompiledCore lets Chromium free the compiled core while the
 	// extension's service worker is stopped: each start then compiles it again
-	// (about 100 ms more a wake, docs/install.md). By default an offscreen document
+	// (about 90 ms more a wake here, docs/install.md). By default an offscreen document
 	// holds it (extension/keeper.js; about 65 MB kept for up to 30 minutes after
 	// the worker's last start). Firefox keeps its background page running and has
 	// no such document.
