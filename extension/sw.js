@@ -191,7 +191,7 @@ self.addEventListener("fetch", (event) => {
       if (event.request.method === "POST" && stopPaths.has(url.pathname)) return pacer.during(() => c.handle(event.request));
       pacer.flush();
       if (event.request.method === "PUT" && url.pathname === "/api/settings") return c.handle(event.request).then((res) => {
-        if (res.ok) keepCompiled().catch((e) => console.warn("webkeep: the compiled core's keeper:", e));
+        if (res.ok) keepCompiledInTurn().catch((e) => console.warn("webkeep: the compiled core's keeper:", e));
         return res;
       });
       return c.handle(event.request);
@@ -281,4 +281,8 @@ const keepCompiled = async () => {
     justification: "A worker holds the compiled core, so that the service worker starts without compiling it again.",
   });
 };
-self.webkeepKeeper = ready.then(keepCompiled).catch((e) => console.warn("webkeep: the compiled core is not kept between starts:", e));
+// Its calls, a start's and each saved setting's, run one after the other: two at once
+// would both find no keeper and both open one (the second fails).
+let keeping = Promise.resolve();
+const keepCompiledInTurn = () => (keeping = keeping.catch(() => {}).then(keepCompiled));
+self.webkeepKeeper = ready.then(keepCompiledInTurn).catch((e) => console.warn("webkeep: the compiled core is not kept between starts:", e));

@@ -351,7 +351,7 @@ func readSettings() (api.Settings, error) {
 		SignWith:            value("sign-with"),
 		TimestampAuthority:  strings.TrimSpace(value("tsa-url")),
 		AutopilotEveryPage:  checked("autopilot-every-page"),
-		ReleaseCompiledCore: !checked("keep-compiled-core"), // hidden in Firefox, as loaded
+		ReleaseCompiledCore: !checked("keep-compiled-core"), // hidden in Firefox: saved as loaded
 	}, nil
 }
 
