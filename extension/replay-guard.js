@@ -14,10 +14,12 @@
 // before it goes on closing the tab. For the others (an image, a script), once the page
 // has loaded, the bar adds a binding (leaveBinding), through which the top document's
 // script tells it the page may be leaving, and the bar fails every request of the tab
-// still waiting; the script gives it the time to (leaveWaitMs) when the page had a
-// fetch() or XMLHttpRequest under way. (Told alone, the bar was sometimes too late: 1 to
+// still waiting; the script gives it the time to (leaveWaitMs, and more for each of
+// the page's fetch() or XMLHttpRequest calls under way) when the page had one under
+// way. (Told alone, the bar was sometimes too late: 1 to
 // 12 requests of a page fetching every 5 ms reached the web in 3 of 10 closings.) A
-// page that stays after all sees those fail, as a page left does.
+// page that stays after all sees those fail, as a page left does, and tells the bar it
+// stayed as it sends what it held (the bar fails what the tab asks in between).
 "use strict";
 
 // How long requests are held after beforeunload, for a page that stays.
@@ -25,9 +27,9 @@ const guardHoldMs = 1000;
 // The binding the bar is told through that the page may be leaving.
 const leaveBinding = "__webkeepReplayLeaving";
 // How long beforeunload waits, when the page has requests under way, for the bar to
-// fail them before the browser goes on closing the tab (the bar's round trip takes a
-// few milliseconds).
-const leaveWaitMs = 40;
+// fail them before the browser goes on closing the tab: the bar's round trip takes a
+// few milliseconds, and each request failed about one more; a second at most.
+const leaveWaitMs = { first: 40, each: 2, most: 1000 };
 
 // guardScript runs in the page's main world; its source is injected.
 const guardScript = `(${function (holdMs, binding, waitMs) {
@@ -57,7 +59,12 @@ const guardScript = `(${function (holdMs, binding, waitMs) {
   const hold = (ms) => {
     if (!held) held = new Promise((r) => { release = r; });
     clearTimeout(timer);
-    if (ms) timer = setTimeout(free, ms);
+    if (ms) timer = setTimeout(stayed, ms);
+  };
+  // The page stayed after all: the bar answers its requests again.
+  const stayed = () => {
+    if (globalThis.top === globalThis) take()?.("stayed");
+    free();
   };
   const free = () => {
     const r = release;
@@ -69,18 +76,24 @@ const guardScript = `(${function (holdMs, binding, waitMs) {
   addEventListener("beforeunload", (e) => {
     if (!e.isTrusted) return;
     hold(holdMs);
-    const had = underway > 0;
+    const had = underway;
     for (const stop of [...stops]) stop();
     const leaving = take();
     // A frame's leaving is its own: the tab's top document tells for the tab.
     if (!leaving || globalThis.top !== globalThis) return;
     leaving("");
     // The browser goes on closing the tab once this returns: if the page was asking,
-    // the bar is given the time to fail what else it asked for first.
-    if (had) for (const until = performance.now() + waitMs; performance.now() < until;);
+    // the bar is given the time to fail what else it asked for first. It fails them
+    // one after the other (a millisecond or so each: a page asking every 5 ms of a
+    // core slow to answer has a hundred waiting), and a request the page aborted may
+    // still be paused after it was told.
+    if (!had) return;
+    const wait = Math.min(waitMs.first + had * waitMs.each, waitMs.most);
+    for (const until = performance.now() + wait; performance.now() < until;);
+    hold(holdMs); // a page that stays is said to a second after the wait, not during it
   }, true);
   addEventListener("pagehide", (e) => { if (e.isTrusted) hold(0); }, true); // gone, unless shown again
-  addEventListener("pageshow", (e) => { if (e.isTrusted && e.persisted) free(); }, true);
+  addEventListener("pageshow", (e) => { if (e.isTrusted && e.persisted) stayed(); }, true);
 
   const fetch = globalThis.fetch;
   globalThis.fetch = {
@@ -142,4 +155,4 @@ const guardScript = `(${function (holdMs, binding, waitMs) {
       return undefined;
     },
   }.send;
-}})(${guardHoldMs}, ${JSON.stringify(leaveBinding)}, ${leaveWaitMs})`;
+}})(${guardHoldMs}, ${JSON.stringify(leaveBinding)}, ${JSON.stringify(leaveWaitMs)})`;

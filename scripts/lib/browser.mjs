@@ -291,16 +291,27 @@ export async function peakMemory(browser, fn) {
 
 /**
  * Stops the demo site and listens on its port instead, so that a replay can prove it
- * fetched nothing: resolves to { hits() (connections that reached the port), close() }.
+ * fetched nothing: resolves to { hits() (connections that reached the port), reached
+ * (what each sent: its time and request line), close() }.
  */
 export async function guardPort(site) {
   const port = Number(new URL(site.url).port);
   site.stop();
   await new Promise((r) => setTimeout(r, 200));
   let hits = 0;
-  const listener = net.createServer((s) => { hits++; s.destroy(); });
+  const reached = [];
+  const listener = net.createServer((s) => {
+    hits++;
+    // What came is kept for the failure's message: a request's first line, or a
+    // connection that sent nothing (a preconnect).
+    const at = Date.now();
+    const done = (what) => { reached.push(`${new Date(at).toISOString()} ${what}`); s.destroy(); };
+    const quiet = setTimeout(() => done("(a connection that sent nothing)"), 1000);
+    s.once("data", (d) => { clearTimeout(quiet); done(d.toString("latin1").split("\r\n")[0]); });
+    s.once("error", () => {});
+  });
   await new Promise((resolve, reject) => { listener.once("error", reject); listener.listen(port, "127.0.0.1", resolve); });
-  return { hits: () => hits, close: () => listener.close() };
+  return { hits: () => hits, reached, close: () => listener.close() };
 }
 
 /**

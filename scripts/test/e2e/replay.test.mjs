@@ -525,7 +525,7 @@ test("closing the replayed tab itself while its page asks all the time: no reque
     leaked.push(guard.hits() - hits);
     await r.bar.close();
   }
-  assert.deepEqual(leaked, leaked.map(() => 0), "requests of the replay tab that reached the demo site's port, by closing");
+  assert.deepEqual(leaked, leaked.map(() => 0), `requests of the replay tab that reached the demo site's port, by closing (${guard.reached.join("; ")})`);
 });
 
 // A page left for another is held too (pagehide), and shown again from the
