@@ -1,8 +1,9 @@
 // The replay's guard (extension/replay-guard.js, guardScript), run in node in a context
 // that stands for a page: once the bar has added its binding, the page's beforeunload
 // tells the bar, and waits for it to fail what is waiting only while a fetch() or an
-// XMLHttpRequest of the page is under way; the binding leaves the page's reach; what
-// the page sends once it may be leaving is held.
+// XMLHttpRequest of the page is under way, the longer the more; the binding leaves the
+// page's reach; what the page sends once it may be leaving is held, and a page that
+// stays says so.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -57,7 +58,7 @@ function page({ binding = false, frame = false } = {}) {
   return {
     g, sent, told, fetches, asked,
     clock: () => now,
-    fire: (type) => { for (const [t, fn] of listeners) if (t === type) fn({ isTrusted: true }); },
+    fire: (type, more = {}) => { for (const [t, fn] of listeners) if (t === type) fn({ isTrusted: true, ...more }); },
     addBinding: () => {
       g[leaveBinding] = (payload) => told.push(payload);
       vm.runInContext(`globalThis[Symbol.for("webkeep.replayGuard")]()`, g);
@@ -89,7 +90,8 @@ test("beforeunload tells the bar, and waits for it only while a request of the p
   const before = q.clock();
   q.fire("beforeunload");
   assert.equal(q.told.length, 1);
-  assert.ok(q.clock() - before >= leaveWaitMs, `a fetch() under way: waited ${q.clock() - before} of ${leaveWaitMs} ms`);
+  const one = leaveWaitMs.first + leaveWaitMs.each;
+  assert.ok(q.clock() - before >= one, `a fetch() under way: waited ${q.clock() - before} of ${one} ms`);
 
   // Settled, it is no longer under way.
   q.fetches[0](new Response("ok"));
@@ -102,11 +104,47 @@ test("beforeunload tells the bar, and waits for it only while a request of the p
   x.run(`globalThis.xhr = new XMLHttpRequest(); xhr.open("POST", "/save"); xhr.send("a")`);
   let at = x.clock();
   x.fire("beforeunload");
-  assert.ok(x.clock() - at >= leaveWaitMs, "an XMLHttpRequest under way: waited");
+  assert.ok(x.clock() - at >= one, "an XMLHttpRequest under way: waited");
   x.run(`xhr.end()`);
   at = x.clock();
   x.fire("beforeunload");
   assert.equal(x.clock(), at, "the XMLHttpRequest ended: no wait");
+});
+
+test("the wait grows with what the page has under way, to a second at most", () => {
+  for (const [n, least, most] of [
+    [10, leaveWaitMs.first + 10 * leaveWaitMs.each, leaveWaitMs.first + 10 * leaveWaitMs.each + 5],
+    [2000, leaveWaitMs.most, leaveWaitMs.most + 5],
+  ]) {
+    const p = page({ binding: true });
+    p.run(`for (let i = 0; i < ${n}; i++) fetch("/tick")`);
+    const before = p.clock();
+    p.fire("beforeunload");
+    const waited = p.clock() - before;
+    assert.ok(waited >= least && waited <= most, `${n} under way: waited ${waited} ms, not within ${least}-${most}`);
+  }
+  assert.equal(leaveWaitMs.most, 1000);
+});
+
+test("a page that stays tells the bar, and sends what it held: a second after its leaving, or as it is shown again", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const p = page({ binding: true });
+  p.run(`fetch("/tick")`);
+  p.fire("beforeunload");
+  p.run(`fetch("/held")`);
+  t.mock.timers.tick(999);
+  await Promise.resolve();
+  assert.deepEqual([p.told, p.sent], [[""], ["fetch /tick"]], "still leaving");
+  t.mock.timers.tick(1);
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+  assert.deepEqual([p.told, p.sent], [["", "stayed"], ["fetch /tick", "fetch /held"]], "stayed");
+
+  const q = page({ binding: true });
+  q.fire("pagehide");
+  q.run(`fetch("/held")`);
+  q.fire("pageshow", { persisted: true });
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+  assert.deepEqual([q.told, q.sent], [["stayed"], ["fetch /held"]], "shown again from the back-forward cache");
 });
 
 test("beforeunload aborts the page's fetch() and XMLHttpRequest calls under way, in the top document and in a frame", async () => {
