@@ -51,6 +51,8 @@ const newPacer = (deliver) => {
       lastEvent = performance.now();
       deliver(fn);
     },
+    // queued counts the events waiting.
+    queued: () => backlog.length,
     // heldMax is the bytes of body data the events may hold before they go; Infinity
     // until the core has started.
     heldMax: () => (pacing ? pacing.heldMax : Infinity),

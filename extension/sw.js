@@ -10,7 +10,7 @@
 // (wasm/core), and the shim "webkeep: scripts", "webkeep: instantiated" and
 // "webkeep: ready".
 performance.mark("webkeep: shim");
-importScripts("wasm_exec.js", "core-id.js", "store.js", "pacing.js", "boot.js", "badge.js", "events.js");
+importScripts("wasm_exec.js", "core-id.js", "store.js", "pacing.js", "boot.js", "badge.js", "events.js", "underway.js");
 performance.mark("webkeep: scripts");
 
 let fields = null; // the debugger events the core acts on, with the fields it reads
@@ -26,6 +26,8 @@ const { pacer, ready } = startShim((c) => {
   handEvent = newRequestRouter(pacer, new Set(c.streamedTypes), new Set(c.afterQueued), c.pacing.holdMs);
 });
 const showsArrival = newArrivals(() => arrivalMs);
+// What a stop of this worker would lose, kept while there is any (underway.js).
+const watchUnderway = newUnderwayWatch(chrome.storage.session, ready, pacer.queued);
 
 // The targets on which the core enabled the Fetch domain: each request paused there
 // is let go at once, here, and only then handed to the core (which notes its address:
@@ -104,6 +106,7 @@ self.webkeepHost = {
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
   if (replayTabs.has(source.tabId)) return;
+  watchUnderway();
   if (method === "Fetch.requestPaused") {
     // Only the core's own pauses: a replay (replay.js) answers those of its tab.
     if (!pausing.has(targetKey(source.tabId, source.sessionId))) return;

@@ -30,8 +30,9 @@ type SessionInfo struct {
 	// or response): not byte for byte what went over the wire.
 	Incomplete int `json:"incomplete"`
 	// Reasons counts the exchanges that ended without a response or were archived
-	// incomplete, by reason in plain words ("cancelled by the browser"): what the
-	// popup and the archive page list.
+	// incomplete, and the requests lost unrecorded (under way as webkeep's service
+	// worker stopped), by reason in plain words ("cancelled by the browser"): what
+	// the popup and the archive page list.
 	Reasons map[string]int `json:"reasons,omitempty"`
 	// LoginPosts counts the requests whose body holds a password field (a login
 	// form posted): the archive page marks such sessions.

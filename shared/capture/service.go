@@ -73,7 +73,8 @@ type Service struct {
 	recorder *recorder.Recorder
 	now      func() time.Time
 	tasks    *taskQueue
-	writes   *taskQueue // exchanges waiting to be written, in order
+	writes   *taskQueue     // exchanges waiting to be written, in order
+	queued   map[string]int // their URLs, each with its count (s.mu; see Underway)
 
 	mu          sync.Mutex
 	state       state
@@ -355,7 +356,9 @@ func (s *Service) exchange(ex *recorder.Exchange) {
 		return
 	}
 	ended := time.Now()
+	written := s.queue(ex.URL)
 	s.writes.push(func() {
+		defer written()
 		s.recorder.WaitQuiet(ended)
 		s.write(sess, ex)
 	})

@@ -160,14 +160,7 @@ func (s *Session) count(ex *recorder.Exchange, records int) {
 		if why == "" || why == ex.RespNote && ex.RespTruncated == "" || why == ex.ReqNote && !ex.ReqTruncated {
 			continue
 		}
-		if s.info.Reasons == nil {
-			s.info.Reasons = map[string]int{}
-		}
-		if r := reasonOf(why); s.info.Reasons[r] > 0 || len(s.info.Reasons) < maxReasons {
-			s.info.Reasons[r]++
-		} else {
-			s.info.Reasons["other reasons"]++
-		}
+		s.addReason(why, 1)
 	}
 	for _, n := range []string{ex.ReqNote, ex.RespNote} {
 		if n != "" {
@@ -175,6 +168,30 @@ func (s *Session) count(ex *recorder.Exchange, records int) {
 		}
 	}
 	s.info.Updated = time.Now().UTC()
+}
+
+// addReason counts n requests under the reason why gives (reasonOf). s.mu is held.
+func (s *Session) addReason(why string, n int) {
+	if s.info.Reasons == nil {
+		s.info.Reasons = map[string]int{}
+	}
+	if r := reasonOf(why); s.info.Reasons[r] > 0 || len(s.info.Reasons) < maxReasons {
+		s.info.Reasons[r] += n
+	} else {
+		s.info.Reasons["other reasons"] += n
+	}
+}
+
+// lost counts n requests that were not recorded, for the reason why gives, among the
+// session's reasons (SessionInfo.Reasons).
+func (s *Session) lost(why string, n int) {
+	if n == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addReason(why, n)
+	s.saveInfo()
 }
 
 // gzipLevel is the compression level of the archives the extension writes. Measured as

@@ -116,6 +116,9 @@ type Recorder struct {
 	keptSize int
 	idle     chan struct{} // closed when the last request in flight ends (see setPending)
 	work     inflight      // commands and finishes in flight
+	// finishing holds the URL of each exchange being finished (see finish), until it
+	// has been handed on: with the pending ones, what Underway lists.
+	finishing map[*pendingExchange]string
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -190,7 +193,28 @@ func NewRecorder(b Browser) *Recorder {
 		StreamThreshold: DefaultStreamThreshold,
 		tabs:            make(map[int]*tabState),
 		kept:            make(map[string][]byte),
+		finishing:       make(map[*pendingExchange]string),
 	}
+}
+
+// Underway returns the URLs of the exchanges the recorder has begun and not yet handed
+// on (OnExchange), sorted, a URL once for each: what would be lost with the recorder
+// were its process stopped now, since the browser's later events of a request go
+// unheeded by a recorder that did not see it begin.
+func (r *Recorder) Underway() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var urls []string
+	for _, ts := range r.tabs {
+		for _, p := range ts.pending {
+			urls = append(urls, p.ex.URL)
+		}
+	}
+	for _, url := range r.finishing {
+		urls = append(urls, url)
+	}
+	slices.Sort(urls)
+	return urls
 }
 
 // Receiving returns the URLs of the responses of a tab that have begun but not ended:
@@ -419,10 +443,16 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 		}
 	}
 	delete(ts.bodies, bodyKey)
+	r.finishing[p] = p.ex.URL
 	r.mu.Unlock()
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
+		defer func() {
+			r.mu.Lock()
+			delete(r.finishing, p)
+			r.mu.Unlock()
+		}()
 		p.reqWG.Wait()
 		r.takeExtra(key, p)
 		ex := p.ex

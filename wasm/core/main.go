@@ -89,6 +89,40 @@ func main() {
 	api.Set("handle", js.FuncOf(func(this js.Value, args []js.Value) any {
 		return jsglue.Serve(handler, args[0])
 	}))
+	// underway(): what a stop of the core now would lose of the recording, as the JSON
+	// of an underwayRecording, or "" when nothing is recorded: the shim keeps it where
+	// a restarted core finds it (capture.Service.Underway).
+	api.Set("underway", js.FuncOf(func(this js.Value, args []js.Value) any {
+		session, urls := svc.Underway()
+		if session == "" {
+			return ""
+		}
+		u := underwayRecording{Session: session, URLs: urls}
+		if len(urls) > capture.MaxLostNotes {
+			u.URLs, u.More = urls[:capture.MaxLostNotes], len(urls)-capture.MaxLostNotes
+		}
+		b, err := json.Marshal(u)
+		if err != nil {
+			return ""
+		}
+		return string(b)
+	}))
+	// stoppedUnderway(json): the last underway() of a core whose process stopped, with
+	// the events the shim still held for it: archived in its session
+	// (capture.Service.StoppedUnderway).
+	api.Set("stoppedUnderway", js.FuncOf(func(this js.Value, args []js.Value) any {
+		var u underwayRecording
+		if err := json.Unmarshal([]byte(args[0].String()), &u); err != nil {
+			js.Global().Get("console").Call("error", "webkeep core: what a stopped worker had under way: "+err.Error())
+			return nil
+		}
+		go func() {
+			if err := svc.StoppedUnderway(u.Session, u.URLs, u.More, u.Events); err != nil {
+				js.Global().Get("console").Call("error", "webkeep core: "+err.Error())
+			}
+		}()
+		return nil
+	}))
 	// fields: the debugger events the core acts on, each with the fields of its params
 	// that the core reads (recorder.EventFields); the shim drops the rest.
 	api.Set("fields", recorder.EventFields())
@@ -119,6 +153,16 @@ func main() {
 		ready.Invoke()
 	}
 	select {}
+}
+
+// underwayRecording is what a stop of the core would lose of a recording (underway):
+// the URLs of the first capture.MaxLostNotes requests under way, and a count of those
+// left out (more); and, from the shim, the events it held for the core (events).
+type underwayRecording struct {
+	Session string   `json:"session"`
+	URLs    []string `json:"urls"`
+	More    int      `json:"more,omitempty"`
+	Events  int      `json:"events,omitempty"`
 }
 
 const (

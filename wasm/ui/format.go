@@ -423,6 +423,10 @@ var causes = []cause{
 		return forms(n, "1 request body was", fmt.Sprintf("%d request bodies were", n)) + " rebuilt from what the page or the browser reported, as the browser hides " +
 			forms(n, "it", "them") + ": each record says how."
 	}},
+	{[]string{"under way when webkeep's service worker stopped"}, func(n int) string {
+		return plural(n, "request") + forms(n, " was", " were") + " under way when the browser stopped webkeep's service worker, and " +
+			forms(n, "is", "are") + " not recorded: reload the page while recording to keep " + forms(n, "it", "them") + "."
+	}},
 	{[]string{"served from the browser's", "the browser revalidated"}, func(n int) string {
 		return plural(n, "file") + forms(n, " was", " were") + " served from the browser's own cache: kept as the browser gave " + forms(n, "it", "them") + "."
 	}},

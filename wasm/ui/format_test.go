@@ -278,6 +278,8 @@ func TestPlainProblems(t *testing.T) {
 			"1 request body was rebuilt from what the page or the browser reported, as the browser hides it: each record says how.",
 			"1 request was not kept whole for another reason: the details below say which.",
 		}},
+		{map[string]int{"under way when webkeep's service worker stopped": 3}, nil,
+			[]string{"3 requests were under way when the browser stopped webkeep's service worker, and are not recorded: reload the page while recording to keep them."}},
 		{nil, []string{"http://a/: a note"}, []string{"1 note about this session's records: the details below."}},
 		{nil, nil, nil},
 	} {

@@ -12,11 +12,12 @@ import { clickAndWait, launch, root, startDemoSite, startRecording, tabId, waitF
 import { readWarc09 } from "../../lib/warc09.mjs";
 import { readZip } from "../../lib/zip.mjs";
 
-let site, other, browser, dir, records, report, popupText, plainProblems, popupScroll, restarted, firstCoreFrom;
+let site, other, browser, dir, records, report, popupText, plainProblems, popupScroll, restarted, firstCoreFrom, slowImage, underway;
 
 before(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "webkeep-e2e-"));
   site = await startDemoSite(["-big", "1048576"]);
+  slowImage = new URL("/slow.png?ms=20000", site.url).href;
   other = await startDemoSite(["-big", "1024"]);
   browser = await launch({ downloads: dir });
   const { page, popup } = await startRecording(browser, site.url);
@@ -32,7 +33,13 @@ before(async () => {
   };
   await waitFor(() => recorded(["/gallery", "/static/noise.bin"].map((p) => new URL(p, site.url).href)), "the gallery and its noise.bin to be recorded");
 
-  // Chrome stops idle service workers; a stopped worker must lose nothing.
+  // Chrome stops idle service workers; a stopped worker must lose nothing it had
+  // recorded, and say what it had under way: an image still coming as it stops.
+  await page.evaluate((src) => { const img = new Image(); img.src = src; document.body.append(img); }, slowImage);
+  underway = await waitFor(() => browser.sw.evaluate(async (url) => {
+    const { underway } = await chrome.storage.session.get("underway");
+    return Boolean(underway && JSON.parse(underway).urls.includes(url)) && JSON.parse(underway);
+  }, slowImage), "the worker to keep that the slow image is under way");
   await browser.sw.evaluate(() => { self.beforeStop = true; });
   firstCoreFrom = await browser.sw.evaluate(() => self.webkeepCoreFrom);
   const cdp = await browser.context.newCDPSession(popup);
@@ -85,6 +92,18 @@ async function running(f) {
 test("what was recorded before the service worker stopped is kept", () => {
   assert.ok(has("response", new URL("/gallery", site.url).href));
   assert.ok(has("response", new URL("/static/noise.bin", site.url).href));
+});
+
+test("a request under way as the service worker stopped is said to be lost, in its own record and in plain words", () => {
+  assert.equal(underway.session, report.session.id, "kept under the recording's session");
+  const lost = records.filter((r) => r.type === "metadata" && r.uri === slowImage);
+  assert.equal(lost.length, 1, "one metadata record on the slow image");
+  assert.match(lost[0].block.toString(), /^under way when webkeep's service worker stopped \(the browser stopped it, or it crashed\): not recorded/);
+  assert.ok(!has("response", slowImage), "its response is not archived");
+  const note = report.session.notes.find((n) => n.startsWith("webkeep's service worker stopped while recording"));
+  assert.ok(note?.includes(slowImage), report.session.notes.join("\n"));
+  assert.ok(plainProblems.some((l) => /under way when the browser stopped webkeep's service worker, and (is|are) not recorded/.test(l)), plainProblems.join("\n"));
+  assert.ok(popupText.includes(note), "the popup shows the note");
 });
 
 test("recording goes on after the service worker restarts", () => {

@@ -1,0 +1,50 @@
+// What a stop of the service worker would lose of a recording, kept where the worker
+// started after it finds it. The browser stops an extension's worker when it likes (or
+// the worker crashes), and with it go the requests its core had begun and not yet
+// written (core.underway()) and the events the pacer still held: the browser's later
+// events of such a request go unheeded by a core that did not see it begin. While any
+// are under way, what they are is kept in the session's storage (which outlives the
+// worker, not the browser); a worker started again hands what it finds there to its
+// core (core.stoppedUnderway), which says in the recording's session what was lost.
+"use strict";
+
+const underwayKey = "underway";
+
+// newUnderwayWatch returns poke(), which the shim calls as the browser's events come:
+// from then on, until nothing is under way, storage (chrome.storage.session) holds what
+// is, checked firstMs after the poke and every everyMs after that. ready is the promise
+// of the core; queued() counts the events the pacer holds for it.
+const newUnderwayWatch = (storage, ready, queued, { firstMs = 200, everyMs = 1000 } = {}) => {
+  let timer = null;
+  let kept = ""; // what storage holds, as JSON; "" for nothing
+  // What the worker before this one left is handed to the core before anything new is
+  // kept.
+  const found = Promise.all([storage.get(underwayKey), ready])
+    .then(([items, core]) => {
+      if (items[underwayKey]) core.stoppedUnderway(items[underwayKey]);
+    })
+    .catch((e) => console.warn("webkeep: what a stopped worker had under way:", e))
+    .finally(() => storage.remove(underwayKey).catch(() => {}));
+  const check = async () => {
+    let now = "";
+    try {
+      await found;
+      const u = (await ready).underway();
+      const events = queued();
+      if (u) {
+        const { session, urls } = JSON.parse(u);
+        if (urls.length || events) now = JSON.stringify({ session, urls, events });
+      }
+      if (now !== kept) {
+        await (now ? storage.set({ [underwayKey]: now }) : storage.remove(underwayKey));
+        kept = now;
+      }
+    } catch (e) {
+      console.warn("webkeep: keeping what is under way:", e);
+    }
+    timer = now ? setTimeout(check, everyMs) : null;
+  };
+  return () => {
+    if (!timer) timer = setTimeout(check, firstMs);
+  };
+};

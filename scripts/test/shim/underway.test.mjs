@@ -1,0 +1,110 @@
+// What a stop of the service worker would lose (extension/underway.js), run in node:
+// while the core has requests under way, or the pacer holds events, the session's
+// storage says what they are, and nothing once they are done; a worker started after a
+// stop hands its core what the one before left, and keeps nothing before that.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+const newUnderwayWatch = new Function(`${readFileSync(new URL("../../../extension/underway.js", import.meta.url), "utf8")}\nreturn newUnderwayWatch;`)();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const timing = { firstMs: 10, everyMs: 30 };
+
+// fakeStorage is chrome.storage.session's get, set and remove over a Map, counting
+// the writes.
+const fakeStorage = (items = {}) => {
+  const m = new Map(Object.entries(items));
+  const s = {
+    m,
+    writes: 0,
+    get: async (key) => (m.has(key) ? { [key]: m.get(key) } : {}),
+    set: async (o) => { s.writes++; for (const [k, v] of Object.entries(o)) m.set(k, v); },
+    remove: async (key) => { s.writes++; m.delete(key); },
+  };
+  return s;
+};
+
+// fakeCore says under way what now holds ("" while nothing is recorded), and notes
+// what it is handed of a stopped core.
+const fakeCore = () => {
+  const core = { now: "", asked: 0, stopped: [] };
+  core.underway = () => { core.asked++; return core.now; };
+  core.stoppedUnderway = (json) => core.stopped.push(JSON.parse(json));
+  return core;
+};
+
+// done ends a test's recording, so that its watch's checks stop (they would keep the
+// test's process alive).
+const done = async (core) => {
+  core.now = "";
+  await sleep(40);
+};
+
+test("while requests are under way the storage names them, and nothing once they are done", async () => {
+  const storage = fakeStorage();
+  const core = fakeCore();
+  let queued = 0;
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), () => queued, timing);
+  core.now = JSON.stringify({ session: "s1", urls: ["http://example.org/a.png"] });
+  queued = 3;
+  poke();
+  poke(); // a second poke while one check is due starts no other
+  await sleep(25);
+  assert.deepEqual(JSON.parse(storage.m.get("underway")), { session: "s1", urls: ["http://example.org/a.png"], events: 3 });
+  assert.equal(storage.writes, 2, "the first worker's removal, then one write");
+  // Unchanged: not written again.
+  await sleep(40);
+  assert.equal(storage.writes, 2);
+  core.now = JSON.stringify({ session: "s1", urls: [] });
+  queued = 0;
+  await sleep(40);
+  assert.equal(storage.m.has("underway"), false);
+  // Nothing under way: the checks stop until the next poke.
+  const asked = core.asked;
+  await sleep(80);
+  assert.equal(core.asked, asked);
+  poke();
+  await sleep(25);
+  assert.equal(core.asked, asked + 1);
+});
+
+test("events the pacer holds alone are kept, with the recording's session", async () => {
+  const storage = fakeStorage();
+  const core = fakeCore();
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), () => 7, timing);
+  core.now = JSON.stringify({ session: "s2", urls: [] });
+  poke();
+  await sleep(25);
+  assert.deepEqual(JSON.parse(storage.m.get("underway")), { session: "s2", urls: [], events: 7 });
+  await done(core);
+});
+
+test("nothing is kept while nothing is recorded", async () => {
+  const storage = fakeStorage();
+  const core = fakeCore();
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), () => 5, timing);
+  poke();
+  await sleep(25);
+  assert.equal(storage.m.has("underway"), false);
+  assert.equal(storage.writes, 1, "only the first worker's removal");
+});
+
+test("a worker started after a stop hands its core what the one before left, before keeping its own", async () => {
+  const left = JSON.stringify({ session: "s3", urls: ["http://example.org/"], events: 2 });
+  const storage = fakeStorage({ underway: left });
+  const core = fakeCore();
+  let start;
+  const ready = new Promise((r) => { start = () => r(core); });
+  const poke = newUnderwayWatch(storage, ready, () => 0, timing);
+  core.now = JSON.stringify({ session: "s3", urls: ["http://example.org/new.js"] });
+  poke();
+  await sleep(25);
+  // The core has not started: what was left stays, and nothing is handed or kept.
+  assert.equal(storage.m.get("underway"), left);
+  assert.deepEqual(core.stopped, []);
+  start();
+  await sleep(25);
+  assert.deepEqual(core.stopped, [{ session: "s3", urls: ["http://example.org/"], events: 2 }]);
+  assert.deepEqual(JSON.parse(storage.m.get("underway")), { session: "s3", urls: ["http://example.org/new.js"], events: 0 });
+  await done(core);
+});
