@@ -130,10 +130,12 @@ before(async () => {
     const rec = await startRecording(browser, base);
     await rec.page.goto(pages[1]);
     await rec.page.bringToFront();
-    everyLine = await waitFor(async () => {
-      const line = await rec.popup.textContent("#autopilot-state");
-      return (await rec.popup.getAttribute("#autopilot-state", "data-running")) === "false" && line;
-    }, "autopilot to run on the page by itself", 120000);
+    // The line and whether the run goes on, read together: read apart, the line of a
+    // run still going was once read just before the popup showed it ended.
+    everyLine = await waitFor(() => rec.popup.evaluate(() => {
+      const state = document.querySelector("#autopilot-state");
+      return state?.dataset.running === "false" && state.textContent;
+    }), "autopilot to run on the page by itself", 120000);
     const session = await stop(rec);
     await rec.page.close();
     await rec.popup.close();
