@@ -6,6 +6,8 @@
 // are under way, what they are is kept in the session's storage (which outlives the
 // worker, not the browser); a worker started again hands what it finds there to its
 // core (core.stoppedUnderway), which says in the recording's session what was lost.
+// core.underway() answers with a promise, for the lock it takes may be held by the core
+// while it waits for the store: a synchronous call would block that wait for ever.
 "use strict";
 
 const underwayKey = "underway";
@@ -29,7 +31,7 @@ const newUnderwayWatch = (storage, ready, queued, { firstMs = 200, everyMs = 100
     let now = "";
     try {
       await found;
-      const u = (await ready).underway();
+      const u = await (await ready).underway(); // a promise: the core may wait for a lock
       const events = queued();
       if (u) {
         const { session, urls } = JSON.parse(u);

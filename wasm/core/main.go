@@ -89,23 +89,12 @@ func main() {
 	api.Set("handle", js.FuncOf(func(this js.Value, args []js.Value) any {
 		return jsglue.Serve(handler, args[0])
 	}))
-	// underway(): what a stop of the core now would lose of the recording, as the JSON
-	// of an underwayRecording, or "" when nothing is recorded: the shim keeps it where
-	// a restarted core finds it (capture.Service.Underway).
+	// underway(): a promise of what a stop of the core now would lose of the recording
+	// (underwayJSON): the shim keeps it where a restarted core finds it.
+	// It answers with a promise: the service's lock it takes may be held by a goroutine
+	// waiting for the store, which a callback blocking the event loop would deadlock.
 	api.Set("underway", js.FuncOf(func(this js.Value, args []js.Value) any {
-		session, urls := svc.Underway()
-		if session == "" {
-			return ""
-		}
-		u := underwayRecording{Session: session, URLs: urls}
-		if len(urls) > capture.MaxLostNotes {
-			u.URLs, u.More = urls[:capture.MaxLostNotes], len(urls)-capture.MaxLostNotes
-		}
-		b, err := json.Marshal(u)
-		if err != nil {
-			return ""
-		}
-		return string(b)
+		return jsglue.Promise(func() (any, error) { return underwayJSON(svc), nil })
 	}))
 	// stoppedUnderway(json): the last underway() of a core whose process stopped, with
 	// the events the shim still held for it: archived in its session
@@ -153,6 +142,25 @@ func main() {
 		ready.Invoke()
 	}
 	select {}
+}
+
+// underwayJSON says what a stop of the core now would lose of the recording
+// (capture.Service.Underway), as the JSON of an underwayRecording, or "" when
+// nothing is recorded.
+func underwayJSON(svc *capture.Service) string {
+	session, urls := svc.Underway()
+	if session == "" {
+		return ""
+	}
+	u := underwayRecording{Session: session, URLs: urls}
+	if len(urls) > capture.MaxLostNotes {
+		u.URLs, u.More = urls[:capture.MaxLostNotes], len(urls)-capture.MaxLostNotes
+	}
+	b, err := json.Marshal(u)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // underwayRecording is what a stop of the core would lose of a recording (underway):

@@ -28,7 +28,7 @@ const fakeStorage = (items = {}) => {
 // what it is handed of a stopped core.
 const fakeCore = () => {
   const core = { now: "", asked: 0, stopped: [] };
-  core.underway = () => { core.asked++; return core.now; };
+  core.underway = async () => { core.asked++; return core.now; }; // a promise, as the core answers
   core.stoppedUnderway = (json) => core.stopped.push(JSON.parse(json));
   return core;
 };
