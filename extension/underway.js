@@ -34,8 +34,8 @@ const newUnderwayWatch = (storage, ready, queued, { firstMs = 200, everyMs = 100
       const u = await (await ready).underway(); // a promise: the core may wait for a lock
       const events = queued();
       if (u) {
-        const { session, urls } = JSON.parse(u);
-        if (urls.length || events) now = JSON.stringify({ session, urls, events });
+        const o = JSON.parse(u); // { session, urls, more? }: the core's, kept as it is
+        if (o.urls.length || o.more || events) now = JSON.stringify({ ...o, events });
       }
       if (now !== kept) {
         await (now ? storage.set({ [underwayKey]: now }) : storage.remove(underwayKey));

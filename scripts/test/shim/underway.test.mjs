@@ -79,6 +79,17 @@ test("events the pacer holds alone are kept, with the recording's session", asyn
   await done(core);
 });
 
+test("the count of requests the core left out of its list is kept with it", async () => {
+  const storage = fakeStorage();
+  const core = fakeCore();
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), () => 0, timing);
+  core.now = JSON.stringify({ session: "s4", urls: ["http://example.org/0"], more: 12 });
+  poke();
+  await sleep(25);
+  assert.deepEqual(JSON.parse(storage.m.get("underway")), { session: "s4", urls: ["http://example.org/0"], more: 12, events: 0 });
+  await done(core);
+});
+
 test("nothing is kept while nothing is recorded", async () => {
   const storage = fakeStorage();
   const core = fakeCore();
