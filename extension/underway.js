@@ -14,10 +14,15 @@ const underwayKey = "underway";
 
 // newUnderwayWatch returns poke(), which the shim calls as the browser's events come:
 // from then on, until nothing is under way, storage (chrome.storage.session) holds what
-// is, checked firstMs after the poke and every everyMs after that. ready is the promise
-// of the core; queued() counts the events the pacer holds for it.
+// is, checked firstMs after a poke (so that a request begun is kept within firstMs,
+// however long the last check was due to wait) and every everyMs while nothing new
+// comes. ready is the promise of the core; queued() counts the events the pacer holds
+// for it.
 const newUnderwayWatch = (storage, ready, queued, { firstMs = 200, everyMs = 1000 } = {}) => {
   let timer = null;
+  let due = 0; // when the timer's check runs (Date.now())
+  let checking = false; // a check is under way
+  let poked = false; // a poke came while it was
   let kept = ""; // what storage holds, as JSON; "" for nothing
   // What the worker before this one left is handed to the core before anything new is
   // kept.
@@ -27,7 +32,15 @@ const newUnderwayWatch = (storage, ready, queued, { firstMs = 200, everyMs = 100
     })
     .catch((e) => console.warn("webkeep: what a stopped worker had under way:", e))
     .finally(() => storage.remove(underwayKey).catch(() => {}));
+  const checkIn = (ms) => {
+    clearTimeout(timer);
+    due = Date.now() + ms;
+    timer = setTimeout(check, ms);
+  };
   const check = async () => {
+    timer = null;
+    checking = true;
+    poked = false;
     let now = "";
     try {
       await found;
@@ -44,9 +57,13 @@ const newUnderwayWatch = (storage, ready, queued, { firstMs = 200, everyMs = 100
     } catch (e) {
       console.warn("webkeep: keeping what is under way:", e);
     }
-    timer = now ? setTimeout(check, everyMs) : null;
+    checking = false;
+    if (poked) checkIn(firstMs);
+    else if (now) checkIn(everyMs);
   };
+  // A poke is one comparison: the browser's events come by the hundred a second.
   return () => {
-    if (!timer) timer = setTimeout(check, firstMs);
+    if (checking) poked = true;
+    else if (timer === null || due - Date.now() > firstMs) checkIn(firstMs);
   };
 };

@@ -68,6 +68,41 @@ test("while requests are under way the storage names them, and nothing once they
   assert.equal(core.asked, asked + 1);
 });
 
+test("a request begun while the next check is far off is kept within firstMs of its events", async () => {
+  const storage = fakeStorage();
+  const core = fakeCore();
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), () => 0, { firstMs: 10, everyMs: 400 });
+  core.now = JSON.stringify({ session: "s5", urls: ["http://example.org/a"] });
+  poke();
+  await sleep(30);
+  assert.deepEqual(JSON.parse(storage.m.get("underway")).urls, ["http://example.org/a"]);
+  // The next check is 400 ms away; a new request's events bring it to 10 ms.
+  core.now = JSON.stringify({ session: "s5", urls: ["http://example.org/a", "http://example.org/b"] });
+  poke();
+  await sleep(40);
+  assert.deepEqual(JSON.parse(storage.m.get("underway")).urls, ["http://example.org/a", "http://example.org/b"]);
+  // A poke during a check asks for another one after it.
+  let release;
+  const asked = core.asked;
+  core.underway = () => { core.asked++; return new Promise((r) => { release = () => r(core.now); }); };
+  poke(); // due in 400 ms: brought to 10
+  await sleep(30);
+  assert.equal(core.asked, asked + 1, "one check under way");
+  core.now = JSON.stringify({ session: "s5", urls: ["http://example.org/c"] });
+  poke();
+  release();
+  await sleep(30);
+  assert.equal(core.asked, asked + 2, "checked again after the poke that came during the first");
+  release();
+  await sleep(5);
+  assert.deepEqual(JSON.parse(storage.m.get("underway")).urls, ["http://example.org/c"]);
+  core.underway = async () => { core.asked++; return core.now; };
+  core.now = "";
+  poke();
+  await sleep(40);
+  assert.equal(storage.m.has("underway"), false);
+});
+
 test("events the pacer holds alone are kept, with the recording's session", async () => {
   const storage = fakeStorage();
   const core = fakeCore();
