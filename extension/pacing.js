@@ -53,6 +53,10 @@ const newPacer = (deliver) => {
     },
     // queued counts the events waiting.
     queued: () => backlog.length,
+    // starting lists the URLs of the requests whose first event is waiting (an fn
+    // given a url: sw.js marks a Network.requestWillBeSent so), in the order they came:
+    // a core stopped now would never see them begin.
+    starting: () => backlog.flatMap((e) => (e.fn.url ? [e.fn.url] : [])),
     // heldMax is the bytes of body data the events may hold before they go; Infinity
     // until the core has started.
     heldMax: () => (pacing ? pacing.heldMax : Infinity),

@@ -27,7 +27,7 @@ const { pacer, ready } = startShim((c) => {
 });
 const showsArrival = newArrivals(() => arrivalMs);
 // What a stop of this worker would lose, kept while there is any (underway.js).
-const watchUnderway = newUnderwayWatch(chrome.storage.session, ready, pacer.queued);
+const watchUnderway = newUnderwayWatch(chrome.storage.session, ready, pacer);
 
 // The targets on which the core enabled the Fetch domain: each request paused there
 // is let go at once, here, and only then handed to the core (which notes its address:
@@ -129,6 +129,8 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (!bytes && !showsArrival(source, method, params)) return;
   // An event that waits in the pacer is put into JSON as it goes: not as the page loads.
   const event = (c) => c.event(source.tabId, source.sessionId || null, method, JSON.stringify(fields ? project(params || {}, fields[method]) : params || {}), bytes);
+  // The request's URL, which underway.js keeps while the event waits (pacer.starting).
+  if (method === "Network.requestWillBeSent" && params.request) event.url = params.request.url;
   if (handEvent) handEvent(source, method, params, event, bytes ? bytes.length : 0, urgent.has(method));
   else pacer.add(event, bytes ? bytes.length : 0);
 });

@@ -16,9 +16,11 @@ const underwayKey = "underway";
 // from then on, until nothing is under way, storage (chrome.storage.session) holds what
 // is, checked firstMs after a poke (so that a request begun is kept within firstMs,
 // however long the last check was due to wait) and every everyMs while nothing new
-// comes. ready is the promise of the core; queued() counts the events the pacer holds
-// for it.
-const newUnderwayWatch = (storage, ready, queued, { firstMs = 200, everyMs = 1000 } = {}) => {
+// comes. ready is the promise of the core; pacer (pacing.js) holds events for it: how
+// many (queued()) and the URLs of the requests they begin (starting()), which the core
+// has not seen and are kept after its own, up to the number it archives
+// (core.maxLostNotes), the rest counted (more).
+const newUnderwayWatch = (storage, ready, pacer, { firstMs = 200, everyMs = 1000 } = {}) => {
   let timer = null;
   let due = 0; // when the timer's check runs (Date.now())
   let checking = false; // a check is under way
@@ -44,11 +46,15 @@ const newUnderwayWatch = (storage, ready, queued, { firstMs = 200, everyMs = 100
     let now = "";
     try {
       await found;
-      const u = await (await ready).underway(); // a promise: the core may wait for a lock
-      const events = queued();
+      const core = await ready;
+      const u = await core.underway(); // a promise: the core may wait for a lock
+      const events = pacer.queued();
       if (u) {
-        const o = JSON.parse(u); // { session, urls, more? }: the core's, kept as it is
-        if (o.urls.length || o.more || events) now = JSON.stringify({ ...o, events });
+        const o = JSON.parse(u); // { session, urls, more? }: the core's
+        const all = o.urls.concat(events ? pacer.starting() : []);
+        const urls = all.slice(0, Math.max(core.maxLostNotes, o.urls.length));
+        const more = (o.more || 0) + all.length - urls.length;
+        if (urls.length || more || events) now = JSON.stringify({ ...o, urls, ...(more ? { more } : {}), events });
       }
       if (now !== kept) {
         await (now ? storage.set({ [underwayKey]: now }) : storage.remove(underwayKey));

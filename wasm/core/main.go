@@ -112,6 +112,9 @@ func main() {
 		}()
 		return nil
 	}))
+	// maxLostNotes: how many of the requests a stop lost StoppedUnderway names each in
+	// a record; the shim keeps as many URLs, and counts the rest.
+	api.Set("maxLostNotes", capture.MaxLostNotes)
 	// fields: the debugger events the core acts on, each with the fields of its params
 	// that the core reads (recorder.EventFields); the shim drops the rest.
 	api.Set("fields", recorder.EventFields())

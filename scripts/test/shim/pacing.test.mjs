@@ -125,3 +125,15 @@ test("during a request that fails, events go at once, and wait again after", asy
   await sleep(50);
   assert.deepEqual(got, [], "the failed request left the pacer hurrying");
 });
+
+test("starting lists the URLs of the waiting events that begin a request, until they go", async () => {
+  const { pacer, event } = started();
+  const begins = (url) => Object.assign(event(url), { url });
+  pacer.add(begins("http://example.org/a"));
+  pacer.add(event("dataReceived"));
+  pacer.add(begins("http://example.org/b"));
+  assert.equal(pacer.queued(), 3);
+  assert.deepEqual(pacer.starting(), ["http://example.org/a", "http://example.org/b"]);
+  pacer.flush();
+  assert.deepEqual(pacer.starting(), []);
+});

@@ -24,10 +24,13 @@ const fakeStorage = (items = {}) => {
   return s;
 };
 
+// fakePacer holds events (queued) of which those in starting begin requests.
+const fakePacer = (queued = 0, starting = []) => ({ queued: () => queued, starting: () => starting });
+
 // fakeCore says under way what now holds ("" while nothing is recorded), and notes
 // what it is handed of a stopped core.
 const fakeCore = () => {
-  const core = { now: "", asked: 0, stopped: [] };
+  const core = { now: "", asked: 0, stopped: [], maxLostNotes: 3 };
   core.underway = async () => { core.asked++; return core.now; }; // a promise, as the core answers
   core.stoppedUnderway = (json) => core.stopped.push(JSON.parse(json));
   return core;
@@ -44,7 +47,7 @@ test("while requests are under way the storage names them, and nothing once they
   const storage = fakeStorage();
   const core = fakeCore();
   let queued = 0;
-  const poke = newUnderwayWatch(storage, Promise.resolve(core), () => queued, timing);
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), { queued: () => queued, starting: () => [] }, timing);
   core.now = JSON.stringify({ session: "s1", urls: ["http://example.org/a.png"] });
   queued = 3;
   poke();
@@ -71,7 +74,7 @@ test("while requests are under way the storage names them, and nothing once they
 test("a request begun while the next check is far off is kept within firstMs of its events", async () => {
   const storage = fakeStorage();
   const core = fakeCore();
-  const poke = newUnderwayWatch(storage, Promise.resolve(core), () => 0, { firstMs: 10, everyMs: 400 });
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), fakePacer(0), { firstMs: 10, everyMs: 400 });
   core.now = JSON.stringify({ session: "s5", urls: ["http://example.org/a"] });
   poke();
   await sleep(30);
@@ -106,7 +109,7 @@ test("a request begun while the next check is far off is kept within firstMs of 
 test("events the pacer holds alone are kept, with the recording's session", async () => {
   const storage = fakeStorage();
   const core = fakeCore();
-  const poke = newUnderwayWatch(storage, Promise.resolve(core), () => 7, timing);
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), fakePacer(7), timing);
   core.now = JSON.stringify({ session: "s2", urls: [] });
   poke();
   await sleep(25);
@@ -117,7 +120,7 @@ test("events the pacer holds alone are kept, with the recording's session", asyn
 test("the count of requests the core left out of its list is kept with it", async () => {
   const storage = fakeStorage();
   const core = fakeCore();
-  const poke = newUnderwayWatch(storage, Promise.resolve(core), () => 0, timing);
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), fakePacer(0), timing);
   core.now = JSON.stringify({ session: "s4", urls: ["http://example.org/0"], more: 12 });
   poke();
   await sleep(25);
@@ -125,10 +128,23 @@ test("the count of requests the core left out of its list is kept with it", asyn
   await done(core);
 });
 
+test("requests whose first events the pacer holds are kept after the core's, up to the number the core archives", async () => {
+  const storage = fakeStorage();
+  const core = fakeCore(); // maxLostNotes: 3
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), fakePacer(5, ["http://example.org/b", "http://example.org/c", "http://example.org/d"]), timing);
+  core.now = JSON.stringify({ session: "s6", urls: ["http://example.org/a"] });
+  poke();
+  await sleep(25);
+  assert.deepEqual(JSON.parse(storage.m.get("underway")), {
+    session: "s6", urls: ["http://example.org/a", "http://example.org/b", "http://example.org/c"], more: 1, events: 5,
+  });
+  await done(core);
+});
+
 test("nothing is kept while nothing is recorded", async () => {
   const storage = fakeStorage();
   const core = fakeCore();
-  const poke = newUnderwayWatch(storage, Promise.resolve(core), () => 5, timing);
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), fakePacer(5), timing);
   poke();
   await sleep(25);
   assert.equal(storage.m.has("underway"), false);
@@ -141,7 +157,7 @@ test("a worker started after a stop hands its core what the one before left, bef
   const core = fakeCore();
   let start;
   const ready = new Promise((r) => { start = () => r(core); });
-  const poke = newUnderwayWatch(storage, ready, () => 0, timing);
+  const poke = newUnderwayWatch(storage, ready, fakePacer(0), timing);
   core.now = JSON.stringify({ session: "s3", urls: ["http://example.org/new.js"] });
   poke();
   await sleep(25);
