@@ -45,7 +45,7 @@ patch("wasm_exec.js", [
 patch("sw.js", [
   ["chrome.debugger.onEvent.addListener((source, method, params) => {\n", `chrome.debugger.onEvent.addListener((source, method, params) => {\n  const t0 = performance.now();\n  try { return onEvent(source, method, params); } finally { ${note("__jsTime", "method")} }\n});\nfunction onEvent(source, method, params) {\n`],
   ["  const event = (c) => c.event(", "  const event = (c) => { globalThis.__goWhat = method; try { return c.event("],
-  [", bytes);\n  if (handEvent)", ', bytes); } finally { globalThis.__goWhat = ""; } };\n  if (handEvent)'],
+  [", bytes);\n  // The request's URL", ', bytes); } finally { globalThis.__goWhat = ""; } };\n  // The request\'s URL'],
   ["  else pacer.add(event, bytes ? bytes.length : 0);\n});", "  else pacer.add(event, bytes ? bytes.length : 0);\n}"],
   ["  send: (tabId, sessionId, method, params) => {\n", `  send: (tabId, sessionId, method, params) => {\n    { const t0 = performance.now(); ${note("__jsTime", '"send " + method')} }\n`],
 ]);
