@@ -1,0 +1,183 @@
+// End to end, in real Chromium: a body over 64 MiB, imported, replayed inside webkeep
+// to a page's fetch(), XHR and worker, and saved from the bar (the rest of replay:
+// replay.test.mjs). Its own file, for the harness gives each file 600 s and this test
+// alone takes 2 to 4 minutes.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { launch, waitFor } from "../../lib/browser.mjs";
+import { importWARC, openReplay } from "../../lib/replay.mjs";
+
+let dir, browser;
+
+before(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "webkeep-replay-big-"));
+  browser = await launch({ downloads: dir, bfcache: true }); // as replay.test.mjs
+}, { timeout: 120000 });
+
+after(async () => {
+  await browser?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const open = (sess, url) => openReplay(browser, sess, url);
+const close = (r) => r.close();
+const text = (s) => new TextEncoder().encode(s);
+
+// The browser takes a replayed body in one DevTools message: a body over 64 MiB is
+// not given whole. A page's fetch(), its XMLHttpRequest and its dedicated worker's
+// fetch() get it as a stream, read from the archive a chunk at a time, whether its
+// length is known or found as it streams (imported in segments of no given length,
+// or archived compressed, as other tools archive the wire's bytes, in 64 KB). A
+// synchronous XMLHttpRequest gets the "not replayed" page, and the bar lists the body
+// with why once nothing took the stream (10 s), and saves it whole from the archive
+// ("Save the file").
+test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a synchronous XHR gets the \"not replayed\" page, listed with why, and the bar saves it whole", async () => {
+  const huge = new Uint8Array((64 << 20) + 1);
+  for (let i = 0; i < huge.length; i += 4096) huge[i] = (i >> 12) % 251; // not all zeros
+  const packed = Buffer.from(`<!doctype html><p id="t">packed</p><!--${"x".repeat(64 << 20)}-->`);
+  const id = await importWARC(browser, "huge.warc.gz", [
+    ["http://huge.example/", "text/html", text('<p id="t">huge</p>')],
+    ["http://huge.example/huge.bin", "application/octet-stream", huge],
+    ["http://huge.example/nolength.bin", "application/octet-stream", huge, true],
+    ["http://huge.example/packed.html", "text/html", gzipSync(packed), false, { "Content-Encoding": "gzip" }],
+  ]);
+  const r = await open(id, "http://huge.example/");
+  const got = await r.evaluate(() => Promise.all(["huge.bin", "nolength.bin"].map(async (name) => {
+    const res = await fetch(`/${name}`);
+    const b = new Uint8Array(await res.arrayBuffer());
+    let wrong = -1;
+    for (let i = 0; i < b.length && wrong < 0; i++) if (b[i] !== (i % 4096 ? 0 : (i >> 12) % 251)) wrong = i;
+    return { status: res.status, type: res.headers.get("Content-Type"), url: res.url, named: res.headers.has("X-Webkeep-Stream"), length: b.length, wrong };
+  })), 120);
+  for (const [i, name] of ["huge.bin", "nolength.bin"].entries()) {
+    assert.deepEqual(got[i], { status: 200, type: "application/octet-stream", url: `http://huge.example/${name}`, named: false, length: huge.length, wrong: -1 }, name);
+  }
+  // An XMLHttpRequest gets it whole too (as an array buffer, as a blob), with the
+  // events a live one fires; the body is checked byte by byte.
+  const xhr = await r.evaluate(() => Promise.all([["/huge.bin", "arraybuffer"], ["/nolength.bin", "blob"]].map(([u, type]) => new Promise((resolve) => {
+    const x = new XMLHttpRequest();
+    const states = [];
+    let progress = 0;
+    x.open("GET", u);
+    x.responseType = type;
+    x.onreadystatechange = () => { if (states.at(-1) !== x.readyState) states.push(x.readyState); };
+    x.onprogress = () => progress++;
+    x.onload = async () => {
+      const b = new Uint8Array(type === "blob" ? await x.response.arrayBuffer() : x.response);
+      let wrong = -1;
+      for (let i = 0; i < b.length && wrong < 0; i++) if (b[i] !== (i % 4096 ? 0 : (i >> 12) % 251)) wrong = i;
+      resolve({ status: x.status, type: x.getResponseHeader("Content-Type"), named: x.getResponseHeader("X-Webkeep-Stream"), url: x.responseURL, states: states.join(""), progressed: progress > 1, length: b.length, wrong });
+    };
+    x.onerror = () => resolve("error");
+    x.send();
+  }))), 120);
+  for (const [i, name] of ["huge.bin", "nolength.bin"].entries()) {
+    assert.deepEqual(xhr[i], { status: 200, type: "application/octet-stream", named: null, url: `http://huge.example/${name}`, states: "234", progressed: true, length: huge.length, wrong: -1 }, `XHR ${name}`);
+  }
+  // One with a timeout times out as the browser's does, counted from its send.
+  const timedOut = await r.evaluate(() => new Promise((resolve) => {
+    const x = new XMLHttpRequest();
+    const seen = [];
+    x.open("GET", "/huge.bin");
+    x.timeout = 300;
+    for (const type of ["load", "error", "abort", "timeout", "loadend"]) {
+      x.addEventListener(type, () => {
+        seen.push(type);
+        if (type === "loadend") resolve(`${seen.join(" ")} ${x.readyState} ${x.status}`);
+      });
+    }
+    x.send();
+  }), 60);
+  assert.equal(timedOut, "timeout loadend 4 0");
+  // A body archived compressed (64 KB), decoded past 64 MiB, streams too: to a
+  // fetch(), every byte, and to an XMLHttpRequest as a document.
+  const unpacked = await r.evaluate(async () => {
+    const res = await fetch("/packed.html");
+    // Every byte as archived: the head, then "x" to the comment's end.
+    const b = new Uint8Array(await res.arrayBuffer());
+    const head = '<!doctype html><p id="t">packed</p><!--';
+    let wrong = new TextDecoder().decode(b.subarray(0, head.length)) === head && new TextDecoder().decode(b.subarray(-3)) === "-->" ? -1 : 0;
+    for (let i = head.length; i < b.length - 3 && wrong < 0; i++) if (b[i] !== 0x78) wrong = i;
+    const doc = await new Promise((resolve) => {
+      const x = new XMLHttpRequest();
+      x.open("GET", "/packed.html");
+      x.responseType = "document";
+      x.onload = () => resolve(x.response === x.responseXML && x.response ? `${x.response.getElementById("t").textContent} ${x.response.body.lastChild.data.length}` : "no document");
+      x.onerror = () => resolve("error");
+      x.send();
+    });
+    return { status: res.status, type: res.headers.get("Content-Type"), encoding: res.headers.get("Content-Encoding"), length: b.length, wrong, doc };
+  }, 180);
+  assert.deepEqual(unpacked, { status: 200, type: "text/html", encoding: null, length: packed.length, wrong: -1, doc: `packed ${64 << 20}` });
+  // A synchronous one cannot wait for a stream: it gets the "not replayed" page.
+  const sync = await r.evaluate(() => {
+    const x = new XMLHttpRequest();
+    x.open("GET", "/huge.bin", false);
+    x.send();
+    return `${x.status} ${/Not replayed/.test(x.responseText)} ${/64\.0 MB\) is larger than the 64 MB/.test(x.responseText)}`;
+  }, 60);
+  assert.equal(sync, "404 true true");
+  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "1", "the body not given to the synchronous XHR, in the bar", 20_000);
+  assert.match(await r.bar.textContent("#replay-withheld"), /huge\.bin.*larger than the 64 MB.*offered to the page as a stream, which nothing in the page took/);
+  assert.doesNotMatch(await r.bar.textContent("#replay-missed"), /huge\.bin/); // it is archived
+  // A dedicated worker's fetch() gets it as a stream too (the replay runs its script
+  // in the worker as it starts), every byte.
+  const worker = await r.evaluate(() => new Promise((resolve) => {
+    const src = `fetch("http://huge.example/nolength.bin").then(async (r) => {
+      const b = new Uint8Array(await r.arrayBuffer());
+      let wrong = -1;
+      for (let i = 0; i < b.length && wrong < 0; i++) if (b[i] !== (i % 4096 ? 0 : (i >> 12) % 251)) wrong = i;
+      postMessage({ status: r.status, length: b.length, wrong });
+    }, (e) => postMessage(String(e)))`;
+    const w = new Worker(URL.createObjectURL(new Blob([src], { type: "text/javascript" })));
+    w.onmessage = (e) => resolve(e.data);
+  }), 120);
+  assert.deepEqual(worker, { status: 200, length: huge.length, wrong: -1 }, "a worker's fetch()");
+  // A synchronous XHR of one whose length is not known: the page, listed with why.
+  assert.equal(await r.evaluate(() => {
+    const x = new XMLHttpRequest();
+    x.open("GET", "/nolength.bin", false);
+    x.send();
+    return x.status;
+  }, 60), 404);
+  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "2", "the body the synchronous XHR did not take, in the bar", 20_000);
+  assert.match(await r.bar.textContent("#replay-withheld"), /nolength\.bin.*length is not known before it is read \(in segments of no given length\)/);
+  const sha256 = (b) => createHash("sha256").update(b).digest("hex");
+  for (const name of ["huge.bin", "nolength.bin"]) {
+    const [d] = await Promise.all([
+      r.bar.waitForEvent("download", { timeout: 180_000 }),
+      r.bar.click(`#replay-withheld li:has-text("${name}") >> nth=0 >> a:text("Save the file")`),
+    ]);
+    assert.equal(await d.failure(), null, name);
+    assert.equal(d.suggestedFilename(), name);
+    const saved = path.join(dir, name);
+    await d.saveAs(saved);
+    assert.equal(sha256(readFileSync(saved)), sha256(huge), `${name} saved whole`);
+  }
+  // A link to it followed, as a download live: the tab stays on its page and the
+  // file is saved, whole, as the browser saved it. What the page asked for as it
+  // might have been leaving (replay-guard.js) is held a second, then sent.
+  const [d, stayed] = await Promise.all([
+    r.bar.waitForEvent("download", { timeout: 180_000 }),
+    r.evaluate(async () => {
+      location.href = "/huge.bin";
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const t0 = performance.now();
+      const beacon = navigator.sendBeacon("/", "x");
+      const { status } = await fetch("/");
+      return { beacon, status, held: performance.now() - t0 >= 800 };
+    }, 30),
+  ]);
+  assert.deepEqual(stayed, { beacon: true, status: 200, held: true });
+  assert.equal(d.suggestedFilename(), "huge.bin");
+  const saved = path.join(dir, "followed.bin");
+  await d.saveAs(saved);
+  assert.equal(sha256(readFileSync(saved)), sha256(huge), "followed and saved whole");
+  assert.equal(await r.evaluate(() => `${location.pathname} ${document.getElementById("t").textContent}`), "/ huge");
+  await close(r);
+}, { timeout: 300000 });

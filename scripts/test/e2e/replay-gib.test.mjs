@@ -1,0 +1,57 @@
+// End to end, in real Chromium: a body of 1 GiB, imported, replayed inside webkeep to
+// a page's fetch() (the rest of replay: replay.test.mjs, replay-big.test.mjs). Its own
+// file, for the harness gives each file 600 s and this test alone takes about 4
+// minutes.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launch } from "../../lib/browser.mjs";
+import { importWARC, openReplay } from "../../lib/replay.mjs";
+
+let browser;
+
+before(async () => {
+  browser = await launch({ bfcache: true }); // as replay.test.mjs
+}, { timeout: 120000 });
+
+after(async () => {
+  await browser?.close();
+});
+
+const text = (s) => new TextEncoder().encode(s);
+
+// Any size: a body of 1 GiB (imported in segments of no given length) reaches a page's
+// fetch() whole as a stream, every byte as imported, the page keeping none of it.
+test("a body of 1 GiB streams to a page's fetch(), every byte as imported", async () => {
+  const size = 1 << 30;
+  const gib = new Uint8Array(size);
+  for (let i = 0; i < size; i += 4096) gib[i] = (i >> 12) % 253;
+  const id = await importWARC(browser, "gib.warc.gz", [
+    ["http://gib.example/", "text/html", text('<p id="t">gib</p>')],
+    ["http://gib.example/gib.bin", "application/octet-stream", gib, true],
+  ]);
+  const r = await openReplay(browser, id, "http://gib.example/");
+  // A stream let go after its first chunks (more are asked for ahead and on their way)
+  // ends quietly; the same body asked again comes whole.
+  const dropped = await r.evaluate(async () => {
+    const reader = (await fetch("/gib.bin")).body.getReader();
+    let n = 0;
+    for (let i = 0; i < 3; i++) n += (await reader.read()).value.length;
+    await reader.cancel();
+    return n;
+  }, 60);
+  assert.ok(dropped >= 3, `read ${dropped} bytes before letting go`);
+  const got = await r.evaluate(async () => {
+    const res = await fetch("/gib.bin");
+    const reader = res.body.getReader();
+    let n = 0;
+    let wrong = -1;
+    for (let c = await reader.read(); !c.done; c = await reader.read()) {
+      for (let i = 0; i < c.value.length && wrong < 0; i++) if (c.value[i] !== ((n + i) % 4096 ? 0 : ((n + i) >> 12) % 253)) wrong = n + i;
+      n += c.value.length;
+    }
+    return { status: res.status, length: n, wrong };
+  }, 600);
+  assert.deepEqual(got, { status: 200, length: size, wrong: -1 });
+  assert.equal(await r.bar.isHidden("#error"), true, await r.bar.textContent("#error"));
+  await r.close();
+}, { timeout: 900000 });
