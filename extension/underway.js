@@ -18,8 +18,8 @@ const underwayKey = "underway";
 // however long the last check was due to wait) and every everyMs while nothing new
 // comes. ready is the promise of the core; pacer (pacing.js) holds events for it: how
 // many (queued()) and the URLs of the requests they begin (starting()), which the core
-// has not seen and are kept after its own, up to the number it archives
-// (core.maxLostNotes), the rest counted (more).
+// has not seen: those it would record (core.archivedPrefixes) are kept after its own,
+// up to the number it archives (core.maxLostNotes), the rest counted (more).
 const newUnderwayWatch = (storage, ready, pacer, { firstMs = 200, everyMs = 1000 } = {}) => {
   let timer = null;
   let due = 0; // when the timer's check runs (Date.now())
@@ -51,7 +51,8 @@ const newUnderwayWatch = (storage, ready, pacer, { firstMs = 200, everyMs = 1000
       const events = pacer.queued();
       if (u) {
         const o = JSON.parse(u); // { session, urls, more? }: the core's
-        const all = o.urls.concat(events ? pacer.starting() : []);
+        const archived = (url) => core.archivedPrefixes.some((p) => url.startsWith(p));
+        const all = o.urls.concat(pacer.starting().filter(archived));
         const urls = all.slice(0, Math.max(core.maxLostNotes, o.urls.length));
         const more = (o.more || 0) + all.length - urls.length;
         if (urls.length || more || events) now = JSON.stringify({ ...o, urls, ...(more ? { more } : {}), events });

@@ -150,9 +150,18 @@ func setResponse(ex *Exchange, res *WireResponse) {
 	ex.RemoteIP = strings.Trim(res.RemoteIPAddress, "[]")
 }
 
+// ArchivedPrefixes are how the URLs the recorder archives begin: those of what is
+// fetched over the network (not data:, blob: or the browser's own).
+var ArchivedPrefixes = []string{"http://", "https://"}
+
 // archivable reports whether a URL names something fetched over the network.
 func archivable(u string) bool {
-	return strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")
+	for _, p := range ArchivedPrefixes {
+		if strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func wallTime(sec float64) time.Time {

@@ -115,6 +115,9 @@ func main() {
 	// maxLostNotes: how many of the requests a stop lost StoppedUnderway names each in
 	// a record; the shim keeps as many URLs, and counts the rest.
 	api.Set("maxLostNotes", capture.MaxLostNotes)
+	// archivedPrefixes: how the URLs of what the core records begin; the shim keeps
+	// no other URL as under way (a data: image is never recorded, nor lost).
+	api.Set("archivedPrefixes", jsList(recorder.ArchivedPrefixes))
 	// fields: the debugger events the core acts on, each with the fields of its params
 	// that the core reads (recorder.EventFields); the shim drops the rest.
 	api.Set("fields", recorder.EventFields())

@@ -30,7 +30,7 @@ const fakePacer = (queued = 0, starting = []) => ({ queued: () => queued, starti
 // fakeCore says under way what now holds ("" while nothing is recorded), and notes
 // what it is handed of a stopped core.
 const fakeCore = () => {
-  const core = { now: "", asked: 0, stopped: [], maxLostNotes: 3 };
+  const core = { now: "", asked: 0, stopped: [], maxLostNotes: 3, archivedPrefixes: ["http://", "https://"] };
   core.underway = async () => { core.asked++; return core.now; }; // a promise, as the core answers
   core.stoppedUnderway = (json) => core.stopped.push(JSON.parse(json));
   return core;
@@ -128,15 +128,15 @@ test("the count of requests the core left out of its list is kept with it", asyn
   await done(core);
 });
 
-test("requests whose first events the pacer holds are kept after the core's, up to the number the core archives", async () => {
+test("requests whose first events the pacer holds are kept after the core's, those it records, up to the number it archives", async () => {
   const storage = fakeStorage();
   const core = fakeCore(); // maxLostNotes: 3
-  const poke = newUnderwayWatch(storage, Promise.resolve(core), fakePacer(5, ["http://example.org/b", "http://example.org/c", "http://example.org/d"]), timing);
+  const poke = newUnderwayWatch(storage, Promise.resolve(core), fakePacer(5, ["http://example.org/b", "data:image/png;base64,iVBO", "https://example.org/c", "blob:http://example.org/1", "http://example.org/d"]), timing);
   core.now = JSON.stringify({ session: "s6", urls: ["http://example.org/a"] });
   poke();
   await sleep(25);
   assert.deepEqual(JSON.parse(storage.m.get("underway")), {
-    session: "s6", urls: ["http://example.org/a", "http://example.org/b", "http://example.org/c"], more: 1, events: 5,
+    session: "s6", urls: ["http://example.org/a", "http://example.org/b", "https://example.org/c"], more: 1, events: 5,
   });
   await done(core);
 });
