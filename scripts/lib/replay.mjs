@@ -6,14 +6,15 @@ import { WARCRecord, WARCSerializer } from "warcio";
 import { waitFor } from "./browser.mjs";
 
 /**
- * Writes records ([url, content type, body bytes, no Content-Length, more header
+ * Writes records ([url, content type, body (bytes, or a string as UTF-8), no Content-Length, more header
  * fields]) as responses of a
  * gzipped WARC/1.1 with warcio.js, imports it as name through the API of browser's
  * extension, and resolves to the new session's id; a failed import throws.
  */
 export async function importWARC(browser, name, records) {
   const parts = [];
-  for (const [url, type, payload, noLength, headers] of records) {
+  for (const [url, type, body, noLength, headers] of records) {
+    const payload = typeof body === "string" ? new TextEncoder().encode(body) : body;
     const rec = await WARCRecord.create({
       url, type: "response", warcVersion: "WARC/1.1", date: "2024-05-06T07:08:09Z",
       httpHeaders: { "Content-Type": type, ...(noLength ? {} : { "Content-Length": String(payload.length) }), ...headers }, statusline: "HTTP/1.1 200 OK",

@@ -26,7 +26,6 @@ after(async () => {
 
 const open = (sess, url) => openReplay(browser, sess, url);
 const close = (r) => r.close();
-const text = (s) => new TextEncoder().encode(s);
 
 // The browser takes a replayed body in one DevTools message: a body over 64 MiB is
 // not given whole. A page's fetch(), its XMLHttpRequest and its dedicated worker's
@@ -41,7 +40,7 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
   for (let i = 0; i < huge.length; i += 4096) huge[i] = (i >> 12) % 251; // not all zeros
   const packed = Buffer.from(`<!doctype html><p id="t">packed</p><!--${"x".repeat(64 << 20)}-->`);
   const id = await importWARC(browser, "huge.warc.gz", [
-    ["http://huge.example/", "text/html", text('<p id="t">huge</p>')],
+    ["http://huge.example/", "text/html", '<p id="t">huge</p>'],
     ["http://huge.example/huge.bin", "application/octet-stream", huge],
     ["http://huge.example/nolength.bin", "application/octet-stream", huge, true],
     ["http://huge.example/packed.html", "text/html", gzipSync(packed), false, { "Content-Encoding": "gzip" }],

@@ -17,7 +17,6 @@ after(async () => {
   await browser?.close();
 });
 
-const text = (s) => new TextEncoder().encode(s);
 
 // Any size: a body of 1 GiB (imported in segments of no given length) reaches a page's
 // fetch() whole as a stream, every byte as imported, the page keeping none of it.
@@ -26,7 +25,7 @@ test("a body of 1 GiB streams to a page's fetch(), every byte as imported", asyn
   const gib = new Uint8Array(size);
   for (let i = 0; i < size; i += 4096) gib[i] = (i >> 12) % 253;
   const id = await importWARC(browser, "gib.warc.gz", [
-    ["http://gib.example/", "text/html", text('<p id="t">gib</p>')],
+    ["http://gib.example/", "text/html", '<p id="t">gib</p>'],
     ["http://gib.example/gib.bin", "application/octet-stream", gib, true],
   ]);
   const r = await openReplay(browser, id, "http://gib.example/");

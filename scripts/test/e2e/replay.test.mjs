@@ -179,12 +179,11 @@ test("a page never recorded gets the \"not archived\" answer and is listed as mi
   await close(r);
 });
 
-const text = (s) => new TextEncoder().encode(s);
 
 test("an imported WARC/1.1 written by warcio.js replays", async () => {
   const id = await importWARC(browser, "warcio.warc.gz", [
-    ["http://warcio.example/", "text/html", text('<html><head><link rel="stylesheet" href="/s.css"></head><body><p id="t">written by warcio</p></body></html>')],
-    ["http://warcio.example/s.css", "text/css", text("#t { color: rgb(1, 2, 3) }")],
+    ["http://warcio.example/", "text/html", '<html><head><link rel="stylesheet" href="/s.css"></head><body><p id="t">written by warcio</p></body></html>'],
+    ["http://warcio.example/s.css", "text/css", "#t { color: rgb(1, 2, 3) }"],
   ]);
   const r = await open(id, "http://warcio.example/");
   assert.equal(await r.evaluate(() => document.getElementById("t").textContent), "written by warcio");
@@ -343,9 +342,9 @@ test("closing the replayed tab itself while its page asks all the time: no reque
 // cache: these are imported.)
 test("a page shown again from the back-forward cache sends what it held as it was left", async () => {
   const id = await importWARC(browser, "bfcache.warc.gz", [
-    ["http://bf.example/", "text/html", text('<p id="t">first</p>')],
-    ["http://bf.example/next", "text/html", text('<p id="t">next</p>')],
-    ["http://bf.example/ping", "text/plain", text("pong")],
+    ["http://bf.example/", "text/html", '<p id="t">first</p>'],
+    ["http://bf.example/next", "text/html", '<p id="t">next</p>'],
+    ["http://bf.example/ping", "text/plain", "pong"],
   ]);
   const r = await open(id, "http://bf.example/");
   await r.evaluate(() => {
