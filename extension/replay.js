@@ -345,6 +345,31 @@ addEventListener("pagehide", () => {
   else chrome.privacy.network.networkPredictionEnabled.clear({}).catch(() => {});
 });
 
+// A start that takes long says what it waits for: from 3 s on, the bar names the step
+// under way and how long it has waited (a bar that stayed at "Starting…" said nothing
+// of why). Each step ends with a mark of the timeline; the first mark not yet made
+// names the step.
+const startSteps = [
+  ["started", team ? "the team archive to open the replay (webkeep's core asks the team's Worker)" : "webkeep's core to open the session (its service worker may be starting)"],
+  ["ready", "the browser to say where this page's tab is"],
+  ["tabCreated", "the browser to open the replay tab"],
+  ["attached", "the browser to attach its debugger to the replay tab"],
+  ["navigate", "the replay tab to take its settings (its requests paused for the archive)"],
+  ["documentPaused", "the browser to ask for the page in the replay tab"],
+  ["documentAnswered", "the archive's answer for the page"],
+  ["documentFulfilled", "the browser to take the page's answer"],
+  ["", "the browser to show the page"],
+];
+const slowStartMs = 3000;
+const startWatch = setInterval(() => {
+  const state = $("state");
+  if (state.dataset.state !== "starting") return clearInterval(startWatch);
+  const waited = performance.timeOrigin + performance.now() - timeline.start;
+  if (!(waited >= slowStartMs)) return;
+  const [, what] = startSteps.find(([m]) => !m || !timeline[m]);
+  state.textContent = `Starting… waiting ${Math.round(waited / 1000)} s for ${what}.`;
+}, 1000);
+
 async function start() {
   mark("start");
   if (!session && !team) throw new Error("replay.html needs ?session=ID&url=URL (or ?team=1&url=URL)");
@@ -357,7 +382,7 @@ async function start() {
   if (pageURL) {
     loadBatch(pageURL);
     ready = Promise.all([chrome.tabs.getCurrent(), chrome.privacy.network.networkPredictionEnabled.set({ value: false })]);
-    ready.catch(() => {}); // its error is thrown below, after the start's
+    ready.then(() => mark("ready"), () => {}); // its error is thrown below, after the start's
   }
   const res = await api(team ? `/start?url=${encodeURIComponent(pageURL)}&ts=${encodeURIComponent(ts)}` : "/start", { method: "POST" });
   const info = await res.json();

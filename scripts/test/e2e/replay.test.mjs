@@ -15,7 +15,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { demoCalls, launch, startDemoSite, waitFor, guardPort } from "../../lib/browser.mjs";
 import { recordDemo } from "../../lib/replaywebpage.mjs";
-import { importWARC, openReplay, squash } from "../../lib/replay.mjs";
+import { attachReplay, importWARC, openReplay, squash } from "../../lib/replay.mjs";
 
 const bigSize = 24 << 20;
 let site, dir, browser, guard, session, base;
@@ -220,6 +220,23 @@ test("a replay of a session not in the archive says so, and leaves no tab behind
   await waitFor(() => pages().length === before + 1, `only the bar left open: ${JSON.stringify(pages())}`);
   assert.equal(await bar.getAttribute("body", "data-replay-tab"), null);
   await bar.close();
+});
+
+// A start that takes long names the step it waits for (here the debugger's attach,
+// held back 5 s in the bar), then replays as any other.
+test("a slow start says in the bar which step it waits for", async () => {
+  const earlier = new Set(browser.context.pages());
+  const bar = await browser.context.newPage();
+  await bar.addInitScript(() => {
+    const attach = chrome.debugger.attach.bind(chrome.debugger);
+    chrome.debugger.attach = (...a) => new Promise((r) => setTimeout(r, 5000)).then(() => attach(...a));
+  });
+  await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(session)}&url=${encodeURIComponent(`${base}/`)}`));
+  await bar.waitForFunction(() => /^Starting… waiting [3-9] s for the browser to attach its debugger to the replay tab\.$/.test(document.querySelector("#state").textContent),
+    null, { timeout: 10000 }).catch(async (e) => { throw new Error(`${e.message}; bar: ${await bar.textContent("#state")}`); });
+  const r = await attachReplay(browser, bar, earlier);
+  assert.equal(await bar.textContent("#state"), "Replaying in its own tab.");
+  await close(r);
 });
 
 // A replay's tab is its bar's: recording it would take its answers over (the core's
