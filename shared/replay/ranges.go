@@ -18,31 +18,28 @@ import (
 //
 // A request for one range of a 200 capture whose length is known gets 206 with
 // those bytes and Content-Range; a range past the end gets 416 with
-// "Content-Range: bytes */length". An open range ("bytes=N-") is answered with a
-// chunk from N, as streaming servers do, so that any size plays a chunk at a time.
-// The page gets a body in one message, so a small chunk comes fastest: a player's
-// first request and a seek (an open range of a URL that does not start where the
-// last one answered ended) get MinRangeChunk; a request that goes on from there gets
-// twice the last chunk, up to MaxRangeChunk, so that playing a capture through
-// takes few requests. A capture read for a range is kept open where the range
-// ended (one whose Response allows it, KeepOpen; a few of them, MaxKeptBodies), so
-// that a later range of the same payload reads on from there instead of from the
-// record's start, whose gzip member is inflated up to the range: playing a large
-// capture through reads it once. A range far on from any such body (a seek, back
-// or on) of a record webkeep wrote is read from where it lies in the record
-// (seek.go): the segments before it skipped, and a member stored whole
-// (warc.StoredMember: a large body that does not compress, a video) read from the
-// very byte, so that a seek costs about what it plays.
+// "Content-Range: bytes */length". An open range ("bytes=N-") is answered with
+// RangeChunk bytes from N, as streaming servers answer a chunk at a time, so that
+// any size plays; the player asks for the next. A player asks for one range at a
+// time, and after a seek it still waits for the answer to the range it asked for
+// before, which the page gets in one message whose cost grows with its size: a small
+// chunk keeps seeks short, and plays a video through as fast as larger ones did
+// (docs/benchmarks-history.md, "Seeks: one chunk size"). A capture read for a range
+// is kept open where the range ended (one whose Response allows it, KeepOpen; a few
+// of them, MaxKeptBodies), so that a later range of the same payload reads on from
+// there instead of from the record's start, whose gzip member is inflated up to the
+// range: playing a large capture through reads it once. A range far on from any
+// such body (a seek, back or on) of a record webkeep wrote is read from where it
+// lies in the record (seek.go): the segments before it skipped, and a member stored
+// whole (warc.StoredMember: a large body that does not compress, a video) read from
+// the very byte, so that a seek costs about what it plays.
 // A capture that was itself a 206 answers a range within the bytes it holds; a
 // range it does not hold is not archived (and listed as missed).
 // Several ranges, or a header that is not one, get the whole capture (200), which
 // RFC 9110 allows.
 
-// Bounds of the bytes an open range ("bytes=N-") gets in one answer.
-const (
-	MinRangeChunk = 256 << 10
-	MaxRangeChunk = 8 << 20
-)
+// RangeChunk is the most bytes an open range ("bytes=N-") gets in one answer.
+const RangeChunk = 256 << 10
 
 // MaxKeptBodies bounds the bodies kept open after a range (each holds a stored chunk
 // of its record, and the inflater's window).
@@ -173,10 +170,8 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		why := fmt.Sprintf("the archive holds %s of it, not the range asked for (%s)", held, want)
 		return RespondNotArchived(w, r, why, holder), nil, true
 	}
-	var chunk int64
 	if want.open {
-		chunk = streams.chunk(r.URL, want.first)
-		want.last = min(want.last, want.first+chunk-1)
+		want.last = min(want.last, want.first+RangeChunk-1)
 	}
 	want.last = min(want.last, held.last, want.first+max-1)
 	// The body to read the range from: one kept where an earlier range of the same
@@ -236,9 +231,6 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		return a, fmt.Errorf("%w: %s: %s", ErrCut, r.URL, a.Why), true
 	}
 	done(want.last+1, false)
-	if want.open {
-		streams.answered(r.URL, want.last+1, chunk)
-	}
 	return a, nil, true
 }
 
@@ -246,44 +238,6 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 // where it lies in its record (Response.seek) rather than by reading on: the
 // bytes between, read and dropped, cost more than opening the record there.
 const seekGap = 1 << 20
-
-// streams are the open ranges answered last: where each URL's ended, and its chunk.
-var streams = rangeStreams{last: map[string]rangeStream{}}
-
-// maxStreams bounds the URLs whose last open range streams remembers; past it, all
-// are forgotten (their next requests get MinRangeChunk).
-const maxStreams = 64
-
-// rangeStreams remembers the last open range answered of each URL (a few of them).
-type rangeStreams struct {
-	mu   sync.Mutex
-	last map[string]rangeStream
-}
-
-// A rangeStream is the last open range of a URL answered: where it ended (the next
-// byte) and the chunk it was given.
-type rangeStream struct{ end, chunk int64 }
-
-// chunk returns the bytes an open range of url from first gets: twice the last one's
-// when it goes on where that ended, up to MaxRangeChunk; else MinRangeChunk.
-func (s *rangeStreams) chunk(url string, first int64) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st, ok := s.last[url]; ok && st.end == first {
-		return min(2*st.chunk, MaxRangeChunk)
-	}
-	return MinRangeChunk
-}
-
-// answered notes an open range of url answered up to end (its next byte) with chunk.
-func (s *rangeStreams) answered(url string, end, chunk int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.last[url]; !ok && len(s.last) >= maxStreams {
-		clear(s.last)
-	}
-	s.last[url] = rangeStream{end, chunk}
-}
 
 // openBodies are the bodies kept open after a range, the most recent last.
 var openBodies = keptBodies{}
