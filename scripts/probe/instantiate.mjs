@@ -1,4 +1,4 @@
-// What starting the team archive's Go instance costs before Go runs (docs/limits.md):
+// What starting the team archive's Go instance costs before Go runs (docs/benchmarks-history.md, "The Worker's Go instance for each request"):
 // node instantiates the built Worker module (dist/worker/app.wasm, which imports its
 // memory) N times with wasm_exec.js's imports, each time in a new memory, then in one
 // memory kept and cleared as wasm/worker/glue/worker.mjs does, and prints the medians.
