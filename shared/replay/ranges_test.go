@@ -142,7 +142,7 @@ func TestServeRangesSeekSegments(t *testing.T) {
 		}{
 			{4*mib + 1234, RangeChunk + 6*16<<10}, // the heads of the segments before it read too
 			{mib + 7, RangeChunk},
-			{3*mib - 1000, RangeChunk},               // on into the next segment
+			{3*mib - 1000, RangeChunk},                  // on into the next segment
 			{5*mib + 100<<10, 5*mib/2 - 100<<10 + 4096}, // in the compressed tail: inflated from its start
 		} {
 			src.n.Store(0)
