@@ -28,7 +28,8 @@ import (
 // is kept open where the range ended (one whose Response allows it, KeepOpen; a few
 // of them, MaxKeptBodies), so that a later range of the same payload reads on from
 // there instead of from the record's start, whose gzip member is inflated up to the
-// range: playing a large capture through reads it once. A range far on from any
+// range: playing a large capture through reads it about once (and each answer
+// its record's head, opened anew). A range far on from any
 // such body (a seek, back or on) of a record webkeep wrote is read from where it
 // lies in the record (seek.go): the segments before it skipped, and a member stored
 // whole (warc.StoredMember: a large body that does not compress, a video) read from
