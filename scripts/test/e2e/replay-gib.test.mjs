@@ -17,7 +17,6 @@ after(async () => {
   await browser?.close();
 });
 
-
 // Any size: a body of 1 GiB (imported in segments of no given length) reaches a page's
 // fetch() whole as a stream, every byte as imported, the page keeping none of it.
 test("a body of 1 GiB streams to a page's fetch(), every byte as imported", async () => {
