@@ -203,9 +203,12 @@ func (tm *team) serve(ctx context.Context, w httpmsg.ResponseWriter, r *replay.R
 	if !ok {
 		return replay.RespondNotArchived(w, r, "", "the team archive"), nil
 	}
-	resp, err := tm.open(ctx, m.Capture, line)
-	if err != nil {
-		return replay.RespondNotArchived(w, r, err.Error(), "the team archive"), nil
+	open := func() (*replay.Response, error) { return tm.open(ctx, m.Capture, line) }
+	resp, ok := replay.Resume(tm.record(m.Capture, line), r, open)
+	if !ok {
+		if resp, err = open(); err != nil {
+			return replay.RespondNotArchived(w, r, err.Error(), "the team archive"), nil
+		}
 	}
 	defer resp.Close()
 	return replay.Respond(w, r, m, resp, replay.DefaultMaxBody, "the team archive")
@@ -228,7 +231,7 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.R
 			return nil, teamRecordError(line, err)
 		}
 		resp.SeekWith(tm.seekIn(files, line.path()))
-		return closingWith(resp, f), nil
+		return tm.closingWith(resp, f, c, line), nil
 	}
 	// The revisit, whole: its WARC header names the original's URL and date.
 	if c.Length <= 0 || c.Length > maxTeamRevisit {
@@ -274,7 +277,7 @@ func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.R
 	}
 	rev.UseBody(orig)
 	rev.Capture = c
-	return closingWith(rev, of), nil
+	return tm.closingWith(rev, of, c, line), nil
 }
 
 // seekIn returns how a range far into a capture's body, in the bundle file at path,
@@ -288,11 +291,19 @@ func (tm *team) seekIn(ctx context.Context, path string) func(off, n int64) io.R
 	}
 }
 
-// closingWith makes resp's Body close f too, and lets a range answer keep it open.
-func closingWith(resp *replay.Response, f *teamFile) *replay.Response {
+// closingWith makes resp's Body close f too, and lets a range answer keep it open,
+// with resp's head for the next range of the capture (replay.Resume).
+func (tm *team) closingWith(resp *replay.Response, f *teamFile, c cdx.Entry, line teamLine) *replay.Response {
 	resp.Body = teamBody{resp.Body, f}
 	resp.KeepOpen = true
+	resp.Record = tm.record(c, line)
 	return resp
+}
+
+// record names the record of capture c, of line, among all those replayed
+// (replay.Response.Record): the team archive's, its bundle's file's and its offset.
+func (tm *team) record(c cdx.Entry, line teamLine) string {
+	return fmt.Sprintf("team archive %s, %s, offset %d", tm.settings.get().TeamEndpoint, line.path(), c.Offset)
 }
 
 // teamBody is a capture's body read from a teamFile, which its Close closes too.

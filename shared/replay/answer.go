@@ -92,9 +92,13 @@ func (ix *Index) Serve(w httpmsg.ResponseWriter, r *Request, at string, f File) 
 	if !ok {
 		return RespondNotArchived(w, r, "", "this session"), nil
 	}
-	resp, err := ix.Open(f, m.Capture)
-	if err != nil {
-		return RespondNotArchived(w, r, err.Error(), "this session"), nil
+	open := func() (*Response, error) { return ix.Open(f, m.Capture) }
+	resp, ok := Resume(ix.record(m.Capture), r, open)
+	if !ok {
+		var err error
+		if resp, err = open(); err != nil {
+			return RespondNotArchived(w, r, err.Error(), "this session"), nil
+		}
 	}
 	defer resp.Close()
 	return Respond(w, r, m, resp, cmp.Or(ix.MaxBody, DefaultMaxBody), "the session's WARC")

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/webkeep/webkeep/shared/cdx"
 )
@@ -41,7 +42,12 @@ type Index struct {
 	// MaxBody is the longest body Serve gives a request, in bytes; zero means
 	// DefaultMaxBody.
 	MaxBody int64
+
+	id uint64 // tells its captures' records from another index's (Response.Record)
 }
+
+// indexes counts the indexes made, to number them.
+var indexes atomic.Uint64
 
 // ReadIndex reads CDXJ lines (in any order) from r. A line that cannot be parsed is
 // skipped and listed in Problems; only a read error fails.
@@ -105,7 +111,7 @@ func readIndex(r io.Reader, keep func(*cdx.Entry) bool) (*Index, error) {
 
 // newIndex makes the index of captures, each a response or a revisit (answers).
 func newIndex(captures []cdx.Entry) *Index {
-	ix := &Index{captures: captures, byDigest: map[string][]int{}}
+	ix := &Index{captures: captures, byDigest: map[string][]int{}, id: indexes.Add(1)}
 	slices.SortStableFunc(ix.captures, func(a, b cdx.Entry) int {
 		if c := strings.Compare(a.URLKey, b.URLKey); c != 0 {
 			return c

@@ -48,6 +48,11 @@ type Response struct {
 	// Close must then release all that Body reads from. Index.Open sets it for a
 	// session's captures, whose file stays open.
 	KeepOpen bool
+	// Record names the capture's record among all those replayed (its archive's,
+	// its file's and its offset), for a range answer to keep the response's head
+	// under, with its body, and Resume to find it; "" keeps none. Index.Open sets it
+	// for a session's captures; the team archive's replay names its own.
+	Record string
 
 	// place is where Body lies in its file, for a range far into it (seek).
 	place bodyPlace
@@ -105,6 +110,7 @@ func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
 		return nil, err
 	}
 	resp.KeepOpen = true
+	resp.Record = ix.record(c)
 	if c.Mime != revisitMime {
 		return resp, nil
 	}
@@ -123,6 +129,12 @@ func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
 	}
 	resp.UseBody(o)
 	return resp, nil
+}
+
+// record names the record of capture c (Response.Record): an Index is served from
+// one file.
+func (ix *Index) record(c cdx.Entry) string {
+	return fmt.Sprintf("index %d, offset %d", ix.id, c.Offset)
 }
 
 // OpenRecord reads the answer of capture c from its own record in f alone: a

@@ -28,8 +28,10 @@ import (
 // is kept open where the range ended (one whose Response allows it, KeepOpen; a few
 // of them, MaxKeptBodies), so that a later range of the same payload reads on from
 // there instead of from the record's start, whose gzip member is inflated up to the
-// range: playing a large capture through reads it about once (and each answer
-// its record's head, opened anew). A range far on from any
+// range: playing a large capture through reads it about once. The response's head
+// (status, header, where its body lies) is kept with the body, under the name of
+// its record (Response.Record), and answers the next range of that record without
+// the record being opened again (Resume). A range far on from any
 // such body (a seek, back or on) of a record webkeep wrote is read from where it
 // lies in the record (seek.go): the segments before it skipped, and a member stored
 // whole (warc.StoredMember: a large body that does not compress, a video) read from
@@ -190,7 +192,7 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 	if want.first-at > seekGap {
 		if b, ok := resp.seek(want.first - held.first); ok {
 			if took {
-				openBodies.keep(payload, k.body, k.at)
+				openBodies.keep(k)
 			}
 			body, at = b, want.first
 		}
@@ -204,7 +206,7 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 			if body == resp.Body {
 				resp.Body = io.NopCloser(strings.NewReader("")) // the caller's Close is not this body's now
 			}
-			openBodies.keep(payload, body, next)
+			openBodies.keep(keptBody{payload: payload, body: body, at: next, head: resp.head()})
 		case body != resp.Body:
 			body.Close()
 		}
@@ -252,11 +254,75 @@ type keptBodies struct {
 
 // A keptBody is a payload's body read up to at (the offset, in the representation,
 // of the next byte it gives). payload names the payload and the bytes its capture
-// holds: its digest, the range held and the length.
+// holds: its digest, the range held and the length. head is the response it is the
+// body of, without its Body, for Resume.
 type keptBody struct {
 	payload string
 	body    io.ReadCloser
 	at      int64
+	head    Response
+}
+
+// head returns r without its Body, its header its own copy: what Resume answers with.
+func (r *Response) head() Response {
+	h := *r
+	h.Body, h.Header = nil, r.Header.Clone()
+	return h
+}
+
+// Resume returns the response of the capture whose record is named record
+// (Response.Record), for r, a GET with a Range, when an earlier range answer of
+// that record kept its body open: the head of that answer's response (its status,
+// header and where its body lies), read from no file, so that a player asking for
+// range after range of a capture has its record opened once. The range is then
+// read on from the body kept, or from where it lies in the record; the Body
+// returned, read only when neither can answer it, opens the capture by open
+// first. ok is false when no body of record is kept, or r asks for no range: the
+// caller opens the capture itself.
+func Resume(record string, r *Request, open func() (*Response, error)) (resp *Response, ok bool) {
+	if record == "" || r.Method != "GET" || r.Header.Get("Range") == "" {
+		return nil, false
+	}
+	openBodies.mu.Lock()
+	defer openBodies.mu.Unlock()
+	for _, k := range openBodies.bodies {
+		if k.head.Record == record {
+			h := k.head
+			h.Header = k.head.Header.Clone()
+			h.Body = &openedOnRead{open: open}
+			return &h, true
+		}
+	}
+	return nil, false
+}
+
+// openedOnRead is a response's Body that opens the response when first read.
+type openedOnRead struct {
+	open func() (*Response, error)
+	body io.ReadCloser
+	err  error
+}
+
+func (o *openedOnRead) Read(p []byte) (int, error) {
+	if o.body == nil && o.err == nil {
+		resp, err := o.open()
+		if err != nil {
+			o.err = fmt.Errorf("opening the record again: %w", err)
+		} else {
+			o.body = resp.Body
+		}
+	}
+	if o.err != nil {
+		return 0, o.err
+	}
+	return o.body.Read(p)
+}
+
+func (o *openedOnRead) Close() error {
+	if o.body == nil {
+		return nil
+	}
+	return o.body.Close()
 }
 
 // take removes and returns the body of payload that has read furthest without
@@ -281,11 +347,10 @@ func (k *keptBodies) take(payload string, first int64) (b keptBody, ok bool) {
 	return b, true
 }
 
-// keep keeps body, of payload, read up to at; past MaxKeptBodies, the one kept
-// longest is closed.
-func (k *keptBodies) keep(payload string, body io.ReadCloser, at int64) {
+// keep keeps b; past MaxKeptBodies, the one kept longest is closed.
+func (k *keptBodies) keep(b keptBody) {
 	k.mu.Lock()
-	k.bodies = append(k.bodies, keptBody{payload, body, at})
+	k.bodies = append(k.bodies, b)
 	var out []keptBody
 	if n := len(k.bodies) - MaxKeptBodies; n > 0 {
 		out = slices.Clone(k.bodies[:n])

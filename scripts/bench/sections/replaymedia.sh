@@ -32,12 +32,14 @@ echo "\`go test -run '^\$' -bench 'PlayThrough|Seek' -benchtime 5x ./shared/repl
 echo "bytes, in a gzip WARC/1.1, stored whole as webkeep stores a body that does not compress)"
 echo "answered in open ranges of 256 KiB from its start to its end, as a player asks; then eight"
 echo "seeks back and forth (open ranges at 60, 5, 40, 20, 55, 10, 30 and 2 MiB)."
-echo "A range reads on from where the last one ended (its body kept open), so each byte of the"
-echo "record is read about once, and each answer its record's head (up to 64 KiB) again (before"
+echo "A range reads on from where the last one ended (its body kept open, with its response's"
+echo "head, so the record is opened once), and each byte of the record is read about once (before"
 echo "2026-12-02 each range read the record from its start: 5.58 bytes read for each played, 428"
 echo "MB/s; before 2026-12-04 the answers grew to 8 MiB as the ranges went on: 13 requests, 1.01"
-echo "bytes read for each played, 1652 MB/s); a range further on than 1 MiB is read from where it"
-echo "lies in the record (before 2026-12-02, 10.0 MiB read and 4.3 ms a seek, in the same benchmark)."
+echo "bytes read for each played, 1652 MB/s; until later that day each answer opened its record"
+echo "again for its head: 1.249 bytes read for each played); a range further on than 1 MiB is read from"
+echo "where it lies in the record (before 2026-12-02, 10.0 MiB read and 4.3 ms a seek, in the same"
+echo "benchmark)."
 echo
 go test -run '^$' -bench 'PlayThrough|Seek' -benchtime 5x ./shared/replay | awk '/^BenchmarkServeRangesPlayThrough/ {
   for (i = 2; i <= NF; i++) {
