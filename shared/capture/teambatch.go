@@ -227,7 +227,7 @@ func (tm *team) workerBatch(ctx context.Context, page, at string) (b []byte, too
 const maxBatchesAsked = 1024
 
 // teamBatchAsked is a batch asked of the Worker: of page as of at, in the team
-// archive at endpoint.
+// archive at endpoint (or a URL asked for by range: teamReplay.ranged).
 type teamBatchAsked struct{ endpoint, page, at string }
 
 // teamBatchGot is the batch the Worker answered: its key among the kept batches and

@@ -59,7 +59,22 @@ type teamReplay struct {
 	// Worker: one that predates the route, not asked again.
 	noWorkerBatch string
 	asked         map[teamBatchAsked]teamBatchGot // the capture of each batch the Worker made
+	// The capture found for each URL asked for by range in this replay: the later
+	// ranges (a player's, a chunk at a time) are answered from it, without asking
+	// the archive's CDX server again, and from the same capture should a newer one
+	// be uploaded meanwhile.
+	ranged map[teamBatchAsked]teamFound
 }
+
+// teamFound is a capture found in the team archive, and its line.
+type teamFound struct {
+	m    replay.Match
+	line teamLine
+}
+
+// maxRangedURLs bounds the URLs whose capture a replay remembers for their
+// ranges (teamReplay.ranged); past it, all are forgotten.
+const maxRangedURLs = 256
 
 // routeReplay adds the team archive's captures of a URL and the replay from the
 // team archive: the replay API of a session (replays.routes) under /api/team/replay.
@@ -110,6 +125,7 @@ func (tm *team) routeReplay(mux *routeTable) {
 		t.log.Reset()
 		t.mu.Lock()
 		t.captures = len(list)
+		t.ranged = nil
 		t.mu.Unlock()
 		writeJSON(w, httpmsg.StatusOK, map[string]any{
 			"session":  map[string]string{"id": "team", "name": "Team archive at " + tm.settings.get().TeamEndpoint},
@@ -196,7 +212,7 @@ func (t *teamReplay) view() replayLog {
 // replay.ErrCut means the body was cut after the answer began; a *teamAskError,
 // that the archive's index could not be asked and nothing was written.
 func (tm *team) serve(ctx context.Context, w httpmsg.ResponseWriter, r *replay.Request, at string) (replay.Answer, error) {
-	m, line, ok, err := tm.lookup(ctx, r, at)
+	m, line, ok, err := tm.lookupRanged(ctx, r, at)
 	if err != nil {
 		return replay.Answer{URL: r.URL}, &teamAskError{err}
 	}
@@ -212,6 +228,33 @@ func (tm *team) serve(ctx context.Context, w httpmsg.ResponseWriter, r *replay.R
 	}
 	defer resp.Close()
 	return replay.Respond(w, r, m, resp, replay.DefaultMaxBody, "the team archive")
+}
+
+// lookupRanged is lookup, but for a GET with a Range whose URL this replay has
+// found a capture of before (at the same time): that capture, the archive not asked
+// again (teamReplay.ranged).
+func (tm *team) lookupRanged(ctx context.Context, r *replay.Request, at string) (m replay.Match, line teamLine, ok bool, err error) {
+	if r.Method != httpmsg.MethodGet || r.Header.Get("Range") == "" {
+		return tm.lookup(ctx, r, at)
+	}
+	key := teamBatchAsked{tm.settings.get().TeamEndpoint, r.URL, at}
+	t := &tm.replay
+	t.mu.Lock()
+	found, had := t.ranged[key]
+	t.mu.Unlock()
+	if had {
+		return found.m, found.line, true, nil
+	}
+	if m, line, ok, err = tm.lookup(ctx, r, at); !ok || err != nil {
+		return m, line, ok, err
+	}
+	t.mu.Lock()
+	if t.ranged == nil || len(t.ranged) >= maxRangedURLs {
+		t.ranged = map[teamBatchAsked]teamFound{}
+	}
+	t.ranged[key] = teamFound{m, line}
+	t.mu.Unlock()
+	return m, line, true, nil
 }
 
 // open reads the answer of capture c (of line) from the team archive: its
