@@ -31,7 +31,7 @@ const fileLink = (a) => Object.assign(document.createElement("a"), { href: fileU
 // time each happened, for the benchmark's breakdown of a first load
 // (scripts/bench/replay.mjs). Also the requests answered, counted by where their answer
 // came from, and the first 50 of them with when each was paused and fulfilled.
-const timeline = { paused: 0, batch: 0, kept: 0, core: 0, requests: [] };
+const timeline = { paused: 0, batch: 0, kept: 0, ahead: 0, core: 0, requests: [] };
 const mark = (name, last) => { if (last || !timeline[name]) timeline[name] = performance.timeOrigin + performance.now(); };
 
 const decodeAnswer = (h) => JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(h || "")));
@@ -52,6 +52,7 @@ const showLog = () => {
       captures = log.captures; // the session grew while it is replayed: its answers are asked for anew
       batches.clear();
       kept.clear();
+      ahead.clear();
     }
     $("replay-answered").textContent = String(log.answered);
     $("replay-missed-count").textContent = String(log.missed.length);
@@ -132,6 +133,40 @@ const keep = (key, got) => {
   kept.set(key, got);
   while (kept.size > keptAnswers) kept.delete(kept.keys().next().value);
 };
+// A media element reads a video a range at a time ("bytes=N-"), each answer the
+// core's RangeChunk (256 KiB), and asks for the next where the last ended: that
+// range is asked of the core as soon as the one before is given, so that its answer
+// is ready when the element asks (the core logs it when the bar says it was given).
+const ahead = new Map(); // URL and first byte -> promise of { a, body }, or null
+const maxAhead = 4;
+const rangeHeader = (headers) => Object.keys(headers || {}).find((h) => h.toLowerCase() === "range");
+const openRangeFirst = (headers) => {
+  const m = /^bytes=(\d+)-$/.exec((headers?.[rangeHeader(headers)] || "").trim());
+  return m ? Number(m[1]) : null;
+};
+const askAhead = (request, resourceType, a) => {
+  const range = a.status === 206 && /^bytes (\d+)-(\d+)\/(\d+)$/.exec(a.headers.find((h) => h.name.toLowerCase() === "content-range")?.value || "");
+  if (!range || Number(range[2]) + 1 >= Number(range[3])) return;
+  const key = `${request.url} ${Number(range[2]) + 1}`;
+  if (ahead.has(key)) return;
+  const headers = { ...request.headers, [rangeHeader(request.headers)]: `bytes=${Number(range[2]) + 1}-` };
+  ahead.set(key, askCore({ ...request, headers }, resourceType, true).catch(() => null));
+  while (ahead.size > maxAhead) ahead.delete(ahead.keys().next().value);
+};
+// askCore asks the core for the answer to request (ahead: before the page asks).
+const askCore = async (request, resourceType, asked) => {
+  const res = await api(`/answer?ts=${encodeURIComponent(ts)}${asked ? "&ahead=1" : ""}`, {
+    method: "POST",
+    body: JSON.stringify({ method: request.method, url: request.url, headers: request.headers, resourceType, postDataEntries: request.postDataEntries }),
+  });
+  if (!res.ok) throw new Error(`${request.url}: ${(await res.json()).error}`);
+  const a = decodeAnswer(res.headers.get("X-Webkeep-Answer"));
+  // The core ends a body it cannot give whole with an error (the bar's list
+  // of what was not replayed says why): the request fails, never ends short.
+  const body = await res.arrayBuffer().catch(() => { throw new Error(`${request.url}: not replayed (its body is not whole; see "In the archive, not replayed")`); });
+  return { a, body: new Uint8Array(body) };
+};
+
 const fromBatch = async (url) => {
   for (const b of batch) {
     if (!b.answers.has(url) && b.loaded) await b.loaded;
@@ -162,25 +197,24 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     }
     // A Range request (a media element's) is the core's to answer: the batch and the
     // answers kept hold whole bodies.
-    const ranged = Object.keys(request.headers || {}).some((h) => h.toLowerCase() === "range");
+    const ranged = rangeHeader(request.headers) !== undefined;
+    const rangeFirst = ranged && request.method === "GET" ? openRangeFirst(request.headers) : null;
     let got = request.method === "GET" && !request.hasPostData && !ranged && await fromBatch(request.url);
     const key = got || ranged ? null : requestKey(request, resourceType);
     let from = got ? "batch" : "kept";
     got ||= kept.get(key);
+    const early = rangeFirst === null ? undefined : ahead.get(`${request.url} ${rangeFirst}`);
+    if (!got && early) {
+      ahead.delete(`${request.url} ${rangeFirst}`);
+      got = await early; // null if it failed: asked again
+      from = "ahead";
+    }
     if (!got) {
-      const res = await api(`/answer?ts=${encodeURIComponent(ts)}`, {
-        method: "POST",
-        body: JSON.stringify({ method: request.method, url: request.url, headers: request.headers, resourceType, postDataEntries: request.postDataEntries }),
-      });
-      if (!res.ok) throw new Error(`${request.url}: ${(await res.json()).error}`);
-      const a = decodeAnswer(res.headers.get("X-Webkeep-Answer"));
-      // The core ends a body it cannot give whole with an error (the bar's list
-      // of what was not replayed says why): the request fails, never ends short.
-      const body = await res.arrayBuffer().catch(() => { throw new Error(`${request.url}: not replayed (its body is not whole; see "In the archive, not replayed")`); });
-      got = { a, body: new Uint8Array(body) };
+      got = await askCore(request, resourceType, false);
       from = "core";
       keep(key, got);
     }
+    if (rangeFirst !== null) askAhead(request, resourceType, got.a);
     const { a, body } = got;
     timeline[from]++;
     step.from = from;
@@ -204,7 +238,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     if (doc) mark("documentFulfilled");
     mark("lastFulfilled", true);
     if (from === "batch") served.push(request.url);
-    else if (from === "kept" && !a.stream) { // a stream is logged as the page takes it, or not
+    else if ((from === "kept" || from === "ahead") && !a.stream) { // a stream is logged as the page takes it, or not
       const { url, archived, approximate, timestamp, why } = a;
       servedAgain.push({ url, archived, approximate, timestamp, why });
     }

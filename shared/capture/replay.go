@@ -111,6 +111,11 @@ type replayPage struct {
 // /api/replay/{id}/answer reads.
 const maxReplayedBody = 64 << 20
 
+// askedAhead reports whether an answer is asked for ahead of the page (ahead=1): the
+// next range of a media element's, which the replay bar gives the page when it asks
+// for it, and then logs (served), or never. Such an answer is not logged.
+func askedAhead(r *httpmsg.Request) bool { return r.URL.Query().Get("ahead") == "1" }
+
 // maxServedList is the largest list of URLs that /api/replay/{id}/served reads.
 const maxServedList = 1 << 20
 
@@ -155,7 +160,9 @@ func (rs *replays) routes(mux *routeTable) {
 			return
 		}
 		a, err := rp.index.Serve(w, req, r.URL.Query().Get("ts"), rp.file)
-		rp.log.Add(a)
+		if !askedAhead(r) {
+			rp.log.Add(a)
+		}
 		if err != nil {
 			panic(httpmsg.ErrAbortHandler) // the body is not whole (ErrCut): the answer fails
 		}

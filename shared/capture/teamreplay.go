@@ -142,18 +142,23 @@ func (tm *team) routeReplay(mux *routeTable) {
 			at = "" // as a session's replay reads it: the latest
 		}
 		a, err := tm.serve(r.Context(), w, req, at)
+		logged := func(a replay.Answer) {
+			if !askedAhead(r) {
+				tm.replay.log.Add(a)
+			}
+		}
 		var asked *teamAskError
 		switch {
 		case errors.As(err, &asked):
 			// Nothing was written: the replay page says why, and fails the request.
-			tm.replay.log.Add(replay.Answer{URL: req.URL})
+			logged(replay.Answer{URL: req.URL})
 			writeError(w, asked)
 			return
 		case err != nil:
-			tm.replay.log.Add(a)
+			logged(a)
 			panic(httpmsg.ErrAbortHandler) // the body is not whole (ErrCut): the answer fails
 		}
-		tm.replay.log.Add(a)
+		logged(a)
 	})
 	mux.HandleFunc("GET /api/team/replay/batch", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
 		at := r.URL.Query().Get("ts")

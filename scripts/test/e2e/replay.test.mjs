@@ -105,6 +105,14 @@ test("Range requests to the 24 MB capture get 206 with those bytes, or 416", asy
   assert.deepEqual(got.next, { status: 206, range: `bytes ${(8 << 20) + (256 << 10)}-${(8 << 20) + (512 << 10) - 1}/${got.size}`, length: 256 << 10, sha: got.nextWant });
   assert.equal(got.past.status, 416);
   assert.equal(got.past.range, `bytes */${got.size}`);
+  // The range that went on where the last ended had been asked of the core ahead,
+  // and was given from it (its bytes checked above); the log counts each request
+  // answered once: none asked ahead and never given (the one after "next").
+  assert.ok(await r.bar.evaluate(() => timeline.ahead) >= 1, "no range was given from an answer asked ahead");
+  await waitFor(async () => {
+    const [answered, paused] = await Promise.all([r.bar.textContent("#replay-answered"), r.bar.evaluate(() => timeline.paused)]);
+    return Number(answered) === paused;
+  }, "the log to count each request answered once");
   await close(r);
 }, { timeout: 300000 });
 
