@@ -89,7 +89,7 @@ for (const b of bitrates) results.push(await measure(b));
 const ms = (xs) => `${median(xs).toFixed(0)} ms (p90 ${quantile(xs, 0.9).toFixed(0)})`;
 console.log("## Replay of a video and of large bodies in webkeep");
 console.log();
-console.log(`\`node scripts/bench/replaymedia.mjs --runs ${runs} --bitrates ${bitrates.join(",")}\`: a ${seconds} s VP8 WebM (640x360, a keyframe a second, made by ffmpeg of its test pattern with grain, so that it takes the bitrate asked for) of each bitrate on the demo site's /watch page, recorded played through and seeked; then ${runs} times the page opened live and in a new replay, alternating, each timing the first frame after play() and seeks to ${seeks.join(", ")} s, from the page's clock. A player asks by Range, and replay answers an open range with 256 KiB at a time (docs/replay.md).`);
+console.log(`\`node scripts/bench/replaymedia.mjs --runs ${runs} --bitrates ${bitrates.join(",")}\`: a ${seconds} s VP8 WebM (640x360, a keyframe a second, made by ffmpeg of its test pattern with grain, so that it takes the bitrate asked for) of each bitrate on the demo site's /watch page, recorded played through and seeked; then ${runs} times the page opened live and in a new replay, alternating, each timing the first frame after play() and seeks to ${seeks.join(", ")} s, from the page's clock. A player asks by Range, and replay answers an open range with 256 KiB at a time, the bar asking for the next one ahead (docs/replay.md).`);
 console.log();
 console.log("| video | measure | live | replay | replay / live |");
 console.log("|---|---|---|---|---|");
