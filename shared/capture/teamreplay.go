@@ -265,7 +265,7 @@ func (tm *team) lookupRanged(ctx context.Context, r *replay.Request, at string) 
 // open reads the answer of capture c (of line) from the team archive: its
 // record by Range from its bundle; a revisit's header from its own record and its
 // payload from its original's. The Body's Close ends the requests it reads by.
-// The Body may be kept open after a range answer (replay.Response.KeepOpen) for the
+// The Body may be kept open after a range answer (it names its record, replay.Response.Record) for the
 // next range to read on from, so the requests of the file it reads outlive the API
 // request asking (files, not cancelled with ctx): a team video played through reads
 // its record once, not from its start for each range.
@@ -343,7 +343,6 @@ func (tm *team) seekIn(ctx context.Context, path string) func(off, n int64) io.R
 // with resp's head for the next range of the capture (replay.Resume).
 func (tm *team) closingWith(resp *replay.Response, f *teamFile, c cdx.Entry, line teamLine) *replay.Response {
 	resp.Body = teamBody{resp.Body, f}
-	resp.KeepOpen = true
 	resp.Record = tm.record(c, line)
 	return resp
 }

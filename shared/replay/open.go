@@ -43,15 +43,13 @@ type Response struct {
 	// Capture is the capture that answered; Original, for a revisit, the capture
 	// whose payload Body is.
 	Capture, Original cdx.Entry
-	// KeepOpen lets a range answer keep Body open after it, for a later range of
-	// the same payload to read on from (ranges.go), and close it later: Body's
-	// Close must then release all that Body reads from. Index.Open sets it for a
-	// session's captures, whose file stays open.
-	KeepOpen bool
 	// Record names the capture's record among all those replayed (its archive's,
-	// its file's and its offset), for a range answer to keep the response's head
-	// under, with its body, and Resume to find it; "" keeps none. Index.Open sets it
-	// for a session's captures; the team archive's replay names its own.
+	// its file's and its offset). A range answer of a named record keeps Body open
+	// after it, under that name with the response's head, for a later range of the
+	// same payload to read on from and Resume to find (ranges.go), and closes it
+	// later: Body's Close must then release all that Body reads from. "" keeps
+	// nothing open. Index.Open names a session's captures, whose file stays open;
+	// the team archive's replay names its own.
 	Record string
 
 	// place is where Body lies in its file, for a range far into it (seek).
@@ -109,7 +107,6 @@ func (ix *Index) Open(f File, c cdx.Entry) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.KeepOpen = true
 	resp.Record = ix.record(c)
 	if c.Mime != revisitMime {
 		return resp, nil

@@ -25,13 +25,13 @@ import (
 // before, which the page gets in one message whose cost grows with its size: a small
 // chunk keeps seeks short, and plays a video through as fast as larger ones did
 // (docs/benchmarks-history.md, "Seeks: one chunk size"). A capture read for a range
-// is kept open where the range ended (one whose Response allows it, KeepOpen; a few
-// of them, MaxKeptBodies), so that a later range of the same payload reads on from
-// there instead of from the record's start, whose gzip member is inflated up to the
-// range: playing a large capture through reads it about once. The response's head
-// (status, header, where its body lies) is kept with the body, under the name of
-// its record (Response.Record), and answers the next range of that record without
-// the record being opened again (Resume). A range far on from any
+// is kept open where the range ended (one whose Response names its record,
+// Response.Record; a few of them, MaxKeptBodies), so that a later range of the same
+// payload reads on from there instead of from the record's start, whose gzip member
+// is inflated up to the range: playing a large capture through reads it about once.
+// The response's head (status, header, where its body lies) is kept with the body,
+// under that name, and answers the next range of that record without the record
+// being opened again (Resume). A range far on from any
 // such body (a seek, back or on) of a record webkeep wrote is read from where it
 // lies in the record (seek.go): the segments before it skipped, and a member stored
 // whole (warc.StoredMember: a large body that does not compress, a video) read from
@@ -180,7 +180,7 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 	// The body to read the range from: one kept where an earlier range of the same
 	// payload ended, if it ended at or before this one's start; else this capture's.
 	payload := ""
-	if d := cmp.Or(resp.Original.Digest, resp.Capture.Digest); resp.KeepOpen && d != "" {
+	if d := cmp.Or(resp.Original.Digest, resp.Capture.Digest); resp.Record != "" && d != "" {
 		payload = fmt.Sprintf("%s %s/%s", d, held, formatTotal(total))
 	}
 	body, at := resp.Body, held.first
