@@ -265,10 +265,10 @@ func (tm *team) lookupRanged(ctx context.Context, r *replay.Request, at string) 
 // open reads the answer of capture c (of line) from the team archive: its
 // record by Range from its bundle; a revisit's header from its own record and its
 // payload from its original's. The Body's Close ends the requests it reads by.
-// The Body may be kept open after a range answer (it names its record, replay.Response.Record) for the
-// next range to read on from, so the requests of the file it reads outlive the API
-// request asking (files, not cancelled with ctx): a team video played through reads
-// its record once, not from its start for each range.
+// The response names its record (replay.Response.Record), so its Body may be kept
+// open after a range answer for the next range to read on from: the requests of the
+// file it reads outlive the API request asking (files, not cancelled with ctx), and a
+// team video played through reads its record once, not from its start for each range.
 func (tm *team) open(ctx context.Context, c cdx.Entry, line teamLine) (*replay.Response, error) {
 	files := context.WithoutCancel(ctx)
 	if c.Mime != "warc/revisit" {
