@@ -13,7 +13,7 @@
 // load went (the timeline the bar keeps), and memory while the 24 MB file replays, the
 // site stopped. Prints a
 // Markdown section.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, peakMemory, startDemoSite, waitFor } from "../lib/browser.mjs";
@@ -34,7 +34,7 @@ const stepNames = [
 ];
 
 // The steps of a team replay's batch in the core (its Server-Timing header).
-const batchSteps = ["lookup", "index", "records", "build"];
+const batchSteps = ["lookup", "index", "records", "build", "trip"]; // trip: the Worker's, as the core waited for it
 const batchCounts = ["ranges"]; // how many requests the records took
 
 const runs = Number(process.env.REPLAY_BENCH_RUNS || 15);
@@ -48,6 +48,9 @@ const settle = Number(process.env.REPLAY_BENCH_SETTLE ?? 300);
 // blankTab, floor, replay, team, replayWoken, teamWoken), for a trial; the tables print
 // "-" for the others.
 const onlyKinds = process.env.REPLAY_BENCH_KINDS?.split(",");
+// REPLAY_BENCH_STEPS=FILE writes each new replay's timeline there (JSON lines), to
+// look at single loads rather than the medians.
+const stepsFile = process.env.REPLAY_BENCH_STEPS;
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-replay-bench-"));
 const profile = path.join(dir, "profile");
 const site = await startDemoSite(["-big", String(24 << 20)]);
@@ -67,7 +70,7 @@ try {
   // The session goes to the team archive too.
   const team = (await mf.ready).href;
   niceWorkerd();
-  await uploadToTeam(browser, team, TOKEN, [id]);
+  await uploadToTeam(browser, team, TOKEN, [id], { allowSite: true });
   // One reload of page until its load event, in ms, the page's tab brought to the
   // front first (the browser gives a tab in the background less of the machine).
   const reload = async (page) => {
@@ -124,8 +127,9 @@ try {
         responseEnd: t.responseEnd, dcl: t.dcl, load: t.ms, paused: tl.paused, batch: tl.batch, kept: tl.kept, core: tl.core,
         toBar: subs.length ? median(subs.map((q) => q.paused - t.origin - t.asked[q.url])) : NaN,
         toFulfil: subs.length ? median(subs.map((q) => q.fulfilled - q.paused)) : NaN,
-        ...Object.fromEntries([...batchSteps, ...batchCounts].map((k) => [k, batch[k] ?? NaN])), guess: batch.guess,
+        ...Object.fromEntries([...batchSteps, ...batchCounts].map((k) => [k, batch[k] ?? NaN])), guess: batch.guess, timing: tl.batchSteps,
       });
+      if (stepsFile) appendFileSync(stepsFile, JSON.stringify(steps.at(-1)) + "\n");
       return t.ms;
     };
     const floor = fetchFloor(b);
@@ -241,18 +245,18 @@ for (const { url, t } of [...rows, all]) console.log(`| ${url} | ${ms(median(t.l
 console.log();
 console.log(`Load average (1 min) after each page's first loads: ${loads.join(", ")}.`);
 console.log();
-console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it), the session's replays first, then those from the team archive, then each of the two with the core woken (the bar's script to the replay started includes the wake). The last two are durations, medians of the page's subresources: from the tab's asking for one (its resource timing) to the bar's being told it is paused, and from then to its fulfilment:");
+console.log("Where a new replay's first load goes (median of its replays, ms from the replay tab's navigation start, on the clock the bar and the tab share; negative: before it), the session's replays first, then those from the team archive, then each of the two with the core woken (the bar's script to the replay started includes the wake). How many replays had their batch in the bar only after the document's request was paused (the document then waits for it). The last two are durations, medians of the page's subresources: from the tab's asking for one (its resource timing) to the bar's being told it is paused, and from then to its fulfilment:");
 console.log();
-console.log(`| page | ${stepNames.map(([, name]) => name).join(" | ")} | document's response end | DOMContentLoaded | load event | requests: batch / kept / core | a subresource: asked to paused in the bar | paused to fulfilled |`);
-console.log(`|---|${stepNames.map(() => "---").join("|")}|---|---|---|---|---|---|`);
+console.log(`| page | ${stepNames.map(([, name]) => name).join(" | ")} | document's response end | DOMContentLoaded | load event | requests: batch / kept / core | batch after the document paused | a subresource: asked to paused in the bar | paused to fulfilled |`);
+console.log(`|---|${stepNames.map(() => "---").join("|")}|---|---|---|---|---|---|---|`);
 const label = (u, team, woken) => (team || woken ? `${u} (${[team && "team", woken && "core woken"].filter(Boolean).join(", ")})` : u);
 for (const [u, team, woken] of [[false, false], [true, false], [false, true], [true, true]].flatMap(([team, woken]) => rows.map((r) => [r.url, team, woken]))) {
   const s = steps.filter((x) => x.page === u && x.team === team && x.woken === woken);
   const m = (k) => { const v = s.map((x) => x[k]).filter((x) => !Number.isNaN(x)); return v.length ? String(Math.round(median(v))) : "-"; };
-  console.log(`| ${label(u, team, woken)} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${m("toBar")} | ${m("toFulfil")} |`);
+  console.log(`| ${label(u, team, woken)} | ${stepNames.map(([k]) => m(k)).join(" | ")} | ${m("responseEnd")} | ${m("dcl")} | ${m("load")} | ${m("batch")} / ${m("kept")} / ${m("core")} | ${s.filter((x) => x.batchLoaded > x.documentPaused).length} of ${s.length} | ${m("toBar")} | ${m("toFulfil")} |`);
 }
 console.log();
-console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the reads of the records the batch takes (one request of their places in the bundle, answered in parts, made as the lookup goes when the kept index holds the page), and the batch made of them; how many requests the records took (median); then how many replays had the page's batch made by the Worker, kept by the core from an earlier replay (as a session's replay has: the Worker's lookup alone, 304), or kept by the browser's cache (after the core was woken: the Worker's lookup alone, its 304 turned into the kept batch by the browser), and how many found their records read from the kept index as the lookup went (a Worker without the batch route); the replays with the core woken last (asked as of a new time: nothing kept, the Worker makes the batch):");
+console.log("The core's steps in making a team replay's batch (median ms, its Server-Timing header): the page's lookup in the merged index, its bundle's index (kept from the last page of the same bundle), the reads of the records the batch takes (one request of their places in the bundle, answered in parts, made as the lookup goes when the kept index holds the page), and the batch made of them; for a batch asked of the Worker, whose steps the columns before are, its whole trip as the core waited for it (those steps, the Worker's start and answer, the way there and back); how many requests the records took (median); then how many replays had the page's batch made by the Worker, kept by the core from an earlier replay (as a session's replay has: the Worker's lookup alone, 304), or kept by the browser's cache (after the core was woken: the Worker's lookup alone, its 304 turned into the kept batch by the browser), and how many found their records read from the kept index as the lookup went (a Worker without the batch route); the replays with the core woken last (asked as of a new time: nothing kept, the Worker makes the batch):");
 console.log();
 console.log(`| page | ${batchSteps.join(" | ")} | requests for the records | batch: made by the Worker / kept by the core / by the browser's cache | records read as the lookup went: the batch's / not |`);
 console.log(`|---|${batchSteps.map(() => "---").join("|")}|---|---|---|`);

@@ -73,6 +73,22 @@ export async function launch({ downloads, extra = [], profile, extension = exten
   return {
     context, sw, extensionId, extraWorkers, userDataDir,
     page: (p) => `chrome-extension://${extensionId}/${p}`,
+    // grantSite gives the extension access to the sites of a match pattern, as the
+    // user does when asked (or on the extensions page, Site access), where a test
+    // cannot answer the browser's prompt; resolves to a function that takes it back.
+    grantSite: async (pattern) => {
+      const onExtensionsPage = async (method) => {
+        const ext = await context.newPage();
+        try {
+          await ext.goto(`chrome://extensions/?id=${extensionId}`);
+          await ext.evaluate(([m, id, p]) => chrome.developerPrivate[m](id, p), [method, extensionId, pattern]);
+        } finally {
+          await ext.close();
+        }
+      };
+      await onExtensionsPage("addHostPermission");
+      return () => onExtensionsPage("removeHostPermission");
+    },
     close: async () => {
       await context.close();
       if (!profile) rmSync(userDataDir, { recursive: true, force: true });

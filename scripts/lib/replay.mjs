@@ -40,8 +40,15 @@ export async function importWARC(browser, name, records) {
 /**
  * Points browser's extension at the team archive team (with token) and uploads each of
  * sessions there in turn; resolves to each upload's result. A failed upload throws.
+ * With allowSite, the extension is given access to the team archive's site first, as
+ * the user allows it when the options page asks on saving the endpoint (its requests
+ * then go without a CORS check before each); without, they go as without access.
  */
-export async function uploadToTeam(browser, team, token, sessions) {
+export async function uploadToTeam(browser, team, token, sessions, { allowSite = false } = {}) {
+  if (allowSite) {
+    const u = new URL(team);
+    await browser.grantSite(`${u.protocol}//${u.hostname}/*`);
+  }
   const ext = await browser.context.newPage();
   await ext.goto(browser.page("options.html"));
   try {

@@ -43,7 +43,7 @@ try {
   const pw = await launch({ downloads: dir, profile });
   const { id } = await recordDemo({ url: site.url }, dir, {}, { browser: pw });
   if (team) {
-    await uploadToTeam(pw, (await mf.ready).href, TOKEN, [id]);
+    await uploadToTeam(pw, (await mf.ready).href, TOKEN, [id], { allowSite: true });
     niceWorkerd();
   }
   await pw.context.close();

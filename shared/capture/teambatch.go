@@ -204,7 +204,7 @@ func (tm *team) workerBatch(ctx context.Context, page, at string) (b []byte, too
 	}
 	// The Worker's steps. A batch the browser kept in its cache, and the Worker said
 	// was unchanged (304, after its lookup), has the 304's.
-	took.worker, took.guessed = resp.Header.Get("Server-Timing"), "worker"
+	took.worker, took.guessed, took.trip = resp.Header.Get("Server-Timing"), "worker", time.Since(start)
 	if strings.Contains(took.worker, "batch;desc=unchanged") {
 		took.guessed = "cached"
 	}
@@ -246,20 +246,22 @@ type teamBatchGot struct {
 // requests the records took (one for several ranges answered in parts). A batch the
 // Worker made has the Worker's steps (its lookup, the bundle's index read, the
 // records read ahead and the batch made) and "worker"; one the browser's cache kept,
-// the Worker's lookup alone and "cached".
-// Its String is a Server-Timing header's value, which the replay benchmark reports.
+// the Worker's lookup alone and "cached"; either, the whole trip to the Worker as the
+// core waited for it ("trip": the Worker's steps, its start and answer, the way
+// there and back). Its String is a Server-Timing header's value, which the replay benchmark reports.
 type batchTiming struct {
 	lookup, index, records, build time.Duration
 	guessed                       string
-	ranges                        int    // the requests the records took (one for several ranges answered in parts)
-	worker                        string // the Server-Timing of a batch the Worker made: its steps
+	ranges                        int           // the requests the records took (one for several ranges answered in parts)
+	worker                        string        // the Server-Timing of a batch the Worker made: its steps
+	trip                          time.Duration // the request to the Worker, from the core's asking to the batch read
 }
 
 func (t batchTiming) String() string {
-	if t.worker != "" {
-		return t.worker + ", guess;desc=" + t.guessed
-	}
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
+	if t.worker != "" {
+		return t.worker + ", trip;dur=" + ms(t.trip) + ", guess;desc=" + t.guessed
+	}
 	s := "lookup;dur=" + ms(t.lookup) + ", index;dur=" + ms(t.index) + ", records;dur=" + ms(t.records) + ", build;dur=" + ms(t.build)
 	if t.guessed != "" {
 		s += ", guess;desc=" + t.guessed

@@ -75,7 +75,7 @@ func TestTeamReplayBatchFromTheWorker(t *testing.T) {
 	if requests := take(); !slices.Equal(requests, []string{"GET /api/replay/batch"}) {
 		t.Errorf("the Worker's batch took %q, want one request", requests)
 	}
-	if !strings.Contains(timing, "guess;desc=worker") || !strings.Contains(timing, "lookup;dur=") || !strings.Contains(timing, "ranges;desc=1") {
+	if !strings.Contains(timing, "guess;desc=worker") || !strings.Contains(timing, "trip;dur=") || !strings.Contains(timing, "lookup;dur=") || !strings.Contains(timing, "ranges;desc=1") {
 		t.Errorf("the Worker's batch: Server-Timing %q", timing)
 	}
 	// Again: the batch kept is named, and the Worker's lookup finds its capture.

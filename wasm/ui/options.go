@@ -211,8 +211,9 @@ func checkAll() {
 // requestHostAccess asks the user, once, for the extension's access to the sites
 // with the match patterns origins (chrome.permissions, an optional host permission
 // of the manifest): with it the service worker reads any site, without it only
-// those that allow every origin. It reports whether access is granted. It runs
-// within the click that starts a check, as the browser requires.
+// those that allow every origin, each after a CORS check. It reports whether access
+// is granted. It runs within a click (a check's start, Save), as the browser
+// requires.
 func requestHostAccess(origins []string) (bool, error) {
 	if len(origins) == 0 {
 		return true, nil
@@ -355,12 +356,12 @@ func readSettings() (api.Settings, error) {
 	}, nil
 }
 
-// tsaOrigin is the match pattern of a timestamp authority's site, which the
-// service worker needs access to: authorities do not answer other origins (CORS).
-func tsaOrigin(raw string) (string, error) {
+// siteOrigin is the match pattern of the site of an http(s) URL, for
+// chrome.permissions.
+func siteOrigin(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		return "", fmt.Errorf("timestamp authority: %q is not an http(s) URL", raw)
+		return "", fmt.Errorf("%q is not an http(s) URL", raw)
 	}
 	return u.Scheme + "://" + u.Hostname() + "/*", nil
 }
@@ -377,20 +378,37 @@ func saveSettings() {
 		fail(err)
 		return
 	}
+	// The sites the service worker asks, asked for at once (the click's one
+	// permission request). A timestamp authority answers no other origin (CORS):
+	// without access, no timestamps. The team archive's Worker answers any origin,
+	// but each request to a site without access is a CORS request the browser
+	// checks first with one more (a preflight, for each URL): a second trip, and a
+	// second request the Worker is billed for. An endpoint that is not a URL is the
+	// core's to refuse, below.
+	var origins []string
 	if s.TimestampAuthority != "" {
-		origin, err := tsaOrigin(s.TimestampAuthority)
+		origin, err := siteOrigin(s.TimestampAuthority)
 		if err != nil {
-			fail(err)
+			fail(fmt.Errorf("timestamp authority: %w", err))
 			return
 		}
-		granted, err := requestHostAccess([]string{origin})
-		if err == nil && !granted {
+		origins = append(origins, origin)
+	}
+	teamOrigin, err := siteOrigin(s.TeamEndpoint)
+	if err == nil {
+		origins = append(origins, teamOrigin)
+	}
+	granted, err := requestHostAccess(origins)
+	if s.TimestampAuthority != "" && (err != nil || !granted) {
+		if err == nil {
 			err = errors.New("without access to its site, webkeep cannot ask it for timestamps")
 		}
-		if err != nil {
-			fail(fmt.Errorf("timestamp authority %s: %w", s.TimestampAuthority, err))
-			return
-		}
+		fail(fmt.Errorf("timestamp authority %s: %w", s.TimestampAuthority, err))
+		return
+	}
+	teamSlow := ""
+	if teamOrigin != "" && (err != nil || !granted) {
+		teamSlow = " Without access to the team archive's site (" + teamOrigin + "), the browser checks each request to it with one more before it (CORS): save again to be asked, or allow it on the extensions page."
 	}
 	saved.SetTextContent("Saving…")
 	saved.SetAttribute("data-state", "saving")
@@ -401,7 +419,7 @@ func saveSettings() {
 	}
 	hideError()
 	fillSettings(out)
-	saved.SetTextContent("Saved at " + time.Now().Format("15:04:05") + ".")
+	saved.SetTextContent("Saved at " + time.Now().Format("15:04:05") + "." + teamSlow)
 	saved.SetAttribute("data-state", "saved")
 }
 

@@ -70,10 +70,7 @@ test("the database names the sites a check needs access to", async () => {
 
 test("Check all, with access granted, reads the site and judges every URL", async () => {
   // The user grants site access to 127.0.0.1 on the extensions page.
-  const ext = await browser.context.newPage();
-  await ext.goto(`chrome://extensions/?id=${browser.extensionId}`);
-  await ext.evaluate((id) => chrome.developerPrivate.addHostPermission(id, "http://127.0.0.1/*"), browser.extensionId);
-  await ext.close();
+  await browser.grantSite("http://127.0.0.1/*");
 
   const options = await browser.context.newPage();
   await options.goto(browser.page("options.html"));

@@ -369,8 +369,11 @@ test("options: saved settings come back after a reload; bad ones are refused wit
   await options.fill(".domain-rule:last-child .rules", "everything_else {\n  protocol = any;\n}");
   await options.fill("#team-endpoint", "https://team.example.org");
   await options.fill("#team-token", "s3cret-token");
+  // Saving asks for access to the team archive's site; the user allows it.
+  const revoke = await browser.grantSite("https://team.example.org/*");
   await options.click("#save");
   await options.waitForSelector('#saved[data-state="saved"]');
+  assert.match(await options.textContent("#saved"), /^Saved at \d\d:\d\d:\d\d\.$/);
 
   await options.reload();
   await waitFor(async () => (await options.inputValue("#agent")) === "webkeep-test", "the saved settings");
@@ -413,6 +416,7 @@ test("options: saved settings come back after a reload; bad ones are refused wit
   await options.waitForSelector('#saved[data-state="saved"]');
   assert.equal(await options.getAttribute("#token-state", "data-set"), "false");
   await options.close();
+  await revoke();
 });
 
 test("options: the database exports as a zip", async () => {
@@ -438,13 +442,16 @@ test("options: the database exports as a zip", async () => {
 function startTeamArchive(token) {
   const bundles = new Map();
   const uploads = new Map(); // upload id -> { name, parts: Map(n -> Buffer) }
-  const team = { bundles, urldb: null, stall: false, stalled: [], refused: 0, completed: 0 };
+  const team = { bundles, urldb: null, stall: false, stalled: [], refused: 0, completed: 0, preflights: 0 };
   const partSize = 5 << 20;
   const server = createServer((req, res) => {
     res.setHeader("Access-Control-Allow-Origin", "*");
     res.setHeader("Access-Control-Allow-Methods", "GET, PUT, POST, DELETE");
     res.setHeader("Access-Control-Allow-Headers", "Authorization, Content-Type");
-    if (req.method === "OPTIONS") return res.end();
+    if (req.method === "OPTIONS") {
+      team.preflights++;
+      return res.end();
+    }
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
@@ -497,14 +504,19 @@ function startTeamArchive(token) {
 
 test("upload to team: progress, then an in-page choice to replace a bundle the team has", async () => {
   const team = await startTeamArchive("team-token-1");
+  let revoke;
   try {
     const options = await browser.context.newPage();
     await options.goto(browser.page("options.html"));
     await waitFor(async () => (await options.inputValue("#agent")) !== "", "the settings");
     await options.fill("#team-endpoint", team.url);
     await options.fill("#team-token", "team-token-1");
+    // Saving asks for access to the team archive's site; the user allows it, so no
+    // request to it waits for a CORS check (a preflight, OPTIONS) before it.
+    revoke = await browser.grantSite("http://127.0.0.1/*");
     await options.click("#save");
     await options.waitForSelector('#saved[data-state="saved"]');
+    assert.match(await options.textContent("#saved"), /^Saved at \d\d:\d\d:\d\d\.$/);
     await options.close();
 
     await archive.goto(browser.page(`archive.html#${importedId}`));
@@ -556,7 +568,9 @@ test("upload to team: progress, then an in-page choice to replace a bundle the t
     assert.equal(await o.textContent("#urldb-status"), before);
     assert.match(await o.textContent("#notice"), /Loaded the team's URL database/);
     await o.close();
+    assert.equal(team.preflights, 0, "no request waited for a CORS check");
   } finally {
+    await revoke?.();
     team.close();
   }
 });

@@ -223,10 +223,7 @@ test("with a timestamp authority set, the WACZ is stamped; verify and import sho
   const tsa = await startAuthority();
   try {
     // The user grants webkeep access to the authority's site (saving asks for it).
-    const ext = await browser.context.newPage();
-    await ext.goto(`chrome://extensions/?id=${browser.extensionId}`);
-    await ext.evaluate((id) => chrome.developerPrivate.addHostPermission(id, "http://127.0.0.1/*"), browser.extensionId);
-    await ext.close();
+    await browser.grantSite("http://127.0.0.1/*");
     const options = await browser.context.newPage();
     await options.goto(browser.page("options.html"));
     await options.waitForSelector("#key-fingerprint[data-fingerprint]", { timeout: 30000 });
