@@ -248,7 +248,8 @@ type teamBatchGot struct {
 // records read ahead and the batch made) and "worker"; one the browser's cache kept,
 // the Worker's lookup alone and "cached"; either, the whole trip to the Worker as the
 // core waited for it ("trip": the Worker's steps, its start and answer, the way
-// there and back). Its String is a Server-Timing header's value, which the replay benchmark reports.
+// there and back). Its String is a Server-Timing header's value, which the replay
+// benchmark reports.
 type batchTiming struct {
 	lookup, index, records, build time.Duration
 	guessed                       string
