@@ -155,7 +155,10 @@ test("an upload stopped with the service worker resumes when it starts again", {
     await api("PUT", "/api/settings", JSON.stringify({ headerPolicy: "redact", warcVersion: "0.9", cdxDialect: "pywb-2.6.7", agent: "webkeep", teamEndpoint: proxied, teamToken: TOKEN }));
     const job = (await api("POST", `/api/sessions/${big}/upload`)).json.job;
     assert.equal(job, `upload-${big}`);
-    await heldSeen;
+    // Named, so that a run that never gets there says where it stopped.
+    let seen = false;
+    heldSeen.then(() => (seen = true));
+    await waitFor(() => seen, "part 2's first PUT to reach the team archive (the upload stalled before it)", 60000);
     const before = await api("GET", `/api/jobs/${job}`);
     assert.equal(before.json.state, "running");
     assert.ok(before.json.done >= 5 << 20, JSON.stringify(before.json));
