@@ -514,9 +514,16 @@ test("upload to team: progress, then an in-page choice to replace a bundle the t
     // Saving asks for access to the team archive's site; the user allows it, so no
     // request to it waits for a CORS check (a preflight, OPTIONS) before it.
     revoke = await browser.grantSite("http://127.0.0.1/*");
+    // What the page asks the browser about (granted already: it asks no further).
+    await options.evaluate(() => {
+      const perms = chrome.permissions, contains = perms.contains.bind(perms);
+      window.askedAccess = [];
+      perms.contains = (p) => { window.askedAccess.push(...p.origins); return contains(p); };
+    });
     await options.click("#save");
     await options.waitForSelector('#saved[data-state="saved"]');
     assert.match(await options.textContent("#saved"), /^Saved at \d\d:\d\d:\d\d\.$/);
+    assert.deepEqual(await options.evaluate(() => window.askedAccess), ["http://127.0.0.1/*"], "saving asks for the team archive's site");
     await options.close();
 
     await archive.goto(browser.page(`archive.html#${importedId}`));
