@@ -106,7 +106,7 @@ const loadBatch = (url) => {
     }
     mark("batchLoaded");
   }).catch(() => batches.delete(url)) // its requests are then answered one by one
-    .finally(() => { b.loaded = null; });
+    .finally(() => { b.loaded = null; mark("batchIn"); });
   batches.set(url, b);
   while (batches.size > keptBatches) batches.delete(batches.keys().next().value);
   return b;
@@ -325,6 +325,7 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
   else if (method === "Page.frameNavigated" && !source.sessionId && p.frame.id === mainFrame) left = false;
   else if (method === "Page.loadEventFired" && !source.sessionId) {
     loaded = true;
+    countCaptures();
     leaveChannel(target);
     if (timeline.navigate) mark("loadEvent");
   }
@@ -384,10 +385,11 @@ addEventListener("pagehide", () => {
 // of why). Each step ends with a mark of the timeline; the first mark not yet made
 // names the step.
 const startSteps = [
-  ["started", team ? "the team archive to open the replay (webkeep's core asks the team's Worker)" : "webkeep's core to open the session (its service worker may be starting)"],
+  ["started", team ? "webkeep's core to start the replay (its service worker may be starting)" : "webkeep's core to open the session (its service worker may be starting)"],
   ["ready", "the browser to say where this page's tab is"],
   ["tabCreated", "the browser to open the replay tab"],
   ["attached", "the browser to attach its debugger to the replay tab"],
+  ["batchIn", "the page's batch (the records it takes, read by the team archive's Worker)"],
   ["navigate", "the replay tab to take its settings (its requests paused for the archive)"],
   ["documentPaused", "the browser to ask for the page in the replay tab"],
   ["documentAnswered", "the archive's answer for the page"],
@@ -423,7 +425,7 @@ async function start() {
   if (!res.ok) throw new Error(info.error);
   captures = info.captures;
   mark("started");
-  $("replay-session").textContent = `${info.session.name} (${info.captures} captures)`;
+  $("replay-session").textContent = team ? info.session.name : `${info.session.name} (${info.captures} captures)`;
   if (!pageURL) {
     // No page named: the session's pages, each a replay link.
     list($("replay-pages"), []);
@@ -475,13 +477,37 @@ async function start() {
     chrome.debugger.sendCommand(t, "Page.getFrameTree"),
   ]);
   mainFrame = tree.frameTree.frame.id;
+  // A team replay's tab is navigated once the page's batch is in, as a session's
+  // (whose start comes after its batch): its document is then answered at once.
+  if (team) await batches.get(pageURL)?.loaded;
   mark("navigate");
   await navigate();
+  setTimeout(countCaptures, countAfterMs);
   document.body.dataset.replayTab = String(tabId);
   $("state").dataset.state = "replaying";
   $("state").textContent = "Replaying in its own tab.";
   $("replay-again").hidden = false;
   if (checkPage) await check();
+}
+
+// countCaptures adds to a team replay's bar how many captures of its page the team
+// archive has. It is asked once the page has loaded (or countAfterMs after its
+// navigation, if it has not): asked at the start, it was a second request to the
+// archive's Worker beside the page's batch, and the replay's tab waited for it.
+let counted = false;
+const countAfterMs = 5000;
+async function countCaptures() {
+  if (!team || counted) return;
+  counted = true;
+  const box = $("replay-session");
+  try {
+    const res = await fetch(`/api/team/captures?limit=1000&url=${encodeURIComponent(pageURL)}`);
+    const list = await res.json();
+    if (!res.ok) throw new Error(list.error);
+    box.textContent += ` (${list.length}${list.length >= 1000 ? " or more" : ""} captures)`;
+  } catch (e) {
+    box.textContent += ` (its captures not counted: ${e.message || e})`;
+  }
 }
 
 // check waits until the replay tab has loaded and been quiet for a second (at most

@@ -46,15 +46,13 @@ const (
 	statusRangeNotSatisfiable = 416
 )
 
-// teamReplay is what replays from the team archive share: their log, how many
-// captures of its page the last one found as it started, and the batches they made
-// last, as a session's replays keep theirs (replays.batches).
+// teamReplay is what replays from the team archive share: their log, and the
+// batches they made last, as a session's replays keep theirs (replays.batches).
 type teamReplay struct {
-	log      replay.Log
-	mu       sync.Mutex
-	captures int
-	bundle   *teamBundleIndex // the index of the bundle of the last page batched
-	batches  byteCache[teamBatchKey]
+	log     replay.Log
+	mu      sync.Mutex
+	bundle  *teamBundleIndex // the index of the bundle of the last page batched
+	batches byteCache[teamBatchKey]
 	// The team archive (its endpoint) that answered 404 to a batch asked of its
 	// Worker: one that predates the route, not asked again.
 	noWorkerBatch string
@@ -116,20 +114,22 @@ func (tm *team) routeReplay(mux *routeTable) {
 			writeError(w, badRequest(err))
 			return
 		}
-		list, err := tm.captures(r.Context(), page, maxTeamCaptures)
-		if err != nil {
-			writeError(w, &teamAskError{err})
+		// Nothing is asked of the team archive here: the page's batch is asked for
+		// at once beside the start (GET /api/team/replay/batch), and a second request
+		// to the archive's Worker before the replay's tab is navigated only delayed
+		// both. The bar counts the page's captures once the page has loaded
+		// (GET /api/team/captures).
+		if set := tm.settings.get(); set.TeamEndpoint == "" || set.TeamToken == "" {
+			writeError(w, &teamAskError{errNoTeam})
 			return
 		}
-		t := &tm.replay
-		t.log.Reset()
-		t.mu.Lock()
-		t.captures = len(list)
-		t.ranged = nil
-		t.mu.Unlock()
+		tm.replay.log.Reset()
+		tm.replay.mu.Lock()
+		tm.replay.ranged = nil
+		tm.replay.mu.Unlock()
 		writeJSON(w, httpmsg.StatusOK, map[string]any{
 			"session":  map[string]string{"id": "team", "name": "Team archive at " + tm.settings.get().TeamEndpoint},
-			"captures": len(list), "problems": []string{}, "pages": []replayPage{},
+			"problems": []string{}, "pages": []replayPage{},
 		})
 	})
 	mux.HandleFunc("POST /api/team/replay/answer", func(w httpmsg.ResponseWriter, r *httpmsg.Request) {
@@ -201,12 +201,11 @@ func (tm *team) routeReplay(mux *routeTable) {
 	})
 }
 
-// view returns the team replay's log for the API, as a session's.
-func (t *teamReplay) view() replayLog {
-	t.mu.Lock()
-	n := t.captures
-	t.mu.Unlock()
-	return replayLog{t.log.View(), n}
+// view returns the team replay's log for the API: a session's without its
+// captures, which the replay page watches to drop its batches when a session grows;
+// the team archive's captures of a page are counted apart (GET /api/team/captures).
+func (t *teamReplay) view() replay.LogView {
+	return t.log.View()
 }
 
 // serve answers r from the team archive, the capture nearest to at, as a

@@ -166,6 +166,11 @@ test("a page replays from the team archive as of a time, started from the archiv
   // the page, not asked of the team archive one by one.
   const answered = await r.bar.evaluate(() => ({ batch: timeline.batch, core: timeline.core, requests: timeline.requests.map((s) => `${s.from} ${s.url}`) }));
   assert.ok(answered.batch >= 3 && answered.core === 0, `answered from the batch / by the core: ${JSON.stringify(answered)}`);
+  // The tab was navigated once the batch was in: the document did not wait for it.
+  const marks = await r.bar.evaluate(() => ({ batchIn: timeline.batchIn, batchLoaded: timeline.batchLoaded, navigate: timeline.navigate, documentPaused: timeline.documentPaused }));
+  assert.ok(marks.batchLoaded && marks.batchLoaded <= marks.navigate && marks.navigate < marks.documentPaused, `the batch before the navigation: ${JSON.stringify(marks)}`);
+  // The page's captures are counted once it has loaded, not before its tab is made.
+  await waitFor(async () => (await r.bar.textContent("#replay-session")).endsWith(")"), "the count of the page's captures in the bar");
   assert.match(await r.bar.textContent("#replay-session"), /^Team archive at http:\/\/127\.0\.0\.1:\d+\/ \(3 captures\)$/);
   await waitFor(async () => (await r.bar.textContent("#replay-time")) !== "", "the capture's time in the bar");
   assert.equal(await r.bar.textContent("#replay-time"), utc(captures[2].ts));
