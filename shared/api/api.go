@@ -441,6 +441,10 @@ type Settings struct {
 	ReleaseCompiledCore bool `json:"releaseCompiledCore"`
 }
 
+// HasTeam reports whether a team archive is set: its endpoint and its token (the
+// settings the core keeps; those the API answers with carry TeamTokenSet instead).
+func (s Settings) HasTeam() bool { return s.TeamEndpoint != "" && s.TeamToken != "" }
+
 // TeamUpload is the result of an upload job: the bundle as the team archive keeps it.
 type TeamUpload struct {
 	Name    string `json:"name"`

@@ -136,7 +136,7 @@ func verification(rep *wacz.Report, own string) *api.Verification {
 func (g *signing) authority() (wacz.Authority, error) {
 	set := g.settings.get()
 	if set.SignWith == "team" {
-		if set.TeamEndpoint == "" || set.TeamToken == "" {
+		if !set.HasTeam() {
 			return nil, fmt.Errorf("the WACZ is to be signed with the team's key: %w", errNoTeam)
 		}
 		u, err := url.JoinPath(set.TeamEndpoint, "api/sign")

@@ -55,7 +55,7 @@ func (tm *team) request(ctx context.Context, method, path string, body io.Reader
 // requestWith is request with more request header fields (a Range).
 func (tm *team) requestWith(ctx context.Context, method, path string, body io.Reader, size int64, header map[string]string) (*httpmsg.Response, error) {
 	set := tm.settings.get()
-	if set.TeamEndpoint == "" || set.TeamToken == "" {
+	if !set.HasTeam() {
 		return nil, errNoTeam
 	}
 	// The query is kept apart: JoinPath would escape its "?" into the path.

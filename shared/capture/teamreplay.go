@@ -119,7 +119,8 @@ func (tm *team) routeReplay(mux *routeTable) {
 		// to the archive's Worker before the replay's tab is navigated only delayed
 		// both. The bar counts the page's captures once the page has loaded
 		// (GET /api/team/captures).
-		if set := tm.settings.get(); set.TeamEndpoint == "" || set.TeamToken == "" {
+		set := tm.settings.get()
+		if !set.HasTeam() {
 			writeError(w, &teamAskError{errNoTeam})
 			return
 		}
@@ -128,7 +129,7 @@ func (tm *team) routeReplay(mux *routeTable) {
 		tm.replay.ranged = nil
 		tm.replay.mu.Unlock()
 		writeJSON(w, httpmsg.StatusOK, map[string]any{
-			"session":  map[string]string{"id": "team", "name": "Team archive at " + tm.settings.get().TeamEndpoint},
+			"session":  map[string]string{"id": "team", "name": "Team archive at " + set.TeamEndpoint},
 			"problems": []string{}, "pages": []replayPage{},
 		})
 	})
