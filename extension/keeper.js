@@ -33,7 +33,12 @@ if (typeof document !== "undefined") {
   });
 } else {
   const core = new URLSearchParams(location.search).get("core");
-  let module = null; // the compiled core, held for as long as the document is open
+  // The compiled core is held by the worker's global object, for as long as the document
+  // is open. A variable of this block would not hold it: once the promise below has
+  // settled nothing refers to the block, and the worker's first garbage collection took
+  // the module (within about 30 s idle), so a start after the usual 30 s compiled the
+  // core anew (scripts/test/e2e/keeper.test.mjs).
+  self.keptCore = null;
   caches.match(core)
     .then((kept) => {
       if (!kept) throw new Error(`${core} is not in Cache Storage`);
@@ -42,7 +47,7 @@ if (typeof document !== "undefined") {
     .then((blob) => blob.arrayBuffer())
     .then((bytes) => WebAssembly.compile(bytes))
     .then((m) => {
-      module = m;
+      self.keptCore = m;
       postMessage(core);
     }, (e) => postMessage(`none: ${e.message}`));
 }
