@@ -9,7 +9,9 @@ import { spawn } from "node:child_process";
  * as V8's tracing flags print there): resolves to { send(method, params,
  * sessionId), on(method, listener), close() }; send resolves to the command's result,
  * on has listener called with each event of that method (its params and sessionId),
- * close resolves to the browser's exit.
+ * close resolves to the browser's exit: it asks the browser to close (Browser.close),
+ * which ends its other processes before its own, so that none still writes to the
+ * profile once close has resolved, and kills it if it has not exited 10 s later.
  */
 export function pipeBrowser(profile, args = []) {
   const output = process.env.CHROMIUM_STDOUT ? "inherit" : "ignore";
@@ -39,6 +41,15 @@ export function pipeBrowser(profile, args = []) {
     proc.stdio[3].write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + "\0");
   });
   const exited = new Promise((r) => proc.on("exit", r));
+  proc.stdio[3].on("error", () => {}); // a command sent as the browser exits: its exit tells
   const on = (method, listener) => listeners.set(method, [...(listeners.get(method) || []), listener]);
-  return { send, on, close: () => { proc.kill(); return exited; } };
+  const close = async () => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const waited = (ms) => new Promise((r) => setTimeout(r, ms).unref());
+    await Promise.race([send("Browser.close").catch(() => {}), exited, waited(10000)]);
+    if (await Promise.race([exited.then(() => true), waited(10000).then(() => false)])) return;
+    proc.kill("SIGKILL");
+    await exited;
+  };
+  return { send, on, close };
 }

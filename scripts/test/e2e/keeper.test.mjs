@@ -30,7 +30,7 @@ before(async () => {
 
 after(async () => {
   await b?.close();
-  rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 // evaluate resolves to the value of expression (a promise's, once settled) in the
