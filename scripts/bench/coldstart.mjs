@@ -26,12 +26,19 @@
 // are asked from), so that a wake reads settings, state and that session. A core that
 // parsed its kept database as it started made every wake wait for it.
 //
+// --idle S waits S seconds before each wake instead of 200 ms, the worker stopped and
+// the browser idle, as before a user's wake (Chromium stops the worker after 30 s
+// idle): whatever V8 collects from an idle process meanwhile, the keeper's compiled
+// core included if nothing holds it, is gone when the worker starts. Wakes 200 ms
+// apart found the module held even when the keeper lost it to its worker's first
+// garbage collection (2026-12-05, docs/benchmarks-history.md).
+//
 // --compiled traces each start instead of timing it (scripts/lib/wasmtrace.mjs), and
 // prints how many of core.wasm's functions V8 compiled lazily in each step, and their
 // bytes, by Go package: the code each step runs for the first time, which a loaded
 // machine does not change (it needs Go, to build the core again with its names).
 //
-//   node scripts/bench/coldstart.mjs [--runs N] [--user-store DIR] [--against DIR | --compiled]
+//   node scripts/bench/coldstart.mjs [--runs N] [--user-store DIR] [--idle S] [--against DIR | --compiled]
 import { extensionDir, launch, root, serviceWorker } from "../lib/browser.mjs";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
@@ -47,6 +54,7 @@ const runs = Number(arg("--runs", 31));
 const userStore = arg("--user-store", null);
 const against = arg("--against", null);
 const compiled = process.argv.includes("--compiled");
+const idle = Number(arg("--idle", 0));
 const trace = compiled && await import("../lib/wasmtrace.mjs");
 if (compiled && against) throw new Error("--compiled names the functions of this tree's core: it takes no --against");
 const functions = compiled && trace.coreFunctions(root);
@@ -111,7 +119,7 @@ async function fillStore(browser) {
 // time of each mark on the browser's clock.
 async function wake(b) {
   await b.worker.stop();
-  await new Promise((r) => setTimeout(r, 200)); // the browser quiet again
+  await new Promise((r) => setTimeout(r, idle ? idle * 1000 : 200)); // the browser quiet again
   const fetchStatus = () => b.page.evaluate(async () => {
     const t0 = performance.timeOrigin + performance.now();
     const r = await fetch("/api/status");
@@ -151,9 +159,10 @@ try {
 
 if (compiled) {
   const build = process.env.WEBKEEP_EXTENSION ? `WEBKEEP_EXTENSION=${process.env.WEBKEEP_EXTENSION} ` : "";
-  console.log(build ? `### What the cold start compiles: ${process.env.WEBKEEP_EXTENSION}` : "### What the cold start compiles");
+  const after = idle ? `, each after ${idle} s idle` : "";
+  console.log(`### What the cold start compiles${after}${build ? ": " + process.env.WEBKEEP_EXTENSION : ""}`);
   console.log();
-  console.log(`\`${build}node scripts/bench/coldstart.mjs --runs ${runs} --compiled\`: the wasm functions V8 compiled lazily (at their first call, on the worker's thread) in each step of a cold start, median of ${runs} starts; the kilobytes are of wasm function bodies, the packages those with most of them.`);
+  console.log(`\`${build}node scripts/bench/coldstart.mjs --runs ${runs}${idle ? " --idle " + idle : ""} --compiled\`: the wasm functions V8 compiled lazily (at their first call, on the worker's thread) in each step of a cold start${after}, median of ${runs} starts; the kilobytes are of wasm function bodies, the packages those with most of them.`);
   console.log();
   console.log("| step | functions compiled | KB compiled | largest packages (KB) |");
   console.log("| --- | ---: | ---: | --- |");
@@ -181,10 +190,10 @@ const table = (b) => {
 };
 // Its section runs this with an empty store, then with a user's (coldstart.sh): the second
 // is a part of the first's section.
-console.log(userStore ? "### With a user's store" : "## Core cold start in Chromium");
+console.log(userStore ? "### With a user's store" : idle ? `### After ${idle} s idle, as a user's wake` : "## Core cold start in Chromium");
 console.log();
 const store = userStore ? `a user's store: the URL database of ${userStore} loaded (${readdirSync(userStore).filter((f) => f.endsWith(".yaml")).length} domain files), the settings saved, one session recorded` : "an empty store";
-console.log(`\`node scripts/bench/coldstart.mjs --runs ${runs}${userStore ? " --user-store " + userStore : ""}${against ? " --against " + against : ""}\` (headless Debian Chromium, the real extension, core.wasm of ${size(extensionDir)}, ${store}): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);
+console.log(`\`node scripts/bench/coldstart.mjs --runs ${runs}${userStore ? " --user-store " + userStore : ""}${idle ? " --idle " + idle : ""}${against ? " --against " + against : ""}\` (headless Debian Chromium, the real extension, core.wasm of ${size(extensionDir)}, ${store}): the service worker stopped (DevTools \`ServiceWorker.stopAllWorkers\`), then${idle ? `, after ${idle} s with the browser idle (whatever V8 collects from an idle process meanwhile gone, as before a user's wake),` : ""} woken by a fetch of /api/status from an extension page, ${runs} times (after one start not counted). Target: under 250 ms. The steps are the shim's and the core's \`performance.mark\`s, on the browser's clock.`);
 console.log();
 table(builds[0]);
 if (against) {
