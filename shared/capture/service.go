@@ -110,7 +110,7 @@ func NewService(store Store, host Host) (*Service, error) {
 	recorder.CleanSpools(store) // bodies a stopped instance was receiving are lost with it
 	s.recorder.OnExchange = s.exchange
 	s.recorder.OnPage = s.page
-	s.recorder.OnError = func(err error) { s.noteCurrent(err.Error()) }
+	s.recorder.OnError = s.recorderNote
 	s.recorder.OnPageNote = s.pageNote
 	s.recorder.OnPageLoaded = func(tab int) {
 		s.pilots.loaded(tab)
@@ -362,6 +362,18 @@ func (s *Service) exchange(ex *recorder.Exchange) {
 		s.recorder.WaitQuiet(ended)
 		s.write(sess, ex)
 	})
+}
+
+// recorderNote keeps a problem the recorder reports in the current session's notes,
+// after the exchanges queued before it: a tab's summary (the requests the browser
+// never reported) comes after the exchanges cut short as the tab was detached, so it
+// stays among the latest notes however many those are (see maxNotes).
+func (s *Service) recorderNote(err error) {
+	sess := s.current()
+	if sess == nil {
+		return
+	}
+	s.writes.push(func() { sess.Note(err.Error()) })
 }
 
 // pageNote archives a note about a page in the current session, after the exchanges

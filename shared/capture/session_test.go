@@ -745,6 +745,44 @@ func TestServiceStopWaitsForTheEventsThePageSentBefore(t *testing.T) {
 	}
 }
 
+// A tab's summary of the requests the browser never reported is among the session's
+// latest notes after a stop that cut short more exchanges than the latest notes
+// hold: it comes after their notes, as the requests it counts came after them.
+func TestServiceStopKeepsTheTabsSummaryAfterTheExchangesCut(t *testing.T) {
+	host := newFakeHost()
+	host.Answer = func(method string, p map[string]any) (any, error) {
+		if method == "Network.getResponseBody" {
+			return map[string]any{"body": "body"}, nil
+		}
+		return map[string]any{}, nil
+	}
+	svc, h := recordScript(t, host)
+	const page = "http://example.org/left"
+	events := []recordertest.Event{{Method: "Network.requestWillBeSentExtraInfo", Params: `{"requestId":"never","headers":{"Host":"example.org","Referer":"` + page + `"}}`}}
+	for i := range 3 * latestNotes {
+		events = append(events,
+			recordertest.Event{Method: "Network.requestWillBeSent", Params: fmt.Sprintf(`{"requestId":"cut%d","type":"Image","request":{"url":"http://example.org/%d.png","method":"GET","headers":{}}}`, i, i)},
+			recordertest.Event{Method: "Network.responseReceived", Params: fmt.Sprintf(`{"requestId":"cut%d","response":{"status":200,"headers":{"Content-Type":"image/png"}}}`, i)})
+	}
+	for _, ev := range events {
+		svc.Event(context.Background(), recorder.Target{TabID: 5}, ev.Method, json.RawMessage(ev.Params), nil)
+	}
+	var info SessionInfo
+	do(t, h, "POST", "/api/record/stop", &info)
+	cut := 0
+	for _, n := range info.Notes {
+		if strings.Contains(n, ".png: ") {
+			cut++
+		}
+	}
+	if cut == 0 {
+		t.Fatalf("no note on the exchanges cut short: the test does not cover them: %q", info.Notes)
+	}
+	if last := info.Notes[len(info.Notes)-1]; !strings.HasPrefix(last, "1 request begun by pages left as they loaded is not in the archive") {
+		t.Errorf("the last note is %q, want the tab's summary; notes %q", last, info.Notes)
+	}
+}
+
 // The paths a host hands every event for at once are the API's routes that stop.
 func TestStopPathsAreRoutes(t *testing.T) {
 	svc, err := NewService(NewMemStore(), newFakeHost())

@@ -446,8 +446,10 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 	r.finishing[p] = p.ex.URL
 	r.mu.Unlock()
 	r.work.Add(1)
+	ts.finishes.Add(1)
 	go func() {
 		defer r.work.Done()
+		defer ts.finishes.Done()
 		defer func() {
 			r.mu.Lock()
 			delete(r.finishing, p)

@@ -7,6 +7,7 @@ package recorder
 import (
 	"errors"
 	"slices"
+	"time"
 )
 
 // tabState is all the recorder holds of one recorded tab, its workers and frames
@@ -53,6 +54,9 @@ type tabState struct {
 	// left is what it knows of its pages to name the requests of those left as they
 	// loaded (see leftPages).
 	left leftPages
+	// finishes counts its exchanges being finished (see finish), which its summary
+	// waits for (see forgetTab).
+	finishes *inflight
 }
 
 // newTabState returns the state of a tab of which nothing is known yet.
@@ -68,6 +72,7 @@ func newTabState() *tabState {
 		uploads:     &pageUploads{added: make(chan struct{})},
 		unreported:  map[string]int{},
 		left:        leftPages{named: map[requestKey]string{}, urls: map[string][]string{}},
+		finishes:    &inflight{},
 	}
 }
 
@@ -120,6 +125,9 @@ func (r *Recorder) inFlight() bool {
 // forgetTab forgets all the recorder holds of tab, which may be attached again, once
 // the requests the browser never reported are counted, and says what of them was not
 // archived (see unreported): to the user, and in a note on each page that made them.
+// It says so once the tab's exchanges being finished (those cut short as it was
+// detached) are handed on, at most summaryWait later, so the summary comes after
+// them; the wait is work the recorder does (Wait, WaitAnswered).
 func (r *Recorder) forgetTab(tab int) {
 	r.mu.Lock()
 	ts := r.tabs[tab]
@@ -131,11 +139,21 @@ func (r *Recorder) forgetTab(tab int) {
 	if ts == nil {
 		return
 	}
-	if msg := unreported(ts.unreported, ts.left.urls); msg != "" {
+	msg := unreported(ts.unreported, ts.left.urls)
+	if msg == "" {
+		return
+	}
+	r.work.Add(1)
+	go func() {
+		defer r.work.Done()
+		waitAtMost(ts.finishes, summaryWait)
 		r.report(errors.New(msg))
 		r.notePages(ts.unreported, ts.left.urls)
-	}
+	}()
 }
+
+// summaryWait bounds how long a tab's summary waits for its exchanges being finished.
+const summaryWait = 5 * time.Second
 
 // shownDocument is the document a frame shows: its loader id, and the number of the
 // request that began its navigation (0 if unknown: it began before the recorder came).

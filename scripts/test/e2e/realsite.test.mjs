@@ -119,7 +119,7 @@ for (const name of ["session", "quick"]) {
     const pageNotes = runs[name].records.filter((r) => r.type === "metadata" && /this page began as it was left (is|are) not in the archive/.test(r.block.toString("utf8")));
     const inArchive = pageNotes.reduce((a, r) => a + Number(r.block.toString("utf8").match(/^(\d+) requests? this page/)[1]), 0);
     t.diagnostic(`${pageNotes.length} pages' notes in the archive count ${inArchive} requests never reported`);
-    assert.ok(inArchive <= unreported, `the archive's notes count ${inArchive}, the session's ${unreported}`);
+    assert.ok(inArchive <= unreported, `the archive's notes count ${inArchive}, the session's ${unreported} (its notes: ${JSON.stringify(info.notes || [])})`);
     if (/ of http/.test(note)) assert.ok(inArchive > 0, `the session's note names pages (${note}), the archive has no note on them`);
     for (const r of pageNotes) assert.match(r.uri, /^http:\/\//);
     // A page left as it loaded has its requests paused by the Fetch domain, which
