@@ -7,9 +7,9 @@ import { spawn } from "node:child_process";
  * Starts Chromium (CHROMIUM, or Debian's) headless on profile with args added
  * (CHROMIUM_FLAGS="--flag ..." adds more; CHROMIUM_STDOUT=1 lets its output through,
  * as V8's tracing flags print there): resolves to { send(method, params,
- * sessionId), on(method, listener), close() }; send resolves to the command's result,
- * on has listener called with each event of that method (its params and sessionId),
- * close resolves to the browser's exit: it asks the browser to close (Browser.close),
+ * sessionId), on(method, listener), once, off, close() }; send resolves to the
+ * command's result, on has listener called with each event of that method (its params
+ * and sessionId), once for the next one only, off no longer; close resolves to the browser's exit: it asks the browser to close (Browser.close),
  * which ends its other processes before its own, so that none still writes to the
  * profile once close has resolved, and kills it if it has not exited 10 s later.
  */
@@ -43,6 +43,11 @@ export function pipeBrowser(profile, args = []) {
   const exited = new Promise((r) => proc.on("exit", r));
   proc.stdio[3].on("error", () => {}); // a command sent as the browser exits: its exit tells
   const on = (method, listener) => listeners.set(method, [...(listeners.get(method) || []), listener]);
+  const off = (method, listener) => listeners.set(method, (listeners.get(method) || []).filter((l) => l !== listener));
+  const once = (method, listener) => {
+    const first = (...args) => { off(method, first); listener(...args); };
+    on(method, first);
+  };
   const close = async () => {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
     const waited = (ms) => new Promise((r) => setTimeout(r, ms).unref());
@@ -51,5 +56,5 @@ export function pipeBrowser(profile, args = []) {
     proc.kill("SIGKILL");
     await exited;
   };
-  return { send, on, close };
+  return { send, on, once, off, close };
 }

@@ -14,6 +14,7 @@ import { after, before, test } from "node:test";
 import { extensionDir, waitFor } from "../../lib/browser.mjs";
 import { workerStopper } from "../../lib/firstload.mjs";
 import { pipeBrowser } from "../../lib/pipebrowser.mjs";
+import { traced } from "../../lib/wasmtrace.mjs";
 
 const dir = mkdtempSync(path.join(tmpdir(), "webkeep-keeper-"));
 let b, ext, page;
@@ -44,13 +45,7 @@ async function evaluate(expression) {
 // What V8 did with wasm while wake ran: the modules it instantiated, and the functions
 // it compiled lazily (at their first call).
 async function wasmWork(wake) {
-  const events = [];
-  b.on("Tracing.dataCollected", (p) => events.push(...p.value));
-  const complete = new Promise((r) => b.on("Tracing.tracingComplete", r));
-  await b.send("Tracing.start", { traceConfig: { includedCategories: ["v8.wasm", "disabled-by-default-v8.wasm.detailed"] }, transferMode: "ReportEvents" });
-  await wake();
-  await b.send("Tracing.end");
-  await complete;
+  const [, events] = await traced(b, wake, ["v8.wasm", "disabled-by-default-v8.wasm.detailed"]);
   const count = (re) => events.filter((e) => re.test(e.name)).length;
   return { instantiated: count(/^wasm\.(Sync|Async)Instantiate$/), lazy: count(/^wasm\.CompileBaseline$/) };
 }
