@@ -180,7 +180,9 @@ func checkAll() {
 		showError(fmt.Errorf("reading the URL database: %w", err))
 		return
 	}
-	granted, err := requestHostAccess(db.Origins)
+	granted, err := requestHostAccess(db.Origins, func() {
+		notice(fmt.Sprintf("Waiting for your answer to the browser's question: may webkeep read the database's %s?", plural(len(db.Origins), "site")))
+	})
 	switch {
 	case err != nil:
 		showError(fmt.Errorf("asking for access to the database's %d sites: %w", len(db.Origins), err))
@@ -213,8 +215,10 @@ func checkAll() {
 // of the manifest): with it the service worker reads any site, without it only
 // those that allow every origin, each after a CORS check. It reports whether access
 // is granted. It runs within a click (a check's start, Save), as the browser
-// requires.
-func requestHostAccess(origins []string) (bool, error) {
+// requires. asking runs just before the browser asks the user (not when access is
+// granted already), so the page can say that it waits for the answer: the browser's
+// prompt shows nothing of the page's work.
+func requestHostAccess(origins []string, asking func()) (bool, error) {
 	if len(origins) == 0 {
 		return true, nil
 	}
@@ -228,6 +232,7 @@ func requestHostAccess(origins []string) (bool, error) {
 	if has, err := jspromise.Await(perms.Call("contains", want)); err == nil && has.Truthy() {
 		return true, nil
 	}
+	asking()
 	granted, err := jspromise.Await(perms.Call("request", want))
 	if err != nil {
 		return false, err
@@ -398,7 +403,14 @@ func saveSettings() {
 	if err == nil {
 		origins = append(origins, teamOrigin)
 	}
-	granted, err := requestHostAccess(origins)
+	granted, err := requestHostAccess(origins, func() {
+		sites := make([]string, len(origins))
+		for i, o := range origins {
+			sites[i] = strings.TrimSuffix(o, "/*")
+		}
+		saved.SetTextContent("Waiting for your answer to the browser's question: may webkeep read " + strings.Join(sites, " and ") + "?")
+		saved.SetAttribute("data-state", "asking")
+	})
 	if s.TimestampAuthority != "" && (err != nil || !granted) {
 		if err == nil {
 			err = errors.New("without access to its site, webkeep cannot ask it for timestamps")

@@ -502,6 +502,32 @@ function startTeamArchive(token) {
   }))));
 }
 
+test("saving a team archive: the page says it waits for the browser's question, then what refusing access costs", async () => {
+  const options = await browser.context.newPage();
+  try {
+    await options.goto(browser.page("options.html"));
+    await waitFor(async () => (await options.inputValue("#agent")) !== "", "the settings");
+    await options.fill("#team-endpoint", "http://127.0.0.1:9/");
+    await options.fill("#team-token", "team-token-0");
+    // The browser's own prompt cannot be answered in a headless browser: the page's
+    // calls to it are answered here, access not granted yet, then refused.
+    await options.evaluate(() => {
+      const perms = chrome.permissions;
+      perms.contains = () => Promise.resolve(false);
+      perms.request = () => new Promise((resolve) => { window.answerAccess = resolve; });
+    });
+    await options.click("#save");
+    await options.waitForSelector('#saved[data-state="asking"]');
+    assert.equal(await options.textContent("#saved"), "Waiting for your answer to the browser's question: may webkeep read http://127.0.0.1?");
+    await options.evaluate(() => window.answerAccess(false));
+    await options.waitForSelector('#saved[data-state="saved"]');
+    assert.match(await options.textContent("#saved"), /^Saved at \d\d:\d\d:\d\d\. Without access to the team archive's site \(http:\/\/127\.0\.0\.1\/\*\), the browser checks each request to it with one more before it \(CORS\): save again to be asked, or allow it on the extensions page\.$/);
+    assert.equal(await options.inputValue("#team-endpoint"), "http://127.0.0.1:9/", "the settings were saved all the same");
+  } finally {
+    await options.close();
+  }
+});
+
 test("upload to team: progress, then an in-page choice to replace a bundle the team has", async () => {
   const team = await startTeamArchive("team-token-1");
   let revoke;
