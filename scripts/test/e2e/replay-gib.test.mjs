@@ -19,7 +19,9 @@ after(async () => {
 
 // Any size: a body of 1 GiB (imported in segments of no given length) reaches a page's
 // fetch() whole as a stream, every byte as imported, the page keeping none of it.
-test("a body of 1 GiB streams to a page's fetch(), every byte as imported", async () => {
+test("a body of 1 GiB streams to a page's fetch(), every byte as imported", async (t) => {
+  const t0 = Date.now();
+  const took = (what) => t.diagnostic(`${what}: ${((Date.now() - t0) / 1000).toFixed(1)} s from the start`);
   const size = 1 << 30;
   const gib = new Uint8Array(size);
   for (let i = 0; i < size; i += 4096) gib[i] = (i >> 12) % 253;
@@ -27,7 +29,9 @@ test("a body of 1 GiB streams to a page's fetch(), every byte as imported", asyn
     ["http://gib.example/", "text/html", '<p id="t">gib</p>'],
     ["http://gib.example/gib.bin", "application/octet-stream", gib, true],
   ]);
+  took("imported");
   const r = await openReplay(browser, id, "http://gib.example/");
+  took("the replay opened");
   // A stream let go after its first chunks (more are asked for ahead and on their way)
   // ends quietly; the same body asked again comes whole.
   const dropped = await r.evaluate(async () => {
@@ -38,6 +42,7 @@ test("a body of 1 GiB streams to a page's fetch(), every byte as imported", asyn
     return n;
   }, 60);
   assert.ok(dropped >= 3, `read ${dropped} bytes before letting go`);
+  took("the first stream let go");
   const got = await r.evaluate(async () => {
     const res = await fetch("/gib.bin");
     const reader = res.body.getReader();
@@ -48,7 +53,8 @@ test("a body of 1 GiB streams to a page's fetch(), every byte as imported", asyn
       n += c.value.length;
     }
     return { status: res.status, length: n, wrong };
-  }, 600);
+  }, 420); // within the harness's 600 s for the file, so that a stall says where it was
+  took("the whole body read");
   assert.deepEqual(got, { status: 200, length: size, wrong: -1 });
   assert.equal(await r.bar.isHidden("#error"), true, await r.bar.textContent("#error"));
   await r.close();
