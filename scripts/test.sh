@@ -23,10 +23,11 @@ gofmt_check() {
 wasm_tests() {
   GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./wasm/... ./shared/capture/ ./shared/recorder/ ./shared/warc/
 }
+# node_tests runs the tests of dir, each file given at most seconds (600 unless said).
 node_tests() {
-  local dir=$1
+  local dir=$1 seconds=${2:-600}
   [ -n "$(ls "$dir"/*.test.mjs 2>/dev/null)" ] || { echo "(no tests in $dir)"; return 0; }
-  node --test --test-concurrency=1 --test-timeout=600000 "$dir"/*.test.mjs
+  node --test --test-concurrency=1 --test-timeout=$((seconds * 1000)) "$dir"/*.test.mjs
 }
 
 # The end-to-end tests run Chromium with its back/forward cache on, as users have it
@@ -41,7 +42,11 @@ step "wasm tests (node)" wasm_tests
 step "shim (node)" node_tests scripts/test/shim
 step "interop (warcio)" node_tests scripts/test/interop
 step "worker (workerd)" node_tests scripts/test/worker
-step "end-to-end (chromium)" node_tests scripts/test/e2e
+# A file of the Chromium end-to-end tests is given 20 minutes: replay-gib streams 1 GiB
+# to a page, 230-260 s here on 2026-12-05 but 340 s for the read alone on a slower day
+# (BENCHMARKS.md of 2026-12-04), and a CI run's passed 600 s. It asserts every byte,
+# not a speed: the speed is the benchmark's (make bench SECTIONS=replaymedia).
+step "end-to-end (chromium)" node_tests scripts/test/e2e 1200
 step "end-to-end (firefox)" node_tests scripts/test/e2e-firefox
 
 total=$(( $(date +%s) - start ))
