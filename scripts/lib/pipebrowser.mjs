@@ -9,9 +9,10 @@ import { spawn } from "node:child_process";
  * as V8's tracing flags print there): resolves to { send(method, params,
  * sessionId), on(method, listener), once, off, close() }; send resolves to the
  * command's result, on has listener called with each event of that method (its params
- * and sessionId), once for the next one only, off no longer; close resolves to the browser's exit: it asks the browser to close (Browser.close),
- * which ends its other processes before its own, so that none still writes to the
- * profile once close has resolved, and kills it if it has not exited 10 s later.
+ * and sessionId), once for the next one only, off no longer; close resolves to the
+ * browser's exit: it asks the browser to close (Browser.close), which ends its other
+ * processes before its own, so that none still writes to the profile once close has
+ * resolved, and kills it if it has not exited 10 s later.
  */
 export function pipeBrowser(profile, args = []) {
   const output = process.env.CHROMIUM_STDOUT ? "inherit" : "ignore";

@@ -181,9 +181,11 @@ func checkAll() {
 		return
 	}
 	granted, err := requestHostAccess(db.Origins, func() {
-		notice(fmt.Sprintf("Waiting for your answer to the browser's question: may webkeep read the database's %s?", plural(len(db.Origins), "site")))
+		notice(waitingForAccess("the database's " + plural(len(db.Origins), "site")))
 	})
 	switch {
+	case granted:
+		show(byID("notice"), false) // the question is answered
 	case err != nil:
 		showError(fmt.Errorf("asking for access to the database's %d sites: %w", len(db.Origins), err))
 		return
@@ -238,6 +240,12 @@ func requestHostAccess(origins []string, asking func()) (bool, error) {
 		return false, err
 	}
 	return granted.Truthy(), nil
+}
+
+// waitingForAccess says that the page waits for the user's answer to the browser's
+// question about access to sites.
+func waitingForAccess(sites string) string {
+	return "Waiting for your answer to the browser's question: may webkeep read " + sites + "?"
 }
 
 func renderCheck(res api.CheckReport) {
@@ -408,7 +416,7 @@ func saveSettings() {
 		for i, o := range origins {
 			sites[i] = strings.TrimSuffix(o, "/*")
 		}
-		saved.SetTextContent("Waiting for your answer to the browser's question: may webkeep read " + strings.Join(sites, " and ") + "?")
+		saved.SetTextContent(waitingForAccess(strings.Join(sites, " and ")))
 		saved.SetAttribute("data-state", "asking")
 	})
 	if s.TimestampAuthority != "" && (err != nil || !granted) {

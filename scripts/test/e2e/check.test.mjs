@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { launch, serviceWorker } from "../../lib/browser.mjs";
+import { launch, serviceWorker, waitFor } from "../../lib/browser.mjs";
 
 let browser, server, dir, origin;
 
@@ -109,4 +109,28 @@ test("a restarted service worker keeps the database and gives it when asked", as
   assert.deepEqual(db.problems, []);
   assert.notEqual(worker.status(), "stopped", "the worker was woken again");
   await page.close();
+});
+
+// While the browser asks for access to the database's sites, the page says it waits
+// for the answer, and no longer once it is given (the browser's own prompt cannot be
+// answered headless: the page's calls to it are answered here).
+test("Check all says it waits for the answer to the browser's question, until it comes", async () => {
+  const options = await browser.context.newPage();
+  try {
+    await options.goto(browser.page("options.html"));
+    await options.waitForSelector('#urldb-status[data-loaded="true"]');
+    await options.evaluate(() => {
+      const perms = chrome.permissions;
+      perms.contains = () => Promise.resolve(false);
+      perms.request = () => new Promise((resolve) => { window.answerAccess = resolve; });
+    });
+    await options.click("#check-all");
+    await waitFor(async () => (await options.textContent("#notice")) === "Waiting for your answer to the browser's question: may webkeep read the database's 1 site?", "the waiting notice");
+    assert.equal(await options.isVisible("#notice"), true);
+    await options.evaluate(() => window.answerAccess(true));
+    await options.waitForSelector("#check-report:not([hidden])", { timeout: 60000 });
+    assert.equal(await options.isVisible("#notice"), false, "the answered question is still said to be waited for");
+  } finally {
+    await options.close();
+  }
 });
