@@ -11,11 +11,17 @@
 //     URL, were it web-accessible there (then any site could tell the extension is
 //     installed), and whether the replay's debugger stays as such a frame loads;
 //   - an extension page that opened the page's tab with window.open(), posting the
-//     body, read from the file route, to that window (a live page on 127.0.0.1 here).
+//     body, read from the file route, to that window (a live page on 127.0.0.1 here);
+//     then what such a tab costs a page against one made by chrome.tabs.create, as
+//     the replay makes its tab: whether the page sees an opener, whether the posting
+//     still reaches the tab once its page hid the opener and it went to another site,
+//     whether going back restores the page from the back-forward cache, and whether a
+//     page sent with Cross-Origin-Opener-Policy cuts the link.
 // A copy of the built extension gets the frame for each frame route.
 //
 //   node scripts/probe/streamhandover.mjs [BYTES]
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { extensionDir, launch, startTrapSite } from "../lib/browser.mjs";
@@ -136,7 +142,75 @@ async function openerRoute() {
   }
 }
 
+// openerCosts compares a tab the bar opens with window.open() to one it makes with
+// chrome.tabs.create, each attached and navigated by DevTools, as a replay's is.
+async function openerCosts() {
+  const server = createServer((req, res) => {
+    res.writeHead(200, { "Content-Type": "text/html", ...(req.url === "/coop" ? { "Cross-Origin-Opener-Policy": "same-origin" } : {}) });
+    res.end('<!doctype html><script>window.got = []; addEventListener("message", (e) => window.got.push(typeof e.data), true);</script>');
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const browser = await launch({ bfcache: true });
+  try {
+    const ext = await browser.context.newPage();
+    await ext.goto(browser.page("archive.html"));
+    for (const how of ["chrome.tabs.create", "window.open()"]) {
+      const seen = await ext.evaluate(async ([how, port]) => {
+        const seen = [];
+        const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+        let tabId;
+        let opened = null;
+        if (how === "chrome.tabs.create") tabId = (await chrome.tabs.create({ url: "about:blank" })).id;
+        else {
+          const self = (await chrome.tabs.getCurrent()).id;
+          const created = new Promise((resolve) => chrome.tabs.onCreated.addListener(function made(tab) {
+            if (tab.openerTabId !== self) return; // another (the keeper's page, say)
+            chrome.tabs.onCreated.removeListener(made);
+            resolve(tab);
+          }));
+          opened = window.open("about:blank");
+          tabId = (await created).id;
+        }
+        const t = { tabId };
+        await chrome.debugger.attach(t, "1.3");
+        const run = (expression) => chrome.debugger.sendCommand(t, "Runtime.evaluate", { expression, returnByValue: true }).then((r) => r.result.value);
+        const go = async (url) => {
+          await chrome.debugger.sendCommand(t, "Page.navigate", { url });
+          await wait(800);
+        };
+        const posted = async () => {
+          const s = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(3)); c.close(); } });
+          opened.postMessage({ s }, "*", [s]);
+          await wait(300);
+          return (await run("window.got.length")) > 0 ? "reaches it" : `does not reach it (the window ${opened.closed ? "closed" : "open"} to the bar)`;
+        };
+        await go(`http://127.0.0.1:${port}/a`);
+        seen.push(`an opener ${await run("window.opener !== null")}`);
+        await run("window.kept = 1; window.opener = null");
+        if (opened) seen.push(`posting with the opener hidden ${await posted()}`);
+        await go(`http://localhost:${port}/b`);
+        if (opened) seen.push(`on another site ${await posted()}`);
+        await run("history.back()");
+        await wait(1000);
+        seen.push(`back, from the back-forward cache ${await run("window.kept === 1")}`);
+        if (opened) {
+          await go(`http://127.0.0.1:${port}/coop`);
+          seen.push(`to a page with Cross-Origin-Opener-Policy ${await posted()}`);
+        }
+        await chrome.debugger.detach(t).catch(() => {});
+        await chrome.tabs.remove(tabId);
+        return seen;
+      }, [how, server.address().port]).catch((e) => [`failed: ${e.message.split("\n")[0]}`]);
+      console.log(`a tab made by ${how}: ${seen.join("; ")}`);
+    }
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
 await replayRoute();
 await frameRoute(true);
 await frameRoute(false);
 await openerRoute();
+await openerCosts();
