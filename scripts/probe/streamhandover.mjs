@@ -1,12 +1,13 @@
 // How fast can a large body pass from the extension to a replayed page's script, and
 // by which route? A body of BYTES (imported in segments of no given length, so that a
-// replay offers it as a stream) is read by the page whole, four ways:
+// replay offers it as a stream) is read by the page whole, three ways, and what each
+// way costs is looked at:
 //   - the replay's route: the page's fetch(), each chunk a DevTools message from the
 //     bar (extension/replay-stream.js);
 //   - an extension frame in the page at its web-accessible URL that changes with each
 //     browser session (use_dynamic_url), reading the archive's file route and handing
 //     the page the body as a transferred ReadableStream; then whether the replay's
-//     debugger is still attached to the tab;
+//     debugger is still attached to the tab, and what the replay's bar says then;
 //   - whether a page outside any replay can load the frame at the extension's own
 //     URL, were it web-accessible there (then any site could tell the extension is
 //     installed), and whether the replay's debugger stays as such a frame loads;
@@ -108,7 +109,8 @@ async function frameRoute(dynamic) {
         return new Promise((resolve) => { f.onload = () => resolve("loaded"); document.body.append(f); setTimeout(() => resolve("not loaded in 10 s"), 10000); });`), 15)
         .catch((e) => `failed: ${e.message.split("\n")[0]}`);
     const attached = await r.evaluate(() => location.href, 5).then(() => "still attached", (e) => `gone (${e.message.split("\n")[0]})`);
-    console.log(`an extension frame at ${dynamic ? "its URL of the session" : "the extension's own URL"}: ${got}; the replay's debugger ${attached}; a live page at the extension's own URL ${seen}`);
+    const state = await r.bar.textContent("#state");
+    console.log(`an extension frame at ${dynamic ? "its URL of the session" : "the extension's own URL"}: ${got}; the replay's debugger ${attached}; the bar: "${state}"; a live page at the extension's own URL ${seen}`);
   } finally {
     await browser.close();
     await site.close();
