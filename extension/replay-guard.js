@@ -11,13 +11,16 @@
 // A request the page made before and which is still waiting for its answer would be
 // let go too. The script aborts the document's own fetch() and XMLHttpRequest calls
 // under way as it may be leaving (beforeunload): their requests end in the browser
-// before it goes on closing the tab. For the others (an image, a script), once the page
-// has loaded, the bar adds a binding (leaveBinding), through which the top document's
-// script tells it the page may be leaving, and the bar fails every request of the tab
-// still waiting; the script gives it the time to (leaveWaitMs, and more for each of
-// the page's fetch() or XMLHttpRequest calls under way) when the page had one under
-// way. (Told alone, the bar was sometimes too late: 1 to
-// 12 requests of a page fetching every 5 ms reached the web in 3 of 10 closings.) A
+// before it goes on closing the tab. For the others (an image, a script), the top
+// document's script tells the bar the page may be leaving, and the bar fails every
+// request of the tab still waiting: once the page has loaded through a binding the bar
+// adds then (leaveBinding; the Runtime domain it needs cost first loads), before that
+// through a request of its own to a path of the page's origin secret to the bar
+// (leavePath), which the bar fails (it goes out while beforeunload runs). The script gives the bar the time to (leaveWaitMs, and more for each of the
+// page's fetch() or XMLHttpRequest calls under way and, before the load event, each
+// image still loading) when the page had one under way or had not loaded. (Told
+// alone, the bar was sometimes too late: 1 to 12 requests of a page fetching every 5
+// ms reached the web in 3 of 10 closings.) A
 // page that stays after all sees those fail, as a page left does, and tells the bar it
 // stayed as it sends what it held (the bar fails what the tab asks in between).
 "use strict";
@@ -26,13 +29,24 @@
 const guardHoldMs = 1000;
 // The binding the bar is told through that the page may be leaving.
 const leaveBinding = "__webkeepReplayLeaving";
+// The path, on the page's origin, of the request a page tells the bar through before the
+// binding is added: one of this bar's own, which no page can guess.
+const leavePath = `/${crypto.randomUUID()}`;
+
+// leaveSaid is what a page told the bar through leavePath (empty: it may be leaving;
+// "stayed"), or undefined for a request of any other URL.
+function leaveSaid(url) {
+  if (!url.includes(leavePath)) return undefined;
+  const u = URL.parse(url);
+  return u?.pathname === leavePath ? decodeURIComponent(u.search.slice(1)) : undefined;
+}
 // How long beforeunload waits, when the page has requests under way, for the bar to
 // fail them before the browser goes on closing the tab: the bar's round trip takes a
 // few milliseconds, and each request failed about one more; a second at most.
 const leaveWaitMs = { first: 40, each: 2, most: 1000 };
 
 // guardScript runs in the page's main world; its source is injected.
-const guardScript = `(${function (holdMs, binding, waitMs) {
+const guardScript = `(${function (holdMs, binding, waitMs, path) {
   "use strict";
   const given = Symbol.for("webkeep.replayGuard");
   if (globalThis[given]) return;
@@ -48,6 +62,29 @@ const guardScript = `(${function (holdMs, binding, waitMs) {
   };
   Object.defineProperty(globalThis, given, { value: take });
   take(); // a document made after the binding was added has it from its start
+  const pageFetch = globalThis.fetch;
+  // tell tells the bar, through its binding or else by a request of its own; false if
+  // neither went. The request goes at once, before the page's images (a beacon waited
+  // behind them, and reached the bar only after a second of waiting), keeps nothing of
+  // the page's (no cookie, no referrer), and is never answered (the bar fails it).
+  const tell = (said) => {
+    const channel = take();
+    if (channel) {
+      channel(said);
+      return true;
+    }
+    try {
+      // On the document's own URL's host (not its <base>'s): the bar takes it from any.
+      const url = new URL(`${path}?${encodeURIComponent(said)}`, location.href).href;
+      Reflect.apply(pageFetch, globalThis, [url, {
+        method: "POST", keepalive: true, priority: "high", mode: "no-cors",
+        credentials: "omit", referrerPolicy: "no-referrer", cache: "no-store",
+      }]).catch(() => {});
+      return true;
+    } catch {
+      return false; // a document with no host (about:blank), or a policy of the page's refusing it
+    }
+  };
   // The page's own constructors, taken before its scripts run.
   const Request = globalThis.Request, AbortController = globalThis.AbortController;
   const anySignal = globalThis.AbortSignal?.any?.bind(globalThis.AbortSignal);
@@ -63,9 +100,12 @@ const guardScript = `(${function (holdMs, binding, waitMs) {
   };
   // The page stayed after all: the bar answers its requests again.
   const stayed = () => {
-    if (globalThis.top === globalThis) take()?.("stayed");
+    if (globalThis.top === globalThis) tell("stayed");
     free();
   };
+  // The bar, which stops the tab's scripts while the page may be leaving (a timer of
+  // this script's due then is lost), says so when the page stayed.
+  Object.defineProperty(globalThis, Symbol.for("webkeep.replayGuard.stayed"), { value: () => { if (held) stayed(); } });
   const free = () => {
     const r = release;
     held = release = null;
@@ -78,17 +118,19 @@ const guardScript = `(${function (holdMs, binding, waitMs) {
     hold(holdMs);
     const had = underway;
     for (const stop of [...stops]) stop();
-    const leaving = take();
+    take();
     // A frame's leaving is its own: the tab's top document tells for the tab.
-    if (!leaving || globalThis.top !== globalThis) return;
-    leaving("");
+    if (globalThis.top !== globalThis || !tell("")) return;
     // The browser goes on closing the tab once this returns: if the page was asking,
-    // the bar is given the time to fail what else it asked for first. It fails them
-    // one after the other (a millisecond or so each: a page asking every 5 ms of a
-    // core slow to answer has a hundred waiting), and a request the page aborted may
-    // still be paused after it was told.
-    if (!had) return;
-    const wait = Math.min(waitMs.first + had * waitMs.each, waitMs.most);
+    // or has not loaded (its images and scripts may be waiting), the bar is given the
+    // time to fail what else it asked for first. It fails them one after the other (a
+    // millisecond or so each: a page asking every 5 ms of a core slow to answer has a
+    // hundred waiting), and a request the page aborted may still be paused after it
+    // was told.
+    const loading = document.readyState !== "complete";
+    if (!had && !loading) return;
+    const images = loading ? [...document.images].filter((i) => !i.complete).length : 0;
+    const wait = Math.min(waitMs.first + (had + images) * waitMs.each, waitMs.most);
     for (const until = performance.now() + wait; performance.now() < until;);
     hold(holdMs); // a page that stays is said to a second after the wait, not during it
   }, true);
@@ -155,4 +197,4 @@ const guardScript = `(${function (holdMs, binding, waitMs) {
       return undefined;
     },
   }.send;
-}})(${guardHoldMs}, ${JSON.stringify(leaveBinding)}, ${JSON.stringify(leaveWaitMs)})`;
+}})(${guardHoldMs}, ${JSON.stringify(leaveBinding)}, ${JSON.stringify(leaveWaitMs)}, ${JSON.stringify(leavePath)})`;

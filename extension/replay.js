@@ -179,6 +179,12 @@ const fromBatch = async (url) => {
 // and its answer to the browser.
 async function answer(target, { requestId, request, resourceType, frameId, networkId }) {
   const doc = resourceType === "Document" && !target.sessionId && frameId === mainFrame;
+  const said = leaveSaid(request.url);
+  if (said !== undefined) { // the page's beacon to the bar (replay-guard.js), not for the web
+    leaving(said);
+    chrome.debugger.sendCommand(target, "Fetch.failRequest", { requestId, errorReason: "Aborted" }).catch(() => {});
+    return;
+  }
   if (left && !doc) { // asked as the page may be leaving (leaving())
     chrome.debugger.sendCommand(target, "Fetch.failRequest", { requestId, errorReason: "Aborted" }).catch(() => {});
     return;
@@ -226,6 +232,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // worker's channel is turned on too.
     if (a.stream) await Promise.all([target, ...workers.values()].map((t) => streamChannel(t).catch(() => {})));
     if (waiting.failed) return; // the page was leaving (leaving())
+    if (doc) await runScripts(false); // the tab's next document runs its scripts
     const headers = a.stream ? [...a.headers, streamOffered(requestId, a, fileURL(a), logStream)] : a.headers;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: headers, body: body.toBase64(),
@@ -273,12 +280,43 @@ const pending = new Map();
 let left = false;
 function leaving(said) {
   left = said !== "stayed";
-  if (!left) return;
+  if (!left) {
+    runScripts(false);
+    return;
+  }
+  stopScripts();
   for (const [requestId, w] of pending) {
     if (w.doc || w.failed) continue;
     w.failed = true;
     chrome.debugger.sendCommand(w.target, "Fetch.failRequest", { requestId, errorReason: "Aborted" }).catch(() => {});
   }
+}
+
+// The tab's scripts are stopped while its page may be leaving: a script run between the
+// page's beforeunload and its tab closing (an image's onload asking for the next) made
+// requests that the browser let go to the web once the debugger was gone (1 to 15 in 9
+// of 10 closings of a page loading images; none in 10 with the scripts stopped). They
+// run again as a navigation of the tab starts, before its document is answered, as a
+// document commits (the page's script told it stayed, for a page shown again from the
+// back-forward cache whose pageshow came while they were stopped), or, for a page that
+// stayed after all, two seconds after it said it may be leaving (a timer of the page's
+// due in between is lost), the page's script told it stayed (replay-guard.js).
+let scriptsOff = null; // the command that stopped them, while they are stopped
+let stayTimer = 0;
+function stopScripts() {
+  if (scriptsOff || tabId === null) return;
+  scriptsOff = chrome.debugger.sendCommand({ tabId }, "Emulation.setScriptExecutionDisabled", { value: true }).catch(() => {});
+  stayTimer = setTimeout(() => runScripts(true), guardHoldMs + leaveWaitMs.most);
+}
+function runScripts(stayed) {
+  clearTimeout(stayTimer);
+  const off = scriptsOff;
+  scriptsOff = null;
+  if (!off || tabId === null) return Promise.resolve();
+  const t = { tabId };
+  return off.then(() => chrome.debugger.sendCommand(t, "Emulation.setScriptExecutionDisabled", { value: false }))
+    .then(() => stayed && chrome.debugger.sendCommand(t, "Runtime.evaluate", { expression: `globalThis[Symbol.for("webkeep.replayGuard.stayed")]?.()` }))
+    .catch(() => {});
 }
 
 // leaveChannel adds, once the page has loaded, the binding through which its script
@@ -322,15 +360,20 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
   if (method === "Fetch.requestPaused") answer(target, p);
   else if (method === "Runtime.bindingCalled" && p.name === streamBinding) streamAsked(target, p).catch(fail);
   else if (method === "Runtime.bindingCalled" && p.name === leaveBinding) leaving(p.payload);
-  else if (method === "Page.frameNavigated" && !source.sessionId && p.frame.id === mainFrame) left = false;
+  else if (method === "Page.frameNavigated" && !source.sessionId && p.frame.id === mainFrame) {
+    left = false;
+    runScripts(true); // a page shown again from the back-forward cache while they were stopped missed its pageshow
+  }
   else if (method === "Page.loadEventFired" && !source.sessionId) {
     loaded = true;
     countCaptures();
     leaveChannel(target);
     if (timeline.navigate) mark("loadEvent");
   }
-  else if (method === "Page.frameStartedNavigating" && !source.sessionId && p.frameId === mainFrame &&
-    !/sameDocument|WithPost/i.test(p.navigationType)) pageBatch(p.loaderId, p.url, true);
+  else if (method === "Page.frameStartedNavigating" && !source.sessionId && p.frameId === mainFrame) {
+    if (!/sameDocument/i.test(p.navigationType)) runScripts(false);
+    if (!/sameDocument|WithPost/i.test(p.navigationType)) pageBatch(p.loaderId, p.url, true);
+  }
   else if (method === "Inspector.targetCrashed" && !source.sessionId) {
     fail(new Error("The replayed page crashed in the browser: Replay again loads it anew."));
   } else if (method === "Target.attachedToTarget") {
@@ -354,6 +397,7 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId !== tabId) return;
   const tab = tabId;
   tabId = null;
+  clearTimeout(stayTimer);
   $("state").dataset.state = "ended";
   $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page sent as it left was held in it, and what it was still waiting for was failed; but a page closed before it had loaded, or waiting only for images and the like, may have let a request reach the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
     `The replay has ended (${reason}): its tab is closed, as it would otherwise load from the web.`;

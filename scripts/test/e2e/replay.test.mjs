@@ -361,6 +361,51 @@ test("closing the replayed tab itself while its page asks all the time: no reque
   assert.deepEqual(leaked, leaked.map(() => 0), `requests of the replay tab that reached the demo site's port, by closing (${guard.reached.join("; ")})`);
 });
 
+// Before its load event a page has no binding to tell the bar it is leaving (the
+// Runtime domain it needs costs a first load), and the requests it waits for are its
+// images and scripts, which the page cannot abort: its script tells the bar with a
+// beacon of its own instead, which the bar fails (replay-guard.js), and waits for the
+// bar to fail what is waiting. A page of 3,000 images not archived, its tab closed as
+// they are being answered.
+test("closing the replayed tab itself before its page has loaded: no image waiting for its answer reaches the web", async () => {
+  const url = `${base}/many-images`;
+  // 50 images under way at a time, each shown followed by the next (the archive holds
+  // 3,000): the load event does not come while they are being answered.
+  const gif = Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64");
+  const page = `<p>images</p><script>
+    let n = 0;
+    const add = () => {
+      if (n >= 3000) return;
+      const i = new Image(1, 1);
+      i.onload = add;
+      i.src = "/image?" + n++;
+      document.body.append(i);
+    };
+    for (let k = 0; k < ${Number(process.env.IMAGES || 50)}; k++) add();
+  </script>`;
+  const id = await importWARC(browser, "many-images.warc.gz", [
+    [url, "text/html", page],
+    ...Array.from({ length: 3000 }, (_, i) => [`${base}/image?${i}`, "image/gif", gif]),
+  ]);
+  const leaked = [];
+  for (let i = 0; i < 10; i++) {
+    const bar = await browser.context.newPage();
+    await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(id)}&url=${encodeURIComponent(url)}`));
+    await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 60000 });
+    const tab = Number(await bar.getAttribute("body", "data-replay-tab"));
+    await waitFor(() => bar.evaluate(() => Number(document.getElementById("replay-answered").textContent) >= 200), "the images to be answered");
+    const state = await bar.evaluate((tabId) => chrome.debugger.sendCommand({ tabId }, "Runtime.evaluate", { expression: "document.readyState", returnByValue: true }).then((r) => r.result.value), tab);
+    assert.notEqual(state, "complete", `closing ${i + 1}: the page had not loaded`);
+    const hits = guard.hits();
+    await browser.sw.evaluate((tab) => chrome.tabs.remove(tab), tab);
+    await waitFor(() => bar.evaluate(() => /its tab was closed/.test(document.getElementById("state").textContent)), "the bar to say its tab was closed");
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a request let go would reach the port by now
+    leaked.push(guard.hits() - hits);
+    await bar.close();
+  }
+  assert.deepEqual(leaked, leaked.map(() => 0), `requests of the replay tab that reached the demo site's port, by closing (${guard.reached.join("; ")})`);
+});
+
 // A page left for another is held too (pagehide), and shown again from the
 // back-forward cache (pageshow, persisted) it sends what it asked for as it went.
 // (The demo site's pages say Cache-Control: no-store, which keeps a page out of that

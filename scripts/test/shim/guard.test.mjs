@@ -1,22 +1,24 @@
 // The replay's guard (extension/replay-guard.js, guardScript), run in node in a context
-// that stands for a page: once the bar has added its binding, the page's beforeunload
-// tells the bar, and waits for it to fail what is waiting only while a fetch() or an
-// XMLHttpRequest of the page is under way, the longer the more; the binding leaves the
-// page's reach; what the page sends once it may be leaving is held, and a page that
-// stays says so.
+// that stands for a page: the page's beforeunload tells the bar (through its binding
+// once the bar has added it, before that by a request to the bar's secret path, which
+// leaveSaid reads), and waits for it to fail what is waiting only while a fetch() or
+// an XMLHttpRequest of the page is under way or the page has not loaded, the longer
+// the more; the binding leaves the page's reach; what the page sends once it may be
+// leaving is held, and a page that stays says so.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import vm from "node:vm";
 
-const { guardScript, leaveBinding, leaveWaitMs } = new Function(
-  `${readFileSync(new URL("../../../extension/replay-guard.js", import.meta.url), "utf8")}\nreturn { guardScript, leaveBinding, leaveWaitMs };`,
+const { guardScript, leaveBinding, leaveWaitMs, leavePath, leaveSaid } = new Function(
+  `${readFileSync(new URL("../../../extension/replay-guard.js", import.meta.url), "utf8")}\nreturn { guardScript, leaveBinding, leaveWaitMs, leavePath, leaveSaid };`,
 )();
 
 // page makes a context with the browser's pieces the guard wraps: the page's listeners
 // (called as the browser calls them, trusted), a fetch() whose answers the test gives,
-// XMLHttpRequest, sendBeacon, and a clock that moves a millisecond each time it is read.
-function page({ binding = false, frame = false } = {}) {
+// XMLHttpRequest, sendBeacon, a document loaded or still loading its images, and a
+// clock that moves a millisecond each time it is read.
+function page({ binding = false, frame = false, loading = 0 } = {}) {
   const listeners = [];
   const fetches = [];
   const sent = [];
@@ -38,8 +40,8 @@ function page({ binding = false, frame = false } = {}) {
     addEventListener: (type, fn) => listeners.push([type, fn]),
     // An absolute URL comes as a Request with the guard's signal (a relative one, which
     // no document resolves here, as the page gave it).
-    fetch: (input) => {
-      asked.push(input);
+    fetch: (input, init) => {
+      asked.push(init ? [input, init] : input);
       sent.push(`fetch ${typeof input === "string" ? input : input.url}`);
       return new Promise((resolve, reject) => {
         fetches.push(resolve);
@@ -49,6 +51,13 @@ function page({ binding = false, frame = false } = {}) {
     Request, AbortController, AbortSignal,
     XMLHttpRequest, Navigator, navigator: new Navigator(),
     performance: { now: () => now++ },
+    // loading: how many images are still loading (any: the load event is still to come).
+    document: {
+      readyState: loading ? "interactive" : "complete",
+      images: [{ complete: true }, ...Array.from({ length: loading }, () => ({ complete: false }))],
+    },
+    location: { href: "http://site.test/page?a=1" },
+    URL,
     setTimeout, clearTimeout,
   };
   if (binding) g[leaveBinding] = (payload) => told.push(payload);
@@ -177,12 +186,60 @@ test("a frame's beforeunload does not tell the bar: the tab's top document does"
   assert.equal(f.clock(), 0, "no wait");
 });
 
-test("without the binding (the page not loaded yet), beforeunload holds what the page sends, and no more", async () => {
-  const p = page();
+// Before the load event the bar has not added its binding: the page tells it by a
+// request to the bar's path on the document's own host, which leaveSaid reads.
+const signal = (said) => `fetch http://site.test${leavePath}?${said}`;
+
+test("without the binding (the page not loaded yet), beforeunload tells the bar by a request, waits for each image still loading, and holds what the page sends", async () => {
+  const p = page({ loading: 30 });
   p.run(`fetch("/tick")`);
+  const before = p.clock();
   p.fire("beforeunload");
-  assert.equal(p.clock(), 0, "no bar to wait for");
+  assert.deepEqual(p.sent, ["fetch /tick", signal("")], "the bar is told");
+  assert.equal(leaveSaid(p.sent[1].slice("fetch ".length)), "");
+  const [, [url, init]] = p.asked;
+  assert.deepEqual([url, init.method, init.keepalive, init.priority, init.credentials, init.referrerPolicy], [`http://site.test${leavePath}?`, "POST", true, "high", "omit", "no-referrer"], "ahead of the page's images, with nothing of the page's");
+  const least = leaveWaitMs.first + 31 * leaveWaitMs.each;
+  const waited = p.clock() - before;
+  assert.ok(waited >= least && waited <= least + 5, `a fetch() and 30 images waiting: waited ${waited} ms, not ${least}`);
   p.run(`fetch("/leaving"); navigator.sendBeacon("/beacon")`);
   await tick();
-  assert.deepEqual(p.sent, ["fetch /tick"], "what the page sends as it may be leaving is held");
+  assert.equal(p.sent.length, 2, "what the page sends as it may be leaving is held");
+
+  // Loaded with nothing under way, and no binding yet (the bar adds it after the load
+  // event): told, no wait.
+  const q = page();
+  q.fire("beforeunload");
+  assert.deepEqual([q.sent, q.clock()], [[signal("")], 0]);
+  // Not loaded, nothing under way, no image waiting (a script may be): the first wait.
+  const r = page({ loading: 0 });
+  r.g.document.readyState = "loading";
+  r.fire("beforeunload");
+  assert.ok(r.clock() >= leaveWaitMs.first, `waited ${r.clock()} ms`);
+  // A frame's is its own.
+  const f = page({ frame: true, loading: 3 });
+  f.fire("beforeunload");
+  assert.deepEqual([f.sent, f.clock()], [[], 0]);
+});
+
+test("without the binding, a page that stays tells the bar by a request", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const p = page({ loading: 2 });
+  p.fire("beforeunload");
+  t.mock.timers.tick(1000);
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+  assert.deepEqual(p.sent, [signal(""), signal("stayed")]);
+  assert.equal(leaveSaid(p.sent[1].slice("fetch ".length)), "stayed");
+});
+
+test("leaveSaid reads the bar's own path only, on any host", () => {
+  for (const [url, said] of [
+    [`http://site.test${leavePath}?`, ""],
+    [`https://other.test:8443${leavePath}?stayed`, "stayed"],
+    [`http://site.test${leavePath}`, ""],
+    [`http://site.test/x${leavePath}?`, undefined],
+    [`http://site.test/?u=${leavePath}`, undefined],
+    [`http://site.test/${crypto.randomUUID()}?`, undefined],
+    ["not a URL", undefined],
+  ]) assert.equal(leaveSaid(url), said, url);
 });
