@@ -13,16 +13,20 @@
 // under way as it may be leaving (beforeunload): their requests end in the browser
 // before it goes on closing the tab. For the others (an image, a script), the top
 // document's script tells the bar the page may be leaving, and the bar fails every
-// request of the tab still waiting: once the page has loaded through a binding the bar
-// adds then (leaveBinding; the Runtime domain it needs cost first loads), before that
-// through a request of its own to a path of the page's origin secret to the bar
-// (leavePath), which the bar fails (it goes out while beforeunload runs). The script gives the bar the time to (leaveWaitMs, and more for each of the
-// page's fetch() or XMLHttpRequest calls under way and, before the load event, each
-// image still loading) when the page had one under way or had not loaded. (Told
-// alone, the bar was sometimes too late: 1 to 12 requests of a page fetching every 5
-// ms reached the web in 3 of 10 closings.) A
-// page that stays after all sees those fail, as a page left does, and tells the bar it
-// stayed as it sends what it held (the bar fails what the tab asks in between).
+// request of the tab still waiting and stops the tab's scripts (a page's script run
+// after beforeunload, an image's onload asking for the next, made requests that went
+// on to the web with the debugger). It tells the bar through a binding the bar adds
+// once the page has loaded (leaveBinding; the Runtime domain it needs cost first
+// loads), and before that by a request of its own to a path on the page's host that
+// only the bar knows (leavePath), which the bar fails: it goes out while beforeunload
+// runs, ahead of the page's images (a beacon waited behind them). The script gives the
+// bar the time to (leaveWaitMs, and more for each of the page's fetch() or
+// XMLHttpRequest calls under way and, before the load event, each image still
+// loading) when the page had one under way or had not loaded. (Told alone, the bar was
+// sometimes too late: 1 to 12 requests of a page fetching every 5 ms reached the web
+// in 3 of 10 closings.) A page that stays after all sees those fail, as a page left
+// does, and tells the bar it stayed as it sends what it held (the bar fails what the
+// tab asks in between, and runs its scripts again, replay.js's runScripts).
 "use strict";
 
 // How long requests are held after beforeunload, for a page that stays.

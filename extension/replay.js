@@ -399,7 +399,7 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   tabId = null;
   clearTimeout(stayTimer);
   $("state").dataset.state = "ended";
-  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page sent as it left was held in it, and what it was still waiting for was failed; but a page closed before it had loaded, or waiting only for images and the like, may have let a request reach the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
+  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page sent as it left was held in it, and what it was still waiting for was failed; but a page with hundreds of requests waiting, or one that had loaded and waited only for images and the like, may have let a request reach the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
     `The replay has ended (${reason}): its tab is closed, as it would otherwise load from the web.`;
   $("replay-again").hidden = true;
   if (reason !== "target_closed") chrome.tabs.remove(tab).catch(() => {});

@@ -243,3 +243,21 @@ test("leaveSaid reads the bar's own path only, on any host", () => {
     ["not a URL", undefined],
   ]) assert.equal(leaveSaid(url), said, url);
 });
+
+// The bar stops the tab's scripts while the page may be leaving: a timer of the page's
+// due then is lost, the guard's own among them, so the bar says when the page stayed.
+test("the bar's word that the page stayed sends what was held, and nothing once it was sent", async () => {
+  const p = page({ binding: true });
+  const barSays = () => p.run(`globalThis[Symbol.for("webkeep.replayGuard.stayed")]()`);
+  barSays();
+  assert.deepEqual([p.told, p.sent], [[], []], "nothing held: nothing said");
+  p.fire("beforeunload");
+  p.run(`fetch("/held")`);
+  await tick();
+  assert.deepEqual(p.sent, [], "held");
+  barSays();
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+  assert.deepEqual([p.told, p.sent], [["", "stayed"], ["fetch /held"]]);
+  barSays();
+  assert.deepEqual(p.told, ["", "stayed"], "said once");
+});
