@@ -13,9 +13,10 @@
 // under way as it may be leaving (beforeunload): their requests end in the browser
 // before it goes on closing the tab. For the others (an image, a script), the top
 // document's script tells the bar the page may be leaving, and the bar fails every
-// request of the tab still waiting and stops the tab's scripts (a page's script run
-// after beforeunload, an image's onload asking for the next, made requests that went
-// on to the web with the debugger). It tells the bar through a binding the bar adds
+// request of the tab still waiting and, before the page has loaded, stops the tab's
+// scripts (a page's script run after beforeunload, an image's onload asking for the
+// next, made requests that went on to the web with the debugger). It tells the bar
+// through a binding the bar adds
 // once the page has loaded (leaveBinding; the Runtime domain it needs cost first
 // loads), and before that by a request of its own to a path on the page's host that
 // only the bar knows (leavePath), which the bar fails: it goes out while beforeunload

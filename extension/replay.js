@@ -180,8 +180,8 @@ const fromBatch = async (url) => {
 async function answer(target, { requestId, request, resourceType, frameId, networkId }) {
   const doc = resourceType === "Document" && !target.sessionId && frameId === mainFrame;
   const said = leaveSaid(request.url);
-  if (said !== undefined) { // the page's beacon to the bar (replay-guard.js), not for the web
-    leaving(said);
+  if (said !== undefined) { // the page's request to the bar (replay-guard.js), not for the web
+    leaving(said, true);
     chrome.debugger.sendCommand(target, "Fetch.failRequest", { requestId, errorReason: "Aborted" }).catch(() => {});
     return;
   }
@@ -278,13 +278,13 @@ const pending = new Map();
 // the test alone with a core not kept between starts, 1 of 6 with it; with both, none
 // in 6 runs of each.)
 let left = false;
-function leaving(said) {
+function leaving(said, early) {
   left = said !== "stayed";
   if (!left) {
     runScripts(false);
     return;
   }
-  stopScripts();
+  if (early) stopScripts();
   for (const [requestId, w] of pending) {
     if (w.doc || w.failed) continue;
     w.failed = true;
@@ -292,10 +292,13 @@ function leaving(said) {
   }
 }
 
-// The tab's scripts are stopped while its page may be leaving: a script run between the
-// page's beforeunload and its tab closing (an image's onload asking for the next) made
-// requests that the browser let go to the web once the debugger was gone (1 to 15 in 9
-// of 10 closings of a page loading images; none in 10 with the scripts stopped). They
+// The tab's scripts are stopped while a page told it may be leaving before the binding
+// was added (early: it had not loaded): a script run between the page's beforeunload and
+// its tab closing (an image's onload asking for the next) made requests that the
+// browser let go to the web once the debugger was gone (1 to 15 in 9 of 10 closings of
+// a page loading images; none in 10 with the scripts stopped). Not once the page has
+// loaded: stopping them and running them again as a reload started made reloads 1.25x
+// of live, against 1.06x without (scripts/bench/replay-ab.mjs, 2026-12-05). They
 // run again as a navigation of the tab starts, before its document is answered, as a
 // document commits (the page's script told it stayed, for a page shown again from the
 // back-forward cache whose pageshow came while they were stopped), or, for a page that
