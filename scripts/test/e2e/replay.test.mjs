@@ -366,8 +366,8 @@ test("closing the replayed tab itself while its page asks all the time: no reque
 // images, which the page cannot abort: its script tells the bar by a request of its
 // own instead, which the bar fails (replay-guard.js), and waits for the bar to fail
 // what is waiting; the bar stops the tab's scripts, whose onload handlers would ask
-// for more as the tab closes. (Before: 6 requests or connections in every closing;
-// with the bar told but the scripts running, 1 to 15 in 9 of 10.)
+// for more as the tab closes. (Before: 6 to 22 requests or connections in every
+// closing; with the bar told but the scripts running, 1 to 15 in 9 of 10.)
 test("closing the replayed tab itself before its page has loaded: no image waiting for its answer reaches the web", async () => {
   const url = `${base}/many-images`;
   // 50 images under way at a time, each shown followed by the next (the archive holds
