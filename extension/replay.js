@@ -305,6 +305,7 @@ function leaving(said, early) {
 // stayed after all, two seconds after it said it may be leaving (a timer of the page's
 // due in between is lost), the page's script told it stayed (replay-guard.js).
 let scriptsOff = null; // the command that stopped them, while they are stopped
+let scriptsBack = Promise.resolve(); // the last command that ran them again
 let stayTimer = 0;
 function stopScripts() {
   if (scriptsOff || tabId === null) return;
@@ -315,11 +316,12 @@ function runScripts(stayed) {
   clearTimeout(stayTimer);
   const off = scriptsOff;
   scriptsOff = null;
-  if (!off || tabId === null) return Promise.resolve();
+  if (!off || tabId === null) return scriptsBack; // a document answered waits for it
   const t = { tabId };
-  return off.then(() => chrome.debugger.sendCommand(t, "Emulation.setScriptExecutionDisabled", { value: false }))
+  scriptsBack = off.then(() => chrome.debugger.sendCommand(t, "Emulation.setScriptExecutionDisabled", { value: false }))
     .then(() => stayed && chrome.debugger.sendCommand(t, "Runtime.evaluate", { expression: `globalThis[Symbol.for("webkeep.replayGuard.stayed")]?.()` }))
     .catch(() => {});
+  return scriptsBack;
 }
 
 // leaveChannel adds, once the page has loaded, the binding through which its script
