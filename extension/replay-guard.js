@@ -13,19 +13,18 @@
 // under way as it may be leaving (beforeunload): their requests end in the browser
 // before it goes on closing the tab. For the others (an image, a script), the top
 // document's script tells the bar the page may be leaving, and the bar fails every
-// request of the tab still waiting and, before the page has loaded, stops the tab's
-// scripts (a page's script run after beforeunload, an image's onload asking for the
-// next, made requests that went on to the web with the debugger). It tells the bar
-// through a binding the bar adds
-// once the page has loaded (leaveBinding; the Runtime domain it needs cost first
-// loads), and before that by a request of its own to a path on the page's host that
-// only the bar knows (leavePath), which the bar fails: it goes out while beforeunload
-// runs, ahead of the page's images (a beacon waited behind them). The script gives the
-// bar the time to (leaveWaitMs, and more for each of the page's fetch() or
-// XMLHttpRequest calls under way and, before the load event, each image still
-// loading) when the page had one under way or had not loaded. (Told alone, the bar was
-// sometimes too late: 1 to 12 requests of a page fetching every 5 ms reached the web
-// in 3 of 10 closings.) A page that stays after all sees those fail, as a page left
+// request of the tab still waiting and, before the page has loaded or while images are
+// on their way, stops the tab's scripts (a page's script run after beforeunload, an
+// image's onload asking for the next, made requests that went on to the web with the
+// debugger). It tells the bar through a binding the bar adds once the page has loaded
+// (leaveBinding; the Runtime domain it needs cost first loads), and before that by a
+// request of its own to a path on the page's host that only the bar knows (leavePath),
+// which the bar fails: it goes out while beforeunload runs, ahead of the page's images
+// (a beacon waited behind them). The script gives the bar the time to (leaveWaitMs,
+// and more for each of the page's fetch() or XMLHttpRequest calls under way and each
+// image still loading) when the page had one under way or had not loaded. (Told
+// alone, the bar was sometimes too late: 1 to 12 requests of a page fetching every 5
+// ms reached the web in 3 of 10 closings.) A page that stays after all sees those fail, as a page left
 // does, and tells the bar it stayed as it sends what it held (the bar fails what the
 // tab asks in between, and runs its scripts again, replay.js's runScripts).
 "use strict";
@@ -125,20 +124,43 @@ const guardScript = `(${function (holdMs, binding, waitMs, path) {
     for (const stop of [...stops]) stop();
     take();
     // A frame's leaving is its own: the tab's top document tells for the tab.
-    if (globalThis.top !== globalThis || !tell("")) return;
-    // The browser goes on closing the tab once this returns: if the page was asking,
-    // or has not loaded (its images and scripts may be waiting), the bar is given the
-    // time to fail what else it asked for first. It fails them one after the other (a
-    // millisecond or so each: a page asking every 5 ms of a core slow to answer has a
-    // hundred waiting), and a request the page aborted may still be paused after it
-    // was told.
+    if (globalThis.top !== globalThis) return;
+    // A page with images on their way says so ("busy"), loaded or not: the bar then
+    // stops the tab's scripts too, whose onload handlers would ask for more as the
+    // tab closes (a page that has not loaded tells by its request, and they are
+    // stopped whatever it says).
     const loading = document.readyState !== "complete";
-    if (!had && !loading) return;
-    const images = loading ? [...document.images].filter((i) => !i.complete).length : 0;
+    const images = imagesLoading();
+    if (!tell(images ? "busy" : "")) return;
+    // The browser goes on closing the tab once this returns: if the page was asking,
+    // has images on their way, or has not loaded (its scripts may be waiting), the bar
+    // is given the time to fail what else it asked for first. It fails them one after
+    // the other (a millisecond or so each: a page asking every 5 ms of a core slow to
+    // answer has a hundred waiting), and a request the page aborted may still be
+    // paused after it was told.
+    if (!had && !loading && !images) return;
     const wait = Math.min(waitMs.first + (had + images) * waitMs.each, waitMs.most);
     for (const until = performance.now() + wait; performance.now() < until;);
     hold(holdMs); // a page that stays is said to a second after the wait, not during it
   }, true);
+  // imagesLoading counts the document's images not yet loaded, but for a lazy one the
+  // browser has not asked for: one not shown (in a hidden part of the page) or far from
+  // the screen (innerHeight's 3 above and 4 below is more than Chromium's margin for
+  // starting them).
+  const imagesLoading = () => {
+    let n = 0;
+    const screen = innerHeight || 1000;
+    for (const i of document.images) {
+      if (i.complete) continue;
+      if (i.loading === "lazy") {
+        if (i.checkVisibility?.() === false) continue;
+        const at = i.getBoundingClientRect();
+        if (at.bottom < -3 * screen || at.top > 4 * screen) continue;
+      }
+      n++;
+    }
+    return n;
+  };
   addEventListener("pagehide", (e) => { if (e.isTrusted) hold(0); }, true); // gone, unless shown again
   addEventListener("pageshow", (e) => { if (e.isTrusted && e.persisted) stayed(); }, true);
 

@@ -284,7 +284,7 @@ function leaving(said, early) {
     runScripts(false);
     return;
   }
-  if (early) stopScripts();
+  if (early || said === "busy") stopScripts();
   for (const [requestId, w] of pending) {
     if (w.doc || w.failed) continue;
     w.failed = true;
@@ -293,12 +293,14 @@ function leaving(said, early) {
 }
 
 // The tab's scripts are stopped while a page told it may be leaving before the binding
-// was added (early: it had not loaded): a script run between the page's beforeunload and
-// its tab closing (an image's onload asking for the next) made requests that the
-// browser let go to the web once the debugger was gone (1 to 15 in 9 of 10 closings of
-// a page loading images; none in 10 with the scripts stopped). Not once the page has
-// loaded: stopping them and running them again as a reload started made reloads 1.25x
-// of live, against 1.06x without (scripts/bench/replay-ab.mjs, 2026-12-05). They
+// was added (early: it had not loaded), or with images on their way (busy): a script
+// run between the page's beforeunload and its tab closing (an image's onload asking for
+// the next) made requests that the browser let go to the web once the debugger was gone
+// (1 to 15 in 9 of 10 closings of a page loading images; none in 10 with the scripts
+// stopped; 5 to 30 in every closing of a loaded page loading more, before it said so).
+// Not for a loaded page with nothing on its way: stopping them and running them again as
+// a reload started made reloads 1.25x of live, against 1.06x without
+// (scripts/bench/replay-ab.mjs, 2026-12-05). They
 // run again as a navigation of the tab starts, before its document is answered, as a
 // document commits (the page's script told it stayed, for a page shown again from the
 // back-forward cache whose pageshow came while they were stopped), or, for a page that
@@ -404,7 +406,7 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   tabId = null;
   clearTimeout(stayTimer);
   $("state").dataset.state = "ended";
-  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page sent as it left was held in it, and what it was still waiting for was failed; but a page with hundreds of requests waiting, or one that had loaded and waited only for images and the like, may have let a request reach the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
+  $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page sent as it left was held in it, and what it was still waiting for was failed; but a page with hundreds of requests waiting, or whose scripts asked for more as it closed, may have let a request reach the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
     `The replay has ended (${reason}): its tab is closed, as it would otherwise load from the web.`;
   $("replay-again").hidden = true;
   if (reason !== "target_closed") chrome.tabs.remove(tab).catch(() => {});

@@ -1,9 +1,9 @@
 // The replay's guard (extension/replay-guard.js, guardScript), run in node in a context
 // that stands for a page: the page's beforeunload tells the bar (through its binding
 // once the bar has added it, before that by a request to the bar's secret path, which
-// leaveSaid reads), and waits for it to fail what is waiting only while a fetch() or
-// an XMLHttpRequest of the page is under way or the page has not loaded, the longer
-// the more; the binding leaves the page's reach; what the page sends once it may be
+// leaveSaid reads), and waits for it to fail what is waiting only while a fetch(), an
+// XMLHttpRequest or an image of the page is under way or the page has not loaded, the
+// longer the more (saying "busy" while images are); the binding leaves the page's reach; what the page sends once it may be
 // leaving is held, and a page that stays says so.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -16,9 +16,10 @@ const { guardScript, leaveBinding, leaveWaitMs, leavePath, leaveSaid } = new Fun
 
 // page makes a context with the browser's pieces the guard wraps: the page's listeners
 // (called as the browser calls them, trusted), a fetch() whose answers the test gives,
-// XMLHttpRequest, sendBeacon, a document loaded or still loading its images, and a
-// clock that moves a millisecond each time it is read.
-function page({ binding = false, frame = false, loading = 0 } = {}) {
+// XMLHttpRequest, sendBeacon, a document loaded or still loading its images (and more
+// images of a loaded one: { complete, loading, at: [top, bottom], checkVisibility }), a screen 800
+// pixels high, and a clock that moves a millisecond each time it is read.
+function page({ binding = false, frame = false, loading = 0, images = [] } = {}) {
   const listeners = [];
   const fetches = [];
   const sent = [];
@@ -54,8 +55,9 @@ function page({ binding = false, frame = false, loading = 0 } = {}) {
     // loading: how many images are still loading (any: the load event is still to come).
     document: {
       readyState: loading ? "interactive" : "complete",
-      images: [{ complete: true }, ...Array.from({ length: loading }, () => ({ complete: false }))],
+      images: [{ complete: true }, ...Array.from({ length: loading }, () => ({ complete: false })), ...images.map(({ at = [0, 10], ...i }) => ({ ...i, getBoundingClientRect: () => ({ top: at[0], bottom: at[1] }) }))],
     },
+    innerHeight: 800,
     location: { href: "http://site.test/page?a=1" },
     URL,
     setTimeout, clearTimeout,
@@ -135,6 +137,27 @@ test("the wait grows with what the page has under way, to a second at most", () 
   assert.equal(leaveWaitMs.most, 1000);
 });
 
+test("a loaded page with images on their way says so, and waits for each but a lazy one far from the screen", () => {
+  const p = page({ binding: true, images: [
+    { complete: false }, { complete: false, at: [5000, 5010] }, // not lazy: asked for wherever it lies
+    { complete: false, loading: "lazy", at: [900, 910] }, // lazy, near the screen: asked for
+    { complete: false, loading: "lazy", at: [-2000, -1990] },
+    { complete: false, loading: "lazy", at: [50000, 50010] }, // lazy, far: not asked for yet
+    { complete: false, loading: "lazy", at: [-5000, -4990] },
+    { complete: false, loading: "lazy", at: [0, 0], checkVisibility: () => false }, // lazy, in a hidden part: not asked for
+    { complete: true, loading: "lazy", at: [50000, 50010] },
+  ] });
+  p.fire("beforeunload");
+  assert.deepEqual(p.told, ["busy"]);
+  const least = leaveWaitMs.first + 4 * leaveWaitMs.each;
+  assert.ok(p.clock() >= least && p.clock() <= least + 5, `4 images on their way: waited ${p.clock()} ms, not ${least}`);
+
+  // Only lazy images far from the screen: nothing on its way, no wait.
+  const q = page({ binding: true, images: [{ complete: false, loading: "lazy", at: [9000, 9010] }] });
+  q.fire("beforeunload");
+  assert.deepEqual([q.told, q.clock()], [[""], 0]);
+});
+
 test("a page that stays tells the bar, and sends what it held: a second after its leaving, or as it is shown again", async (t) => {
   t.mock.timers.enable({ apis: ["setTimeout"] });
   const p = page({ binding: true });
@@ -195,10 +218,10 @@ test("without the binding (the page not loaded yet), beforeunload tells the bar 
   p.run(`fetch("/tick")`);
   const before = p.clock();
   p.fire("beforeunload");
-  assert.deepEqual(p.sent, ["fetch /tick", signal("")], "the bar is told");
-  assert.equal(leaveSaid(p.sent[1].slice("fetch ".length)), "");
+  assert.deepEqual(p.sent, ["fetch /tick", signal("busy")], "the bar is told, and that images are on their way");
+  assert.equal(leaveSaid(p.sent[1].slice("fetch ".length)), "busy");
   const [, [url, init]] = p.asked;
-  assert.deepEqual([url, init.method, init.keepalive, init.priority, init.credentials, init.referrerPolicy], [`http://site.test${leavePath}?`, "POST", true, "high", "omit", "no-referrer"], "ahead of the page's images, with nothing of the page's");
+  assert.deepEqual([url, init.method, init.keepalive, init.priority, init.credentials, init.referrerPolicy], [`http://site.test${leavePath}?busy`, "POST", true, "high", "omit", "no-referrer"], "ahead of the page's images, with nothing of the page's");
   const least = leaveWaitMs.first + 31 * leaveWaitMs.each;
   const waited = p.clock() - before;
   assert.ok(waited >= least && waited <= least + 5, `a fetch() and 30 images waiting: waited ${waited} ms, not ${least}`);
@@ -228,7 +251,7 @@ test("without the binding, a page that stays tells the bar by a request", async 
   p.fire("beforeunload");
   t.mock.timers.tick(1000);
   for (let i = 0; i < 3; i++) await Promise.resolve();
-  assert.deepEqual(p.sent, [signal(""), signal("stayed")]);
+  assert.deepEqual(p.sent, [signal("busy"), signal("stayed")]);
   assert.equal(leaveSaid(p.sent[1].slice("fetch ".length)), "stayed");
 });
 
