@@ -24,9 +24,10 @@
 // and more for each of the page's fetch() or XMLHttpRequest calls under way and each
 // image still loading) when the page had one under way or had not loaded. (Told
 // alone, the bar was sometimes too late: 1 to 12 requests of a page fetching every 5
-// ms reached the web in 3 of 10 closings.) A page that stays after all sees those fail, as a page left
-// does, and tells the bar it stayed as it sends what it held (the bar fails what the
-// tab asks in between, and runs its scripts again, replay.js's runScripts).
+// ms reached the web in 3 of 10 closings.) A page that stays after all sees those
+// fail, as a page left does, and tells the bar it stayed as it sends what it held (the
+// bar fails what the tab asks in between, and runs its scripts again, replay.js's
+// runScripts).
 "use strict";
 
 // How long requests are held after beforeunload, for a page that stays.
