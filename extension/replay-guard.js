@@ -5,9 +5,10 @@
 // (scripts/probe/closeleak.mjs). A script run in every document of the replay tab
 // before the page's own (guardScript) holds the page's fetch(), navigator.sendBeacon()
 // and XMLHttpRequest from the moment it may be leaving (beforeunload, which comes
-// before the debugger goes, and pagehide): a page that goes takes them with it; a page
-// that stays (the leaving was cancelled, or a link turned into a download) sends them a
-// second later, and one shown again from the back-forward cache at once.
+// before the debugger goes, and pagehide), and its timers: a page that goes takes them
+// with it; a page that stays (the leaving was cancelled, or a link turned into a
+// download) sends them a second later, and one shown again from the back-forward cache
+// at once.
 // A request the page made before and which is still waiting for its answer would be
 // let go too. The script aborts the document's own fetch() and XMLHttpRequest calls
 // under way as it may be leaving (beforeunload): their requests end in the browser
@@ -98,6 +99,29 @@ const guardScript = `(${function (holdMs, binding, waitMs, path) {
   let held = null; // a promise, while the page may be leaving: resolved if it stays
   let release = null;
   let timer = 0;
+  // The page's timers are held too: one due as the tab closes (a timer adding an image)
+  // asked for what went on to the web once the debugger was gone. A timeout due while
+  // the page may be leaving runs once it stays; an interval's turns then are skipped,
+  // as a hidden tab's are.
+  const setTimeout = globalThis.setTimeout, setInterval = globalThis.setInterval;
+  const clearTimeout = globalThis.clearTimeout;
+  globalThis.setTimeout = {
+    setTimeout(run, ...rest) {
+      if (typeof run !== "function") return Reflect.apply(setTimeout, this, [run, ...rest]);
+      return Reflect.apply(setTimeout, this, [function (...args) {
+        if (held) held.then(() => Reflect.apply(run, this, args));
+        else return Reflect.apply(run, this, args);
+      }, ...rest]);
+    },
+  }.setTimeout;
+  globalThis.setInterval = {
+    setInterval(run, ...rest) {
+      if (typeof run !== "function") return Reflect.apply(setInterval, this, [run, ...rest]);
+      return Reflect.apply(setInterval, this, [function (...args) {
+        if (!held) return Reflect.apply(run, this, args);
+      }, ...rest]);
+    },
+  }.setInterval;
   const hold = (ms) => {
     if (!held) held = new Promise((r) => { release = r; });
     clearTimeout(timer);

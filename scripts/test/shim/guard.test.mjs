@@ -3,8 +3,9 @@
 // once the bar has added it, before that by a request to the bar's secret path, which
 // leaveSaid reads), and waits for it to fail what is waiting only while a fetch(), an
 // XMLHttpRequest or an image of the page is under way or the page has not loaded, the
-// longer the more (saying "busy" while images are); the binding leaves the page's reach; what the page sends once it may be
-// leaving is held, and a page that stays says so.
+// longer the more (saying "busy" while images are); the binding leaves the page's
+// reach; what the page sends once it may be leaving is held, its timers too, and a page
+// that stays says so.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -60,7 +61,7 @@ function page({ binding = false, frame = false, loading = 0, images = [] } = {})
     innerHeight: 800,
     location: { href: "http://site.test/page?a=1" },
     URL,
-    setTimeout, clearTimeout,
+    setTimeout, clearTimeout, setInterval, clearInterval,
   };
   if (binding) g[leaveBinding] = (payload) => told.push(payload);
   vm.createContext(g);
@@ -177,6 +178,30 @@ test("a page that stays tells the bar, and sends what it held: a second after it
   q.fire("pageshow", { persisted: true });
   for (let i = 0; i < 3; i++) await Promise.resolve();
   assert.deepEqual([q.told, q.sent], [["stayed"], ["fetch /held"]], "shown again from the back-forward cache");
+});
+
+test("the page's timers are held as it may be leaving: a timeout due then runs once it stays, an interval's turns are skipped", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  const p = page({ binding: true });
+  p.run(`globalThis.ran = []; setTimeout((a) => ran.push(a), 100, "timeout"); setInterval(() => ran.push("tick"), 300)`);
+  p.fire("beforeunload");
+  t.mock.timers.tick(999);
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+  assert.equal(p.run("ran.join()"), "", "nothing of the page's ran while it may be leaving");
+  t.mock.timers.tick(1); // the page stayed
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+  assert.equal(p.run("ran.join()"), "timeout", "the timeout due ran once it stayed; the interval's three turns were skipped");
+  t.mock.timers.tick(200);
+  assert.equal(p.run("ran.join()"), "timeout,tick", "the interval goes on");
+  p.fire("pagehide");
+  t.mock.timers.tick(600);
+  for (let i = 0; i < 3; i++) await Promise.resolve();
+  assert.equal(p.run("ran.join()"), "timeout,tick", "a page gone runs nothing");
+
+  const q = page({ binding: true });
+  q.run(`globalThis.ran = []; setTimeout((a) => ran.push(a), 10, "as set"); globalThis.id = setTimeout(() => ran.push("cleared"), 20); clearTimeout(id)`);
+  t.mock.timers.tick(30);
+  assert.equal(q.run("ran.join()"), "as set", "a page not leaving: as it set them");
 });
 
 test("beforeunload aborts the page's fetch() and XMLHttpRequest calls under way, in the top document and in a frame", async () => {
