@@ -160,19 +160,23 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
   }
   // A link to it followed, as a download live: the tab stays on its page and the
   // file is saved, whole, as the browser saved it. What the page asked for as it
-  // might have been leaving (replay-guard.js) is held a second, then sent.
+  // might have been leaving (replay-guard.js) is held a second, then sent, and a
+  // timeout due then runs then.
   const [d, stayed] = await Promise.all([
     r.bar.waitForEvent("download", { timeout: 180_000 }),
     r.evaluate(async () => {
+      const leaving = new Promise((resolve) => addEventListener("beforeunload", resolve, { once: true }));
       location.href = "/huge.bin";
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await leaving; // after the guard's own listener
       const t0 = performance.now();
+      const timeout = new Promise((resolve) => setTimeout(() => resolve(performance.now() - t0), 10));
       const beacon = navigator.sendBeacon("/", "x");
       const { status } = await fetch("/");
-      return { beacon, status, held: performance.now() - t0 >= 800 };
+      const fetched = performance.now() - t0;
+      return { beacon, status, held: fetched >= 800, timeoutHeld: (await timeout) >= 800 };
     }, 30),
   ]);
-  assert.deepEqual(stayed, { beacon: true, status: 200, held: true });
+  assert.deepEqual(stayed, { beacon: true, status: 200, held: true, timeoutHeld: true });
   assert.equal(d.suggestedFilename(), "huge.bin");
   const saved = path.join(dir, "followed.bin");
   await d.saveAs(saved);
