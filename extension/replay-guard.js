@@ -104,13 +104,19 @@ const guardScript = `(${function (holdMs, binding, waitMs, path) {
   // the page may be leaving runs once it stays; an interval's turns then are skipped,
   // as a hidden tab's are.
   const setTimeout = globalThis.setTimeout, setInterval = globalThis.setInterval;
-  const clearTimeout = globalThis.clearTimeout;
+  const clearTimeout = globalThis.clearTimeout, reportError = globalThis.reportError;
   globalThis.setTimeout = {
     setTimeout(run, ...rest) {
       if (typeof run !== "function") return Reflect.apply(setTimeout, this, [run, ...rest]);
       return Reflect.apply(setTimeout, this, [function (...args) {
-        if (held) held.then(() => Reflect.apply(run, this, args));
-        else return Reflect.apply(run, this, args);
+        if (!held) return Reflect.apply(run, this, args);
+        held.then(() => {
+          try {
+            Reflect.apply(run, this, args);
+          } catch (e) {
+            reportError(e); // as a timer's own error is reported, not as a rejection
+          }
+        });
       }, ...rest]);
     },
   }.setTimeout;

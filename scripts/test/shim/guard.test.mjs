@@ -62,6 +62,7 @@ function page({ binding = false, frame = false, loading = 0, images = [] } = {})
     location: { href: "http://site.test/page?a=1" },
     URL,
     setTimeout, clearTimeout, setInterval, clearInterval,
+    reportError: (e) => sent.push(`error ${e.message}`),
   };
   if (binding) g[leaveBinding] = (payload) => told.push(payload);
   vm.createContext(g);
@@ -183,7 +184,7 @@ test("a page that stays tells the bar, and sends what it held: a second after it
 test("the page's timers are held as it may be leaving: a timeout due then runs once it stays, an interval's turns are skipped", async (t) => {
   t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   const p = page({ binding: true });
-  p.run(`globalThis.ran = []; setTimeout((a) => ran.push(a), 100, "timeout"); setInterval(() => ran.push("tick"), 300)`);
+  p.run(`globalThis.ran = []; setTimeout((a) => ran.push(a), 100, "timeout"); setInterval(() => ran.push("tick"), 300); setTimeout(() => { throw new Error("thrown"); }, 50)`);
   p.fire("beforeunload");
   t.mock.timers.tick(999);
   for (let i = 0; i < 3; i++) await Promise.resolve();
@@ -191,6 +192,7 @@ test("the page's timers are held as it may be leaving: a timeout due then runs o
   t.mock.timers.tick(1); // the page stayed
   for (let i = 0; i < 3; i++) await Promise.resolve();
   assert.equal(p.run("ran.join()"), "timeout", "the timeout due ran once it stayed; the interval's three turns were skipped");
+  assert.deepEqual(p.sent, ["error thrown"], "a held timeout's error is reported as a timer's");
   t.mock.timers.tick(200);
   assert.equal(p.run("ran.join()"), "timeout,tick", "the interval goes on");
   p.fire("pagehide");
