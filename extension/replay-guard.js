@@ -101,8 +101,8 @@ const guardScript = `(${function (holdMs, binding, waitMs, path) {
   let timer = 0;
   // The page's timers are held too: one due as the tab closes (a timer adding an image)
   // asked for what went on to the web once the debugger was gone. A timeout due while
-  // the page may be leaving runs once it stays; an interval's turns then are skipped,
-  // as a hidden tab's are.
+  // the page may be leaving runs once it stays; an interval's turns then are skipped
+  // (run later, a second's worth would come at once).
   const setTimeout = globalThis.setTimeout, setInterval = globalThis.setInterval;
   const clearTimeout = globalThis.clearTimeout, reportError = globalThis.reportError;
   globalThis.setTimeout = {
