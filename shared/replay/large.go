@@ -18,6 +18,9 @@ import (
 //     whole from the archive, as the browser saved it;
 //   - a navigation to audio or video gets the page the browser shows media in, a
 //     player whose requests ask by Range (ranges.go), a chunk at a time;
+//   - a navigation to text the browser shows as text (plain text, JSON, a script,
+//     XML, a capture found exactly) gets the page the browser shows text in, whose
+//     own script reads the body with fetch(), as a stream (below), into its <pre>;
 //   - a script's request (GET, of a capture found exactly) is offered the body as a
 //     stream: the request gets the "not replayed" page with Answer.Stream, the
 //     capture's head. The replay bar names the stream in a StreamHeader it adds, and
@@ -30,11 +33,11 @@ import (
 //     what was not replayed offers the file to save.
 
 // respondLarge answers r with a, the capture resp being over max bytes (or, for a
-// script's request, in segments of no given length: such a record is a large body
-// written in parts; or decoded here to more than max: Response.decodesPast), as the
-// comment above says. Another request of a body decoded here, whose length is not
-// known either, is given whole as any other, and found too large, if it is, as it
-// streams; so is one a script makes that decodes to max or less (a synchronous
+// script's request or a navigation to text, in segments of no given length: such a
+// record is a large body written in parts; or decoded here to more than max:
+// Response.decodesPast), as the comment above says. Another request of a body decoded
+// here, whose length is not known either, is given whole as any other, and found too
+// large, if it is, as it streams; so is one a script makes that decodes to max or less (a synchronous
 // XMLHttpRequest or a worker's fetch(), which the Fetch domain does not tell from
 // a page's fetch(), would otherwise lose a body it got live).
 func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
@@ -52,6 +55,12 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
 		io.WriteString(w, mediaPage(r.URL, mediaType))
+	case showsText(r, a, resp):
+		a.Why = "shown as text, read from the archive as a stream as the page shows it"
+		a.Status, a.Reason = httpmsg.StatusOK, "OK"
+		a.Headers = pageHeaders
+		writeAnswer(w, a)
+		io.WriteString(w, textPage(r.URL))
 	case offersStream(r, a):
 		a.Why = tooLarge(resp.Size, max, holder)
 		switch {
@@ -89,23 +98,70 @@ func offersStream(r *Request, a Answer) bool {
 	return r.Script && r.Method == "GET" && len(r.Body) == 0 && !a.Approximate
 }
 
+// showsText reports whether a body too large for one answer is shown to r as text,
+// read by the page's own fetch() as a stream: a navigation's GET of a capture found
+// exactly (the one that fetch() is offered), of a type the browser shows as text.
+func showsText(r *Request, a Answer, resp *Response) bool {
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return r.Navigation && r.Method == "GET" && len(r.Body) == 0 && !a.Approximate &&
+		!download(resp.Header, mediaType) && shownAsText(mediaType)
+}
+
 // download reports whether a browser saves a navigation's answer of this header and
 // media type rather than show it: an attachment, or a type it has no viewer for.
+// The types shown are Chromium's (blink's mime_util: its images, scripts, media,
+// the text types but calendars, contacts and tables, JSON, its XML types, MHTML),
+// and PDF, which its viewer shows; a body of no type is sniffed, and shown. A
+// calendar, a contact card or a table (text/csv) is saved.
 func download(h httpmsg.Header, mediaType string) bool {
 	if d, _, err := mime.ParseMediaType(h.Get("Content-Disposition")); err == nil && d == "attachment" {
 		return true
 	}
+	shown := mediaType == "" || strings.HasPrefix(mediaType, "audio/") || strings.HasPrefix(mediaType, "video/") ||
+		shownAsText(mediaType) || shownImage[mediaType] || shownDocument[mediaType]
+	return !shown
+}
+
+// shownAsText reports whether Chromium shows a navigation's answer of this media
+// type as its text (or, for XML, as a tree of it): the text types but HTML and those
+// it saves, JSON, scripts, and XML but XHTML and SVG, which it renders.
+func shownAsText(mediaType string) bool {
 	switch {
-	case mediaType == "", strings.HasPrefix(mediaType, "text/"), strings.HasPrefix(mediaType, "image/"),
-		strings.HasPrefix(mediaType, "audio/"), strings.HasPrefix(mediaType, "video/"),
-		strings.HasSuffix(mediaType, "+xml"), strings.HasSuffix(mediaType, "+json"):
+	case mediaType == "text/html" || unshownText[mediaType]:
 		return false
+	case strings.HasPrefix(mediaType, "text/"), scriptTypes[mediaType],
+		mediaType == "application/json", strings.HasPrefix(mediaType, "application/") && strings.HasSuffix(mediaType, "+json"),
+		mediaType == "application/xml", mediaType == "application/atom+xml", mediaType == "application/rss+xml":
+		return true
 	}
-	switch mediaType {
-	case "application/pdf", "application/json", "application/xml", "application/javascript", "application/ecmascript":
-		return false
+	return false
+}
+
+// The media types of Chromium's lists (blink's mime_util.cc) that download and
+// shownAsText need: the text types it saves rather than show, the script types, and
+// the images and documents it shows (as a page, not as text).
+var (
+	unshownText = typeSet("text/calendar", "text/x-calendar", "text/x-vcalendar", "text/vcalendar",
+		"text/vcard", "text/x-vcard", "text/directory", "text/ldif", "text/qif", "text/x-qif",
+		"text/x-csv", "text/x-vcf", "text/rtf", "text/comma-separated-values", "text/csv",
+		"text/tab-separated-values", "text/tsv", "text/ofx", "text/vnd.sun.j2me.app-descriptor",
+		"text/x-ms-iqy", "text/x-ms-odc", "text/x-ms-rqy", "text/x-ms-contact")
+	scriptTypes = typeSet("application/ecmascript", "application/javascript", "application/x-ecmascript",
+		"application/x-javascript")
+	shownImage = typeSet("image/jpeg", "image/pjpeg", "image/jpg", "image/webp", "image/png", "image/apng",
+		"image/gif", "image/bmp", "image/vnd.microsoft.icon", "image/x-icon", "image/x-xbitmap",
+		"image/x-png", "image/avif", "image/svg+xml")
+	shownDocument = typeSet("text/html", "application/xhtml+xml", "application/pdf", "message/rfc822",
+		"multipart/related", "multipart/x-mixed-replace")
+)
+
+// typeSet is a set of the media types named.
+func typeSet(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
 	}
-	return true
+	return m
 }
 
 // mediaPage is the page a navigation to audio or video is shown in: the player alone,
@@ -120,3 +176,32 @@ func mediaPage(url, mediaType string) string {
 		`<body style="margin:0;background:#000;display:flex;align-items:center;justify-content:center;height:100vh">` +
 		`<` + tag + ` id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="` + src + `"></` + tag + `></body></html>`
 }
+
+// textPage is the page a navigation to text is shown in, as the browser's own: the
+// text in a <pre>, which the page's script reads with fetch() from its own URL. The
+// replay offers that fetch() the body as a stream (extension/replay-stream.js), so the
+// text comes a chunk at a time, whatever its size, decoded in the charset of its
+// Content-Type (UTF-8 when it names none, or one the browser does not know). A body
+// that cannot be read to its end says so at the end of the text, in brackets.
+func textPage(url string) string {
+	return `<!doctype html><html><head><meta name="color-scheme" content="light dark"><title>` + escapeHTML.Replace(url) + `</title></head>` +
+		`<body><pre id="webkeep-text" style="word-wrap:break-word;white-space:pre-wrap"></pre><script>` + textPageScript + `</script></body></html>`
+}
+
+const textPageScript = `(async () => {
+  const pre = document.getElementById("webkeep-text");
+  try {
+    const res = await fetch(location.href.replace(/#.*/, ""));
+    const charset = /charset=["']?([^;"'\s]+)/i.exec(res.headers.get("Content-Type") || "")?.[1] || "utf-8";
+    let decoder;
+    try { decoder = new TextDecoderStream(charset); } catch { decoder = new TextDecoderStream(); }
+    const reader = res.body.pipeThrough(decoder).getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      pre.append(value);
+    }
+  } catch (e) {
+    pre.append("\n\n[webkeep: the rest of this text could not be read from the archive: " + e.message + "]");
+  }
+})();`

@@ -492,6 +492,11 @@ func TestServeLargeNavigations(t *testing.T) {
 		{at: "20240101000003", method: "GET", url: "http://example.com/lecture.webm", resp: resp("Content-Type: video/webm\r\n", over)},
 		{at: "20240101000004", method: "GET", url: "http://example.com/talk.ogg", resp: resp("Content-Type: audio/ogg\r\n", over)},
 		{at: "20240101000005", method: "GET", url: "http://example.com/big.html", resp: resp("Content-Type: text/html\r\n", over)},
+		{at: "20240101000006", method: "GET", url: "http://example.com/log.txt", resp: resp("Content-Type: text/plain; charset=iso-8859-1\r\n", over)},
+		{at: "20240101000007", method: "GET", url: "http://example.com/table", resp: resp("Content-Type: text/csv\r\n", over)},
+		{at: "20240101000008", method: "GET", url: "http://example.com/data.json", resp: resp("Content-Type: application/ld+json\r\n", over)},
+		{at: "20240101000009", method: "GET", url: "http://example.com/scan.tiff", resp: resp("Content-Type: image/tiff\r\n", over)},
+		{at: "20240101000010", method: "GET", url: "http://example.com/photo.png", resp: resp("Content-Type: image/png\r\n", over)},
 	})
 	ix.MaxBody = max
 	f := NewFile(bytes.NewReader(file), int64(len(file)))
@@ -507,6 +512,12 @@ func TestServeLargeNavigations(t *testing.T) {
 		{"http://example.com/lecture.webm", true, 200, false, `<video id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="http://example.com/lecture.webm">`},
 		{"http://example.com/talk.ogg", true, 200, false, `<audio id="webkeep-media"`},
 		{"http://example.com/big.html", true, 404, false, "Not replayed"},
+		{"http://example.com/log.txt", true, 200, false, `<title>http://example.com/log.txt</title></head><body><pre id="webkeep-text"`},
+		{"http://example.com/table", true, 204, true, ""},
+		{"http://example.com/data.json", true, 200, false, `<pre id="webkeep-text"`},
+		{"http://example.com/scan.tiff", true, 204, true, ""},
+		{"http://example.com/photo.png", true, 404, false, "Not replayed"},
+		{"http://example.com/log.txt", false, 404, false, "Not replayed"},
 		{"http://example.com/data.zip", false, 404, false, "Not replayed"},
 		{"http://example.com/lecture.webm", false, 404, false, "Not replayed"},
 	}
@@ -521,7 +532,14 @@ func TestServeLargeNavigations(t *testing.T) {
 		}
 		// The player's own requests ask by Range, and get the bytes, a chunk at a
 		// time (at most max here): the last one.
-		if tt.status == 200 {
+		// The text page's own fetch() of its URL is offered the body as a stream,
+		// with the capture's head (its charset for the page to decode with).
+		if strings.Contains(tt.body, "webkeep-text") {
+			a, _ := ix.Serve(nethttp.ResponseWriter(httptest.NewRecorder()), &Request{Method: "GET", URL: tt.url, Header: httpmsg.Header{}, Script: true}, "", f)
+			if a.Stream == nil || a.Stream.Status != 200 || a.Stream.Size != max+1 {
+				t.Errorf("%s, the text page's fetch(): stream %+v", tt.url, a.Stream)
+			}
+		} else if tt.status == 200 {
 			rec := httptest.NewRecorder()
 			a, _ := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: tt.url, Header: httpmsg.Header{"Range": {"bytes=1-"}}}, "", f)
 			if a.Status != 206 || rec.Body.String() != over[1:] {
@@ -562,6 +580,7 @@ func TestServeLargeFetch(t *testing.T) {
 		{at: "20240101000003", method: "GET", url: "http://example.com/small", resp: gzipped([]byte("{}"))},
 		{at: "20240101000004", method: "GET", url: "http://example.com/zeros", resp: zeros},
 		{at: "20240101000005", method: "GET", url: "http://example.com/zeros-again", resp: zeros}, // a revisit
+		{at: "20240101000006", method: "GET", url: "http://example.com/log", resp: strings.Replace(gzipped(noise), "\r\n", "\r\nContent-Type: text/plain\r\n", 1)},
 	})
 	ix.MaxBody = max
 	f := NewFile(bytes.NewReader(file), int64(len(file)))
@@ -635,6 +654,13 @@ func TestServeLargeFetch(t *testing.T) {
 		if a.Stream != nil || errors.Is(err, ErrCut) != tt.cut || (!tt.cut && (a.Status != 200 || rec.Body.String() != tt.want)) {
 			t.Errorf("%s %s: %d, stream %+v, %q, %v", tt.resourceType, tt.url, a.Status, a.Stream, rec.Body, err)
 		}
+	}
+	// A navigation to text decoded past the limit is shown in the text page, which
+	// reads it as a stream, rather than cut.
+	rec := httptest.NewRecorder()
+	a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: "http://example.com/log", Header: httpmsg.Header{}, Navigation: true}, "", f)
+	if err != nil || a.Status != 200 || a.Withheld || !strings.Contains(rec.Body.String(), `<pre id="webkeep-text"`) {
+		t.Errorf("a navigation to text decoded past the limit: %d withheld %v, %v, %.200q", a.Status, a.Withheld, err, rec.Body)
 	}
 }
 

@@ -184,3 +184,57 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
   assert.equal(await r.evaluate(() => `${location.pathname} ${document.getElementById("t").textContent}`), "/ huge");
   await close(r);
 }, { timeout: 300000 });
+
+// A navigation to text over 64 MiB is shown as the browser shows text, in a <pre>,
+// which the page fills as its own fetch() reads the body as a stream: of a known
+// length, and archived compressed (decoded past 64 MiB here, its length not known),
+// each in its charset. A table of that size (text/csv), which Chromium saves rather
+// than shows, is saved from the archive, as live.
+test("a navigation to text over 64 MiB shows it whole, read as a stream; a table of that size is saved, as the browser saves it", async () => {
+  const lines = (line, size, encoding = "utf8") => {
+    const parts = [];
+    let n = 0;
+    for (let i = 0; n <= size; i++) {
+      const s = `${line} ${i}\n`;
+      parts.push(s);
+      n += Buffer.byteLength(s, encoding);
+    }
+    return parts.join("");
+  };
+  const log = lines("Zeile größer — line", 64 << 20);
+  const latin = lines("café au lait", 64 << 20, "latin1");
+  const table = Buffer.from(lines("a,b,c", 64 << 20));
+  const id = await importWARC(browser, "text.warc.gz", [
+    ["http://text.example/", "text/html", '<p id="t">text</p>'],
+    ["http://text.example/log.txt", "text/plain; charset=utf-8", Buffer.from(log)],
+    ["http://text.example/latin.txt", "text/plain; charset=iso-8859-1", gzipSync(Buffer.from(latin, "latin1")), false, { "Content-Encoding": "gzip" }],
+    ["http://text.example/table.csv", "text/csv", table],
+  ]);
+  const sha256 = (b) => createHash("sha256").update(b).digest("hex");
+  for (const [name, text] of [["log.txt", log], ["latin.txt", latin]]) {
+    const r = await open(id, `http://text.example/${name}`);
+    // The text comes as the page reads it: wait for all of it (counted, not
+    // joined, as it grows).
+    await waitFor(async () => (await r.evaluate(() => [...document.getElementById("webkeep-text").childNodes].reduce((n, c) => n + c.data.length, 0))) >= text.length,
+      `${name}: the text to come whole`, 180_000);
+    const shown = await r.evaluate(async () => {
+      const text = document.getElementById("webkeep-text").textContent;
+      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+      return { url: location.href, length: text.length, sha256: [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("") };
+    }, 60);
+    assert.deepEqual(shown, { url: `http://text.example/${name}`, length: text.length, sha256: sha256(Buffer.from(text)) }, `${name} shown whole, decoded in its charset`);
+    assert.equal(await r.bar.textContent("#replay-withheld-count"), "0", `${name}: nothing withheld`);
+    if (name === "log.txt") {
+      const [d] = await Promise.all([
+        r.bar.waitForEvent("download", { timeout: 180_000 }),
+        r.evaluate(() => { location.href = "/table.csv"; }),
+      ]);
+      assert.equal(d.suggestedFilename(), "table.csv");
+      const saved = path.join(dir, "table.csv");
+      await d.saveAs(saved);
+      assert.equal(sha256(readFileSync(saved)), sha256(table), "the table saved whole");
+      assert.equal(await r.evaluate(() => location.pathname), "/log.txt", "the tab stays on its page");
+    }
+    await close(r);
+  }
+}, { timeout: 420000 });
