@@ -118,7 +118,7 @@ func Respond(w httpmsg.ResponseWriter, r *Request, m Match, resp *Response, max 
 			return ans, err
 		}
 	}
-	if resp.Size > max || ((offersStream(r, a) || showsText(r, a, resp)) && resp.Size < 0 && (resp.Stored < 0 || resp.decodesPast(max))) {
+	if resp.Size > max || ((offersStream(r, a) || viewer(r, a, resp) != "") && resp.Size < 0 && (resp.Stored < 0 || resp.decodesPast(max))) {
 		return respondLarge(w, r, a, resp, max, holder), nil
 	}
 	a.Status, a.Reason = resp.Status, resp.Reason

@@ -19,8 +19,9 @@ import (
 //   - a navigation to audio or video gets the page the browser shows media in, a
 //     player whose requests ask by Range (ranges.go), a chunk at a time;
 //   - a navigation to text the browser shows as text (plain text, JSON, a script,
-//     XML, a capture found exactly) gets the page the browser shows text in, whose
-//     own script reads the body with fetch(), as a stream (below), into its <pre>;
+//     XML) or to an image it shows (a capture found exactly) gets the page the
+//     browser shows it in, whose own script reads the body with fetch(), as a stream
+//     (below): the text into its <pre>, the image into a Blob it shows;
 //   - a script's request (GET, of a capture found exactly) is offered the body as a
 //     stream: the request gets the "not replayed" page with Answer.Stream, the
 //     capture's head. The replay bar names the stream in a StreamHeader it adds, and
@@ -33,7 +34,7 @@ import (
 //     what was not replayed offers the file to save.
 
 // respondLarge answers r with a, the capture resp being over max bytes (or, for a
-// script's request or a navigation to text, in segments of no given length: such a
+// script's request or a navigation to text or an image, in segments of no given length: such a
 // record is a large body written in parts; or decoded here to more than max:
 // Response.decodesPast), as the comment above says. Another request of a body decoded
 // here, whose length is not known either, is given whole as any other, and found too
@@ -55,12 +56,13 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
 		io.WriteString(w, mediaPage(r.URL, mediaType))
-	case showsText(r, a, resp):
-		a.Why = "shown as text, read from the archive as a stream as the page shows it"
+	case viewer(r, a, resp) != "":
+		kind := viewer(r, a, resp)
+		a.Why = "shown as " + kind + ", read from the archive as a stream by the page's own fetch()"
 		a.Status, a.Reason = httpmsg.StatusOK, "OK"
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
-		io.WriteString(w, textPage(r.URL))
+		io.WriteString(w, viewerPage(r.URL, kind))
 	case offersStream(r, a):
 		a.Why = tooLarge(resp.Size, max, holder)
 		switch {
@@ -98,13 +100,25 @@ func offersStream(r *Request, a Answer) bool {
 	return r.Script && r.Method == "GET" && len(r.Body) == 0 && !a.Approximate
 }
 
-// showsText reports whether a body too large for one answer is shown to r as text,
-// read by the page's own fetch() as a stream: a navigation's GET of a capture found
-// exactly (the one that fetch() is offered), of a type the browser shows as text.
-func showsText(r *Request, a Answer, resp *Response) bool {
+// viewer names the page a body too large for one answer is shown to r in, read by the
+// page's own fetch() as a stream (viewerPage): "text" for a type the browser shows as
+// text, "image" for an image it shows but SVG (a document), "" for none. Only a
+// navigation's GET of a capture found exactly (the one that fetch() is offered) is
+// shown so.
+func viewer(r *Request, a Answer, resp *Response) string {
+	if !r.Navigation || r.Method != "GET" || len(r.Body) != 0 || a.Approximate {
+		return ""
+	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return r.Navigation && r.Method == "GET" && len(r.Body) == 0 && !a.Approximate &&
-		!download(resp.Header, mediaType) && shownAsText(mediaType)
+	switch {
+	case download(resp.Header, mediaType):
+		return ""
+	case shownAsText(mediaType):
+		return "text"
+	case shownImage[mediaType] && mediaType != "image/svg+xml":
+		return "image"
+	}
+	return ""
 }
 
 // download reports whether a browser saves a navigation's answer of this header and
@@ -177,21 +191,32 @@ func mediaPage(url, mediaType string) string {
 		`<` + tag + ` id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="` + src + `"></` + tag + `></body></html>`
 }
 
-// textPage is the page a navigation to text is shown in, as the browser's own: the
-// text in a <pre>, which the page's script reads with fetch() from its own URL. The
-// replay offers that fetch() the body as a stream (extension/replay-stream.js), so the
-// text comes a chunk at a time, whatever its size, decoded in the charset of its
-// Content-Type (UTF-8 when it names none, or one the browser does not know). A body
-// that cannot be read to its end says so at the end of the text, in brackets.
-func textPage(url string) string {
+// viewerPage is the page a navigation to text or an image is shown in, as the
+// browser's own (kind "text": the text in a <pre>; "image": the image alone), whose
+// script reads the body with fetch() from the page's own URL. The replay offers that
+// fetch() the body as a stream (extension/replay-stream.js), so it comes a chunk at
+// a time, whatever its size: text decoded in the charset of its Content-Type (UTF-8
+// when it names none, or one the browser does not know) and added as it comes, an
+// image kept whole in the page (as a Blob, which the browser may keep on disk) and
+// shown from it. A body that cannot be read to its end says so in the page, in
+// brackets.
+func viewerPage(url, kind string) string {
+	body := `<pre id="webkeep-text" style="word-wrap:break-word;white-space:pre-wrap"></pre>`
+	if kind == "image" {
+		body = `<img id="webkeep-image" alt="" style="display:block;margin:auto;max-width:100%;max-height:100vh">`
+	}
 	return `<!doctype html><html><head><meta name="color-scheme" content="light dark"><title>` + escapeHTML.Replace(url) + `</title></head>` +
-		`<body><pre id="webkeep-text" style="word-wrap:break-word;white-space:pre-wrap"></pre><script>` + textPageScript + `</script></body></html>`
+		`<body style="margin:0">` + body + `<script>` + viewerScript + `</script></body></html>`
 }
 
-const textPageScript = `(async () => {
-  const pre = document.getElementById("webkeep-text");
+const viewerScript = `(async () => {
+  const pre = document.getElementById("webkeep-text"), img = document.getElementById("webkeep-image");
   try {
     const res = await fetch(location.href.replace(/#.*/, ""));
+    if (img) {
+      img.src = URL.createObjectURL(await res.blob());
+      return;
+    }
     const charset = /charset=["']?([^;"'\s]+)/i.exec(res.headers.get("Content-Type") || "")?.[1] || "utf-8";
     let decoder;
     try { decoder = new TextDecoderStream(charset); } catch { decoder = new TextDecoderStream(); }
@@ -202,6 +227,6 @@ const textPageScript = `(async () => {
       pre.append(value);
     }
   } catch (e) {
-    pre.append("\n\n[webkeep: the rest of this text could not be read from the archive: " + e.message + "]");
+    (pre || document.body).append("\n\n[webkeep: the rest of this " + (img ? "image" : "text") + " could not be read from the archive: " + e.message + "]");
   }
 })();`

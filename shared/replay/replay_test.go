@@ -497,6 +497,7 @@ func TestServeLargeNavigations(t *testing.T) {
 		{at: "20240101000008", method: "GET", url: "http://example.com/data.json", resp: resp("Content-Type: application/ld+json\r\n", over)},
 		{at: "20240101000009", method: "GET", url: "http://example.com/scan.tiff", resp: resp("Content-Type: image/tiff\r\n", over)},
 		{at: "20240101000010", method: "GET", url: "http://example.com/photo.png", resp: resp("Content-Type: image/png\r\n", over)},
+		{at: "20240101000011", method: "GET", url: "http://example.com/drawing.svg", resp: resp("Content-Type: image/svg+xml\r\n", over)},
 	})
 	ix.MaxBody = max
 	f := NewFile(bytes.NewReader(file), int64(len(file)))
@@ -512,11 +513,12 @@ func TestServeLargeNavigations(t *testing.T) {
 		{"http://example.com/lecture.webm", true, 200, false, `<video id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="http://example.com/lecture.webm">`},
 		{"http://example.com/talk.ogg", true, 200, false, `<audio id="webkeep-media"`},
 		{"http://example.com/big.html", true, 404, false, "Not replayed"},
-		{"http://example.com/log.txt", true, 200, false, `<title>http://example.com/log.txt</title></head><body><pre id="webkeep-text"`},
+		{"http://example.com/log.txt", true, 200, false, `<title>http://example.com/log.txt</title></head><body style="margin:0"><pre id="webkeep-text"`},
 		{"http://example.com/table", true, 204, true, ""},
 		{"http://example.com/data.json", true, 200, false, `<pre id="webkeep-text"`},
 		{"http://example.com/scan.tiff", true, 204, true, ""},
-		{"http://example.com/photo.png", true, 404, false, "Not replayed"},
+		{"http://example.com/photo.png", true, 200, false, `<img id="webkeep-image"`},
+		{"http://example.com/drawing.svg", true, 404, false, "Not replayed"},
 		{"http://example.com/log.txt", false, 404, false, "Not replayed"},
 		{"http://example.com/data.zip", false, 404, false, "Not replayed"},
 		{"http://example.com/lecture.webm", false, 404, false, "Not replayed"},
@@ -532,9 +534,9 @@ func TestServeLargeNavigations(t *testing.T) {
 		}
 		// The player's own requests ask by Range, and get the bytes, a chunk at a
 		// time (at most max here): the last one.
-		// The text page's own fetch() of its URL is offered the body as a stream,
+		// The viewer's own fetch() of its URL is offered the body as a stream,
 		// with the capture's head (its charset for the page to decode with).
-		if strings.Contains(tt.body, "webkeep-text") {
+		if strings.Contains(tt.body, `id="webkeep-`) {
 			a, _ := ix.Serve(nethttp.ResponseWriter(httptest.NewRecorder()), &Request{Method: "GET", URL: tt.url, Header: httpmsg.Header{}, Script: true}, "", f)
 			if a.Stream == nil || a.Stream.Status != 200 || a.Stream.Size != max+1 {
 				t.Errorf("%s, the text page's fetch(): stream %+v", tt.url, a.Stream)

@@ -4,7 +4,7 @@
 // alone takes 2 to 4 minutes.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { gzipSync } from "node:zlib";
+import { crc32, deflateSync, gzipSync } from "node:zlib";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -185,12 +185,13 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
   await close(r);
 }, { timeout: 300000 });
 
-// A navigation to text over 64 MiB is shown as the browser shows text, in a <pre>,
-// which the page fills as its own fetch() reads the body as a stream: of a known
-// length, and archived compressed (decoded past 64 MiB here, its length not known),
-// each in its charset. A table of that size (text/csv), which Chromium saves rather
-// than shows, is saved from the archive, as live.
-test("a navigation to text over 64 MiB shows it whole, read as a stream; a table of that size is saved, as the browser saves it", async () => {
+// A navigation to text or an image over 64 MiB is shown as the browser shows it (the
+// text in a <pre>, the image alone), the page's own fetch() reading the body as a
+// stream: text of a known length, and archived compressed (decoded past 64 MiB here,
+// its length not known), each in its charset; a PNG. A table of that size
+// (text/csv), which Chromium saves rather than shows, is saved from the archive, as
+// live.
+test("a navigation to text or an image over 64 MiB shows it whole, read as a stream; a table of that size is saved, as the browser saves it", async () => {
   const lines = (line, size, encoding = "utf8") => {
     const parts = [];
     let n = 0;
@@ -204,11 +205,14 @@ test("a navigation to text over 64 MiB shows it whole, read as a stream; a table
   const log = lines("Zeile größer — line", 64 << 20);
   const latin = lines("café au lait", 64 << 20, "latin1");
   const table = Buffer.from(lines("a,b,c", 64 << 20));
+  const image = png(4200, 4100); // 68.9 MB: each row's red its number mod 251
+  assert.ok(image.length > 64 << 20);
   const id = await importWARC(browser, "text.warc.gz", [
     ["http://text.example/", "text/html", '<p id="t">text</p>'],
     ["http://text.example/log.txt", "text/plain; charset=utf-8", Buffer.from(log)],
     ["http://text.example/latin.txt", "text/plain; charset=iso-8859-1", gzipSync(Buffer.from(latin, "latin1")), false, { "Content-Encoding": "gzip" }],
     ["http://text.example/table.csv", "text/csv", table],
+    ["http://text.example/scan.png", "image/png", image],
   ]);
   const sha256 = (b) => createHash("sha256").update(b).digest("hex");
   for (const [name, text] of [["log.txt", log], ["latin.txt", latin]]) {
@@ -237,4 +241,44 @@ test("a navigation to text over 64 MiB shows it whole, read as a stream; a table
     }
     await close(r);
   }
-}, { timeout: 420000 });
+  const r = await open(id, "http://text.example/scan.png");
+  await waitFor(() => r.evaluate(() => document.getElementById("webkeep-image").complete && document.getElementById("webkeep-image").naturalWidth > 0), "the image to be shown", 180_000);
+  const shown = await r.evaluate(async () => {
+    const img = document.getElementById("webkeep-image");
+    const bytes = await (await fetch(img.src)).arrayBuffer();
+    const digest = await crypto.subtle.digest("SHA-256", bytes);
+    const c = new OffscreenCanvas(1, 1).getContext("2d");
+    c.drawImage(img, 10, 3000, 1, 1, 0, 0, 1, 1);
+    return { width: img.naturalWidth, height: img.naturalHeight, pixel: [...c.getImageData(0, 0, 1, 1).data], sha256: [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("") };
+  }, 60);
+  assert.deepEqual(shown, { width: 4200, height: 4100, pixel: [3000 % 251, 0x40, 0x80, 255], sha256: sha256(image) }, "the image shown whole");
+  await close(r);
+}, { timeout: 600000 });
+
+// png is an RGBA PNG of width x height, stored (deflate level 0, so its size is that of
+// its pixels): each row's red its number mod 251, green 0x40, blue 0x80, opaque.
+function png(width, height) {
+  const chunk = (type, data) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, "latin1");
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 6, 0, 0, 0], 8); // 8 bits, RGBA, deflate, no filter method, no interlace
+  const raw = Buffer.alloc(height * (1 + 4 * width));
+  for (let y = 0; y < height; y++) {
+    const row = y * (1 + 4 * width); // filter byte 0, then the pixels
+    for (let x = 0; x < width; x++) raw.set([y % 251, 0x40, 0x80, 255], row + 1 + 4 * x);
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", deflateSync(raw, { level: 0 })),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
