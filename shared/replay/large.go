@@ -34,15 +34,17 @@ import (
 //     what was not replayed offers the file to save.
 
 // respondLarge answers r with a, the capture resp being over max bytes (or, for a
-// script's request or a navigation to text or an image, in segments of no given length: such a
-// record is a large body written in parts; or decoded here to more than max:
-// Response.decodesPast), as the comment above says. Another request of a body decoded
-// here, whose length is not known either, is given whole as any other, and found too
-// large, if it is, as it streams; so is one a script makes that decodes to max or less (a synchronous
-// XMLHttpRequest or a worker's fetch(), which the Fetch domain does not tell from
-// a page's fetch(), would otherwise lose a body it got live).
+// script's request or a navigation to text or an image, in segments of no given
+// length: such a record is a large body written in parts; or decoded here to more
+// than max: Response.decodesPast), as the comment above says. Another request of a
+// body decoded here, whose length is not known either, is given whole as any other,
+// and found too large, if it is, as it streams; so is one a script makes that
+// decodes to max or less (a synchronous XMLHttpRequest or a worker's fetch(), which
+// the Fetch domain does not tell from a page's fetch(), would otherwise lose a body
+// it got live).
 func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	kind := viewer(r, a, resp)
 	switch {
 	case r.Navigation && r.Method == "GET" && download(resp.Header, mediaType):
 		a.Withheld, a.Save = true, true
@@ -56,8 +58,7 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
 		io.WriteString(w, mediaPage(r.URL, mediaType))
-	case viewer(r, a, resp) != "":
-		kind := viewer(r, a, resp)
+	case kind != "":
 		a.Why = "shown as " + kind + ", read from the archive as a stream by the page's own fetch()"
 		a.Status, a.Reason = httpmsg.StatusOK, "OK"
 		a.Headers = pageHeaders
@@ -227,6 +228,8 @@ const viewerScript = `(async () => {
       pre.append(value);
     }
   } catch (e) {
-    (pre || document.body).append("\n\n[webkeep: the rest of this " + (img ? "image" : "text") + " could not be read from the archive: " + e.message + "]");
+    const why = "could not be read from the archive: " + e.message + "]";
+    if (pre) pre.append("\n\n[webkeep: the rest of this text " + why);
+    else document.body.append("[webkeep: this image " + why);
   }
 })();`
