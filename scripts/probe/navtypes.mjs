@@ -30,6 +30,7 @@ const body = {
 };
 const server = createServer((req, res) => {
   const type = new URL(req.url, "http://x").searchParams.get("type");
+  if (!type) return res.writeHead(404).end(); // the favicon
   res.writeHead(200, { "Content-Type": type });
   res.end(body[type] || (type.includes("xml") ? '<?xml version="1.0"?><a>x</a>' : "x,y\n1,2\n"));
 });

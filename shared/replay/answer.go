@@ -118,6 +118,9 @@ func Respond(w httpmsg.ResponseWriter, r *Request, m Match, resp *Response, max 
 			return ans, err
 		}
 	}
+	if !r.Script && isPDF(resp.Header) {
+		return withholdPDF(w, r, a, holder), nil
+	}
 	if resp.Size > max || ((offersStream(r, a) || viewer(r, a, resp) != "") && resp.Size < 0 && (resp.Stored < 0 || resp.decodesPast(max))) {
 		return respondLarge(w, r, a, resp, max, holder), nil
 	}

@@ -141,6 +141,9 @@ func (ix *Index) answerWhole(r *Request, at string, f File) (Answer, []byte, boo
 		return Answer{}, nil, false
 	}
 	defer resp.Body.Close()
+	if isPDF(resp.Header) { // withheld from the browser's own requests (withholdPDF)
+		return Answer{}, nil, false
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, BatchBody+1))
 	if err != nil || len(body) > BatchBody {
 		return Answer{}, nil, false

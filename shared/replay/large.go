@@ -20,8 +20,9 @@ import (
 //     player whose requests ask by Range (ranges.go), a chunk at a time;
 //   - a navigation to text the browser shows as text (plain text, JSON, a script,
 //     XML) or to an image it shows (a capture found exactly) gets the page the
-//     browser shows it in, whose own script reads the body with fetch(), as a stream
-//     (below): the text into its <pre>, the image into a Blob it shows;
+//     browser shows it in, whose own script reads the body with fetch(), as a
+//     stream (below): the text into the page as it comes, an image into a Blob it
+//     shows (viewerPage);
 //   - a script's request (GET, of a capture found exactly) is offered the body as a
 //     stream: the request gets the "not replayed" page with Answer.Stream, the
 //     capture's head. The replay bar names the stream in a StreamHeader it adds, and
@@ -34,7 +35,7 @@ import (
 //     what was not replayed offers the file to save.
 
 // respondLarge answers r with a, the capture resp being over max bytes (or, for a
-// script's request or a navigation to text or an image, in segments of no given
+// script's request or a navigation viewerPage shows, in segments of no given
 // length: such a record is a large body written in parts; or decoded here to more
 // than max: Response.decodesPast), as the comment above says. Another request of a
 // body decoded here, whose length is not known either, is given whole as any other,
@@ -99,6 +100,28 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 // archive's file route gives).
 func offersStream(r *Request, a Answer) bool {
 	return r.Script && r.Method == "GET" && len(r.Body) == 0 && !a.Approximate
+}
+
+// isPDF reports whether a response of this header is a PDF the browser would show (not
+// an attachment, which it saves).
+func isPDF(h httpmsg.Header) bool {
+	mediaType, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mediaType == "application/pdf" && !download(h, mediaType)
+}
+
+// withholdPDF answers r, the browser's own request (not a script's) of a PDF of any
+// size, with the "not replayed" page, withheld. Chromium shows a PDF in its PDF
+// viewer, a frame of one of its own extensions, and takes the replay's debugger off a
+// tab that shows one: the tab would no longer be the replay's, its next requests
+// going to the web (a script's fetch() of a PDF, as pdf.js makes, is given it).
+func withholdPDF(w httpmsg.ResponseWriter, r *Request, a Answer, holder string) Answer {
+	a.Withheld = true
+	a.Why = fmt.Sprintf(`a PDF: Chromium shows it in its PDF viewer, a frame of its own that takes the replay's debugger off the tab, which would end the replay; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, holder)
+	a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
+	a.Headers = pageHeaders
+	writeAnswer(w, a)
+	io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
+	return a
 }
 
 // viewer names the page a body too large for one answer is shown to r in, read by the
@@ -193,16 +216,16 @@ func mediaPage(url, mediaType string) string {
 }
 
 // viewerPage is the page a navigation to text or an image is shown in, as the
-// browser's own (kind "text": the text in a <pre>; "image": the image alone), whose
-// script reads the body with fetch() from the page's own URL. The replay offers that
-// fetch() the body as a stream (extension/replay-stream.js), so it comes a chunk at
-// a time, whatever its size: text decoded in the charset of its Content-Type (UTF-8
-// when it names none, or one the browser does not know) and added as it comes, an
-// image kept whole in the page (as a Blob, which the browser may keep on disk) and
-// shown from it. A body that cannot be read to its end says so in the page, in
-// brackets.
+// browser's own (kind "text": the text, as in a <pre>; "image": the image alone),
+// whose script reads the body with fetch() from the page's own URL. The replay offers
+// that fetch() the body as a stream (extension/replay-stream.js), so it comes a chunk
+// at a time, whatever its size: text decoded in the charset of its Content-Type
+// (UTF-8 when it names none, or one the browser does not know) and added as it comes,
+// in blocks of whole lines; an image kept whole in the page (as a Blob, which the
+// browser may keep on disk) and shown from it. A body that cannot be read to its end
+// says so in the page, in brackets.
 func viewerPage(url, kind string) string {
-	body := `<pre id="webkeep-text" style="word-wrap:break-word;white-space:pre-wrap"></pre>`
+	body := `<div id="webkeep-text" style="font-family:monospace;word-wrap:break-word;white-space:pre-wrap"></div>`
 	if kind == "image" {
 		body = `<img id="webkeep-image" alt="" style="display:block;margin:auto;max-width:100%;max-height:100vh">`
 	}
@@ -211,7 +234,7 @@ func viewerPage(url, kind string) string {
 }
 
 const viewerScript = `(async () => {
-  const pre = document.getElementById("webkeep-text"), img = document.getElementById("webkeep-image");
+  const text = document.getElementById("webkeep-text"), img = document.getElementById("webkeep-image");
   try {
     const res = await fetch(location.href.replace(/#.*/, ""));
     if (img) {
@@ -221,15 +244,31 @@ const viewerScript = `(async () => {
     const charset = /charset=["']?([^;"'\s]+)/i.exec(res.headers.get("Content-Type") || "")?.[1] || "utf-8";
     let decoder;
     try { decoder = new TextDecoderStream(charset); } catch { decoder = new TextDecoderStream(); }
+    // Whole lines in blocks the browser lays out only when they are on the screen
+    // (content-visibility), each its lines high until then: text added to one
+    // element is laid out anew, all of it, as it grows.
+    const add = (s) => {
+      const block = document.createElement("div");
+      block.style.cssText = "content-visibility:auto;contain-intrinsic-size:auto " + (s.split("\n").length - 1 || 1) + "lh";
+      block.textContent = s;
+      text.append(block);
+    };
     const reader = res.body.pipeThrough(decoder).getReader();
+    let rest = "";
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      pre.append(value);
+      rest += value;
+      const cut = rest.length > (1 << 20) ? rest.length : rest.lastIndexOf("\n") + 1;
+      if (cut >= 1 << 16) {
+        add(rest.slice(0, cut));
+        rest = rest.slice(cut);
+      }
     }
+    if (rest) add(rest);
   } catch (e) {
     const why = "could not be read from the archive: " + e.message + "]";
-    if (pre) pre.append("\n\n[webkeep: the rest of this text " + why);
+    if (text) text.append("\n\n[webkeep: the rest of this text " + why);
     else document.body.append("[webkeep: this image " + why);
   }
 })();`

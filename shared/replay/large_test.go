@@ -1,9 +1,15 @@
 package replay
 
 import (
+	"bytes"
+	"net/http/httptest"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/webkeep/webkeep/shared/httpmsg"
+	"github.com/webkeep/webkeep/shared/httpmsg/nethttp"
+	"github.com/webkeep/webkeep/shared/warc"
 )
 
 // TestNavigationTypes: what Chromium does with a navigation's answer by its media
@@ -57,5 +63,53 @@ func TestNavigationTypes(t *testing.T) {
 		if got := shownAsText(tt.mediaType); got != tt.txt {
 			t.Errorf("shownAsText(%q) = %v, want %v", tt.mediaType, got, tt.txt)
 		}
+	}
+}
+
+// TestServePDF: the browser's own request of a PDF, of any size, gets the "not
+// replayed" page, withheld (Chromium's PDF viewer takes the replay's debugger off the
+// tab); a script's fetch() of it gets it, and so does a navigation to one the browser
+// saves (an attachment).
+func TestServePDF(t *testing.T) {
+	const body = "%PDF-1.4 small"
+	resp := func(header string) string {
+		return "HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\n" + header + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	}
+	ix, file := archive(t, warc.V11, []exchange{
+		{at: "20240101000001", method: "GET", url: "http://example.com/report.pdf", resp: resp("")},
+		{at: "20240101000002", method: "GET", url: "http://example.com/saved.pdf", resp: resp("Content-Disposition: attachment\r\n")},
+	})
+	f := NewFile(bytes.NewReader(file), int64(len(file)))
+	for _, tt := range []struct {
+		url, resourceType string
+		status            int
+		withheld          bool
+	}{
+		{"http://example.com/report.pdf", "Document", 404, true},
+		{"http://example.com/report.pdf", "Other", 404, true}, // an <embed>'s
+		{"http://example.com/report.pdf", "Fetch", 200, false},
+		{"http://example.com/report.pdf", "XHR", 200, false},
+		{"http://example.com/saved.pdf", "Document", 200, false},
+	} {
+		r, err := (&PausedRequest{Method: "GET", URL: tt.url, ResourceType: tt.resourceType, Headers: map[string]string{}}).Request()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		a, err := ix.Serve(nethttp.ResponseWriter(rec), r, "", f)
+		if err != nil || a.Status != tt.status || a.Withheld != tt.withheld {
+			t.Errorf("%s %s: status %d withheld %v, %v", tt.resourceType, tt.url, a.Status, a.Withheld, err)
+		}
+		if tt.withheld && (!strings.Contains(a.Why, "PDF viewer") || !strings.Contains(rec.Body.String(), "Not replayed")) {
+			t.Errorf("%s %s: why %q, page %q", tt.resourceType, tt.url, a.Why, rec.Body)
+		}
+		if !tt.withheld && rec.Body.String() != body {
+			t.Errorf("%s %s: body %q", tt.resourceType, tt.url, rec.Body)
+		}
+	}
+	// Nor is it in a page's batch, which answers the navigation before the core.
+	_, answers := ix.Batch("http://example.com/report.pdf", "", f, func(string) bool { return false })
+	if len(answers) != 1 || answers[0].URL != "http://example.com/saved.pdf" {
+		t.Errorf("the PDF's batch holds %+v, not the one saved alone", answers)
 	}
 }

@@ -498,6 +498,7 @@ func TestServeLargeNavigations(t *testing.T) {
 		{at: "20240101000009", method: "GET", url: "http://example.com/scan.tiff", resp: resp("Content-Type: image/tiff\r\n", over)},
 		{at: "20240101000010", method: "GET", url: "http://example.com/photo.png", resp: resp("Content-Type: image/png\r\n", over)},
 		{at: "20240101000011", method: "GET", url: "http://example.com/drawing.svg", resp: resp("Content-Type: image/svg+xml\r\n", over)},
+		{at: "20240101000012", method: "GET", url: "http://example.com/book.pdf", resp: resp("Content-Type: application/pdf\r\n", over)},
 	})
 	ix.MaxBody = max
 	f := NewFile(bytes.NewReader(file), int64(len(file)))
@@ -513,11 +514,12 @@ func TestServeLargeNavigations(t *testing.T) {
 		{"http://example.com/lecture.webm", true, 200, false, `<video id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="http://example.com/lecture.webm">`},
 		{"http://example.com/talk.ogg", true, 200, false, `<audio id="webkeep-media"`},
 		{"http://example.com/big.html", true, 404, false, "Not replayed"},
-		{"http://example.com/log.txt", true, 200, false, `<title>http://example.com/log.txt</title></head><body style="margin:0"><pre id="webkeep-text"`},
+		{"http://example.com/log.txt", true, 200, false, `<title>http://example.com/log.txt</title></head><body style="margin:0"><div id="webkeep-text"`},
 		{"http://example.com/table", true, 204, true, ""},
-		{"http://example.com/data.json", true, 200, false, `<pre id="webkeep-text"`},
+		{"http://example.com/data.json", true, 200, false, `<div id="webkeep-text"`},
 		{"http://example.com/scan.tiff", true, 204, true, ""},
 		{"http://example.com/photo.png", true, 200, false, `<img id="webkeep-image"`},
+		{"http://example.com/book.pdf", true, 404, false, "Not replayed"},
 		{"http://example.com/drawing.svg", true, 404, false, "Not replayed"},
 		{"http://example.com/log.txt", false, 404, false, "Not replayed"},
 		{"http://example.com/data.zip", false, 404, false, "Not replayed"},
@@ -661,7 +663,7 @@ func TestServeLargeFetch(t *testing.T) {
 	// reads it as a stream, rather than cut.
 	rec := httptest.NewRecorder()
 	a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: "http://example.com/log", Header: httpmsg.Header{}, Navigation: true}, "", f)
-	if err != nil || a.Status != 200 || a.Withheld || !strings.Contains(rec.Body.String(), `<pre id="webkeep-text"`) {
+	if err != nil || a.Status != 200 || a.Withheld || !strings.Contains(rec.Body.String(), `<div id="webkeep-text"`) {
 		t.Errorf("a navigation to text decoded past the limit: %d withheld %v, %v, %.200q", a.Status, a.Withheld, err, rec.Body)
 	}
 }
