@@ -410,6 +410,13 @@ chrome.debugger.onDetach.addListener((source, reason) => {
     `The replay has ended (${reason}): its tab is closed, as it would otherwise load from the web.`;
   $("replay-again").hidden = true;
   if (reason !== "target_closed") chrome.tabs.remove(tab).catch(() => {});
+  // Chromium also says target_closed when it takes the debugger off a tab that stays
+  // open: one showing a frame of another extension's, such as its PDF viewer. A tab
+  // still there a moment later is not closing: it is closed too.
+  else setTimeout(() => chrome.tabs.get(tab).then(() => {
+    $("state").textContent = "The replay has ended: Chromium took its debugger off the tab, which showed a page no extension may debug (such as Chromium's PDF viewer); the tab is closed, as it would otherwise load from the web.";
+    return chrome.tabs.remove(tab);
+  }).catch(() => {}), 300);
 });
 // end ends the replay: the worker sends its tab to about:blank and closes it (sw.js's
 // endReplay), so that none of the tab's requests goes to the web. The worker does it

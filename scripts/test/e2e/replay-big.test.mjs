@@ -190,7 +190,8 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
 // text of a known length, and archived compressed (decoded past 64 MiB here, its
 // length not known), each in its charset; a PNG. A table of that size (text/csv),
 // which Chromium saves rather than shows, is saved from the archive, as live. A PDF,
-// of any size, is withheld and saved.
+// of any size, is withheld and saved; a page that shows one itself ends its replay, its
+// tab closed.
 test("a navigation to text or an image over 64 MiB shows it whole, read as a stream; a table of that size is saved, as the browser saves it; a PDF is withheld and saved", async () => {
   const lines = (line, size, encoding = "utf8") => {
     const parts = [];
@@ -270,7 +271,15 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
   const to = path.join(dir, "report.pdf");
   await saved.saveAs(to);
   assert.equal(sha256(readFileSync(to)), sha256(report), "the PDF saved whole");
-  await close(p);
+  // A script's fetch() gets it; shown by the page itself in Chromium's PDF viewer (a
+  // Blob's URL navigated to), it takes the debugger off the tab: the bar closes the
+  // tab, which nothing would answer but the web, and says why.
+  const tab = Number(await p.bar.getAttribute("body", "data-replay-tab"));
+  await p.evaluate(async () => { location.href = URL.createObjectURL(await (await fetch("/report.pdf")).blob()); });
+  await p.bar.waitForSelector('#state[data-state="ended"]', { timeout: 30_000 });
+  await waitFor(async () => /Chromium took its debugger off the tab.*PDF viewer/.test(await p.bar.textContent("#state")), "the bar to say why the replay ended", 10_000);
+  await waitFor(() => browser.sw.evaluate((t) => chrome.tabs.get(t).then(() => false, () => true), tab), "the tab to be closed");
+  await p.bar.close();
 }, { timeout: 600000 });
 
 // fnv is the 32-bit FNV-1a hash of bytes, as the page computes it (a page of the web's
