@@ -4,7 +4,7 @@
 // each test takes minutes.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { crc32, deflateSync, gzipSync } from "node:zlib";
+import { deflateSync, gzipSync } from "node:zlib";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -304,6 +304,17 @@ endobj
 trailer << /Root 1 0 R >>
 %%EOF
 `);
+
+// crc32 is the CRC-32 of bytes that PNG's chunks end with (node:zlib has it only from
+// Node 20.15).
+function crc32(bytes) {
+  let c = ~0;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
 
 // png is an RGBA PNG of width x height, stored (deflate level 0, so its size is that of
 // its pixels): each row's red its number mod 251, green 0x40, blue 0x80, opaque.
