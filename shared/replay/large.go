@@ -86,11 +86,7 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		writeAnswer(w, a)
 		io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
 	default:
-		a.Withheld, a.Why = true, tooLarge(resp.Size, max, holder)
-		a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
-		a.Headers = pageHeaders
-		writeAnswer(w, a)
-		io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
+		a = withhold(w, r, a, tooLarge(resp.Size, max, holder))
 	}
 	return a
 }
@@ -110,13 +106,17 @@ func isPDF(h httpmsg.Header) bool {
 }
 
 // withholdPDF answers r, the browser's own request (not a script's) of a PDF of any
-// size, with the "not replayed" page, withheld. Chromium shows a PDF in its PDF
-// viewer, a frame of one of its own extensions, and takes the replay's debugger off a
-// tab that shows one: the tab would no longer be the replay's, its next requests
-// going to the web (a script's fetch() of a PDF, as pdf.js makes, is given it).
+// size, withheld. Chromium shows a PDF in its PDF viewer, a frame of one of its own
+// extensions, and takes the replay's debugger off a tab that shows one: the tab would
+// no longer be the replay's, its next requests going to the web (a script's fetch()
+// of a PDF, as pdf.js makes, is given it).
 func withholdPDF(w httpmsg.ResponseWriter, r *Request, a Answer, holder string) Answer {
-	a.Withheld = true
-	a.Why = fmt.Sprintf(`a PDF: Chromium shows it in its PDF viewer, a frame of its own that takes the replay's debugger off the tab, which would end the replay; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, holder)
+	return withhold(w, r, a, fmt.Sprintf(`a PDF: Chromium shows it in its PDF viewer, a frame of its own that takes the replay's debugger off the tab, which would end the replay; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, holder))
+}
+
+// withhold answers r with the "not replayed" page saying why, and marks a withheld.
+func withhold(w httpmsg.ResponseWriter, r *Request, a Answer, why string) Answer {
+	a.Withheld, a.Why = true, why
 	a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
 	a.Headers = pageHeaders
 	writeAnswer(w, a)
