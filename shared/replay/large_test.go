@@ -86,7 +86,7 @@ func TestServePDF(t *testing.T) {
 		withheld          bool
 	}{
 		{"http://example.com/report.pdf", "Document", 404, true},
-		{"http://example.com/report.pdf", "Other", 404, true}, // an <embed>'s
+		{"http://example.com/report.pdf", "Other", 404, true}, // any request not a script's (an <embed>'s)
 		{"http://example.com/report.pdf", "Fetch", 200, false},
 		{"http://example.com/report.pdf", "XHR", 200, false},
 		{"http://example.com/saved.pdf", "Document", 200, false},
