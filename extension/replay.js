@@ -35,8 +35,19 @@ const timeline = { paused: 0, batch: 0, kept: 0, ahead: 0, core: 0, requests: []
 const mark = (name, last) => { if (last || !timeline[name]) timeline[name] = performance.timeOrigin + performance.now(); };
 
 const decodeAnswer = (h) => JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(h || "")));
-const list = (ul, items) => {
-  ul.replaceChildren(...items.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
+// list brings ul up to date with items, a log that only grows until a replay starts
+// again: only the new ones are added (rebuilt every 100 ms, a page asking all the time
+// for what is not archived had the bar lay out a thousand each time), each given to
+// also(li, index) if it is there.
+const list = (ul, items, also) => {
+  if (items.length < ul.children.length || (ul.firstChild && ul.firstChild.dataset.item !== items[0])) ul.replaceChildren();
+  const from = ul.children.length;
+  ul.append(...items.slice(from).map((text, i) => {
+    const li = Object.assign(document.createElement("li"), { textContent: text });
+    li.dataset.item = text;
+    also?.(li, from + i);
+    return li;
+  }));
 };
 // The bar is brought up to date 100 ms after an answer, in one trip: the URLs answered
 // from a batch are logged and the log comes back (POST /served answers it).
@@ -60,9 +71,8 @@ const showLog = () => {
     $("replay-approx-count").textContent = String(log.approximate.length);
     list($("replay-approx"), log.approximate.map((a) => `${a.url} (captured ${a.timestamp}: ${a.why})`));
     $("replay-withheld-count").textContent = String(log.withheld.length);
-    list($("replay-withheld"), log.withheld.map((a) => `${a.url} (captured ${a.timestamp}: ${a.why})`));
     // A body the page does not get is saved whole from the archive instead (its file).
-    log.withheld.forEach((a, i) => $("replay-withheld").children[i].append(" ", fileLink(a)));
+    list($("replay-withheld"), log.withheld.map((a) => `${a.url} (captured ${a.timestamp}: ${a.why})`), (li, i) => li.append(" ", fileLink(log.withheld[i])));
   }, 100);
 };
 
@@ -304,7 +314,7 @@ function leaving(said, early) {
 // run again as a navigation of the tab starts, before its document is answered, as a
 // document commits (the page's script told it stayed, for a page shown again from the
 // back-forward cache whose pageshow came while they were stopped), or, for a page that
-// stayed after all, two seconds after it said it may be leaving (a timer of the page's
+// stayed after all, three seconds after it said it may be leaving (a timer of the page's
 // due in between is lost), the page's script told it stayed (replay-guard.js).
 let scriptsOff = null; // the command that stopped them, while they are stopped
 let scriptsBack = Promise.resolve(); // the last command that ran them again
