@@ -134,12 +134,22 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   if (handEvent) handEvent(source, method, params, event, bytes ? bytes.length : 0, urgent.has(method));
   else pacer.add(event, bytes ? bytes.length : 0);
 });
+// How long after a detach a tab still open is taken to stay (a tab being closed is
+// gone from the browser's list within a few milliseconds).
+const takenOffAfter = 300;
 chrome.debugger.onDetach.addListener((source, reason) => {
   // Removed whether this worker has read it yet or not (a worker woken by the detach).
   replayTabs.delete(source.tabId);
   chrome.storage.session.remove(replayTabKey + source.tabId).catch(() => {});
   for (const k of pausing) if (k.startsWith(source.tabId + " ")) pausing.delete(k);
-  pacer.add((c) => c.detached(source.tabId, String(reason)));
+  // Chromium says target_closed also when it takes the debugger off a tab that stays
+  // open: one that shows a PDF in its PDF viewer, a frame of one of its own extensions.
+  // A tab still there a moment later is attached again by the core and recorded on.
+  if (reason !== "target_closed") pacer.add((c) => c.detached(source.tabId, String(reason)));
+  else setTimeout(() => chrome.tabs.get(source.tabId).then(
+    () => pacer.add((c) => c.takenOff(source.tabId)),
+    () => pacer.add((c) => c.detached(source.tabId, String(reason))),
+  ), takenOffAfter);
 });
 // A replay's end, done here, for its bar may be gone: a bar asks as it closes
 // (replay.js), and a bar's tab closed ends the replay it began (its page may have been

@@ -324,6 +324,34 @@ func (s *Service) TabDetached(ctx context.Context, tabID int, reason string) {
 	})
 }
 
+// TabTakenOff tells the service that the browser took the debugger off a tab that
+// stays open: Chromium does so for a tab that shows a PDF in its PDF viewer (a frame
+// of one of its own extensions). The tab is attached again and recorded on; a
+// document whose body the browser no longer gave (the PDF's) is fetched again through
+// the tab, and its record says so (recorder.ReasonTakenOff). The session's notes say
+// what happened; if attaching again fails, the tab stops being recorded, as a tab
+// closed does.
+func (s *Service) TabTakenOff(ctx context.Context, tabID int) {
+	s.tasks.push(func() {
+		if !s.recording(tabID) {
+			return
+		}
+		t := recorder.Target{TabID: tabID}
+		s.recorder.Detached(ctx, t, recorder.ReasonTakenOff)
+		err := s.attach(ctx, tabID)
+		s.recorder.Resumed(tabID, err == nil)
+		if err != nil {
+			s.recorder.Wait()
+			s.flushWrites()
+			s.noteCurrent(fmt.Sprintf("tab %d stopped being recorded: the browser took the debugger off it as it showed a page no extension may debug (such as Chromium's PDF viewer), and attaching again failed: %v", tabID, err))
+			s.forget(tabID)
+			return
+		}
+		s.rememberTarget(ctx, tabID)
+		s.noteCurrent(fmt.Sprintf("tab %d: the browser took the debugger off it as it showed a page no extension may debug (such as Chromium's PDF viewer); it was attached again and is recorded on, and a document whose body was lost so is fetched again (its record says so); what the tab asked for in between is not recorded", tabID))
+	})
+}
+
 // TabCreated records a tab opened from a recorded tab.
 func (s *Service) TabCreated(ctx context.Context, tabID, openerTabID int) {
 	s.tasks.push(func() {

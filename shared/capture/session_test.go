@@ -468,6 +468,47 @@ func TestServiceTabClosedKeepsSession(t *testing.T) {
 	}
 }
 
+// A tab the browser took the debugger off (its PDF viewer) is attached again and
+// recorded on; one it cannot attach to again stops being recorded. The notes say which.
+func TestServiceTabTakenOff(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		attachErr error
+		recording bool
+		note      string
+	}{
+		{"attached again", nil, true, "it was attached again and is recorded on"},
+		{"not attached again", errors.New("Cannot access a chrome-extension:// URL of different extension"), false, "attaching again failed: capture: attaching to tab 8: Cannot access"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			host := newFakeHost()
+			svc, _ := NewService(NewMemStore(), host)
+			ctx := context.Background()
+			if _, err := svc.Start(ctx, 8); err != nil {
+				t.Fatal(err)
+			}
+			host.mu.Lock()
+			host.attached[8] = false // the browser's doing
+			host.attachErr = c.attachErr
+			host.mu.Unlock()
+			svc.TabTakenOff(ctx, 8)
+			if st := svc.Status(); st.Recording != c.recording {
+				t.Errorf("recording after the debugger was taken off: %v, want %v", st.Recording, c.recording)
+			}
+			host.mu.Lock()
+			again := host.attached[8]
+			host.mu.Unlock()
+			if again != c.recording {
+				t.Errorf("attached again: %v, want %v", again, c.recording)
+			}
+			list, _ := svc.sessions.list()
+			if len(list) != 1 || !strings.Contains(strings.Join(list[0].Notes, " "), c.note) {
+				t.Errorf("notes: %+v, want %q", list, c.note)
+			}
+		})
+	}
+}
+
 // A payload archived again becomes a revisit of its first record, also when the
 // session was reopened in between (the service worker restarted).
 func TestSessionDeduplicatesRepeatedPayloads(t *testing.T) {

@@ -386,7 +386,10 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 	ex := p.ex
 	if n, err := strconv.ParseInt(ex.RespHeader.Get("Content-Length"), 10, 64); err == nil && n > wholeLimit {
 		if ex.Method == "GET" {
-			r.fetchAgainStreamed(ctx, t, p, n)
+			why := fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole", n, wholeLimit)
+			if !r.fetchAgainStreamed(ctx, t, p, why) {
+				ex.RespTruncated = "length"
+			}
 			return
 		}
 		ex.RespTruncated = "length"
@@ -416,6 +419,7 @@ func (r *Recorder) readWhole(ctx context.Context, t Target, id string, p *pendin
 		default:
 			ex.RespNote = "the browser did not give the body: " + err.Error()
 		}
+		p.lostToDetach = lostToDetach(err)
 	}
 	ex.RespBody = b
 	// The browser drops the body of an image it could not decode: it then gives an
@@ -442,13 +446,14 @@ func (r *Recorder) fetchAgain(ctx context.Context, t Target, p *pendingExchange)
 	ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
 }
 
-// fetchAgainStreamed fills in the body of a GET response of length bytes, over
-// wholeLimit, that outran the request to stream it (the browser gives such a body only
-// to a stream begun before it flowed) by fetching its URL once more through the tab's
-// network stack, as the page's frame, streamed into a spool. The record says so; if the
-// answer differs in status or length, or names another version of the resource (ETag,
-// Last-Modified), it is not the same body and is not kept.
-func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingExchange, length int64) {
+// fetchAgainStreamed fills in the body of a GET response that the browser no longer
+// gives, why (a body over wholeLimit that outran the request to stream it: the browser
+// gives such a body only to a stream begun before it flowed), by fetching its URL once
+// more through the tab's network stack, as the page's frame, streamed into a spool. The
+// record says so; if the answer differs in status or length, or names another version
+// of the resource (ETag, Last-Modified), it is not the same body and is not kept, and
+// fetchAgainStreamed reports false.
+func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingExchange, why string) bool {
 	ex := p.ex
 	sp := newSpool(r.Store, r.BodyLimit)
 	f, handle := openResource(ctx, r.browser, t, p.frameID, ex.URL, true)
@@ -465,7 +470,6 @@ func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingE
 	if err := sp.finish(); err != nil && f.Err == nil {
 		f.Err = err
 	}
-	why := fmt.Sprintf("the body (%d bytes) arrived before it could be streamed, and the browser keeps at most %d bytes of a body to read whole", length, wholeLimit)
 	size := sp.size
 	if sp.cut {
 		size = -1 // the body limit cut it: its length is unknown
@@ -473,14 +477,19 @@ func (r *Recorder) fetchAgainStreamed(ctx context.Context, t Target, p *pendingE
 	if other := f.differs(ex, size); other != "" {
 		ex.RespNote = why + "; fetching it again " + other
 		sp.remove()
-		ex.RespTruncated = "length"
-		return
+		return false
 	}
 	ex.RespNote = why + ": this body was fetched again at " + time.Now().UTC().Format(time.RFC3339)
-	ex.respSpool = sp
+	if b, ok := sp.held(); ok {
+		ex.RespBody = b
+		sp.remove()
+	} else {
+		ex.respSpool = sp
+	}
 	if sp.cut {
 		ex.RespTruncated = "length"
 	}
+	return true
 }
 
 // validators are the response fields by which a server says which version of a

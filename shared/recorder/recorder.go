@@ -119,6 +119,9 @@ type Recorder struct {
 	// finishing holds the URL of each exchange being finished (see finish), until it
 	// has been handed on: with the pending ones, what Underway lists.
 	finishing map[*pendingExchange]string
+	// resumes holds, by tab id, whether a tab the debugger left is attached again
+	// (see Resumed).
+	resumes map[int]*resumption
 }
 
 // BodyRouter is implemented by the code that hands events to the recorder when it can
@@ -158,11 +161,14 @@ type pendingExchange struct {
 	// (hasExtraInfo): finishing waits a moment for those not yet come.
 	wantExtra bool
 	// noWait says the target is gone: no event will come any more.
-	noWait   bool
-	reqWG    sync.WaitGroup // a request body being fetched
-	frameID  string         // the frame that asked for it
-	loaderID string         // the document of that frame it belongs to
-	seq      int            // the request's number in the order requests were made
+	noWait bool
+	// lostToDetach says the body was not had because the debugger left the tab (see
+	// fetchLostBody).
+	lostToDetach bool
+	reqWG        sync.WaitGroup // a request body being fetched
+	frameID      string         // the frame that asked for it
+	loaderID     string         // the document of that frame it belongs to
+	seq          int            // the request's number in the order requests were made
 	// navigation says the request is its frame's navigation to a new document (the
 	// document's own request, whose id is its loader id).
 	navigation bool
@@ -194,6 +200,7 @@ func NewRecorder(b Browser) *Recorder {
 		tabs:            make(map[int]*tabState),
 		kept:            make(map[string][]byte),
 		finishing:       make(map[*pendingExchange]string),
+		resumes:         make(map[int]*resumption),
 	}
 }
 
@@ -386,6 +393,9 @@ func (r *Recorder) find(t Target, id string) (requestKey, *pendingExchange) {
 // forgotten, once the requests the browser never reported are said (see unreported).
 func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 	r.browser.abandon(t, fmt.Errorf("%w: %s", errTargetGone, reason))
+	if t.Session == "" && reason != ReasonTakenOff {
+		r.Resumed(t.TabID, false) // the tab is not attached again: bodies lost wait no more
+	}
 	r.mu.Lock()
 	var cut []requestKey
 	if ts := r.tabs[t.TabID]; ts != nil {
@@ -410,6 +420,7 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		}
 		r.mu.Lock()
 		p.noWait = true
+		p.lostToDetach = reason == ReasonTakenOff || reason == "target_closed"
 		left := r.pageLeft(key, p)
 		r.headFromWire(key, p)
 		r.mu.Unlock()
@@ -472,6 +483,9 @@ func (r *Recorder) finish(ctx context.Context, key requestKey, p *pendingExchang
 			ex.ReqHeader = append(ex.ReqHeader, Field{Name: "Content-Length", Value: strconv.Itoa(len(ex.ReqBody))})
 		}
 		r.takeResponseBody(ctx, key, p, body, withBody, ended)
+		if p.lostToDetach {
+			r.fetchLostBody(ctx, key, p)
+		}
 		if ex.RespTruncated == "disconnect" && declaredWhole(ex) {
 			// Its end was never reported, but every byte the server declared is here.
 			ex.RespTruncated = ""

@@ -79,6 +79,12 @@ func main() {
 		svc.TabDetached(ctx, tab, reason)
 		return nil
 	}))
+	// takenOff(tabId): chrome.debugger.onDetach for a tab still open after it (the
+	// browser took the debugger off it, as it does for its PDF viewer).
+	api.Set("takenOff", js.FuncOf(func(this js.Value, args []js.Value) any {
+		svc.TabTakenOff(ctx, args[0].Int())
+		return nil
+	}))
 	// tabCreated(tabId, openerTabId): chrome.tabs.onCreated.
 	api.Set("tabCreated", js.FuncOf(func(this js.Value, args []js.Value) any {
 		tab, opener := args[0].Int(), args[1].Int()

@@ -1,0 +1,106 @@
+// End to end, in real Chromium through the real extension: a PDF followed from a
+// recorded page. Chromium shows it in its PDF viewer, a frame of one of its own
+// extensions, gives the body to the viewer and takes the recorder's debugger off the
+// tab, which stays open. The recording goes on: the tab is attached again, the PDF's
+// body is fetched again through the tab (the archive keeps it whole, and says how it
+// was had), and the page gone to next is recorded from its first request.
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { launch, startRecording, waitFor } from "../../lib/browser.mjs";
+import { httpBody, readWarc09, reassemble } from "../../lib/warc09.mjs";
+
+// pdfFile makes a one-page PDF saying text, with its cross-reference table, and a
+// comment of pad bytes (a report of some size).
+function pdfFile(text, pad) {
+  const content = `BT /F1 24 Tf 40 100 Td (${text}) Tj ET`;
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  ];
+  let out = `%PDF-1.4\n%${"x".repeat(pad)}\n`;
+  const offsets = objects.map((o, i) => {
+    const at = Buffer.byteLength(out);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+    return at;
+  });
+  const xref = Buffer.byteLength(out);
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}
+
+const pdf = pdfFile("webkeep report", 3 << 20);
+const sha256 = (b) => createHash("sha256").update(b).digest("hex");
+const asked = [];
+let server, base, browser, dir, records, info;
+
+before(async () => {
+  server = createServer((req, res) => {
+    asked.push(req.url);
+    if (req.url === "/report.pdf") {
+      res.writeHead(200, { "Content-Type": "application/pdf", "Content-Length": pdf.length, ETag: '"r1"' });
+      return res.end(pdf);
+    }
+    res.writeHead(200, { "Content-Type": "text/html" });
+    res.end(req.url === "/after" ? "<title>after</title><p>the page after the report</p>" : '<title>reports</title><p><a id="pdf" href="/report.pdf">the report</a></p>');
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${server.address().port}`;
+  dir = mkdtempSync(path.join(tmpdir(), "webkeep-pdf-"));
+  browser = await launch({ downloads: dir });
+  const { page, popup } = await startRecording(browser, `${base}/`);
+  await page.click("#pdf");
+  await page.waitForURL(`${base}/report.pdf`);
+  const notes = async () => popup.evaluate(async () => {
+    const st = await (await fetch("/api/status")).json();
+    return st.session ? (await (await fetch(`/api/sessions/${st.session.id}`)).json()).notes || [] : [];
+  });
+  await waitFor(async () => (await notes()).some((n) => /attached again/.test(n)), "the note that the tab was attached again", 30000);
+  await page.goto(`${base}/after`);
+  await page.waitForSelector("text=the page after the report");
+  await popup.click("#stop");
+  await popup.waitForSelector('#state[data-recording="false"]', { timeout: 60000 });
+  const id = new URL(await popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
+  info = await popup.evaluate(async (id) => (await fetch(`/api/sessions/${id}`)).json(), id);
+  const link = await popup.waitForSelector("#download-warc");
+  const [download] = await Promise.all([popup.waitForEvent("download"), link.click()]);
+  const file = path.join(dir, download.suggestedFilename());
+  await download.saveAs(file);
+  records = reassemble(readWarc09(readFileSync(file)));
+}, { timeout: 180000 });
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test("the PDF followed from a recorded page is archived whole, and its records say it was fetched again", () => {
+  const url = `${base}/report.pdf`;
+  const rec = records.find((r) => r.type === "response" && r.uri === url);
+  assert.ok(rec, `no response record for the PDF (records: ${records.map((r) => `${r.type} ${r.uri}`).join(", ")})`);
+  const { body } = httpBody(rec.block);
+  assert.equal(body.length, pdf.length);
+  assert.equal(sha256(body), sha256(pdf));
+  assert.equal(rec.fields.Truncated, undefined);
+  const marks = records.filter((r) => r.type === "metadata" && r.uri === url).map((r) => r.block.toString("utf8"));
+  assert.ok(marks.some((m) => /took the debugger off the tab before the body could be read/.test(m) && /fetched again at/.test(m)), `metadata of the PDF: ${JSON.stringify(marks)}`);
+  assert.equal(asked.filter((u) => u === "/report.pdf").length, 2, `the server was asked for the PDF by the page and once more: ${asked.join(", ")}`);
+});
+
+test("the recording goes on in the tab: the page gone to next is archived from its first request", () => {
+  const rec = records.find((r) => r.type === "response" && r.uri === `${base}/after`);
+  assert.ok(rec, "no response record for the page after the PDF");
+  assert.match(httpBody(rec.block).body.toString(), /the page after the report/);
+  const notes = info.notes.join("\n");
+  assert.match(notes, /the browser took the debugger off it as it showed a page no extension may debug/);
+  assert.doesNotMatch(notes, /stopped being recorded/);
+});
