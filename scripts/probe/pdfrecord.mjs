@@ -1,4 +1,19 @@
-// What a recorded tab's debugger sees of a PDF navigated to (scratch probe).
+// What an extension's debugger on a tab sees of a PDF the tab navigates to, and
+// whether it can attach again: a server on 127.0.0.1 serves /doc.pdf (a one-page PDF)
+// and HTML elsewhere; webkeep's service worker attaches chrome.debugger to a tab of its
+// own, navigates it to the PDF and logs, with milliseconds, the Network and Page events,
+// the detach, the body asked for each way, then attaches again on the PDF (fetching it
+// once more with Network.loadNetworkResource) and follows the tab to /after.
+//
+//   node scripts/probe/pdfrecord.mjs [net|stream|fetch]
+//
+// net: Network.getResponseBody as the body ends; stream: Network.streamResourceContent
+// from the request on (durable messages, as the recorder does for documents); fetch:
+// the Fetch domain pausing documents at their response, Fetch.getResponseBody there.
+// In Chromium 156 (2026-12-06): the debugger is taken off (target_closed) some 10 ms
+// after the body ends, before getResponseBody or the stream answer; the Fetch domain
+// gets it; attaching again on the PDF works and stays, fetching it again gives it whole,
+// and the next page's requests are all seen (shared/recorder/takenoff.go).
 import { createServer } from "node:http";
 import { launch, waitFor } from "../lib/browser.mjs";
 
