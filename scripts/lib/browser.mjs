@@ -177,6 +177,23 @@ export async function startRecording(browser, url) {
 }
 
 /**
+ * Stops the recording with the popup's button, as a user would, and saves the session's
+ * WARC 0.9 through the popup's link into dir; resolves to { info (the session, as the
+ * API gives it), file (the WARC's path) }.
+ */
+export async function stopAndSaveWarc(popup, dir) {
+  await popup.click("#stop");
+  await popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
+  const id = new URL(await popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
+  const info = await popup.evaluate(async (id) => (await fetch(`/api/sessions/${id}`)).json(), id);
+  const link = await popup.waitForSelector("#download-warc");
+  const [download] = await Promise.all([popup.waitForEvent("download"), link.click()]);
+  const file = path.join(dir, download.suggestedFilename());
+  await download.saveAs(file);
+  return { info, file };
+}
+
+/**
  * A function of a URL that resolves once the page at it, in the session popup (an
  * extension page) records, has its picture as loaded: the nth call for a URL waits
  * for the session's nth page at it. For browseDemo's pictured.

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { launch, startDemoSite, startRecording, waitFor } from "../../lib/browser.mjs";
+import { launch, startDemoSite, startRecording, stopAndSaveWarc, waitFor } from "../../lib/browser.mjs";
 import { httpBody, readWarc09, reassemble } from "../../lib/warc09.mjs";
 
 const size = 70 << 20;
@@ -31,14 +31,8 @@ before(async () => {
     const st = await (await fetch("/api/status")).json();
     return st.session ? (await (await fetch(`/api/sessions/${st.session.id}/records`)).json()).map((r) => r.fields.url) : [];
   })).includes(big), "the large body archived", 120000);
-  await popup.click("#stop");
-  await popup.waitForSelector('#state[data-recording="false"]', { timeout: 120000 });
-  const id = new URL(await popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
-  info = await popup.evaluate(async (id) => (await fetch(`/api/sessions/${id}`)).json(), id);
-  const link = await popup.waitForSelector("#download-warc");
-  const [download] = await Promise.all([popup.waitForEvent("download"), link.click()]);
-  const file = path.join(dir, download.suggestedFilename());
-  await download.saveAs(file);
+  let file;
+  ({ info, file } = await stopAndSaveWarc(popup, dir));
   records = reassemble(readWarc09(readFileSync(file)));
 }, { timeout: 240000 });
 

@@ -11,7 +11,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { launch, startRecording, waitFor } from "../../lib/browser.mjs";
+import { launch, startRecording, stopAndSaveWarc, waitFor } from "../../lib/browser.mjs";
 import { httpBody, readWarc09, reassemble } from "../../lib/warc09.mjs";
 
 // pdfFile makes a one-page PDF saying text, with its cross-reference table, and a
@@ -66,14 +66,8 @@ before(async () => {
   await waitFor(async () => (await notes()).some((n) => /attached again/.test(n)), "the note that the tab was attached again", 30000);
   await page.goto(`${base}/after`);
   await page.waitForSelector("text=the page after the report");
-  await popup.click("#stop");
-  await popup.waitForSelector('#state[data-recording="false"]', { timeout: 60000 });
-  const id = new URL(await popup.getAttribute("#to-archive", "href"), "http://x/").hash.slice(1);
-  info = await popup.evaluate(async (id) => (await fetch(`/api/sessions/${id}`)).json(), id);
-  const link = await popup.waitForSelector("#download-warc");
-  const [download] = await Promise.all([popup.waitForEvent("download"), link.click()]);
-  const file = path.join(dir, download.suggestedFilename());
-  await download.saveAs(file);
+  let file;
+  ({ info, file } = await stopAndSaveWarc(popup, dir));
   records = reassemble(readWarc09(readFileSync(file)));
 }, { timeout: 180000 });
 
