@@ -135,7 +135,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
   else pacer.add(event, bytes ? bytes.length : 0);
 });
 // How long after a detach a tab still open is taken to stay (a tab being closed is
-// gone from the browser's list within a few milliseconds).
+// gone from the browser's list by then; the replay bar waits as long, replay.js).
 const takenOffAfter = 300;
 chrome.debugger.onDetach.addListener((source, reason) => {
   // Removed whether this worker has read it yet or not (a worker woken by the detach).
