@@ -25,6 +25,7 @@ func (r *Recorder) Enable(ctx context.Context, t Target) error {
 	if err := r.enable(ctx, t, "page"); err != nil {
 		return err
 	}
+	r.forgetResumption(t.TabID)
 	// A session the browser kept while the service worker restarted may still have
 	// the Fetch domain on, its window's end lost with the worker: its requests would
 	// wait to be let go for ever (see leftPages). Firefox has no such domain. Both

@@ -420,7 +420,7 @@ func (r *Recorder) Detached(ctx context.Context, t Target, reason string) {
 		}
 		r.mu.Lock()
 		p.noWait = true
-		p.lostToDetach = reason == ReasonTakenOff || reason == "target_closed"
+		p.lostToDetach = reason == ReasonTakenOff
 		left := r.pageLeft(key, p)
 		r.headFromWire(key, p)
 		r.mu.Unlock()

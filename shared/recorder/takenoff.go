@@ -24,26 +24,18 @@ const ReasonTakenOff = "the browser took the debugger off the tab, which stays o
 // attached again: the host knows a tab stayed open a moment after the detach.
 const resumeWait = 5 * time.Second
 
-// A resumption says whether a tab the debugger left was attached again.
+// A resumption says whether a tab the debugger left was attached again. It is kept,
+// once known, for the bodies that ask after (an exchange cut by the detach is finished
+// after it), until the tab is enabled again (forgetResumption).
 type resumption struct {
 	done chan struct{} // closed once known
 	ok   bool
-	at   time.Time // when it was known
 }
 
-// resumeOf returns the tab's resumption to wait on: the one under way, or one known
-// within resumeWait, or a new one. r.mu must be held.
-func (r *Recorder) resumeOf(tabID int, now time.Time) *resumption {
+// resumeOf returns the tab's resumption: the one under way or known, or a new one.
+// r.mu must be held.
+func (r *Recorder) resumeOf(tabID int) *resumption {
 	res := r.resumes[tabID]
-	if res != nil {
-		select {
-		case <-res.done:
-			if now.Sub(res.at) > resumeWait {
-				res = nil // an earlier detach's
-			}
-		default:
-		}
-	}
 	if res == nil {
 		res = &resumption{done: make(chan struct{})}
 		r.resumes[tabID] = res
@@ -51,20 +43,33 @@ func (r *Recorder) resumeOf(tabID int, now time.Time) *resumption {
 	return res
 }
 
+// forgetResumption forgets what is known of a tab's last detach, as it is enabled: a
+// detach after this one is another's. One still waited for is kept.
+func (r *Recorder) forgetResumption(tabID int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if res := r.resumes[tabID]; res != nil {
+		select {
+		case <-res.done:
+			delete(r.resumes, tabID)
+		default:
+		}
+	}
+}
+
 // Resumed says whether a tab the debugger left (Detached) was attached again: the
 // bodies lost to the detach are then fetched again, or marked lost.
 func (r *Recorder) Resumed(tabID int, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := time.Now()
-	res := r.resumeOf(tabID, now)
+	res := r.resumeOf(tabID)
 	select {
 	case <-res.done:
-		res = &resumption{done: make(chan struct{})} // known already: this is a later detach's
+		res = &resumption{done: make(chan struct{})} // an earlier detach's: this one's replaces it
 		r.resumes[tabID] = res
 	default:
 	}
-	res.ok, res.at = ok, now
+	res.ok = ok
 	close(res.done)
 }
 
@@ -72,7 +77,7 @@ func (r *Recorder) Resumed(tabID int, ok bool) {
 // waiting resumeWait at most to know.
 func (r *Recorder) awaitResume(ctx context.Context, tabID int) bool {
 	r.mu.Lock()
-	res := r.resumeOf(tabID, time.Now())
+	res := r.resumeOf(tabID)
 	r.mu.Unlock()
 	timer := time.NewTimer(resumeWait)
 	defer timer.Stop()

@@ -21,12 +21,15 @@ import (
 // body again through the tab, and the record says so; a tab closed instead leaves the
 // record with the body the browser did not give, at once. A document cut by the detach
 // as its body came is fetched again too, and a frame's, as its frame; a POST's is not.
+// What an earlier detach of the tab came to (recording stopped, then started again) is
+// not taken for this one's.
 func TestTakenOffDocumentFetchedAgain(t *testing.T) {
 	const pdf = "%PDF-1.4 whole"
 	for _, c := range []struct {
-		name    string
-		resumed bool
-	}{{"attached again", true}, {"closed", false}} {
+		name          string
+		stoppedBefore bool // recording of the tab stopped and started again first
+		resumed       bool
+	}{{"attached again", false, true}, {"closed", false, false}, {"stopped before, then attached again", true, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			var mu sync.Mutex
 			attached := true
@@ -57,6 +60,12 @@ func TestTakenOffDocumentFetchedAgain(t *testing.T) {
 			tab := recorder.Target{TabID: 3}
 			if err := r.Enable(ctx, tab); err != nil {
 				t.Fatal(err)
+			}
+			if c.stoppedBefore {
+				r.Detached(ctx, tab, "recording stopped")
+				if err := r.Enable(ctx, tab); err != nil {
+					t.Fatal(err)
+				}
 			}
 			url := func(id string) string { return "http://example.org/" + id }
 			req := func(id, frame, method string) recordertest.Event {
