@@ -129,13 +129,14 @@ const kept = new Map(); // method, URL and body -> { a, body }
 const keptAnswers = 64;
 const keptBody = 256 << 10;
 const servedAgain = [];
-const requestKey = (r, resourceType) => {
+const requestKey = (r, resourceType, doc) => {
   const entries = r.postDataEntries || [];
   // A body the browser did not show (whole or a part of it: a file's) has no key.
   if ((r.hasPostData && !r.postDataEntries) || entries.some((e) => e.bytes === undefined)) return null;
   const body = entries.map((e) => e.bytes).join(",");
-  // A navigation may be answered otherwise than a script's request (a large file).
-  return body.length > keptBody ? null : `${resourceType === "Document" ? "navigation " : ""}${r.method} ${r.url} ${body}`;
+  // A navigation may be answered otherwise than a script's request (a large file), and
+  // the tab's own otherwise than a frame's (a PDF).
+  return body.length > keptBody ? null : `${doc ? "tab " : resourceType === "Document" ? "navigation " : ""}${r.method} ${r.url} ${body}`;
 };
 const keep = (key, got) => {
   if (key === null || got.body.length > keptBody) return;
@@ -160,14 +161,15 @@ const askAhead = (request, resourceType, a) => {
   const key = `${request.url} ${Number(range[2]) + 1}`;
   if (ahead.has(key)) return;
   const headers = { ...request.headers, [rangeHeader(request.headers)]: `bytes=${Number(range[2]) + 1}-` };
-  ahead.set(key, askCore({ ...request, headers }, resourceType, true).catch(() => null));
+  ahead.set(key, askCore({ ...request, headers }, resourceType, { ahead: true }).catch(() => null));
   while (ahead.size > maxAhead) ahead.delete(ahead.keys().next().value);
 };
-// askCore asks the core for the answer to request (ahead: before the page asks).
-const askCore = async (request, resourceType, asked) => {
-  const res = await api(`/answer?ts=${encodeURIComponent(ts)}${asked ? "&ahead=1" : ""}`, {
+// askCore asks the core for the answer to request (ahead: before the page asks; tab:
+// the tab's own navigation).
+const askCore = async (request, resourceType, { ahead: early = false, tab = false } = {}) => {
+  const res = await api(`/answer?ts=${encodeURIComponent(ts)}${early ? "&ahead=1" : ""}`, {
     method: "POST",
-    body: JSON.stringify({ method: request.method, url: request.url, headers: request.headers, resourceType, postDataEntries: request.postDataEntries }),
+    body: JSON.stringify({ method: request.method, url: request.url, headers: request.headers, resourceType, tab, postDataEntries: request.postDataEntries }),
   });
   if (!res.ok) throw new Error(`${request.url}: ${(await res.json()).error}`);
   const a = decodeAnswer(res.headers.get("X-Webkeep-Answer"));
@@ -216,7 +218,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     const ranged = rangeHeader(request.headers) !== undefined;
     const rangeFirst = ranged && request.method === "GET" ? openRangeFirst(request.headers) : null;
     let got = request.method === "GET" && !request.hasPostData && !ranged && await fromBatch(request.url);
-    const key = got || ranged ? null : requestKey(request, resourceType);
+    const key = got || ranged ? null : requestKey(request, resourceType, doc);
     let from = got ? "batch" : "kept";
     got ||= kept.get(key);
     const early = rangeFirst === null ? undefined : ahead.get(`${request.url} ${rangeFirst}`);
@@ -226,7 +228,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
       from = "ahead";
     }
     if (!got) {
-      got = await askCore(request, resourceType, false);
+      got = await askCore(request, resourceType, { tab: doc });
       from = "core";
       keep(key, got);
     }
@@ -243,6 +245,8 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     if (a.stream) await Promise.all([target, ...workers.values()].map((t) => streamChannel(t).catch(() => {})));
     if (waiting.failed) return; // the page was leaving (leaving())
     if (doc) await runScripts(false); // the tab's next document runs its scripts
+    if (doc && a.takesDebugger) await holdTab();
+    if (doc) viewerShown = a.takesDebugger === true;
     const headers = a.stream ? [...a.headers, streamOffered(requestId, a, fileURL(a), logStream)] : a.headers;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: headers, body: body.toBase64(),
@@ -379,6 +383,8 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
   else if (method === "Runtime.bindingCalled" && p.name === leaveBinding) leaving(p.payload);
   else if (method === "Page.frameNavigated" && !source.sessionId && p.frame.id === mainFrame) {
     left = false;
+    viewerShown = p.frame.mimeType === "application/pdf"; // a Blob's a page shows too
+    if (viewerShown) holdTab();
     runScripts(true); // a page shown again from the back-forward cache while they were stopped missed its pageshow
   }
   else if (method === "Page.loadEventFired" && !source.sessionId) {
@@ -409,25 +415,82 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
 });
 // The replay tab never loads from the web: once its debugger is gone (the user's Cancel
 // on the browser's "debugging this browser" bar), nothing would answer it but the web,
-// so the tab is closed and the bar says why.
+// so the tab is closed and the bar says why. A tab shown a PDF is attached again
+// instead (takeBack).
 chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId !== tabId) return;
+  clearTimeout(stayTimer);
+  if (reason === "target_closed" && viewerShown) takeBack();
+  else ended(reason);
+});
+// ended says the replay has ended, its tab's debugger gone for reason, and closes the
+// tab unless the browser is closing it.
+function ended(reason) {
   const tab = tabId;
   tabId = null;
-  clearTimeout(stayTimer);
+  freeTab();
   $("state").dataset.state = "ended";
   $("state").textContent = reason === "target_closed" ? "The replay has ended: its tab was closed. What the page sent as it left was held in it, and what it was still waiting for was failed; but a page with hundreds of requests waiting, or whose scripts asked for more as it closed, may have let a request reach the web: the browser lets a closing tab's requests go once its debugger is gone (close this page instead to end a replay)." :
     `The replay has ended (${reason}): its tab is closed, as it would otherwise load from the web.`;
   $("replay-again").hidden = true;
   if (reason !== "target_closed") chrome.tabs.remove(tab).catch(() => {});
   // Chromium also says target_closed when it takes the debugger off a tab that stays
-  // open: one showing a frame of another extension's, such as its PDF viewer. A tab
-  // still there a moment later is not closing: it is closed too.
+  // open: one showing a frame of another extension's, such as its PDF viewer in a
+  // frame. A tab still there a moment later is not closing: it is closed too.
   else setTimeout(() => chrome.tabs.get(tab).then(() => {
-    $("state").textContent = "The replay has ended: Chromium took its debugger off the tab, which showed a page no extension may debug (such as Chromium's PDF viewer); the tab is closed, as it would otherwise load from the web.";
+    $("state").textContent = "The replay has ended: Chromium took its debugger off the tab, which showed a page no extension may debug (such as Chromium's PDF viewer in a frame of the page); the tab is closed, as it would otherwise load from the web.";
     return chrome.tabs.remove(tab);
   }).catch(() => {}), 300);
-});
+}
+// The tab shows a PDF: its own navigation was given one (the core's
+// Answer.takesDebugger, a PDF of at most 64 MiB), or its page showed one itself (a
+// Blob's URL; Page.frameNavigated says which type the tab shows). Chromium shows it
+// in its PDF viewer, a frame of one of its own extensions, and takes the debugger off
+// the tab once the viewer has it, saying target_closed as for a tab closed. takeBack
+// attaches the tab again at once, as it was attached at the start: the browser allows
+// it on a tab showing a PDF, and the tab holds nothing else that could ask the web
+// meanwhile (a frame's PDF, whose page would run on, is not given: the core withholds
+// it), its requests blocked until then (holdTab). The viewer asks for no part of the
+// PDF (the answer has no Accept-Ranges). A tab that was being closed fails the
+// attach: the replay has ended.
+let viewerShown = false;
+async function takeBack() {
+  viewerShown = false;
+  scriptsOff = null; // the browser's emulation went with the debugger
+  left = false;
+  leaveAsked = false;
+  try {
+    await takeTab();
+    leaveChannel({ tabId });
+    viewerRetaken++;
+    document.body.dataset.viewerRetaken = String(viewerRetaken);
+  } catch (e) {
+    if (tabId !== null) ended("target_closed");
+  }
+  freeTab();
+}
+// Until the tab is attached again, its requests are blocked by a rule of the
+// browser's (declarativeNetRequest, of this tab alone), put before the PDF is given:
+// as the PDF has loaded, the browser asks for the page's icon (/favicon.ico), which
+// reached the web in 2 of 5 runs of the end-to-end test before. The rule is not kept
+// on while the debugger is: the browser applies it before the Fetch domain sees a
+// request, so it would fail what the archive answers.
+const allTypes = ["main_frame", "sub_frame", "stylesheet", "script", "image", "font", "object", "xmlhttprequest", "ping", "csp_report", "media", "websocket", "webtransport", "webbundle", "other"];
+let heldTab = null;
+function holdTab() {
+  if (heldTab !== null || tabId === null) return Promise.resolve();
+  heldTab = tabId;
+  return chrome.declarativeNetRequest.updateSessionRules({
+    removeRuleIds: [heldTab],
+    addRules: [{ id: heldTab, priority: 1, action: { type: "block" }, condition: { tabIds: [heldTab], resourceTypes: allTypes } }],
+  }).catch(fail);
+}
+function freeTab() {
+  if (heldTab === null) return;
+  chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: [heldTab] }).catch(() => {});
+  heldTab = null;
+}
+let viewerRetaken = 0; // how many times, for the end-to-end test
 // end ends the replay: the worker sends its tab to about:blank and closes it (sw.js's
 // endReplay), so that none of the tab's requests goes to the web. The worker does it
 // for the bar, which may be closing, and also when the bar's tab is closed. (With the
@@ -520,19 +583,37 @@ async function start() {
   const tab = await chrome.tabs.create({ url: "about:blank", active: true, ...(bar ? { index: bar.index + 1, openerTabId: bar.id } : {}) });
   tabId = tab.id;
   mark("tabCreated");
+  barTab = bar;
+  await takeTab();
+  // A team replay's tab is navigated once the page's batch is in, as a session's
+  // (whose start comes after its batch): its document is then answered at once.
+  if (team) await batches.get(pageURL)?.loaded;
+  mark("navigate");
+  await navigate();
+  setTimeout(countCaptures, countAfterMs);
+  document.body.dataset.replayTab = String(tabId);
+  $("state").dataset.state = "replaying";
+  $("state").textContent = "Replaying in its own tab.";
+  $("replay-again").hidden = false;
+  if (checkPage) await check();
+}
+
+// takeTab attaches the debugger to the replay tab and turns on what the replay needs
+// of it. The worker passes this tab's debugger events by, and records no such tab
+// (sw.js): they are the bar's. Said once attached (so never of a tab the core
+// attached first), before any domain is on. The tab's commands are sent together:
+// the browser runs them in the order sent, and the bar waits once instead of once for
+// each. With the Page domain off, the tab's first navigation was sometimes left with
+// no renderer (the tab "unloaded", about:blank for good): Page and Inspector are
+// enabled before it, and a crash of the replayed page is said in the bar. A check
+// right after recording, in the same browser, would otherwise be given what the
+// browser's cache kept of the live site, not what the archive holds: its tab's cache
+// is off.
+let barTab = null; // the bar's own tab
+async function takeTab() {
   await chrome.debugger.attach({ tabId }, "1.3");
   mark("attached");
-  // The worker passes this tab's debugger events by, and records no such tab (sw.js):
-  // they are the bar's. Said once attached (so never of a tab the core attached
-  // first), before any domain is on.
-  chrome.storage.session.set({ [`replay tab ${tabId}`]: bar ? bar.id : true }).catch(() => {});
-  // The tab's commands are sent together: the browser runs them in the order sent,
-  // and the bar waits once instead of once for each. With the Page domain off, the
-  // tab's first navigation was sometimes left with no renderer (the tab "unloaded",
-  // about:blank for good): Page and Inspector are enabled before it, and a crash of
-  // the replayed page is said in the bar. A check right after recording, in the same
-  // browser, would otherwise be given what the browser's cache kept of the live site,
-  // not what the archive holds: its tab's cache is off.
+  chrome.storage.session.set({ [`replay tab ${tabId}`]: barTab ? barTab.id : true }).catch(() => {});
   const t = { tabId };
   const [, , , , tree] = await Promise.all([
     intercept(t, true),
@@ -545,17 +626,6 @@ async function start() {
     chrome.debugger.sendCommand(t, "Page.getFrameTree"),
   ]);
   mainFrame = tree.frameTree.frame.id;
-  // A team replay's tab is navigated once the page's batch is in, as a session's
-  // (whose start comes after its batch): its document is then answered at once.
-  if (team) await batches.get(pageURL)?.loaded;
-  mark("navigate");
-  await navigate();
-  setTimeout(countCaptures, countAfterMs);
-  document.body.dataset.replayTab = String(tabId);
-  $("state").dataset.state = "replaying";
-  $("state").textContent = "Replaying in its own tab.";
-  $("replay-again").hidden = false;
-  if (checkPage) await check();
 }
 
 // countCaptures adds to a team replay's bar how many captures of its page the team

@@ -137,18 +137,27 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 // How long after a detach a tab still open is taken to stay (a tab being closed is
 // gone from the browser's list by then; the replay bar waits as long, replay.js).
 const takenOffAfter = 300;
+const forgetReplayTab = (tab) => {
+  replayTabs.delete(tab);
+  chrome.storage.session.remove(replayTabKey + tab).catch(() => {});
+};
 chrome.debugger.onDetach.addListener((source, reason) => {
-  // Removed whether this worker has read it yet or not (a worker woken by the detach).
-  replayTabs.delete(source.tabId);
-  chrome.storage.session.remove(replayTabKey + source.tabId).catch(() => {});
   for (const k of pausing) if (k.startsWith(source.tabId + " ")) pausing.delete(k);
   // Chromium says target_closed also when it takes the debugger off a tab that stays
   // open: one that shows a PDF in its PDF viewer, a frame of one of its own extensions.
-  // A tab still there a moment later is attached again by the core and recorded on.
-  if (reason !== "target_closed") pacer.add((c) => c.detached(source.tabId, String(reason)));
-  else setTimeout(() => chrome.tabs.get(source.tabId).then(
-    () => pacer.add((c) => c.takenOff(source.tabId)),
-    () => pacer.add((c) => c.detached(source.tabId, String(reason))),
+  // A tab still there a moment later is attached again by the core and recorded on;
+  // a replay's, by its bar (replay.js, takeBack), and stays the bar's. A replay tab
+  // is forgotten otherwise, whether this worker has read it yet or not (a worker woken
+  // by the detach).
+  if (reason !== "target_closed") {
+    forgetReplayTab(source.tabId);
+    pacer.add((c) => c.detached(source.tabId, String(reason)));
+  } else setTimeout(() => chrome.tabs.get(source.tabId).then(
+    () => { if (!replayTabs.has(source.tabId)) pacer.add((c) => c.takenOff(source.tabId)); },
+    () => {
+      forgetReplayTab(source.tabId);
+      pacer.add((c) => c.detached(source.tabId, String(reason)));
+    },
   ), takenOffAfter);
 });
 // A replay's end, done here, for its bar may be gone: a bar asks as it closes
@@ -190,6 +199,7 @@ chrome.tabs.onRemoved.addListener((closed) => {
     for (const [key, bar] of Object.entries(items)) {
       if (key.startsWith(replayTabKey) && bar === closed) endReplay(Number(key.slice(replayTabKey.length)));
     }
+    if (items[replayTabKey + closed]) forgetReplayTab(closed); // a replay tab closed with its debugger on
   }, () => {});
 });
 chrome.tabs.onCreated.addListener((tab) => {

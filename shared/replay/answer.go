@@ -39,6 +39,11 @@ type Answer struct {
 	// turns into a response of this head whose body it reads from the archive as a
 	// stream (large.go). The replay bar logs whether the page took it.
 	Stream *StreamHead `json:"stream,omitempty"`
+	// TakesDebugger is set for the tab's own navigation to a PDF, given to it:
+	// Chromium shows it in its PDF viewer, a frame of one of its own extensions, and
+	// takes the replay's debugger off the tab, which the replay bar attaches again
+	// at once (large.go, showsPDF).
+	TakesDebugger bool `json:"takesDebugger,omitempty"`
 }
 
 // A StreamHead is the head of a capture whose body is given to a page's fetch() as a
@@ -119,7 +124,12 @@ func Respond(w httpmsg.ResponseWriter, r *Request, m Match, resp *Response, max 
 		}
 	}
 	if !r.Script && isPDF(resp.Header) {
-		return withholdPDF(w, r, a, holder), nil
+		if !showsPDF(r, resp, max) {
+			return withholdPDF(w, r, a, resp, max, holder), nil
+		}
+		a.TakesDebugger = true
+		resp.Header = resp.Header.Clone()
+		resp.Header.Del("Accept-Ranges") // the viewer's own range requests would come while no debugger is on
 	}
 	if resp.Size > max || ((offersStream(r, a) || viewer(r, a, resp) != "") && resp.Size < 0 && (resp.Stored < 0 || resp.decodesPast(max))) {
 		return respondLarge(w, r, a, resp, max, holder), nil
@@ -304,7 +314,9 @@ type PausedRequest struct {
 	Headers map[string]string `json:"headers"`
 	// ResourceType is the event's: "Document" for a navigation of the tab or a
 	// frame, "XHR" for a script's fetch() or XMLHttpRequest.
-	ResourceType    string `json:"resourceType"`
+	ResourceType string `json:"resourceType"`
+	// Tab is true for the tab's own navigation (of its top frame).
+	Tab             bool `json:"tab,omitempty"`
 	PostDataEntries []struct {
 		Bytes string `json:"bytes"`
 	} `json:"postDataEntries"`
@@ -315,7 +327,7 @@ func (p *PausedRequest) Request() (*Request, error) {
 	if p.URL == "" || p.Method == "" {
 		return nil, fmt.Errorf("%w: method and url are required", ErrRequest)
 	}
-	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}, Navigation: p.ResourceType == "Document", Script: p.ResourceType == "XHR" || p.ResourceType == "Fetch"}
+	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}, Navigation: p.ResourceType == "Document", Tab: p.ResourceType == "Document" && p.Tab, Script: p.ResourceType == "XHR" || p.ResourceType == "Fetch"}
 	for k, v := range p.Headers {
 		r.Header.Add(k, v) // under its canonical name: DevTools may give "range"
 	}

@@ -105,13 +105,32 @@ func isPDF(h httpmsg.Header) bool {
 	return mediaType == "application/pdf" && !download(h, mediaType)
 }
 
-// withholdPDF answers r, the browser's own request (not a script's) of a PDF of any
-// size, withheld. Chromium shows a PDF in its PDF viewer, a frame of one of its own
-// extensions, and takes the replay's debugger off a tab that shows one: the tab would
-// no longer be the replay's, its next requests going to the web (a script's fetch()
+// showsPDF reports whether r, the browser's own request of a PDF resp, is given it
+// to show: the tab's own navigation to one of at most max bytes. Chromium shows a PDF
+// in its PDF viewer, a frame of one of its own extensions, and takes the replay's
+// debugger off a tab that shows one; the replay bar attaches it again at once, the
+// tab holding nothing but the PDF (Answer.TakesDebugger). A frame's PDF (or an
+// <embed>'s) is withheld (withholdPDF): its page would run on while no debugger is
+// on, its requests going to the web. So is one too large to carry, which only a
+// page's script can be given as a stream.
+func showsPDF(r *Request, resp *Response, max int64) bool {
+	if !r.Tab {
+		return false
+	}
+	if resp.Size >= 0 {
+		return resp.Size <= max
+	}
+	return resp.Stored >= 0 && !resp.decodesPast(max)
+}
+
+// withholdPDF answers r, the browser's own request (not a script's) of a PDF that
+// showsPDF does not give it: a frame's, or one too large to carry (a script's fetch()
 // of a PDF, as pdf.js makes, is given it).
-func withholdPDF(w httpmsg.ResponseWriter, r *Request, a Answer, holder string) Answer {
-	return withhold(w, r, a, fmt.Sprintf(`a PDF: Chromium shows it in its PDF viewer, a frame of its own that takes the replay's debugger off the tab, which would end the replay; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, holder))
+func withholdPDF(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
+	if r.Tab {
+		return withhold(w, r, a, "a PDF, which Chromium's PDF viewer takes only whole: "+tooLarge(resp.Size, max, holder))
+	}
+	return withhold(w, r, a, fmt.Sprintf(`a PDF in a frame: Chromium shows it in its PDF viewer, a frame of its own that takes the replay's debugger off the tab while the page around it runs on, its requests going to the web; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, holder))
 }
 
 // withhold answers r with the "not replayed" page saying why, and marks a withheld.

@@ -2,7 +2,9 @@ package replay
 
 import (
 	"bytes"
+	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,14 +68,16 @@ func TestNavigationTypes(t *testing.T) {
 	}
 }
 
-// TestServePDF: the browser's own request of a PDF, of any size, gets the "not
-// replayed" page, withheld (Chromium's PDF viewer takes the replay's debugger off the
-// tab); a script's fetch() of it gets it, and so does a navigation to one the browser
-// saves (an attachment).
+// TestServePDF: the tab's own navigation to a PDF gets it, marked for the replay bar
+// to attach its debugger again (Chromium's PDF viewer takes it off the tab), without
+// Accept-Ranges (the viewer's range requests would come while no debugger is on); a
+// frame's request, or any not a script's, gets the "not replayed" page, withheld,
+// and so does the tab's navigation to one too large to carry; a script's fetch() of
+// it gets it, and so does a navigation to one the browser saves (an attachment).
 func TestServePDF(t *testing.T) {
 	const body = "%PDF-1.4 small"
 	resp := func(header string) string {
-		return "HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\n" + header + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+		return "HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\nAccept-Ranges: bytes\r\n" + header + "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 	}
 	ix, file := archive(t, warc.V11, []exchange{
 		{at: "20240101000001", method: "GET", url: "http://example.com/report.pdf", resp: resp("")},
@@ -82,31 +86,43 @@ func TestServePDF(t *testing.T) {
 	f := NewFile(bytes.NewReader(file), int64(len(file)))
 	for _, tt := range []struct {
 		url, resourceType string
+		tab               bool
+		max               int64
 		status            int
-		withheld          bool
+		withheld, shown   bool
+		why               string
 	}{
-		{"http://example.com/report.pdf", "Document", 404, true},
-		{"http://example.com/report.pdf", "Other", 404, true}, // any request not a script's (an <embed>'s)
-		{"http://example.com/report.pdf", "Fetch", 200, false},
-		{"http://example.com/report.pdf", "XHR", 200, false},
-		{"http://example.com/saved.pdf", "Document", 200, false},
+		{"http://example.com/report.pdf", "Document", true, 0, 200, false, true, ""},
+		{"http://example.com/report.pdf", "Document", true, 8, 404, true, false, "larger than the 0 MB"},
+		{"http://example.com/report.pdf", "Document", false, 0, 404, true, false, "a PDF in a frame"},
+		{"http://example.com/report.pdf", "Other", true, 0, 404, true, false, "a PDF in a frame"}, // any request not a script's (an <embed>'s)
+		{"http://example.com/report.pdf", "Fetch", false, 0, 200, false, false, ""},
+		{"http://example.com/report.pdf", "XHR", true, 0, 200, false, false, ""},
+		{"http://example.com/saved.pdf", "Document", false, 0, 200, false, false, ""},
 	} {
-		r, err := (&PausedRequest{Method: "GET", URL: tt.url, ResourceType: tt.resourceType, Headers: map[string]string{}}).Request()
+		name := fmt.Sprintf("%s %s (tab %v, max %d)", tt.resourceType, tt.url, tt.tab, tt.max)
+		r, err := (&PausedRequest{Method: "GET", URL: tt.url, ResourceType: tt.resourceType, Tab: tt.tab, Headers: map[string]string{}}).Request()
 		if err != nil {
 			t.Fatal(err)
 		}
+		ix.MaxBody = tt.max
 		rec := httptest.NewRecorder()
 		a, err := ix.Serve(nethttp.ResponseWriter(rec), r, "", f)
-		if err != nil || a.Status != tt.status || a.Withheld != tt.withheld {
-			t.Errorf("%s %s: status %d withheld %v, %v", tt.resourceType, tt.url, a.Status, a.Withheld, err)
+		if err != nil || a.Status != tt.status || a.Withheld != tt.withheld || a.TakesDebugger != tt.shown {
+			t.Errorf("%s: status %d withheld %v takes the debugger %v, %v", name, a.Status, a.Withheld, a.TakesDebugger, err)
 		}
-		if tt.withheld && (!strings.Contains(a.Why, "PDF viewer") || !strings.Contains(rec.Body.String(), "Not replayed")) {
-			t.Errorf("%s %s: why %q, page %q", tt.resourceType, tt.url, a.Why, rec.Body)
+		if tt.withheld && (!strings.Contains(a.Why, tt.why) || !strings.Contains(rec.Body.String(), "Not replayed")) {
+			t.Errorf("%s: why %q, page %q", name, a.Why, rec.Body)
 		}
 		if !tt.withheld && rec.Body.String() != body {
-			t.Errorf("%s %s: body %q", tt.resourceType, tt.url, rec.Body)
+			t.Errorf("%s: body %q", name, rec.Body)
+		}
+		ranges := slices.ContainsFunc(a.Headers, func(h HeaderField) bool { return h.Name == "Accept-Ranges" })
+		if !tt.withheld && ranges == tt.shown {
+			t.Errorf("%s: Accept-Ranges given %v (headers %v)", name, ranges, a.Headers)
 		}
 	}
+	ix.MaxBody = 0
 	// Nor is it in a page's batch, which answers the navigation before the core.
 	_, answers := ix.Batch("http://example.com/report.pdf", "", f, func(string) bool { return false })
 	if len(answers) != 1 || answers[0].URL != "http://example.com/saved.pdf" {

@@ -19,6 +19,9 @@ type Request struct {
 	// Navigation is true for a navigation's request (of the tab or a frame), which
 	// a body too large to carry is answered differently for (large.go).
 	Navigation bool
+	// Tab is true for the navigation of the tab itself (its top document, not a
+	// frame's), which is given a PDF (large.go, showsPDF).
+	Tab bool
 	// Script is true for the request of a script's fetch() or XMLHttpRequest, which
 	// a body too large to carry is offered to as a stream (large.go). The Fetch
 	// domain reports both as resource type "XHR" (the Network domain tells a fetch()

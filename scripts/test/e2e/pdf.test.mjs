@@ -8,10 +8,12 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
+import { createServer as createTrap } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, startRecording, stopAndSaveWarc, waitFor } from "../../lib/browser.mjs";
+import { importWARC, openReplay } from "../../lib/replay.mjs";
 import { httpBody, readWarc09, reassemble } from "../../lib/warc09.mjs";
 
 // pdfFile makes a one-page PDF saying text, with its cross-reference table, and a
@@ -40,7 +42,8 @@ function pdfFile(text, pad) {
 const pdf = pdfFile("webkeep report", 3 << 20);
 const sha256 = (b) => createHash("sha256").update(b).digest("hex");
 const asked = [];
-let server, base, browser, dir, records, info;
+let server, trap, base, browser, dir, records, info;
+const reached = []; // what reached the site's port once it was stopped
 
 before(async () => {
   server = createServer((req, res) => {
@@ -74,6 +77,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   server?.close();
+  trap?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -98,3 +102,68 @@ test("the recording goes on in the tab: the page gone to next is archived from i
   assert.match(notes, /the browser took the debugger off it as it showed a page no extension may debug/);
   assert.doesNotMatch(notes, /stopped being recorded/);
 });
+
+// Replayed with the site stopped (a listener on its port counts what reaches it): the
+// PDF followed from the page is shown, Chromium's PDF viewer taking the replay's
+// debugger off the tab and the bar attaching it again at once; the page gone to next
+// is replayed from the archive, and nothing reaches the site's port.
+test("the replay shows the PDF followed from its page, and replays the page gone to next; nothing reaches the network", async () => {
+  const { port } = new URL(base);
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  trap = createTrap((c) => {
+    const at = reached.push("(sent nothing)") - 1;
+    c.once("data", (d) => { reached[at] = d.toString("latin1").split("\r\n")[0]; c.destroy(); });
+    c.on("error", () => {});
+    setTimeout(() => c.destroy(), 2000);
+  });
+  await new Promise((r) => trap.listen(Number(port), "127.0.0.1", r));
+  const r = await openReplay(browser, info.id, `${base}/after`);
+  await r.evaluate(() => { setTimeout(() => { location.href = "/report.pdf"; }); });
+  await waitFor(async () => (await r.bar.getAttribute("body", "data-viewer-retaken")) === "1", "the bar to attach the tab again", 20000);
+  assert.deepEqual(await r.evaluate(() => [location.href, document.contentType]), [`${base}/report.pdf`, "application/pdf"]);
+  assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
+  assert.equal(await r.bar.textContent("#replay-withheld-count"), "0");
+  await r.evaluate(() => { setTimeout(() => { location.href = "/after"; }); });
+  await waitFor(() => r.evaluate(() => document.body?.textContent.includes("the page after the report")), "the page after the PDF, replayed");
+  assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
+  await r.close();
+  assert.deepEqual(reached, [], "connections to the site's port");
+}, { timeout: 120000 });
+
+// Imported, at the same (stopped) site: a PDF in a frame, or an <embed>, is not shown
+// (its page would run on while Chromium's viewer has the debugger off the tab): each
+// gets the "not replayed" page, listed in the bar, which saves it whole. A page that
+// shows a PDF itself (a Blob's URL of the PDF its script fetched) has the tab attached
+// again, and the replay goes on.
+test("a PDF in a frame or an embed is withheld and saved whole; a PDF a page shows itself keeps the replay; nothing reaches the network", async () => {
+  const page = (body) => `<!doctype html><title>t</title>${body}`;
+  const id = await importWARC(browser, "pdfs.warc.gz", [
+    [`${base}/framed`, "text/html", page('<p id="t">framed</p><iframe src="/report.pdf"></iframe><embed src="/report.pdf?embed" type="application/pdf">')],
+    [`${base}/report.pdf`, "application/pdf", pdf],
+    [`${base}/report.pdf?embed`, "application/pdf", pdf],
+    [`${base}/next`, "text/html", page('<p id="t">next</p>')],
+  ]);
+  const r = await openReplay(browser, id, `${base}/framed`);
+  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "2", "the frame's and the embed's PDF, in the bar", 20000)
+    .catch(async (e) => { throw new Error(`${e.message}: ${await r.bar.textContent("#replay-withheld")}`); });
+  assert.match(await r.bar.textContent("#replay-withheld"), /report\.pdf \(captured .*a PDF in a frame/);
+  assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
+  const [saved] = await Promise.all([
+    r.bar.waitForEvent("download", { timeout: 60_000 }),
+    r.bar.click('#replay-withheld li:has-text("report.pdf (") >> nth=0 >> a:text("Save the file")'),
+  ]);
+  const to = path.join(dir, "saved.pdf");
+  await saved.saveAs(to);
+  assert.equal(sha256(readFileSync(to)), sha256(pdf), "the PDF saved whole");
+  // A page that shows a PDF itself: attached again, the replay goes on.
+  const before = Number(await r.bar.getAttribute("body", "data-viewer-retaken") || 0);
+  await r.evaluate(async () => { const u = URL.createObjectURL(await (await fetch("/report.pdf")).blob()); setTimeout(() => { location.href = u; }); }, 30);
+  await waitFor(async () => Number(await r.bar.getAttribute("body", "data-viewer-retaken") || 0) === before + 1, "the bar to attach the tab showing the Blob's PDF again", 20000)
+    .catch(async (e) => { throw new Error(`${e.message}: ${await r.bar.textContent("#state")}`); });
+  assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
+  await r.evaluate((() => { setTimeout(() => { location.href = "BASE/next"; }); }).toString().replace("BASE", base));
+  await waitFor(() => r.evaluate(() => document.getElementById("t")?.textContent === "next"), "the next page, replayed");
+  await r.close();
+  assert.deepEqual(reached, [], "connections to the site's port");
+}, { timeout: 180000 });

@@ -1,6 +1,6 @@
 // End to end, in real Chromium: a body over 64 MiB, imported, replayed inside webkeep
 // to a page's fetch(), XHR and worker, and saved from the bar; text and an image of
-// that size navigated to, and a PDF (the rest of replay: replay.test.mjs). Its own file:
+// that size navigated to (the rest of replay: replay.test.mjs; PDFs: pdf.test.mjs). Its own file:
 // each test takes minutes.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -189,10 +189,9 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
 // text alone, the image alone), the page's own fetch() reading the body as a stream:
 // text of a known length, and archived compressed (decoded past 64 MiB here, its
 // length not known), each in its charset; a PNG. A table of that size (text/csv),
-// which Chromium saves rather than shows, is saved from the archive, as live. A PDF,
-// of any size, is withheld and saved; a page that shows one itself ends its replay, its
-// tab closed.
-test("a navigation to text or an image over 64 MiB shows it whole, read as a stream; a table of that size is saved, as the browser saves it; a PDF is withheld and saved", async () => {
+// which Chromium saves rather than shows, is saved from the archive, as live. (PDFs:
+// pdf.test.mjs.)
+test("a navigation to text or an image over 64 MiB shows it whole, read as a stream; a table of that size is saved, as the browser saves it", async () => {
   const lines = (line, size, encoding = "utf8") => {
     const parts = [];
     let n = 0;
@@ -214,7 +213,6 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
     ["http://text.example/latin.txt", "text/plain; charset=iso-8859-1", gzipSync(Buffer.from(latin, "latin1")), false, { "Content-Encoding": "gzip" }],
     ["http://text.example/table.csv", "text/csv", table],
     ["http://text.example/scan.png", "image/png", image],
-    ["http://text.example/report.pdf", "application/pdf", report],
   ]);
   const sha256 = (b) => createHash("sha256").update(b).digest("hex");
   for (const [name, text] of [["log.txt", log], ["latin.txt", latin]]) {
@@ -256,30 +254,6 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
   }, 60);
   assert.deepEqual(shown, { width: 4200, height: 4100, pixel: [3000 % 251, 0x40, 0x80, 255], fnv: fnv(image) }, "the image shown whole");
   await close(r);
-  // A PDF, of any size, is not shown: Chromium's PDF viewer, a frame of its own, takes
-  // the replay's debugger off the tab. The page says why, the bar lists it and saves
-  // it, and the replay goes on.
-  const p = await open(id, "http://text.example/report.pdf");
-  assert.match(await p.evaluate(() => document.body.textContent), /Not replayed.*PDF viewer/s);
-  await waitFor(async () => (await p.bar.textContent("#replay-withheld-count")) === "1", "the PDF, in the bar");
-  assert.match(await p.bar.textContent("#replay-withheld"), /report\.pdf.*a PDF: Chromium shows it in its PDF viewer/);
-  assert.equal(await p.bar.getAttribute("#state", "data-state"), "replaying");
-  const [saved] = await Promise.all([
-    p.bar.waitForEvent("download", { timeout: 60_000 }),
-    p.bar.click('#replay-withheld li:has-text("report.pdf") >> nth=0 >> a:text("Save the file")'),
-  ]);
-  const to = path.join(dir, "report.pdf");
-  await saved.saveAs(to);
-  assert.equal(sha256(readFileSync(to)), sha256(report), "the PDF saved whole");
-  // A script's fetch() gets it; shown by the page itself in Chromium's PDF viewer (a
-  // Blob's URL navigated to), it takes the debugger off the tab: the bar closes the
-  // tab, which nothing would answer but the web, and says why.
-  const tab = Number(await p.bar.getAttribute("body", "data-replay-tab"));
-  await p.evaluate(async () => { location.href = URL.createObjectURL(await (await fetch("/report.pdf")).blob()); });
-  await p.bar.waitForSelector('#state[data-state="ended"]', { timeout: 30_000 });
-  await waitFor(async () => /Chromium took its debugger off the tab.*PDF viewer/.test(await p.bar.textContent("#state")), "the bar to say why the replay ended", 10_000);
-  await waitFor(() => browser.sw.evaluate((t) => chrome.tabs.get(t).then(() => false, () => true), tab), "the tab to be closed");
-  await p.bar.close();
 }, { timeout: 600000 });
 
 // fnv is the 32-bit FNV-1a hash of bytes, as the page computes it (a page of the web's
@@ -289,21 +263,6 @@ function fnv(bytes) {
   for (const b of bytes) h = Math.imul(h ^ b, 0x01000193) >>> 0;
   return h;
 }
-
-// report is a one-page PDF that says "webkeep".
-const report = Buffer.from(`%PDF-1.4
-1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj
-2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj
-3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj
-4 0 obj << /Length 38 >>
-stream
-BT /F1 24 Tf 20 100 Td (webkeep) Tj ET
-endstream
-endobj
-5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj
-trailer << /Root 1 0 R >>
-%%EOF
-`);
 
 // crc32 is the CRC-32 of bytes that PNG's chunks end with (node:zlib has it only from
 // Node 20.15).
