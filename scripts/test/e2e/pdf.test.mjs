@@ -3,7 +3,8 @@
 // extensions, gives the body to the viewer and takes the recorder's debugger off the
 // tab, which stays open. The recording goes on: the tab is attached again, the PDF's
 // body is fetched again through the tab (the archive keeps it whole, and says how it
-// was had), and the page gone to next is recorded from its first request.
+// was had), and the page gone to next is recorded from its first request. Then PDFs
+// in replay, with the site stopped: shown in a tab of their own, withheld in a frame.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -135,7 +136,7 @@ test("the replay shows the PDF followed from its page, and replays the page gone
 // (its page would run on while Chromium's viewer has the debugger off the tab): each
 // gets the "not replayed" page, listed in the bar, which saves it whole. A page that
 // shows a PDF itself (a Blob's URL of the PDF its script fetched) has the tab attached
-// again, and the replay goes on.
+// again, and the replay goes on; so does a replay begun at the PDF.
 test("a PDF in a frame or an embed is withheld and saved whole; a PDF a page shows itself keeps the replay; nothing reaches the network", async () => {
   const page = (body) => `<!doctype html><title>t</title>${body}`;
   const id = await importWARC(browser, "pdfs.warc.gz", [
@@ -165,5 +166,12 @@ test("a PDF in a frame or an embed is withheld and saved whole; a PDF a page sho
   await r.evaluate((() => { setTimeout(() => { location.href = "BASE/next"; }); }).toString().replace("BASE", base));
   await waitFor(() => r.evaluate(() => document.getElementById("t")?.textContent === "next"), "the next page, replayed");
   await r.close();
+  // A replay begun at the PDF (the archive page's link to it): shown, in a tab whose
+  // icon nothing has asked for yet.
+  const p = await openReplay(browser, id, `${base}/report.pdf`);
+  await waitFor(async () => (await p.bar.getAttribute("body", "data-viewer-retaken")) === "1", "the bar to attach the tab again", 20000);
+  assert.deepEqual(await p.evaluate(() => [location.href, document.contentType]), [`${base}/report.pdf`, "application/pdf"]);
+  assert.equal(await p.bar.getAttribute("#state", "data-state"), "replaying");
+  await p.close();
   assert.deepEqual(reached, [], "connections to the site's port");
 }, { timeout: 180000 });
