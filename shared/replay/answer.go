@@ -221,13 +221,13 @@ func notArchivedPage(method, url, why, where string) string {
 }
 
 // NotReplayedPage is the page a request gets whose capture is withheld (see
-// Serve): why says why.
-func NotReplayedPage(method, url, timestamp, why string) string {
+// Serve): why says why, and also (HTML, a paragraph or "") what else may be done.
+func NotReplayedPage(method, url, timestamp, why, also string) string {
 	tail := ""
 	if timestamp != "" {
 		tail = ` (` + escapeHTML.Replace(timestamp) + `)`
 	}
-	tail += ` but does not give it to the page: ` + escapeHTML.Replace(why) + `. Nothing was fetched from the network.</p>`
+	tail += ` but does not give it to the page: ` + escapeHTML.Replace(why) + `. Nothing was fetched from the network.</p>` + also
 	return servedPage("Not replayed", "webkeep-not-replayed", "webkeep has a capture of ", method+" "+url, tail)
 }
 

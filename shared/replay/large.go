@@ -84,9 +84,9 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 			}
 		}
 		writeAnswer(w, a)
-		io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
+		io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why, ""))
 	default:
-		a = withhold(w, r, a, tooLarge(resp.Size, max, holder))
+		a = withhold(w, r, a, tooLarge(resp.Size, max, holder), "")
 	}
 	return a
 }
@@ -128,18 +128,24 @@ func showsPDF(r *Request, resp *Response, max int64) bool {
 // of a PDF, as pdf.js makes, is given it).
 func withholdPDF(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
 	if r.Tab {
-		return withhold(w, r, a, "a PDF, which Chromium's PDF viewer takes only whole: "+tooLarge(resp.Size, max, holder))
+		return withhold(w, r, a, "a PDF, which Chromium's PDF viewer takes only whole: "+tooLarge(resp.Size, max, holder), "")
 	}
-	return withhold(w, r, a, fmt.Sprintf(`a PDF in a frame: Chromium shows it in its PDF viewer, a frame of its own that takes the replay's debugger off the tab while the page around it runs on, its requests going to the web; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, holder))
+	// The replay shows a PDF the tab itself goes to: a link takes it there.
+	also := ""
+	if r.Method == "GET" && len(r.Body) == 0 {
+		also = `<p><a id="webkeep-show-pdf" href="` + escapeHTML.Replace(r.URL) + `" target="_top">Show the PDF in the whole tab</a> (the replay shows a PDF the tab itself goes to).</p>`
+	}
+	return withhold(w, r, a, fmt.Sprintf(`a PDF in a frame: Chromium shows it in its PDF viewer, a frame of its own that takes the replay's debugger off the tab while the page around it runs on, its requests going to the web; %s holds it whole, and "Save the file" in webkeep's replay bar saves it`, holder), also)
 }
 
-// withhold answers r with the "not replayed" page saying why, and marks a withheld.
-func withhold(w httpmsg.ResponseWriter, r *Request, a Answer, why string) Answer {
+// withhold answers r with the "not replayed" page saying why (and also, as
+// NotReplayedPage), and marks a withheld.
+func withhold(w httpmsg.ResponseWriter, r *Request, a Answer, why, also string) Answer {
 	a.Withheld, a.Why = true, why
 	a.Status, a.Reason = httpmsg.StatusNotFound, "Not Replayed"
 	a.Headers = pageHeaders
 	writeAnswer(w, a)
-	io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why))
+	io.WriteString(w, NotReplayedPage(r.Method, r.URL, a.Timestamp, a.Why, also))
 	return a
 }
 

@@ -114,6 +114,11 @@ func TestServePDF(t *testing.T) {
 		if tt.withheld && (!strings.Contains(a.Why, tt.why) || !strings.Contains(rec.Body.String(), "Not replayed")) {
 			t.Errorf("%s: why %q, page %q", name, a.Why, rec.Body)
 		}
+		// A frame's page links the PDF for the whole tab, which shows it.
+		link := `<a id="webkeep-show-pdf" href="` + tt.url + `" target="_top">`
+		if linked := strings.Contains(rec.Body.String(), link); linked != (tt.why == "a PDF in a frame") {
+			t.Errorf("%s: link to show it in the tab %v, page %q", name, linked, rec.Body)
+		}
 		if !tt.withheld && rec.Body.String() != body {
 			t.Errorf("%s: body %q", name, rec.Body)
 		}

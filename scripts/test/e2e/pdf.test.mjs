@@ -134,7 +134,8 @@ test("the replay shows the PDF followed from its page, and replays the page gone
 
 // Imported, at the same (stopped) site: a PDF in a frame, or an <embed>, is not shown
 // (its page would run on while Chromium's viewer has the debugger off the tab): each
-// gets the "not replayed" page, listed in the bar, which saves it whole. A page that
+// gets the "not replayed" page, listed in the bar, which saves it whole; the frame's
+// page links it for the whole tab, which shows it. A page that
 // shows a PDF itself (a Blob's URL of the PDF its script fetched) has the tab attached
 // again, and the replay goes on; so does a replay begun at the PDF.
 test("a PDF in a frame or an embed is withheld and saved whole; a PDF a page shows itself keeps the replay; nothing reaches the network", async () => {
@@ -157,6 +158,10 @@ test("a PDF in a frame or an embed is withheld and saved whole; a PDF a page sho
   const to = path.join(dir, "saved.pdf");
   await saved.saveAs(to);
   assert.equal(sha256(readFileSync(to)), sha256(pdf), "the PDF saved whole");
+  // The frame's page links the PDF for the whole tab, which shows it.
+  await r.evaluate(() => { setTimeout(() => document.querySelector("iframe").contentDocument.getElementById("webkeep-show-pdf").click()); });
+  await waitFor(async () => (await r.bar.getAttribute("body", "data-viewer-retaken")) === "1", "the bar to attach the tab showing the frame's PDF again", 20000);
+  assert.deepEqual(await r.evaluate(() => [location.href, document.contentType]), [`${base}/report.pdf`, "application/pdf"]);
   // A page that shows a PDF itself: attached again, the replay goes on.
   const before = Number(await r.bar.getAttribute("body", "data-viewer-retaken") || 0);
   await r.evaluate(async () => { const u = URL.createObjectURL(await (await fetch("/report.pdf")).blob()); setTimeout(() => { location.href = u; }); }, 30);
