@@ -474,18 +474,27 @@ async function takeBack() {
 // as the PDF has loaded, the browser asks for the page's icon (/favicon.ico), which
 // reached the web in 2 of 5 runs of the end-to-end test before. The rule is not kept
 // on while the debugger is: the browser applies it before the Fetch domain sees a
-// request, so it would fail what the archive answers.
+// request, so it would fail what the archive answers. A browser that does not take
+// the debugger off (one set to download PDFs rather than show them) has the rule
+// taken off heldAtMostMs after it was put on, and the tab's requests answered again.
 const allTypes = ["main_frame", "sub_frame", "stylesheet", "script", "image", "font", "object", "xmlhttprequest", "ping", "csp_report", "media", "websocket", "webtransport", "webbundle", "other"];
+const heldAtMostMs = 5000;
 let heldTab = null;
+let heldTimer = 0;
 function holdTab() {
   if (heldTab !== null || tabId === null) return Promise.resolve();
   heldTab = tabId;
+  heldTimer = setTimeout(() => {
+    viewerShown = false;
+    freeTab();
+  }, heldAtMostMs);
   return chrome.declarativeNetRequest.updateSessionRules({
     removeRuleIds: [heldTab],
     addRules: [{ id: heldTab, priority: 1, action: { type: "block" }, condition: { tabIds: [heldTab], resourceTypes: allTypes } }],
   }).catch(fail);
 }
 function freeTab() {
+  clearTimeout(heldTimer);
   if (heldTab === null) return;
   chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: [heldTab] }).catch(() => {});
   heldTab = null;

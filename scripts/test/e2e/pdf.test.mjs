@@ -7,7 +7,7 @@
 // in replay, with the site stopped: shown in a tab of their own, withheld in a frame.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createServer as createTrap } from "node:net";
 import { tmpdir } from "node:os";
@@ -178,5 +178,41 @@ test("a PDF in a frame or an embed is withheld and saved whole; a PDF a page sho
   assert.deepEqual(await p.evaluate(() => [location.href, document.contentType]), [`${base}/report.pdf`, "application/pdf"]);
   assert.equal(await p.bar.getAttribute("#state", "data-state"), "replaying");
   await p.close();
+  assert.deepEqual(reached, [], "connections to the site's port");
+}, { timeout: 180000 });
+
+// A browser set to download PDFs rather than show them (Chromium's "Download PDFs"):
+// the PDF the replayed tab goes to is saved, the debugger stays on the tab, and the
+// tab's requests, blocked while the bar waited for the viewer, are answered from the
+// archive again once that wait is over (5 s).
+test("a browser set to download PDFs saves the replayed PDF and the replay goes on", async () => {
+  const profile = path.join(dir, "downloads-pdfs");
+  mkdirSync(path.join(profile, "Default"), { recursive: true });
+  writeFileSync(path.join(profile, "Default", "Preferences"), JSON.stringify({ plugins: { always_open_pdf_externally: true } }));
+  const saving = await launch({ downloads: dir, profile });
+  try {
+    const page = (body) => `<!doctype html><title>t</title>${body}`;
+    const id = await importWARC(saving, "pdfs.warc.gz", [
+      [`${base}/report.pdf`, "application/pdf", pdf],
+      [`${base}/next`, "text/html", page('<p id="t">next</p>')],
+      [`${base}/last`, "text/html", page('<p id="t">last</p>')],
+    ]);
+    const r = await openReplay(saving, id, `${base}/next`);
+    const [saved] = await Promise.all([
+      r.page.waitForEvent("download", { timeout: 30_000 }),
+      r.evaluate(() => { setTimeout(() => { location.href = "/report.pdf"; }); }),
+    ]);
+    const to = path.join(dir, "downloaded.pdf");
+    await saved.saveAs(to);
+    assert.equal(sha256(readFileSync(to)), sha256(pdf), "the PDF saved whole");
+    await new Promise((res) => setTimeout(res, 6000)); // the bar's wait for the viewer
+    await r.evaluate(() => { setTimeout(() => { location.href = "/last"; }); });
+    await waitFor(() => r.evaluate(() => document.getElementById("t")?.textContent === "last"), "the page after the PDF, replayed");
+    assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
+    assert.equal(await r.bar.getAttribute("body", "data-viewer-retaken"), null, "the debugger was never taken off");
+    await r.close();
+  } finally {
+    await saving.close();
+  }
   assert.deepEqual(reached, [], "connections to the site's port");
 }, { timeout: 180000 });
