@@ -472,9 +472,9 @@ async function takeBack() {
 // Until the tab is attached again, its requests are blocked by a rule of the
 // browser's (declarativeNetRequest, of this tab alone), put before the PDF is given:
 // as the PDF has loaded, the browser asks for the page's icon (/favicon.ico), which
-// reached the web in 2 of 5 runs of the end-to-end test before. The rule is not kept
-// on while the debugger is: the browser applies it before the Fetch domain sees a
-// request, so it would fail what the archive answers. A browser that does not take
+// reached the web in 2 of 5 runs of the end-to-end test before. The rule is on only
+// from the PDF's answer until the tab is attached again: the browser applies it before
+// the Fetch domain sees a request, so kept on it would fail what the archive answers. A browser that does not take
 // the debugger off (one set to download PDFs rather than show them) has the rule
 // taken off heldAtMostMs after it was put on, and the tab's requests answered again.
 const allTypes = ["main_frame", "sub_frame", "stylesheet", "script", "image", "font", "object", "xmlhttprequest", "ping", "csp_report", "media", "websocket", "webtransport", "webbundle", "other"];
