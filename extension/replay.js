@@ -245,6 +245,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     if (a.stream) await Promise.all([target, ...workers.values()].map((t) => streamChannel(t).catch(() => {})));
     if (waiting.failed) return; // the page was leaving (leaving())
     if (doc) await runScripts(false); // the tab's next document runs its scripts
+    if (doc) await freeTab(); // the rule left on for a PDF shown (takeBack) goes as the tab leaves it
     if (doc && a.takesDebugger) await holdTab();
     if (doc) viewerShown = a.takesDebugger === true;
     const headers = a.stream ? [...a.headers, streamOffered(requestId, a, fileURL(a), logStream)] : a.headers;
@@ -394,7 +395,10 @@ chrome.debugger.onEvent.addListener((source, method, p) => {
     if (timeline.navigate) mark("loadEvent");
   }
   else if (method === "Page.frameStartedNavigating" && !source.sessionId && p.frameId === mainFrame) {
-    if (!/sameDocument/i.test(p.navigationType)) runScripts(false);
+    if (!/sameDocument/i.test(p.navigationType)) {
+      runScripts(false);
+      if (held && !held.whole) freeTab(); // a page from the back-forward cache asks for no document
+    }
     if (!/sameDocument|WithPost/i.test(p.navigationType)) pageBatch(p.loaderId, p.url, true);
   }
   else if (method === "Inspector.targetCrashed" && !source.sessionId) {
@@ -462,42 +466,60 @@ async function takeBack() {
   try {
     await takeTab();
     leaveChannel({ tabId });
+    await holdSubresources();
     viewerRetaken++;
     document.body.dataset.viewerRetaken = String(viewerRetaken);
   } catch (e) {
     if (tabId !== null) ended("target_closed");
   }
-  freeTab();
 }
 // Until the tab is attached again, its requests are blocked by a rule of the
 // browser's (declarativeNetRequest, of this tab alone), put before the PDF is given:
 // as the PDF has loaded, the browser asks for the page's icon (/favicon.ico), which
-// reached the web in 2 of 5 runs of the end-to-end test before. The rule is on only
-// from the PDF's answer until the tab is attached again: the browser applies it before
-// the Fetch domain sees a request, so kept on it would fail what the archive answers. A browser that does not take
-// the debugger off (one set to download PDFs rather than show them) has the rule
-// taken off heldAtMostMs after it was put on, and the tab's requests answered again.
-const allTypes = ["main_frame", "sub_frame", "stylesheet", "script", "image", "font", "object", "xmlhttprequest", "ping", "csp_report", "media", "websocket", "webtransport", "webbundle", "other"];
+// reached the web in 2 of 5 runs of the end-to-end test before. The browser applies
+// the rule before the Fetch domain sees a request, so it cannot stay on whole: once
+// the tab is attached again, it blocks only what the tab's document loads itself
+// (holdSubresources), until the tab leaves the PDF (freeTab, before the next document
+// is given). The debugger attached again does not have the document's own requests
+// at once: the icon's, asked for as the tab was attached, reached the web in one CI
+// run with the rule taken off then; with it blocked, the PDF's page has no icon, and
+// the viewer asks for nothing else. Navigations are the Fetch domain's as soon as it
+// is on. A browser that does not take the debugger off (one set to download PDFs
+// rather than show them) has the rule taken off heldAtMostMs after it was put on, and
+// the tab's requests answered again.
 const heldAtMostMs = 5000;
-let heldTab = null;
+const subresourceTypes = ["stylesheet", "script", "image", "font", "object", "xmlhttprequest", "ping", "csp_report", "media", "websocket", "webtransport", "webbundle", "other"];
+let held = null; // { tab, whole }: the tab whose requests the rule blocks, all or its document's
 let heldTimer = 0;
+let freed = Promise.resolve();
+const blockTab = (tab, resourceTypes) => chrome.declarativeNetRequest.updateSessionRules({
+  removeRuleIds: [tab],
+  addRules: [{ id: tab, priority: 1, action: { type: "block" }, condition: { tabIds: [tab], resourceTypes } }],
+}).catch(fail);
 function holdTab() {
-  if (heldTab !== null || tabId === null) return Promise.resolve();
-  heldTab = tabId;
+  if (held?.whole || tabId === null) return Promise.resolve();
+  clearTimeout(heldTimer);
+  held = { tab: tabId, whole: true };
   heldTimer = setTimeout(() => {
     viewerShown = false;
     freeTab();
   }, heldAtMostMs);
-  return chrome.declarativeNetRequest.updateSessionRules({
-    removeRuleIds: [heldTab],
-    addRules: [{ id: heldTab, priority: 1, action: { type: "block" }, condition: { tabIds: [heldTab], resourceTypes: allTypes } }],
-  }).catch(fail);
+  return blockTab(tabId, [...subresourceTypes, "main_frame", "sub_frame"]);
 }
+function holdSubresources() {
+  clearTimeout(heldTimer);
+  if (held === null) return Promise.resolve();
+  held.whole = false;
+  return blockTab(held.tab, subresourceTypes);
+}
+// freeTab takes the rule off; resolves once the browser has.
 function freeTab() {
   clearTimeout(heldTimer);
-  if (heldTab === null) return;
-  chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: [heldTab] }).catch(() => {});
-  heldTab = null;
+  if (held !== null) {
+    freed = chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: [held.tab] }).catch(() => {});
+    held = null;
+  }
+  return freed;
 }
 let viewerRetaken = 0; // how many times, for the end-to-end test
 // end ends the replay: the worker sends its tab to about:blank and closes it (sw.js's

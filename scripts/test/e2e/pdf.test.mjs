@@ -125,6 +125,9 @@ test("the replay shows the PDF followed from its page, and replays the page gone
   assert.deepEqual(await r.evaluate(() => [location.href, document.contentType]), [`${base}/report.pdf`, "application/pdf"]);
   assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
   assert.equal(await r.bar.textContent("#replay-withheld-count"), "0");
+  // What the PDF's own document asks for (its icon, as the tab is attached again) is
+  // blocked until the tab leaves it: a fetch() run in that document fails.
+  assert.equal(await r.evaluate(() => fetch("/favicon.ico").then(() => "answered", () => "failed")), "failed");
   await r.evaluate(() => { setTimeout(() => { location.href = "/after"; }); });
   await waitFor(() => r.evaluate(() => document.body?.textContent.includes("the page after the report")), "the page after the PDF, replayed");
   assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
@@ -162,14 +165,18 @@ test("a PDF in a frame or an embed is withheld and saved whole; a PDF a page sho
   await r.evaluate(() => { setTimeout(() => document.querySelector("iframe").contentDocument.getElementById("webkeep-show-pdf").click()); });
   await waitFor(async () => (await r.bar.getAttribute("body", "data-viewer-retaken")) === "1", "the bar to attach the tab showing the frame's PDF again", 20000);
   assert.deepEqual(await r.evaluate(() => [location.href, document.contentType]), [`${base}/report.pdf`, "application/pdf"]);
+  // Replayed on from the PDF (the rule that blocks what the PDF's own document would
+  // load goes as it leaves it: a script run in that document has its fetch() failed).
+  await r.evaluate((() => { setTimeout(() => { location.href = "BASE/next"; }); }).toString().replace("BASE", base));
+  await waitFor(() => r.evaluate(() => document.getElementById("t")?.textContent === "next"), "the next page, replayed");
   // A page that shows a PDF itself: attached again, the replay goes on.
   const before = Number(await r.bar.getAttribute("body", "data-viewer-retaken") || 0);
   await r.evaluate(async () => { const u = URL.createObjectURL(await (await fetch("/report.pdf")).blob()); setTimeout(() => { location.href = u; }); }, 30);
   await waitFor(async () => Number(await r.bar.getAttribute("body", "data-viewer-retaken") || 0) === before + 1, "the bar to attach the tab showing the Blob's PDF again", 20000)
     .catch(async (e) => { throw new Error(`${e.message}: ${await r.bar.textContent("#state")}`); });
   assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
-  await r.evaluate((() => { setTimeout(() => { location.href = "BASE/next"; }); }).toString().replace("BASE", base));
-  await waitFor(() => r.evaluate(() => document.getElementById("t")?.textContent === "next"), "the next page, replayed");
+  await r.evaluate((() => { setTimeout(() => { location.href = "BASE/framed"; }); }).toString().replace("BASE", base));
+  await waitFor(() => r.evaluate(() => document.getElementById("t")?.textContent === "framed"), "the framed page, replayed again");
   await r.close();
   // A replay begun at the PDF (the archive page's link to it): shown, in a tab whose
   // icon nothing has asked for yet.
