@@ -480,10 +480,10 @@ async function takeBack() {
 // the rule before the Fetch domain sees a request, so it cannot stay on whole: once
 // the tab is attached again, it blocks only what the tab's document loads itself
 // (holdSubresources), until the tab leaves the PDF (freeTab, before the next document
-// is given). The debugger attached again does not have the document's own requests
-// at once: the icon's, asked for as the tab was attached, reached the web in one CI
-// run with the rule taken off then; with it blocked, the PDF's page has no icon, and
-// the viewer asks for nothing else. Navigations are the Fetch domain's as soon as it
+// is given): the icon's request, asked for as the tab was attached, reached the web
+// in one CI run with the rule taken off then (likeliest, the debugger attached again
+// does not have the document's own requests at once); with it blocked, the PDF's page
+// has no icon, and the viewer asks for nothing else. Navigations are the Fetch domain's as soon as it
 // is on. A browser that does not take the debugger off (one set to download PDFs
 // rather than show them) has the rule taken off heldAtMostMs after it was put on, and
 // the tab's requests answered again.
