@@ -483,10 +483,10 @@ async function takeBack() {
 // is given): the icon's request, asked for as the tab was attached, reached the web
 // in one CI run with the rule taken off then (likeliest, the debugger attached again
 // does not have the document's own requests at once); with it blocked, the PDF's page
-// has no icon, and the viewer asks for nothing else. Navigations are the Fetch domain's as soon as it
-// is on. A browser that does not take the debugger off (one set to download PDFs
-// rather than show them) has the rule taken off heldAtMostMs after it was put on, and
-// the tab's requests answered again.
+// has no icon, and the viewer asks for nothing else. Navigations are the Fetch
+// domain's as soon as it is on. A browser that does not take the debugger off (one
+// set to download PDFs rather than show them) has the rule taken off heldAtMostMs
+// after it was put on, and the tab's requests answered again.
 const heldAtMostMs = 5000;
 const subresourceTypes = ["stylesheet", "script", "image", "font", "object", "xmlhttprequest", "ping", "csp_report", "media", "websocket", "webtransport", "webbundle", "other"];
 let held = null; // { tab, whole }: the tab whose requests the rule blocks, all or its document's

@@ -9,11 +9,10 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { createServer as createTrap } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { launch, startRecording, stopAndSaveWarc, waitFor } from "../../lib/browser.mjs";
+import { guardPort, launch, startRecording, stopAndSaveWarc, waitFor } from "../../lib/browser.mjs";
 import { importWARC, openReplay } from "../../lib/replay.mjs";
 import { httpBody, readWarc09, reassemble } from "../../lib/warc09.mjs";
 
@@ -43,11 +42,8 @@ function pdfFile(text, pad) {
 const pdf = pdfFile("webkeep report", 3 << 20);
 const sha256 = (b) => createHash("sha256").update(b).digest("hex");
 const asked = [];
-let server, trap, base, browser, dir, records, info;
-// What reached the site's port once it was stopped, each with when (ms after the
-// listener began): a request's first line, or "(sent nothing)".
-const reached = [];
-let trapStart = 0;
+let server, base, browser, dir, records, info;
+let guard; // the listener on the site's port once it is stopped (guardPort)
 // sentNothingSince checks that no request reached the port since the from'th
 // connection. A connection that sent nothing (a preconnect) is told in the test's
 // output, not failed: one reached the port in the first of these tests in 1 of 4
@@ -55,10 +51,10 @@ let trapStart = 0;
 // source not found (docs/limits.md, "PDFs"); a request, as the page's icon's did
 // before the PDF's document's own requests were blocked, fails.
 async function sentNothingSince(t, from) {
-  const since = reached.slice(from);
-  await Promise.all(since.map((r) => r.settled));
-  if (since.length) t.diagnostic(`reached the site's port: ${since.map((r) => `${r.at} ms: ${r.what}`).join("; ")}`);
-  assert.deepEqual(since.filter((r) => r.what !== "(sent nothing)").map((r) => `${r.at} ms: ${r.what}`), [], "requests that reached the site's port");
+  await waitFor(() => guard.reached.length === guard.hits(), "what each connection sent", 5000);
+  const since = guard.reached.slice(from);
+  if (since.length) t.diagnostic(`reached the site's port: ${since.join("; ")}`);
+  assert.deepEqual(since.filter((r) => !r.endsWith("(a connection that sent nothing)")), [], "requests that reached the site's port");
 }
 
 before(async () => {
@@ -93,7 +89,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   server?.close();
-  trap?.close();
+  guard?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -124,20 +120,8 @@ test("the recording goes on in the tab: the page gone to next is archived from i
 // debugger off the tab and the bar attaching it again at once; the page gone to next
 // is replayed from the archive, and no request reaches the site's port.
 test("the replay shows the PDF followed from its page, and replays the page gone to next; no request reaches the network", async (t) => {
-  const from = reached.length;
-  const { port } = new URL(base);
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-  trap = createTrap((c) => {
-    const r = { at: Date.now() - trapStart, what: "(sent nothing)" };
-    r.settled = new Promise((settle) => c.once("close", settle)); // it sent something, or 2 s passed
-    reached.push(r);
-    c.once("data", (d) => { r.what = d.toString("latin1").split("\r\n")[0]; c.destroy(); });
-    c.on("error", () => {});
-    setTimeout(() => c.destroy(), 2000);
-  });
-  await new Promise((r) => trap.listen(Number(port), "127.0.0.1", r));
-  trapStart = Date.now();
+  const from = guard?.reached.length ?? 0;
+  guard = await guardPort({ url: base, stop: () => { server.closeAllConnections(); server.close(); } });
   const r = await openReplay(browser, info.id, `${base}/after`);
   await r.evaluate(() => { setTimeout(() => { location.href = "/report.pdf"; }); });
   await waitFor(async () => (await r.bar.getAttribute("body", "data-viewer-retaken")) === "1", "the bar to attach the tab again", 20000);
@@ -161,7 +145,7 @@ test("the replay shows the PDF followed from its page, and replays the page gone
 // shows a PDF itself (a Blob's URL of the PDF its script fetched) has the tab attached
 // again, and the replay goes on; so does a replay begun at the PDF.
 test("a PDF in a frame or an embed is withheld and saved whole; a PDF a page shows itself keeps the replay; no request reaches the network", async (t) => {
-  const from = reached.length;
+  const from = guard?.reached.length ?? 0;
   const page = (body) => `<!doctype html><title>t</title>${body}`;
   const id = await importWARC(browser, "pdfs.warc.gz", [
     [`${base}/framed`, "text/html", page('<p id="t">framed</p><iframe src="/report.pdf"></iframe><embed src="/report.pdf?embed" type="application/pdf">')],
@@ -213,7 +197,7 @@ test("a PDF in a frame or an embed is withheld and saved whole; a PDF a page sho
 // tab's requests, blocked while the bar waited for the viewer, are answered from the
 // archive again once that wait is over (5 s).
 test("a browser set to download PDFs saves the replayed PDF and the replay goes on", async (t) => {
-  const from = reached.length;
+  const from = guard?.reached.length ?? 0;
   const profile = path.join(dir, "downloads-pdfs");
   mkdirSync(path.join(profile, "Default"), { recursive: true });
   writeFileSync(path.join(profile, "Default", "Preferences"), JSON.stringify({ plugins: { always_open_pdf_externally: true } }));
