@@ -26,15 +26,20 @@ type countReader struct {
 	in fileCounter
 }
 
-// fileCounter counts the bytes read from r.
+// fileCounter counts the bytes read from r, and keeps the first error other than
+// io.EOF that r returned: the input failed, and nothing after it can be read.
 type fileCounter struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	err error
 }
 
 func (c *fileCounter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
 	return n, err
 }
 

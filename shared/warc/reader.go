@@ -175,6 +175,9 @@ func (r *Reader) prune(pos int64) {
 // member). At the end it returns io.EOF. On damage it returns a *DamageError and
 // has moved on to the next record start: call Next again to continue.
 func (r *Reader) Next() (*Record, error) {
+	if err := r.inputFailed(); err != nil {
+		return nil, err
+	}
 	if s := r.segments; s != nil {
 		// Continuations of an unfinished reassembled record are not records of their own.
 		r.segments = nil
@@ -190,6 +193,16 @@ func (r *Reader) Next() (*Record, error) {
 	rec.Block = r.segments
 	rec.BlockLength = -1
 	return rec, nil
+}
+
+// inputFailed returns the error the input failed with (one other than io.EOF), which
+// ends the reading: a Reader that moved on past it as past damage would find the same
+// error again at every record.
+func (r *Reader) inputFailed() error {
+	if err := r.src.in.err; err != nil {
+		return fmt.Errorf("warc: reading the input at byte %d: %w", r.src.in.n, err)
+	}
+	return nil
 }
 
 func (r *Reader) next() (*Record, error) {
@@ -328,7 +341,7 @@ func (b *blockReader) Read(p []byte) (int, error) {
 	if err != nil {
 		var de *DamageError
 		if !errors.As(err, &de) {
-			err = fmt.Errorf("%w: record %s: block cut short with %d bytes missing: %v", ErrLength, b.rec.ID, b.remaining, err)
+			err = fmt.Errorf("%w: record %s: block cut short with %d bytes missing: %w", ErrLength, b.rec.ID, b.remaining, err)
 		}
 		b.err = err
 	}

@@ -600,3 +600,63 @@ func TestLazyDamageAtFileEnd(t *testing.T) {
 		}
 	}
 }
+
+// failingReader gives the first n bytes of data, then fails every read with err, as a
+// ZIP entry shorter than its header says or a network body cut off does.
+type failingReader struct {
+	data []byte
+	n    int
+	err  error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, f.err
+	}
+	k := copy(p, f.data[:min(f.n, len(f.data))])
+	f.data, f.n = f.data[k:], f.n-k
+	return k, nil
+}
+
+// TestReaderInputFails ends the reading with the input's error when the input fails
+// (an error other than io.EOF): reported as damage, the error came back from every
+// Next, and a caller going on past damage, as they all do, never ended.
+func TestReaderInputFails(t *testing.T) {
+	for _, gz := range []bool{false, true} {
+		file, infos := writeAll(t, WriterOptions{Version: V09, Gzip: gz, NoPayloadDigest09: true}, appendixRecords()...)
+		for _, cut := range []int{1, 7, int(infos[1].Offset) + 3, int(infos[1].Offset) + 200, len(file) - 2} {
+			t.Run(fmt.Sprintf("gzip=%v/cut=%d", gz, cut), func(t *testing.T) {
+				fail := errors.New("the input broke")
+				r, err := NewReader(&failingReader{data: file, n: cut, err: fail})
+				if err != nil {
+					if !errors.Is(err, fail) {
+						t.Fatalf("NewReader: %v", err)
+					}
+					return
+				}
+				for i := 0; ; i++ {
+					if i > 100 {
+						t.Fatal("no end after 100 calls of Next")
+					}
+					rec, err := r.Next()
+					var de *DamageError
+					if errors.As(err, &de) {
+						continue
+					}
+					if err != nil {
+						if !errors.Is(err, fail) {
+							t.Fatalf("Next: %v, want the input's error", err)
+						}
+						break
+					}
+					if _, err := io.Copy(io.Discard, rec.Block); err != nil && !errors.Is(err, fail) {
+						t.Fatalf("block: %v", err)
+					}
+				}
+				if _, err := r.Next(); !errors.Is(err, fail) {
+					t.Errorf("Next after the input failed: %v", err)
+				}
+			})
+		}
+	}
+}
