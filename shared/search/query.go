@@ -216,6 +216,9 @@ func parseFilter(key, value string, exclude bool) (Filter, error) {
 		}
 	case FilterSite:
 		f.Value = strings.TrimSuffix(strings.ToLower(value), ".")
+		if f.Value == "" {
+			return f, fmt.Errorf("filter site: %q is not a host name", value)
+		}
 	}
 	return f, nil
 }

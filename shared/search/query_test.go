@@ -68,6 +68,7 @@ func TestParseQueryErrors(t *testing.T) {
 		{"status:abc", 0, "status:abc", "not a status"},
 		{"status:299-200", 0, "status:299-200", "not a status"},
 		{"cats site:", 5, "site:", "empty value"},
+		{"site:. cats", 0, "site:.", "not a host name"},
 		{`session:"open`, 8, `"open`, "quote not closed"},
 	}
 	for _, tt := range tests {
