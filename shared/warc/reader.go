@@ -173,7 +173,9 @@ func (r *Reader) prune(pos int64) {
 // Next returns the next record. Whatever was left unread of the previous record's
 // block is skipped (using sl, without inflating, when the record is a whole gzip
 // member). At the end it returns io.EOF. On damage it returns a *DamageError and
-// has moved on to the next record start: call Next again to continue.
+// has moved on to the next record start: call Next again to continue. Once the input
+// has failed (a read error other than io.EOF), it returns that error, wrapped, and
+// nothing more.
 func (r *Reader) Next() (*Record, error) {
 	if err := r.inputFailed(); err != nil {
 		return nil, err
