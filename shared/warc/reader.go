@@ -188,6 +188,12 @@ func (r *Reader) Next() (*Record, error) {
 		}
 	}
 	rec, err := r.next()
+	if err != nil {
+		if ierr := r.inputFailed(); ierr != nil {
+			// Not damage: the bytes were not read, and nothing after them will be.
+			return nil, ierr
+		}
+	}
 	if err != nil || !r.reassemble || rec.Type == TypeContinuation || rec.Header.Get(FieldSegmentNumber) != "1" {
 		return rec, err
 	}
