@@ -152,7 +152,7 @@ const guardScript = `(${function (holdMs, binding, waitMs, path) {
     r?.();
   };
   // The browser's events only: one a page's script makes leaves nothing.
-  addEventListener("beforeunload", (e) => {
+  const beforeunload = (e) => {
     if (!e.isTrusted) return;
     hold(holdMs);
     const had = underway;
@@ -180,7 +180,7 @@ const guardScript = `(${function (holdMs, binding, waitMs, path) {
     const wait = Math.min(waitMs.first + (had + images) * waitMs.each, waitMs.most);
     for (const until = performance.now() + wait; performance.now() < until;);
     hold(holdMs); // a page that stays is said to a second after the wait, not during it
-  }, true);
+  };
   // imagesLoading counts the document's images not yet loaded, but for a lazy one the
   // browser has not asked for: one not shown (in a hidden part of the page) or far from
   // the screen (innerHeight's 3 above and 4 below is more than Chromium's margin for
@@ -199,8 +199,32 @@ const guardScript = `(${function (holdMs, binding, waitMs, path) {
     }
     return n;
   };
-  addEventListener("pagehide", (e) => { if (e.isTrusted) hold(0); }, true); // gone, unless shown again
-  addEventListener("pageshow", (e) => { if (e.isTrusted && e.persisted) stayed(); }, true);
+  const pagehide = (e) => { if (e.isTrusted) hold(0); }; // gone, unless shown again
+  const pageshow = (e) => { if (e.isTrusted && e.persisted) stayed(); };
+  // document.open() takes every listener off the window (the HTML standard's "erase
+  // all event listeners and handlers"), and so does a document.write() that opens the
+  // document anew (one after it has loaded); the global object and this script's
+  // wrappers stay. The listeners are added again after each call (adding one again is
+  // a no-op): a page that writes itself anew, as a large HTML document is replayed
+  // (shared/replay/large.go) and as some pages do themselves, stays guarded.
+  const listen = () => {
+    addEventListener("beforeunload", beforeunload, true);
+    addEventListener("pagehide", pagehide, true);
+    addEventListener("pageshow", pageshow, true);
+  };
+  listen();
+  for (const name of globalThis.Document ? ["open", "write", "writeln"] : []) {
+    const call = Document.prototype[name];
+    Document.prototype[name] = {
+      [name](...args) {
+        try {
+          return Reflect.apply(call, this, args);
+        } finally {
+          listen();
+        }
+      },
+    }[name];
+  }
 
   const fetch = globalThis.fetch;
   globalThis.fetch = {

@@ -19,10 +19,12 @@ import (
 //   - a navigation to audio or video gets the page the browser shows media in, a
 //     player whose requests ask by Range (ranges.go), a chunk at a time;
 //   - a navigation to text the browser shows as text (plain text, JSON, a script,
-//     XML) or to an image it shows (a capture found exactly) gets the page the
-//     browser shows it in, whose own script reads the body with fetch(), as a
-//     stream (below): the text into the page as it comes, an image into a Blob it
-//     shows (viewerPage);
+//     XML), to an image it shows or to an HTML document (a capture found exactly)
+//     gets the page the browser shows it in, whose own script reads the body with
+//     fetch(), as a stream (below): the text into the page as it comes, an image
+//     into a Blob it shows, HTML written into the page itself as it comes
+//     (document.write), which parses it as the browser parses a page arriving
+//     (viewerPage);
 //   - a script's request (GET, of a capture found exactly) is offered the body as a
 //     stream: the request gets the "not replayed" page with Answer.Stream, the
 //     capture's head. The replay bar names the stream in a StreamHeader it adds, and
@@ -60,7 +62,8 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		writeAnswer(w, a)
 		io.WriteString(w, mediaPage(r.URL, mediaType))
 	case kind != "":
-		a.Why = "shown as " + kind + ", read from the archive as a stream by the page's own fetch()"
+		a.Why = map[string]string{"text": "shown as text", "image": "shown as an image", "html": "written into the page"}[kind] +
+			" as the page's own fetch() reads it from the archive, as a stream"
 		a.Status, a.Reason = httpmsg.StatusOK, "OK"
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
@@ -151,9 +154,10 @@ func withhold(w httpmsg.ResponseWriter, r *Request, a Answer, why, also string) 
 
 // viewer names the page a body too large for one answer is shown to r in, read by the
 // page's own fetch() as a stream (viewerPage): "text" for a type the browser shows as
-// text, "image" for an image it shows but SVG (a document), "" for none. Only a
-// navigation's GET of a capture found exactly (the one that fetch() is offered) is
-// shown so.
+// text, "image" for an image it shows but SVG, "html" for an HTML document, "" for
+// none (an XML document, SVG or XHTML, cannot be written into a page as it comes).
+// Only a navigation's GET of a capture found exactly (the one that fetch() is
+// offered) is shown so.
 func viewer(r *Request, a Answer, resp *Response) string {
 	if !r.Navigation || r.Method != "GET" || len(r.Body) != 0 || a.Approximate {
 		return ""
@@ -166,6 +170,8 @@ func viewer(r *Request, a Answer, resp *Response) string {
 		return "text"
 	case shownImage[mediaType] && mediaType != "image/svg+xml":
 		return "image"
+	case mediaType == "text/html":
+		return "html"
 	}
 	return ""
 }
@@ -240,35 +246,72 @@ func mediaPage(url, mediaType string) string {
 		`<` + tag + ` id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="` + src + `"></` + tag + `></body></html>`
 }
 
-// viewerPage is the page a navigation to text or an image is shown in, as the
-// browser's own (kind "text": the text, as in a <pre>; "image": the image alone),
-// whose script reads the body with fetch() from the page's own URL. The replay offers
-// that fetch() the body as a stream (extension/replay-stream.js), so it comes a chunk
-// at a time, whatever its size: text decoded in the charset of its Content-Type
-// (UTF-8 when it names none, or one the browser does not know) and added as it comes,
-// in blocks of whole lines; an image kept whole in the page (as a Blob, which the
-// browser may keep on disk) and shown from it. A body that cannot be read to its end
-// says so in the page, in brackets.
+// viewerPage is the page a navigation to text, an image or HTML is shown in, as the
+// browser's own (kind "text": the text, as in a <pre>; "image": the image alone;
+// "html": the page itself), whose script reads the body with fetch() from the page's
+// own URL. The replay offers that fetch() the body as a stream
+// (extension/replay-stream.js), so it comes a chunk at a time, whatever its size:
+// text decoded in the charset of its Content-Type (UTF-8 when it names none, or one
+// the browser does not know) and added as it comes, in blocks of whole lines; an
+// image kept whole in the page (as a Blob, which the browser may keep on disk) and
+// shown from it; HTML decoded in the charset a browser finds for it (its byte order
+// mark, its Content-Type's, a <meta> in its first 1024 bytes; else UTF-8 if its start
+// is, windows-1252 if not) and written into the page with document.open() and
+// document.write() as it comes, which the browser parses as it parses a page
+// arriving (its scripts run, its images and styles are asked for). A body that
+// cannot be read to its end says so in the page, in brackets.
 func viewerPage(url, kind string) string {
-	body := `<div id="webkeep-text" style="font-family:monospace;word-wrap:break-word;white-space:pre-wrap"></div>`
-	if kind == "image" {
+	var body string
+	switch kind {
+	case "text":
+		body = `<div id="webkeep-text" style="font-family:monospace;word-wrap:break-word;white-space:pre-wrap"></div>`
+	case "image":
 		body = `<img id="webkeep-image" alt="" style="display:block;margin:auto;max-width:100%;max-height:100vh">`
 	}
 	return `<!doctype html><html><head><meta name="color-scheme" content="light dark"><title>` + escapeHTML.Replace(url) + `</title></head>` +
-		`<body style="margin:0">` + body + `<script>` + viewerScript + `</script></body></html>`
+		`<body style="margin:0">` + body + `<script>` + viewerScript + `("` + kind + `");</script></body></html>`
 }
 
-const viewerScript = `(async () => {
+// viewerScript is viewerPage's script: a function of the page's kind.
+const viewerScript = `(async (kind) => {
   const text = document.getElementById("webkeep-text"), img = document.getElementById("webkeep-image");
+  // Taken before the page written in (kind "html") may change them.
+  const write = Document.prototype.write, close = Document.prototype.close;
+  let opened = false;
   try {
     const res = await fetch(location.href.replace(/#.*/, ""));
-    if (img) {
+    if (kind === "image") {
       img.src = URL.createObjectURL(await res.blob());
       return;
     }
-    const charset = /charset=["']?([^;"'\s]+)/i.exec(res.headers.get("Content-Type") || "")?.[1] || "utf-8";
+    const type = res.headers.get("Content-Type") || "";
+    const named = /charset=["']?([^;"'\s]+)/i.exec(type)?.[1];
+    if (kind === "html") {
+      const reader = res.body.getReader();
+      let head = new Uint8Array(0);
+      while (head.length < 1024) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        const both = new Uint8Array(head.length + value.length);
+        both.set(head);
+        both.set(value, head.length);
+        head = both;
+      }
+      const decoder = new TextDecoder(htmlCharset(head, named));
+      document.open();
+      opened = true;
+      write.call(document, decoder.decode(head, { stream: true }));
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        write.call(document, decoder.decode(value, { stream: true }));
+      }
+      write.call(document, decoder.decode());
+      close.call(document);
+      return;
+    }
     let decoder;
-    try { decoder = new TextDecoderStream(charset); } catch { decoder = new TextDecoderStream(); }
+    try { decoder = new TextDecoderStream(named || "utf-8"); } catch { decoder = new TextDecoderStream(); }
     // Whole lines in blocks the browser lays out only when they are on the screen
     // (content-visibility), each its lines high until then: text added to one
     // element is laid out anew, all of it, as it grows.
@@ -293,7 +336,32 @@ const viewerScript = `(async () => {
     if (rest) add(rest);
   } catch (e) {
     const why = "could not be read from the archive: " + e.message + "]";
-    if (text) text.append("\n\n[webkeep: the rest of this text " + why);
-    else document.body.append("[webkeep: this image " + why);
+    if (opened) {
+      const p = document.createElement("p");
+      p.textContent = "[webkeep: the rest of this page " + why;
+      write.call(document, p.outerHTML);
+      close.call(document);
+    } else if (text) text.append("\n\n[webkeep: the rest of this text " + why);
+    else document.body.append("[webkeep: this " + (kind === "image" ? "image " : "page ") + why);
   }
-})();`
+  // htmlCharset is the encoding a browser decodes an HTML document in: its byte
+  // order mark's, its Content-Type's (named), a <meta>'s in its first 1024 bytes
+  // (UTF-16 read as UTF-8 there, as the HTML standard says), else UTF-8 if its
+  // start is, windows-1252 if not. A label the browser does not know is passed over.
+  function htmlCharset(head, named) {
+    if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return "utf-8";
+    if (head[0] === 0xfe && head[1] === 0xff) return "utf-16be";
+    if (head[0] === 0xff && head[1] === 0xfe) return "utf-16le";
+    const known = (label) => { try { return new TextDecoder(label).encoding; } catch { return ""; } };
+    if (named && known(named)) return known(named);
+    const meta = /<meta\s[^>]*?charset\s*=\s*["']?\s*([^\s"'\/>;]+)/i.exec(new TextDecoder("windows-1252").decode(head.subarray(0, 1024)))?.[1];
+    const found = meta && known(meta);
+    if (found) return found.startsWith("utf-16") ? "utf-8" : found === "x-user-defined" ? "windows-1252" : found;
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
+      return "utf-8";
+    } catch {
+      return "windows-1252";
+    }
+  }
+})`

@@ -1,6 +1,6 @@
 // End to end, in real Chromium: a body over 64 MiB, imported, replayed inside webkeep
-// to a page's fetch(), XHR and worker, and saved from the bar; text and an image of
-// that size navigated to (the rest of replay: replay.test.mjs; PDFs: pdf.test.mjs). Its own file:
+// to a page's fetch(), XHR and worker, and saved from the bar; text, an image and an
+// HTML document of that size navigated to (the rest of replay: replay.test.mjs; PDFs: pdf.test.mjs). Its own file:
 // each test takes minutes.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -192,16 +192,6 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
 // which Chromium saves rather than shows, is saved from the archive, as live. (PDFs:
 // pdf.test.mjs.)
 test("a navigation to text or an image over 64 MiB shows it whole, read as a stream; a table of that size is saved, as the browser saves it", async () => {
-  const lines = (line, size, encoding = "utf8") => {
-    const parts = [];
-    let n = 0;
-    for (let i = 0; n <= size; i++) {
-      const s = `${line}${i % 4096 ? "" : ` ${i}`}\n`; // numbered now and then: compressed small
-      parts.push(s);
-      n += Buffer.byteLength(s, encoding);
-    }
-    return parts.join("");
-  };
   const log = lines("Zeile größer — line", 64 << 20);
   const latin = lines("café au lait", 64 << 20, "latin1");
   const table = Buffer.from(lines("a,b,c", 64 << 20));
@@ -255,6 +245,63 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
   assert.deepEqual(shown, { width: 4200, height: 4100, pixel: [3000 % 251, 0x40, 0x80, 255], fnv: fnv(image) }, "the image shown whole");
   await close(r);
 }, { timeout: 600000 });
+
+// An HTML document over 64 MiB navigated to is written into its page as the page's own
+// fetch() reads it from the archive (document.write), which the browser parses as a
+// page arriving: decoded in the charset its <meta> names (its Content-Type names
+// none), its scripts run, its image is asked for and answered from the archive. Its
+// size is in a script's data, as a chart or a notebook exported to HTML embeds it
+// (64 MiB in one <pre> is laid out anew as it grows: live, Chromium had not loaded
+// such a page after 10 minutes).
+test("a navigation to an HTML document over 64 MiB shows it whole, its scripts run and its image loaded, decoded in its <meta>'s charset", async () => {
+  const text = lines("café au lait", 1 << 20, "latin1");
+  const bytes = new Uint8Array(48 << 20);
+  for (let i = 0; i < bytes.length; i += 4096) bytes[i] = (i >> 12) % 251; // not all zeros
+  const data = Buffer.from(bytes).toString("base64");
+  const page = Buffer.from(`<!doctype html><html><head><meta charset="iso-8859-1"><title>Grand café</title>
+<script>window.seen = { start: document.readyState }; document.addEventListener("DOMContentLoaded", () => { seen.ready = true; });</script>
+</head><body><pre id="t">${text}</pre><script>window.data = "${data}";</script><img id="i" src="/dot.gif"><p id="end">fin</p>
+<script>seen.end = document.getElementById("t").textContent.length; seen.data = data.length;</script></body></html>`, "latin1");
+  assert.ok(page.length > 64 << 20);
+  const dot = Buffer.from("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==", "base64");
+  const id = await importWARC(browser, "page.warc.gz", [
+    ["http://page.example/big.html", "text/html", page],
+    ["http://page.example/dot.gif", "image/gif", dot],
+  ]);
+  const r = await open(id, "http://page.example/big.html");
+  await waitFor(() => r.evaluate(() => document.readyState === "complete" && window.seen?.ready === true).catch(() => false), "the page to be written whole", 300_000);
+  await waitFor(() => r.evaluate(() => document.getElementById("i")?.complete), "its image to load");
+  const shown = await r.evaluate(() => {
+    const hash = (s) => {
+      let h = 0x811c9dc5;
+      for (const b of new TextEncoder().encode(s)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+      return h;
+    };
+    return {
+      url: location.href, title: document.title, text: hash(document.getElementById("t").textContent), data: hash(window.data),
+      seen: window.seen, end: document.getElementById("end")?.textContent, image: document.getElementById("i").naturalWidth,
+    };
+  }, 60);
+  assert.deepEqual(shown, {
+    url: "http://page.example/big.html", title: "Grand café", text: fnv(Buffer.from(text)), data: fnv(Buffer.from(data)),
+    seen: { start: "loading", ready: true, end: text.length, data: data.length }, end: "fin", image: 1,
+  }, "the page written whole, decoded in its charset, its scripts run");
+  assert.equal(await r.bar.textContent("#replay-withheld-count"), "0", "nothing withheld");
+  await close(r);
+}, { timeout: 600000 });
+
+// lines is text of numbered lines, line after line, to size bytes or a line more in
+// encoding.
+function lines(line, size, encoding = "utf8") {
+  const parts = [];
+  let n = 0;
+  for (let i = 0; n <= size; i++) {
+    const s = `${line}${i % 4096 ? "" : ` ${i}`}\n`; // numbered now and then: compressed small
+    parts.push(s);
+    n += Buffer.byteLength(s, encoding);
+  }
+  return parts.join("");
+}
 
 // fnv is the 32-bit FNV-1a hash of bytes, as the page computes it (a page of the web's
 // schemes but https has no crypto.subtle).

@@ -305,11 +305,21 @@ test("closing the bar closes its replay tab, and no request of the tab reaches t
 // Closing the replayed tab itself takes the debugger away (the browser's doing): what
 // the page sends as it goes (a beacon, as analytics scripts send) reached the web in
 // every closing of a probe (scripts/probe/closeleak.mjs). The replay's script in each
-// document holds the page's fetch(), beacons and XHRs once it may be leaving.
-test("closing the replayed tab itself: what the page sends as it goes stays in it", async () => {
+// document holds the page's fetch(), beacons and XHRs once it may be leaving. The third
+// page first writes itself anew (document.open(), which takes every listener off the
+// window, the script's too: it adds its own again), as a large HTML document is
+// replayed.
+test("closing the replayed tab itself: what the page sends as it goes stays in it, a page written anew too", async () => {
   for (let i = 0; i < 3; i++) {
     const r = await open(session, `${base}/`);
     const tab = Number(await r.bar.getAttribute("body", "data-replay-tab"));
+    if (i === 2) {
+      await r.evaluate(() => {
+        document.open();
+        document.write("<p>written anew</p>");
+        document.close();
+      });
+    }
     await r.evaluate(() => {
       addEventListener("beforeunload", () => fetch("/gallery?leaving", { keepalive: true }));
       addEventListener("pagehide", () => {
