@@ -207,11 +207,16 @@ const guardScript = `(${function (holdMs, binding, waitMs, path) {
   // wrappers stay. The listeners are added again after each call (adding one again is
   // a no-op): a page that writes itself anew, as a large HTML document is replayed
   // (shared/replay/large.go) and as some pages do themselves, stays guarded.
+  // The replay's other script (replay-stream.js) gives its own to add again
+  // (alsoListen).
+  const also = [];
   const listen = () => {
     addEventListener("beforeunload", beforeunload, true);
     addEventListener("pagehide", pagehide, true);
     addEventListener("pageshow", pageshow, true);
+    for (const f of also) f();
   };
+  Object.defineProperty(globalThis, Symbol.for("webkeep.replayGuard.alsoListen"), { value: (f) => { also.push(f); f(); } });
   listen();
   for (const name of globalThis.Document ? ["open", "write", "writeln"] : []) {
     const call = Document.prototype[name];

@@ -122,6 +122,44 @@ const streamScript = `(${function (binding, ahead) {
   }.fetch;
   if (typeof globalThis.XMLHttpRequest !== "function") return; // a worker: fetch() alone
 
+  // A page's image too large for one answer fails on the "not replayed" page; the
+  // bar offers its body as a stream. As an <img> fails, the script asks the bar for
+  // the stream of its URL (only once the bar has offered one: the binding is there)
+  // and shows the image from it, as a Blob: an image of the same URL shown already is
+  // shown again (its stream, if the bar offered one more, cancelled).
+  const images = new Map(); // the number of an ask -> [the <img>, its URL]
+  const blobs = new Map(); // URL -> a promise of its Blob's URL
+  let asks = 0;
+  const show = (img, url, blobURL) => {
+    if (!blobURL || img.currentSrc.replace(/#.*/, "") !== url) return; // given another since
+    if (img.hasAttribute("srcset")) img.srcset = blobURL;
+    img.src = blobURL;
+  };
+  Object.defineProperty(globalThis, Symbol.for("webkeep.replayStream.image"), {
+    value: (n, named) => {
+      const [img, url] = images.get(n) ?? [];
+      images.delete(n);
+      if (!img) return;
+      if (named && blobs.has(url)) ask(JSON.stringify({ name: named.split(" ")[0], want: "cancel" }));
+      else if (named) blobs.set(url, streamed(named, false).res.blob().then((b) => URL.createObjectURL(b), () => null));
+      blobs.get(url)?.then((blobURL) => show(img, url, blobURL));
+    },
+  });
+  const failed = (e) => {
+    const img = e.target;
+    if (!e.isTrusted || !(img instanceof HTMLImageElement) || !take()) return;
+    const url = img.currentSrc.replace(/#.*/, "");
+    if (!/^https?:/.test(url)) return;
+    images.set(++asks, [img, url]);
+    ask(JSON.stringify({ want: "image", url, n: asks }));
+  };
+  // On the window, in its capture phase (an image's error does not bubble), added
+  // again after document.open() (replay-guard.js) as the guard's are.
+  const listen = () => addEventListener("error", failed, true);
+  const alsoListen = globalThis[Symbol.for("webkeep.replayGuard.alsoListen")];
+  if (alsoListen) alsoListen(listen);
+  else listen();
+
   // An XMLHttpRequest whose answer names a stream is taken over as its header comes
   // (readyState 2): the real request's events stop reaching the page, and the page
   // gets the capture's instead, its body read whole as an XMLHttpRequest reads it,
@@ -326,19 +364,22 @@ function streamChannel(target) {
 // which the Fetch domain makes unique in the browser.
 const pageStreams = new Map();
 
-// streamOffered names a stream for answer a of the request of id name and returns the
-// header line that tells the page's script; onLog(answer) logs it as the page took it,
-// or as not replayed if the page's script did not take it in time.
-function streamOffered(name, a, file, onLog) {
+// streamOffered names a stream for answer a of the request of id name (an image's
+// if image) and returns the header line that tells the page's script; onLog(answer)
+// logs it as the page took it, or as not replayed if the page's script did not take
+// it in time.
+function streamOffered(name, a, file, onLog, image = false) {
   const { url, timestamp, why } = a;
-  const s = { a, file, reader: null, got: 0, given: 0, taken: false, onLog };
+  const s = { a, file, reader: null, got: 0, given: 0, taken: false, onLog, image, claimed: false };
   s.timer = setTimeout(() => {
     pageStreams.delete(name);
-    onLog({ url, archived: true, timestamp, withheld: true, why: `${why}; it was offered to the page as a stream, which nothing in the page took (a synchronous XMLHttpRequest, or a shared or service worker's fetch(), gets the "not replayed" page)` });
+    const untaken = image ? "an image of the page's CSS, or one an <img> did not show, gets" : "a synchronous XMLHttpRequest, or a shared or service worker's fetch(), gets";
+    onLog({ url, archived: true, timestamp, withheld: true, why: `${why}; it was offered to the page as a stream, which nothing in the page took (${untaken} the "not replayed" page)` });
   }, streamTakenMs);
   pageStreams.set(name, s);
   const head = new TextEncoder().encode(JSON.stringify(a.stream)).toBase64();
-  return { name: "X-Webkeep-Stream", value: `${name} ${head}` };
+  s.named = `${name} ${head}`;
+  return { name: "X-Webkeep-Stream", value: s.named };
 }
 
 // readChunk reads the next streamChunk bytes of stream s from the archive (fewer at
@@ -376,6 +417,17 @@ async function streamAsked(target, { payload, executionContextId }) {
     asked = JSON.parse(payload);
   } catch {
     return; // not the script's
+  }
+  if (asked.want === "image") {
+    // An <img> failed: the stream of its URL offered to an image, if there is one
+    // nothing has claimed (the page's script then reads it as a fetch() would).
+    const s = [...pageStreams.values()].find((s) => s.image && !s.claimed && s.a.url === asked.url);
+    if (s) s.claimed = true;
+    await chrome.debugger.sendCommand(target, "Runtime.callFunctionOn", {
+      functionDeclaration: "function (n, named) { globalThis[Symbol.for('webkeep.replayStream.image')]?.(n, named); }",
+      executionContextId, arguments: [{ value: asked.n }, { value: s?.named ?? "" }],
+    });
+    return;
   }
   const s = pageStreams.get(asked.name);
   if (!s) return;

@@ -237,8 +237,8 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     timeline[from]++;
     step.from = from;
     if (doc) mark("documentAnswered");
-    // A body too large for one message is offered to a page's fetch() or XHR as a stream
-    // (replay-stream.js), named anew for each request.
+    // A body too large for one message is offered to a page's fetch() or XHR, or to an
+    // <img>, as a stream (replay-stream.js), named anew for each request.
     // Without it, the page's script leaves the page as it is. A dedicated worker's
     // request is paused in the tab's session, which does not say whose it is: every
     // worker's channel is turned on too.
@@ -248,7 +248,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     if (doc) await freeTab(); // the rule left on for a PDF shown (takeBack) goes as the tab leaves it
     if (doc && a.takesDebugger) await holdTab();
     if (doc) viewerShown = a.takesDebugger === true;
-    const headers = a.stream ? [...a.headers, streamOffered(requestId, a, fileURL(a), logStream)] : a.headers;
+    const headers = a.stream ? [...a.headers, streamOffered(requestId, a, fileURL(a), logStream, resourceType === "Image")] : a.headers;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: headers, body: body.toBase64(),
       ...(a.reason ? { responsePhrase: a.reason } : {}),

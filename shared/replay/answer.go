@@ -131,7 +131,7 @@ func Respond(w httpmsg.ResponseWriter, r *Request, m Match, resp *Response, max 
 		resp.Header = resp.Header.Clone()
 		resp.Header.Del("Accept-Ranges") // the viewer's own range requests would come while no debugger is on
 	}
-	if resp.Size > max || ((offersStream(r, a) || viewer(r, a, resp) != "") && resp.Size < 0 && (resp.Stored < 0 || resp.decodesPast(max))) {
+	if resp.Size > max || ((offersStream(r, a, resp) || viewer(r, a, resp) != "") && resp.Size < 0 && (resp.Stored < 0 || resp.decodesPast(max))) {
 		return respondLarge(w, r, a, resp, max, holder), nil
 	}
 	a.Status, a.Reason = resp.Status, resp.Reason
@@ -327,7 +327,7 @@ func (p *PausedRequest) Request() (*Request, error) {
 	if p.URL == "" || p.Method == "" {
 		return nil, fmt.Errorf("%w: method and url are required", ErrRequest)
 	}
-	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}, Navigation: p.ResourceType == "Document", Tab: p.ResourceType == "Document" && p.Tab, Script: p.ResourceType == "XHR" || p.ResourceType == "Fetch"}
+	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}, Navigation: p.ResourceType == "Document", Tab: p.ResourceType == "Document" && p.Tab, Script: p.ResourceType == "XHR" || p.ResourceType == "Fetch", Image: p.ResourceType == "Image"}
 	for k, v := range p.Headers {
 		r.Header.Add(k, v) // under its canonical name: DevTools may give "range"
 	}

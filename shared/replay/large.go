@@ -33,6 +33,11 @@ import (
 //     reads from the archive as the page reads it, a chunk at a time. A request that
 //     script cannot take (a synchronous XMLHttpRequest, a worker's fetch()) gets the
 //     page itself, and the bar lists it as not replayed;
+//   - a page's image (of a type the browser shows, but SVG) is offered the stream in
+//     the same way: the <img> fails on the "not replayed" page, and the replay's
+//     script in the page asks the bar for the stream of its URL and shows the image
+//     from it (a Blob); a CSS image, which no script can show so, is listed as not
+//     replayed;
 //   - anything else gets the "not replayed" page, saying why; the bar's list of
 //     what was not replayed offers the file to save.
 
@@ -68,7 +73,7 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
 		io.WriteString(w, viewerPage(r.URL, kind))
-	case offersStream(r, a):
+	case offersStream(r, a, resp):
 		a.Why = tooLarge(resp.Size, max, holder)
 		switch {
 		case resp.Size < 0 && resp.Stored >= 0:
@@ -94,11 +99,16 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 	return a
 }
 
-// offersStream reports whether a body too large for one answer is offered to r as a
-// stream: a script's GET with no body, of a capture found exactly (the one the
-// archive's file route gives).
-func offersStream(r *Request, a Answer) bool {
-	return r.Script && r.Method == "GET" && len(r.Body) == 0 && !a.Approximate
+// offersStream reports whether a body too large for one answer, the capture resp's, is
+// offered to r as a stream: a script's GET with no body, or a page's image's of a type
+// the browser shows but SVG (which may load more), of a capture found exactly (the
+// one the archive's file route gives).
+func offersStream(r *Request, a Answer, resp *Response) bool {
+	if r.Method != "GET" || len(r.Body) != 0 || a.Approximate {
+		return false
+	}
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return r.Script || r.Image && shownImage[mediaType] && mediaType != "image/svg+xml"
 }
 
 // isPDF reports whether a response of this header is a PDF the browser would show (not

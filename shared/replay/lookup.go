@@ -27,6 +27,11 @@ type Request struct {
 	// domain reports both as resource type "XHR" (the Network domain tells a fetch()
 	// as "Fetch").
 	Script bool
+	// Image is true for the request of an image of the page (resource type
+	// "Image": an <img>'s, a CSS image's), which a body too large to carry is
+	// offered to as a stream too: the replay's script in the page shows an <img>
+	// from it (large.go).
+	Image bool
 }
 
 // A Match is the capture found for a request.

@@ -552,6 +552,28 @@ func TestServeLargeNavigations(t *testing.T) {
 			}
 		}
 	}
+	// A page's image is offered the stream too (the replay's script in the page shows
+	// an <img> from it), but SVG (a document, which may load more) and a type the
+	// browser does not show.
+	for _, tt := range []struct {
+		url    string
+		stream bool
+	}{
+		{"http://example.com/photo.png", true},
+		{"http://example.com/drawing.svg", false},
+		{"http://example.com/scan.tiff", false},
+		{"http://example.com/log.txt", false},
+	} {
+		r, err := (&PausedRequest{Method: "GET", URL: tt.url, ResourceType: "Image", Headers: map[string]string{}}).Request()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		a, err := ix.Serve(nethttp.ResponseWriter(rec), r, "", f)
+		if err != nil || a.Status != 404 || (a.Stream != nil) != tt.stream || !strings.Contains(rec.Body.String(), "Not replayed") {
+			t.Errorf("%s as a page's image: status %d, stream %+v (want one: %v), err %v", tt.url, a.Status, a.Stream, tt.stream, err)
+		}
+	}
 }
 
 // TestServeLargeFetch: a script's request (a fetch() or an XHR) of a body over the

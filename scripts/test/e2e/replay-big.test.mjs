@@ -191,7 +191,7 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
 // length not known), each in its charset; a PNG. A table of that size (text/csv),
 // which Chromium saves rather than shows, is saved from the archive, as live. (PDFs:
 // pdf.test.mjs.)
-test("a navigation to text or an image over 64 MiB shows it whole, read as a stream; a table of that size is saved, as the browser saves it", async () => {
+test("a navigation to text or an image over 64 MiB shows it whole, read as a stream, and so does a page's <img>; a table of that size is saved, as the browser saves it", async () => {
   const log = lines("Zeile größer — line", 64 << 20);
   const latin = lines("café au lait", 64 << 20, "latin1");
   const table = Buffer.from(lines("a,b,c", 64 << 20));
@@ -203,6 +203,7 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
     ["http://text.example/latin.txt", "text/plain; charset=iso-8859-1", gzipSync(Buffer.from(latin, "latin1")), false, { "Content-Encoding": "gzip" }],
     ["http://text.example/table.csv", "text/csv", table],
     ["http://text.example/scan.png", "image/png", image],
+    ["http://text.example/photo.html", "text/html", '<p>photo</p><img id="a" src="/scan.png"><img id="b" src="/scan.png" srcset="/scan.png 1x">'],
   ]);
   const sha256 = (b) => createHash("sha256").update(b).digest("hex");
   for (const [name, text] of [["log.txt", log], ["latin.txt", latin]]) {
@@ -244,6 +245,21 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
   }, 60);
   assert.deepEqual(shown, { width: 4200, height: 4100, pixel: [3000 % 251, 0x40, 0x80, 255], fnv: fnv(image) }, "the image shown whole");
   await close(r);
+  // A page's <img> of it fails on the "not replayed" page, and the replay's script in
+  // the page shows it from the stream (two of the same URL, one with a srcset).
+  const page = await open(id, "http://text.example/photo.html");
+  await waitFor(() => page.evaluate(() => ["a", "b"].every((id) => document.getElementById(id).naturalWidth > 0)), "the page's images to be shown", 180_000);
+  const images = await page.evaluate(() => ["a", "b"].map((id) => {
+    const img = document.getElementById(id);
+    const c = new OffscreenCanvas(1, 1).getContext("2d");
+    c.drawImage(img, 10, 3000, 1, 1, 0, 0, 1, 1);
+    return { width: img.naturalWidth, height: img.naturalHeight, pixel: [...c.getImageData(0, 0, 1, 1).data], blob: img.currentSrc.startsWith("blob:") };
+  }), 60);
+  const whole = { width: 4200, height: 4100, pixel: [3000 % 251, 0x40, 0x80, 255], blob: true };
+  assert.deepEqual(images, [whole, whole], "the page's images shown whole");
+  await new Promise((resolve) => setTimeout(resolve, 11_000)); // an offer nothing took is listed after 10 s
+  assert.equal(await page.bar.textContent("#replay-withheld-count"), "0", "the page's images: nothing withheld");
+  await close(page);
 }, { timeout: 600000 });
 
 // An HTML document over 64 MiB navigated to is written into its page as the page's own
