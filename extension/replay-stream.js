@@ -129,9 +129,11 @@ const streamScript = `(${function (binding, ahead) {
   // shown again (its stream, if the bar offered one more, cancelled).
   const images = new Map(); // the number of an ask -> [the <img>, its URL]
   const blobs = new Map(); // URL -> a promise of its Blob's URL
+  const shownFrom = new WeakMap(); // <img> -> the URL it was shown from a Blob for
   let asks = 0;
   const show = (img, url, blobURL) => {
     if (!blobURL || img.currentSrc.replace(/#.*/, "") !== url) return; // given another since
+    shownFrom.set(img, url);
     if (img.hasAttribute("srcset")) img.srcset = blobURL;
     img.src = blobURL;
   };
@@ -148,8 +150,10 @@ const streamScript = `(${function (binding, ahead) {
   const failed = (e) => {
     const img = e.target;
     if (!e.isTrusted || !(img instanceof HTMLImageElement) || !take()) return;
+    // A <picture>'s <source> would be picked again over the Blob: left failed.
+    if (img.parentElement?.localName === "picture") return;
     const url = img.currentSrc.replace(/#.*/, "");
-    if (!/^https?:/.test(url)) return;
+    if (!/^https?:/.test(url) || shownFrom.get(img) === url) return; // shown once already: not again
     images.set(++asks, [img, url]);
     ask(JSON.stringify({ want: "image", url, n: asks }));
   };
