@@ -33,7 +33,7 @@ import (
 //     reads from the archive as the page reads it, a chunk at a time. A request that
 //     script cannot take (a synchronous XMLHttpRequest, a worker's fetch()) gets the
 //     page itself, and the bar lists it as not replayed;
-//   - a page's image (of a type the browser shows, but SVG) is offered the stream in
+//   - a page's image (of a type the browser shows) is offered the stream in
 //     the same way: the <img> fails on the "not replayed" page, and the replay's
 //     script in the page asks the bar for the stream of its URL and shows the image
 //     from it (a Blob); a CSS image, which no script can show so, is listed as not
@@ -101,14 +101,14 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 
 // offersStream reports whether a body too large for one answer, the capture resp's, is
 // offered to r as a stream: a script's GET with no body, or a page's image's of a type
-// the browser shows but SVG (which may load more), of a capture found exactly (the
-// one the archive's file route gives).
+// the browser shows, of a capture found exactly (the one the archive's file route
+// gives).
 func offersStream(r *Request, a Answer, resp *Response) bool {
 	if r.Method != "GET" || len(r.Body) != 0 || a.Approximate {
 		return false
 	}
 	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return r.Script || r.Image && shownImage[mediaType] && mediaType != "image/svg+xml"
+	return r.Script || r.Image && shownImage[mediaType]
 }
 
 // isPDF reports whether a response of this header is a PDF the browser would show (not
@@ -164,8 +164,9 @@ func withhold(w httpmsg.ResponseWriter, r *Request, a Answer, why, also string) 
 
 // viewer names the page a body too large for one answer is shown to r in, read by the
 // page's own fetch() as a stream (viewerPage): "text" for a type the browser shows as
-// text, "image" for an image it shows but SVG, "html" for an HTML document, "" for
-// none (an XML document, SVG or XHTML, cannot be written into a page as it comes).
+// text, "image" for an image it shows (SVG too: shown as an image, its scripts and
+// links dead, as an XML document cannot be written into a page as it comes), "html"
+// for an HTML document, "" for none (XHTML).
 // Only a navigation's GET of a capture found exactly (the one that fetch() is
 // offered) is shown so.
 func viewer(r *Request, a Answer, resp *Response) string {
@@ -178,7 +179,7 @@ func viewer(r *Request, a Answer, resp *Response) string {
 		return ""
 	case shownAsText(mediaType):
 		return "text"
-	case shownImage[mediaType] && mediaType != "image/svg+xml":
+	case shownImage[mediaType]:
 		return "image"
 	case mediaType == "text/html":
 		return "html"

@@ -521,7 +521,7 @@ func TestServeLargeNavigations(t *testing.T) {
 		{"http://example.com/scan.tiff", true, 204, true, ""},
 		{"http://example.com/photo.png", true, 200, false, `<img id="webkeep-image"`},
 		{"http://example.com/book.pdf", true, 404, false, "Not replayed"},
-		{"http://example.com/drawing.svg", true, 404, false, "Not replayed"},
+		{"http://example.com/drawing.svg", true, 200, false, `<img id="webkeep-image"`},
 		{"http://example.com/log.txt", false, 404, false, "Not replayed"},
 		{"http://example.com/data.zip", false, 404, false, "Not replayed"},
 		{"http://example.com/lecture.webm", false, 404, false, "Not replayed"},
@@ -553,14 +553,13 @@ func TestServeLargeNavigations(t *testing.T) {
 		}
 	}
 	// A page's image is offered the stream too (the replay's script in the page shows
-	// an <img> from it), but SVG (a document, which may load more) and a type the
-	// browser does not show.
+	// an <img> from it), but one of a type the browser does not show.
 	for _, tt := range []struct {
 		url    string
 		stream bool
 	}{
 		{"http://example.com/photo.png", true},
-		{"http://example.com/drawing.svg", false},
+		{"http://example.com/drawing.svg", true},
 		{"http://example.com/scan.tiff", false},
 		{"http://example.com/log.txt", false},
 	} {

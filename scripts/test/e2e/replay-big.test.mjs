@@ -197,13 +197,15 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
   const table = Buffer.from(lines("a,b,c", 64 << 20));
   const image = png(4200, 4100); // 68.9 MB: each row's red its number mod 251
   assert.ok(image.length > 64 << 20);
+  const svg = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300"><rect width="400" height="300" fill="rgb(10,20,30)"/><!--${"x".repeat(64 << 20)}--></svg>`);
   const id = await importWARC(browser, "text.warc.gz", [
     ["http://text.example/", "text/html", '<p id="t">text</p>'],
     ["http://text.example/log.txt", "text/plain; charset=utf-8", Buffer.from(log)],
     ["http://text.example/latin.txt", "text/plain; charset=iso-8859-1", gzipSync(Buffer.from(latin, "latin1")), false, { "Content-Encoding": "gzip" }],
     ["http://text.example/table.csv", "text/csv", table],
     ["http://text.example/scan.png", "image/png", image],
-    ["http://text.example/photo.html", "text/html", '<p>photo</p><img id="a" src="/scan.png"><img id="b" src="/scan.png" srcset="/scan.png 1x">'],
+    ["http://text.example/drawing.svg", "image/svg+xml", svg],
+    ["http://text.example/photo.html", "text/html", '<p>photo</p><img id="a" src="/scan.png"><img id="b" src="/scan.png" srcset="/scan.png 1x"><img id="s" src="/drawing.svg">'],
   ]);
   const sha256 = (b) => createHash("sha256").update(b).digest("hex");
   for (const [name, text] of [["log.txt", log], ["latin.txt", latin]]) {
@@ -245,10 +247,23 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
   }, 60);
   assert.deepEqual(shown, { width: 4200, height: 4100, pixel: [3000 % 251, 0x40, 0x80, 255], fnv: fnv(image) }, "the image shown whole");
   await close(r);
+  // SVG is shown as an image (an XML document cannot be written into a page as it
+  // comes).
+  const drawing = await open(id, "http://text.example/drawing.svg");
+  await waitFor(() => drawing.evaluate(() => document.getElementById("webkeep-image")?.naturalWidth > 0), "the SVG to be shown", 180_000);
+  assert.deepEqual(await drawing.evaluate(() => {
+    const img = document.getElementById("webkeep-image");
+    const c = new OffscreenCanvas(1, 1).getContext("2d");
+    c.drawImage(img, 200, 150, 1, 1, 0, 0, 1, 1);
+    return { url: location.href, width: img.naturalWidth, pixel: [...c.getImageData(0, 0, 1, 1).data] };
+  }, 60), { url: "http://text.example/drawing.svg", width: 400, pixel: [10, 20, 30, 255] }, "the SVG shown");
+  await close(drawing);
   // A page's <img> of it fails on the "not replayed" page, and the replay's script in
-  // the page shows it from the stream (two of the same URL, one with a srcset).
+  // the page shows it from the stream (two of the same URL, one with a srcset; an
+  // SVG).
   const page = await open(id, "http://text.example/photo.html");
-  await waitFor(() => page.evaluate(() => ["a", "b"].every((id) => document.getElementById(id).naturalWidth > 0)), "the page's images to be shown", 180_000);
+  await waitFor(() => page.evaluate(() => ["a", "b", "s"].every((id) => document.getElementById(id).naturalWidth > 0)), "the page's images to be shown", 180_000);
+  assert.equal(await page.evaluate(() => document.getElementById("s").naturalWidth), 400, "the page's SVG shown");
   const images = await page.evaluate(() => ["a", "b"].map((id) => {
     const img = document.getElementById(id);
     const c = new OffscreenCanvas(1, 1).getContext("2d");
