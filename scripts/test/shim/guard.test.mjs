@@ -39,8 +39,17 @@ function page({ binding = false, frame = false, loading = 0, images = [] } = {})
   class Navigator {
     sendBeacon(url) { sent.push(`beacon ${url}`); return true; }
   }
+  // A document's open(), and a write() that opens it anew (once it has loaded), take
+  // every listener off the window, as the browser's do.
+  class Document {
+    open() { listeners.length = 0; }
+    write() { if (this.loaded) listeners.length = 0; }
+    writeln() { this.write(); }
+  }
   const g = {
-    addEventListener: (type, fn) => listeners.push([type, fn]),
+    // A listener added again (the same function, for the same type) is not added twice.
+    addEventListener: (type, fn) => { if (!listeners.some(([t, f]) => t === type && f === fn)) listeners.push([type, fn]); },
+    Document,
     // An absolute URL comes as a Request with the guard's signal (a relative one, which
     // no document resolves here, as the page gave it).
     fetch: (input, init) => {
@@ -124,6 +133,17 @@ test("beforeunload tells the bar, and waits for it only while a request of the p
   at = x.clock();
   x.fire("beforeunload");
   assert.equal(x.clock(), at, "the XMLHttpRequest ended: no wait");
+});
+
+test("document.open(), and a write() that opens the document anew, take the window's listeners: the guard adds its own again", () => {
+  for (const call of ["new Document().open()", "Object.assign(new Document(), { loaded: true }).write('<p>')", "Object.assign(new Document(), { loaded: true }).writeln('<p>')"]) {
+    const p = page({ binding: true });
+    p.run(call);
+    p.fire("beforeunload");
+    assert.deepEqual(p.told, [""], `${call}: beforeunload still tells the bar`);
+    p.run(`fetch("http://site.test/held")`);
+    assert.ok(!p.sent.includes("fetch http://site.test/held"), `${call}: what the page sends as it may be leaving is held`);
+  }
 });
 
 test("the wait grows with what the page has under way, to two seconds at most", () => {
