@@ -430,7 +430,7 @@ async function streamAsked(target, { payload, executionContextId }) {
     await chrome.debugger.sendCommand(target, "Runtime.callFunctionOn", {
       functionDeclaration: "function (n, named) { globalThis[Symbol.for('webkeep.replayStream.image')]?.(n, named); }",
       executionContextId, arguments: [{ value: asked.n }, { value: s?.named ?? "" }],
-    });
+    }).catch(() => {}); // the document that asked is gone: nothing to show it in (the offer is listed as not taken)
     return;
   }
   const s = pageStreams.get(asked.name);

@@ -131,7 +131,7 @@ func Respond(w httpmsg.ResponseWriter, r *Request, m Match, resp *Response, max 
 		resp.Header = resp.Header.Clone()
 		resp.Header.Del("Accept-Ranges") // the viewer's own range requests would come while no debugger is on
 	}
-	if resp.Size > max || ((offersStream(r, a, resp) || viewer(r, a, resp) != "") && resp.Size < 0 && (resp.Stored < 0 || resp.decodesPast(max))) {
+	if resp.Size > max || resp.Size < 0 && unknownLarge(r, a, resp, max) {
 		return respondLarge(w, r, a, resp, max, holder), nil
 	}
 	a.Status, a.Reason = resp.Status, resp.Reason

@@ -42,16 +42,15 @@ import (
 //     what was not replayed offers the file to save.
 
 // respondLarge answers r with a, the capture resp being over max bytes (or, for a
-// script's request or a navigation viewerPage shows, in segments of no given
-// length: such a record is a large body written in parts; or decoded here to more
-// than max: Response.decodesPast), as the comment above says. Another request of a
+// script's request or a navigation viewerPage shows, of no known length and found
+// large: unknownLarge), as the comment above says. Another request of a
 // body decoded here, whose length is not known either, is given whole as any other,
 // and found too large, if it is, as it streams; so is one a script makes that
 // decodes to max or less (a synchronous XMLHttpRequest or a worker's fetch(), which
 // the Fetch domain does not tell from a page's fetch(), would otherwise lose a body
 // it got live).
 func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
-	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mediaType := resp.mediaType()
 	kind := viewer(r, a, resp)
 	switch {
 	case r.Navigation && r.Method == "GET" && download(resp.Header, mediaType):
@@ -67,8 +66,7 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		writeAnswer(w, a)
 		io.WriteString(w, mediaPage(r.URL, mediaType))
 	case kind != "":
-		a.Why = map[string]string{"text": "shown as text", "image": "shown as an image", "html": "written into the page"}[kind] +
-			" as the page's own fetch() reads it from the archive, as a stream"
+		a.Why = viewerWhy[kind] + " as the page's own fetch() reads it from the archive, as a stream"
 		a.Status, a.Reason = httpmsg.StatusOK, "OK"
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
@@ -99,6 +97,32 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 	return a
 }
 
+// mediaType is the media type of the capture's Content-Type, without its parameters
+// ("" for none, or one that does not parse).
+func (resp *Response) mediaType() string {
+	t, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return t
+}
+
+// unknownLarge reports whether resp, a body of no known length, is answered as one too
+// large for one answer (respondLarge) where that is not cut as it streams: for a
+// request offered a stream or shown in a viewer, a record in segments of no given
+// length (a large body written in parts), or a body decoded here that decodes past
+// max, found by decoding it once more (decodesPast). Not for a navigation to HTML,
+// the commonest request of all, which would have its page decoded twice at every
+// load: one archived compressed that decodes past max is cut as it streams, and
+// withheld.
+func unknownLarge(r *Request, a Answer, resp *Response, max int64) bool {
+	kind := viewer(r, a, resp)
+	switch {
+	case kind == "" && !offersStream(r, a, resp):
+		return false
+	case resp.Stored < 0:
+		return true
+	}
+	return kind != "html" && resp.decodesPast(max)
+}
+
 // offersStream reports whether a body too large for one answer, the capture resp's, is
 // offered to r as a stream: a script's GET with no body, or a page's image's of a type
 // the browser shows, of a capture found exactly (the one the archive's file route
@@ -107,7 +131,7 @@ func offersStream(r *Request, a Answer, resp *Response) bool {
 	if r.Method != "GET" || len(r.Body) != 0 || a.Approximate {
 		return false
 	}
-	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mediaType := resp.mediaType()
 	return r.Script || r.Image && shownImage[mediaType]
 }
 
@@ -162,6 +186,9 @@ func withhold(w httpmsg.ResponseWriter, r *Request, a Answer, why, also string) 
 	return a
 }
 
+// viewerWhy says how each kind of viewer shows its body.
+var viewerWhy = map[string]string{"text": "shown as text", "image": "shown as an image", "html": "written into the page"}
+
 // viewer names the page a body too large for one answer is shown to r in, read by the
 // page's own fetch() as a stream (viewerPage): "text" for a type the browser shows as
 // text, "image" for an image it shows (SVG too: shown as an image, its scripts and
@@ -173,7 +200,7 @@ func viewer(r *Request, a Answer, resp *Response) string {
 	if !r.Navigation || r.Method != "GET" || len(r.Body) != 0 || a.Approximate {
 		return ""
 	}
-	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mediaType := resp.mediaType()
 	switch {
 	case download(resp.Header, mediaType):
 		return ""

@@ -607,6 +607,7 @@ func TestServeLargeFetch(t *testing.T) {
 		{at: "20240101000004", method: "GET", url: "http://example.com/zeros", resp: zeros},
 		{at: "20240101000005", method: "GET", url: "http://example.com/zeros-again", resp: zeros}, // a revisit
 		{at: "20240101000006", method: "GET", url: "http://example.com/log", resp: strings.Replace(gzipped(noise), "\r\n", "\r\nContent-Type: text/plain\r\n", 1)},
+		{at: "20240101000007", method: "GET", url: "http://example.com/page", resp: strings.Replace(gzipped(noise), "\r\n", "\r\nContent-Type: text/html\r\n", 1)},
 	})
 	ix.MaxBody = max
 	f := NewFile(bytes.NewReader(file), int64(len(file)))
@@ -687,6 +688,14 @@ func TestServeLargeFetch(t *testing.T) {
 	a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: "http://example.com/log", Header: httpmsg.Header{}, Navigation: true}, "", f)
 	if err != nil || a.Status != 200 || a.Withheld || !strings.Contains(rec.Body.String(), `<div id="webkeep-text"`) {
 		t.Errorf("a navigation to text decoded past the limit: %d withheld %v, %v, %.200q", a.Status, a.Withheld, err, rec.Body)
+	}
+	// A navigation to HTML archived compressed is not decoded twice to find its
+	// length (every page's load would pay): one that decodes past the limit is cut
+	// as it streams, and withheld.
+	rec = httptest.NewRecorder()
+	a, err = ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: "http://example.com/page", Header: httpmsg.Header{}, Navigation: true}, "", f)
+	if !errors.Is(err, ErrCut) || !a.Withheld || strings.Contains(rec.Body.String(), "webkeep-") {
+		t.Errorf("a navigation to HTML decoded past the limit: %d withheld %v, %v, %.200q", a.Status, a.Withheld, err, rec.Body)
 	}
 }
 

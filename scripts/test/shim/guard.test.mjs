@@ -44,7 +44,7 @@ function page({ binding = false, frame = false, loading = 0, images = [] } = {})
   class Document {
     open() { listeners.length = 0; }
     write() { if (this.loaded) listeners.length = 0; }
-    writeln() { this.write(); }
+    writeln() { if (this.loaded) listeners.length = 0; }
   }
   const g = {
     // A listener added again (the same function, for the same type) is not added twice.
