@@ -105,7 +105,10 @@ self.webkeepHost = {
 };
 
 chrome.debugger.onEvent.addListener((source, method, params) => {
-  if (replayTabs.has(source.tabId)) return;
+  if (replayTabs.has(source.tabId)) {
+    if (method === "Fetch.requestPaused") replayPaused(source, params);
+    return;
+  }
   watchUnderway();
   if (method === "Fetch.requestPaused") {
     // Only the core's own pauses: a replay (replay.js) answers those of its tab.
@@ -139,6 +142,7 @@ chrome.debugger.onEvent.addListener((source, method, params) => {
 const takenOffAfter = 300;
 const forgetReplayTab = (tab) => {
   replayTabs.delete(tab);
+  replayPauses.delete(tab);
   chrome.storage.session.remove(replayTabKey + tab).catch(() => {});
 };
 chrome.debugger.onDetach.addListener((source, reason) => {
@@ -173,13 +177,32 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 // replay's tab is ended so.
 const replayTabUnload = 500;
 const endingReplays = new Set();
+// The requests a replay's tab paused last, which its bar may not have answered when it
+// closed: the replay's end fails them, and every request the tab pauses from then on,
+// as the bar is no longer there to answer it. (A request paused as the bar closed, the
+// page's icon asked for as it had loaded, stayed paused until the tab was closed,
+// when the browser let it go to the site: one CI run of the end-to-end suite.) Failing
+// one its bar answered already is refused, and nothing more.
+const replayPauses = new Map(); // tab -> Map of request id -> its debuggee, the last pausesKept
+const pausesKept = 256;
+const failPaused = (source, requestId) => chrome.debugger.sendCommand(source, "Fetch.failRequest", { requestId, errorReason: "Aborted" }).catch(() => {});
+function replayPaused(source, { requestId }) {
+  if (endingReplays.has(source.tabId)) return failPaused(source, requestId);
+  let paused = replayPauses.get(source.tabId);
+  if (!paused) replayPauses.set(source.tabId, paused = new Map());
+  paused.set(requestId, source);
+  if (paused.size > pausesKept) paused.delete(paused.keys().next().value);
+}
 const endReplay = (tab) => {
   if (endingReplays.has(tab)) return;
   endingReplays.add(tab);
+  for (const [requestId, source] of replayPauses.get(tab) || []) failPaused(source, requestId);
+  replayPauses.delete(tab);
   chrome.debugger.sendCommand({ tabId: tab }, "Page.navigate", { url: "about:blank" }).catch(() => {});
   setTimeout(async () => {
     await chrome.tabs.remove(tab).catch(() => {});
     endingReplays.delete(tab);
+    replayPauses.delete(tab);
     // No replay bar open: the next one may have begun already, and turned it off.
     const bars = await chrome.runtime.getContexts({ contextTypes: ["TAB"] });
     if (!bars.some((c) => c.documentUrl && new URL(c.documentUrl).pathname === "/replay.html")) {

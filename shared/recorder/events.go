@@ -435,7 +435,7 @@ func (r *Recorder) onAttachedToTarget(ctx context.Context, t Target, ev *attache
 	r.work.Add(1)
 	go func() {
 		defer r.work.Done()
-		r.attachChild(ctx, child, ev.TargetInfo.Type)
+		r.attachChild(ctx, child, ev.TargetInfo.Type, ev.TargetInfo.URL)
 	}()
 }
 

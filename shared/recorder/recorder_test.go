@@ -251,6 +251,39 @@ func TestWorkerGoneWhileBeingSetUp(t *testing.T) {
 	}
 }
 
+// A frame the browser attached is recorded, and what it holds, unless it is an
+// extension's page (Chromium's PDF viewer, whose inner frame shows the PDF's URL with
+// an answer of its own): that one is let run, and nothing of it is enabled.
+func TestAttachedFrames(t *testing.T) {
+	for _, tt := range []struct {
+		name, info string
+		enabled    bool
+	}{
+		{"a web page's frame", `{"type":"iframe","url":"https://example.org/frame"}`, true},
+		{"a frame not yet navigated", `{"type":"iframe","url":""}`, true},
+		{"a worker", `{"type":"worker","url":"https://example.org/w.js"}`, true},
+		{"the PDF viewer's frame", `{"type":"iframe","url":"chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai/index.html"}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &recordertest.Browser{}
+			r := recorder.NewRecorder(b)
+			ev := json.RawMessage(`{"sessionId":"S","waitingForDebugger":true,"targetInfo":` + tt.info + `}`)
+			if err := r.HandleEvent(context.Background(), recorder.Target{TabID: 1}, "Target.attachedToTarget", ev, nil); err != nil {
+				t.Fatal(err)
+			}
+			if waiting := r.WaitAnswered(5*time.Second, time.Time{}); waiting != nil {
+				t.Fatalf("still waiting for %q", waiting)
+			}
+			if got := len(b.Sent("Network.enable")) == 1 && len(b.Sent("Target.setAutoAttach")) == 1; got != tt.enabled {
+				t.Errorf("enabled = %v, want %v (sent %q)", got, tt.enabled, b.Sent(""))
+			}
+			if ran := b.Sent("Runtime.runIfWaitingForDebugger"); len(ran) != 1 {
+				t.Errorf("told to run %d times, want once (sent %q)", len(ran), b.Sent(""))
+			}
+		})
+	}
+}
+
 func TestRecorderWireHeadersFromExtraInfo(t *testing.T) {
 	b := &recordertest.Browser{Answer: func(method string, p map[string]any) (any, error) {
 		if method == "Network.getResponseBody" {

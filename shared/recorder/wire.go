@@ -114,6 +114,7 @@ type (
 		SessionID  string `json:"sessionId"`
 		TargetInfo struct {
 			Type string `json:"type"`
+			URL  string `json:"url"`
 		} `json:"targetInfo"`
 	}
 	// detachedFromTarget is the params of Target.detachedFromTarget: a worker or
@@ -153,6 +154,9 @@ func setResponse(ex *Exchange, res *WireResponse) {
 // ArchivedPrefixes are how the URLs the recorder archives begin: those of what is
 // fetched over the network (not data:, blob: or the browser's own).
 var ArchivedPrefixes = []string{"http://", "https://"}
+
+// extensionScheme begins the URL of an extension's page (Chromium's).
+const extensionScheme = "chrome-extension://"
 
 // archivable reports whether a URL names something fetched over the network.
 func archivable(u string) bool {

@@ -95,8 +95,12 @@ after(async () => {
 
 test("the PDF followed from a recorded page is archived whole, and its records say it was fetched again", () => {
   const url = `${base}/report.pdf`;
-  const rec = records.find((r) => r.type === "response" && r.uri === url);
-  assert.ok(rec, `no response record for the PDF (records: ${records.map((r) => `${r.type} ${r.uri}`).join(", ")})`);
+  const recs = records.filter((r) => r.type === "response" && r.uri === url);
+  // One capture: the viewer's inner frame, which shows the PDF's URL with an answer of
+  // its own, is not recorded (a second, empty capture of it was replayed in place of
+  // this one on a loaded machine).
+  assert.equal(recs.length, 1, `response records for the PDF: ${recs.map((r) => JSON.stringify(r.fields)).join(", ")}`);
+  const [rec] = recs;
   const { body } = httpBody(rec.block);
   assert.equal(body.length, pdf.length);
   assert.equal(sha256(body), sha256(pdf));

@@ -302,6 +302,36 @@ test("closing the bar closes its replay tab, and no request of the tab reaches t
   assert.equal(guard.hits(), hits, "no request of the replay tab reached the demo site's port");
 });
 
+// A request the tab paused that its bar had not answered as it closed (the page's icon,
+// asked for as the bar went) is failed by the worker as it ends the replay; left
+// paused, it went to the web as the tab was closed (one CI run, the page's icon; with
+// the worker's failing taken out, this test's icon). Here the bar stops answering
+// before the page asks for a new icon (the browser asks for it, not the page) and
+// fetch()es, then closes.
+test("closing a bar that answered nothing: what the tab asked for meanwhile does not reach the web", async () => {
+  const r = await open(session, `${base}/`);
+  const tab = Number(await r.bar.getAttribute("body", "data-replay-tab"));
+  const hits = guard.hits();
+  const reached = guard.reached.length;
+  // The bar answers nothing from now on, as one gone would not.
+  await r.bar.evaluate(() => {
+    const send = chrome.debugger.sendCommand.bind(chrome.debugger);
+    chrome.debugger.sendCommand = (target, method, params) => method.startsWith("Fetch.") ? new Promise(() => {}) : send(target, method, params);
+  });
+  await r.evaluate(() => {
+    const icon = Object.assign(document.createElement("link"), { rel: "icon", href: "/icon-asked-late.png" });
+    document.head.append(icon);
+    fetch("/asked-late").catch(() => {});
+  });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  await r.bar.close({ runBeforeUnload: false });
+  const tabOpen = () => browser.sw.evaluate((tab) => chrome.tabs.get(tab).then(() => true, () => false), tab);
+  await waitFor(async () => !(await tabOpen()), "the replay tab to close", 20000);
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // a request let go would reach the port by now
+  assert.deepEqual(guard.reached.slice(reached), [], "requests of the replay tab that reached the demo site's port");
+  assert.equal(guard.hits(), hits);
+});
+
 // Closing the replayed tab itself takes the debugger away (the browser's doing): what
 // the page sends as it goes (a beacon, as analytics scripts send) reached the web in
 // every closing of a probe (scripts/probe/closeleak.mjs). The replay's script in each
