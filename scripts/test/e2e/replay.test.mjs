@@ -445,7 +445,8 @@ async function closeWhileImagesLoad(how) {
   for (let i = 0; i < 10; i++) {
     const bar = await browser.context.newPage();
     await bar.goto(browser.page(`replay.html?session=${encodeURIComponent(id)}&url=${encodeURIComponent(url)}`));
-    await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 60000 });
+    await bar.waitForSelector('#state[data-state="replaying"]', { timeout: 60000 })
+      .catch(async (e) => { throw new Error(`closing ${i + 1}: ${e.message}; the bar says: ${await bar.textContent("#state")}`); });
     const tab = Number(await bar.getAttribute("body", "data-replay-tab"));
     const answered = how === "timer" ? 30 : 200; // the timer's: about a second and a quarter
     await waitFor(() => bar.evaluate((n) => Number(document.getElementById("replay-answered").textContent) >= n, answered), "the images to be answered");
