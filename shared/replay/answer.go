@@ -124,12 +124,14 @@ func Respond(w httpmsg.ResponseWriter, r *Request, m Match, resp *Response, max 
 		}
 	}
 	if !r.Script && isPDF(resp.Header) {
-		if !showsPDF(r, resp, max) {
+		switch {
+		case showsPDF(r, resp, max):
+			a.TakesDebugger = true
+			resp.Header = resp.Header.Clone()
+			resp.Header.Del("Accept-Ranges") // the viewer's own range requests would come while no debugger is on
+		case viewer(r, a, resp) != "pdf": // one too large for one answer is shown from a Blob (respondLarge)
 			return withholdPDF(w, r, a, resp, max, holder), nil
 		}
-		a.TakesDebugger = true
-		resp.Header = resp.Header.Clone()
-		resp.Header.Del("Accept-Ranges") // the viewer's own range requests would come while no debugger is on
 	}
 	if resp.Size > max || resp.Size < 0 && unknownLarge(r, a, resp, max) {
 		return respondLarge(w, r, a, resp, max, holder), nil

@@ -25,6 +25,9 @@ import (
 //     into a Blob it shows, HTML written into the page itself as it comes
 //     (document.write), which parses it as the browser parses a page arriving
 //     (viewerPage);
+//   - the tab's navigation to a PDF (a capture found exactly) gets a page whose script
+//     reads the body the same way into a Blob and takes the tab to the Blob's URL, which
+//     Chromium shows in its PDF viewer, as it shows a PDF a page makes itself;
 //   - a script's request (GET, of a capture found exactly) is offered the body as a
 //     stream: the request gets the "not replayed" page with Answer.Stream, the
 //     capture's head. The replay bar names the stream in a StreamHeader it adds, and
@@ -187,13 +190,15 @@ func withhold(w httpmsg.ResponseWriter, r *Request, a Answer, why, also string) 
 }
 
 // viewerWhy says how each kind of viewer shows its body.
-var viewerWhy = map[string]string{"text": "shown as text", "image": "shown as an image", "html": "written into the page"}
+var viewerWhy = map[string]string{"text": "shown as text", "image": "shown as an image", "html": "written into the page",
+	"pdf": "shown in Chromium's PDF viewer from a copy the page keeps (a Blob)"}
 
 // viewer names the page a body too large for one answer is shown to r in, read by the
 // page's own fetch() as a stream (viewerPage): "text" for a type the browser shows as
 // text, "image" for an image it shows (SVG too: shown as an image, its scripts and
 // links dead, as an XML document cannot be written into a page as it comes), "html"
-// for an HTML document, "" for none (XHTML).
+// for an HTML document, "pdf" for the tab's own PDF (one in a frame is withheld:
+// withholdPDF), "" for none (XHTML).
 // Only a navigation's GET of a capture found exactly (the one that fetch() is
 // offered) is shown so.
 func viewer(r *Request, a Answer, resp *Response) string {
@@ -210,6 +215,8 @@ func viewer(r *Request, a Answer, resp *Response) string {
 		return "image"
 	case mediaType == "text/html":
 		return "html"
+	case mediaType == "application/pdf" && r.Tab:
+		return "pdf"
 	}
 	return ""
 }
@@ -284,15 +291,17 @@ func mediaPage(url, mediaType string) string {
 		`<` + tag + ` id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="` + src + `"></` + tag + `></body></html>`
 }
 
-// viewerPage is the page a navigation to text, an image or HTML is shown in, as the
-// browser's own (kind "text": the text, as in a <pre>; "image": the image alone;
-// "html": the page itself), whose script reads the body with fetch() from the page's
+// viewerPage is the page a navigation to text, an image, HTML or a PDF is shown in, as
+// the browser's own (kind "text": the text, as in a <pre>; "image": the image alone;
+// "html": the page itself; "pdf": Chromium's PDF viewer, the tab taken to the PDF as
+// a Blob), whose script reads the body with fetch() from the page's
 // own URL. The replay offers that fetch() the body as a stream
 // (extension/replay-stream.js), so it comes a chunk at a time, whatever its size:
 // text decoded in the charset of its Content-Type (UTF-8 when it names none, or one
 // the browser does not know) and added as it comes, in blocks of whole lines; an
 // image kept whole in the page (as a Blob, which the browser may keep on disk) and
-// shown from it; HTML decoded in the charset a browser finds for it (its byte order
+// shown from it, and a PDF so kept (the page saying how much it has read), the tab
+// then taken to the Blob's URL; HTML decoded in the charset a browser finds for it (its byte order
 // mark, its Content-Type's, a <meta> in its first 1024 bytes; else UTF-8 if its start
 // is, windows-1252 if not) and written into the page with document.open() and
 // document.write() as it comes, which the browser parses as it parses a page
@@ -305,6 +314,8 @@ func viewerPage(url, kind string) string {
 		body = `<div id="webkeep-text" style="font-family:monospace;word-wrap:break-word;white-space:pre-wrap"></div>`
 	case "image":
 		body = `<img id="webkeep-image" alt="" style="display:block;margin:auto;max-width:100%;max-height:100vh">`
+	case "pdf":
+		body = `<p id="webkeep-progress" style="font-family:sans-serif;margin:1em">webkeep: reading the PDF from the archive for Chromium's PDF viewer</p>`
 	}
 	return `<!doctype html><html><head><meta name="color-scheme" content="light dark"><title>` + escapeHTML.Replace(url) + `</title></head>` +
 		`<body style="margin:0">` + body + `<script>` + viewerScript + `("` + kind + `");</script></body></html>`
@@ -320,6 +331,25 @@ const viewerScript = `(async (kind) => {
     const res = await fetch(location.href.replace(/#.*/, ""));
     if (kind === "image") {
       img.src = URL.createObjectURL(await res.blob());
+      return;
+    }
+    if (kind === "pdf") {
+      // Counted as it comes, the page saying how much; the tab then goes to the
+      // Blob's URL in place of this page (Back goes to the page before it).
+      const progress = document.getElementById("webkeep-progress"), size = Number(res.headers.get("Content-Length")) || 0;
+      let n = 0, shown = 0;
+      const counted = res.body.pipeThrough(new TransformStream({
+        transform(chunk, out) {
+          n += chunk.length;
+          if (n - shown >= 1 << 22) {
+            shown = n;
+            progress.textContent = "webkeep: reading the PDF from the archive for Chromium's PDF viewer: " + (n / 1048576).toFixed(0) + (size ? " of " + (size / 1048576).toFixed(0) : "") + " MB";
+          }
+          out.enqueue(chunk);
+        },
+      }));
+      const blob = new Blob([await new Response(counted).blob()], { type: "application/pdf" });
+      location.replace(URL.createObjectURL(blob));
       return;
     }
     const type = res.headers.get("Content-Type") || "";
@@ -380,7 +410,7 @@ const viewerScript = `(async (kind) => {
       write.call(document, p.outerHTML);
       close.call(document);
     } else if (text) text.append("\n\n[webkeep: the rest of this text " + why);
-    else document.body.append("[webkeep: this " + (kind === "image" ? "image " : "page ") + why);
+    else document.body.append("[webkeep: this " + (kind === "image" ? "image " : kind === "pdf" ? "PDF " : "page ") + why);
   }
   // htmlCharset is the encoding a browser decodes an HTML document in: its byte
   // order mark's, its Content-Type's (named), a <meta>'s in its first 1024 bytes

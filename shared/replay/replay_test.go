@@ -478,9 +478,9 @@ func TestResponseEncoded(t *testing.T) {
 
 // TestServeLargeNavigations: a navigation to a body over the limit is answered as the
 // browser would have done live: a download saved (204, Save), media shown in a
-// player that asks by Range, text, an image or HTML in a page whose fetch() is
-// offered the body as a stream; anything else (SVG, a PDF over the limit), and any
-// such body but a script's request, gets the "not replayed" page.
+// player that asks by Range, text, an image (SVG too), HTML or the tab's PDF in a page
+// whose fetch() is offered the body as a stream; anything else (a frame's PDF), and
+// any such body but a script's request, gets the "not replayed" page.
 func TestServeLargeNavigations(t *testing.T) {
 	const max = 1000
 	over := strings.Repeat("o", max+1)
@@ -509,26 +509,28 @@ func TestServeLargeNavigations(t *testing.T) {
 		status     int
 		save       bool
 		body       string // a part of the page
+		tab        bool   // the tab's own navigation
 	}{
-		{"http://example.com/data.zip", true, 204, true, ""},
-		{"http://example.com/report", true, 204, true, ""},
-		{"http://example.com/lecture.webm", true, 200, false, `<video id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="http://example.com/lecture.webm">`},
-		{"http://example.com/talk.ogg", true, 200, false, `<audio id="webkeep-media"`},
-		{"http://example.com/big.html", true, 200, false, `<body style="margin:0"><script>(async (kind) => {`},
-		{"http://example.com/log.txt", true, 200, false, `<title>http://example.com/log.txt</title></head><body style="margin:0"><div id="webkeep-text"`},
-		{"http://example.com/table", true, 204, true, ""},
-		{"http://example.com/data.json", true, 200, false, `<div id="webkeep-text"`},
-		{"http://example.com/scan.tiff", true, 204, true, ""},
-		{"http://example.com/photo.png", true, 200, false, `<img id="webkeep-image"`},
-		{"http://example.com/book.pdf", true, 404, false, "Not replayed"},
-		{"http://example.com/drawing.svg", true, 200, false, `<img id="webkeep-image"`},
-		{"http://example.com/log.txt", false, 404, false, "Not replayed"},
-		{"http://example.com/data.zip", false, 404, false, "Not replayed"},
-		{"http://example.com/lecture.webm", false, 404, false, "Not replayed"},
+		{"http://example.com/data.zip", true, 204, true, "", false},
+		{"http://example.com/report", true, 204, true, "", false},
+		{"http://example.com/lecture.webm", true, 200, false, `<video id="webkeep-media" controls autoplay style="max-width:100%;max-height:100%" src="http://example.com/lecture.webm">`, false},
+		{"http://example.com/talk.ogg", true, 200, false, `<audio id="webkeep-media"`, false},
+		{"http://example.com/big.html", true, 200, false, `<body style="margin:0"><script>(async (kind) => {`, false},
+		{"http://example.com/log.txt", true, 200, false, `<title>http://example.com/log.txt</title></head><body style="margin:0"><div id="webkeep-text"`, false},
+		{"http://example.com/table", true, 204, true, "", false},
+		{"http://example.com/data.json", true, 200, false, `<div id="webkeep-text"`, false},
+		{"http://example.com/scan.tiff", true, 204, true, "", false},
+		{"http://example.com/photo.png", true, 200, false, `<img id="webkeep-image"`, false},
+		{"http://example.com/book.pdf", true, 404, false, "Not replayed", false}, // a frame's
+		{"http://example.com/book.pdf", true, 200, false, `<p id="webkeep-progress"`, true},
+		{"http://example.com/drawing.svg", true, 200, false, `<img id="webkeep-image"`, false},
+		{"http://example.com/log.txt", false, 404, false, "Not replayed", false},
+		{"http://example.com/data.zip", false, 404, false, "Not replayed", false},
+		{"http://example.com/lecture.webm", false, 404, false, "Not replayed", false},
 	}
 	for _, tt := range tests {
 		rec := httptest.NewRecorder()
-		a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: tt.url, Header: httpmsg.Header{}, Navigation: tt.navigation}, "", f)
+		a, err := ix.Serve(nethttp.ResponseWriter(rec), &Request{Method: "GET", URL: tt.url, Header: httpmsg.Header{}, Navigation: tt.navigation, Tab: tt.tab}, "", f)
 		if err != nil || a.Status != tt.status || a.Save != tt.save || !strings.Contains(rec.Body.String(), tt.body) {
 			t.Errorf("%s (navigation %v): status %d save %v err %v why %q body %q", tt.url, tt.navigation, a.Status, a.Save, err, a.Why, rec.Body)
 		}
