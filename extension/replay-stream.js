@@ -131,11 +131,48 @@ const streamScript = `(${function (binding, ahead) {
   const blobs = new Map(); // URL -> a promise of its Blob's URL
   const shownFrom = new WeakMap(); // <img> -> the URL it was shown from a Blob for
   let asks = 0;
+  // A <picture>'s <source> that gave the URL is given the Blob's in its place, as it
+  // would be picked again over the <img>'s own.
   const show = (img, url, blobURL) => {
     if (!blobURL || img.currentSrc.replace(/#.*/, "") !== url) return; // given another since
     shownFrom.set(img, url);
+    if (img.parentElement?.localName === "picture") {
+      for (const source of img.parentElement.querySelectorAll(":scope > source[srcset]")) {
+        const srcset = replaced(source.getAttribute("srcset"), url, blobURL);
+        if (srcset !== null) source.srcset = srcset;
+      }
+    }
     if (img.hasAttribute("srcset")) img.srcset = blobURL;
     img.src = blobURL;
+  };
+  // replaced is srcset with each candidate of url given blobURL instead, its
+  // descriptors kept (null if none is url): candidates split as the HTML standard
+  // splits them, a URL running to the next white space, or to a comma ending it.
+  const replaced = (srcset, url, blobURL) => {
+    const out = [];
+    let found = false;
+    for (let i = 0; i < srcset.length;) {
+      while (i < srcset.length && /[\s,]/.test(srcset[i])) i++;
+      if (i >= srcset.length) break;
+      let end = i;
+      while (end < srcset.length && !/\s/.test(srcset[end])) end++;
+      let candidate = srcset.slice(i, end), descriptors = "";
+      if (/,$/.test(candidate)) candidate = candidate.replace(/,+$/, "");
+      else {
+        const comma = srcset.indexOf(",", end);
+        descriptors = srcset.slice(end, comma < 0 ? srcset.length : comma).trim();
+        end = comma < 0 ? srcset.length : comma + 1;
+      }
+      i = end;
+      let resolved = "";
+      try { resolved = new URL(candidate, document.baseURI).href.replace(/#.*/, ""); } catch {}
+      if (resolved === url) {
+        candidate = blobURL;
+        found = true;
+      }
+      out.push(descriptors ? candidate + " " + descriptors : candidate);
+    }
+    return found ? out.join(", ") : null;
   };
   Object.defineProperty(globalThis, Symbol.for("webkeep.replayStream.image"), {
     value: (n, named) => {
@@ -150,8 +187,6 @@ const streamScript = `(${function (binding, ahead) {
   const failed = (e) => {
     const img = e.target;
     if (!e.isTrusted || !(img instanceof HTMLImageElement) || !take()) return;
-    // A <picture>'s <source> would be picked again over the Blob: left failed.
-    if (img.parentElement?.localName === "picture") return;
     const url = img.currentSrc.replace(/#.*/, "");
     if (!/^https?:/.test(url) || shownFrom.get(img) === url) return; // shown once already: not again
     images.set(++asks, [img, url]);

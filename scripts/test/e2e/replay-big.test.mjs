@@ -205,7 +205,7 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
     ["http://text.example/table.csv", "text/csv", table],
     ["http://text.example/scan.png", "image/png", image],
     ["http://text.example/drawing.svg", "image/svg+xml", svg],
-    ["http://text.example/photo.html", "text/html", '<p>photo</p><img id="a" src="/scan.png"><img id="b" src="/scan.png" srcset="/scan.png 1x"><img id="s" src="/drawing.svg">'],
+    ["http://text.example/photo.html", "text/html", '<p>photo</p><img id="a" src="/scan.png"><img id="b" src="/scan.png" srcset="/scan.png 1x"><img id="s" src="/drawing.svg"><picture><source srcset="/scan.png 1x,/missing.png 9x" type="image/png"><img id="p" src="/fallback.png"></picture>'],
   ]);
   const sha256 = (b) => createHash("sha256").update(b).digest("hex");
   for (const [name, text] of [["log.txt", log], ["latin.txt", latin]]) {
@@ -259,19 +259,19 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
   }, 60), { url: "http://text.example/drawing.svg", width: 400, pixel: [10, 20, 30, 255] }, "the SVG shown");
   await close(drawing);
   // A page's <img> of it fails on the "not replayed" page, and the replay's script in
-  // the page shows it from the stream (two of the same URL, one with a srcset; an
-  // SVG).
+  // the page shows it from the stream (three of the same URL, one with a srcset, one
+  // in a <picture> whose <source> gives it; an SVG).
   const page = await open(id, "http://text.example/photo.html");
-  await waitFor(() => page.evaluate(() => ["a", "b", "s"].every((id) => document.getElementById(id).naturalWidth > 0)), "the page's images to be shown", 180_000);
+  await waitFor(() => page.evaluate(() => ["a", "b", "p", "s"].every((id) => document.getElementById(id).naturalWidth > 0)), "the page's images to be shown", 180_000);
   assert.equal(await page.evaluate(() => document.getElementById("s").naturalWidth), 400, "the page's SVG shown");
-  const images = await page.evaluate(() => ["a", "b"].map((id) => {
+  const images = await page.evaluate(() => ["a", "b", "p"].map((id) => {
     const img = document.getElementById(id);
     const c = new OffscreenCanvas(1, 1).getContext("2d");
     c.drawImage(img, 10, 3000, 1, 1, 0, 0, 1, 1);
     return { width: img.naturalWidth, height: img.naturalHeight, pixel: [...c.getImageData(0, 0, 1, 1).data], blob: img.currentSrc.startsWith("blob:") };
   }), 60);
   const whole = { width: 4200, height: 4100, pixel: [3000 % 251, 0x40, 0x80, 255], blob: true };
-  assert.deepEqual(images, [whole, whole], "the page's images shown whole");
+  assert.deepEqual(images, [whole, whole, whole], "the page's images shown whole");
   await new Promise((resolve) => setTimeout(resolve, 11_000)); // an offer nothing took is listed after 10 s
   assert.equal(await page.bar.textContent("#replay-withheld-count"), "0", "the page's images: nothing withheld");
   await close(page);
