@@ -164,8 +164,10 @@ func showsPDF(r *Request, resp *Response, max int64) bool {
 }
 
 // withholdPDF answers r, the browser's own request (not a script's) of a PDF that
-// showsPDF does not give it: a frame's, or one too large to carry (a script's fetch()
-// of a PDF, as pdf.js makes, is given it).
+// showsPDF does not give it and no viewer shows: a frame's, or the tab's of one too
+// large to carry that the page's fetch() is not offered (a POST's answer, a capture
+// found only approximately). A script's fetch() of a PDF, as pdf.js makes, is given
+// it.
 func withholdPDF(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response, max int64, holder string) Answer {
 	if r.Tab {
 		return withhold(w, r, a, "a PDF, which Chromium's PDF viewer takes only whole: "+tooLarge(resp.Size, max, holder), "")
@@ -294,19 +296,19 @@ func mediaPage(url, mediaType string) string {
 // viewerPage is the page a navigation to text, an image, HTML or a PDF is shown in, as
 // the browser's own (kind "text": the text, as in a <pre>; "image": the image alone;
 // "html": the page itself; "pdf": Chromium's PDF viewer, the tab taken to the PDF as
-// a Blob), whose script reads the body with fetch() from the page's
-// own URL. The replay offers that fetch() the body as a stream
-// (extension/replay-stream.js), so it comes a chunk at a time, whatever its size:
-// text decoded in the charset of its Content-Type (UTF-8 when it names none, or one
-// the browser does not know) and added as it comes, in blocks of whole lines; an
-// image kept whole in the page (as a Blob, which the browser may keep on disk) and
-// shown from it, and a PDF so kept (the page saying how much it has read), the tab
-// then taken to the Blob's URL; HTML decoded in the charset a browser finds for it (its byte order
-// mark, its Content-Type's, a <meta> in its first 1024 bytes; else UTF-8 if its start
-// is, windows-1252 if not) and written into the page with document.open() and
-// document.write() as it comes, which the browser parses as it parses a page
-// arriving (its scripts run, its images and styles are asked for). A body that
-// cannot be read to its end says so in the page, in brackets.
+// a Blob), whose script reads the body with fetch() from the page's own URL. The
+// replay offers that fetch() the body as a stream (extension/replay-stream.js), so it
+// comes a chunk at a time, whatever its size: text decoded in the charset of its
+// Content-Type (UTF-8 when it names none, or one the browser does not know) and added
+// as it comes, in blocks of whole lines; an image kept whole in the page (as a Blob,
+// which the browser may keep on disk) and shown from it; a PDF kept so too, the page
+// saying how much it has read, and the tab then taken to the Blob's URL; HTML decoded
+// in the charset a browser finds for it (its byte order mark, its Content-Type's, a
+// <meta> in its first 1024 bytes; else UTF-8 if its start is, windows-1252 if not)
+// and written into the page with document.open() and document.write() as it comes,
+// which the browser parses as it parses a page arriving (its scripts run, its images
+// and styles are asked for). A body that cannot be read to its end says so in the
+// page, in brackets.
 func viewerPage(url, kind string) string {
 	var body string
 	switch kind {
