@@ -91,15 +91,16 @@ func TestServePDF(t *testing.T) {
 		max               int64
 		status            int
 		withheld, shown   bool
+		viewed            bool // given the page that reads it into a Blob (viewerPage)
 		why               string
 	}{
-		{"http://example.com/report.pdf", "Document", true, 0, 200, false, true, ""},
-		{"http://example.com/report.pdf", "Document", true, 8, 200, false, false, "PDF viewer from a copy the page keeps"},
-		{"http://example.com/report.pdf", "Document", false, 0, 404, true, false, "a PDF in a frame"},
-		{"http://example.com/report.pdf", "Other", true, 0, 404, true, false, "a PDF in a frame"}, // any request not a script's (an <embed>'s)
-		{"http://example.com/report.pdf", "Fetch", false, 0, 200, false, false, ""},
-		{"http://example.com/report.pdf", "XHR", true, 0, 200, false, false, ""},
-		{"http://example.com/saved.pdf", "Document", false, 0, 200, false, false, ""},
+		{"http://example.com/report.pdf", "Document", true, 0, 200, false, true, false, ""},
+		{"http://example.com/report.pdf", "Document", true, 8, 200, false, false, true, "PDF viewer from a copy the page keeps"},
+		{"http://example.com/report.pdf", "Document", false, 0, 404, true, false, false, "a PDF in a frame"},
+		{"http://example.com/report.pdf", "Other", true, 0, 404, true, false, false, "a PDF in a frame"}, // any request not a script's (an <embed>'s)
+		{"http://example.com/report.pdf", "Fetch", false, 0, 200, false, false, false, ""},
+		{"http://example.com/report.pdf", "XHR", true, 0, 200, false, false, false, ""},
+		{"http://example.com/saved.pdf", "Document", false, 0, 200, false, false, false, ""},
 	} {
 		name := fmt.Sprintf("%s %s (tab %v, max %d)", tt.resourceType, tt.url, tt.tab, tt.max)
 		r, err := (&PausedRequest{Method: "GET", URL: tt.url, ResourceType: tt.resourceType, Tab: tt.tab, Headers: map[string]string{}}).Request()
@@ -120,13 +121,14 @@ func TestServePDF(t *testing.T) {
 		if linked := strings.Contains(rec.Body.String(), link); linked != (tt.why == "a PDF in a frame") {
 			t.Errorf("%s: link to show it in the tab %v, page %q", name, linked, rec.Body)
 		}
-		if viewed := tt.why != "" && !tt.withheld; viewed && (!strings.Contains(a.Why, tt.why) || !strings.Contains(rec.Body.String(), `("pdf")`)) {
+		switch {
+		case tt.viewed && (!strings.Contains(a.Why, tt.why) || !strings.Contains(rec.Body.String(), `("pdf")`)):
 			t.Errorf("%s: why %q, page %q", name, a.Why, rec.Body)
-		} else if !tt.withheld && !viewed && rec.Body.String() != body {
+		case !tt.withheld && !tt.viewed && rec.Body.String() != body:
 			t.Errorf("%s: body %q", name, rec.Body)
 		}
 		ranges := slices.ContainsFunc(a.Headers, func(h HeaderField) bool { return h.Name == "Accept-Ranges" })
-		if !tt.withheld && tt.why == "" && ranges == tt.shown {
+		if !tt.withheld && !tt.viewed && ranges == tt.shown {
 			t.Errorf("%s: Accept-Ranges given %v (headers %v)", name, ranges, a.Headers)
 		}
 	}
