@@ -107,6 +107,11 @@ const streamScript = `(${function (binding, ahead) {
     });
     return { res: new Response(body, { status: head.status, statusText: head.reason || "", headers: header }), size: head.size };
   };
+  // webkeep's loader of a script too large for one answer (shared/replay/loader.go)
+  // says through it why it could not run the script: the bar lists it as not replayed.
+  Object.defineProperty(globalThis, Symbol.for("webkeep.replayStream.notRun"), {
+    value: (url, timestamp, why) => ask(JSON.stringify({ want: "not run", url: String(url), timestamp: String(timestamp), why: String(why) })),
+  });
   const original = globalThis.fetch;
   globalThis.fetch = {
     fetch(...args) {
@@ -466,6 +471,11 @@ async function streamAsked(target, { payload, executionContextId }) {
       functionDeclaration: "function (n, named) { globalThis[Symbol.for('webkeep.replayStream.image')]?.(n, named); }",
       executionContextId, arguments: [{ value: asked.n }, { value: s?.named ?? "" }],
     }).catch(() => {}); // the document that asked is gone: nothing to show it in (the offer is listed as not taken)
+    return;
+  }
+  if (asked.want === "not run") {
+    const { url, timestamp, why } = asked;
+    logStream({ url, archived: true, timestamp, withheld: true, why: `a script too large for one answer, which webkeep's loader (run in its place) could not run: ${why}; "Save the file" saves it` });
     return;
   }
   const s = pageStreams.get(asked.name);

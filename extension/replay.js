@@ -243,6 +243,10 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // request is paused in the tab's session, which does not say whose it is: every
     // worker's channel is turned on too.
     if (a.stream) await Promise.all([target, ...workers.values()].map((t) => streamChannel(t).catch(() => {})));
+    // So is a script too large, whose loader says through it why it could not run it
+    // (shared/replay/loader.go); not waited for: a worker's importScripts() holds the
+    // worker's thread, which would answer only once this request is.
+    else if (a.loader) for (const t of [target, ...workers.values()]) streamChannel(t).catch(() => {});
     if (waiting.failed) return; // the page was leaving (leaving())
     if (doc) await runScripts(false); // the tab's next document runs its scripts
     if (doc) await freeTab(); // the rule left on for a PDF shown (takeBack) goes as the tab leaves it

@@ -44,6 +44,10 @@ type Answer struct {
 	// takes the replay's debugger off the tab, which the replay bar attaches again
 	// at once (large.go, showsPDF).
 	TakesDebugger bool `json:"takesDebugger,omitempty"`
+	// Loader is set for a page's script too large to carry, answered with
+	// webkeep's loader in its place (loader.go): the replay bar turns on the channel
+	// through which the loader says, if it cannot run the script, why.
+	Loader bool `json:"loader,omitempty"`
 }
 
 // A StreamHead is the head of a capture whose body is given to a page's fetch() as a
@@ -329,7 +333,7 @@ func (p *PausedRequest) Request() (*Request, error) {
 	if p.URL == "" || p.Method == "" {
 		return nil, fmt.Errorf("%w: method and url are required", ErrRequest)
 	}
-	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}, Navigation: p.ResourceType == "Document", Tab: p.ResourceType == "Document" && p.Tab, Script: p.ResourceType == "XHR" || p.ResourceType == "Fetch", Image: p.ResourceType == "Image"}
+	r := &Request{Method: p.Method, URL: p.URL, Header: httpmsg.Header{}, Navigation: p.ResourceType == "Document", Tab: p.ResourceType == "Document" && p.Tab, Script: p.ResourceType == "XHR" || p.ResourceType == "Fetch", Image: p.ResourceType == "Image", ScriptElement: p.ResourceType == "Script"}
 	for k, v := range p.Headers {
 		r.Header.Add(k, v) // under its canonical name: DevTools may give "range"
 	}

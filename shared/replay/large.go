@@ -36,6 +36,9 @@ import (
 //     reads from the archive as the page reads it, a chunk at a time. A request that
 //     script cannot take (a synchronous XMLHttpRequest, a worker's fetch()) gets the
 //     page itself, and the bar lists it as not replayed;
+//   - a script the page runs (<script src>, of a capture found exactly, of a known
+//     length) gets webkeep's loader in its place, which reads it by Range and runs it
+//     where the browser would have run it (loader.go);
 //   - a page's image (of a type the browser shows) is offered the stream in
 //     the same way: the <img> fails on the "not replayed" page, and the replay's
 //     script in the page asks the bar for the stream of its URL and shows the image
@@ -74,6 +77,13 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		a.Headers = pageHeaders
 		writeAnswer(w, a)
 		io.WriteString(w, viewerPage(r.URL, kind))
+	case loads(r, a, resp):
+		a.Loader = true
+		a.Why = "run by webkeep's loader in its place, which reads it from the archive by Range"
+		a.Status, a.Reason = httpmsg.StatusOK, "OK"
+		a.Headers = loaderHeaders(resp.Header)
+		writeAnswer(w, a)
+		io.WriteString(w, loaderScript(r.URL, a.Timestamp, resp.Size, min(LoaderChunk, max), resp.charset()))
 	case offersStream(r, a, resp):
 		a.Why = tooLarge(resp.Size, max, holder)
 		switch {

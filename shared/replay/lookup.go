@@ -32,6 +32,10 @@ type Request struct {
 	// offered to as a stream too: the replay's script in the page shows an <img>
 	// from it (large.go).
 	Image bool
+	// ScriptElement is true for the request of a script the page or a worker runs
+	// (resource type "Script": a <script src>, importScripts()), which a body too
+	// large to carry is run by webkeep's loader for (loader.go).
+	ScriptElement bool
 }
 
 // A Match is the capture found for a request.

@@ -226,6 +226,7 @@ func respondRange(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 	}
 	a.Status, a.Reason = httpmsg.StatusPartialContent, "Partial Content"
 	a.Headers = withField(withField(fields(resp.Header), "Content-Range", want.String()+"/"+formatTotal(total)), "Accept-Ranges", "bytes")
+	a.Headers = loaderRead(r, a.Headers)
 	writeAnswer(w, a)
 	n, err := io.Copy(w, io.LimitReader(body, want.last-want.first+1))
 	if err != nil || n != want.last-want.first+1 {

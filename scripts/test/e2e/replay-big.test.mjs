@@ -321,6 +321,60 @@ test("a navigation to an HTML document over 64 MiB shows it whole, its scripts r
   await close(r);
 }, { timeout: 600000 });
 
+// A page's script over 64 MiB (<script src>) gets webkeep's loader in its place
+// (shared/replay/loader.go), which reads it by Range and runs it where it stood: the
+// scripts after it see what it declared (a const too), in order, with
+// document.currentScript its own <script>; its UTF-8 text, whose characters of two,
+// three and four bytes cross the loader's chunks, decoded whole. So for a page whose
+// policy allows scripts of a nonce, and for a dedicated worker's importScripts(). A
+// page whose policy lets neither an inline script nor eval() run has it listed as not
+// replayed, with why.
+test("a page's script over 64 MiB runs where it stood, in order, its text whole; in a worker too; a policy that refuses it has it listed with why", async () => {
+  const unit = "é€😀xyz"; // 2, 3 and 4 bytes in UTF-8
+  const text = unit.repeat(Math.ceil((64 << 20) / Buffer.byteLength(unit)) + 1);
+  const script = Buffer.from(`globalThis.order = (globalThis.order || []).concat("big");
+var SRC = typeof document === "object" ? document.currentScript.src : "worker";
+const DATA = "${text}";`);
+  assert.ok(script.length > 64 << 20);
+  const page = `<!doctype html><meta charset="utf-8"><script nonce="n1">window.order = ["before"]; window.t0 = performance.now();</script>
+<script nonce="n1" src="/data.js"></script>
+<script nonce="n1">window.took = performance.now() - t0; window.seen = { order: window.order.concat("after"), src: SRC, length: DATA.length, hash: fnv(DATA) };
+function fnv(s) { let h = 0x811c9dc5; for (const b of new TextEncoder().encode(s)) h = Math.imul(h ^ b, 0x01000193) >>> 0; return h; }</script>`;
+  const worker = `importScripts("/data.js"); postMessage({ src: SRC, length: DATA.length });`;
+  const id = await importWARC(browser, "script.warc.gz", [
+    ["http://script.example/", "text/html; charset=utf-8", page],
+    ["http://script.example/nonce.html", "text/html; charset=utf-8", page, false, { "Content-Security-Policy": "script-src 'nonce-n1'" }],
+    ["http://script.example/strict.html", "text/html; charset=utf-8", '<!doctype html><p id="t">strict</p><script src="/data.js"></script>', false, { "Content-Security-Policy": "script-src 'self'" }],
+    ["http://script.example/data.js", "text/javascript; charset=utf-8", script],
+    ["http://script.example/worker.js", "text/javascript", worker],
+  ]);
+  const want = { order: ["before", "big", "after"], src: "http://script.example/data.js", length: text.length, hash: fnv(Buffer.from(text)) };
+  for (const name of ["", "nonce.html"]) {
+    const r = await open(id, `http://script.example/${name}`);
+    await waitFor(() => r.evaluate(() => window.seen !== undefined).catch(() => false), `${name || "/"}: the scripts to run`, 180_000);
+    assert.deepEqual(await r.evaluate(() => window.seen), want, `${name || "/"}: the script run where it stood, whole`);
+    console.log(`# ${name || "/"}: the ${(script.length / 1e6).toFixed(1)} MB script read and run in ${Math.round(await r.evaluate(() => window.took))} ms`);
+    if (!name) {
+      const fromWorker = await r.evaluate(() => new Promise((resolve, reject) => {
+        const w = new Worker("/worker.js");
+        w.onmessage = (e) => resolve(e.data);
+        w.onerror = (e) => reject(new Error(e.message));
+      }), 180);
+      assert.deepEqual(fromWorker, { src: "worker", length: text.length }, "a worker's importScripts()");
+    }
+    assert.equal(await r.bar.textContent("#replay-withheld-count"), "0", `${name || "/"}: nothing withheld`);
+    await close(r);
+  }
+  // script-src 'self' runs the page's script from its own origin (the loader, in its
+  // place), but neither an inline script nor eval().
+  const r = await open(id, "http://script.example/strict.html");
+  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "1", "the script listed as not replayed", 180_000);
+  const listed = await r.bar.textContent("#replay-withheld");
+  assert.match(listed, /data\.js/);
+  assert.match(listed, /Content-Security-Policy lets neither an inline script nor eval\(\) run it/);
+  await close(r);
+}, { timeout: 900000 });
+
 // lines is text of numbered lines, line after line, to size bytes or a line more in
 // encoding.
 function lines(line, size, encoding = "utf8") {
