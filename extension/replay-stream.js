@@ -191,6 +191,12 @@ const streamScript = `(${function (binding, ahead) {
   });
   const failed = (e) => {
     const img = e.target;
+    // A script given webkeep's loader in its place fails if it names its digest
+    // (integrity): the bar lists it, if it gave that URL a loader.
+    if (e.isTrusted && img instanceof HTMLScriptElement && img.integrity && /^https?:/.test(img.src) && take()) {
+      ask(JSON.stringify({ want: "script failed", url: img.src.replace(/#.*/, "") }));
+      return;
+    }
     if (!e.isTrusted || !(img instanceof HTMLImageElement) || !take()) return;
     const url = img.currentSrc.replace(/#.*/, "");
     if (!/^https?:/.test(url) || shownFrom.get(img) === url) return; // shown once already: not again
@@ -402,6 +408,10 @@ function streamChannel(target) {
   return channels.get(key);
 }
 
+// The scripts given webkeep's loader in their place (Answer.loader), by URL: the
+// answer, for a page's script to say the browser refused it.
+const loaderGiven = new Map();
+
 // The streams offered and not yet ended: name -> { a (the answer), file (its URL),
 // reader, next (the next chunk, being read), got (bytes given), taken, timer (until it
 // is listed as not taken, or let go as idle) }. A stream is named by its request's id,
@@ -471,6 +481,11 @@ async function streamAsked(target, { payload, executionContextId }) {
       functionDeclaration: "function (n, named) { globalThis[Symbol.for('webkeep.replayStream.image')]?.(n, named); }",
       executionContextId, arguments: [{ value: asked.n }, { value: s?.named ?? "" }],
     }).catch(() => {}); // the document that asked is gone: nothing to show it in (the offer is listed as not taken)
+    return;
+  }
+  if (asked.want === "script failed") {
+    const a = loaderGiven.get(asked.url);
+    if (a) logStream({ url: a.url, archived: true, timestamp: a.timestamp, withheld: true, why: `a script too large for one answer, whose <script> names its digest (integrity), which webkeep's loader run in its place does not have: the browser refused it; "Save the file" saves it` });
     return;
   }
   if (asked.want === "not run") {

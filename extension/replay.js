@@ -246,7 +246,10 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // So is a script too large, whose loader says through it why it could not run it
     // (shared/replay/loader.go); not waited for: a worker's importScripts() holds the
     // worker's thread, which would answer only once this request is.
-    else if (a.loader) for (const t of [target, ...workers.values()]) streamChannel(t).catch(() => {});
+    else if (a.loader) {
+      loaderGiven.set(a.url, a);
+      for (const t of [target, ...workers.values()]) streamChannel(t).catch(() => {});
+    }
     if (waiting.failed) return; // the page was leaving (leaving())
     if (doc) await runScripts(false); // the tab's next document runs its scripts
     if (doc) await freeTab(); // the rule left on for a PDF shown (takeBack) goes as the tab leaves it

@@ -327,8 +327,8 @@ test("a navigation to an HTML document over 64 MiB shows it whole, its scripts r
 // document.currentScript its own <script>; its UTF-8 text, whose characters of two,
 // three and four bytes cross the loader's chunks, decoded whole. So for a page whose
 // policy allows scripts of a nonce, and for a dedicated worker's importScripts(). A
-// page whose policy lets neither an inline script nor eval() run has it listed as not
-// replayed, with why.
+// page whose policy lets neither an inline script nor eval() run, and a <script> that
+// names the script's digest (integrity), have it listed as not replayed, with why.
 test("a page's script over 64 MiB runs where it stood, in order, its text whole; in a worker too; a policy that refuses it has it listed with why", async () => {
   const unit = "é€😀xyz"; // 2, 3 and 4 bytes in UTF-8
   const text = unit.repeat(Math.ceil((64 << 20) / Buffer.byteLength(unit)) + 1);
@@ -345,6 +345,7 @@ function fnv(s) { let h = 0x811c9dc5; for (const b of new TextEncoder().encode(s
     ["http://script.example/", "text/html; charset=utf-8", page],
     ["http://script.example/nonce.html", "text/html; charset=utf-8", page, false, { "Content-Security-Policy": "script-src 'nonce-n1'" }],
     ["http://script.example/strict.html", "text/html; charset=utf-8", '<!doctype html><p id="t">strict</p><script src="/data.js"></script>', false, { "Content-Security-Policy": "script-src 'self'" }],
+    ["http://script.example/sri.html", "text/html; charset=utf-8", `<!doctype html><p id="t">sri</p><script src="/data.js" integrity="sha256-${createHash("sha256").update(script).digest("base64")}"></script>`],
     ["http://script.example/data.js", "text/javascript; charset=utf-8", script],
     ["http://script.example/worker.js", "text/javascript", worker],
   ]);
@@ -366,13 +367,16 @@ function fnv(s) { let h = 0x811c9dc5; for (const b of new TextEncoder().encode(s
     await close(r);
   }
   // script-src 'self' runs the page's script from its own origin (the loader, in its
-  // place), but neither an inline script nor eval().
-  const r = await open(id, "http://script.example/strict.html");
-  await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "1", "the script listed as not replayed", 180_000);
-  const listed = await r.bar.textContent("#replay-withheld");
-  assert.match(listed, /data\.js/);
-  assert.match(listed, /Content-Security-Policy lets neither an inline script nor eval\(\) run it/);
-  await close(r);
+  // place), but neither an inline script nor eval(); a <script> that names the
+  // script's digest refuses the loader.
+  for (const [name, why] of [["strict.html", /Content-Security-Policy lets neither an inline script nor eval\(\) run it/], ["sri.html", /names its digest \(integrity\)/]]) {
+    const r = await open(id, `http://script.example/${name}`);
+    await waitFor(async () => (await r.bar.textContent("#replay-withheld-count")) === "1", `${name}: the script listed as not replayed`, 180_000);
+    const listed = await r.bar.textContent("#replay-withheld");
+    assert.match(listed, /data\.js/, name);
+    assert.match(listed, why, name);
+    await close(r);
+  }
 }, { timeout: 900000 });
 
 // lines is text of numbered lines, line after line, to size bytes or a line more in
