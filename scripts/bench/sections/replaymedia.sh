@@ -4,7 +4,8 @@
 # (scripts/bench/replaymedia.mjs), then one body each of 24 MiB, 300 MiB and 1 GiB
 # imported and replayed (scripts/probe/replay-big.mjs): what the page's fetch() got
 # (over 64 MiB, as a stream from the archive), and a body over 64 MiB saved whole
-# from the replay bar, with their speed (MB/s) and memory. Real
+# from the replay bar, with their speed (MB/s) and memory; a page's script of 100 MiB
+# run by webkeep's loader (scripts/probe/replay-script.mjs) against live. Real
 # Chromium; needs ffmpeg (scripts/setup.sh installs it for make test). Last, in Go,
 # a 64 MiB capture played through in open ranges, and seeks in it: the bytes read.
 set -e
@@ -25,6 +26,17 @@ for bytes in 25165824 314572800 1073741824; do
   echo "- $bytes bytes:"
   node scripts/probe/replay-big.mjs "$bytes" 2>/dev/null | grep -E "^(body of|saved from)" | sed 's/^/  - /'
 done
+echo
+echo "### A page's script over 64 MiB"
+echo
+echo "\`node scripts/probe/replay-script.mjs BYTES\`: a page whose \`<script src>\` is BYTES long (a"
+echo "string of letters), imported and followed to in a replay: the script gets webkeep's loader"
+echo "in its place, which reads it by Range, 2 MiB at a time, with synchronous requests and runs"
+echo "it where it stood (shared/replay/loader.go); the page's script after it checks what it"
+echo "declared. Timed from the page's clock (its reads from its resource timing) against the same"
+echo "page loaded live from a server on 127.0.0.1; the memory sampled every 50 ms."
+echo
+node scripts/probe/replay-script.mjs 104857600 2>/dev/null | grep -E "^script of" | sed 's/^/- /'
 echo
 echo "### Playing a large capture through, and seeking in it (shared/replay)"
 echo
