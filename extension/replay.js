@@ -148,31 +148,19 @@ const keep = (key, got) => {
 // core's RangeChunk (256 KiB), and asks for the next where the last ended: that
 // range is asked of the core as soon as the one before is given, so that its answer
 // is ready when the element asks (the core logs it when the bar says it was given).
-// So is the next read of webkeep's loader of a large script (shared/replay/loader.go),
-// which asks for closed ranges of one length, one after the other, and says so in its
-// Accept header.
-const ahead = new Map(); // URL and range asked for -> promise of { a, body }, or null
+const ahead = new Map(); // URL and first byte -> promise of { a, body }, or null
 const maxAhead = 4;
-const loaderAccept = "application/x-webkeep-loader";
 const rangeHeader = (headers) => Object.keys(headers || {}).find((h) => h.toLowerCase() === "range");
-// aheadRange is the Range header of a request whose next range is asked ahead: an open
-// range, or the loader's closed one (null for any other).
-const aheadRange = (headers) => {
-  const range = (headers?.[rangeHeader(headers)] || "").trim();
-  if (/^bytes=\d+-$/.test(range)) return range;
-  const accept = Object.entries(headers || {}).find(([h]) => h.toLowerCase() === "accept")?.[1];
-  return accept === loaderAccept && /^bytes=\d+-\d+$/.test(range) ? range : null;
+const openRangeFirst = (headers) => {
+  const m = /^bytes=(\d+)-$/.exec((headers?.[rangeHeader(headers)] || "").trim());
+  return m ? Number(m[1]) : null;
 };
-const askAhead = (request, resourceType, range, a) => {
-  const held = a.status === 206 && /^bytes (\d+)-(\d+)\/(\d+)$/.exec(a.headers.find((h) => h.name.toLowerCase() === "content-range")?.value || "");
-  if (!held) return;
-  const [next, total] = [Number(held[2]) + 1, Number(held[3])];
-  if (next >= total) return;
-  const [, first, last] = /^bytes=(\d+)-(\d*)$/.exec(range);
-  const nextRange = last === "" ? `bytes=${next}-` : `bytes=${next}-${Math.min(total, next + Number(last) - Number(first) + 1) - 1}`;
-  const key = `${request.url} ${nextRange}`;
+const askAhead = (request, resourceType, a) => {
+  const range = a.status === 206 && /^bytes (\d+)-(\d+)\/(\d+)$/.exec(a.headers.find((h) => h.name.toLowerCase() === "content-range")?.value || "");
+  if (!range || Number(range[2]) + 1 >= Number(range[3])) return;
+  const key = `${request.url} ${Number(range[2]) + 1}`;
   if (ahead.has(key)) return;
-  const headers = { ...request.headers, [rangeHeader(request.headers)]: nextRange };
+  const headers = { ...request.headers, [rangeHeader(request.headers)]: `bytes=${Number(range[2]) + 1}-` };
   ahead.set(key, askCore({ ...request, headers }, resourceType, { ahead: true }).catch(() => null));
   while (ahead.size > maxAhead) ahead.delete(ahead.keys().next().value);
 };
@@ -228,14 +216,14 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // A Range request (a media element's) is the core's to answer: the batch and the
     // answers kept hold whole bodies.
     const ranged = rangeHeader(request.headers) !== undefined;
-    const range = ranged && request.method === "GET" ? aheadRange(request.headers) : null;
+    const rangeFirst = ranged && request.method === "GET" ? openRangeFirst(request.headers) : null;
     let got = request.method === "GET" && !request.hasPostData && !ranged && await fromBatch(request.url);
     const key = got || ranged ? null : requestKey(request, resourceType, doc);
     let from = got ? "batch" : "kept";
     got ||= kept.get(key);
-    const early = range === null ? undefined : ahead.get(`${request.url} ${range}`);
+    const early = rangeFirst === null ? undefined : ahead.get(`${request.url} ${rangeFirst}`);
     if (!got && early) {
-      ahead.delete(`${request.url} ${range}`);
+      ahead.delete(`${request.url} ${rangeFirst}`);
       got = await early; // null if it failed: asked again
       from = "ahead";
     }
@@ -244,7 +232,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
       from = "core";
       keep(key, got);
     }
-    if (range !== null) askAhead(request, resourceType, range, got.a);
+    if (rangeFirst !== null) askAhead(request, resourceType, got.a);
     const { a, body } = got;
     timeline[from]++;
     step.from = from;

@@ -50,10 +50,9 @@ try {
     });
   });
   const withheld = await r.bar.textContent("#replay-withheld-count");
-  const ahead = await r.bar.evaluate(() => timeline.ahead); // reads the bar had asked for ahead
   console.log(got.took === undefined || !got.ok
     ? `script of ${size} bytes: NOT run (${JSON.stringify(got)}; withheld ${withheld})`
-    : `script of ${size} bytes: read and run in ${Math.round(got.took)} ms (read in ${Math.round(got.read)} ms by ${got.reads} requests, ${ahead} of them answered from a read the bar asked ahead, ${(size / 1e6 / (got.read / 1000)).toFixed(1)} MB/s; run in ${Math.round(got.took - got.read)} ms), live in ${live === undefined ? "(not run)" : `${Math.round(live)} ms`}; the extension's process ${mb(before.ext)} before, ${mb(peak.ext)} at the peak; the whole browser ${mb(before.all)} before, ${mb(peak.all)} at the peak`);
+    : `script of ${size} bytes: read and run in ${Math.round(got.took)} ms (read in ${Math.round(got.read)} ms by ${got.reads} requests, ${(size / 1e6 / (got.read / 1000)).toFixed(1)} MB/s; run in ${Math.round(got.took - got.read)} ms), live in ${live === undefined ? "(not run)" : `${Math.round(live)} ms`}; the extension's process ${mb(before.ext)} before, ${mb(peak.ext)} at the peak; the whole browser ${mb(before.all)} before, ${mb(peak.all)} at the peak`);
   await r.close();
 } finally {
   server.close();
