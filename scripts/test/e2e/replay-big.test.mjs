@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { launch, waitFor } from "../../lib/browser.mjs";
-import { importWARC, openReplay } from "../../lib/replay.mjs";
+import { importWARC, openReplay, openTeamReplay, uploadToTeam } from "../../lib/replay.mjs";
+import { startWorker } from "../worker/harness.mjs";
 
 let dir, browser;
 
@@ -321,6 +322,37 @@ test("a navigation to an HTML document over 64 MiB shows it whole, its scripts r
   await close(r);
 }, { timeout: 600000 });
 
+// scriptSession imports, once, the session of a page whose script is over 64 MiB
+// (UTF-8 text whose characters of two, three and four bytes cross the loader's
+// chunks), and resolves to its id and what the page's scripts after it must see.
+let scripted;
+function scriptSession() {
+  scripted ??= (async () => {
+    const unit = "é€😀xyz"; // 2, 3 and 4 bytes in UTF-8
+    const text = unit.repeat(Math.ceil((64 << 20) / Buffer.byteLength(unit)) + 1);
+    const script = Buffer.from(`globalThis.order = (globalThis.order || []).concat("big");
+var SRC = typeof document === "object" ? document.currentScript.src : "worker";
+const DATA = "${text}";`);
+    assert.ok(script.length > 64 << 20);
+    const page = `<!doctype html><meta charset="utf-8"><script nonce="n1">window.order = ["before"]; window.t0 = performance.now();</script>
+<script nonce="n1" src="/data.js"></script>
+<script nonce="n1">window.took = performance.now() - t0; window.seen = { order: window.order.concat("after"), src: SRC, length: DATA.length, hash: fnv(DATA) };
+function fnv(s) { let h = 0x811c9dc5; for (const b of new TextEncoder().encode(s)) h = Math.imul(h ^ b, 0x01000193) >>> 0; return h; }</script>`;
+    const worker = `importScripts("/data.js"); postMessage({ src: SRC, length: DATA.length });`;
+    const id = await importWARC(browser, "script.warc.gz", [
+      ["http://script.example/", "text/html; charset=utf-8", page],
+      ["http://script.example/nonce.html", "text/html; charset=utf-8", page, false, { "Content-Security-Policy": "script-src 'nonce-n1'" }],
+      ["http://script.example/strict.html", "text/html; charset=utf-8", '<!doctype html><p id="t">strict</p><script src="/data.js"></script>', false, { "Content-Security-Policy": "script-src 'self'" }],
+      ["http://script.example/sri.html", "text/html; charset=utf-8", `<!doctype html><p id="t">sri</p><script src="/data.js" integrity="sha256-${createHash("sha256").update(script).digest("base64")}"></script>`],
+      ["http://script.example/data.js", "text/javascript; charset=utf-8", script],
+      ["http://script.example/worker.js", "text/javascript", worker],
+    ]);
+    const want = { order: ["before", "big", "after"], src: "http://script.example/data.js", length: text.length, hash: fnv(Buffer.from(text)) };
+    return { id, want, size: script.length };
+  })();
+  return scripted;
+}
+
 // A page's script over 64 MiB (<script src>) gets webkeep's loader in its place
 // (shared/replay/loader.go), which reads it by Range and runs it where it stood: the
 // scripts after it see what it declared (a const too), in order, with
@@ -330,38 +362,19 @@ test("a navigation to an HTML document over 64 MiB shows it whole, its scripts r
 // page whose policy lets neither an inline script nor eval() run, and a <script> that
 // names the script's digest (integrity), have it listed as not replayed, with why.
 test("a page's script over 64 MiB runs where it stood, in order, its text whole; in a worker too; a policy that refuses it has it listed with why", async () => {
-  const unit = "é€😀xyz"; // 2, 3 and 4 bytes in UTF-8
-  const text = unit.repeat(Math.ceil((64 << 20) / Buffer.byteLength(unit)) + 1);
-  const script = Buffer.from(`globalThis.order = (globalThis.order || []).concat("big");
-var SRC = typeof document === "object" ? document.currentScript.src : "worker";
-const DATA = "${text}";`);
-  assert.ok(script.length > 64 << 20);
-  const page = `<!doctype html><meta charset="utf-8"><script nonce="n1">window.order = ["before"]; window.t0 = performance.now();</script>
-<script nonce="n1" src="/data.js"></script>
-<script nonce="n1">window.took = performance.now() - t0; window.seen = { order: window.order.concat("after"), src: SRC, length: DATA.length, hash: fnv(DATA) };
-function fnv(s) { let h = 0x811c9dc5; for (const b of new TextEncoder().encode(s)) h = Math.imul(h ^ b, 0x01000193) >>> 0; return h; }</script>`;
-  const worker = `importScripts("/data.js"); postMessage({ src: SRC, length: DATA.length });`;
-  const id = await importWARC(browser, "script.warc.gz", [
-    ["http://script.example/", "text/html; charset=utf-8", page],
-    ["http://script.example/nonce.html", "text/html; charset=utf-8", page, false, { "Content-Security-Policy": "script-src 'nonce-n1'" }],
-    ["http://script.example/strict.html", "text/html; charset=utf-8", '<!doctype html><p id="t">strict</p><script src="/data.js"></script>', false, { "Content-Security-Policy": "script-src 'self'" }],
-    ["http://script.example/sri.html", "text/html; charset=utf-8", `<!doctype html><p id="t">sri</p><script src="/data.js" integrity="sha256-${createHash("sha256").update(script).digest("base64")}"></script>`],
-    ["http://script.example/data.js", "text/javascript; charset=utf-8", script],
-    ["http://script.example/worker.js", "text/javascript", worker],
-  ]);
-  const want = { order: ["before", "big", "after"], src: "http://script.example/data.js", length: text.length, hash: fnv(Buffer.from(text)) };
+  const { id, want, size } = await scriptSession();
   for (const name of ["", "nonce.html"]) {
     const r = await open(id, `http://script.example/${name}`);
     await waitFor(() => r.evaluate(() => window.seen !== undefined).catch(() => false), `${name || "/"}: the scripts to run`, 180_000);
     assert.deepEqual(await r.evaluate(() => window.seen), want, `${name || "/"}: the script run where it stood, whole`);
-    console.log(`# ${name || "/"}: the ${(script.length / 1e6).toFixed(1)} MB script read and run in ${Math.round(await r.evaluate(() => window.took))} ms`);
+    console.log(`# ${name || "/"}: the ${(size / 1e6).toFixed(1)} MB script read and run in ${Math.round(await r.evaluate(() => window.took))} ms`);
     if (!name) {
       const fromWorker = await r.evaluate(() => new Promise((resolve, reject) => {
         const w = new Worker("/worker.js");
         w.onmessage = (e) => resolve(e.data);
         w.onerror = (e) => reject(new Error(e.message));
       }), 180);
-      assert.deepEqual(fromWorker, { src: "worker", length: text.length }, "a worker's importScripts()");
+      assert.deepEqual(fromWorker, { src: "worker", length: want.length }, "a worker's importScripts()");
     }
     assert.equal(await r.bar.textContent("#replay-withheld-count"), "0", `${name || "/"}: nothing withheld`);
     await close(r);
@@ -376,6 +389,30 @@ function fnv(s) { let h = 0x811c9dc5; for (const b of new TextEncoder().encode(s
     assert.match(listed, /data\.js/, name);
     assert.match(listed, why, name);
     await close(r);
+  }
+}, { timeout: 900000 });
+
+// The same page replayed from the team archive (the Worker in workerd through
+// miniflare, on 127.0.0.1): the session uploaded, the loader's Range reads answered
+// from its bundle in R2.
+test("from the team archive: a page's script over 64 MiB runs where it stood, its text whole", async () => {
+  const { id, want, size } = await scriptSession();
+  const token = "e2e-script-token";
+  const mf = startWorker({ WEBKEEP_TOKENS: `e2e:${token}`, WEBKEEP_PUBLIC_READS: "0" });
+  try {
+    await uploadToTeam(browser, (await mf.ready).href, token, [id]);
+    const r = await openTeamReplay(browser, "http://script.example/");
+    try {
+      assert.match(await r.bar.textContent("#replay-session"), /^Team archive at /);
+      await waitFor(() => r.evaluate(() => window.seen !== undefined).catch(() => false), "the scripts to run", 300_000);
+      assert.deepEqual(await r.evaluate(() => window.seen), want, "the script run where it stood, whole");
+      console.log(`# from the team archive: the ${(size / 1e6).toFixed(1)} MB script read and run in ${Math.round(await r.evaluate(() => window.took))} ms`);
+      assert.equal(await r.bar.textContent("#replay-withheld-count"), "0", "nothing withheld");
+    } finally {
+      await close(r);
+    }
+  } finally {
+    await mf.dispose();
   }
 }, { timeout: 900000 });
 
