@@ -34,7 +34,9 @@ echo "string of letters), imported and followed to in a replay: the script gets 
 echo "in its place, which reads it by Range, 2 MiB at a time, with synchronous requests and runs"
 echo "it where it stood (shared/replay/loader.go); the page's script after it checks what it"
 echo "declared. Timed from the page's clock (its reads from its resource timing) against the same"
-echo "page loaded live from a server on 127.0.0.1; the memory sampled every 50 ms."
+echo "page loaded live from a server on 127.0.0.1; the memory sampled every 50 ms. Then the same"
+echo "session replayed from the team archive (uploaded to the Worker in workerd through miniflare on"
+echo "127.0.0.1, workerd at the lowest priority): the loader's reads answered from its bundle in R2."
 echo
 node scripts/probe/replay-script.mjs 104857600 2>/dev/null | grep -E "^script of" | sed 's/^/- /'
 echo
