@@ -112,6 +112,24 @@ const streamScript = `(${function (binding, ahead) {
   Object.defineProperty(globalThis, Symbol.for("webkeep.replayStream.notRun"), {
     value: (url, timestamp, why) => ask(JSON.stringify({ want: "not run", url: String(url), timestamp: String(timestamp), why: String(why) })),
   });
+  // webkeep's page that shows the tab's PDF too large for one answer (viewerPage in
+  // shared/replay/large.go) asks the bar to hold the tab before it shows the PDF in
+  // Chromium's viewer, which takes the debugger off the tab; resolved once it is held.
+  const holds = new Map(); // the number of an ask -> its resolve
+  let holdAsks = 0;
+  Object.defineProperty(globalThis, Symbol.for("webkeep.replayStream.holdForPDF"), {
+    value: () => new Promise((resolve) => {
+      if (!take()) return resolve(false);
+      holds.set(++holdAsks, resolve);
+      ask(JSON.stringify({ want: "pdf", n: holdAsks }));
+    }),
+  });
+  Object.defineProperty(globalThis, Symbol.for("webkeep.replayStream.held"), {
+    value: (n) => {
+      holds.get(n)?.(true);
+      holds.delete(n);
+    },
+  });
   const original = globalThis.fetch;
   globalThis.fetch = {
     fetch(...args) {
@@ -486,6 +504,16 @@ async function streamAsked(target, { payload, executionContextId }) {
   if (asked.want === "script failed") {
     const a = loaderGiven.get(asked.url);
     if (a) logStream({ url: a.url, archived: true, timestamp: a.timestamp, withheld: true, why: `a script too large for one answer, whose <script> names its digest (integrity), which webkeep's loader run in its place does not have: the browser refused it; "Save the file" saves it` });
+    return;
+  }
+  if (asked.want === "pdf") {
+    // The tab's page of a large PDF is about to show it (replay.js: takeBack).
+    viewerShown = true;
+    await holdTab();
+    await chrome.debugger.sendCommand(target, "Runtime.callFunctionOn", {
+      functionDeclaration: "function (n) { globalThis[Symbol.for('webkeep.replayStream.held')]?.(n); }",
+      executionContextId, arguments: [{ value: asked.n }],
+    }).catch(() => {}); // the page is gone
     return;
   }
   if (asked.want === "not run") {

@@ -455,7 +455,9 @@ function ended(reason) {
 }
 // The tab shows a PDF: its own navigation was given one (the core's
 // Answer.takesDebugger, a PDF of at most 64 MiB), or its page showed one itself (a
-// Blob's URL; Page.frameNavigated says which type the tab shows). Chromium shows it
+// Blob's URL; Page.frameNavigated says which type the tab shows), or webkeep's page
+// of a larger one is about to (it asks through the stream's binding, which holds the
+// tab first: replay-stream.js). Chromium shows it
 // in its PDF viewer, a frame of one of its own extensions, and takes the debugger off
 // the tab once the viewer has it, saying target_closed as for a tab closed. takeBack
 // attaches the tab again at once, as it was attached at the start: the browser allows
@@ -468,6 +470,7 @@ let viewerShown = false;
 async function takeBack() {
   viewerShown = false;
   scriptsOff = null; // the browser's emulation went with the debugger
+  channels.clear(); // so did the stream's binding (replay-stream.js)
   left = false;
   leaveAsked = false;
   try {

@@ -26,8 +26,8 @@ import (
 //     (document.write), which parses it as the browser parses a page arriving
 //     (viewerPage);
 //   - the tab's navigation to a PDF (a capture found exactly) gets a page whose script
-//     reads the body the same way into a Blob and takes the tab to the Blob's URL, which
-//     Chromium shows in its PDF viewer, as it shows a PDF a page makes itself;
+//     reads the body the same way into a Blob and shows it in an <embed> of the whole
+//     page, in Chromium's PDF viewer, once the replay bar holds the tab;
 //   - a script's request (GET, of a capture found exactly) is offered the body as a
 //     stream: the request gets the "not replayed" page with Answer.Stream, the
 //     capture's head. The replay bar names the stream in a StreamHeader it adds, and
@@ -305,14 +305,15 @@ func mediaPage(url, mediaType string) string {
 
 // viewerPage is the page a navigation to text, an image, HTML or a PDF is shown in, as
 // the browser's own (kind "text": the text, as in a <pre>; "image": the image alone;
-// "html": the page itself; "pdf": Chromium's PDF viewer, the tab taken to the PDF as
-// a Blob), whose script reads the body with fetch() from the page's own URL. The
+// "html": the page itself; "pdf": Chromium's PDF viewer, of the PDF as a Blob),
+// whose script reads the body with fetch() from the page's own URL. The
 // replay offers that fetch() the body as a stream (extension/replay-stream.js), so it
 // comes a chunk at a time, whatever its size: text decoded in the charset of its
 // Content-Type (UTF-8 when it names none, or one the browser does not know) and added
 // as it comes, in blocks of whole lines; an image kept whole in the page (as a Blob,
 // which the browser may keep on disk) and shown from it; a PDF kept so too, the page
-// saying how much it has read, and the tab then taken to the Blob's URL; HTML decoded
+// saying how much it has read, then shown in an <embed> of the whole page, once the
+// replay bar has the tab held (Chromium's viewer takes its debugger off); HTML decoded
 // in the charset a browser finds for it (its byte order mark, its Content-Type's, a
 // <meta> in its first 1024 bytes; else UTF-8 if its start is, windows-1252 if not)
 // and written into the page with document.open() and document.write() as it comes,
@@ -346,8 +347,8 @@ const viewerScript = `(async (kind) => {
       return;
     }
     if (kind === "pdf") {
-      // Counted as it comes, the page saying how much; the tab then goes to the
-      // Blob's URL in place of this page (Back goes to the page before it).
+      // Counted as it comes, the page saying how much; then shown in place of the
+      // page's text, at the PDF's own URL (a reload reads it again).
       const progress = document.getElementById("webkeep-progress"), size = Number(res.headers.get("Content-Length")) || 0;
       let n = 0, shown = 0;
       const counted = res.body.pipeThrough(new TransformStream({
@@ -361,7 +362,15 @@ const viewerScript = `(async (kind) => {
         },
       }));
       const blob = new Blob([await new Response(counted).blob()], { type: "application/pdf" });
-      location.replace(URL.createObjectURL(blob));
+      // The replay's bar holds the tab first: the viewer takes its debugger off.
+      const hold = globalThis[Symbol.for("webkeep.replayStream.holdForPDF")];
+      if (hold) await hold();
+      const embed = document.createElement("embed");
+      embed.id = "webkeep-pdf";
+      embed.type = "application/pdf";
+      embed.src = URL.createObjectURL(blob);
+      embed.style.cssText = "position:fixed;inset:0;width:100%;height:100%;border:0";
+      document.body.replaceChildren(embed);
       return;
     }
     const type = res.headers.get("Content-Type") || "";

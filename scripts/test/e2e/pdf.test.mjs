@@ -197,19 +197,19 @@ test("a PDF in a frame or an embed is withheld and saved whole; a PDF a page sho
 }, { timeout: 180000 });
 
 // A PDF over 64 MiB, too large for the one DevTools message a replay gives the
-// browser: the tab's navigation to it gets a page of webkeep's that reads it from the
-// archive as a stream into a Blob and takes the tab to the Blob's URL, in its place
-// (Back goes to the page before it); Chromium shows it, and the tab is attached again.
-test("the tab's PDF over 64 MiB is shown whole from a Blob, in place of the page that read it; no request reaches the network", async (t) => {
+// browser: the tab's navigation to it gets a page of webkeep's, at the PDF's URL, that
+// reads it from the archive as a stream into a Blob and shows it in Chromium's viewer
+// (an <embed> of the whole page), the tab held and attached again as for a PDF given
+// whole. Reloaded, it is read and shown again; Back goes to the page before it.
+test("the tab's PDF over 64 MiB is shown whole at its own URL, read from the archive into a Blob; reloaded too; no request reaches the network", async (t) => {
   const from = guard?.reached.length ?? 0;
   const big = pdfFile("webkeep large report", 65 << 20);
   const id = await importWARC(browser, "big-pdf.warc.gz", [
     [`${base}/reports`, "text/html", '<!doctype html><title>reports</title><p id="t">reports</p><a id="big" href="/big.pdf">the large report</a>'],
     [`${base}/big.pdf`, "application/pdf", big],
   ]);
-  // The Blob's URL is gone with the page that made it: the Blob is hashed as that
-  // page's script has it (Response.prototype.blob, wrapped in it alone), and the
-  // digest kept in the tab's session storage of the site.
+  // The Blob is hashed as the page's script has it (Response.prototype.blob, wrapped
+  // in that page alone), the digest kept in the tab's session storage of the site.
   await browser.context.addInitScript(() => {
     if (location.pathname !== "/big.pdf") return;
     const blob = Response.prototype.blob;
@@ -221,17 +221,23 @@ test("the tab's PDF over 64 MiB is shown whole from a Blob, in place of the page
     };
   });
   const r = await openReplay(browser, id, `${base}/reports`);
+  const shown = async (times) => {
+    await waitFor(async () => (await r.bar.getAttribute("body", "data-viewer-retaken")) === String(times), `the bar to attach the tab showing the large PDF again (${times})`, 300_000)
+      .catch(async (e) => { throw new Error(`${e.message}: the bar says ${await r.bar.textContent("#state")}; the tab shows ${await r.evaluate(() => location.href + " " + document.body?.textContent).catch((e) => e.message)}`); });
+    const got = await r.evaluate(() => {
+      const e = document.getElementById("webkeep-pdf");
+      return [location.href, e?.type, e?.src.startsWith(`blob:${location.origin}/`), sessionStorage.getItem("webkeep-test-pdf")];
+    });
+    assert.deepEqual(got, [`${base}/big.pdf`, "application/pdf", true, sha256(big)], "the PDF shown whole, at its own URL");
+    assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
+    assert.equal(await r.bar.textContent("#replay-withheld-count"), "0", "nothing withheld");
+  };
   await r.evaluate(() => { setTimeout(() => document.getElementById("big").click()); });
-  await waitFor(async () => (await r.bar.getAttribute("body", "data-viewer-retaken")) === "1", "the bar to attach the tab showing the large PDF again", 300_000)
-    .catch(async (e) => { throw new Error(`${e.message}: the bar says ${await r.bar.textContent("#state")}; the tab shows ${await r.evaluate(() => location.href + " " + document.body?.textContent).catch((e) => e.message)}`); });
-  const [url, type] = await r.evaluate(() => [location.href, document.contentType]);
-  assert.ok(url.startsWith(`blob:${base}/`), `the tab shows ${url}`);
-  assert.equal(type, "application/pdf");
-  assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
-  assert.equal(await r.bar.textContent("#replay-withheld-count"), "0", "nothing withheld");
+  await shown(1);
+  await r.evaluate(() => { sessionStorage.removeItem("webkeep-test-pdf"); setTimeout(() => location.reload()); });
+  await shown(2);
   await r.evaluate(() => { setTimeout(() => history.back()); });
   await waitFor(() => r.evaluate(() => document.getElementById("t")?.textContent === "reports"), "the page before the PDF, replayed again");
-  assert.equal(await r.evaluate(() => sessionStorage.getItem("webkeep-test-pdf")), sha256(big), "the PDF shown whole");
   assert.equal(await r.bar.getAttribute("#state", "data-state"), "replaying");
   await r.close();
   await sentNothingSince(t, from);
