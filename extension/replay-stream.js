@@ -19,22 +19,29 @@ const streamChunk = 1 << 20;
 // read from the archive, another is on its way through the browser and a third is
 // taken in by the page, each in a process of its own.
 const streamAhead = 3;
+// The bytes a synchronous XMLHttpRequest's body too large for one answer is read by
+// Range at a time, as webkeep's loader reads a large script (LoaderChunk in
+// shared/replay/loader.go).
+const syncChunk = 2 << 20;
+// How long the bar waits for the stream's binding to be on before it answers a
+// request whose body it offers as a stream.
+const channelWaitMs = 1000;
 // How long a stream taken waits for the page to ask for more before the bar lets it go
 // (the page was left, or dropped the response unread).
 const streamIdleMs = 60000;
 // How long a stream offered waits for the page's script to take it before the bar
-// lists its body as not replayed (a synchronous XMLHttpRequest, or a shared or service
-// worker's fetch(), which the script does not take: the Fetch domain does not tell
-// them from a page's).
+// lists its body as not replayed (a shared or service worker's fetch(), which the
+// script does not take: the Fetch domain does not tell them from a page's; a
+// synchronous XMLHttpRequest of a body of no known length).
 const streamTakenMs = 10000;
 
 // streamScript runs in the page's main world, and in its dedicated workers (fetch()
-// alone: they have no XMLHttpRequest); its source is injected.
+// and XMLHttpRequest; no element); its source is injected.
 // The binding is added only once a stream is offered (streamChannel): until then the
 // replay tab runs without the Runtime domain, which a first load pays for. The script
 // takes it out of the page's reach as soon as it sees it: as it starts (a document made
 // after the binding was added) or as a stream is offered to it.
-const streamScript = `(${function (binding, ahead) {
+const streamScript = `(${function (binding, ahead, syncChunk) {
   "use strict";
   const given = Symbol.for("webkeep.replayStream");
   if (globalThis[given]) return;
@@ -78,18 +85,25 @@ const streamScript = `(${function (binding, ahead) {
   });
   // What a cross-origin response shows a script of its header, as fetch() shows it.
   const safelisted = new Set(["cache-control", "content-language", "content-length", "content-type", "expires", "last-modified", "pragma"]);
-  // streamed is the response of the stream a "not replayed" answer names (its
-  // X-Webkeep-Stream header's value named): the capture's head, its body read from
-  // the bar as the page reads it; a cross-origin one (cors) shows what fetch() shows.
-  const streamed = (named, cors) => {
+  // headOf reads the stream a "not replayed" answer names (its X-Webkeep-Stream
+  // header's value named): its name, the capture's head as the init of a Response
+  // (a cross-origin one, cors, shows what fetch() shows of it) and its body's size
+  // (-1 when not known).
+  const headOf = (named, cors) => {
     const [name, head64] = named.split(" ");
     const head = JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(head64)));
-    let header = head.headers.map((h) => [h.name, h.value]);
+    let headers = head.headers.map((h) => [h.name, h.value]);
     if (cors) {
-      const exposed = new Set(header.filter(([k]) => k.toLowerCase() === "access-control-expose-headers")
+      const exposed = new Set(headers.filter(([k]) => k.toLowerCase() === "access-control-expose-headers")
         .flatMap(([, v]) => v.split(",").map((s) => s.trim().toLowerCase())));
-      header = header.filter(([k]) => safelisted.has(k.toLowerCase()) || exposed.has(k.toLowerCase()) || exposed.has("*"));
+      headers = headers.filter(([k]) => safelisted.has(k.toLowerCase()) || exposed.has(k.toLowerCase()) || exposed.has("*"));
     }
+    return { name, init: { status: head.status, statusText: head.reason || "", headers }, size: head.size };
+  };
+  // streamed is the response of the stream named: the capture's head, its body read
+  // from the bar as the page reads it.
+  const streamed = (named, cors) => {
+    const { name, init, size } = headOf(named, cors);
     const body = new ReadableStream({
       start(controller) { streams.set(name, { controller, pulled: null, asked: 0, next: 0, early: new Map() }); },
       pull() {
@@ -105,7 +119,7 @@ const streamScript = `(${function (binding, ahead) {
         ask(JSON.stringify({ name, want: "cancel" }));
       },
     });
-    return { res: new Response(body, { status: head.status, statusText: head.reason || "", headers: header }), size: head.size };
+    return { res: new Response(body, init), size };
   };
   // webkeep's loader of a script too large for one answer (shared/replay/loader.go)
   // says through it why it could not run the script: the bar lists it as not replayed.
@@ -143,7 +157,7 @@ const streamScript = `(${function (binding, ahead) {
       });
     },
   }.fetch;
-  if (typeof globalThis.XMLHttpRequest !== "function") return; // a worker: fetch() alone
+  if (typeof globalThis.XMLHttpRequest !== "function") return; // a global without it: fetch() alone
 
   // A page's image too large for one answer fails on the "not replayed" page; the
   // bar offers its body as a stream. As an <img> fails, the script asks the bar for
@@ -223,15 +237,22 @@ const streamScript = `(${function (binding, ahead) {
   };
   // On the window, in its capture phase (an image's error does not bubble), added
   // again after document.open() (replay-guard.js) as the guard's are.
+  // In a document only: a dedicated worker has XMLHttpRequest too, but no element.
   const listen = () => addEventListener("error", failed, true);
   const alsoListen = globalThis[Symbol.for("webkeep.replayGuard.alsoListen")];
-  if (alsoListen) alsoListen(listen);
-  else listen();
+  if (typeof HTMLElement === "function") {
+    if (alsoListen) alsoListen(listen);
+    else listen();
+  }
 
   // An XMLHttpRequest whose answer names a stream is taken over as its header comes
   // (readyState 2): the real request's events stop reaching the page, and the page
   // gets the capture's instead, its body read whole as an XMLHttpRequest reads it,
-  // with the events a live one fires. A synchronous one gets the answer as it is.
+  // with the events a live one fires. A synchronous one, which cannot wait for a
+  // stream, is taken over as it is done (readyState 4, still in its send()): the
+  // body is read by Range with synchronous requests of the script's own, as
+  // webkeep's loader reads a large script (shared/replay/loader.go), when it is a
+  // GET's of a known length; else the page has the answer as it is.
   const ours = new WeakSet(); // the events fired here, which pass
   // Each request's state: its send's count, and whether that send's answer is taken
   // over (its properties then the capture's, defined on it until it is sent again).
@@ -240,16 +261,32 @@ const streamScript = `(${function (binding, ahead) {
   // watch listens to a request's events before the page can (as it is made): they
   // stop reaching the page once its answer is taken over.
   const watch = (xhr) => {
-    const w = { sent: 0, taken: false, at: 0 };
+    const w = { sent: 0, taken: false, at: 0, sync: false, method: "", override: "" };
     watched.set(xhr, w);
     const stop = (e) => { if (w.taken && !ours.has(e)) e.stopImmediatePropagation(); };
     xhr.addEventListener("readystatechange", (e) => {
-      if (w.taken || xhr.readyState !== Native.HEADERS_RECEIVED) return;
+      const sync = w.sync && xhr.readyState === Native.DONE;
+      if (w.taken || (!sync && xhr.readyState !== Native.HEADERS_RECEIVED)) return;
       const named = xhr.getResponseHeader("X-Webkeep-Stream");
-      if (!named || !take()) return;
+      if (!named || !(sync || take())) return;
+      const cors = new URL(xhr.responseURL, location.href).origin !== location.origin;
+      if (sync) {
+        const head = headOf(named, cors);
+        const bytes = readWhole(xhr, w, head);
+        if (!bytes) return;
+        w.taken = true;
+        e.stopImmediatePropagation();
+        const res = new Response(null, head.init);
+        const got = { state: Native.DONE, status: res.status, ...bodyOf(xhr, w, res, bytes) };
+        got.abort = () => { got.state = Native.UNSENT; };
+        present(xhr, res, got);
+        fire(xhr, "readystatechange");
+        fire(xhr, "load", bytes.length, bytes.length);
+        fire(xhr, "loadend", bytes.length, bytes.length);
+        return;
+      }
       w.taken = true;
       e.stopImmediatePropagation();
-      const cors = new URL(xhr.responseURL, location.href).origin !== location.origin;
       takeOver(xhr, w, streamed(named, cors));
     });
     for (const type of ["readystatechange", "progress", "load", "loadend", "error", "abort", "timeout"]) xhr.addEventListener(type, stop);
@@ -280,23 +317,122 @@ const streamScript = `(${function (binding, ahead) {
     Native.prototype[name] = {
       [name](...args) {
         release(this);
+        const w = watched.get(this);
+        if (w && name === "open") {
+          w.method = String(args[0]).toUpperCase();
+          w.sync = args.length > 2 && !args[2];
+          w.override = "";
+        }
         return Reflect.apply(native, this, args);
       },
     }[name];
   }
+  const overrideMimeType = Native.prototype.overrideMimeType;
+  Native.prototype.overrideMimeType = {
+    overrideMimeType(mime) {
+      Reflect.apply(overrideMimeType, this, [mime]);
+      const w = watched.get(this);
+      if (w) w.override = String(mime);
+    },
+  }.overrideMimeType;
+  // readWhole reads the body of a synchronous request's stream (head, from headOf)
+  // by Range, syncChunk bytes at a time, with synchronous requests of its own (the
+  // bar takes the stream as the first is asked: readByRange); null if it cannot (not
+  // a GET's, of no known length: the page then has the "not replayed" page, which the
+  // bar lists), or could not (the bar lists it with why, if the binding is on: the
+  // bar answers the request that holds the thread before it is).
+  const readWhole = (xhr, w, { name, size }) => {
+    if (w.method !== "GET" || size < 0) return null;
+    const bytes = new Uint8Array(size);
+    try {
+      for (let at = 0; at < size;) {
+        const r = new Native();
+        r.open("GET", xhr.responseURL, false);
+        r.overrideMimeType("text/plain; charset=x-user-defined");
+        r.setRequestHeader("Range", `bytes=${at}-${Math.min(at + syncChunk, size) - 1}`);
+        r.setRequestHeader("Accept", "application/x-webkeep-loader");
+        r.send();
+        const part = r.responseText;
+        if (r.status !== 206 || !part.length || at + part.length > size) throw new Error(`the archive answered ${r.status} (${part.length} bytes) for its bytes from ${at}`);
+        for (let i = 0; i < part.length; i++) bytes[at + i] = part.charCodeAt(i);
+        at += part.length;
+      }
+    } catch (e) {
+      ask(JSON.stringify({ name, want: "not read", why: String(e && e.message || e) }));
+      return null;
+    }
+    return bytes;
+  };
   const fire = (xhr, type, loaded = 0, total = 0) => {
     const e = type === "readystatechange" ? new Event(type) : new ProgressEvent(type, { loaded, total, lengthComputable: total > 0 });
     ours.add(e);
     xhr.dispatchEvent(e);
   };
+  const define = (xhr, props) => Object.defineProperties(xhr, Object.fromEntries(Object.entries(props).map(([k, v]) => [k, { ...v, configurable: true }])));
+  // present defines on xhr the properties of an answer taken over: res's head, and
+  // got's state, status (0 once ended as a failure), text or response, documentOf
+  // (its body as a document) and abort.
+  const present = (xhr, res, got) => define(xhr, {
+    readyState: { get: () => got.state },
+    status: { get: () => got.status },
+    statusText: { get: () => (got.status ? res.statusText : "") },
+    response: { get: () => (xhr.responseType === "" || xhr.responseType === "text" ? got.text : got.response) },
+    responseText: {
+      get: () => {
+        if (xhr.responseType !== "" && xhr.responseType !== "text") throw new DOMException("The value is only accessible if the object's 'responseType' is '' or 'text'.", "InvalidStateError");
+        return got.text;
+      },
+    },
+    getResponseHeader: { value: (name) => (got.status ? res.headers.get(name) : null) },
+    getAllResponseHeaders: { value: () => (got.status ? [...res.headers].map(([k, v]) => `${k}: ${v}\r\n`).join("") : "") },
+    responseXML: {
+      get: () => {
+        if (xhr.responseType !== "" && xhr.responseType !== "document") throw new DOMException("The value is only accessible if the object's 'responseType' is '' or 'document'.", "InvalidStateError");
+        return xhr.responseType === "document" ? got.response : got.documentOf(false);
+      },
+    },
+    abort: { value: () => got.abort() },
+  });
+  // charsetOf is the encoding a MIME type's charset names ("" for none, or one the
+  // browser does not know).
+  const charsetOf = (mime) => {
+    const label = /;\s*charset\s*=\s*["']?([^;"'\s]+)/i.exec(mime)?.[1];
+    try { return label ? new TextDecoder(label).encoding : ""; } catch { return ""; }
+  };
+  // bodyOf is what xhr (w its state) is given of bytes, the body of res, as its
+  // responseType asks: { text, response, documentOf }. Text is decoded in the
+  // charset its overrideMimeType() named, else its Content-Type's, else UTF-8.
+  const bodyOf = (xhr, w, res, bytes) => {
+    const type = res.headers.get("Content-Type") || "";
+    const decoded = (label = "utf-8") => new TextDecoder(label).decode(bytes);
+    // The body as a document, as an XMLHttpRequest parses one: an XML type's, or
+    // with html (responseType "document") an HTML one's; null for any other, XML
+    // that does not parse, or in a worker.
+    let parsed;
+    const documentOf = (html) => {
+      const mime = type.split(";")[0].trim().toLowerCase();
+      const kind = mime === "text/html" ? (html ? mime : "") : /^(text|application)\/xml$|\+xml$/.test(mime) ? mime : "";
+      if (!kind || typeof DOMParser !== "function") return null;
+      if (parsed === undefined) {
+        const doc = new DOMParser().parseFromString(decoded(), kind === "text/html" ? kind : "application/xml");
+        parsed = kind !== "text/html" && doc.getElementsByTagName("parsererror").length ? null : doc;
+      }
+      return parsed;
+    };
+    const got = { text: "", response: null, documentOf };
+    switch (xhr.responseType) {
+      case "arraybuffer": got.response = bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer; break;
+      case "blob": got.response = new Blob([bytes], { type }); break;
+      case "json": try { got.response = JSON.parse(decoded()); } catch { got.response = null; } break;
+      case "document": got.response = documentOf(true); break;
+      default: got.text = decoded(charsetOf(w.override) || charsetOf(type) || "utf-8");
+    }
+    return got;
+  };
   const takeOver = async (xhr, w, { res, size }) => {
     const sent = w.sent;
     const current = () => w.sent === sent; // not sent again since
-    let state = Native.HEADERS_RECEIVED;
-    let status = res.status;
-    let response = null;
-    let text = "";
-    let documentOf = () => null; // the body as a document, once it is read (below)
+    const got = { state: Native.HEADERS_RECEIVED, status: res.status, text: "", response: null, documentOf: () => null };
     let ended = false;
     const reader = res.body.getReader();
     // Ends the request as the browser ends one that fails (error), is aborted or
@@ -305,49 +441,27 @@ const streamScript = `(${function (binding, ahead) {
       ended = true;
       clearTimeout(timer);
       reader.cancel().catch(() => {});
-      status = 0;
-      state = Native.DONE;
+      got.status = 0;
+      got.state = Native.DONE;
       fire(xhr, "readystatechange");
       fire(xhr, type);
       fire(xhr, "loadend");
+    };
+    got.abort = () => {
+      if (ended) return;
+      end("abort");
+      got.state = Native.UNSENT;
     };
     // The page's timeout, counted from its send, as the browser counts it.
     const timer = xhr.timeout > 0 && setTimeout(() => {
       if (!ended && current()) end("timeout");
     }, Math.max(0, w.at + xhr.timeout - performance.now()));
-    const define = (props) => Object.defineProperties(xhr, Object.fromEntries(Object.entries(props).map(([k, v]) => [k, { ...v, configurable: true }])));
-    define({
-      readyState: { get: () => state },
-      status: { get: () => status },
-      statusText: { get: () => (status ? res.statusText : "") },
-      response: { get: () => (xhr.responseType === "" || xhr.responseType === "text" ? text : response) },
-      responseText: {
-        get: () => {
-          if (xhr.responseType !== "" && xhr.responseType !== "text") throw new DOMException("The value is only accessible if the object's 'responseType' is '' or 'text'.", "InvalidStateError");
-          return text;
-        },
-      },
-      getResponseHeader: { value: (name) => (status ? res.headers.get(name) : null) },
-      getAllResponseHeaders: { value: () => (status ? [...res.headers].map(([k, v]) => `${k}: ${v}\r\n`).join("") : "") },
-      responseXML: {
-        get: () => {
-          if (xhr.responseType !== "" && xhr.responseType !== "document") throw new DOMException("The value is only accessible if the object's 'responseType' is '' or 'document'.", "InvalidStateError");
-          return xhr.responseType === "document" ? response : documentOf(false);
-        },
-      },
-      abort: {
-        value: () => {
-          if (ended) return;
-          end("abort");
-          state = Native.UNSENT;
-        },
-      },
-    });
+    present(xhr, res, got);
     fire(xhr, "readystatechange");
     // The body is kept in one buffer of its size when it is known, else in its parts.
     const whole = size >= 0 ? new Uint8Array(size) : null;
     const parts = [];
-    let got = 0;
+    let n = 0;
     let filled = 0; // of whole
     try {
       for (;;) {
@@ -358,16 +472,16 @@ const streamScript = `(${function (binding, ahead) {
           return;
         }
         if (done) break;
-        if (whole && !parts.length && got + value.length <= size) {
-          whole.set(value, got);
+        if (whole && !parts.length && n + value.length <= size) {
+          whole.set(value, n);
           filled += value.length;
         } else parts.push(value);
-        got += value.length;
-        if (state !== Native.LOADING) {
-          state = Native.LOADING;
+        n += value.length;
+        if (got.state !== Native.LOADING) {
+          got.state = Native.LOADING;
           fire(xhr, "readystatechange");
         }
-        fire(xhr, "progress", got, Math.max(size, 0));
+        fire(xhr, "progress", n, Math.max(size, 0));
       }
     } catch {
       if (ended || !current()) return;
@@ -376,39 +490,17 @@ const streamScript = `(${function (binding, ahead) {
     }
     ended = true;
     clearTimeout(timer);
-    const type = res.headers.get("Content-Type") || "";
     const kept = whole ? whole.subarray(0, filled) : null;
     const bytes = kept && !parts.length ? kept : new Uint8Array(await new Blob(kept ? [kept, ...parts] : parts).arrayBuffer());
     parts.length = 0;
-    const decoded = () => new TextDecoder().decode(bytes);
-    // The body as a document, as an XMLHttpRequest parses one: an XML type's, or
-    // with html (responseType "document") an HTML one's; null for any other, or XML
-    // that does not parse.
-    let parsed;
-    documentOf = (html) => {
-      const mime = type.split(";")[0].trim().toLowerCase();
-      const kind = mime === "text/html" ? (html ? mime : "") : /^(text|application)\/xml$|\+xml$/.test(mime) ? mime : "";
-      if (!kind) return null;
-      if (parsed === undefined) {
-        const doc = new DOMParser().parseFromString(decoded(), kind === "text/html" ? kind : "application/xml");
-        parsed = kind !== "text/html" && doc.getElementsByTagName("parsererror").length ? null : doc;
-      }
-      return parsed;
-    };
-    switch (xhr.responseType) {
-      case "arraybuffer": response = bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer; break;
-      case "blob": response = new Blob([bytes], { type }); break;
-      case "json": try { response = JSON.parse(decoded()); } catch { response = null; } break;
-      case "document": response = documentOf(true); break;
-      default: text = decoded();
-    }
+    Object.assign(got, bodyOf(xhr, w, res, bytes));
     if (!current()) return;
-    state = Native.DONE;
+    got.state = Native.DONE;
     fire(xhr, "readystatechange");
-    fire(xhr, "load", got, got);
-    fire(xhr, "loadend", got, got);
+    fire(xhr, "load", n, n);
+    fire(xhr, "loadend", n, n);
   };
-}})(${JSON.stringify(streamBinding)}, ${streamAhead})`;
+}})(${JSON.stringify(streamBinding)}, ${streamAhead}, ${syncChunk})`;
 
 // streamChannel turns on, once for each target (the tab, a frame of its own, a
 // dedicated worker), what the page's script asks for chunks through: the Runtime
@@ -435,6 +527,27 @@ const loaderGiven = new Map();
 // is listed as not taken, or let go as idle) }. A stream is named by its request's id,
 // which the Fetch domain makes unique in the browser.
 const pageStreams = new Map();
+// The streams a synchronous XMLHttpRequest read by Range instead (readByRange): name
+// -> what pageStreams held, for the page's script to say it could not.
+const readsWhole = new Map();
+
+// readByRange takes the stream offered for request's URL, if one is, as the page's
+// synchronous XMLHttpRequest reads its body by Range (readWhole, in the page's
+// script), which cannot wait for a stream: logged as given. Its reads carry the
+// loader's Accept (LoaderAccept in shared/replay/loader.go).
+function readByRange(request) {
+  if (headerValue(request.headers, "accept") !== "application/x-webkeep-loader") return;
+  for (const [name, s] of pageStreams) {
+    if (s.image || s.taken || s.a.url !== request.url.replace(/#.*/, "")) continue;
+    clearTimeout(s.timer);
+    pageStreams.delete(name);
+    readsWhole.set(name, s);
+    if (readsWhole.size > 64) readsWhole.delete(readsWhole.keys().next().value);
+    const { url, timestamp } = s.a;
+    s.onLog({ url, archived: true, timestamp });
+    return;
+  }
+}
 
 // streamOffered names a stream for answer a of the request of id name (an image's
 // if image) and returns the header line that tells the page's script; onLog(answer)
@@ -445,7 +558,7 @@ function streamOffered(name, a, file, onLog, image = false) {
   const s = { a, file, reader: null, got: 0, given: 0, taken: false, onLog, image, claimed: false };
   s.timer = setTimeout(() => {
     pageStreams.delete(name);
-    const untaken = image ? "an image of the page's CSS, or one an <img> did not show, gets" : "a synchronous XMLHttpRequest, or a shared or service worker's fetch(), gets";
+    const untaken = image ? "an image of the page's CSS, or one an <img> did not show, gets" : "a shared or service worker's fetch(), or a synchronous XMLHttpRequest of a body of no known length, gets";
     onLog({ url, archived: true, timestamp, withheld: true, why: `${why}; it was offered to the page as a stream, which nothing in the page took (${untaken} the "not replayed" page)` });
   }, streamTakenMs);
   pageStreams.set(name, s);
@@ -519,6 +632,15 @@ async function streamAsked(target, { payload, executionContextId }) {
   if (asked.want === "not run") {
     const { url, timestamp, why } = asked;
     logStream({ url, archived: true, timestamp, withheld: true, why: `a script too large for one answer, which webkeep's loader (run in its place) could not run: ${why}; "Save the file" saves it` });
+    return;
+  }
+  if (asked.want === "not read") {
+    // A synchronous XMLHttpRequest could not read the body by Range (readByRange).
+    const s = readsWhole.get(asked.name);
+    if (!s) return;
+    readsWhole.delete(asked.name);
+    const { url, timestamp, why } = s.a;
+    s.onLog({ url, archived: true, timestamp, withheld: true, why: `${why}; the page's synchronous XMLHttpRequest, which cannot wait for a stream, could not read it by Range (${asked.why}); "Save the file" saves it` });
     return;
   }
   const s = pageStreams.get(asked.name);

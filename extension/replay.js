@@ -151,6 +151,8 @@ const keep = (key, got) => {
 const ahead = new Map(); // URL and first byte -> promise of { a, body }, or null
 const maxAhead = 4;
 const rangeHeader = (headers) => Object.keys(headers || {}).find((h) => h.toLowerCase() === "range");
+// headerValue is the value of the header field name (lower case) of a paused request's headers.
+const headerValue = (headers, name) => Object.entries(headers || {}).find(([k]) => k.toLowerCase() === name)?.[1];
 const openRangeFirst = (headers) => {
   const m = /^bytes=(\d+)-$/.exec((headers?.[rangeHeader(headers)] || "").trim());
   return m ? Number(m[1]) : null;
@@ -216,6 +218,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // A Range request (a media element's) is the core's to answer: the batch and the
     // answers kept hold whole bodies.
     const ranged = rangeHeader(request.headers) !== undefined;
+    if (ranged) readByRange(request);
     const rangeFirst = ranged && request.method === "GET" ? openRangeFirst(request.headers) : null;
     let got = request.method === "GET" && !request.hasPostData && !ranged && await fromBatch(request.url);
     const key = got || ranged ? null : requestKey(request, resourceType, doc);
@@ -242,7 +245,10 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // Without it, the page's script leaves the page as it is. A dedicated worker's
     // request is paused in the tab's session, which does not say whose it is: every
     // worker's channel is turned on too.
-    if (a.stream) await Promise.all([target, ...workers.values()].map((t) => streamChannel(t).catch(() => {})));
+    // Waited for at most channelWaitMs: a thread held by a synchronous
+    // XMLHttpRequest answers the commands only once this request is answered (it
+    // then reads the body by Range, without the binding).
+    if (a.stream) await Promise.race([Promise.all([target, ...workers.values()].map((t) => streamChannel(t).catch(() => {}))), new Promise((r) => setTimeout(r, channelWaitMs))]);
     // So is a script too large, whose loader says through it why it could not run it
     // (shared/replay/loader.go); not waited for: a worker's importScripts() holds the
     // worker's thread, which would answer only once this request is.
