@@ -620,7 +620,9 @@ async function streamAsked(target, { payload, executionContextId }) {
     return;
   }
   if (asked.want === "pdf") {
-    // The tab's page of a large PDF is about to show it (replay.js: takeBack).
+    // The tab's page of a large PDF is about to show it (replay.js: takeBack); no
+    // other page may have the tab held.
+    if (!pdfPage || target.sessionId) return;
     viewerShown = true;
     await holdTab();
     await chrome.debugger.sendCommand(target, "Runtime.callFunctionOn", {

@@ -261,6 +261,7 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     if (doc) await freeTab(); // the rule left on for a PDF shown (takeBack) goes as the tab leaves it
     if (doc && a.takesDebugger) await holdTab();
     if (doc) viewerShown = a.takesDebugger === true;
+    if (doc) pdfPage = a.showsPDF === true;
     const headers = a.stream ? [...a.headers, streamOffered(requestId, a, fileURL(a), logStream, resourceType === "Image")] : a.headers;
     await chrome.debugger.sendCommand(target, "Fetch.fulfillRequest", {
       requestId, responseCode: a.status, responseHeaders: headers, body: body.toBase64(),
@@ -473,6 +474,9 @@ function ended(reason) {
 // PDF (the answer has no Accept-Ranges). A tab that was being closed fails the
 // attach: the replay has ended.
 let viewerShown = false;
+// Whether the tab's document is webkeep's page of a PDF too large to carry
+// (Answer.showsPDF), whose ask to hold the tab the bar heeds (replay-stream.js).
+let pdfPage = false;
 async function takeBack() {
   viewerShown = false;
   scriptsOff = null; // the browser's emulation went with the debugger

@@ -44,6 +44,11 @@ type Answer struct {
 	// takes the replay's debugger off the tab, which the replay bar attaches again
 	// at once (large.go, showsPDF).
 	TakesDebugger bool `json:"takesDebugger,omitempty"`
+	// ShowsPDF is set for the tab's own navigation to a PDF too large to carry,
+	// given webkeep's page that reads it into a Blob and shows it (large.go,
+	// viewerPage): before it shows it, the page asks the replay bar to hold the tab,
+	// which the bar does for such a page alone.
+	ShowsPDF bool `json:"showsPDF,omitempty"`
 	// Loader is set for a page's script too large to carry, answered with
 	// webkeep's loader in its place (loader.go): the replay bar turns on the channel
 	// through which the loader says, if it cannot run the script, why.

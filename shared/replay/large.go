@@ -73,6 +73,7 @@ func respondLarge(w httpmsg.ResponseWriter, r *Request, a Answer, resp *Response
 		io.WriteString(w, mediaPage(r.URL, mediaType))
 	case kind != "":
 		a.Why = viewerWhy[kind] + " as the page's own fetch() reads it from the archive, as a stream"
+		a.ShowsPDF = kind == "pdf"
 		a.Status, a.Reason = httpmsg.StatusOK, "OK"
 		a.Headers = pageHeaders
 		writeAnswer(w, a)

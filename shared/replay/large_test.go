@@ -110,8 +110,8 @@ func TestServePDF(t *testing.T) {
 		ix.MaxBody = tt.max
 		rec := httptest.NewRecorder()
 		a, err := ix.Serve(nethttp.ResponseWriter(rec), r, "", f)
-		if err != nil || a.Status != tt.status || a.Withheld != tt.withheld || a.TakesDebugger != tt.shown {
-			t.Errorf("%s: status %d withheld %v takes the debugger %v, %v", name, a.Status, a.Withheld, a.TakesDebugger, err)
+		if err != nil || a.Status != tt.status || a.Withheld != tt.withheld || a.TakesDebugger != tt.shown || a.ShowsPDF != tt.viewed {
+			t.Errorf("%s: status %d withheld %v takes the debugger %v shows the PDF %v, %v", name, a.Status, a.Withheld, a.TakesDebugger, a.ShowsPDF, err)
 		}
 		if tt.withheld && (!strings.Contains(a.Why, tt.why) || !strings.Contains(rec.Body.String(), "Not replayed")) {
 			t.Errorf("%s: why %q, page %q", name, a.Why, rec.Body)
