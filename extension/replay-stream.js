@@ -23,6 +23,9 @@ const streamAhead = 3;
 // Range at a time, as webkeep's loader reads a large script (LoaderChunk in
 // shared/replay/loader.go).
 const syncChunk = 2 << 20;
+// The Accept of those reads, and of the loader's (LoaderAccept in
+// shared/replay/loader.go): the bar takes a stream as the first comes (readByRange).
+const loaderAccept = "application/x-webkeep-loader";
 // How long the bar waits for the stream's binding to be on before it answers a
 // request whose body it offers as a stream.
 const channelWaitMs = 1000;
@@ -41,7 +44,7 @@ const streamTakenMs = 10000;
 // replay tab runs without the Runtime domain, which a first load pays for. The script
 // takes it out of the page's reach as soon as it sees it: as it starts (a document made
 // after the binding was added) or as a stream is offered to it.
-const streamScript = `(${function (binding, ahead, syncChunk) {
+const streamScript = `(${function (binding, ahead, syncChunk, loaderAccept) {
   "use strict";
   const given = Symbol.for("webkeep.replayStream");
   if (globalThis[given]) return;
@@ -350,7 +353,7 @@ const streamScript = `(${function (binding, ahead, syncChunk) {
         r.open("GET", xhr.responseURL, false);
         r.overrideMimeType("text/plain; charset=x-user-defined");
         r.setRequestHeader("Range", `bytes=${at}-${Math.min(at + syncChunk, size) - 1}`);
-        r.setRequestHeader("Accept", "application/x-webkeep-loader");
+        r.setRequestHeader("Accept", loaderAccept);
         r.send();
         const part = r.responseText;
         if (r.status !== 206 || !part.length || at + part.length > size) throw new Error(`the archive answered ${r.status} (${part.length} bytes) for its bytes from ${at}`);
@@ -500,7 +503,7 @@ const streamScript = `(${function (binding, ahead, syncChunk) {
     fire(xhr, "load", n, n);
     fire(xhr, "loadend", n, n);
   };
-}})(${JSON.stringify(streamBinding)}, ${streamAhead}, ${syncChunk})`;
+}})(${JSON.stringify(streamBinding)}, ${streamAhead}, ${syncChunk}, ${JSON.stringify(loaderAccept)})`;
 
 // streamChannel turns on, once for each target (the tab, a frame of its own, a
 // dedicated worker), what the page's script asks for chunks through: the Runtime
@@ -536,7 +539,7 @@ const readsWhole = new Map();
 // script), which cannot wait for a stream: logged as given. Its reads carry the
 // loader's Accept (LoaderAccept in shared/replay/loader.go).
 function readByRange(request) {
-  if (headerValue(request.headers, "accept") !== "application/x-webkeep-loader") return;
+  if (headerValue(request.headers, "accept") !== loaderAccept) return;
   for (const [name, s] of pageStreams) {
     if (s.image || s.taken || s.a.url !== request.url.replace(/#.*/, "")) continue;
     clearTimeout(s.timer);
