@@ -27,7 +27,8 @@ const syncChunk = 2 << 20;
 // shared/replay/loader.go): the bar takes a stream as the first comes (readByRange).
 const loaderAccept = "application/x-webkeep-loader";
 // How long the bar waits for the stream's binding to be on before it answers a
-// request whose body it offers as a stream.
+// request whose body it offers as a stream: an image's error finds it on (its
+// fetch() and XHR wait for it themselves, as long as streamTakenMs).
 const channelWaitMs = 1000;
 // How long a stream taken waits for the page to ask for more before the bar lets it go
 // (the page was left, or dropped the response unread).
@@ -44,7 +45,7 @@ const streamTakenMs = 10000;
 // replay tab runs without the Runtime domain, which a first load pays for. The script
 // takes it out of the page's reach as soon as it sees it: as it starts (a document made
 // after the binding was added) or as a stream is offered to it.
-const streamScript = `(${function (binding, ahead, syncChunk, loaderAccept) {
+const streamScript = `(${function (binding, ahead, syncChunk, loaderAccept, waitMs) {
   "use strict";
   const given = Symbol.for("webkeep.replayStream");
   if (globalThis[given]) return;
@@ -57,7 +58,27 @@ const streamScript = `(${function (binding, ahead, syncChunk, loaderAccept) {
     return channel;
   };
   take();
-  const ask = (message) => take()?.(message);
+  // ask sends the bar a message through the binding. The bar may answer a request
+  // with a stream before the binding is on (it waits for it only so long: a thread
+  // held by a synchronous request turns it on only once answered): the messages wait,
+  // in their order, for at most waitMs; then the streams waiting fail.
+  const waiting = [];
+  const ask = (message) => {
+    if (take()) return channel(message);
+    waiting.push(message);
+    if (waiting.length === 1) poll(Date.now());
+    return undefined;
+  };
+  const poll = (since) => {
+    if (take()) {
+      for (const message of waiting.splice(0)) channel(message);
+    } else if (Date.now() - since < waitMs) {
+      setTimeout(poll, 10, since);
+    } else {
+      waiting.length = 0;
+      for (const [name, s] of streams) settle(s, name, "", `the replay's channel was not on after ${waitMs / 1000} s`);
+    }
+  };
   // stream name -> { controller, pulled: resolve of the pull waiting, asked: chunks
   // asked for and not yet given, next: the number of the chunk due, early: chunks
   // given before it, by number }
@@ -152,7 +173,7 @@ const streamScript = `(${function (binding, ahead, syncChunk, loaderAccept) {
     fetch(...args) {
       return Reflect.apply(original, this, args).then((r) => {
         const named = r.headers.get("X-Webkeep-Stream");
-        if (!named || !take()) return r;
+        if (!named) return r;
         r.body?.cancel().catch(() => {});
         const { res } = streamed(named, r.type === "cors");
         Object.defineProperties(res, { url: { value: r.url }, redirected: { value: r.redirected }, type: { value: r.type } });
@@ -271,7 +292,7 @@ const streamScript = `(${function (binding, ahead, syncChunk, loaderAccept) {
       const sync = w.sync && xhr.readyState === Native.DONE;
       if (w.taken || (!sync && xhr.readyState !== Native.HEADERS_RECEIVED)) return;
       const named = xhr.getResponseHeader("X-Webkeep-Stream");
-      if (!named || !(sync || take())) return;
+      if (!named) return;
       const cors = new URL(xhr.responseURL, location.href).origin !== location.origin;
       if (sync) {
         const head = headOf(named, cors);
@@ -503,7 +524,7 @@ const streamScript = `(${function (binding, ahead, syncChunk, loaderAccept) {
     fire(xhr, "load", n, n);
     fire(xhr, "loadend", n, n);
   };
-}})(${JSON.stringify(streamBinding)}, ${streamAhead}, ${syncChunk}, ${JSON.stringify(loaderAccept)})`;
+}})(${JSON.stringify(streamBinding)}, ${streamAhead}, ${syncChunk}, ${JSON.stringify(loaderAccept)}, ${streamTakenMs})`;
 
 // streamChannel turns on, once for each target (the tab, a frame of its own, a
 // dedicated worker), what the page's script asks for chunks through: the Runtime

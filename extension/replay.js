@@ -245,7 +245,8 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     // Without it, the page's script leaves the page as it is. A dedicated worker's
     // request is paused in the tab's session, which does not say whose it is: every
     // worker's channel is turned on too.
-    // Waited for at most channelWaitMs: a thread held by a synchronous
+    // Waited for at most channelWaitMs, so that an image's error finds it on (a
+    // fetch() or XHR waits for it in the page): a thread held by a synchronous
     // XMLHttpRequest answers the commands only once this request is answered (it
     // then reads the body by Range, without the binding).
     if (a.stream) await Promise.race([Promise.all([target, ...workers.values()].map((t) => streamChannel(t).catch(() => {}))), new Promise((r) => setTimeout(r, channelWaitMs))]);

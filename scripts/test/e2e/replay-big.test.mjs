@@ -268,6 +268,7 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
     const img = document.getElementById("webkeep-image");
     let h = 0x811c9dc5;
     for (const b of new Uint8Array(await (await fetch(img.src)).arrayBuffer())) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+    await img.decode();
     const c = new OffscreenCanvas(1, 1).getContext("2d");
     c.drawImage(img, 10, 3000, 1, 1, 0, 0, 1, 1);
     return { width: img.naturalWidth, height: img.naturalHeight, pixel: [...c.getImageData(0, 0, 1, 1).data], fnv: h };
@@ -291,12 +292,15 @@ test("a navigation to text or an image over 64 MiB shows it whole, read as a str
   const page = await open(id, "http://text.example/photo.html");
   await waitFor(() => page.evaluate(() => ["a", "b", "p", "s"].every((id) => document.getElementById(id).naturalWidth > 0)), "the page's images to be shown", 180_000);
   assert.equal(await page.evaluate(() => document.getElementById("s").naturalWidth), 400, "the page's SVG shown");
-  const images = await page.evaluate(() => ["a", "b", "p"].map((id) => {
+  // Each decoded before it is drawn: drawn as it is still decoding, an image this large
+  // drew nothing once (all four channels 0).
+  const images = await page.evaluate(async () => Promise.all(["a", "b", "p"].map(async (id) => {
     const img = document.getElementById(id);
+    await img.decode();
     const c = new OffscreenCanvas(1, 1).getContext("2d");
     c.drawImage(img, 10, 3000, 1, 1, 0, 0, 1, 1);
     return { width: img.naturalWidth, height: img.naturalHeight, pixel: [...c.getImageData(0, 0, 1, 1).data], blob: img.currentSrc.startsWith("blob:") };
-  }), 60);
+  })), 60);
   const whole = { width: 4200, height: 4100, pixel: [3000 % 251, 0x40, 0x80, 255], blob: true };
   assert.deepEqual(images, [whole, whole, whole], "the page's images shown whole");
   await new Promise((resolve) => setTimeout(resolve, 11_000)); // an offer nothing took is listed after 10 s
