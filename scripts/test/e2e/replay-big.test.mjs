@@ -30,7 +30,8 @@ const close = (r) => r.close();
 
 // The browser takes a replayed body in one DevTools message: a body over 64 MiB is
 // not given whole. A page's fetch(), its XMLHttpRequest and its dedicated worker's
-// fetch() get it as a stream, read from the archive a chunk at a time, whether its
+// fetch() get it as a stream (WebAssembly compiled from it as it streams too), read
+// from the archive a chunk at a time, whether its
 // length is known or found as it streams (imported in segments of no given length,
 // or archived compressed, as other tools archive the wire's bytes, in 64 KB). A
 // synchronous XMLHttpRequest, which cannot wait for a stream, has the body read by
@@ -47,6 +48,7 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
     ["http://huge.example/huge.bin", "application/octet-stream", huge],
     ["http://huge.example/nolength.bin", "application/octet-stream", huge, true],
     ["http://huge.example/packed.html", "text/html", gzipSync(packed), false, { "Content-Encoding": "gzip" }],
+    ["http://huge.example/big.wasm", "application/wasm", wasmOf(huge)],
   ]);
   const r = await open(id, "http://huge.example/");
   const got = await r.evaluate(() => Promise.all(["huge.bin", "nolength.bin"].map(async (name) => {
@@ -116,6 +118,17 @@ test("a body over 64 MiB streams to a page's fetch(), XHR and worker whole; a sy
     return { status: res.status, type: res.headers.get("Content-Type"), encoding: res.headers.get("Content-Encoding"), length: b.length, wrong, doc };
   }, 180);
   assert.deepEqual(unpacked, { status: 200, type: "text/html", encoding: null, length: packed.length, wrong: -1, doc: `packed ${64 << 20}` });
+  // WebAssembly compiled as it streams (compileStreaming, as large applications load
+  // theirs) takes the stream's response: its MIME type kept, its custom section every
+  // byte as imported.
+  const compiled = await r.evaluate(async () => {
+    const m = await WebAssembly.compileStreaming(fetch("/big.wasm"));
+    const b = new Uint8Array(WebAssembly.Module.customSections(m, "x")[0]);
+    let wrong = -1;
+    for (let i = 0; i < b.length && wrong < 0; i++) if (b[i] !== (i % 4096 ? 0 : (i >> 12) % 251)) wrong = i;
+    return { length: b.length, wrong };
+  }, 120);
+  assert.deepEqual(compiled, { length: huge.length, wrong: -1 }, "WebAssembly.compileStreaming");
   // A synchronous one cannot wait for a stream: the replay's script reads the body by
   // Range before its send() returns; here as binary text (the charset
   // x-user-defined, as pages read bytes so), with the events a live one fires.
@@ -476,6 +489,16 @@ function crc32(bytes) {
     for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
   }
   return ~c >>> 0;
+}
+
+// wasmOf is a WebAssembly module of one custom section, "x", holding payload.
+function wasmOf(payload) {
+  const leb = [];
+  for (let n = payload.length + 2; ; n >>>= 7) {
+    leb.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+    if (n <= 0x7f) break;
+  }
+  return Buffer.concat([Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 0, ...leb, 1, 0x78]), payload]);
 }
 
 // png is an RGBA PNG of width x height, stored (deflate level 0, so its size is that of
