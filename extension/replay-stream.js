@@ -58,6 +58,9 @@ const streamScript = `(${function (binding, ahead, syncChunk, loaderAccept, wait
     return channel;
   };
   take();
+  // The timers, as the script started: a page's own setTimeout (its scripts run
+  // after this one) never sees the script's calls.
+  const { setTimeout, clearTimeout } = globalThis;
   // ask sends the bar a message through the binding. The bar may answer a request
   // with a stream before the binding is on (it waits for it only so long: a thread
   // held by a synchronous request turns it on only once answered): the messages wait,
