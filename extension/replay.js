@@ -242,7 +242,8 @@ async function answer(target, { requestId, request, resourceType, frameId, netwo
     if (doc) mark("documentAnswered");
     // A body too large for one message is offered to a page's fetch() or XHR, or to an
     // <img>, as a stream (replay-stream.js), named anew for each request.
-    // Without it, the page's script leaves the page as it is. A dedicated worker's
+    // The page's script asks for its chunks through the stream's binding, turned on
+    // here (streamChannel), and waits for it if it is not on yet. A dedicated worker's
     // request is paused in the tab's session, which does not say whose it is: every
     // worker's channel is turned on too.
     // Waited for at most channelWaitMs, so that an image's error finds it on (a
