@@ -13,9 +13,10 @@ before(async () => {
   browser = await launch({ bfcache: true }); // as replay.test.mjs
 }, { timeout: 120000 });
 
+// Bounded, so that a browser that does not close says so, not the harness's timeout.
 after(async () => {
   await browser?.close();
-});
+}, { timeout: 120000 });
 
 // Any size: a body of 1 GiB (imported in segments of no given length) reaches a page's
 // fetch() whole as a stream, every byte as imported, the page keeping none of it.
