@@ -13,12 +13,14 @@
 // The binding the page's script asks for chunks through, taken out of the page's reach
 // as that script starts.
 const streamBinding = "__webkeepReplayStream";
-// The bytes handed over at a time: one DevTools message each.
-const streamChunk = 1 << 20;
+// The bytes handed over at a time: one DevTools message each. Chunks of 256 KiB read
+// half again as fast as chunks of 1 MiB on machines where page faults are dear, as the
+// browser's copies of a larger message are (docs/replay.md, "Speed and memory").
+const streamChunk = 1 << 18;
 // The chunks the page's script asks for before it has read those it has: while one is
-// read from the archive, another is on its way through the browser and a third is
-// taken in by the page, each in a process of its own.
-const streamAhead = 3;
+// read from the archive, others are on their way through the browser and one is taken
+// in by the page, each in a process of its own (eight were fastest of four to sixteen).
+const streamAhead = 8;
 // The bytes a synchronous XMLHttpRequest's body too large for one answer is read by
 // Range at a time, as webkeep's loader reads a large script (LoaderChunk in
 // shared/replay/loader.go).
