@@ -23,8 +23,8 @@ const streamChunk = 1 << 18;
 const streamAhead = 8;
 // The bytes a synchronous XMLHttpRequest's body too large for one answer is read by
 // Range at a time, as webkeep's loader reads a large script (LoaderChunk in
-// shared/replay/loader.go).
-const syncChunk = 2 << 20;
+// shared/replay/loader.go, which says why 512 KiB).
+const syncChunk = 512 << 10;
 // The Accept of those reads, and of the loader's (LoaderAccept in
 // shared/replay/loader.go): the bar takes a stream as the first comes (readByRange).
 const loaderAccept = "application/x-webkeep-loader";

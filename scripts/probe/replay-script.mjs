@@ -1,6 +1,6 @@
 // Replays a page whose <script src> is BYTES long in webkeep and measures it: over
 // 64 MiB the script gets webkeep's loader in its place (shared/replay/loader.go),
-// which reads it by Range, 2 MiB at a time, and runs it where it stood. The page's
+// which reads it by Range, 512 KiB at a time, and runs it where it stood. The page's
 // script after it checks what it declared; the reads are timed from the page's
 // resource timing (the loader's requests), the whole from the page's own clock, and
 // the resident memory of the extension's process and of the whole browser is sampled
@@ -25,7 +25,7 @@ script.fill(0x61, head.length, size - tail.length); // "aaaa..."
 script.set(new TextEncoder().encode(tail), size - tail.length);
 const length = size - head.length - tail.length;
 const mb = (x) => `${(x / 1e6).toFixed(0)} MB`;
-const page = `<p id=t>script</p><script>window.t0 = performance.now();</script><script src="/big.js"></script><script>window.took = performance.now() - t0; window.ok = seen[0] === ${length} && DATA.length === ${length};</script>`;
+const page = `<p id=t>script</p><script>performance.setResourceTimingBufferSize(100000); window.t0 = performance.now();</script><script src="/big.js"></script><script>window.took = performance.now() - t0; window.ok = seen[0] === ${length} && DATA.length === ${length};</script>`;
 const browser = await launch();
 const server = http.createServer((req, res) => {
   const js = req.url === "/big.js";

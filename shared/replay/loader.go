@@ -31,10 +31,13 @@ import (
 // which the replay answers with Access-Control-Allow-Origin for the page's origin
 // (loaderRead), as the browser lets a page run such a script but not read it.
 
-// LoaderChunk is the most bytes the loader asks for in one Range request. The reads
-// go at one pace at 2 and at 8 MiB (160-170 ms a MiB here, a third of it the browser's
-// synchronous request itself); the smaller holds less in the replay bar at a time.
-const LoaderChunk = 2 << 20
+// LoaderChunk is the most bytes the loader asks for in one Range request. A 100 MiB
+// script was read in 15.8-16.9 s at 512 KiB, 19.2-19.6 s at 1 MiB, 19.9-20.4 s at
+// 2 MiB and 16.2-19.4 s at 256 KiB (2026-12-07, node scripts/probe/replay-script.mjs):
+// each answer is one DevTools message, whose copies cost the browser most over about
+// 1 MB (likeliest, mapped afresh, each page a fault), and each request a trip through
+// the bar.
+const LoaderChunk = 512 << 10
 
 // LoaderAccept is the Accept header of the loader's Range requests (a value the
 // browser lets a page send to another origin without asking it first).

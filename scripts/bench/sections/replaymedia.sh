@@ -31,7 +31,7 @@ echo "### A page's script over 64 MiB"
 echo
 echo "\`node scripts/probe/replay-script.mjs BYTES\`: a page whose \`<script src>\` is BYTES long (a"
 echo "string of letters), imported and followed to in a replay: the script gets webkeep's loader"
-echo "in its place, which reads it by Range, 2 MiB at a time, with synchronous requests and runs"
+echo "in its place, which reads it by Range, 512 KiB at a time, with synchronous requests and runs"
 echo "it where it stood (shared/replay/loader.go); the page's script after it checks what it"
 echo "declared. Timed from the page's clock (its reads from its resource timing) against the same"
 echo "page loaded live from a server on 127.0.0.1; the memory sampled every 50 ms. Then the same"

@@ -10,13 +10,15 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import vm from "node:vm";
 
-const { streamScript, streamBinding } = new Function(
-  `${readFileSync(new URL("../../../extension/replay-stream.js", import.meta.url), "utf8")}\nreturn { streamScript, streamBinding };`,
+const { streamScript, streamBinding, syncChunk } = new Function(
+  `${readFileSync(new URL("../../../extension/replay-stream.js", import.meta.url), "utf8")}\nreturn { streamScript, streamBinding, syncChunk };`,
 )();
 const b64 = (s) => Buffer.from(s).toString("base64");
 
 // The body archived, and the stream's name in the "not replayed" answer.
-const body = "0123456789".repeat(700_000); // 7,000,000 bytes: four Range reads of 2 MiB
+const body = "0123456789".repeat(700_000); // 7,000,000 bytes: several Range reads
+// The first byte of each Range read up to and including from's.
+const readsTo = (from) => Array.from({ length: Math.floor(from / syncChunk) + 1 }, (_, i) => i * syncChunk);
 const named = `s1 ${b64(JSON.stringify({ status: 200, reason: "OK", size: body.length, headers: [{ name: "Content-Type", value: "application/octet-stream" }] }))}`;
 
 // thread runs the script in a new context whose XMLHttpRequest answers synchronously:
@@ -88,14 +90,16 @@ test("a body read whole by Range is told to the bar as read, once, after its las
   assert.equal(got.status, 200);
   assert.equal(got.named, null, "the stream's header is not the page's");
   assert.ok(got.text === body, `the body whole (${got.text.length} of ${body.length} bytes)`);
-  assert.deepEqual(t.reads, [0, 2097152, 4194304, 6291456], "read in 2 MiB ranges");
+  assert.deepEqual(t.reads, readsTo(body.length - 1), `read in ranges of ${syncChunk} bytes`);
   assert.deepEqual(t.asked, [{ name: "s1", want: "read" }]);
 });
 
 test("a Range read that fails is told to the bar as not read, with what the archive answered", () => {
-  const t = thread({ failAt: 4194304 });
+  const failAt = 8 * syncChunk;
+  assert.ok(failAt < body.length);
+  const t = thread({ failAt });
   const got = t.get();
   assert.equal(got.status, 404, "the \"not replayed\" page, as the browser gave it");
-  assert.deepEqual(t.reads, [0, 2097152, 4194304], "no read after the one that failed");
-  assert.deepEqual(t.asked, [{ name: "s1", want: "not read", why: "the archive answered 503 (0 bytes) for its bytes from 4194304" }]);
+  assert.deepEqual(t.reads, readsTo(failAt), "no read after the one that failed");
+  assert.deepEqual(t.asked, [{ name: "s1", want: "not read", why: `the archive answered 503 (0 bytes) for its bytes from ${failAt}` }]);
 });
