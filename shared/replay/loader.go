@@ -32,7 +32,7 @@ import (
 // (loaderRead), as the browser lets a page run such a script but not read it.
 
 // LoaderChunk is the most bytes the loader asks for in one Range request. A 100 MiB
-// script was read in 15.8-16.9 s at 512 KiB, 19.2-19.6 s at 1 MiB, 19.9-20.4 s at
+// script was read in 14.5-16.9 s at 512 KiB, 19.2-19.6 s at 1 MiB, 19.9-20.4 s at
 // 2 MiB and 16.2-19.4 s at 256 KiB (2026-12-07, node scripts/probe/replay-script.mjs):
 // each answer is one DevTools message, whose copies cost the browser most over about
 // 1 MB (likeliest, mapped afresh, each page a fault), and each request a trip through
