@@ -14,8 +14,9 @@
 // as that script starts.
 const streamBinding = "__webkeepReplayStream";
 // The bytes handed over at a time: one DevTools message each. Chunks of 256 KiB read
-// half again as fast as chunks of 1 MiB on machines where page faults are dear, as the
-// browser's copies of a larger message are (docs/replay.md, "Speed and memory").
+// 100 MiB at 10.1 MB/s where chunks of 1 MiB read at 6.1, on machines where page
+// faults are dear, as the browser's copies of a larger message likeliest are
+// (docs/replay.md, "Speed and memory").
 const streamChunk = 1 << 18;
 // The chunks the page's script asks for before it has read those it has: while one is
 // read from the archive, others are on their way through the browser and one is taken
